@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { ServiceErrorSchema } from './errors';
+import { PrincipalSchema } from './principal';
+
+/** W3C trace context carried across the bus (only `traceparent`/`tracestate`). */
+export const TraceContextSchema = z.object({
+  traceparent: z.string().optional(),
+  tracestate: z.string().optional(),
+});
+export type TraceContext = z.infer<typeof TraceContextSchema>;
+
+/**
+ * The envelope of every bus request (ARCHITECTURE "Request flow").
+ * `deadline` is epoch milliseconds: a service drops a job past it and never
+ * applies a mutation after it. `replyTo` is the channel the caller listens on.
+ */
+export const BusRequestSchema = z.object({
+  op: z.string().min(1),
+  payload: z.unknown(),
+  principal: PrincipalSchema,
+  deadline: z.number().int().positive(),
+  traceContext: TraceContextSchema.default({}),
+  replyTo: z.string().min(1),
+});
+export type BusRequest = z.infer<typeof BusRequestSchema>;
+
+/** A reply: `{ok: true, data}` or `{ok: false, error}`. */
+export const BusReplySchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: ServiceErrorSchema }),
+]);
+export type BusReply = z.infer<typeof BusReplySchema>;
+
+/** What travels on a reply channel: the job id it answers, and the reply. */
+export const ReplyMessageSchema = z.object({ id: z.string(), reply: BusReplySchema });
+export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
+
+/**
+ * One operation of a service's catalog.
+ * - `request` / `reply`: schemas both sides validate with.
+ * - `timeoutMs`: the caller's deadline for this op (default: the gateway's, 10 s).
+ * - `mutation`: true when the op writes; a mutation is never applied after its deadline.
+ * - `attempts`: how many times a transient failure is tried (default 1 = no retry).
+ */
+export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+  readonly request: Req;
+  readonly reply: Rep;
+  readonly timeoutMs?: number;
+  readonly mutation: boolean;
+  readonly attempts?: number;
+}
+
+/** A service's op catalog: op name → definition. */
+export type OpCatalog = Record<string, OpDefinition>;
+
+/** Declares a catalog while keeping its literal types (for the typed handler map). */
+export function defineOps<const T extends OpCatalog>(catalog: T): T {
+  return catalog;
+}
+
+export type OpRequest<C extends OpCatalog, K extends keyof C> = z.input<C[K]['request']>;
+export type OpReply<C extends OpCatalog, K extends keyof C> = z.output<C[K]['reply']>;
+
+/** Every service answers `ping` (readiness probes and the foundation's round-trip tests). */
+export const PingRequestSchema = z.object({}).strict();
+export const PingReplySchema = z.object({ service: z.string(), replica: z.string(), at: z.string() });
