@@ -34,3 +34,11 @@ export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
   role: 'admin',
   credentialType: 'none',
 });
+
+/** The gateway acting on its own behalf (health probes): the lowest role, no credential. */
+export const SYSTEM_PRINCIPAL: Principal = Object.freeze({
+  id: 'system:mcp-gateway',
+  subject: 'mcp-gateway',
+  role: 'viewer',
+  credentialType: 'none',
+});

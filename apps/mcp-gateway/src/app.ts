@@ -1,0 +1,77 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { runChecks, type Logger, type ReadinessCheck } from '@dagu-mcp/runtime';
+import type { McpSessionManager } from './mcp/session-manager';
+import { sendJsonRpcError } from './http/json-rpc-error';
+import { requestId } from './http/request-id';
+import { createRestRouter, type RestRoutes, type ServiceProbes } from './http/rest-router';
+
+/** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
+export interface AppDeps {
+  readonly logger: Logger;
+  readonly sessions: McpSessionManager;
+  /** `BASE_PATH` of spec 020: MCP is served at `/mcp` and, when set, at `<basePath>/mcp`. */
+  readonly basePath: string;
+  readonly bodyLimitBytes: number;
+  readonly version: string;
+  /** Readiness checks behind `GET /readyz` (Redis, PostgreSQL, migrations). */
+  readonly readiness: Record<string, ReadinessCheck>;
+  /** Pings every service over the bus (`GET /api/v1/health`). */
+  readonly probeServices: () => Promise<ServiceProbes>;
+  readonly restRoutes?: RestRoutes[];
+}
+
+/**
+ * Builds the gateway's Express app: `/mcp` (Streamable HTTP POST/GET/DELETE),
+ * `/api/v1` (REST), `/healthz`, `/readyz`; every error is JSON.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const failing = await runChecks(deps.readiness);
+    res.status(failing.length === 0 ? 200 : 503).json(failing.length === 0 ? { status: 'ready' } : { status: 'not_ready', failing });
+  });
+
+  const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
+  const mcp = express.Router();
+  mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
+  mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
+    if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return sendJsonRpcError(res, 405, -32000, 'Method not allowed.');
+    }
+    try {
+      await deps.sessions.handle(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+  mcp.use(mcpErrorHandler(deps.logger));
+  for (const path of mcpPaths) app.use(path, mcp);
+
+  const rest = createRestRouter({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, version: deps.version, probeServices: deps.probeServices, routes: deps.restRoutes });
+  app.use('/api/v1', rest);
+  if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ code: 'resource_not_found', message: `No route for ${req.method} ${req.path}.`, requestId: res.locals.requestId });
+  });
+  return app;
+}
+
+/** Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors. */
+function mcpErrorHandler(logger: Logger) {
+  return function mcpErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+    if (res.headersSent) return next(err);
+    const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
+    if (type === 'entity.parse.failed') return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
+    if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
+    logger.error({ err, requestId: res.locals.requestId }, 'mcp request failed');
+    sendJsonRpcError(res, 500, -32603, 'Internal error.');
+  };
+}

@@ -1,0 +1,46 @@
+import type { NextFunction, Request, Response } from 'express';
+import { DaguError, type ErrorCode } from '@dagu-mcp/contracts';
+import type { Logger } from '@dagu-mcp/runtime';
+
+/** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONVENTIONS §7). */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  unauthenticated: 401,
+  unauthorized: 403,
+  invalid_api_key_surface: 403,
+  invalid_resource_uri: 400,
+  unsupported_resource: 400,
+  invalid_tool_input: 400,
+  unsupported_read_target: 400,
+  unsupported_change_mode: 400,
+  unsupported_change_type: 400,
+  resource_not_found: 404,
+  conflict: 409,
+  resource_unavailable: 503,
+  internal_error: 500,
+};
+
+/**
+ * Sends a REST error body `{code, message, field?, details?, requestId}`.
+ * Unknown failures are `internal_error` with a message that reveals nothing.
+ */
+export function sendRestError(res: Response, err: unknown): void {
+  const dagu = err instanceof DaguError ? err : new DaguError('internal_error', 'Internal error.');
+  res.status(HTTP_STATUS[dagu.code]).json({ ...dagu.toServiceError(), requestId: res.locals.requestId as string | undefined });
+}
+
+/** Express error middleware for `/api/v1`: body-parser faults become 400/413 JSON, the rest goes through `sendRestError`. */
+export function restErrorHandler(logger: Logger) {
+  return function restErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+    if (res.headersSent) return next(err);
+    const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
+    if (type === 'entity.parse.failed') {
+      return sendRestError(res, new DaguError('invalid_tool_input', 'Request body is not valid JSON.', { field: 'body' }));
+    }
+    if (type === 'entity.too.large') {
+      res.status(413).json({ code: 'invalid_tool_input', message: 'Request body is too large.', requestId: res.locals.requestId });
+      return;
+    }
+    if (!(err instanceof DaguError)) logger.error({ err, requestId: res.locals.requestId }, 'rest request failed');
+    sendRestError(res, err);
+  };
+}

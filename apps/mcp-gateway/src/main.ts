@@ -1,0 +1,94 @@
+import type { Server as HttpServer } from 'node:http';
+import { BusClient } from '@dagu-mcp/bus';
+import { createLogger, createPool, migrate, onShutdown, type Logger } from '@dagu-mcp/runtime';
+import { createApp } from './app';
+import { loadGatewayConfig, type GatewayConfig } from './config';
+import { GATEWAY_MIGRATIONS } from './db/migrations';
+import { createMcpServer } from './mcp/mcp-server';
+import { McpSessionManager } from './mcp/session-manager';
+import { createGatewayHandlers } from './mcp/gateway-handlers';
+import { loadReferenceTopics } from './reference/reference-topics';
+import { GATEWAY_VERSION } from './version';
+import { createServiceProber } from './http/service-probes';
+
+/** A started gateway; `stop()` drains it (CONVENTIONS §13). */
+export interface RunningGateway {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the gateway: migrations of its own schema, the bus client, the MCP
+ * session manager and the HTTP server on `HOST:PORT`.
+ */
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, logger });
+  let migrated = false;
+  await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  migrated = true;
+
+  const bus = new BusClient({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, logger });
+  await bus.start();
+
+  const topics = loadReferenceTopics();
+  const handlers = createGatewayHandlers({ bus, topics, logger });
+  const sessions = new McpSessionManager({
+    createServer: () => createMcpServer(handlers, GATEWAY_VERSION),
+    idleTtlMs: config.SESSION_IDLE_TTL_MS,
+    logger,
+  });
+  const app = createApp({
+    logger,
+    sessions,
+    basePath: config.BASE_PATH,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    version: GATEWAY_VERSION,
+    probeServices: createServiceProber(bus),
+    readiness: {
+      redis: () => bus.isReady(),
+      postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
+      migrations: () => migrated,
+    },
+  });
+
+  const server: HttpServer = await new Promise((resolve) => {
+    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
+  logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
+
+  return {
+    port,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await sessions.closeAll();
+      await bus.close();
+      await pool.end();
+      logger.info('gateway stopped');
+    },
+  };
+}
+
+function main(): void {
+  let config: GatewayConfig;
+  try {
+    config = loadGatewayConfig();
+  } catch (err) {
+    process.stderr.write(`mcp-gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger({ name: 'mcp-gateway', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  startGateway(config, logger).then(
+    (running) => onShutdown(() => running.stop(), logger),
+    (err: unknown) => {
+      logger.fatal({ err }, 'start failed');
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) main();

@@ -1,0 +1,143 @@
+/**
+ * Bus round-trip latency at concurrency 1 (one call in flight at a time).
+ *
+ * Run (no build needed; SWC compiles on the fly, Redis must be up):
+ *   node bench/bus-roundtrip.run.js [--n 5000] [--warmup 500] [--redis redis://127.0.0.1:6379]
+ * Suggested root script: "bench:bus": "node bench/bus-roundtrip.run.js"
+ *
+ * Measures, each after `warmup` untimed calls:
+ *  (a) floor:    a raw Redis PING round trip (ioredis);
+ *  (b) naive:    BullMQ `queue.add` + `job.waitUntilFinished(queueEvents)` to a plain Worker echo;
+ *  (c) bus:      `BusClient.call` → `ServiceWorker` echo handler (reply over pub/sub);
+ *  (d) baseline: the same call with no Redis at all: payload validation, envelope
+ *                JSON round trip, `processBusJob`, reply encode/decode and validation.
+ * Prints p50/p99 of each, then what (b) and (c) add: the target is (c) − (d) ≤ 0.5 ms at p50.
+ * Client and workers share this process (one event loop), as in a worst case.
+ */
+import { randomUUID } from 'node:crypto';
+import { defineOps, type BusRequest } from '@dagu-mcp/contracts';
+import {
+  BusClient,
+  decodeReplyMessage,
+  encodeReplyMessage,
+  processBusJob,
+  ServiceWorker,
+  SILENT_LOGGER,
+  type HandlerMap,
+} from '@dagu-mcp/bus';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+
+const benchOps = defineOps({
+  echo: { request: z.object({ text: z.string() }), reply: z.object({ text: z.string() }), mutation: false },
+});
+const handlers: HandlerMap<typeof benchOps> = { echo: async (payload) => ({ text: payload.text }) };
+const principal = { id: 'bench', subject: 'bench', role: 'admin', credentialType: 'none' } as const;
+
+function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}
+
+interface Stats {
+  p50: number;
+  p99: number;
+}
+
+/** Runs `once` `warmup` times untimed, then `n` times timed; returns p50/p99 in ms. */
+async function measure(n: number, warmup: number, once: () => Promise<unknown>): Promise<Stats> {
+  for (let i = 0; i < warmup; i += 1) await once();
+  const samples = new Float64Array(n);
+  for (let i = 0; i < n; i += 1) {
+    const started = performance.now();
+    await once();
+    samples[i] = performance.now() - started;
+  }
+  samples.sort();
+  const at = (q: number): number => samples[Math.min(n - 1, Math.floor(q * n))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** (d): everything (c) does except talking to Redis. */
+async function inProcessCall(text: string): Promise<unknown> {
+  const checked = z.safeParse(benchOps.echo.request, { text });
+  if (!checked.success) throw checked.error;
+  const request: BusRequest = {
+    op: 'echo',
+    payload: { text },
+    principal,
+    deadline: Date.now() + 10_000,
+    traceContext: {},
+    replyTo: 'bench:reply:x',
+  };
+  const data: unknown = JSON.parse(JSON.stringify(request));
+  const outcome = await processBusJob(benchOps, handlers, { data, jobId: randomUUID(), attemptsMade: 0, maxAttempts: 1 }, SILENT_LOGGER);
+  if (outcome.kind !== 'reply') throw new Error(`unexpected outcome ${outcome.kind}`);
+  const message = decodeReplyMessage(encodeReplyMessage('x', outcome.reply));
+  if (message === undefined || !message.reply.ok) throw new Error('bad reply');
+  return z.parse(benchOps.echo.reply, message.reply.data);
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+async function main(): Promise<void> {
+  const n = Number(argument('n', '5000'));
+  const warmup = Number(argument('warmup', '500'));
+  const redisUrl = argument('redis', 'redis://127.0.0.1:6379');
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const fmt = (ms: number): string => ms.toFixed(3).padStart(7);
+  const results: Record<string, Stats> = {};
+  const report = (label: string, stats: Stats): void => {
+    results[label] = stats;
+    console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
+  };
+  console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${redisUrl}, node ${process.version}`);
+
+  const redis = new Redis(redisUrl);
+  report('(a) floor: Redis PING', await measure(n, warmup, () => redis.ping()));
+
+  const naiveConnection = { url: redisUrl };
+  const naiveQueue = new Queue('naive', { connection: naiveConnection, prefix });
+  const naiveEvents = new QueueEvents('naive', { connection: naiveConnection, prefix });
+  const naiveWorker = new Worker('naive', async (job) => job.data, { connection: naiveConnection, prefix, concurrency: 16 });
+  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), naiveWorker.waitUntilReady()]);
+  report('(b) naive: add + waitUntilFinished', await measure(n, warmup, async () => {
+    const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: true, removeOnFail: { count: 1000 } });
+    return job.waitUntilFinished(naiveEvents);
+  }));
+  await Promise.all([naiveWorker.close(), naiveEvents.close(), naiveQueue.close()]);
+
+  const worker = new ServiceWorker({ service: 'dag', catalog: benchOps, handlers, redisUrl, prefix });
+  const client = new BusClient({ redisUrl, prefix });
+  await Promise.all([worker.start(), client.start()]);
+  report('(c) bus: BusClient.call → ServiceWorker', await measure(n, warmup, () =>
+    client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }),
+  ));
+  await client.close();
+  await worker.close();
+
+  report('(d) baseline: same work in process, no Redis', await measure(n, warmup, () => inProcessCall('hello')));
+
+  await deleteKeys(redis, prefix);
+  redis.disconnect();
+  const { '(a) floor: Redis PING': a, '(b) naive: add + waitUntilFinished': b, '(c) bus: BusClient.call → ServiceWorker': c, '(d) baseline: same work in process, no Redis': d } = results;
+  if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('missing results');
+  console.log('');
+  console.log(`naive added over PING floor      p50 ${fmt(b.p50 - a.p50)} ms`);
+  console.log(`bus added over PING floor        p50 ${fmt(c.p50 - a.p50)} ms`);
+  console.log(`bus added over in-process (c−d)  p50 ${fmt(c.p50 - d.p50)} ms   (target ≤ 0.500)`);
+  console.log(`bus vs naive (c−b)               p50 ${fmt(c.p50 - b.p50)} ms   p99 ${fmt(c.p99 - b.p99)} ms`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

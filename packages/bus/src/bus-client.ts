@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DaguError,
+  SERVICE_NAMES,
+  type BusReply,
+  type BusRequest,
+  type OpCatalog,
+  type OpReply,
+  type OpRequest,
+  type Principal,
+  type ServiceName,
+  type TraceContext,
+} from '@dagu-mcp/contracts';
+import { Queue } from 'bullmq';
+import { z } from 'zod';
+import { type Redis } from 'ioredis';
+import { busUnavailableError, clientClosedError, deadlineExceededError, internalError, invalidInputError } from './bus-errors';
+import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
+import {
+  decodeReplyMessage,
+  DEFAULT_BUS_PREFIX,
+  DEFAULT_TIMEOUT_MS,
+  jobOptionsFor,
+  queueNameOf,
+  replyChannelOf,
+  resolveTimeoutMs,
+} from './bus-protocol';
+import { PendingCalls } from './pending-calls';
+import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
+
+/** Options of {@link BusClient}. */
+export interface BusClientOptions {
+  /** `redis://host:port[/db]` of the bus. */
+  redisUrl: string;
+  /** BullMQ key prefix; default `dagu`. Tests use a random one. */
+  prefix?: string;
+  /** Deadline of a call whose op sets none, in ms; default 10000. */
+  defaultTimeoutMs?: number;
+  /** pino-like logger; default silent. */
+  logger?: BusLogger;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** The authenticated caller; travels in the request, never a secret. */
+  principal: Principal;
+  /** This call's deadline in ms from now; default the op's `timeoutMs`, else the client's. */
+  timeoutMs?: number;
+  /** W3C trace context to propagate; default `{}`. */
+  traceContext?: TraceContext;
+}
+
+/**
+ * The gateway side of the bus: sends typed requests to a service's queue and
+ * awaits the reply on its own pub/sub channel (see bus-protocol.ts).
+ *
+ * Connections: one for commands (no offline queue: while Redis is down a call
+ * fails at once) and one subscriber; both reconnect by themselves and the
+ * reply channel is re-subscribed on every reconnect.
+ */
+export class BusClient {
+  /** This client's id; its replies arrive on `${prefix}:reply:${clientId}`. */
+  readonly clientId = randomUUID();
+  private readonly prefix: string;
+  private readonly defaultTimeoutMs: number;
+  private readonly logger: BusLogger;
+  private readonly replyChannel: string;
+  private readonly pending = new PendingCalls();
+  private readonly queues = new Map<ServiceName, Queue>();
+  private commands: Redis | undefined;
+  private subscriber: Redis | undefined;
+  private subscribed = false;
+  private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
+
+  constructor(private readonly options: BusClientOptions) {
+    this.prefix = options.prefix ?? DEFAULT_BUS_PREFIX;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.logger = bindLogger(options.logger ?? SILENT_LOGGER, { module: 'bus-client', clientId: this.clientId });
+    this.replyChannel = replyChannelOf(this.prefix, this.clientId);
+  }
+
+  /**
+   * Connects, subscribes to the reply channel and opens the service queues.
+   * Resolves once all are ready; while Redis is down it waits (connections
+   * retry with capped backoff). Call once.
+   *
+   * @throws Error when called twice, or when `close()` ran meanwhile.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('BusClient.start() may be called once.');
+    this.state = 'starting';
+    const name = `${this.prefix}:bus-client:${this.clientId}`;
+    const commands = openRedisConnection(this.options.redisUrl, 'commands', `${name}:commands`, this.logger);
+    const subscriber = openRedisConnection(this.options.redisUrl, 'subscriber', `${name}:replies`, this.logger);
+    this.commands = commands;
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+    subscriber.on('close', () => {
+      this.subscribed = false;
+    });
+    subscriber.on('ready', () => void this.subscribe());
+    await Promise.all([waitUntilReady(commands), waitUntilReady(subscriber)]);
+    await this.subscribe();
+    for (const service of SERVICE_NAMES) {
+      const queue = new Queue(queueNameOf(service), { connection: commands, prefix: this.prefix });
+      queue.on('error', (error: Error) => this.logger.warn({ service, error: error.message }, 'bus queue error'));
+      this.queues.set(service, queue);
+    }
+    await Promise.all([...this.queues.values()].map((queue) => queue.waitUntilReady()));
+    if (this.state !== 'starting') throw new Error('BusClient was closed while starting.');
+    this.state = 'started';
+  }
+
+  /** True when started, both connections are up and the reply channel is subscribed. */
+  isReady(): boolean {
+    return (
+      this.state === 'started' &&
+      this.subscribed &&
+      this.commands?.status === 'ready' &&
+      this.subscriber?.status === 'ready'
+    );
+  }
+
+  /**
+   * Round trip to Redis, for readiness probes.
+   *
+   * @returns the round-trip time in ms.
+   * @throws DaguError `resource_unavailable` when the bus is not ready or Redis does not answer.
+   */
+  async ping(): Promise<number> {
+    const commands = this.commands;
+    if (!this.isReady() || commands === undefined) throw busUnavailableError();
+    const started = performance.now();
+    try {
+      await commands.ping();
+    } catch {
+      throw busUnavailableError();
+    }
+    return performance.now() - started;
+  }
+
+  /**
+   * Calls op `op` of `service` and resolves with its reply data, validated by
+   * the op's reply schema (ARCHITECTURE "Request flow", steps 3–5).
+   *
+   * @param payload - validated against the op's request schema before sending.
+   * @returns the reply schema's output.
+   * @throws DaguError `invalid_tool_input` (payload fails its schema, nothing sent),
+   *   `resource_unavailable` (Redis down: at once; no reply by the deadline:
+   *   "dag-service did not answer within 10000 ms."), `internal_error` (reply
+   *   fails its schema), or the service's own error code.
+   */
+  async call<C extends OpCatalog, K extends keyof C & string>(
+    service: ServiceName,
+    catalog: C,
+    op: K,
+    payload: OpRequest<C, K>,
+    options: CallOptions,
+  ): Promise<OpReply<C, K>> {
+    const definition: C[K] = catalog[op];
+    const checked = z.safeParse(definition.request, payload);
+    if (!checked.success) throw invalidInputError(op, checked.error);
+    const timeoutMs = resolveTimeoutMs(options.timeoutMs, definition.timeoutMs, this.defaultTimeoutMs);
+    const reply = await this.dispatch(service, op, payload, options, timeoutMs, definition.attempts);
+    if (!reply.ok) {
+      const { code, message, field, details } = reply.error;
+      throw new DaguError(code, message, { ...(field !== undefined ? { field } : {}), ...(details !== undefined ? { details } : {}) });
+    }
+    const replySchema: C[K]['reply'] = definition.reply;
+    const data = z.safeParse(replySchema, reply.data);
+    if (!data.success) {
+      this.logger.error({ service, op, issues: data.error.issues }, 'bus reply fails its schema');
+      throw internalError();
+    }
+    return data.data;
+  }
+
+  /**
+   * Sends `payload` as is (no schema, one attempt) and resolves with the
+   * service's reply, successful or not.
+   *
+   * @param options.timeoutMs - default the client's `defaultTimeoutMs`.
+   * @throws DaguError `resource_unavailable` when Redis is down or no reply came by the deadline.
+   */
+  callRaw(service: ServiceName, op: string, payload: unknown, options: CallOptions): Promise<BusReply> {
+    const timeoutMs = resolveTimeoutMs(options.timeoutMs, undefined, this.defaultTimeoutMs);
+    return this.dispatch(service, op, payload, options, timeoutMs, 1);
+  }
+
+  /**
+   * Stops the client: rejects every pending call with `resource_unavailable`
+   * and closes the connections. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.pending.rejectAll(clientClosedError());
+    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    this.queues.clear();
+    await Promise.all([this.commands, this.subscriber].map((redis) => (redis ? closeRedisConnection(redis) : undefined)));
+  }
+
+  private dispatch(
+    service: ServiceName,
+    op: string,
+    payload: unknown,
+    options: CallOptions,
+    timeoutMs: number,
+    attempts: number | undefined,
+  ): Promise<BusReply> {
+    const queue = this.queues.get(service);
+    // Fail fast: no offline queueing, no waiting for a reconnect.
+    if (queue === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
+    const jobId = randomUUID();
+    const request: BusRequest = {
+      op,
+      payload,
+      principal: options.principal,
+      deadline: Date.now() + timeoutMs,
+      traceContext: options.traceContext ?? {},
+      replyTo: this.replyChannel,
+    };
+    const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
+    queue.add(op, request, jobOptionsFor(jobId, attempts)).catch((error: unknown) => {
+      this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
+      this.pending.reject(jobId, busUnavailableError());
+    });
+    return reply;
+  }
+
+  private async subscribe(): Promise<void> {
+    const subscriber = this.subscriber;
+    if (subscriber === undefined || this.state === 'closed') return;
+    try {
+      await subscriber.subscribe(this.replyChannel);
+      this.subscribed = subscriber.status === 'ready';
+    } catch (error) {
+      this.logger.warn({ error: describeError(error) }, 'bus reply channel subscribe failed');
+    }
+  }
+
+  private onReply(raw: string): void {
+    const message = decodeReplyMessage(raw);
+    if (message === undefined) {
+      this.logger.warn({ channel: this.replyChannel }, 'bus reply message is malformed');
+      return;
+    }
+    if (!this.pending.resolve(message.id, message.reply)) {
+      this.logger.debug({ jobId: message.id }, 'bus reply arrived after its call settled');
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { DaguError, QUEUE_NAMES, type ServiceName } from '@dagu-mcp/contracts';
+import { type z } from 'zod';
+
+/**
+ * The errors the bus itself raises, in one place so the gateway and the tests
+ * see the same codes and messages (ARCHITECTURE "Request flow": a request past
+ * its deadline is answered `resource_unavailable`).
+ */
+
+/** `resource_unavailable`: Redis is not connected, so nothing was sent. */
+export function busUnavailableError(): DaguError {
+  return new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.');
+}
+
+/** `resource_unavailable`: the service did not answer before the deadline. */
+export function deadlineExceededError(service: ServiceName, timeoutMs: number): DaguError {
+  return new DaguError('resource_unavailable', `${QUEUE_NAMES[service]} did not answer within ${timeoutMs} ms.`, {
+    details: { service: QUEUE_NAMES[service], timeoutMs },
+  });
+}
+
+/** `resource_unavailable`: thrown inside a handler once the request's deadline has passed. */
+export function deadlinePassedError(): DaguError {
+  return new DaguError('resource_unavailable', 'The request deadline passed before the work was done.');
+}
+
+/** `resource_unavailable`: the client was closed while the call was pending. */
+export function clientClosedError(): DaguError {
+  return new DaguError('resource_unavailable', 'The request bus client was closed.');
+}
+
+/** `internal_error` with the generic message: the cause is logged, never sent. */
+export function internalError(): DaguError {
+  return new DaguError('internal_error', 'Internal error.');
+}
+
+/**
+ * The dotted path of the first zod issue (`items.0.name`), or `undefined` for
+ * an issue on the whole value.
+ */
+export function fieldOfZodError(error: z.ZodError): string | undefined {
+  const issue = error.issues[0];
+  if (issue === undefined || issue.path.length === 0) return undefined;
+  return issue.path.map((part) => (typeof part === 'symbol' ? part.toString() : String(part))).join('.');
+}
+
+/**
+ * `invalid_tool_input` for a payload that failed its op's request schema, with
+ * the field of the first issue and every issue's path and message in `details`.
+ */
+export function invalidInputError(op: string, error: z.ZodError): DaguError {
+  const first = error.issues[0];
+  const field = fieldOfZodError(error);
+  const message = first === undefined ? `Invalid input for ${op}.` : `Invalid input for ${op}: ${first.message}`;
+  return new DaguError('invalid_tool_input', message, {
+    ...(field !== undefined ? { field } : {}),
+    details: {
+      issues: error.issues.map((issue) => ({
+        path: issue.path.map((part) => (typeof part === 'symbol' ? part.toString() : part)),
+        message: issue.message,
+      })),
+    },
+  });
+}

@@ -1,0 +1,88 @@
+import { type OpCatalog, type Principal, type TraceContext } from '@dagu-mcp/contracts';
+import { type z } from 'zod';
+import { deadlinePassedError } from './bus-errors';
+import { type BusLogger } from './bus-logger';
+
+/**
+ * What a handler gets besides its payload (ARCHITECTURE "Request flow").
+ * - `deadline`: epoch ms after which the caller has been told "unavailable".
+ * - `signal`: aborted at the deadline (reason: a `resource_unavailable` DaguError);
+ *   pass it to I/O that can be cancelled.
+ * - `remainingMs()`: ms left before the deadline, never negative.
+ * - `assertBeforeDeadline()`: throws a `resource_unavailable` DaguError once the
+ *   deadline has passed; a mutation calls it right before it commits, so a
+ *   caller that was told "failed" never finds the change applied later.
+ * - `logger`: bound to `{service, op, jobId}`.
+ */
+export interface HandlerContext {
+  readonly principal: Principal;
+  readonly deadline: number;
+  readonly op: string;
+  readonly jobId: string;
+  readonly traceContext: TraceContext;
+  readonly signal: AbortSignal;
+  remainingMs(): number;
+  assertBeforeDeadline(): void;
+  readonly logger: BusLogger;
+}
+
+/**
+ * The handler of op `K` of catalog `C`: receives the parsed payload (the
+ * request schema's output) and returns the reply data (the reply schema's
+ * input; the caller parses it). Throw a `DaguError` for an answer with a code.
+ */
+export type OpHandler<C extends OpCatalog, K extends keyof C> = (
+  payload: z.output<C[K]['request']>,
+  ctx: HandlerContext,
+) => Promise<z.input<C[K]['reply']>>;
+
+/** One handler per op of the catalog: a missing handler fails to compile (CONVENTIONS §5). */
+export type HandlerMap<C extends OpCatalog> = { readonly [K in keyof C]: OpHandler<C, K> };
+
+/** The fields a context is built from: the parsed request envelope and the job. */
+export interface HandlerContextInput {
+  principal: Principal;
+  deadline: number;
+  op: string;
+  jobId: string;
+  traceContext: TraceContext;
+  logger: BusLogger;
+}
+
+/**
+ * Builds a handler's context and arms its deadline timer.
+ *
+ * @returns the context and `dispose`, which the caller must call once the
+ *   handler settled (it clears the timer).
+ */
+export function createHandlerContext(input: HandlerContextInput): { context: HandlerContext; dispose: () => void } {
+  const controller = new AbortController();
+  const { deadline } = input;
+  const remainingMs = (): number => Math.max(0, deadline - Date.now());
+  let timer: NodeJS.Timeout | undefined;
+  const left = remainingMs();
+  if (left === 0) {
+    controller.abort(deadlinePassedError());
+  } else {
+    timer = setTimeout(() => controller.abort(deadlinePassedError()), left);
+  }
+  const context: HandlerContext = {
+    principal: input.principal,
+    deadline,
+    op: input.op,
+    jobId: input.jobId,
+    traceContext: input.traceContext,
+    signal: controller.signal,
+    remainingMs,
+    assertBeforeDeadline: () => {
+      if (Date.now() >= deadline) throw deadlinePassedError();
+    },
+    logger: input.logger,
+  };
+  return {
+    context,
+    dispose: () => {
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,21 @@
+export { BusClient, type BusClientOptions, type CallOptions } from './bus-client';
+export { ServiceWorker, type ServiceWorkerOptions } from './service-worker';
+export { type HandlerContext, type HandlerMap, type OpHandler, createHandlerContext } from './handler-context';
+export { processBusJob, type JobInput, type JobOutcome } from './job-processor';
+export { type BusLogger, SILENT_LOGGER, bindLogger } from './bus-logger';
+export {
+  DEFAULT_BUS_PREFIX,
+  DEFAULT_TIMEOUT_MS,
+  queueNameOf,
+  replyChannelOf,
+  encodeReplyMessage,
+  decodeReplyMessage,
+} from './bus-protocol';
+export {
+  busUnavailableError,
+  deadlineExceededError,
+  deadlinePassedError,
+  fieldOfZodError,
+  invalidInputError,
+} from './bus-errors';
+export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS } from './redis-connection';

@@ -1,0 +1,110 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { type BusLogger } from './bus-logger';
+
+/**
+ * What a connection is for; it decides how commands behave while Redis is down.
+ * - `commands`: the gateway's job-adding connection. No offline queue and no
+ *   retry of in-flight commands, so a call fails at once instead of waiting.
+ * - `subscriber`: the gateway's reply-channel subscription (re-subscribed by
+ *   BusClient itself on every `ready`).
+ * - `worker`: a BullMQ Worker's connection; BullMQ requires
+ *   `maxRetriesPerRequest: null` so its commands wait for the reconnect.
+ */
+export type ConnectionRole = 'commands' | 'subscriber' | 'worker';
+
+/** First reconnect delay, in ms; it doubles per failed attempt up to the cap. */
+const FIRST_RECONNECT_DELAY_MS = 50;
+
+/** Default cap of the reconnect backoff, in ms. */
+export const DEFAULT_MAX_RECONNECT_DELAY_MS = 1000;
+
+/**
+ * The capped exponential backoff every bus connection reconnects with.
+ *
+ * @param attempt - 1 for the first reconnect attempt after a loss.
+ * @param capMs - the longest delay, in ms (default 1000).
+ * @returns the delay in ms before the attempt: 50, 100, 200, … up to `capMs`.
+ */
+export function reconnectDelayMs(attempt: number, capMs: number = DEFAULT_MAX_RECONNECT_DELAY_MS): number {
+  const exponent = Math.min(Math.max(attempt, 1) - 1, 20);
+  return Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** exponent, capMs);
+}
+
+function optionsFor(role: ConnectionRole, name: string): RedisOptions {
+  const common: RedisOptions = {
+    connectionName: name,
+    // Never give up: a connection reconnects by itself whenever Redis returns.
+    retryStrategy: (attempt: number) => reconnectDelayMs(attempt),
+    connectTimeout: 5000,
+  };
+  switch (role) {
+    case 'commands':
+      return { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false };
+    case 'subscriber':
+      return { ...common, autoResubscribe: false, maxRetriesPerRequest: null };
+    case 'worker':
+      return { ...common, maxRetriesPerRequest: null };
+  }
+}
+
+/**
+ * Opens an ioredis connection for one bus role and logs its losses and
+ * recoveries (errors while reconnecting go to `debug`, not to stderr).
+ *
+ * @param redisUrl - `redis://[user:pass@]host:port[/db]`.
+ * @param role - see {@link ConnectionRole}.
+ * @param name - the `CLIENT SETNAME` of the connection, for `CLIENT LIST`.
+ * @param logger - receives `redis connection lost` / `redis connection ready`.
+ */
+export function openRedisConnection(redisUrl: string, role: ConnectionRole, name: string, logger: BusLogger): Redis {
+  const redis = new Redis(redisUrl, optionsFor(role, name));
+  let lost = false;
+  redis.on('error', (error: unknown) => {
+    logger.debug({ connection: name, error: error instanceof Error ? error.message : String(error) }, 'redis connection error');
+  });
+  redis.on('close', () => {
+    if (!lost) logger.warn({ connection: name }, 'redis connection lost');
+    lost = true;
+  });
+  redis.on('ready', () => {
+    if (lost) logger.info({ connection: name }, 'redis connection ready');
+    lost = false;
+  });
+  return redis;
+}
+
+/**
+ * Resolves once `redis` is ready; while Redis is down it keeps waiting (the
+ * connection retries by itself).
+ *
+ * @throws Error when the connection is closed for good (`end`) before it is ready.
+ */
+export function waitUntilReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onReady = (): void => {
+      redis.off('end', onEnd);
+      resolve();
+    };
+    const onEnd = (): void => {
+      redis.off('ready', onReady);
+      reject(new Error('The Redis connection was closed before it became ready.'));
+    };
+    redis.once('ready', onReady);
+    redis.once('end', onEnd);
+  });
+}
+
+/** Closes a connection politely (QUIT), or at once when it is not connected. */
+export async function closeRedisConnection(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  if (redis.status === 'ready') {
+    try {
+      await redis.quit();
+      return;
+    } catch {
+      // fall through to a hard disconnect
+    }
+  }
+  redis.disconnect(false);
+}

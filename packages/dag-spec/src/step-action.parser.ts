@@ -1,0 +1,121 @@
+/**
+ * `action` + `with` (dagu-model.md §3): `dag.run` / `dag.enqueue`
+ * (`{dag, params}`), `http.request` (`{method, url, headers, body,
+ * timeout_sec}`) and `human.task` (`{prompt, form}`; not inside foreach and
+ * not in handlers). Every other action is refused as not supported here.
+ */
+import type { JsonObject, StepAction } from './dag.types';
+import type { ErrorSink } from './error-sink';
+import { readNonNegativeInt } from './policies.parser';
+import { readKeys } from './keys';
+import { asMap, compact, scalarToString, toPlain, type YamlMap } from './yaml-values';
+
+/** Where the step sits: human tasks are allowed only among a DAG's top-level steps. */
+export interface ActionContext {
+  inForeach: boolean;
+  inHandler: boolean;
+}
+
+/** Actions this project runs. */
+export const SUPPORTED_ACTIONS = ['dag.run', 'dag.enqueue', 'http.request', 'human.task'] as const;
+
+const DAG_NAME = /^[a-zA-Z0-9_.-]+$/;
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+/**
+ * Parses an action and its `with` map. Returns `undefined` after recording an
+ * error for an unsupported action (`field 'action': action 'x' is not
+ * supported here`) or a broken `with`. `withField` names the map in errors.
+ */
+export function parseAction(
+  name: unknown,
+  withValue: unknown,
+  context: ActionContext,
+  sink: ErrorSink,
+  withField: string,
+): StepAction | undefined {
+  if (typeof name !== 'string' || !SUPPORTED_ACTIONS.some((action) => action === name)) {
+    sink.field('action', `action '${scalarToString(name) ?? ''}' is not supported here`);
+    return undefined;
+  }
+  const raw = withValue === undefined || withValue === null ? new Map<string, unknown>() : asMap(withValue);
+  if (!raw) {
+    sink.field(withField, 'must be a map', withValue);
+    return undefined;
+  }
+  const present: YamlMap = new Map([...raw].filter(([, value]) => value !== undefined));
+  if (name === 'http.request') return parseHttp(present, sink, withField);
+  if (name === 'human.task') return parseHumanTask(present, context, sink, withField);
+  return parseDagCall(name === 'dag.enqueue' ? 'dag.enqueue' : 'dag.run', present, sink, withField);
+}
+
+function parseDagCall(type: 'dag.run' | 'dag.enqueue', map: YamlMap, sink: ErrorSink, field: string): StepAction | undefined {
+  const keys = readKeys(map, { allowed: ['dag', 'params'] }, sink, `${field}.`);
+  const dag = keys.get('dag');
+  if (typeof dag !== 'string' || !DAG_NAME.test(dag) || dag.length > 40 || dag === '.' || dag === '..') {
+    sink.field(field === 'call' ? 'call' : `${field}.dag`, 'sub-DAG name is required and must be a valid DAG name', dag);
+    return undefined;
+  }
+  const params = keys.get('params');
+  if (params === undefined || params === null) return { type, dag };
+  if (typeof params === 'string') return { type, dag, params };
+  const paramMap = asMap(params);
+  if (!paramMap) {
+    sink.field(`${field}.params`, 'must be a string or a map', params);
+    return undefined;
+  }
+  const record: Record<string, string> = {};
+  for (const [key, value] of paramMap) {
+    const text = scalarToString(value);
+    if (text === undefined) sink.field(`${field}.params.${key}`, 'param value must be a scalar', value);
+    else record[key] = text;
+  }
+  return { type, dag, params: record };
+}
+
+function parseHttp(map: YamlMap, sink: ErrorSink, field: string): StepAction | undefined {
+  const keys = readKeys(map, { allowed: ['method', 'url', 'headers', 'body', 'timeout_sec'] }, sink, `${field}.`);
+  const url = keys.get('url');
+  const method = scalarToString(keys.get('method') ?? 'GET')?.toUpperCase() ?? '';
+  if (typeof url !== 'string' || url.trim() === '') sink.field(`${field}.url`, 'url is required', url);
+  if (!HTTP_METHODS.includes(method)) sink.field(`${field}.method`, `must be one of ${HTTP_METHODS.join(', ')}`, method);
+  const headers: Record<string, string> = {};
+  const headerValue = keys.get('headers');
+  const headerMap = asMap(headerValue);
+  if (headerValue !== undefined && !headerMap) sink.field(`${field}.headers`, 'must be a map', headerValue);
+  for (const [key, value] of headerMap ?? []) {
+    const text = scalarToString(value);
+    if (text === undefined) sink.field(`${field}.headers.${key}`, 'header value must be a scalar', value);
+    else headers[key] = text;
+  }
+  const body = keys.get('body');
+  if (typeof url !== 'string' || url.trim() === '') return undefined;
+  return compact<StepAction>({
+    type: 'http.request',
+    method,
+    url,
+    headers,
+    body: body === undefined || body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(toPlain(body)),
+    timeoutSec: readNonNegativeInt(keys.get('timeout_sec'), `${field}.timeout_sec`, sink),
+  });
+}
+
+function parseHumanTask(map: YamlMap, context: ActionContext, sink: ErrorSink, field: string): StepAction | undefined {
+  if (context.inForeach) sink.field('action', 'human.task is not allowed inside foreach', 'human.task');
+  if (context.inHandler) sink.field('action', 'human.task is not allowed in handler_on', 'human.task');
+  const keys = readKeys(map, { allowed: ['prompt', 'form'] }, sink, `${field}.`);
+  const prompt = keys.get('prompt');
+  const form = keys.get('form');
+  const plainForm = toPlain(form);
+  if (typeof prompt !== 'string' || prompt.trim() === '') {
+    sink.field(`${field}.prompt`, 'human.task prompt is required', prompt);
+    return undefined;
+  }
+  if (form === undefined || form === null) return { type: 'human.task', prompt };
+  if (!asMap(form) || plainForm === null || typeof plainForm !== 'object' || Array.isArray(plainForm)) {
+    sink.field(`${field}.form`, 'must be a JSON schema object', form);
+    return undefined;
+  }
+  const formObject: JsonObject = plainForm;
+  return { type: 'human.task', prompt, form: formObject };
+}

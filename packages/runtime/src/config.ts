@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Raised when the environment does not satisfy an app's config schema. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses an app's configuration once, at start (CONVENTIONS §8).
+ *
+ * Secrets may come from files: for every key `NAME` of the schema, when
+ * `NAME` is unset and `NAME_FILE` is set, the file's content (trailing
+ * newline removed) is used.
+ *
+ * @param schema a zod object schema whose keys are environment variable names
+ * @param env    the environment to read (default `process.env`)
+ * @returns the parsed, typed config
+ * @throws ConfigError naming every bad variable and why, e.g.
+ *   `Invalid configuration: PORT: expected number, received "abc"`
+ */
+export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const input: Record<string, string | undefined> = {};
+  for (const key of Object.keys(schema.shape)) {
+    input[key] = readVariable(key, env);
+  }
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  return result.data;
+}
+
+function readVariable(key: string, env: NodeJS.ProcessEnv): string | undefined {
+  const direct = env[key];
+  if (direct !== undefined && direct !== '') return direct;
+  const file = env[`${key}_FILE`];
+  if (file === undefined || file === '') return undefined;
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(`Invalid configuration: ${key}_FILE: cannot read ${file} (${reason})`);
+  }
+}
+
+/** Reusable env-var schemas with the project's defaults. */
+export const env = {
+  /** Redis URL of the bus. Default `redis://127.0.0.1:6379`. */
+  redisUrl: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** PostgreSQL URL. Default `postgres://postgres@127.0.0.1:5432/postgres`. */
+  databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** TCP port, 0–65535. */
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** Positive integer in milliseconds. */
+  millis: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** Positive integer count. */
+  count: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** `true`/`false`/`1`/`0`. */
+  flag: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
+  /** pino level. Default `info`. */
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A PostgreSQL identifier used as a schema name. */
+  schemaName: (fallback: string) =>
+    z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL identifier')
+      .default(fallback),
+  /** BullMQ key prefix of the bus. Default `dagu`. */
+  busPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('dagu'),
+};

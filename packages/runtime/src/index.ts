@@ -1,0 +1,6 @@
+export * from './config';
+export * from './logger';
+export * from './db';
+export * from './migrations';
+export * from './ops-server';
+export * from './shutdown';

@@ -1,0 +1,44 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths pino removes from every log line (CONVENTIONS §9): credentials never
+ * reach logs, whatever object a caller passes.
+ */
+export const REDACT_PATHS = [
+  'authorization',
+  'password',
+  'token',
+  'apiKey',
+  'cookie',
+  'secret',
+  '*.authorization',
+  '*.password',
+  '*.token',
+  '*.apiKey',
+  '*.cookie',
+  '*.secret',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+];
+
+/**
+ * Creates the app's root logger.
+ * @param opts.name   app name, e.g. `mcp-gateway` (becomes the `app` field)
+ * @param opts.level  pino level (default `info`)
+ * @param opts.pretty human-readable lines (pino-pretty) instead of JSON; the
+ *                    README's start command turns it on.
+ */
+export function createLogger(opts: { name: string; level?: string; pretty?: boolean }): Logger {
+  return pino({
+    level: opts.level ?? 'info',
+    base: { app: opts.name },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    ...(opts.pretty
+      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
+      : {}),
+  });
+}

@@ -1,0 +1,4 @@
+export * from './service-config';
+export * from './service-host';
+export * from './service-main';
+export * from './ping.handler';

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { env, parseConfig } from '@dagu-mcp/runtime';
+
+/**
+ * Settings every service shares, parsed once at start (CONVENTIONS §8).
+ *
+ * | Variable | Meaning | Default |
+ * | --- | --- | --- |
+ * | `REDIS_URL` | bus Redis | `redis://127.0.0.1:6379` |
+ * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
+ * | `DB_SCHEMA` | the service's own schema | per service (`dag_service`, …) |
+ * | `DB_POOL_SIZE` | pg pool size | `10` |
+ * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
+ * | `WORKER_CONCURRENCY` | jobs handled at once per replica | `16` |
+ * | `BUS_LOCK_MS` | job lock; a killed worker's job is recovered after it, ms | `10000` |
+ * | `BUS_STALLED_INTERVAL_MS` | how often stalled jobs are looked for, ms | `5000` |
+ * | `OPS_HOST` / `OPS_PORT` | ops server (`/healthz`, `/readyz`) | `0.0.0.0` / per service (8081–8083) |
+ * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ */
+export function serviceConfigSchema(defaults: { schema: string; opsPort: number }) {
+  return z.object({
+    REDIS_URL: env.redisUrl,
+    DATABASE_URL: env.databaseUrl,
+    DB_SCHEMA: env.schemaName(defaults.schema),
+    DB_POOL_SIZE: env.count(10),
+    BUS_PREFIX: env.busPrefix,
+    WORKER_CONCURRENCY: env.count(16),
+    BUS_LOCK_MS: env.millis(10_000),
+    BUS_STALLED_INTERVAL_MS: env.millis(5_000),
+    OPS_HOST: z.string().min(1).default('0.0.0.0'),
+    OPS_PORT: env.port(defaults.opsPort),
+    LOG_LEVEL: env.logLevel,
+    LOG_PRETTY: env.flag(false),
+  });
+}
+export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;
+
+/** Parses a service's config; throws `ConfigError` naming every bad variable. */
+export function loadServiceConfig(
+  defaults: { schema: string; opsPort: number },
+  source: NodeJS.ProcessEnv = process.env,
+): ServiceConfig {
+  return parseConfig(serviceConfigSchema(defaults), source);
+}

@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { OpCatalog, ServiceName } from '@dagu-mcp/contracts';
+import { ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
+import { createPool, migrate, startOpsServer, type Logger, type Migration, type Pool } from '@dagu-mcp/runtime';
+import type { ServiceConfig } from './service-config';
+
+/** What a service's handlers are built from. */
+export interface ServiceDeps {
+  readonly pool: Pool;
+  readonly logger: Logger;
+  readonly config: ServiceConfig;
+  /** This replica's id (host name + random suffix), reported by `ping`. */
+  readonly replica: string;
+}
+
+/** A service: its queue, op catalog, migrations and handler factory. */
+export interface ServiceDefinition<C extends OpCatalog> {
+  readonly service: ServiceName;
+  readonly catalog: C;
+  readonly migrations: readonly Migration[];
+  readonly createHandlers: (deps: ServiceDeps) => HandlerMap<C>;
+  /** Called after the worker stops taking jobs, before the pool closes (e.g. the engine hands back runs). */
+  readonly onStop?: () => Promise<void>;
+}
+
+/** A started service. `stop()` is the graceful shutdown of CONVENTIONS §13. */
+export interface RunningService {
+  readonly opsPort: number;
+  readonly replica: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a service: pg pool, migrations of its own schema (safe with several
+ * replicas, see `migrate`), the bus worker and the ops server whose `/readyz`
+ * reports Redis, PostgreSQL and migrations.
+ *
+ * @throws when PostgreSQL cannot be reached or a migration fails (the start stops)
+ */
+export async function startService<C extends OpCatalog>(
+  def: ServiceDefinition<C>,
+  config: ServiceConfig,
+  logger: Logger,
+): Promise<RunningService> {
+  const replica = `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_SIZE, logger });
+  let migrated = false;
+  await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
+  migrated = true;
+
+  const worker = new ServiceWorker({
+    service: def.service,
+    catalog: def.catalog,
+    handlers: def.createHandlers({ pool, logger, config, replica }),
+    redisUrl: config.REDIS_URL,
+    prefix: config.BUS_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    lockDurationMs: config.BUS_LOCK_MS,
+    stalledIntervalMs: config.BUS_STALLED_INTERVAL_MS,
+    logger,
+  });
+  await worker.start();
+
+  const ops: Server = await startOpsServer({
+    port: config.OPS_PORT,
+    host: config.OPS_HOST,
+    checks: {
+      redis: () => worker.isReady(),
+      postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
+      migrations: () => migrated,
+    },
+  });
+  const address = ops.address();
+  const opsPort = typeof address === 'object' && address !== null ? address.port : config.OPS_PORT;
+  logger.info({ service: def.service, replica, opsPort, schema: config.DB_SCHEMA }, 'service started');
+
+  return {
+    opsPort,
+    replica,
+    async stop() {
+      await worker.close();
+      await def.onStop?.();
+      await new Promise<void>((resolve) => ops.close(() => resolve()));
+      await pool.end();
+      logger.info({ service: def.service }, 'service stopped');
+    },
+  };
+}

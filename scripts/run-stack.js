@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * Runs the built apps as local processes in the foreground with readable,
+ * prefixed logs (LOG_PRETTY=true unless set). The environment is passed
+ * through, so REDIS_URL, DATABASE_URL, PORT, … apply. When one app exits,
+ * the others are stopped and the exit code is non-zero; Ctrl-C / SIGTERM stop
+ * all of them gracefully.
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const root = path.join(__dirname, '..');
+const apps = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'];
+const children = new Map();
+let stopping = false;
+
+for (const app of apps) {
+  const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
+    env: { LOG_PRETTY: 'true', ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.set(app, child);
+  const label = `[${app}]`.padEnd(15);
+  for (const stream of [child.stdout, child.stderr]) {
+    readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${label} ${line}\n`));
+  }
+  child.on('exit', (code, signal) => {
+    children.delete(app);
+    if (!stopping) {
+      process.stdout.write(`${label} exited (${signal ?? code}); stopping the stack\n`);
+      stop(1);
+    } else if (children.size === 0) {
+      process.exit(process.exitCode ?? 0);
+    }
+  });
+}
+
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  process.exitCode = code;
+  for (const child of children.values()) child.kill('SIGTERM');
+  if (children.size === 0) process.exit(code);
+}
+
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
