@@ -3,6 +3,7 @@ export * from './principal';
 export * from './queues';
 export * from './bus';
 export * from './ops';
+export * from './dag';
 export * from './uri-names';
 export * from './uri-resource';
 export * from './uri';

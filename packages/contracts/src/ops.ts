@@ -1,4 +1,16 @@
 import { defineOps, PingReplySchema, PingRequestSchema } from './bus';
+import {
+  DagChangeRequestSchema,
+  DagDetailSchema,
+  DagListReplySchema,
+  DagListRequestSchema,
+  DagNameRequestSchema,
+  DagSearchReplySchema,
+  DagSearchRequestSchema,
+  DagSpecReplySchema,
+  DagUpsertReplySchema,
+  DagValidationSchema,
+} from './dag';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -6,6 +18,18 @@ import { defineOps, PingReplySchema, PingRequestSchema } from './bus';
  */
 export const dagOps = defineOps({
   ping: { request: PingRequestSchema, reply: PingReplySchema, mutation: false },
+  /** Validate a DAG YAML (022 preview). Writes nothing. */
+  'dag.validate': { request: DagChangeRequestSchema, reply: DagValidationSchema, mutation: false },
+  /** Validate, then create or update one DAG atomically (022 apply). */
+  'dag.upsert': { request: DagChangeRequestSchema, reply: DagUpsertReplySchema, mutation: true },
+  /** One page of DAG summaries (021 `dags`). */
+  'dag.list': { request: DagListRequestSchema, reply: DagListReplySchema, mutation: false },
+  /** The DAG detail model (021 `dag`). */
+  'dag.get': { request: DagNameRequestSchema, reply: DagDetailSchema, mutation: false },
+  /** The stored YAML (021 `dag_spec`, `dagu://dags/{name}/spec`). */
+  'dag.spec': { request: DagNameRequestSchema, reply: DagSpecReplySchema, mutation: false },
+  /** Line-snippet search over DAG specs (021 `dag_search`). */
+  'dag.search': { request: DagSearchRequestSchema, reply: DagSearchReplySchema, mutation: false },
 });
 
 export const runOps = defineOps({

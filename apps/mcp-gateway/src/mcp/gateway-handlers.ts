@@ -8,6 +8,8 @@ import { listResources, listResourceTemplates } from './resource-catalog';
 import { notAvailableYet, referenceBackend, referencesBackend, type ReadBackends } from './tools/read/read-backends';
 import { parseReadInput } from './tools/read/read-input';
 import { createReadTool } from './tools/read/read-tool';
+import { createDagReadBackends } from './tools/read/dag-read-backends';
+import { createChangeTool } from './tools/change/change-tool';
 import { toolError } from './tools/tool-result';
 
 /** What the gateway's MCP handlers are built from. */
@@ -22,10 +24,7 @@ export function createReadBackends(deps: GatewayHandlerDeps): ReadBackends {
   return {
     references: referencesBackend(deps.topics),
     reference: referenceBackend(deps.topics),
-    dags: notAvailableYet('dags'),
-    dag: notAvailableYet('dag'),
-    dag_spec: notAvailableYet('dag_spec'),
-    dag_search: notAvailableYet('dag_search'),
+    ...createDagReadBackends(deps.bus),
     wiki: notAvailableYet('wiki'),
     wiki_page: notAvailableYet('wiki_page'),
     wiki_search: notAvailableYet('wiki_search'),
@@ -52,7 +51,7 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
   return {
     tools: {
       dagu_read: createReadTool(backends),
-      dagu_change: unavailableTool('dagu_change'),
+      dagu_change: createChangeTool(deps.bus),
       dagu_execute: unavailableTool('dagu_execute'),
     },
     listResources: () => listResources(deps.topics),

@@ -123,11 +123,12 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
   if (target === 'reference' && fields.name === undefined) fields.name = 'authoring';
   checkPairs(target, fields);
   checkValues(target, fields);
-  const query = fields.query === undefined || !isQueryTarget(target) ? undefined : parseReadQuery(target, fields.query, 'target');
   const resource = buildResource(target, fields);
   // dags, runs and references have no URI in target mode (021 §Target contracts).
   const uri = resource === undefined || NO_TARGET_MODE_URI.has(target) ? undefined : appendQueryText(formatDaguUri(resource), fields.query);
+  // Resolved before the query is checked, so a query error still names the URI.
   if (uri !== undefined) context.uri = uri;
+  const query = fields.query === undefined || !isQueryTarget(target) ? undefined : parseReadQuery(target, fields.query, 'target');
   return { mode: 'target', target, fields, resource, uri, query };
 }
 

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Pool } from 'pg';
+
+const ROOT = join(__dirname, '..', '..');
+const APPS = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'] as const;
+export const TEST_DATABASE_URL = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A stack of the four built apps started as local processes, isolated by a random bus prefix and schemas. */
+export interface Stack {
+  readonly baseUrl: string;
+  readonly mcpUrl: string;
+  readonly id: string;
+  readonly schemas: readonly string[];
+  readonly output: () => string;
+  /** Starts one more process of an app (e.g. a second replica) with the stack's environment. */
+  readonly spawnApp: (app: (typeof APPS)[number], extraEnv?: Record<string, string>) => Promise<ChildProcess>;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts dag-service, run-service, wiki-service and the gateway from their
+ * `dist/` builds (`npm test` builds first), with their own schemas in the
+ * `test` database and their own bus prefix, and waits until the gateway's
+ * `/api/v1/health` reports every service reachable over the bus.
+ */
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const id = randomBytes(4).toString('hex');
+  const port = await freePort();
+  const logs: string[] = [];
+  const children: ChildProcess[] = [];
+  const schemas = APPS.map((app) => `e2e_${id}_${app.replace(/-/g, '_')}`);
+  const baseEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    DATABASE_URL: TEST_DATABASE_URL,
+    BUS_PREFIX: `e2e-${id}`,
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {
+    const index = APPS.indexOf(app);
+    const env = { ...baseEnv, DB_SCHEMA: schemas[index] ?? '', OPS_PORT: String(await freePort()), PORT: String(port), ...more };
+    const child = spawn(process.execPath, [join(ROOT, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
+    child.stderr?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
+    children.push(child);
+    return child;
+  };
+  for (const app of APPS) await spawnApp(app);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stack: Stack = {
+    baseUrl,
+    mcpUrl: `${baseUrl}/mcp`,
+    id,
+    schemas,
+    output: () => logs.join(''),
+    spawnApp,
+    async stop() {
+      await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              if (c.exitCode !== null || c.signalCode !== null) return resolve();
+              c.once('exit', () => resolve());
+              c.kill('SIGTERM');
+            }),
+        ),
+      );
+      const pool = new Pool({ connectionString: TEST_DATABASE_URL });
+      for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+  try {
+    await waitForHealth(baseUrl, 20_000);
+  } catch (err) {
+    await stack.stop();
+    throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`);
+  }
+  return stack;
+}
+
+async function waitForHealth(baseUrl: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${baseUrl}/api/v1/health`);
+      last = `${res.status} ${await res.text()}`;
+      if (res.status === 200) return;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(last);
+}
+
+/** Connects the SDK's `Client` over Streamable HTTP (the way any MCP app does). */
+export async function connectClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'dagu-mcp-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
