@@ -1,0 +1,90 @@
+import { DaguError } from '@dagu-mcp/contracts';
+import { parseReadInput, type ReadErrorContext } from './read-input';
+import { readSuccess } from './read-tool';
+
+function failure(args: unknown): { error: DaguError; context: ReadErrorContext } {
+  const context: ReadErrorContext = {};
+  try {
+    parseReadInput(args, context);
+  } catch (err) {
+    if (err instanceof DaguError) return { error: err, context };
+    throw err;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('parseReadInput: URI mode target derivation (021 §Addressing modes)', () => {
+  test.each([
+    ['dagu://reference', 'references'],
+    ['dagu://reference/tools', 'reference'],
+    ['dagu://dags?perPage=5', 'dags'],
+    ['dagu://dags/nightly/spec', 'dag_spec'],
+    ['dagu://wiki', 'wiki'],
+    ['dagu://wiki/team', 'wiki'],
+    ['dagu://wiki/team/runbooks%2Fdeploy', 'wiki_page'],
+    ['dagu://runs', 'runs'],
+    ['dagu://runs/n/r1', 'run'],
+    ['dagu://runs/n/r1/logs?tail=5', 'run_logs'],
+    ['dagu://runs/n/r1/steps/s1/logs', 'step_log'],
+    ['dagu://runs/n/r1/sub/c1', 'run'],
+    ['dagu://runs/n/r1/sub/c1/steps/s1/logs', 'step_log'],
+    ['dagu://runs/n/r1/steps/s1/foreach', 'foreach_items'],
+    ['dagu://runs/n/r1/steps/s1/foreach/3', 'foreach_item'],
+    ['dagu://runs/n/r1/steps/s1/foreach/3/steps/b/logs', 'step_log'],
+    ['dagu://runs/n/r1/sub/c1/steps/s1/foreach/3', 'foreach_item'],
+  ])('%s → %s, uri echoed as given', (uri, target) => {
+    const request = parseReadInput({ uri: `  ${uri} ` }, {});
+    expect(request.target).toBe(target);
+    expect(request.uri).toBe(uri);
+  });
+
+  test('URI mode fields feed the echoes of step_log (021 §Output)', () => {
+    const request = parseReadInput({ uri: 'dagu://runs/n/r1/sub/c1/steps/s%2F1/foreach/2/steps/body/logs?stream=stderr' }, {});
+    const result = readSuccess(request, {});
+    expect(result.structuredContent).toMatchObject({
+      target: 'step_log',
+      name: 'n',
+      dagRunId: 'r1',
+      subRunId: 'c1',
+      stepName: 's/1',
+      item: '2',
+      bodyStepName: 'body',
+    });
+    expect(result.content[1]).toMatchObject({ type: 'resource_link', name: 'sub_dag_run_foreach_step_log' });
+  });
+});
+
+describe('parseReadInput: target mode (021 §Input, §Target contracts)', () => {
+  test('builds the canonical URI with the supplied query appended', () => {
+    const request = parseReadInput({ target: 'step_log', name: 'n', dagRunId: 'r1', stepName: 'a b', query: 'tail=10' }, {});
+    expect(request.uri).toBe('dagu://runs/n/r1/steps/a%20b/logs?tail=10');
+    expect(request.query).toEqual({ tail: 10 });
+  });
+
+  test('dags and runs have no uri in target mode; deprecated aliases resolve', () => {
+    expect(parseReadInput({ target: 'dags', query: 'page=2' }, {}).uri).toBeUndefined();
+    expect(parseReadInput({ target: 'docs' }, {}).target).toBe('wiki');
+    expect(parseReadInput({ target: 'doc', workspace: 'team', path: 'a/b' }, {}).uri).toBe('dagu://wiki/team/a%2Fb');
+  });
+
+  test.each([
+    [{ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', item: '1' }, 'bodyStepName'],
+    [{ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', bodyStepName: 'b' }, 'item'],
+    [{ target: 'dag', name: 'bad/name' }, 'name'],
+    [{ target: 'run', name: 'n', dagRunId: 'bad id' }, 'dagRunId'],
+    [{ target: 'references', password: '  ' }, 'password'],
+    [{ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', query: 'tail=1&head=1' }, 'query'],
+    [{ target: 'run', name: 'n', dagRunId: 'r', query: 'x=1' }, 'query'],
+  ])('%j fails on %s', (args, field) => {
+    const { error } = failure(args);
+    expect(error.code).toBe('invalid_tool_input');
+    expect(error.field).toBe(field);
+  });
+
+  test('several target-mode fields next to uri are listed in details', () => {
+    const { error, context } = failure({ uri: 'dagu://dags', target: 'dags', name: 'x' });
+    expect(error.field).toBeUndefined();
+    expect(error.details).toEqual({ fields: ['target', 'name'] });
+    expect(context.uri).toBe('dagu://dags');
+  });
+});
