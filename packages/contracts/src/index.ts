@@ -4,6 +4,7 @@ export * from './queues';
 export * from './bus';
 export * from './ops';
 export * from './dag';
+export * from './run';
 export * from './uri-names';
 export * from './uri-resource';
 export * from './uri';

@@ -11,6 +11,22 @@ import {
   DagUpsertReplySchema,
   DagValidationSchema,
 } from './dag';
+import {
+  RunDetailSchema,
+  RunGetRequestSchema,
+  RunLatestReplySchema,
+  RunLatestRequestSchema,
+  RunListReplySchema,
+  RunListRequestSchema,
+  RunLogsReplySchema,
+  RunLogsRequestSchema,
+  RunRefSchema,
+  RunRetryRequestSchema,
+  RunStartRequestSchema,
+  RunStopRequestSchema,
+  StepLogReplySchema,
+  StepLogRequestSchema,
+} from './run';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -34,6 +50,22 @@ export const dagOps = defineOps({
 
 export const runOps = defineOps({
   ping: { request: PingRequestSchema, reply: PingReplySchema, mutation: false },
+  /** Start or enqueue a run (036 start/enqueue). */
+  'run.start': { request: RunStartRequestSchema, reply: RunRefSchema, mutation: true },
+  /** New attempt of a run, whole or from a step (036 retry). */
+  'run.retry': { request: RunRetryRequestSchema, reply: RunRefSchema, mutation: true },
+  /** Abort a running or waiting run (036 stop). */
+  'run.stop': { request: RunStopRequestSchema, reply: RunRefSchema, mutation: true },
+  /** The run-detail model (021 `run`). */
+  'run.get': { request: RunGetRequestSchema, reply: RunDetailSchema, mutation: false },
+  /** One page of run summaries (021 `runs`). */
+  'run.list': { request: RunListRequestSchema, reply: RunListReplySchema, mutation: false },
+  /** The run-log model (021 `run_logs`). */
+  'run.logs': { request: RunLogsRequestSchema, reply: RunLogsReplySchema, mutation: false },
+  /** One step's log (021 `step_log`). */
+  'run.stepLog': { request: StepLogRequestSchema, reply: StepLogReplySchema, mutation: false },
+  /** Latest run per DAG name (021 `dag.latestRun`). */
+  'run.latest': { request: RunLatestRequestSchema, reply: RunLatestReplySchema, mutation: false },
 });
 
 export const wikiOps = defineOps({

@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { RunsQuerySchema, StepLogQuerySchema } from './read-query';
+
+/**
+ * run-service op payloads and replies (issue: run engine core). Shapes follow
+ * 021 (run detail, run logs, step log, run collection), 036 and dagu-model
+ * §1, §5, §6. Models are loose objects: services may add fields (021 allows
+ * extra fields inside `data`).
+ */
+
+/** DAG-run status ints and labels (dagu-model §1). */
+export const RUN_STATUS_LABELS = [
+  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'queued', 'partially_succeeded', 'waiting', 'rejected',
+] as const;
+export type RunStatusLabel = (typeof RUN_STATUS_LABELS)[number];
+/** Step (node) status labels (dagu-model §1); 9 = retrying. */
+export const STEP_STATUS_LABELS = [
+  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'skipped', 'partially_succeeded', 'waiting', 'rejected', 'retrying',
+] as const;
+/** Terminal run statuses: a `wait` ends at these (036). */
+export const TERMINAL_RUN_STATUSES: ReadonlySet<number> = new Set([2, 3, 4, 6, 8]);
+/** The waiting checkpoint (human task or approval gate): ends a `wait` with `completed=false`. */
+export const WAITING_RUN_STATUS = 7;
+
+const DagName = z.string().min(1).max(40);
+const DagRunId = z.string().regex(/^[-a-zA-Z0-9_]+$/).max(64);
+const Timestamp = z.string();
+
+/**
+ * `run.start`: start (or enqueue) a run of `spec` under `dagName`. The gateway
+ * reads a stored DAG's YAML from dag-service and passes it; an inline spec is
+ * passed as given. The run keeps a snapshot of it.
+ * Errors: `invalid_tool_input` (spec invalid, details.errors), `conflict`
+ * (run id used, or singleton clash).
+ */
+export const RunStartRequestSchema = z.strictObject({
+  dagName: DagName,
+  spec: z.string().min(1),
+  inline: z.boolean(),
+  enqueue: z.boolean(),
+  dagRunId: DagRunId.optional(),
+  /** Params string: `A=1 B=2`, or compact JSON (036 re-encodes objects). */
+  params: z.string().optional(),
+  queue: z.string().min(1).optional(),
+  labels: z.array(z.string().min(1)).optional(),
+  singleton: z.boolean().optional(),
+});
+export type RunStartRequest = z.infer<typeof RunStartRequestSchema>;
+
+/** Identity and status of a run after a control action. */
+export const RunRefSchema = z.looseObject({
+  dagName: z.string(),
+  dagRunId: z.string(),
+  attemptId: z.string().optional(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+});
+export type RunRef = z.infer<typeof RunRefSchema>;
+
+/** `run.retry`: new attempt of the same run id (036); with `stepName` only that step (+ downstream). */
+export const RunRetryRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  stepName: z.string().min(1).optional(),
+  includeDownstream: z.boolean().optional(),
+});
+
+/** `run.stop`: abort a running or waiting run (036). Not running → `invalid_tool_input`. */
+export const RunStopRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId });
+
+/** `run.get`: the run-detail model (021, dagu-model §5); `subRunId` addresses a child run. */
+export const RunGetRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId, subRunId: DagRunId.optional() });
+
+/** One step entry of a run detail (021 run detail model, dagu-model §5). */
+export const RunStepSchema = z.looseObject({
+  name: z.string(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  logUri: z.string(),
+  startedAt: Timestamp.optional(),
+  finishedAt: Timestamp.optional(),
+  error: z.string().optional(),
+});
+
+/** The run-detail model (021). */
+export const RunDetailSchema = z.looseObject({
+  name: z.string(),
+  dagRunId: z.string(),
+  uri: z.string(),
+  logsUri: z.string().optional(),
+  attemptId: z.string().optional(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  startedAt: Timestamp.optional(),
+  finishedAt: Timestamp.optional(),
+  steps: z.array(RunStepSchema),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+/** `run.list`: the `runs` query of 021. */
+export const RunListRequestSchema = RunsQuerySchema;
+export const RunSummarySchema = z.looseObject({
+  name: z.string(),
+  dagRunId: z.string(),
+  uri: z.string(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  startedAt: Timestamp.optional(),
+  finishedAt: Timestamp.optional(),
+});
+export const RunListReplySchema = z.looseObject({ items: z.array(RunSummarySchema), nextCursor: z.string().optional() });
+
+/** `run.logs`: the run-log model (021): scheduler log (tail, default 500) and per-step stream flags. */
+export const RunLogsRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId, tail: z.number().int().min(1).max(10000).optional() });
+export const RunLogsReplySchema = z.looseObject({
+  schedulerLog: z.looseObject({ content: z.string(), lineCount: z.number().int(), totalLines: z.number().int(), hasMore: z.boolean() }),
+  stepLogs: z.array(
+    z.looseObject({ stepName: z.string(), status: z.number().int(), statusLabel: z.string(), hasStdout: z.boolean(), hasStderr: z.boolean() }),
+  ),
+});
+
+/** `run.stepLog`: one step's stdout/stderr with the reader options of dagu-model §6 (default: last 1000 lines). */
+export const StepLogRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  subRunId: DagRunId.optional(),
+  stepName: z.string().min(1),
+  item: z.string().optional(),
+  bodyStepName: z.string().optional(),
+  query: StepLogQuerySchema.optional(),
+});
+export const StepLogReplySchema = z.looseObject({
+  stdoutContent: z.string(),
+  stderrContent: z.string(),
+  lineCount: z.number().int(),
+  totalLines: z.number().int(),
+  hasMore: z.boolean(),
+});
+
+/** `run.latest`: the latest run of each named DAG (for 021 `dag.latestRun`). Names without runs are absent. */
+export const RunLatestRequestSchema = z.strictObject({ dagNames: z.array(DagName).max(200) });
+export const RunLatestReplySchema = z.object({
+  latest: z.record(z.string(), z.object({ dagRunId: z.string(), status: z.number().int(), statusLabel: z.string() })),
+});
+
+/**
+ * A run status change, published by run-service on the Redis channel
+ * `runEventsChannel(prefix)` as JSON whenever a run's status changes. The
+ * gateway relays it to waits (036) and subscriptions (dagu-model §8).
+ */
+export const RunEventSchema = z.object({
+  name: z.string(),
+  dagRunId: z.string(),
+  /** Set for child runs: the root run they are addressed under. */
+  root: z.object({ name: z.string(), dagRunId: z.string() }).optional(),
+  attemptId: z.string().optional(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  at: Timestamp,
+});
+export type RunEvent = z.infer<typeof RunEventSchema>;
+
+/** The pub/sub channel of run events under a bus prefix. */
+export function runEventsChannel(prefix: string): string {
+  return `${prefix}:events:runs`;
+}
