@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   const naiveWorker = new Worker('naive', async (job) => job.data, { connection: naiveConnection, prefix, concurrency: 16 });
   await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), naiveWorker.waitUntilReady()]);
   report('(b) naive: add + waitUntilFinished', await measure(n, warmup, async () => {
-    const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: true, removeOnFail: { count: 1000 } });
+    // Completed jobs are kept (last 1000): waitUntilFinished reads the job back after it subscribed.
+    const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
     return job.waitUntilFinished(naiveEvents);
   }));
   await Promise.all([naiveWorker.close(), naiveEvents.close(), naiveQueue.close()]);

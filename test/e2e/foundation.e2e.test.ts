@@ -113,12 +113,6 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
     expect(missing.data).toMatchObject({ code: 'resource_not_found' });
     expect(missing.message).toContain('no-such-topic');
   });
-
-  test('dagu_execute is not available yet and says so (foundation)', async () => {
-    const result = await client.callTool({ name: 'dagu_execute', arguments: { action: 'start', name: 'x' } });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: 'resource_unavailable' });
-  });
 });
 
 describe('dagu_read input rules (021 §Input, §Errors)', () => {
@@ -214,6 +208,6 @@ describe('bus round trip and HTTP edges', () => {
     expect(await res.json()).toMatchObject({ code: 'resource_not_found', requestId: expect.any(String) });
     const bad = await fetch(`${stack.baseUrl}/api/v1/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ code: 'invalid_tool_input' });
+    expect(await bad.json()).toMatchObject({ code: 'invalid_request' });
   });
 });

@@ -53,6 +53,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     DATABASE_URL: TEST_DATABASE_URL,
     BUS_PREFIX: `e2e-${id}`,
     LOG_LEVEL: 'warn',
+    // Tests that exercise authentication pass AUTH_MODE themselves.
+    AUTH_MODE: 'none',
     ...extraEnv,
   };
   const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {

@@ -1,9 +1,9 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { runChecks, type Logger, type ReadinessCheck } from '@dagu-mcp/runtime';
 import type { McpSessionManager } from './mcp/session-manager';
 import { sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
-import { createRestRouter, type RestRoutes, type ServiceProbes } from './http/rest-router';
+import { createRestRouter, type RestRoutes } from './http/rest-router';
 
 /** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
 export interface AppDeps {
@@ -12,12 +12,15 @@ export interface AppDeps {
   /** `BASE_PATH` of spec 020: MCP is served at `/mcp` and, when set, at `<basePath>/mcp`. */
   readonly basePath: string;
   readonly bodyLimitBytes: number;
-  readonly version: string;
+  /** Express `trust proxy` (client addresses behind a load balancer). */
+  readonly trustProxy: boolean | number;
   /** Readiness checks behind `GET /readyz` (Redis, PostgreSQL, migrations). */
   readonly readiness: Record<string, ReadinessCheck>;
-  /** Pings every service over the bus (`GET /api/v1/health`). */
-  readonly probeServices: () => Promise<ServiceProbes>;
-  readonly restRoutes?: RestRoutes[];
+  /** Authentication of `/mcp` (API keys need the `mcp` surface), run before any MCP handling. */
+  readonly authenticateMcp: RequestHandler;
+  /** Authentication of non-public `/api/v1` routes (API keys need the `rest_api` surface). */
+  readonly authenticateRest: RequestHandler;
+  readonly restRoutes: RestRoutes[];
 }
 
 /**
@@ -28,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.set('trust proxy', deps.trustProxy);
   app.use(requestId());
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -39,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
 
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
   const mcp = express.Router();
+  mcp.use(deps.authenticateMcp);
   mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
   mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
@@ -54,7 +59,7 @@ export function createApp(deps: AppDeps): Express {
   mcp.use(mcpErrorHandler(deps.logger));
   for (const path of mcpPaths) app.use(path, mcp);
 
-  const rest = createRestRouter({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, version: deps.version, probeServices: deps.probeServices, routes: deps.restRoutes });
+  const rest = createRestRouter({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, authenticate: deps.authenticateRest, routes: deps.restRoutes });
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
 

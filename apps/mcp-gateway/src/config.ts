@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@dagu-mcp/runtime';
+import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
 
 /**
  * Gateway settings, parsed once at start from the environment (CONVENTIONS §8).
@@ -17,6 +17,16 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
+ * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
+ * | `BASIC_USERNAME` / `BASIC_PASSWORD` | the one user of `basic` (required in that mode) | — |
+ * | `TOKEN_SECRET` | HS256 secret of login tokens, ≥ 32 chars (generated once and kept in PostgreSQL if unset) | — |
+ * | `TOKEN_TTL_SECONDS` | login token lifetime, s | `43200` (12 h) |
+ * | `TRUST_PROXY` | Express `trust proxy` (hop count, or `true`/`false`) for client addresses behind a load balancer | `false` |
+ * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed credentials allowed per window | `10` / `50` |
+ * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
+ *
+ * Every secret may come from `<NAME>_FILE`.
  */
 export const GatewayConfigSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -34,10 +44,40 @@ export const GatewayConfigSchema = z.object({
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),
+  AUTH_MODE: z.enum(['builtin', 'basic', 'none']).default('builtin'),
+  ADMIN_USERNAME: z.string().min(1).default('admin'),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  BASIC_USERNAME: z.string().min(1).optional(),
+  BASIC_PASSWORD: z.string().min(1).optional(),
+  TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  TOKEN_TTL_SECONDS: env.count(12 * 3600),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d+)$/, 'must be true, false or a hop count')
+    .default('false')
+    .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v))),
+  LOGIN_MAX_FAILURES_PER_USER: env.count(10),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: env.count(50),
+  LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
 /** Parses the gateway config; throws `ConfigError` with every bad variable. */
 export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return parseConfig(GatewayConfigSchema, source);
+  const config = parseConfig(GatewayConfigSchema, source);
+  if (config.AUTH_MODE === 'none' && !isLoopback(config.HOST)) {
+    throw new ConfigError(
+      `Invalid configuration: AUTH_MODE=none is only allowed when HOST is a loopback address (got ${config.HOST}); ` +
+        'anyone who can reach the port would act as admin. Use AUTH_MODE=builtin or basic, or bind 127.0.0.1.',
+    );
+  }
+  if (config.AUTH_MODE === 'basic' && (config.BASIC_USERNAME === undefined || config.BASIC_PASSWORD === undefined)) {
+    throw new ConfigError('Invalid configuration: AUTH_MODE=basic needs BASIC_USERNAME and BASIC_PASSWORD (or BASIC_PASSWORD_FILE).');
+  }
+  return config;
+}
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

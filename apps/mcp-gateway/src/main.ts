@@ -7,9 +7,12 @@ import { GATEWAY_MIGRATIONS } from './db/migrations';
 import { createMcpServer } from './mcp/mcp-server';
 import { McpSessionManager } from './mcp/session-manager';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
+import { RunEventHub } from './mcp/run-events';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
+import { setupAuth } from './auth/auth-setup';
+import { healthRoutes } from './routes/health.routes';
 
 /** A started gateway; `stop()` drains it (CONVENTIONS §13). */
 export interface RunningGateway {
@@ -29,9 +32,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const bus = new BusClient({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, logger });
   await bus.start();
+  const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
+  await runEvents.start();
 
+  const auth = await setupAuth(config, pool, logger);
   const topics = loadReferenceTopics();
-  const handlers = createGatewayHandlers({ bus, topics, logger });
+  const handlers = createGatewayHandlers({ bus, topics, logger, runEvents, audit: (event) => auth.audit.record(event) });
   const sessions = new McpSessionManager({
     createServer: () => createMcpServer(handlers, GATEWAY_VERSION),
     idleTtlMs: config.SESSION_IDLE_TTL_MS,
@@ -42,8 +48,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     sessions,
     basePath: config.BASE_PATH,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    version: GATEWAY_VERSION,
-    probeServices: createServiceProber(bus),
+    trustProxy: config.TRUST_PROXY,
+    authenticateMcp: auth.authenticateMcp,
+    authenticateRest: auth.authenticateRest,
+    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes],
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
@@ -66,6 +74,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.closeIdleConnections();
       });
       await sessions.closeAll();
+      await auth.close();
+      await runEvents.close();
       await bus.close();
       await pool.end();
       logger.info('gateway stopped');

@@ -26,8 +26,11 @@ describe('createHandlerContext', () => {
     dispose();
   });
 
-  it('dispose clears the deadline timer', () => {
+  it('arms no timer until the signal is read, and dispose clears it', () => {
     const { context, dispose } = contextFor(1_000_500);
+    expect(jest.getTimerCount()).toBe(0);
+    expect(context.signal.aborted).toBe(false);
+    expect(jest.getTimerCount()).toBe(1);
     dispose();
     expect(jest.getTimerCount()).toBe(0);
     jest.advanceTimersByTime(1000);

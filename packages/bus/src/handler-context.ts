@@ -50,29 +50,40 @@ export interface HandlerContextInput {
 }
 
 /**
- * Builds a handler's context and arms its deadline timer.
+ * Builds a handler's context. The abort signal and its deadline timer are
+ * created only when a handler first reads `signal` (most never do, and an
+ * AbortController per job is measurable on the fast path).
  *
  * @returns the context and `dispose`, which the caller must call once the
- *   handler settled (it clears the timer).
+ *   handler settled (it clears the timer, if any).
  */
 export function createHandlerContext(input: HandlerContextInput): { context: HandlerContext; dispose: () => void } {
-  const controller = new AbortController();
   const { deadline } = input;
   const remainingMs = (): number => Math.max(0, deadline - Date.now());
+  let controller: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const left = remainingMs();
-  if (left === 0) {
-    controller.abort(deadlinePassedError());
-  } else {
-    timer = setTimeout(() => controller.abort(deadlinePassedError()), left);
-  }
+  let disposed = false;
+  const signal = (): AbortSignal => {
+    if (controller === undefined) {
+      controller = new AbortController();
+      const left = remainingMs();
+      if (left === 0) controller.abort(deadlinePassedError());
+      else if (!disposed) {
+        const armed = controller;
+        timer = setTimeout(() => armed.abort(deadlinePassedError()), left);
+      }
+    }
+    return controller.signal;
+  };
   const context: HandlerContext = {
     principal: input.principal,
     deadline,
     op: input.op,
     jobId: input.jobId,
     traceContext: input.traceContext,
-    signal: controller.signal,
+    get signal() {
+      return signal();
+    },
     remainingMs,
     assertBeforeDeadline: () => {
       if (Date.now() >= deadline) throw deadlinePassedError();
@@ -82,6 +93,7 @@ export function createHandlerContext(input: HandlerContextInput): { context: Han
   return {
     context,
     dispose: () => {
+      disposed = true;
       if (timer !== undefined) clearTimeout(timer);
     },
   };

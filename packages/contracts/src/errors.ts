@@ -19,6 +19,10 @@ export const ErrorCodeSchema = z.enum([
   'unsupported_change_mode',
   'unsupported_change_type',
   'conflict',
+  /** REST only: a request body or query that breaks the route's contract (HTTP 400). */
+  'invalid_request',
+  /** REST only: too many failed credentials (HTTP 429 with Retry-After). */
+  'rate_limited',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

@@ -27,6 +27,18 @@ import {
   StepLogReplySchema,
   StepLogRequestSchema,
 } from './run';
+import {
+  WikiDeleteReplySchema,
+  WikiDeleteRequestSchema,
+  WikiListReplySchema,
+  WikiListRequestSchema,
+  WikiPageRefSchema,
+  WikiPageSchema,
+  WikiPutReplySchema,
+  WikiPutRequestSchema,
+  WikiSearchReplySchema,
+  WikiSearchRequestSchema,
+} from './wiki';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -70,6 +82,16 @@ export const runOps = defineOps({
 
 export const wikiOps = defineOps({
   ping: { request: PingRequestSchema, reply: PingReplySchema, mutation: false },
+  /** One page of the wiki collection, tree or flat (021 `wiki`, `dagu://wiki[/{workspace}]`). */
+  'wiki.list': { request: WikiListRequestSchema, reply: WikiListReplySchema, mutation: false },
+  /** One page with its Markdown (021 `wiki_page`, `dagu://wiki/{workspace}/{path}`). */
+  'wiki.get': { request: WikiPageRefSchema, reply: WikiPageSchema, mutation: false },
+  /** Line-snippet search over page titles and bodies (021 `wiki_search`). */
+  'wiki.search': { request: WikiSearchRequestSchema, reply: WikiSearchReplySchema, mutation: false },
+  /** Create or replace one page atomically (REST `PUT /api/v1/wiki/{workspace}/pages/{path}`). */
+  'wiki.put': { request: WikiPutRequestSchema, reply: WikiPutReplySchema, mutation: true },
+  /** Delete one page atomically (REST `DELETE /api/v1/wiki/{workspace}/pages/{path}`). */
+  'wiki.delete': { request: WikiDeleteRequestSchema, reply: WikiDeleteReplySchema, mutation: true },
 });
 
 export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps } as const;

@@ -26,7 +26,7 @@ export interface SnippetOptions {
 export const MAX_MATCHES_PER_RESULT = 5;
 /** Default cap on a snippet's length: a longer line is cut to a window around its first match. */
 export const MAX_SNIPPET_LENGTH = 200;
-/** How much of a long line is kept before the match, so the match has context. */
+/** How much of a long line is kept before the match (at most a third of the snippet), so the match has context. */
 const LEAD_CONTEXT = 60;
 const ELLIPSIS = '…';
 
@@ -87,7 +87,8 @@ function linesOfOccurrences(haystack: string, needle: string): Set<number> {
  */
 export function clip(text: string, position: number, maxLength: number): string {
   if (text.length <= maxLength) return text;
-  const start = Math.max(0, Math.min(position - LEAD_CONTEXT, text.length - (maxLength - 1)));
+  const leadContext = Math.min(LEAD_CONTEXT, Math.floor(maxLength / 3));
+  const start = Math.max(0, Math.min(position - leadContext, text.length - (maxLength - 1)));
   const lead = start > 0 ? ELLIPSIS : '';
   const room = maxLength - lead.length;
   const end = start + room;

@@ -1,4 +1,54 @@
 import type { Migration } from '@dagu-mcp/runtime';
 
-/** Gateway schema migrations (users, API keys, sessions, audit arrive with their issues). */
-export const GATEWAY_MIGRATIONS: readonly Migration[] = [];
+/** Gateway schema migrations: users, API keys, settings, audit events. Applied in id order on start. */
+export const GATEWAY_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '001_auth',
+    sql: `
+      CREATE TABLE users (
+        id uuid PRIMARY KEY,
+        username text NOT NULL UNIQUE,
+        role text NOT NULL,
+        password_hash text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE api_keys (
+        id uuid PRIMARY KEY,
+        prefix text NOT NULL UNIQUE,
+        key_hash text NOT NULL,
+        name text NOT NULL,
+        role text NOT NULL,
+        surfaces text[] NOT NULL,
+        expires_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text NOT NULL,
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+      -- Instance-wide settings, e.g. the generated login-token secret shared by all replicas.
+      CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL);
+    `,
+  },
+  {
+    id: '002_audit',
+    sql: `
+      CREATE TABLE audit_events (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL,
+        category text NOT NULL,
+        action text NOT NULL,
+        actor text NOT NULL,
+        principal_id text NOT NULL,
+        credential_type text NOT NULL,
+        target text,
+        outcome text NOT NULL,
+        duration_ms double precision,
+        request_id text,
+        details jsonb
+      );
+      CREATE INDEX audit_events_at ON audit_events (at DESC, id DESC);
+      CREATE INDEX audit_events_action ON audit_events (action, at DESC);
+    `,
+  },
+];

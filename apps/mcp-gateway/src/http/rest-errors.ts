@@ -17,6 +17,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   resource_unavailable: 503,
   internal_error: 500,
+  invalid_request: 400,
+  rate_limited: 429,
 };
 
 /**
@@ -34,10 +36,10 @@ export function restErrorHandler(logger: Logger) {
     if (res.headersSent) return next(err);
     const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
     if (type === 'entity.parse.failed') {
-      return sendRestError(res, new DaguError('invalid_tool_input', 'Request body is not valid JSON.', { field: 'body' }));
+      return sendRestError(res, new DaguError('invalid_request', 'Request body is not valid JSON.', { field: 'body' }));
     }
     if (type === 'entity.too.large') {
-      res.status(413).json({ code: 'invalid_tool_input', message: 'Request body is too large.', requestId: res.locals.requestId });
+      res.status(413).json({ code: 'invalid_request', message: 'Request body is too large.', requestId: res.locals.requestId });
       return;
     }
     if (!(err instanceof DaguError)) logger.error({ err, requestId: res.locals.requestId }, 'rest request failed');

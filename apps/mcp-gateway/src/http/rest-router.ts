@@ -1,45 +1,79 @@
-import express, { Router } from 'express';
-import { DaguError } from '@dagu-mcp/contracts';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { DaguError, roleAtLeast, type Role } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
+import { principalOf } from './principal';
 import { restErrorHandler } from './rest-errors';
+
+/** Who may call a route: a role (and every role above it, dagu-model §9), or `public` (no credential). */
+export type RouteAccess = Role | 'public';
+
+/** A REST handler; thrown `DaguError`s become JSON errors with the right status. */
+export type RestHandler = (req: Request, res: Response) => Promise<void> | void;
+
+/**
+ * Registers REST routes. Every route states who may call it: a route cannot
+ * be added without a role (issue: "every route later issues add is denied
+ * unless it declares its role").
+ */
+export interface RestRouteRegistrar {
+  get(path: string, access: RouteAccess, handler: RestHandler): void;
+  post(path: string, access: RouteAccess, handler: RestHandler): void;
+  put(path: string, access: RouteAccess, handler: RestHandler): void;
+  patch(path: string, access: RouteAccess, handler: RestHandler): void;
+  delete(path: string, access: RouteAccess, handler: RestHandler): void;
+}
+
+/** A REST route module: auth, users, API keys, DAGs, runs, wiki … each adds its routes. */
+export type RestRoutes = (routes: RestRouteRegistrar) => void;
 
 /** Result of pinging one service over the bus: who answered and the round trip in ms, or the error code. */
 export type ServiceProbes = Record<string, { ok: boolean; replica?: string; latencyMs?: number; error?: string }>;
 
 /**
- * A REST route module: later capabilities (auth, API keys, wiki writes,
- * human tasks) each add one by registering on the router they are given.
- */
-export type RestRoutes = (router: Router) => void;
-
-/**
- * Builds the `/api/v1` router: JSON bodies (limit `bodyLimitBytes`),
- * `GET /health` (each service pinged over the bus), the given route modules, a JSON 404 for anything else and
- * JSON errors `{code, message, …, requestId}` — never HTML.
+ * Builds the `/api/v1` router: JSON bodies (limit `bodyLimitBytes`), the
+ * route modules behind `authenticate` (API keys need the `rest_api` surface)
+ * and their role checks, a JSON 404 for anything else and JSON errors
+ * `{code, message, …, requestId}` — never HTML.
  */
 export function createRestRouter(opts: {
   logger: Logger;
   bodyLimitBytes: number;
-  version: string;
-  /** Probes every service over the bus; `GET /health` reports the result. */
-  probeServices: () => Promise<ServiceProbes>;
-  routes?: RestRoutes[];
+  authenticate: RequestHandler;
+  routes: RestRoutes[];
 }): Router {
   const router = Router();
   router.use(express.json({ limit: opts.bodyLimitBytes }));
-  router.get('/health', async (_req, res, next) => {
-    try {
-      const services = await opts.probeServices();
-      const ok = Object.values(services).every((s) => s.ok);
-      res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', version: opts.version, services });
-    } catch (err) {
-      next(err);
-    }
-  });
-  for (const add of opts.routes ?? []) add(router);
+  const registrar = createRegistrar(router, opts.authenticate);
+  for (const add of opts.routes) add(registrar);
   router.use((req, _res, next) => {
     next(new DaguError('resource_not_found', `No route for ${req.method} ${req.baseUrl}${req.path}.`));
   });
   router.use(restErrorHandler(opts.logger));
   return router;
+}
+
+function createRegistrar(router: Router, authenticate: RequestHandler): RestRouteRegistrar {
+  const add =
+    (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
+    (path: string, access: RouteAccess, handler: RestHandler): void => {
+      const chain: RequestHandler[] = access === 'public' ? [] : [authenticate, requireRole(access)];
+      router[method](path, ...chain, wrap(handler));
+    };
+  return { get: add('get'), post: add('post'), put: add('put'), patch: add('patch'), delete: add('delete') };
+}
+
+/** 403 `unauthorized` unless the caller's role is `role` or above (dagu-model §9, §10: REST → HTTP 403). */
+function requireRole(role: Role): RequestHandler {
+  return function requireRole(_req: Request, res: Response, next: NextFunction): void {
+    if (roleAtLeast(principalOf(res).role, role)) return next();
+    next(new DaguError('unauthorized', `This operation needs the ${role} role or higher.`));
+  };
+}
+
+function wrap(handler: RestHandler): RequestHandler {
+  return function restHandler(req: Request, res: Response, next: NextFunction): void {
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch(next);
+  };
 }

@@ -3,43 +3,43 @@ import { DaguError, mimeTypeFor } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { ReferenceTopic } from '../reference/reference-topics';
-import type { McpHandlers, ToolHandler } from './mcp-server';
+import type { AuditEvent } from '../audit/audit-log';
+import type { McpHandlers } from './mcp-server';
 import { listResources, listResourceTemplates } from './resource-catalog';
 import { notAvailableYet, referenceBackend, referencesBackend, type ReadBackends } from './tools/read/read-backends';
 import { parseReadInput } from './tools/read/read-input';
 import { createReadTool } from './tools/read/read-tool';
 import { createDagReadBackends } from './tools/read/dag-read-backends';
 import { createChangeTool } from './tools/change/change-tool';
-import { toolError } from './tools/tool-result';
+import { createRunReadBackends, withLatestRun } from './tools/read/run-read-backends';
+import { createExecuteTool } from './tools/execute/execute-tool';
+import type { RunEventSource } from './run-events';
 
 /** What the gateway's MCP handlers are built from. */
 export interface GatewayHandlerDeps {
   readonly bus: BusClient;
   readonly topics: ReadonlyMap<string, ReferenceTopic>;
   readonly logger: Logger;
+  /** Run status changes for `dagu_execute` waits; without it a wait re-reads on a timer. */
+  readonly runEvents?: RunEventSource;
+  readonly audit: (event: AuditEvent) => void;
 }
 
 /** The read backends: reference topics are the gateway's own; the rest go to the services. */
 export function createReadBackends(deps: GatewayHandlerDeps): ReadBackends {
+  const dagBackends = createDagReadBackends(deps.bus);
   return {
     references: referencesBackend(deps.topics),
     reference: referenceBackend(deps.topics),
-    ...createDagReadBackends(deps.bus),
+    ...dagBackends,
+    dag: withLatestRun(dagBackends.dag, deps.bus),
     wiki: notAvailableYet('wiki'),
     wiki_page: notAvailableYet('wiki_page'),
     wiki_search: notAvailableYet('wiki_search'),
-    runs: notAvailableYet('runs'),
-    run: notAvailableYet('run'),
-    run_logs: notAvailableYet('run_logs'),
-    step_log: notAvailableYet('step_log'),
+    ...createRunReadBackends(deps.bus),
     foreach_items: notAvailableYet('foreach_items'),
     foreach_item: notAvailableYet('foreach_item'),
   };
-}
-
-/** A tool whose service does not implement it yet: `resource_unavailable`, saying so. */
-function unavailableTool(name: string): ToolHandler {
-  return async () => toolError({ code: 'resource_unavailable', message: `${name} is not available in this server yet.` });
 }
 
 /**
@@ -52,8 +52,9 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
     tools: {
       dagu_read: createReadTool(backends),
       dagu_change: createChangeTool(deps.bus),
-      dagu_execute: unavailableTool('dagu_execute'),
+      dagu_execute: createExecuteTool({ bus: deps.bus, ...(deps.runEvents !== undefined ? { events: deps.runEvents } : {}) }),
     },
+    audit: deps.audit,
     listResources: () => listResources(deps.topics),
     listResourceTemplates,
     readResource: async (uri, ctx): Promise<ReadResourceResult> => {

@@ -20,6 +20,8 @@ const JSON_RPC_CODE: Record<ErrorCode, number> = {
   unsupported_read_target: JsonRpcCode.InvalidParams,
   unsupported_change_mode: JsonRpcCode.InvalidParams,
   unsupported_change_type: JsonRpcCode.InvalidParams,
+  invalid_request: JsonRpcCode.InvalidRequest,
+  rate_limited: -32007,
 };
 
 /**

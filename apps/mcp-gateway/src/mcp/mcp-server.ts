@@ -18,6 +18,8 @@ import { ANONYMOUS_PRINCIPAL, PrincipalSchema, type Principal } from '@dagu-mcp/
 import { z } from 'zod';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import { toMcpError } from './mcp-errors';
+import type { AuditEvent } from '../audit/audit-log';
+import { DaguError } from '@dagu-mcp/contracts';
 
 /** What a tool or resource handler learns about the request it serves. */
 export interface McpCallContext {
@@ -41,6 +43,8 @@ export interface McpHandlers {
   readonly listResourceTemplates: () => ResourceTemplate[];
   /** Reads a `dagu://` resource; throws `DaguError` (mapped per dagu-model §10). */
   readonly readResource: (uri: string, ctx: McpCallContext) => Promise<ReadResourceResult>;
+  /** Records audit events (dagu-model §8: `mcp.tool_call.*`, `mcp.resource.read.*`). */
+  readonly audit: (event: AuditEvent) => void;
 }
 
 /** Server `instructions` (dagu-model §8): one paragraph. */
@@ -74,9 +78,14 @@ export function createMcpServer(handlers: McpHandlers, version: string): Server 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: handlers.listResources() }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: handlers.listResourceTemplates() }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const ctx = contextOf(extra, request.params._meta?.progressToken);
+    const audit = auditor(handlers, ctx, 'mcp.resource.read', request.params.uri);
     try {
-      return await handlers.readResource(request.params.uri, contextOf(extra, request.params._meta?.progressToken));
+      const result = await handlers.readResource(request.params.uri, ctx);
+      audit(undefined);
+      return result;
     } catch (err) {
+      audit(err instanceof DaguError ? err.code : 'internal_error');
       throw toMcpError(err, { resourceUri: request.params.uri, operation: 'resources/read' });
     }
   });
@@ -87,9 +96,42 @@ export function createMcpServer(handlers: McpHandlers, version: string): Server 
     if (tool === undefined) {
       throw toMcpError(new Error(`Unknown tool: ${request.params.name}`), { invalidParams: true });
     }
-    return tool(request.params.arguments, contextOf(extra, progressTokenOf(request.params._meta)));
+    const ctx = contextOf(extra, progressTokenOf(request.params._meta));
+    const audit = auditor(handlers, ctx, 'mcp.tool_call', describeCall(request.params.name, request.params.arguments));
+    const result = await tool(request.params.arguments, ctx);
+    const code = result.isError ? result.structuredContent?.code : undefined;
+    audit(result.isError ? (typeof code === 'string' ? code : 'internal_error') : undefined);
+    return result;
   });
   return server;
+}
+
+/**
+ * Records `<prefix>.received` now and returns the function that records the
+ * outcome: `succeeded`, `denied` (code `unauthorized`) or `failed` (with the code).
+ */
+function auditor(handlers: McpHandlers, ctx: McpCallContext, prefix: string, target: string): (errorCode: string | undefined) => void {
+  const started = performance.now();
+  const base = { category: 'mcp', principal: ctx.principal, target, details: { sessionId: ctx.sessionId } };
+  handlers.audit({ ...base, action: `${prefix}.received`, outcome: 'received' });
+  return (errorCode) => {
+    const outcome = errorCode === undefined ? 'succeeded' : errorCode === 'unauthorized' ? 'denied' : 'failed';
+    handlers.audit({
+      ...base,
+      action: `${prefix}.${outcome}`,
+      outcome,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      details: errorCode === undefined ? base.details : { ...base.details, code: errorCode },
+    });
+  };
+}
+
+/** `dagu_read:dag_spec:nightly`-style audit target from the tool name and its non-secret selector fields. */
+function describeCall(tool: string, args: unknown): string {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return tool;
+  const record: Record<string, unknown> = { ...args };
+  const parts = ['target', 'action', 'mode', 'name', 'uri', 'dagRunId'].map((k) => record[k]).filter((v): v is string => typeof v === 'string');
+  return [tool, ...parts].join(':').slice(0, 500);
 }
 
 function progressTokenOf(meta: Record<string, unknown> | undefined): string | number | undefined {

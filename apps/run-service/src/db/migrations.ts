@@ -1,4 +1,116 @@
 import type { Migration } from '@dagu-mcp/runtime';
 
-/** run-service schema migrations, applied in id order on start. */
-export const RUN_MIGRATIONS: readonly Migration[] = [];
+/**
+ * run-service schema migrations, applied in id order on start by `migrate`
+ * (runtime) inside the service's own schema.
+ *
+ * `001_create_runs`:
+ *
+ * - `runs` — one row per DAG-run (ARCHITECTURE "Data"): identity
+ *   (`dag_name`, `dag_run_id`, unique together), the current attempt
+ *   (`attempt_no`, `attempt_id`), `status` (dagu-model §1), the run-level
+ *   `error` (timeout, init failure, replica stopped), `params` (the effective
+ *   params string) and `resolved_params` (the values the first attempt
+ *   computed, reused by retries), `labels`, `queue`, the spec snapshot
+ *   (`spec` YAML as run, `normalized` root DAG model), timestamps
+ *   (`created_at`, `queued_at`, `started_at`, `finished_at`), ownership
+ *   (`owner` replica, `heartbeat_at`), `stop_requested_at` (a stop asked on
+ *   another replica), `request_id` (the bus job that created it, so a
+ *   re-delivered `run.start` is answered idempotently) and the id of its
+ *   scheduler log stream.
+ * - `run_attempts` — history of attempts (021: each retry records a new attempt).
+ * - `run_steps` — one row per node (step or lifecycle handler) per attempt,
+ *   `seq` = execution order (steps in topological order, then handlers).
+ *   A retry from a step copies the kept nodes' rows into the new attempt.
+ * - `log_streams` — one row per log stream (a step's stdout or stderr in an
+ *   attempt, a run's scheduler log) with the exact line count: the counter row
+ *   the readers take `totalLines` from.
+ * - `log_lines` — one row per line; the primary key (`stream_id`, `line_no`)
+ *   makes any line range an index range scan (dagu-model §6). No foreign key:
+ *   inserts stay cheap; rows go with their stream when a run is deleted.
+ */
+export const RUN_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '001_create_runs',
+    sql: `
+CREATE TABLE log_streams (
+  id          bigserial PRIMARY KEY,
+  total_lines integer NOT NULL DEFAULT 0,
+  total_bytes bigint  NOT NULL DEFAULT 0
+);
+
+CREATE TABLE log_lines (
+  stream_id bigint  NOT NULL,
+  line_no   integer NOT NULL,
+  text      text    NOT NULL,
+  PRIMARY KEY (stream_id, line_no)
+);
+
+CREATE TABLE runs (
+  pk                bigserial PRIMARY KEY,
+  dag_name          text COLLATE "C" NOT NULL,
+  dag_run_id        text COLLATE "C" NOT NULL,
+  attempt_no        integer     NOT NULL DEFAULT 1,
+  attempt_id        text        NOT NULL,
+  status            smallint    NOT NULL,
+  error             text        NULL,
+  params            text        NOT NULL DEFAULT '',
+  resolved_params   jsonb       NULL,
+  labels            text[]      NOT NULL DEFAULT '{}',
+  queue             text        NOT NULL,
+  max_active_runs   integer     NOT NULL DEFAULT 1,
+  inline            boolean     NOT NULL DEFAULT false,
+  spec              text        NOT NULL,
+  normalized        jsonb       NOT NULL,
+  request_id        text        NULL,
+  created_at        timestamptz NOT NULL DEFAULT now(),
+  queued_at         timestamptz NULL,
+  started_at        timestamptz NULL,
+  finished_at       timestamptz NULL,
+  owner             text        NULL,
+  heartbeat_at      timestamptz NULL,
+  stop_requested_at timestamptz NULL,
+  scheduler_log     bigint      NOT NULL REFERENCES log_streams (id),
+  UNIQUE (dag_name, dag_run_id)
+);
+-- run.list newest first, with or without a name.
+CREATE INDEX runs_created_idx ON runs (created_at DESC, pk DESC);
+CREATE INDEX runs_name_created_idx ON runs (dag_name, created_at DESC, pk DESC);
+-- queue dispatch and singleton checks look only at active runs.
+CREATE INDEX runs_active_idx ON runs (status, queue, created_at) WHERE status IN (1, 5, 7);
+CREATE INDEX runs_labels_idx ON runs USING gin (labels);
+
+CREATE TABLE run_attempts (
+  run_pk      bigint      NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,
+  attempt_no  integer     NOT NULL,
+  attempt_id  text        NOT NULL,
+  retry_step  text        NULL,
+  include_downstream boolean NOT NULL DEFAULT false,
+  status      smallint    NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz NULL,
+  PRIMARY KEY (run_pk, attempt_no)
+);
+
+CREATE TABLE run_steps (
+  run_pk          bigint      NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,
+  attempt_no      integer     NOT NULL,
+  seq             integer     NOT NULL,
+  name            text        NOT NULL,
+  step_id         text        NULL,
+  handler         text        NULL,
+  status          smallint    NOT NULL DEFAULT 0,
+  error           text        NULL,
+  started_at      timestamptz NULL,
+  finished_at     timestamptz NULL,
+  retry_count     integer     NOT NULL DEFAULT 0,
+  exit_code       integer     NULL,
+  allowed_failure boolean     NOT NULL DEFAULT false,
+  outputs         jsonb       NOT NULL DEFAULT '{}',
+  stdout_log      bigint      NOT NULL,
+  stderr_log      bigint      NOT NULL,
+  PRIMARY KEY (run_pk, attempt_no, seq)
+);
+`,
+  },
+];

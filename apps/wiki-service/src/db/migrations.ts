@@ -1,4 +1,71 @@
 import type { Migration } from '@dagu-mcp/runtime';
 
-/** wiki-service schema migrations, applied in id order on start. */
-export const WIKI_MIGRATIONS: readonly Migration[] = [];
+/**
+ * wiki-service schema migrations, applied in id order on start by `migrate`
+ * (runtime) inside the service's own schema (search path `<schema>, public`).
+ *
+ * `001_create_wiki` (ARCHITECTURE "Data"; dagu-model §2, §7):
+ *
+ * `workspaces` — every workspace a page was ever written to. A workspace
+ * comes into being with its first page and stays when its pages are deleted.
+ *
+ * `pages` — one row per page:
+ *
+ * | Column | Meaning |
+ * | --- | --- |
+ * | `workspace`, `path` | the page's identity; `COLLATE "C"` so orderings and the search cursor follow code-unit order, as JavaScript compares |
+ * | `name_key`, `type_key` | tree-order sort keys of the path (`pages/page-keys.ts`), for `sort=name` and `sort=type` |
+ * | `content` | the Markdown exactly as written, frontmatter included |
+ * | `title`, `tags` | read from the frontmatter on write (`pages/frontmatter.ts`) |
+ * | `size` | UTF-8 bytes of `content` |
+ * | `version` | 1 on create, +1 on every change (REST `ETag`, `If-Match`) |
+ * | `created_at`, `updated_at`, `updated_by` | timestamps and the subject of the last writer |
+ *
+ * Listing pages are B-tree index scans in the requested order (one index per
+ * sort, with and without a workspace), so a collection page costs its LIMIT
+ * rows plus an index-only count. Search is `ILIKE '%text%'` on `content` and
+ * `title`, served by pg_trgm GIN indexes (pg_trgm folds case, so one index
+ * serves ILIKE). pg_trgm lives in `public`, shared by every schema of the
+ * database; the advisory lock (the same key dag-service takes) keeps two
+ * services migrating at once from racing on `CREATE EXTENSION`.
+ */
+export const WIKI_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '001_create_wiki',
+    sql: `
+SELECT pg_advisory_xact_lock(hashtext('dagu-mcp:create-extension:pg_trgm'));
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+CREATE TABLE workspaces (
+  name       text COLLATE "C" PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE pages (
+  workspace  text COLLATE "C" NOT NULL REFERENCES workspaces (name),
+  path       text COLLATE "C" NOT NULL,
+  name_key   text COLLATE "C" NOT NULL,
+  type_key   text COLLATE "C" NOT NULL,
+  content    text        NOT NULL,
+  title      text        NOT NULL,
+  tags       text[]      NOT NULL DEFAULT '{}',
+  size       integer     NOT NULL CHECK (size >= 0),
+  version    integer     NOT NULL DEFAULT 1 CHECK (version > 0),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  updated_by text        NOT NULL,
+  PRIMARY KEY (workspace, path)
+);
+
+-- sort=name / sort=type, one workspace or all (ORDER BY workspace, key).
+CREATE INDEX pages_name_key_idx ON pages (workspace, name_key);
+CREATE INDEX pages_type_key_idx ON pages (workspace, type_key);
+-- sort=mtime: one workspace, and all workspaces.
+CREATE INDEX pages_workspace_mtime_idx ON pages (workspace, updated_at, path);
+CREATE INDEX pages_mtime_idx ON pages (updated_at, workspace, path);
+-- wiki_search: content ILIKE / title ILIKE '%text%'.
+CREATE INDEX pages_content_trgm_idx ON pages USING gin (content gin_trgm_ops);
+CREATE INDEX pages_title_trgm_idx ON pages USING gin (title gin_trgm_ops);
+`,
+  },
+];

@@ -1,0 +1,100 @@
+import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
+import { dagOps } from '@dagu-mcp/contracts';
+import { createDagHandlers } from './dag-service';
+import { createTestSchema, type TestSchema } from '../test-fixtures/pg-test-schema';
+import { dagYaml, TEST_PRINCIPAL } from '../test-fixtures/handler-context';
+import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
+
+/**
+ * dag-service through the real bus (ARCHITECTURE "Request flow" steps 3–5):
+ * a BusClient sends typed requests over Redis to a ServiceWorker running the
+ * dag-service handlers on the real PostgreSQL; both sides validate with the
+ * `dagOps` schemas, and errors keep their code, field and details.
+ */
+const prefix = randomBusPrefix('dag-service');
+const options = { principal: TEST_PRINCIPAL };
+let db: TestSchema;
+let worker: ServiceWorker<typeof dagOps>;
+let client: BusClient;
+
+beforeAll(async () => {
+  db = await createTestSchema('bus');
+  worker = new ServiceWorker({
+    service: 'dag',
+    catalog: dagOps,
+    handlers: createDagHandlers({ pool: db.pool, replica: 'bus-test' }),
+    redisUrl: TEST_REDIS_URL,
+    prefix,
+  });
+  client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
+  await Promise.all([worker.start(), client.start()]);
+});
+
+afterAll(async () => {
+  await client.close();
+  await worker.close();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+  await db.drop();
+});
+
+describe('dag-service over the bus', () => {
+  it('answers ping', async () => {
+    await expect(client.call('dag', dagOps, 'ping', {}, options)).resolves.toMatchObject({
+      service: 'dag-service',
+      replica: 'bus-test',
+    });
+  });
+
+  it('previews, applies, then reads, lists and searches a DAG', async () => {
+    const spec = dagYaml({ description: 'Bus test', labels: ['workspace=ops'], commands: ['echo over the bus'] });
+    const preview = await client.call('dag', dagOps, 'dag.validate', { name: 'bus-dag', spec }, options);
+    expect(preview).toMatchObject({ valid: true, errors: [] });
+
+    const applied = await client.call('dag', dagOps, 'dag.upsert', { name: 'bus-dag', spec }, options);
+    expect(applied).toMatchObject({ valid: true, applied: true, created: true, updated: false, version: 1 });
+
+    const detail = await client.call('dag', dagOps, 'dag.get', { name: 'bus-dag' }, options);
+    expect(detail).toMatchObject({ name: 'bus-dag', specUri: 'dagu://dags/bus-dag/spec', version: 1 });
+
+    const stored = await client.call('dag', dagOps, 'dag.spec', { name: 'bus-dag' }, options);
+    expect(stored).toEqual({ name: 'bus-dag', mimeType: 'application/yaml', spec, errors: [] });
+
+    const list = await client.call('dag', dagOps, 'dag.list', { labels: ['workspace=ops'] }, options);
+    expect(list.items.map((item) => item.uri)).toEqual(['dagu://dags/bus-dag/spec']);
+    expect(list.pagination).toEqual({ page: 1, perPage: 50, total: 1, totalPages: 1 });
+
+    const found = await client.call('dag', dagOps, 'dag.search', { search: 'OVER THE BUS', workspace: 'ops' }, options);
+    expect(found).toEqual({
+      results: [
+        {
+          name: 'bus-dag',
+          uri: 'dagu://dags/bus-dag/spec',
+          matches: [{ line: 5, text: '    run: "echo over the bus"' }],
+          hasMoreMatches: false,
+        },
+      ],
+      hasMore: false,
+    });
+  });
+
+  it('carries resource_not_found with details.didYouMean back to the caller', async () => {
+    const typo = await errorOf(client.call('dag', dagOps, 'dag.spec', { name: 'bus-dga' }, options));
+    expect(typo).toMatchObject({
+      code: 'resource_not_found',
+      message: 'DAG "bus-dga" does not exist.',
+      details: { didYouMean: ['bus-dag'] },
+    });
+    const far = await errorOf(client.call('dag', dagOps, 'dag.get', { name: 'zzzzzzzz' }, options));
+    expect(far).toMatchObject({ code: 'resource_not_found', details: undefined });
+  });
+
+  it('refuses a DAG name that breaks dagu-model §2 as invalid_tool_input on name', async () => {
+    const error = await errorOf(client.call('dag', dagOps, 'dag.get', { name: 'bad name' }, options));
+    expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'name' });
+  });
+
+  it('carries invalid_tool_input on cursor back to the caller', async () => {
+    const error = await errorOf(client.call('dag', dagOps, 'dag.search', { search: 'x', cursor: 'bogus!' }, options));
+    expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'cursor' });
+  });
+});

@@ -1,0 +1,112 @@
+import type {
+  DagChangeRequest,
+  DagDetail,
+  DagListReply,
+  DagListRequest,
+  DagSearchReply,
+  DagSearchRequest,
+  DagSpecReply,
+  DagUpsertReply,
+  DagValidation,
+} from '@dagu-mcp/contracts';
+import { parseDagSpec } from '@dagu-mcp/dag-spec';
+import type { DagRecord } from './dag.records';
+import type { DagRepository } from './dag.repository';
+import { listDags } from './dag-list';
+import { searchDagSpecs } from './dag-search';
+import { assertValidDagName, validateDagChange } from './dag-validation';
+import { toDagDetail, toDagSpecReply } from './dag.views';
+import { dagNotFoundError } from './did-you-mean';
+import { NextRunCalculator } from './next-run';
+
+/**
+ * The DAG domain of dag-service: one method per op of `dagOps`, each
+ * returning the op's reply model. Handlers are thin adapters over it.
+ */
+export class DagCatalog {
+  /**
+   * @param repository - the DAG store.
+   * @param nextRuns - next-run calculator (cache shared by every request); default a new one.
+   * @param clock - the current time, for next runs; default `new Date()`.
+   */
+  constructor(
+    private readonly repository: DagRepository,
+    private readonly nextRuns: NextRunCalculator = new NextRunCalculator(),
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * `dag.validate` (spec 022 preview): `{valid, errors, dag?}`. Writes nothing.
+   *
+   * @throws DaguError `invalid_tool_input` on `name` for a name that breaks dagu-model §2.
+   */
+  validate(request: DagChangeRequest): DagValidation {
+    return validateDagChange(request.name, request.spec).validation;
+  }
+
+  /**
+   * `dag.upsert` (spec 022 apply): validates, then creates or updates the DAG
+   * in one atomic statement committed only before `deadline`.
+   *
+   * @param deadline - the request's deadline, epoch ms.
+   * @returns invalid: `{valid: false, errors, applied: false}`, nothing
+   *   written; valid: `{valid: true, errors: [], dag, applied: true, created,
+   *   updated, version}`.
+   * @throws DaguError `invalid_tool_input` on `name`; `resource_unavailable`
+   *   when the deadline passes first or PostgreSQL is unavailable (nothing written).
+   */
+  async upsert(request: DagChangeRequest, deadline: number): Promise<DagUpsertReply> {
+    const { validation, write } = validateDagChange(request.name, request.spec);
+    if (write === undefined) return { valid: false, errors: validation.errors, applied: false };
+    const outcome = await this.repository.upsert(write, deadline);
+    return {
+      ...validation,
+      applied: true,
+      created: outcome.created,
+      updated: !outcome.created,
+      version: outcome.version,
+    };
+  }
+
+  /** `dag.list` (spec 021 `dags`); see dag-list.ts for defaults and orders. */
+  list(request: DagListRequest): Promise<DagListReply> {
+    return listDags(this.repository, this.nextRuns, request, this.clock());
+  }
+
+  /**
+   * `dag.get` (spec 021 `dag`): the DAG detail model.
+   *
+   * @throws DaguError `resource_not_found` (`DAG "<name>" does not exist.`,
+   *   `details.didYouMean` when names are close, spec 036), `invalid_tool_input`
+   *   on `name`, `resource_unavailable`.
+   */
+  async get(name: string): Promise<DagDetail> {
+    const record = await this.find(name);
+    const nextRun = record.suspended ? undefined : this.nextRuns.nextRunOf(record.schedule, this.clock());
+    return toDagDetail(record, nextRun);
+  }
+
+  /**
+   * `dag.spec` (spec 021 `dag_spec`): the stored YAML and the errors that
+   * validating it today reports.
+   *
+   * @throws as {@link DagCatalog.get}.
+   */
+  async spec(name: string): Promise<DagSpecReply> {
+    const record = await this.find(name);
+    return toDagSpecReply(record, parseDagSpec(record.spec, { name: record.name }).errors);
+  }
+
+  /** `dag.search` (spec 021 `dag_search`); see dag-search.ts. */
+  search(request: DagSearchRequest): Promise<DagSearchReply> {
+    return searchDagSpecs(this.repository, request);
+  }
+
+  /** The stored DAG, or the 036 not-found error with suggestions. */
+  private async find(name: string): Promise<DagRecord> {
+    assertValidDagName(name);
+    const record = await this.repository.get(name);
+    if (record !== undefined) return record;
+    throw dagNotFoundError(name, await this.repository.listNames());
+  }
+}

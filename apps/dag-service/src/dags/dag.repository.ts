@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { deadlinePassedError } from '@dagu-mcp/bus';
+import { withTransaction, type Pool } from '@dagu-mcp/runtime';
+import { withStorageErrors } from '../db/pg-errors';
+import { containsPattern, SqlConditions } from '../db/sql-filters';
+import {
+  parseRecordRow,
+  parseSummaryRow,
+  RECORD_COLUMNS,
+  SUMMARY_COLUMNS,
+  type DagRecord,
+  type DagSummaryRecord,
+  type DagWrite,
+} from './dag.records';
+
+/**
+ * Data access for table `dags` (db/migrations.ts). Every method maps
+ * PostgreSQL outages to `resource_unavailable` (db/pg-errors.ts); none
+ * computes anything a reply needs beyond the stored facts.
+ */
+
+/** Filters of the DAG collection (spec 021 `dags` query `name`, `labels`). */
+export interface DagFilters {
+  /** Case-insensitive substring of the DAG name. */
+  nameContains?: string | undefined;
+  /** Every one of these labels (exact strings, e.g. `team=data`); empty = no filter. */
+  labels: readonly string[];
+}
+
+/** A `dag_search` page request as the store sees it. */
+export interface DagSearchQuery {
+  /** Case-insensitive substring of the spec text. */
+  search: string;
+  /** Only DAGs whose workspace label equals it; `undefined` = every DAG. */
+  workspace: string | undefined;
+  /** Keyset position: only names after this one (code-unit order). */
+  after: string | undefined;
+  /** Page size, at least 1. */
+  limit: number;
+}
+
+/** What `upsert` did. */
+export interface UpsertOutcome {
+  /** True when the row was inserted, false when an existing one was updated. */
+  created: boolean;
+  /** The version now stored: 1 on create, +1 on each update. */
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const UpsertRowSchema = z.object({ created: z.boolean(), version: z.number().int(), created_at: z.date(), updated_at: z.date() });
+const NameRowSchema = z.object({ name: z.string() });
+const CountRowSchema = z.object({ total: z.number().int() });
+const SearchRowSchema = z.object({ name: z.string(), spec: z.string() });
+
+/**
+ * Insert-or-update in one statement: concurrent applies of one name serialize
+ * on the row (or on the unique index while it is being inserted), the last
+ * to commit wins, and each apply adds one to `version`. `suspended` and
+ * `created_at` survive updates. `xmax = 0` holds exactly for a freshly
+ * inserted row version, which tells create from update.
+ */
+const UPSERT_SQL = `
+INSERT INTO dags AS d (name, spec, normalized, labels, workspace, schedule, description)
+VALUES ($1, $2, $3::jsonb, $4::text[], $5, $6::text[], $7)
+ON CONFLICT (name) DO UPDATE SET
+  spec = EXCLUDED.spec,
+  normalized = EXCLUDED.normalized,
+  labels = EXCLUDED.labels,
+  workspace = EXCLUDED.workspace,
+  schedule = EXCLUDED.schedule,
+  description = EXCLUDED.description,
+  version = d.version + 1,
+  updated_at = clock_timestamp()
+RETURNING (xmax = 0) AS created, version, created_at, updated_at`;
+
+function conditionsOf(filters: DagFilters): SqlConditions {
+  const where = new SqlConditions();
+  if (filters.nameContains !== undefined) where.add((p) => `name ILIKE ${p}`, containsPattern(filters.nameContains));
+  if (filters.labels.length > 0) where.add((p) => `labels @> ${p}::text[]`, [...filters.labels]);
+  return where;
+}
+
+/** The DAG store of dag-service, over the service's own schema (the pool's search path). */
+export class DagRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** The stored DAG named exactly `name`, or `undefined`. */
+  get(name: string): Promise<DagRecord | undefined> {
+    return withStorageErrors(async () => {
+      const result = await this.pool.query(`SELECT ${RECORD_COLUMNS} FROM dags WHERE name = $1`, [name]);
+      const row: unknown = result.rows[0];
+      return row === undefined ? undefined : parseRecordRow(row);
+    });
+  }
+
+  /** Every stored DAG name, in code-unit order (the did-you-mean candidates). */
+  listNames(): Promise<string[]> {
+    return withStorageErrors(async () => {
+      const result = await this.pool.query('SELECT name FROM dags ORDER BY name');
+      return result.rows.map((row: unknown) => NameRowSchema.parse(row).name);
+    });
+  }
+
+  /**
+   * Creates or updates the DAG `write.name` atomically, committing only
+   * before `deadline` (ARCHITECTURE "Request flow": a caller told "failed"
+   * never finds the change applied later). The statement itself is cut at
+   * the deadline (`statement_timeout`), e.g. while it waits for another
+   * writer's row lock.
+   *
+   * @param deadline - epoch ms.
+   * @throws DaguError `resource_unavailable` when the deadline passes before
+   *   the commit (nothing is written) or PostgreSQL is unavailable.
+   */
+  upsert(write: DagWrite, deadline: number): Promise<UpsertOutcome> {
+    const values = [
+      write.name,
+      write.spec,
+      JSON.stringify(write.normalized),
+      write.labels,
+      write.workspace ?? null,
+      write.schedule,
+      write.description ?? null,
+    ];
+    return withStorageErrors(async () => {
+      if (Date.now() >= deadline) throw deadlinePassedError();
+      const row = await withTransaction(
+        this.pool,
+        async (client) => UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]),
+        { deadline, onLate: deadlinePassedError },
+      );
+      return { created: row.created, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
+    });
+  }
+
+  /** How many DAGs pass `filters`. */
+  count(filters: DagFilters): Promise<number> {
+    const where = conditionsOf(filters);
+    return withStorageErrors(async () => {
+      const result = await this.pool.query(`SELECT count(*)::int AS total FROM dags ${where.clause()}`, where.values);
+      return CountRowSchema.parse(result.rows[0]).total;
+    });
+  }
+
+  /**
+   * One page of summaries passing `filters`, ordered by name.
+   *
+   * @param order - `asc` or `desc` (code-unit order of names).
+   * @param limit - rows at most; `offset` - rows skipped first.
+   */
+  listByName(filters: DagFilters, order: 'asc' | 'desc', limit: number, offset: number): Promise<DagSummaryRecord[]> {
+    const where = conditionsOf(filters);
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM dags ${where.clause()} ORDER BY name ${direction} LIMIT ${where.bind(limit)} OFFSET ${where.bind(offset)}`;
+    return withStorageErrors(async () => (await this.pool.query(sql, where.values)).rows.map(parseSummaryRow));
+  }
+
+  /** Every summary passing `filters`, unordered (for orders computed outside SQL, e.g. next run). */
+  listAll(filters: DagFilters): Promise<DagSummaryRecord[]> {
+    const where = conditionsOf(filters);
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM dags ${where.clause()}`;
+    return withStorageErrors(async () => (await this.pool.query(sql, where.values)).rows.map(parseSummaryRow));
+  }
+
+  /**
+   * One page of DAGs whose spec contains `query.search` (case-insensitive,
+   * pg_trgm-indexed `ILIKE`), ordered by name, after `query.after`.
+   *
+   * @returns up to `query.limit` DAGs (name and spec) and whether more match.
+   */
+  search(query: DagSearchQuery): Promise<{ hits: { name: string; spec: string }[]; hasMore: boolean }> {
+    const where = new SqlConditions();
+    where.add((p) => `spec ILIKE ${p}`, containsPattern(query.search));
+    if (query.workspace !== undefined) where.add((p) => `workspace = ${p}`, query.workspace);
+    if (query.after !== undefined) where.add((p) => `name > ${p}`, query.after);
+    const sql = `SELECT name, spec FROM dags ${where.clause()} ORDER BY name LIMIT ${where.bind(query.limit + 1)}`;
+    return withStorageErrors(async () => {
+      const rows = (await this.pool.query(sql, where.values)).rows.map((row: unknown) => SearchRowSchema.parse(row));
+      return { hits: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+    });
+  }
+}

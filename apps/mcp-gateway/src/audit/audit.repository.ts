@@ -1,0 +1,70 @@
+import type { Pool } from '@dagu-mcp/runtime';
+
+/** Filters of `GET /api/v1/audit` (all optional; `limit` 1–500, default 100; newest first). */
+export interface AuditQuery {
+  category?: string;
+  action?: string;
+  actor?: string;
+  outcome?: string;
+  /** RFC 3339 bounds, inclusive. */
+  from?: string;
+  to?: string;
+  /** Opaque cursor from the previous page. */
+  cursor?: string;
+  limit?: number;
+}
+
+interface AuditRow {
+  id: string;
+  at: Date;
+  category: string;
+  action: string;
+  actor: string;
+  principal_id: string;
+  credential_type: string;
+  target: string | null;
+  outcome: string;
+  duration_ms: number | null;
+  request_id: string | null;
+  details: Record<string, unknown> | null;
+}
+
+/** Reads the audit trail with filters and keyset paging (the cursor is the last id, base64url). */
+export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: unknown[]; nextCursor?: string }> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const add = (sql: string, value: unknown): void => {
+    args.push(value);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
+  if (q.category !== undefined) add('category = ?', q.category);
+  if (q.action !== undefined) add('action = ?', q.action);
+  if (q.actor !== undefined) add('actor = ?', q.actor);
+  if (q.outcome !== undefined) add('outcome = ?', q.outcome);
+  if (q.from !== undefined) add('at >= ?', q.from);
+  if (q.to !== undefined) add('at <= ?', q.to);
+  if (q.cursor !== undefined) add('id < ?', Buffer.from(q.cursor, 'base64url').toString('utf8'));
+  const limit = q.limit ?? 100;
+  args.push(limit + 1);
+  const { rows } = await pool.query<AuditRow>(
+    `SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${args.length}`,
+    args,
+  );
+  const page = rows.slice(0, limit);
+  const items = page.map((r) => ({
+    id: r.id,
+    at: r.at.toISOString(),
+    category: r.category,
+    action: r.action,
+    actor: r.actor,
+    principalId: r.principal_id,
+    credentialType: r.credential_type,
+    target: r.target ?? undefined,
+    outcome: r.outcome,
+    durationMs: r.duration_ms ?? undefined,
+    requestId: r.request_id ?? undefined,
+    details: r.details ?? undefined,
+  }));
+  const last = page[page.length - 1];
+  return rows.length > limit && last !== undefined ? { items, nextCursor: Buffer.from(last.id).toString('base64url') } : { items };
+}

@@ -1,0 +1,72 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@dagu-mcp/runtime';
+import { KEY_PREFIX_LENGTH, hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from './api-key.repository';
+
+/** How long a cached key record is trusted without an invalidation, ms. */
+const CACHE_TTL_MS = 5 * 60_000;
+/** `last_used_at` is written at most this often per key, ms. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Verifies API keys without a database round trip on the hot path. Records
+ * are cached per lookup prefix; a revocation publishes the prefix on a Redis
+ * channel and every replica drops it at once. When the subscriber reconnects
+ * (it may have missed messages) the whole cache is dropped. Expiry is checked
+ * on every use from the cached `expiresAt`.
+ */
+export class ApiKeyVerifier {
+  private readonly cache = new Map<string, { record: ApiKeyRecord | undefined; at: number }>();
+  private readonly touched = new Map<string, number>();
+
+  /**
+   * @param channel Redis pub/sub channel of revocations, e.g. `dagu:apikeys:revoked`
+   */
+  constructor(
+    private readonly deps: { repository: ApiKeyRepository; publisher: Redis; subscriber: Redis; channel: string; logger: Logger },
+  ) {}
+
+  /** Subscribes to revocations; call once at start. */
+  async start(): Promise<void> {
+    this.deps.subscriber.on('message', (channel: string, prefix: string) => {
+      if (channel === this.deps.channel) this.cache.delete(prefix);
+    });
+    this.deps.subscriber.on('ready', () => {
+      this.cache.clear();
+      void this.deps.subscriber.subscribe(this.deps.channel).catch(() => undefined);
+    });
+    await this.deps.subscriber.subscribe(this.deps.channel);
+  }
+
+  /**
+   * The live key record for `key`, or undefined when the key is unknown,
+   * wrong, revoked or expired. The comparison of hashes is constant-time.
+   */
+  async verify(key: string, now = Date.now()): Promise<ApiKeyRecord | undefined> {
+    const prefix = key.slice(0, KEY_PREFIX_LENGTH);
+    let entry = this.cache.get(prefix);
+    if (entry === undefined || now - entry.at > CACHE_TTL_MS) {
+      entry = { record: await this.deps.repository.findByPrefix(prefix), at: now };
+      if (entry.record !== undefined) this.cache.set(prefix, entry);
+    }
+    const record = entry.record;
+    if (record === undefined || record.revoked) return undefined;
+    if (!timingSafeEqual(Buffer.from(hashApiKey(key), 'hex'), Buffer.from(record.keyHash, 'hex'))) return undefined;
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) return undefined;
+    this.touch(record.id, now);
+    return record;
+  }
+
+  /** Tells every replica (this one included) to forget the key with `prefix`. */
+  async invalidate(prefix: string): Promise<void> {
+    this.cache.delete(prefix);
+    await this.deps.publisher.publish(this.deps.channel, prefix);
+  }
+
+  private touch(id: string, now: number): void {
+    const last = this.touched.get(id) ?? 0;
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, now);
+    this.deps.repository.touch(id).catch((err: unknown) => this.deps.logger.warn({ err, apiKeyId: id }, 'api key touch failed'));
+  }
+}

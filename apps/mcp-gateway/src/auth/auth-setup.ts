@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { DaguError } from '@dagu-mcp/contracts';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { GatewayConfig } from '../config';
+import { AuditLog } from '../audit/audit-log';
+import { authenticate } from '../http/auth.middleware';
+import type { RestRoutes } from '../http/rest-router';
+import { apiKeyRoutes } from '../routes/api-keys.routes';
+import { auditRoutes } from '../routes/audit.routes';
+import { authRoutes } from '../routes/auth.routes';
+import { userRoutes } from '../routes/users.routes';
+import { ApiKeyRepository } from './api-key.repository';
+import { ApiKeyVerifier } from './api-key-cache';
+import { Authenticator } from './authenticator';
+import { FailureLimiter } from './failure-limiter';
+import { LoginTokens } from './login-token';
+import { hashPassword } from './password';
+import { UserRepository } from './user.repository';
+
+/** Everything authentication adds to the gateway. */
+export interface AuthSetup {
+  readonly audit: AuditLog;
+  readonly authenticateMcp: ReturnType<typeof authenticate>;
+  readonly authenticateRest: ReturnType<typeof authenticate>;
+  readonly routes: RestRoutes[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds authentication per `AUTH_MODE` (020 §Authentication, issue "Authentication,
+ * API-key surfaces, roles, audit"): repositories, the cached API-key verifier
+ * with cross-replica revocation, login tokens, the shared failure limiter, the
+ * audit log, and the auth/users/API-key/audit REST routes. Bootstraps the
+ * first admin in builtin mode.
+ */
+export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logger): Promise<AuthSetup> {
+  const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
+  const redis = new Redis(config.REDIS_URL, { ...redisOptions, connectionName: 'gateway-auth' });
+  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true, connectionName: 'gateway-auth-sub' });
+  redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'auth redis error'));
+  subscriber.on('error', (err: Error) => logger.debug({ err: err.message }, 'auth redis subscriber error'));
+  await Promise.all([redis.connect(), subscriber.connect()]);
+
+  const users = new UserRepository(pool);
+  const keys = new ApiKeyRepository(pool);
+  const audit = new AuditLog({ pool, logger });
+  const verifier = new ApiKeyVerifier({ repository: keys, publisher: redis, subscriber, channel: `${config.BUS_PREFIX}:apikeys:revoked`, logger });
+  await verifier.start();
+  const tokens = await LoginTokens.create({ secret: config.TOKEN_SECRET, ttlSeconds: config.TOKEN_TTL_SECONDS, pool });
+  const limiter = new FailureLimiter({
+    redis,
+    prefix: config.BUS_PREFIX,
+    perUser: config.LOGIN_MAX_FAILURES_PER_USER,
+    perAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+  });
+  const basic = config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
+    ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
+    : undefined;
+  const authenticator = new Authenticator({ mode: config.AUTH_MODE, users, apiKeys: verifier, tokens, limiter, ...(basic ? { basic } : {}) });
+  if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
+
+  return {
+    audit,
+    authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
+    authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
+    routes: [
+      authRoutes({ mode: config.AUTH_MODE, users, tokens, limiter, audit }),
+      userRoutes({ users, audit }),
+      apiKeyRoutes({ keys, verifier, audit }),
+      auditRoutes({ pool }),
+    ],
+    async close() {
+      await audit.close();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}
+
+/**
+ * Creates the first admin when there are no users: `ADMIN_USERNAME` with
+ * `ADMIN_PASSWORD`, or a generated password printed once to stdout. Safe
+ * with several replicas starting at once (the username is unique; only the
+ * replica whose insert wins prints).
+ */
+async function bootstrapAdmin(users: UserRepository, config: GatewayConfig, logger: Logger): Promise<void> {
+  if ((await users.count()) > 0) return;
+  const generated = config.ADMIN_PASSWORD === undefined;
+  const password = config.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url');
+  try {
+    await users.create({ username: config.ADMIN_USERNAME, role: 'admin', passwordHash: await hashPassword(password) });
+  } catch (err) {
+    if (err instanceof DaguError && err.code === 'conflict') return;
+    throw err;
+  }
+  logger.info({ username: config.ADMIN_USERNAME }, 'first admin created');
+  if (generated) {
+    // Printed once, outside the structured logs, so log shipping never keeps it.
+    process.stdout.write(`\nFirst admin created: username "${config.ADMIN_USERNAME}", password "${password}" (shown only now).\n\n`);
+  }
+}

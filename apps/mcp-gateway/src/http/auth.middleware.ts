@@ -1,0 +1,65 @@
+import type { NextFunction, Request, Response } from 'express';
+import { DaguError, type Principal } from '@dagu-mcp/contracts';
+import type { Surface } from '../auth/api-key.repository';
+import { TooManyFailures, type Authenticator } from '../auth/authenticator';
+import { takeCredential } from '../auth/credentials';
+import type { AuditLog } from '../audit/audit-log';
+
+/**
+ * Authenticates the request before any MCP or REST handling (020
+ * §Authentication, §API-Key Surface): reads the credential (header, else
+ * `?token=`, which is stripped from the URL), resolves the principal, and
+ * refuses an API key whose surfaces do not include `surface`. Failures are
+ * answered here: 401 `unauthenticated` with `WWW-Authenticate` per enabled
+ * scheme, 403 `invalid_api_key_surface`, 429 with `Retry-After`.
+ *
+ * On success: `res.locals.principal` and, for the MCP SDK, `req.auth`.
+ */
+export function authenticate(deps: { authenticator: Authenticator; surface: Surface; audit: AuditLog }) {
+  return async function authenticate(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const credential = takeCredential(req);
+    try {
+      const result = await deps.authenticator.authenticate(credential, req.ip ?? 'unknown');
+      if (result.surfaces !== undefined && !result.surfaces.includes(deps.surface)) {
+        deny(res, 403, new DaguError('invalid_api_key_surface', `This API key is not accepted on the ${deps.surface} surface.`), deps, req, result.principal);
+        return;
+      }
+      res.locals.principal = result.principal;
+      (req as Request & { auth?: unknown }).auth = { token: '', clientId: result.principal.id, scopes: [], extra: { principal: result.principal } };
+      next();
+    } catch (err) {
+      if (err instanceof TooManyFailures) {
+        res.setHeader('Retry-After', String(err.retryAfterSeconds));
+        deny(res, 429, new DaguError('rate_limited', 'Too many failed attempts; try again later.'), deps, req, undefined);
+        return;
+      }
+      if (err instanceof DaguError && err.code === 'unauthenticated') {
+        const challenges = deps.authenticator.challenges();
+        if (challenges.length > 0) res.setHeader('WWW-Authenticate', challenges);
+        deny(res, 401, err, deps, req, undefined);
+        return;
+      }
+      next(err);
+    }
+  };
+}
+
+function deny(
+  res: Response,
+  status: number,
+  error: DaguError,
+  deps: { surface: Surface; audit: AuditLog },
+  req: Request,
+  principal: Principal | undefined,
+): void {
+  deps.audit.record({
+    category: deps.surface === 'mcp' ? 'mcp' : 'rest',
+    action: deps.surface === 'mcp' ? 'mcp.request.denied' : 'rest.request.denied',
+    principal,
+    target: `${req.method} ${req.baseUrl}${req.path}`,
+    outcome: 'denied',
+    requestId: res.locals.requestId as string | undefined,
+    details: { code: error.code, status },
+  });
+  res.status(status).json({ code: error.code, message: error.message });
+}

@@ -1,0 +1,82 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { formatDaguUri } from '@dagu-mcp/contracts';
+import { RESULT_REFERENCES } from '../../../reference/reference-topics';
+import { toolSuccess, type ResourceLink } from '../tool-result';
+import type { ExecuteRequest } from './execute-input';
+import type { WaitOutcome } from './execute-wait';
+
+/** `content[0]` without `wait` (036 §Output). */
+export const TEXT_DONE = 'Dagu execute action completed.';
+
+/** The run an action identified: its DAG name and run id. */
+export interface IdentifiedRun {
+  readonly dagName: string;
+  readonly dagRunId: string;
+}
+
+/** `dagu://runs/{name}/{id}` and its `/logs` (020 escaping). */
+export function runUris(run: IdentifiedRun): { runUri: string; logsUri: string } {
+  return {
+    runUri: formatDaguUri({ kind: 'run', name: run.dagName, dagRunId: run.dagRunId }),
+    logsUri: formatDaguUri({ kind: 'run_logs', name: run.dagName, dagRunId: run.dagRunId }),
+  };
+}
+
+/** The `subscribe` sentence (036 §Output: run identified and `wait` false). */
+export function subscribeSentence(runUri: string): string {
+  return `Subscribe to ${runUri} with resources/subscribe to be notified when the run finishes or reaches a waiting checkpoint.`;
+}
+
+/** The success text of each wait outcome (036 §Output "Success texts"); the non-final ones point at `runUri`. */
+export function waitText(outcome: WaitOutcome, runUri: string): string {
+  const follow = `poll ${runUri} with dagu_read or subscribe to it for the outcome.`;
+  switch (outcome.kind) {
+    case 'finished':
+      return `${TEXT_DONE} The run finished with status ${outcome.observed.statusLabel}.`;
+    case 'waiting':
+      return `${TEXT_DONE} The run is waiting at a human task or approval gate; the run field shows what it needs, and ${runUri} tells when it goes on.`;
+    case 'timeout':
+      return `${TEXT_DONE} The run is still ${outcome.observed.statusLabel} after waiting ${outcome.waitedSeconds} s; it keeps going, so ${follow}`;
+    case 'interrupted':
+      return `${TEXT_DONE} The wait was interrupted before the run finished; the run keeps going, so ${follow}`;
+    case 'failed':
+      return `${TEXT_DONE} Waiting for the run failed (${outcome.error}); the run keeps going, so ${follow}`;
+  }
+}
+
+/**
+ * A successful `dagu_execute` result (036 §Output):
+ * - `content`: the text, then `dag_run` and `dag_run_logs` resource links;
+ * - `structuredContent`: `{action, targetType, dagName, dagRunId, references,
+ *   runUri, logsUri}` plus `subscribe` without a wait, or `completed`,
+ *   `status`, `statusLabel`, `run` (finished / waiting checkpoint) and
+ *   `waitError` (wait failure) with one.
+ *
+ * @param outcome the wait's outcome; `undefined` when the request had no `wait`
+ */
+export function executeSuccess(request: ExecuteRequest, run: IdentifiedRun, outcome: WaitOutcome | undefined): CallToolResult {
+  const { runUri, logsUri } = runUris(run);
+  const structured: Record<string, unknown> = {
+    action: request.action,
+    targetType: request.targetType,
+    dagName: run.dagName,
+    dagRunId: run.dagRunId,
+    references: [...RESULT_REFERENCES],
+    runUri,
+    logsUri,
+  };
+  if (outcome === undefined) {
+    structured.subscribe = subscribeSentence(runUri);
+  } else {
+    structured.completed = outcome.kind === 'finished';
+    structured.status = outcome.observed.status;
+    structured.statusLabel = outcome.observed.statusLabel;
+    if (outcome.kind === 'finished' || outcome.kind === 'waiting') structured.run = outcome.observed.run;
+    if (outcome.kind === 'failed') structured.waitError = outcome.error;
+  }
+  const links: ResourceLink[] = [
+    { uri: runUri, name: 'dag_run', mimeType: 'application/json' },
+    { uri: logsUri, name: 'dag_run_logs', mimeType: 'application/json' },
+  ];
+  return toolSuccess(outcome === undefined ? TEXT_DONE : waitText(outcome, runUri), structured, links);
+}

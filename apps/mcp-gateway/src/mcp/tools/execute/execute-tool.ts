@@ -1,0 +1,137 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DaguError, dagOps, roleAtLeast, runOps, type Principal, type RunDetail, type RunRef } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import type { McpCallContext } from '../../mcp-server';
+import type { RunEventSource, RunWatch } from '../../run-events';
+import { asServiceError, toolError } from '../tool-result';
+import { parseExecuteInput, type ExecuteErrorContext, type ExecuteRequest } from './execute-input';
+import { executeSuccess } from './execute-output';
+import { waitForRun } from './execute-wait';
+
+/** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
+export interface ExecuteToolDeps {
+  readonly bus: BusClient;
+  readonly events?: RunEventSource;
+}
+
+/**
+ * The `dagu_execute` tool (spec 036): parses the input (036 §Input), checks
+ * the operator role (dagu-model §9), performs exactly one run-control action
+ * over the bus and, with `wait`, follows the run (036 §Wait, dagu-model §10).
+ *
+ * - start/enqueue + dag: `dag.spec` (unknown DAG → `resource_not_found` with
+ *   dag-service's `details.didYouMean`), then `run.start` with the stored YAML;
+ * - start/enqueue + inline_spec: `run.start` with the given spec (`inline: true`);
+ * - retry: `run.retry`; stop: `run.stop`.
+ *
+ * With `wait`, the run events of the DAG are watched BEFORE the action so no
+ * status change is missed; a retry waits for the attempt the retry created.
+ * Errors: an `isError` result `{code, message, action?, targetType?,
+ * dagName?, dagRunId?, field?, details?}` (036 §Errors).
+ */
+export function createExecuteTool(deps: ExecuteToolDeps) {
+  return async function daguExecute(args: unknown, ctx: McpCallContext): Promise<CallToolResult> {
+    const context: ExecuteErrorContext = {};
+    let watch: RunWatch | undefined;
+    try {
+      const request = parseExecuteInput(args, context);
+      if (!roleAtLeast(ctx.principal.role, 'operator')) {
+        throw new DaguError('unauthorized', 'Run control with dagu_execute needs the operator role or higher.');
+      }
+      if (!request.wait) {
+        const ref = await performAction(deps.bus, request, ctx.principal);
+        return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, undefined);
+      }
+      watch = (deps.events ?? NO_EVENTS).watch(request.name, request.dagRunId);
+      const priorAttempt = request.action === 'retry' ? await currentAttempt(deps.bus, request, ctx.principal) : undefined;
+      const ref = await performAction(deps.bus, request, ctx.principal);
+      context.dagRunId = ref.dagRunId;
+      watch.track(ref.dagRunId);
+      const outcome = await waitForRun({
+        readRun: (timeoutMs) =>
+          deps.bus.call('run', runOps, 'run.get', { dagName: request.name, dagRunId: ref.dagRunId }, { principal: ctx.principal, timeoutMs }),
+        watch,
+        initial: { status: ref.status, statusLabel: ref.statusLabel },
+        isCurrentAttempt: request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true,
+        endAtWaiting: request.action !== 'stop',
+        timeoutSeconds: request.waitTimeoutSeconds ?? 60,
+        signal: ctx.signal,
+        progressToken: ctx.progressToken,
+        notify: ctx.notify,
+      });
+      return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome);
+    } catch (err) {
+      return toolError(asServiceError(err), { ...context });
+    } finally {
+      watch?.close();
+    }
+  };
+}
+
+/**
+ * The one bus action of a request (036 §Semantics).
+ * @throws DaguError from dag-service or run-service as they reply
+ */
+export async function performAction(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<RunRef> {
+  const opts = { principal };
+  const { name: dagName } = request;
+  switch (request.action) {
+    case 'retry':
+      return bus.call('run', runOps, 'run.retry', { dagName, dagRunId: request.dagRunId ?? '', ...pick(request, ['stepName', 'includeDownstream']) }, opts);
+    case 'stop':
+      return bus.call('run', runOps, 'run.stop', { dagName, dagRunId: request.dagRunId ?? '' }, opts);
+    case 'start':
+    case 'enqueue': {
+      const inline = request.targetType === 'inline_spec';
+      const spec = inline ? (request.spec ?? '') : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
+      const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton']);
+      return bus.call('run', runOps, 'run.start', { dagName, spec, inline, enqueue: request.action === 'enqueue', ...extras }, opts);
+    }
+  }
+}
+
+/** The keys of `request` named in `keys` that are set (optional keys stay absent on the wire). */
+function pick<K extends keyof ExecuteRequest>(request: ExecuteRequest, keys: readonly K[]): Partial<Pick<ExecuteRequest, K>> {
+  const picked: Partial<Pick<ExecuteRequest, K>> = {};
+  for (const key of keys) if (request[key] !== undefined) picked[key] = request[key];
+  return picked;
+}
+
+/** The run's attempt id before a retry; `undefined` when it cannot be read (run.retry then reports the error). */
+async function currentAttempt(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<string | undefined> {
+  try {
+    const run = await bus.call('run', runOps, 'run.get', { dagName: request.name, dagRunId: request.dagRunId ?? '' }, { principal });
+    return run.attemptId;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which reads belong to the retry's new attempt (dagu-model §10): the attempt
+ * the retry reply names, else any attempt other than the one before the retry.
+ */
+export function newAttemptFilter(reply: RunRef, priorAttempt: string | undefined): (run: RunDetail) => boolean {
+  if (reply.attemptId !== undefined && reply.attemptId !== priorAttempt) {
+    const wanted = reply.attemptId;
+    return (run) => run.attemptId === wanted;
+  }
+  if (priorAttempt !== undefined) return (run) => run.attemptId !== undefined && run.attemptId !== priorAttempt;
+  return () => true;
+}
+
+/** No event source: the watch never fires, so the wait falls back to timed reads. */
+const NO_EVENTS: RunEventSource = {
+  watch: () => ({
+    track: () => undefined,
+    close: () => undefined,
+    changed: (timeoutMs, signal) =>
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(false);
+        }, { once: true });
+      }),
+  }),
+};

@@ -1,0 +1,76 @@
+import { RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import type { ReadBackend } from './read-backends';
+import type { ReadRequest } from './read-input';
+
+/**
+ * The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`), each
+ * one call to run-service over the bus. The request is already validated
+ * (021 §Input, §Query handling); its parsed query (target or URI mode) is
+ * re-checked against the contract schema before it travels.
+ *
+ * - `runs` → `run.list` with the `RunsQuery` (run collection model);
+ * - `run` → `run.get {dagName, dagRunId, subRunId?}` (run-detail model);
+ * - `run_logs` → `run.logs {dagName, dagRunId, tail?}` (run-log model);
+ * - `step_log` → `run.stepLog {dagName, dagRunId, subRunId?, stepName, item?,
+ *   bodyStepName?, query?}` (step-log model).
+ *
+ * Errors are run-service's: `resource_not_found` for an unknown run, step or
+ * log stream, `resource_unavailable` when it does not answer.
+ */
+export function createRunReadBackends(bus: BusClient): {
+  runs: ReadBackend;
+  run: ReadBackend;
+  run_logs: ReadBackend;
+  step_log: ReadBackend;
+} {
+  return {
+    runs: async (request, principal) => bus.call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal }),
+    run: async (request, principal) => {
+      const { subRunId } = request.fields;
+      return bus.call('run', runOps, 'run.get', { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) }, { principal });
+    },
+    run_logs: async (request, principal) => {
+      const { tail } = RunLogsQuerySchema.parse(request.query ?? {});
+      return bus.call('run', runOps, 'run.logs', { ...runOf(request), ...(tail !== undefined ? { tail } : {}) }, { principal });
+    },
+    step_log: async (request, principal) => {
+      const { subRunId, item, bodyStepName, stepName } = request.fields;
+      const query = request.query === undefined ? undefined : StepLogQuerySchema.parse(request.query);
+      const payload = {
+        ...runOf(request),
+        ...(subRunId !== undefined ? { subRunId } : {}),
+        stepName: stepName ?? '',
+        ...(item !== undefined ? { item } : {}),
+        ...(bodyStepName !== undefined ? { bodyStepName } : {}),
+        ...(query !== undefined ? { query } : {}),
+      };
+      return bus.call('run', runOps, 'run.stepLog', payload, { principal });
+    },
+  };
+}
+
+function runOf(request: ReadRequest): { dagName: string; dagRunId: string } {
+  return { dagName: request.fields.name ?? '', dagRunId: request.fields.dagRunId ?? '' };
+}
+
+/**
+ * Wraps the `dag` backend so the DAG detail model carries `latestRun
+ * {dagRunId, status, statusLabel}` once the DAG has run (021 DAG detail
+ * model), read with `run.latest`. The DAG is read first, so an unknown DAG
+ * fails as dag-service says; when run-service cannot answer, the detail is
+ * returned without `latestRun` rather than failing the read.
+ */
+export function withLatestRun(dagBackend: ReadBackend, bus: BusClient): ReadBackend {
+  return async (request: ReadRequest, principal: Principal) => {
+    const detail = await dagBackend(request, principal);
+    const name = typeof detail.name === 'string' ? detail.name : (request.fields.name ?? '');
+    try {
+      const { latest } = await bus.call('run', runOps, 'run.latest', { dagNames: [name] }, { principal });
+      const run = latest[name];
+      return run === undefined ? detail : { ...detail, latestRun: { dagRunId: run.dagRunId, status: run.status, statusLabel: run.statusLabel } };
+    } catch {
+      return detail;
+    }
+  };
+}

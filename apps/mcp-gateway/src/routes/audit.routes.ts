@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import type { Pool } from '@dagu-mcp/runtime';
+import { queryAudit } from '../audit/audit.repository';
+import type { RestRoutes } from '../http/rest-router';
+import { parseRequest } from './parse-body';
+
+const AuditQuerySchema = z.strictObject({
+  category: z.string().min(1).optional(),
+  action: z.string().min(1).optional(),
+  actor: z.string().min(1).optional(),
+  outcome: z.enum(['received', 'succeeded', 'failed', 'denied']).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/).refine((c) => /^\d+$/.test(Buffer.from(c, 'base64url').toString('utf8')), 'malformed cursor').optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+
+/** `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`. */
+export function auditRoutes(deps: { pool: Pool }): RestRoutes {
+  return (routes) => {
+    routes.get('/audit', 'admin', async (req, res) => {
+      res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
+    });
+  };
+}

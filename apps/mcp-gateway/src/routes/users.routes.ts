@@ -1,0 +1,51 @@
+import type { Response } from 'express';
+import { z } from 'zod';
+import { DaguError, RoleSchema } from '@dagu-mcp/contracts';
+import type { AuditLog } from '../audit/audit-log';
+import { hashPassword } from '../auth/password';
+import type { UserRepository } from '../auth/user.repository';
+import { principalOf } from '../http/principal';
+import type { RestRoutes } from '../http/rest-router';
+import { parseRequest } from './parse-body';
+
+const Username = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'letters, digits, "_", ".", "@" or "-", at most 64');
+const Password = z.string().min(8, 'at least 8 characters').max(1000);
+const CreateUserSchema = z.strictObject({ username: Username, password: Password, role: RoleSchema });
+const UpdateUserSchema = z.strictObject({ password: Password.optional(), role: RoleSchema.optional() });
+
+/** Users (builtin mode), admin only (dagu-model §9): `GET/POST /users`, `GET/PATCH/DELETE /users/{id}`. */
+export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): RestRoutes {
+  const audit = (res: Response, action: string, target: string): void =>
+    deps.audit.record({ category: 'user', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: res.locals.requestId as string });
+  return (routes) => {
+    routes.get('/users', 'admin', async (_req, res) => {
+      res.json({ items: await deps.users.list() });
+    });
+    routes.post('/users', 'admin', async (req, res) => {
+      const input = parseRequest(CreateUserSchema, req.body);
+      const user = await deps.users.create({ username: input.username, role: input.role, passwordHash: await hashPassword(input.password) });
+      audit(res, 'user.created', user.username);
+      res.status(201).json(user);
+    });
+    routes.get('/users/:id', 'admin', async (req, res) => {
+      const user = await deps.users.findById(String(req.params.id));
+      if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
+      res.json(user);
+    });
+    routes.patch('/users/:id', 'admin', async (req, res) => {
+      const change = parseRequest(UpdateUserSchema, req.body);
+      const user = await deps.users.update(String(req.params.id), {
+        ...(change.role !== undefined ? { role: change.role } : {}),
+        ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
+      });
+      if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
+      audit(res, 'user.updated', user.username);
+      res.json(user);
+    });
+    routes.delete('/users/:id', 'admin', async (req, res) => {
+      if (!(await deps.users.delete(String(req.params.id)))) throw new DaguError('resource_not_found', 'User not found.');
+      audit(res, 'user.deleted', String(req.params.id));
+      res.status(204).end();
+    });
+  };
+}

@@ -1,0 +1,79 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { env, parseConfig } from '@dagu-mcp/runtime';
+
+/**
+ * Settings of the run engine, parsed once at start next to the shared service
+ * settings (CONVENTIONS §8). Every variable is optional.
+ *
+ * | Variable | Meaning | Unit | Default |
+ * | --- | --- | --- | --- |
+ * | `RUN_QUEUE_CONCURRENCY` | runs of one queue (`default` or a DAG's `queue`) running at once, over all replicas | runs | `8` |
+ * | `RUN_QUEUE_POLL_MS` | how often a replica looks for queued runs it may start | ms | `1000` |
+ * | `RUN_HEARTBEAT_MS` | how often a replica stamps `heartbeat_at` of the runs it owns (and picks up stop requests) | ms | `5000` |
+ * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish before they are failed | ms | `30000` |
+ * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
+ * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
+ * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
+ * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
+ * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
+ */
+export function runConfigSchema() {
+  return z.object({
+    RUN_QUEUE_CONCURRENCY: env.count(8),
+    RUN_QUEUE_POLL_MS: env.millis(1000),
+    RUN_HEARTBEAT_MS: env.millis(5000),
+    RUN_STOP_GRACE_MS: env.millis(30_000),
+    RUN_KILL_GRACE_MS: env.millis(5000),
+    RUN_DEFAULT_SHELL: z.string().min(1).default('/bin/sh'),
+    RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
+    RUN_LOG_FLUSH_MS: env.millis(50),
+    RUN_LOG_BATCH_LINES: env.count(1000),
+  });
+}
+
+/** Raw env-var form of the engine settings. */
+export type RunConfigEnv = z.output<ReturnType<typeof runConfigSchema>>;
+
+/** The engine settings in the shape the engine uses (units in the names). */
+export interface RunConfig {
+  readonly queueConcurrency: number;
+  readonly queuePollMs: number;
+  readonly heartbeatMs: number;
+  readonly stopGraceMs: number;
+  readonly killGraceMs: number;
+  readonly defaultShell: string;
+  readonly workDir: string;
+  readonly logFlushMs: number;
+  readonly logBatchLines: number;
+}
+
+/** Converts the parsed variables to {@link RunConfig}. */
+export function toRunConfig(raw: RunConfigEnv): RunConfig {
+  return {
+    queueConcurrency: raw.RUN_QUEUE_CONCURRENCY,
+    queuePollMs: raw.RUN_QUEUE_POLL_MS,
+    heartbeatMs: raw.RUN_HEARTBEAT_MS,
+    stopGraceMs: raw.RUN_STOP_GRACE_MS,
+    killGraceMs: raw.RUN_KILL_GRACE_MS,
+    defaultShell: raw.RUN_DEFAULT_SHELL,
+    workDir: raw.RUN_WORK_DIR,
+    logFlushMs: raw.RUN_LOG_FLUSH_MS,
+    logBatchLines: raw.RUN_LOG_BATCH_LINES,
+  };
+}
+
+/**
+ * Parses the engine settings from `source` (default `process.env`).
+ *
+ * @throws ConfigError naming every bad variable, e.g. `RUN_QUEUE_CONCURRENCY: …`
+ */
+export function loadRunConfig(source: NodeJS.ProcessEnv = process.env): RunConfig {
+  return toRunConfig(parseConfig(runConfigSchema(), source));
+}
+
+/** The defaults (no variable set): what tests start from. */
+export function defaultRunConfig(overrides: Partial<RunConfig> = {}): RunConfig {
+  return { ...loadRunConfig({}), ...overrides };
+}
