@@ -2,7 +2,7 @@
  * Bus round-trip latency at concurrency 1 (one call in flight at a time).
  *
  * Run (no build needed; SWC compiles on the fly, Redis must be up):
- *   node bench/bus-roundtrip.run.js [--n 5000] [--warmup 500] [--redis redis://127.0.0.1:6379]
+ *   node bench/bus-roundtrip.run.js [--n 5000] [--warmup 500] [--redis redis://127.0.0.1:6379] [--in-process]
  * Suggested root script: "bench:bus": "node bench/bus-roundtrip.run.js"
  *
  * Measures, each after `warmup` untimed calls:
@@ -12,28 +12,44 @@
  *  (d) baseline: the same call with no Redis at all: payload validation, envelope
  *                JSON round trip, `processBusJob`, reply encode/decode and validation.
  * Prints p50/p99 of each, then what (b) and (c) add: the target is (c) − (d) ≤ 0.5 ms at p50.
- * Client and workers share this process (one event loop), as in a worst case.
+ * Workers run in a child process, as a service replica apart from the gateway;
+ * `--in-process` runs them on this process's event loop instead (slower: every
+ * step then competes for one thread).
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { defineOps, type BusRequest } from '@dagu-mcp/contracts';
-import {
-  BusClient,
-  decodeReplyMessage,
-  encodeReplyMessage,
-  processBusJob,
-  ServiceWorker,
-  SILENT_LOGGER,
-  type HandlerMap,
-} from '@dagu-mcp/bus';
-import { Queue, QueueEvents, Worker } from 'bullmq';
+import path from 'node:path';
+import { type BusRequest } from '@dagu-mcp/contracts';
+import { BusClient, decodeReplyMessage, encodeReplyMessage, processBusJob, SILENT_LOGGER } from '@dagu-mcp/bus';
+import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { benchHandlers as handlers, benchOps, NAIVE_QUEUE, startBenchWorker } from './bus-roundtrip.worker';
 
-const benchOps = defineOps({
-  echo: { request: z.object({ text: z.string() }), reply: z.object({ text: z.string() }), mutation: false },
-});
-const handlers: HandlerMap<typeof benchOps> = { echo: async (payload) => ({ text: payload.text }) };
 const principal = { id: 'bench', subject: 'bench', role: 'admin', credentialType: 'none' } as const;
+
+/**
+ * Starts the worker of `mode` in a child process (default) or in this one
+ * (`--in-process`); resolves with its stop function once it takes jobs.
+ */
+async function startWorker(mode: 'naive' | 'bus', redisUrl: string, prefix: string, inProcess: boolean): Promise<() => Promise<void>> {
+  if (inProcess) return startBenchWorker(mode, redisUrl, prefix);
+  const register = path.resolve(__dirname, '..', 'packages', 'bus', 'test-fixtures', 'ts-register.js');
+  const child = spawn(process.execPath, ['-r', register, path.join(__dirname, 'bus-roundtrip.worker.ts'), mode, redisUrl, prefix], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench worker exited with ${String(code)}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('READY')) resolve();
+    });
+  });
+  return async () => {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+  };
+}
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -92,6 +108,7 @@ async function main(): Promise<void> {
   const n = Number(argument('n', '5000'));
   const warmup = Number(argument('warmup', '500'));
   const redisUrl = argument('redis', 'redis://127.0.0.1:6379');
+  const inProcess = process.argv.includes('--in-process');
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const fmt = (ms: number): string => ms.toFixed(3).padStart(7);
   const results: Record<string, Stats> = {};
@@ -99,31 +116,32 @@ async function main(): Promise<void> {
     results[label] = stats;
     console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
   };
-  console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${redisUrl}, node ${process.version}`);
+  const where = inProcess ? 'workers in this process' : 'workers in a child process';
+  console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${where}, ${redisUrl}, node ${process.version}`);
 
   const redis = new Redis(redisUrl);
   report('(a) floor: Redis PING', await measure(n, warmup, () => redis.ping()));
 
   const naiveConnection = { url: redisUrl };
-  const naiveQueue = new Queue('naive', { connection: naiveConnection, prefix });
-  const naiveEvents = new QueueEvents('naive', { connection: naiveConnection, prefix });
-  const naiveWorker = new Worker('naive', async (job) => job.data, { connection: naiveConnection, prefix, concurrency: 16 });
-  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), naiveWorker.waitUntilReady()]);
+  const naiveQueue = new Queue(NAIVE_QUEUE, { connection: naiveConnection, prefix });
+  const naiveEvents = new QueueEvents(NAIVE_QUEUE, { connection: naiveConnection, prefix });
+  const stopNaive = await startWorker('naive', redisUrl, prefix, inProcess);
+  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady()]);
   report('(b) naive: add + waitUntilFinished', await measure(n, warmup, async () => {
     // Completed jobs are kept (last 1000): waitUntilFinished reads the job back after it subscribed.
     const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
     return job.waitUntilFinished(naiveEvents);
   }));
-  await Promise.all([naiveWorker.close(), naiveEvents.close(), naiveQueue.close()]);
+  await Promise.all([stopNaive(), naiveEvents.close(), naiveQueue.close()]);
 
-  const worker = new ServiceWorker({ service: 'dag', catalog: benchOps, handlers, redisUrl, prefix });
+  const stopBus = await startWorker('bus', redisUrl, prefix, inProcess);
   const client = new BusClient({ redisUrl, prefix });
-  await Promise.all([worker.start(), client.start()]);
+  await client.start();
   report('(c) bus: BusClient.call → ServiceWorker', await measure(n, warmup, () =>
     client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }),
   ));
   await client.close();
-  await worker.close();
+  await stopBus();
 
   report('(d) baseline: same work in process, no Redis', await measure(n, warmup, () => inProcessCall('hello')));
 

@@ -108,7 +108,8 @@ describe('dag.get and dag.spec', () => {
   });
 
   it.each(['dag.get', 'dag.spec'] as const)('%s of an unknown DAG is resource_not_found with didYouMean', async (op) => {
-    const error = await rejectionOf(withHandlerContext((ctx) => handlers[op]({ name: 'weekly-reprot' }, ctx)));
+    const handler = handlers[op];
+    const error = await rejectionOf(withHandlerContext(async (ctx) => handler({ name: 'weekly-reprot' }, ctx)));
     expect(error).toBeInstanceOf(DaguError);
     expect(error instanceof DaguError ? error.toServiceError() : undefined).toEqual({
       code: 'resource_not_found',

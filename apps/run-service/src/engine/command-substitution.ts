@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+
+/**
+ * Backtick command substitution in DAG `env` values and param defaults
+ * (legacy Dagu: ``TODAY: "`date +%Y%m%d`"``). Each `` `cmd` `` is run by the
+ * shell in the run's working directory with the environment built so far;
+ * its stdout, without trailing newlines, replaces it. Step commands never go
+ * through this: their backticks belong to the shell (Dagu spec 013).
+ */
+
+/** Where a substitution runs. */
+export interface SubstitutionContext {
+  /** Shell binary, run as `<shell> -c <cmd>`. */
+  shell: string;
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  /** Per command; default 30 s. */
+  timeoutMs?: number;
+}
+
+const BACKTICKS = /`([^`]*)`/g;
+
+/** Runs one command and resolves its trimmed stdout; rejects with the shell's message. */
+function runCapture(command: string, context: SubstitutionContext): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      context.shell,
+      ['-c', command],
+      { env: { ...context.env }, cwd: context.cwd, timeout: context.timeoutMs ?? 30_000, maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null) {
+          const detail = String(stderr).trim() || error.message;
+          reject(new Error(`command substitution \`${command}\` failed: ${detail}`));
+          return;
+        }
+        resolve(String(stdout).replace(/\n+$/, ''));
+      },
+    );
+  });
+}
+
+/** True when `text` has a backtick substitution. */
+export function hasCommandSubstitution(text: string): boolean {
+  return /`[^`]*`/.test(text);
+}
+
+/**
+ * Replaces every `` `cmd` `` in `text` by the command's output.
+ *
+ * @throws Error naming the command and the shell's message when one fails.
+ */
+export async function substituteCommands(text: string, context: SubstitutionContext): Promise<string> {
+  if (!hasCommandSubstitution(text)) return text;
+  const commands = [...text.matchAll(BACKTICKS)].map((match) => match[1] ?? '');
+  const outputs: string[] = [];
+  for (const command of commands) outputs.push(command.trim() === '' ? '' : await runCapture(command, context));
+  let index = 0;
+  return text.replace(BACKTICKS, () => outputs[index++] ?? '');
+}

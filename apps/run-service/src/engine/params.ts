@@ -1,0 +1,166 @@
+import { DaguError } from '@dagu-mcp/contracts';
+import type { ParamDef } from '@dagu-mcp/dag-spec';
+
+/**
+ * Run params (dagu-model §3 "Params"): the DAG declares named params with
+ * defaults; a run's params override them by name. The run's params arrive as
+ * a string `A=1 B="two words" positional` or as compact JSON (036 re-encodes
+ * an object argument). Positional values (bare words) are named `1`, `2`, …
+ * and override the DAG's positional params by position.
+ *
+ * This module is pure: it merges and validates. Evaluating defaults
+ * (variable references, backtick command substitution) happens when the
+ * run starts (`run-environment.ts`), never in a bus handler.
+ */
+
+/** One effective param. `fromDefault`: the value is the DAG's default (evaluated at run start). */
+export interface RunParam {
+  name: string;
+  value: string;
+  fromDefault: boolean;
+}
+
+interface ParamToken {
+  name?: string;
+  value: string;
+}
+
+const NAMED = /^([A-Za-z_][A-Za-z0-9_]*)=/;
+
+function invalid(message: string): DaguError {
+  return new DaguError('invalid_tool_input', message, { field: 'params' });
+}
+
+/** Reads a quoted section starting at `open`; returns its text and the index after the closing quote. */
+function readQuoted(text: string, open: number): { value: string; end: number } {
+  const quote = text.charAt(open);
+  let value = '';
+  for (let i = open + 1; i < text.length; i++) {
+    const ch = text.charAt(i);
+    if (quote === '"' && ch === '\\' && i + 1 < text.length) {
+      value += text.charAt(++i);
+    } else if (ch === quote) {
+      return { value: quote === '`' ? `\`${value}\`` : value, end: i + 1 };
+    } else {
+      value += ch;
+    }
+  }
+  throw invalid(`The params string has an unterminated ${quote} quote.`);
+}
+
+/**
+ * Splits a params string into tokens, shell-like: whitespace separates,
+ * `"…"` (with `\` escapes) and `'…'` quote, backticks are kept for evaluation.
+ *
+ * @throws DaguError `invalid_tool_input` (field `params`) on an unterminated quote
+ */
+export function tokenizeParams(text: string): ParamToken[] {
+  const tokens: ParamToken[] = [];
+  let pos = 0;
+  while (pos < text.length) {
+    while (pos < text.length && /\s/.test(text.charAt(pos))) pos++;
+    if (pos >= text.length) break;
+    const named = NAMED.exec(text.slice(pos));
+    if (named !== null) pos += named[0].length;
+    let value = '';
+    while (pos < text.length && !/\s/.test(text.charAt(pos))) {
+      const ch = text.charAt(pos);
+      if (ch === '"' || ch === "'" || ch === '`') {
+        const quoted = readQuoted(text, pos);
+        value += quoted.value;
+        pos = quoted.end;
+      } else {
+        value += ch;
+        pos++;
+      }
+    }
+    tokens.push(named?.[1] !== undefined ? { name: named[1], value } : { value });
+  }
+  return tokens;
+}
+
+function jsonScalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Reads the run's params argument: a JSON object (036: compact JSON of an
+ * object argument) gives named params; anything else is a params string.
+ */
+export function parseParamInput(input: string | undefined): ParamToken[] {
+  const text = (input ?? '').trim();
+  if (text === '') return [];
+  if (text.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return Object.entries(parsed).map(([name, value]) => ({ name, value: jsonScalarText(value) }));
+    }
+  }
+  return tokenizeParams(text);
+}
+
+/**
+ * The effective params of a run: the DAG's declared params in declaration
+ * order, overridden by name (named) or position (positional) by the run's
+ * params; run params the DAG does not declare are appended.
+ *
+ * @throws DaguError `invalid_tool_input` (field `params`) when a required
+ *   param has no value, a value breaks its declared type, enum or range, or a
+ *   name is not a valid param name.
+ */
+export function mergeParams(defs: readonly ParamDef[], input: string | undefined): RunParam[] {
+  const merged: RunParam[] = defs.map((def) => ({ name: def.name, value: def.default ?? '', fromDefault: true }));
+  const given = new Set<string>();
+  let position = 0;
+  for (const token of parseParamInput(input)) {
+    const name = token.name ?? String(++position);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !/^\d+$/.test(name)) throw invalid(`Invalid param name '${name}'.`);
+    given.add(name);
+    const existing = merged.find((param) => param.name === name);
+    if (existing !== undefined) {
+      existing.value = token.value;
+      existing.fromDefault = false;
+    } else merged.push({ name, value: token.value, fromDefault: false });
+  }
+  for (const def of defs) checkParam(def, merged, given);
+  return merged;
+}
+
+function checkParam(def: ParamDef, merged: readonly RunParam[], given: ReadonlySet<string>): void {
+  const value = merged.find((param) => param.name === def.name)?.value ?? '';
+  if (def.required === true && def.default === null && !given.has(def.name)) {
+    throw invalid(`The param ${def.name} is required.`);
+  }
+  if (!given.has(def.name)) return;
+  if (def.type === 'integer' && !/^-?\d+$/.test(value)) throw invalid(`The param ${def.name} must be an integer.`);
+  if (def.type === 'number' && (value.trim() === '' || !Number.isFinite(Number(value)))) {
+    throw invalid(`The param ${def.name} must be a number.`);
+  }
+  if (def.type === 'boolean' && value !== 'true' && value !== 'false') {
+    throw invalid(`The param ${def.name} must be true or false.`);
+  }
+  if (def.enum !== undefined && def.enum.length > 0 && !def.enum.includes(value)) {
+    throw invalid(`The param ${def.name} must be one of ${def.enum.join(', ')}.`);
+  }
+  const numeric = Number(value);
+  if (def.minimum !== undefined && numeric < def.minimum) throw invalid(`The param ${def.name} must be at least ${def.minimum}.`);
+  if (def.maximum !== undefined && numeric > def.maximum) throw invalid(`The param ${def.name} must be at most ${def.maximum}.`);
+}
+
+function quoteParamValue(value: string): string {
+  return value === '' || /[\s"'`\\]/.test(value) ? `"${value.replace(/(["\\])/g, '\\$1')}"` : value;
+}
+
+/** The params as one string, `A=1 B="two words" pos` (the run-detail `params`). */
+export function formatParams(params: readonly RunParam[]): string {
+  return params
+    .map((param) => (/^\d+$/.test(param.name) ? quoteParamValue(param.value) : `${param.name}=${quoteParamValue(param.value)}`))
+    .join(' ');
+}
