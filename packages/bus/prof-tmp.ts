@@ -12,17 +12,19 @@ async function main() {
   await new Promise<void>(r => child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('READY')) r(); else process.stdout.write(d); }));
   const client = new BusClient({ redisUrl: 'redis://127.0.0.1:6379', prefix });
   await client.start();
-  let msgAt = 0;
+  let msgAt = 0; let sentAt = 0; const toSent: number[] = [];
+  const cmds = client['commands']!; const orig = cmds.sendCommand.bind(cmds);
+  (cmds as any).sendCommand = (c: any, st: any) => { if (sentAt === 0) sentAt = now(); return orig(c, st); };
   client['subscriber']!.prependListener('message', () => { msgAt = now(); });
   const n = 3000; const tot: number[] = [], toMsg: number[] = [];
   for (let i = 0; i < n + 300; i++) {
-    const s = now();
+    sentAt = 0; const s = now();
     await client.call('dag', ops, 'echo', { text: String(s) }, { principal });
     const e = now();
-    if (i >= 300) { tot.push(e - s); toMsg.push(msgAt - s); }
+    if (i >= 300) { tot.push(e - s); toMsg.push(msgAt - s); toSent.push(sentAt - s); }
   }
   const med = (xs: number[]) => { xs.sort((a, b) => a - b); return xs[Math.floor(xs.length / 2)]!.toFixed(3); };
-  console.log('client: total', med(tot), 'toMsg', med(toMsg));
+  console.log('client: total', med(tot), 'toMsg', med(toMsg), 'toSent', med(toSent));
   await client.close();
   child.kill('SIGTERM'); await new Promise(r => child.once('exit', r));
 }

@@ -1,5 +1,8 @@
 import { defineOps } from '@dagu-mcp/contracts';
-import { ServiceWorker, type HandlerMap } from './src/index';
+import { type HandlerMap } from './src/index';
+import { ServiceWorker as NewW } from './src/service-worker';
+import { ServiceWorker as OldW } from './src/zz-old-worker-tmp';
+const ServiceWorker = process.env.OLD ? OldW : NewW;
 import { z } from 'zod';
 const now = () => performance.timeOrigin + performance.now();
 const ops = defineOps({ echo: { request: z.object({ text: z.string() }), reply: z.object({ text: z.string() }), mutation: false } });

@@ -4,6 +4,7 @@ import type { McpSessionManager } from './mcp/session-manager';
 import { sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
+import { buildOpenApiDocument } from './http/openapi';
 
 /** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
 export interface AppDeps {
@@ -12,6 +13,7 @@ export interface AppDeps {
   /** `BASE_PATH` of spec 020: MCP is served at `/mcp` and, when set, at `<basePath>/mcp`. */
   readonly basePath: string;
   readonly bodyLimitBytes: number;
+  readonly version: string;
   /** Express `trust proxy` (client addresses behind a load balancer). */
   readonly trustProxy: boolean | number;
   /** Readiness checks behind `GET /readyz` (Redis, PostgreSQL, migrations). */
@@ -59,7 +61,13 @@ export function createApp(deps: AppDeps): Express {
   mcp.use(mcpErrorHandler(deps.logger));
   for (const path of mcpPaths) app.use(path, mcp);
 
-  const rest = createRestRouter({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, authenticate: deps.authenticateRest, routes: deps.restRoutes });
+  const rest = createRestRouter({
+    logger: deps.logger,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    authenticate: deps.authenticateRest,
+    routes: deps.restRoutes,
+    openApi: (routes) => buildOpenApiDocument(routes, { version: deps.version, basePath: deps.basePath }),
+  });
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
 

@@ -17,6 +17,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `0.0.0.0` / `9464` |
  * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
  * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
  * | `BASIC_USERNAME` / `BASIC_PASSWORD` | the one user of `basic` (required in that mode) | — |
@@ -44,6 +45,8 @@ export const GatewayConfigSchema = z.object({
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),
+  METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+  METRICS_PORT: env.port(9464),
   AUTH_MODE: z.enum(['builtin', 'basic', 'none']).default('builtin'),
   ADMIN_USERNAME: z.string().min(1).default('admin'),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

@@ -48,6 +48,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     sessions,
     basePath: config.BASE_PATH,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    version: GATEWAY_VERSION,
     trustProxy: config.TRUST_PROXY,
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,

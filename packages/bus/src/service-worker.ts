@@ -29,11 +29,21 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   logger?: BusLogger;
 }
 
+/** How a job's processing ended; never a rejected promise (see `started`). */
+type Processed = { ok: true } | { ok: false; error: Error };
+
 /**
  * The service side of the bus: a BullMQ Worker over the service's queue that
  * runs each job through {@link processBusJob} and PUBLISHes the reply on the
  * request's `replyTo` before the job is marked completed (so the caller's
  * latency does not include BullMQ's completion bookkeeping).
+ *
+ * Fast path: a job starts when BullMQ emits `active` (the moment it is moved
+ * to active and locked), not when BullMQ later calls the processor: with
+ * concurrency > 1 an idle BullMQ worker first tries to fetch one more job, a
+ * whole Redis round trip, before it processes the one it has. The processor
+ * then just awaits that same run, so BullMQ still completes, fails, retries,
+ * locks and recovers the job exactly as usual.
  *
  * A replica killed mid-job leaves the job `active` until its lock expires
  * (`lockDurationMs`); another replica's stalled check then moves it back to
@@ -44,6 +54,8 @@ export class ServiceWorker<C extends OpCatalog> {
   private readonly logger: BusLogger;
   private connection: Redis | undefined;
   private worker: Worker | undefined;
+  /** Runs started on `active`, by job id, until BullMQ's processor picks them up. */
+  private readonly started = new Map<string, Promise<Processed>>();
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
 
   constructor(private readonly options: ServiceWorkerOptions<C>) {
@@ -64,7 +76,7 @@ export class ServiceWorker<C extends OpCatalog> {
     const connection = openRedisConnection(redisUrl, 'worker', `${prefix}:worker:${queueNameOf(service)}`, this.logger);
     this.connection = connection;
     await waitUntilReady(connection);
-    const worker = new Worker(queueNameOf(service), (job: Job) => this.process(job), {
+    const worker = new Worker(queueNameOf(service), (job: Job) => this.processor(job), {
       connection,
       prefix,
       concurrency: this.options.concurrency ?? 16,
@@ -72,6 +84,9 @@ export class ServiceWorker<C extends OpCatalog> {
       stalledInterval: this.options.stalledIntervalMs ?? 5_000,
       maxStalledCount: 1,
       autorun: false,
+    });
+    worker.on('active', (job: Job) => {
+      if (job.id !== undefined) this.started.set(job.id, this.execute(job));
     });
     worker.on('error', (error: Error) => this.logger.warn({ error: error.message }, 'bus worker error'));
     worker.on('stalled', (jobId: string) => this.logger.warn({ jobId }, 'bus job stalled; moved back to waiting'));
@@ -100,7 +115,30 @@ export class ServiceWorker<C extends OpCatalog> {
     } catch (error) {
       this.logger.warn({ error: describeError(error) }, 'bus worker close failed');
     }
+    this.started.clear();
     if (this.connection !== undefined) await closeRedisConnection(this.connection);
+  }
+
+  /** BullMQ's processor: awaits the run begun on `active` (or begins it) and rethrows its failure. */
+  private async processor(job: Job): Promise<void> {
+    const early = job.id === undefined ? undefined : this.started.get(job.id);
+    if (job.id !== undefined) this.started.delete(job.id);
+    const processed = await (early ?? this.execute(job));
+    if (!processed.ok) throw processed.error;
+  }
+
+  /**
+   * Runs one job and publishes its reply. Never rejects (a run begun on
+   * `active` is awaited only later, and a rejection nobody awaits yet would be
+   * an unhandled one): a failure for BullMQ comes back as `{ok: false, error}`.
+   */
+  private async execute(job: Job): Promise<Processed> {
+    try {
+      await this.process(job);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
   }
 
   private async process(job: Job): Promise<void> {

@@ -4,3 +4,4 @@ export * from './db';
 export * from './migrations';
 export * from './ops-server';
 export * from './shutdown';
+export * from './metrics';

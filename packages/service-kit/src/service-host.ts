@@ -2,8 +2,20 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { OpCatalog, ServiceName } from '@dagu-mcp/contracts';
-import { ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
-import { createPool, migrate, startOpsServer, type Logger, type Migration, type Pool } from '@dagu-mcp/runtime';
+import { queueNameOf, ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
+import {
+  createAppMetrics,
+  createPool,
+  instrumentHandlers,
+  migrate,
+  registerQueueDepth,
+  startOpsServer,
+  type Logger,
+  type Migration,
+  type Pool,
+} from '@dagu-mcp/runtime';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { ServiceConfig } from './service-config';
 
 /** What a service's handlers are built from. */
@@ -35,7 +47,8 @@ export interface RunningService {
 /**
  * Starts a service: pg pool, migrations of its own schema (safe with several
  * replicas, see `migrate`), the bus worker and the ops server whose `/readyz`
- * reports Redis, PostgreSQL and migrations.
+ * reports Redis, PostgreSQL and migrations and whose `/metrics` has the job
+ * durations by op and outcome, the queue depth and the process metrics.
  *
  * @throws when PostgreSQL cannot be reached or a migration fails (the start stops)
  */
@@ -50,10 +63,18 @@ export async function startService<C extends OpCatalog>(
   await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
   migrated = true;
 
+  const metrics = createAppMetrics({ app: `${def.service}-service` });
+  // Queue depth, read at scrape time on a connection of its own that fails fast while Redis is down.
+  const depthRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  depthRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth redis error'));
+  const depthQueue = new Queue(queueNameOf(def.service), { connection: depthRedis, prefix: config.BUS_PREFIX });
+  depthQueue.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth error'));
+  registerQueueDepth(metrics.registry, queueNameOf(def.service), () => depthQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'));
+
   const worker = new ServiceWorker({
     service: def.service,
     catalog: def.catalog,
-    handlers: def.createHandlers({ pool, logger, config, replica }),
+    handlers: instrumentHandlers(metrics.registry, def.service, def.createHandlers({ pool, logger, config, replica })),
     redisUrl: config.REDIS_URL,
     prefix: config.BUS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -71,6 +92,7 @@ export async function startService<C extends OpCatalog>(
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
       migrations: () => migrated,
     },
+    metrics: metrics.render,
   });
   const address = ops.address();
   const opsPort = typeof address === 'object' && address !== null ? address.port : config.OPS_PORT;
@@ -82,6 +104,8 @@ export async function startService<C extends OpCatalog>(
     async stop() {
       await worker.close();
       await def.onStop?.();
+      await depthQueue.close().catch(() => undefined);
+      depthRedis.disconnect();
       await new Promise<void>((resolve) => ops.close(() => resolve()));
       await pool.end();
       logger.info({ service: def.service }, 'service stopped');

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DaguError, roleAtLeast, type Role } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
@@ -6,6 +7,28 @@ import { restErrorHandler } from './rest-errors';
 
 /** Who may call a route: a role (and every role above it, dagu-model §9), or `public` (no credential). */
 export type RouteAccess = Role | 'public';
+
+/**
+ * What a route declares: who may call it and what the OpenAPI document says
+ * about it. `body` / `query` are the zod schemas the handler validates with
+ * (they become the document's JSON Schemas).
+ */
+export interface RouteSpec {
+  readonly access: RouteAccess;
+  readonly summary: string;
+  readonly tag: string;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  /** Success status, default 200 (201 for creations, 204 for deletions). */
+  readonly status?: number;
+}
+
+/** A route as registered: method, Express path and its spec. */
+export interface RegisteredRoute {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  readonly path: string;
+  readonly spec: RouteSpec;
+}
 
 /** A REST handler; thrown `DaguError`s become JSON errors with the right status. */
 export type RestHandler = (req: Request, res: Response) => Promise<void> | void;
@@ -16,11 +39,11 @@ export type RestHandler = (req: Request, res: Response) => Promise<void> | void;
  * unless it declares its role").
  */
 export interface RestRouteRegistrar {
-  get(path: string, access: RouteAccess, handler: RestHandler): void;
-  post(path: string, access: RouteAccess, handler: RestHandler): void;
-  put(path: string, access: RouteAccess, handler: RestHandler): void;
-  patch(path: string, access: RouteAccess, handler: RestHandler): void;
-  delete(path: string, access: RouteAccess, handler: RestHandler): void;
+  get(path: string, spec: RouteSpec, handler: RestHandler): void;
+  post(path: string, spec: RouteSpec, handler: RestHandler): void;
+  put(path: string, spec: RouteSpec, handler: RestHandler): void;
+  patch(path: string, spec: RouteSpec, handler: RestHandler): void;
+  delete(path: string, spec: RouteSpec, handler: RestHandler): void;
 }
 
 /** A REST route module: auth, users, API keys, DAGs, runs, wiki … each adds its routes. */
@@ -40,11 +63,18 @@ export function createRestRouter(opts: {
   bodyLimitBytes: number;
   authenticate: RequestHandler;
   routes: RestRoutes[];
+  /** Serves the OpenAPI document of the registered routes at `GET /openapi.json`. */
+  openApi: (routes: readonly RegisteredRoute[]) => Record<string, unknown>;
 }): Router {
   const router = Router();
   router.use(express.json({ limit: opts.bodyLimitBytes }));
-  const registrar = createRegistrar(router, opts.authenticate);
+  const registered: RegisteredRoute[] = [];
+  const registrar = createRegistrar(router, opts.authenticate, registered);
+  registrar.get('/openapi.json', { access: 'public', summary: 'This OpenAPI 3.1 document', tag: 'meta' }, (_req, res) => {
+    res.json(document);
+  });
   for (const add of opts.routes) add(registrar);
+  const document = opts.openApi(registered);
   router.use((req, _res, next) => {
     next(new DaguError('resource_not_found', `No route for ${req.method} ${req.baseUrl}${req.path}.`));
   });
@@ -52,12 +82,13 @@ export function createRestRouter(opts: {
   return router;
 }
 
-function createRegistrar(router: Router, authenticate: RequestHandler): RestRouteRegistrar {
+function createRegistrar(router: Router, authenticate: RequestHandler, registered: RegisteredRoute[]): RestRouteRegistrar {
   const add =
-    (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
-    (path: string, access: RouteAccess, handler: RestHandler): void => {
-      const chain: RequestHandler[] = access === 'public' ? [] : [authenticate, requireRole(access)];
+    (method: RegisteredRoute['method']) =>
+    (path: string, spec: RouteSpec, handler: RestHandler): void => {
+      const chain: RequestHandler[] = spec.access === 'public' ? [] : [authenticate, requireRole(spec.access)];
       router[method](path, ...chain, wrap(handler));
+      registered.push({ method, path, spec });
     };
   return { get: add('get'), post: add('post'), put: add('put'), patch: add('patch'), delete: add('delete') };
 }

@@ -37,7 +37,7 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
   const audit = (res: Response, action: string, target: string): void =>
     deps.audit.record({ category: 'api_key', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: res.locals.requestId as string });
   return (routes) => {
-    routes.post('/api-keys', 'admin', async (req, res) => {
+    routes.post('/api-keys', { access: 'admin', summary: 'Create an API key (the key is shown only in this response)', tag: 'api-keys', body: CreateKeySchema, status: 201 }, async (req, res) => {
       const input = parseRequest(CreateKeySchema, req.body);
       const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
       if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
@@ -48,10 +48,10 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
       const { lastUsedAt: _unused, ...shown } = view(record);
       res.status(201).json({ ...shown, key });
     });
-    routes.get('/api-keys', 'admin', async (_req, res) => {
+    routes.get('/api-keys', { access: 'admin', summary: 'List live API keys', tag: 'api-keys' }, async (_req, res) => {
       res.json({ items: (await deps.keys.list()).map(view) });
     });
-    routes.delete('/api-keys/:id', 'admin', async (req, res) => {
+    routes.delete('/api-keys/:id', { access: 'admin', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 }, async (req, res) => {
       const id = String(req.params.id);
       const prefix = /^[0-9a-f-]{36}$/.test(id) ? await deps.keys.revoke(id) : undefined;
       if (prefix === undefined) throw new DaguError('resource_not_found', 'API key not found.');

@@ -18,7 +18,7 @@ const AuditQuerySchema = z.strictObject({
 /** `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`. */
 export function auditRoutes(deps: { pool: Pool }): RestRoutes {
   return (routes) => {
-    routes.get('/audit', 'admin', async (req, res) => {
+    routes.get('/audit', { access: 'admin', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema }, async (req, res) => {
       res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
     });
   };

@@ -19,7 +19,7 @@ const LoginSchema = z.strictObject({ username: z.string().min(1).max(200), passw
  */
 export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens: LoginTokens; limiter: FailureLimiter; audit: AuditLog }): RestRoutes {
   return (routes) => {
-    routes.post('/auth/login', 'public', async (req, res) => {
+    routes.post('/auth/login', { access: 'public', summary: 'Log in (builtin mode); returns a login token', tag: 'auth', body: LoginSchema }, async (req, res) => {
       if (deps.mode !== 'builtin') throw new DaguError('resource_not_found', 'Login is only available with AUTH_MODE=builtin.');
       const { username, password } = parseRequest(LoginSchema, req.body);
       const address = req.ip ?? 'unknown';
@@ -49,7 +49,7 @@ export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens
       res.json({ token: issued.token, expiresAt: issued.expiresAt, user: { id: user.id, username: user.username, role: user.role } });
     });
 
-    routes.get('/auth/me', 'viewer', (_req, res) => {
+    routes.get('/auth/me', { access: 'viewer', summary: 'The authenticated caller', tag: 'auth' }, (_req, res) => {
       const p = principalOf(res);
       res.json({ id: p.id, subject: p.subject, role: p.role, credentialType: p.credentialType });
     });

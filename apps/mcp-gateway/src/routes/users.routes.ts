@@ -18,21 +18,21 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
   const audit = (res: Response, action: string, target: string): void =>
     deps.audit.record({ category: 'user', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: res.locals.requestId as string });
   return (routes) => {
-    routes.get('/users', 'admin', async (_req, res) => {
+    routes.get('/users', { access: 'admin', summary: 'List users', tag: 'users' }, async (_req, res) => {
       res.json({ items: await deps.users.list() });
     });
-    routes.post('/users', 'admin', async (req, res) => {
+    routes.post('/users', { access: 'admin', summary: 'Create a user', tag: 'users', body: CreateUserSchema, status: 201 }, async (req, res) => {
       const input = parseRequest(CreateUserSchema, req.body);
       const user = await deps.users.create({ username: input.username, role: input.role, passwordHash: await hashPassword(input.password) });
       audit(res, 'user.created', user.username);
       res.status(201).json(user);
     });
-    routes.get('/users/:id', 'admin', async (req, res) => {
+    routes.get('/users/:id', { access: 'admin', summary: 'Get a user', tag: 'users' }, async (req, res) => {
       const user = await deps.users.findById(String(req.params.id));
       if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
       res.json(user);
     });
-    routes.patch('/users/:id', 'admin', async (req, res) => {
+    routes.patch('/users/:id', { access: 'admin', summary: 'Change a user\'s role or password', tag: 'users', body: UpdateUserSchema }, async (req, res) => {
       const change = parseRequest(UpdateUserSchema, req.body);
       const user = await deps.users.update(String(req.params.id), {
         ...(change.role !== undefined ? { role: change.role } : {}),
@@ -42,7 +42,7 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
       audit(res, 'user.updated', user.username);
       res.json(user);
     });
-    routes.delete('/users/:id', 'admin', async (req, res) => {
+    routes.delete('/users/:id', { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 }, async (req, res) => {
       if (!(await deps.users.delete(String(req.params.id)))) throw new DaguError('resource_not_found', 'User not found.');
       audit(res, 'user.deleted', String(req.params.id));
       res.status(204).end();

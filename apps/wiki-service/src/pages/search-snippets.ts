@@ -21,7 +21,7 @@ export interface PageMatch {
 export const MAX_MATCHES_PER_PAGE = 5;
 /** Longest snippet, in UTF-16 units, ellipses included. */
 export const MAX_SNIPPET_CHARS = 240;
-/** Characters kept before the match when a long line is clipped. */
+/** Characters kept before the match when a long line is clipped (at most a third of the snippet). */
 const CONTEXT_BEFORE = 80;
 const ELLIPSIS = '…';
 
@@ -31,7 +31,8 @@ const ELLIPSIS = '…';
  */
 export function clipLine(text: string, at: number, max: number = MAX_SNIPPET_CHARS): string {
   if (text.length <= max) return text;
-  const start = Math.max(0, Math.min(at - CONTEXT_BEFORE, text.length - max + 1));
+  const before = Math.min(CONTEXT_BEFORE, Math.floor(max / 3));
+  const start = Math.max(0, Math.min(at - before, text.length - max + 1));
   const head = start === 0 ? '' : ELLIPSIS;
   const room = max - head.length;
   if (start + room >= text.length) return head + text.slice(start);

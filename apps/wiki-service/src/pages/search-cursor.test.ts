@@ -1,0 +1,39 @@
+import { DaguError } from '@dagu-mcp/contracts';
+import { decodeSearchCursor, encodeSearchCursor, type SearchScope } from './search-cursor';
+
+const scope: SearchScope = { search: 'deploy', workspace: undefined, prefix: undefined };
+
+function codeAndField(fn: () => unknown): [string, string | undefined] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof DaguError) return [error.code, error.field];
+    throw error;
+  }
+  throw new Error('expected a DaguError');
+}
+
+describe('wiki_search cursor (spec 021: opaque continuation cursor of the same search)', () => {
+  test('round-trips the position; "all" and absent workspace are the same search', () => {
+    const cursor = encodeSearchCursor({ workspace: 'team', path: 'a/b' }, scope);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeSearchCursor(cursor, scope)).toEqual({ workspace: 'team', path: 'a/b' });
+    expect(decodeSearchCursor(cursor, { ...scope, workspace: 'all' })).toEqual({ workspace: 'team', path: 'a/b' });
+  });
+
+  test.each([
+    ['another search text', { ...scope, search: 'other' }],
+    ['another workspace', { ...scope, workspace: 'team' }],
+    ['another prefix', { ...scope, prefix: 'runbooks/' }],
+  ])('is refused for %s (invalid_tool_input on cursor)', (_name, other) => {
+    const cursor = encodeSearchCursor({ workspace: 'team', path: 'a' }, scope);
+    expect(codeAndField(() => decodeSearchCursor(cursor, other))).toEqual(['invalid_tool_input', 'cursor']);
+  });
+
+  test.each(['not base64!', 'eyJ2Ijo5fQ', Buffer.from('not json').toString('base64url'), 'x'.repeat(5000)])(
+    'refuses garbage %#',
+    (cursor) => {
+      expect(codeAndField(() => decodeSearchCursor(cursor, scope))).toEqual(['invalid_tool_input', 'cursor']);
+    },
+  );
+});

@@ -1,0 +1,281 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Names of the metrics the apps export (ARCHITECTURE "Deployment"). Dashboards
+ * and alerts depend on them: rename only with a new name beside the old one.
+ * Every series also carries the registry's default label `app`.
+ */
+export const METRIC_NAMES = {
+  /** Gateway HTTP requests; labels `route`, `method`, `status`, `mcp_method`. */
+  httpRequestDuration: 'dagu_http_request_duration_seconds',
+  /** Gateway → service bus calls, until the reply or failure; labels `service`, `op`, `outcome`. */
+  busCallDuration: 'dagu_bus_call_duration_seconds',
+  /** Handler run time of a bus job in a service; labels `service`, `op`, `outcome`. */
+  busJobDuration: 'dagu_bus_job_duration_seconds',
+  /** Jobs in a service's queue, read at scrape time; labels `queue`, `state`. */
+  busQueueJobs: 'dagu_bus_queue_jobs',
+} as const;
+
+/** Histogram buckets of every duration metric, in seconds (5 ms … 30 s). */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** A rendered scrape: the Prometheus text exposition format and its content type. */
+export interface MetricsPage {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** An app's metric registry and how to render it for `GET /metrics`. */
+export interface AppMetrics {
+  readonly registry: Registry;
+  render(): Promise<MetricsPage>;
+}
+
+/**
+ * Creates an app's own registry (never prom-client's global one, so tests and
+ * several apps in one process stay apart) with the default label `app` and,
+ * unless `processMetrics` is false, the process metrics: CPU, resident memory,
+ * heap, event-loop lag, GC, open handles (prom-client's default collectors).
+ *
+ * @param opts.app            app name, e.g. `mcp-gateway`, `dag-service`
+ * @param opts.processMetrics collect process metrics (default `true`)
+ */
+export function createAppMetrics(opts: { app: string; processMetrics?: boolean }): AppMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: opts.app });
+  if (opts.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+const OUTCOME_CODE = /^[a-z][a-z0-9_]{0,47}$/;
+
+/**
+ * The `outcome` label of a failed operation: the error's string `code` when it
+ * is a lower-snake-case code (the contracts' error codes, e.g.
+ * `resource_unavailable`), else `internal_error`. Bounded, so label
+ * cardinality stays small whatever is thrown.
+ */
+export function outcomeOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code: unknown = error.code;
+    if (typeof code === 'string' && OUTCOME_CODE.test(code)) return code;
+  }
+  return 'internal_error';
+}
+
+/**
+ * The duration histogram `name` of `registry`, created on first use with
+ * {@link DURATION_BUCKETS_SECONDS}; later calls return the same one.
+ *
+ * @throws Error when `name` is registered as another kind of metric
+ */
+export function durationHistogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Histogram) return existing;
+  if (existing !== undefined) throw new Error(`metric ${name} is registered but is not a histogram`);
+  return new Histogram<L>({ name, help, labelNames, buckets: [...DURATION_BUCKETS_SECONDS], registers: [registry] });
+}
+
+/**
+ * Runs `fn` and reports how long it took, in seconds, with outcome `ok` or
+ * the failure's `classify(error)`; the result or error passes through.
+ */
+export async function timeAsync<T>(
+  fn: () => Promise<T>,
+  report: (outcome: string, seconds: number) => void,
+  classify: (error: unknown) => string = outcomeOf,
+): Promise<T> {
+  const started = process.hrtime.bigint();
+  try {
+    const result = await fn();
+    report('ok', secondsSince(started));
+    return result;
+  } catch (error) {
+    report(classify(error), secondsSince(started));
+    throw error;
+  }
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Times bus calls into {@link METRIC_NAMES.busCallDuration}. */
+export interface BusCallMetrics {
+  /** Runs `call` (one bus call of `op` to `service`) and records its duration and outcome. */
+  time<T>(service: string, op: string, call: () => Promise<T>): Promise<T>;
+}
+
+/** The gateway's bus-call timer on `registry`. */
+export function createBusCallMetrics(registry: Registry): BusCallMetrics {
+  const histogram = durationHistogram(registry, METRIC_NAMES.busCallDuration, 'Bus calls from the gateway to a service, until the reply or failure.', [
+    'service',
+    'op',
+    'outcome',
+  ]);
+  return {
+    time: (service, op, call) => timeAsync(call, (outcome, seconds) => histogram.observe({ service, op, outcome }, seconds)),
+  };
+}
+
+/**
+ * Wraps a service's handler map so every handler's run is recorded in
+ * {@link METRIC_NAMES.busJobDuration} by op and outcome. The map itself is
+ * unchanged (a Proxy): same keys, same handlers, same results and errors.
+ *
+ * @param service the service's name, e.g. `dag`
+ * @param handlers op name → `(payload, ctx) => Promise<reply>`
+ */
+export function instrumentHandlers<H extends object>(registry: Registry, service: string, handlers: H): H {
+  const histogram = durationHistogram(registry, METRIC_NAMES.busJobDuration, 'Handler run time of bus jobs in a service.', ['service', 'op', 'outcome']);
+  const wrapped = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+  return new Proxy(handlers, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || typeof value !== 'function') return value;
+      let timed = wrapped.get(property);
+      if (timed === undefined) {
+        const op = property;
+        timed = (...args: unknown[]) =>
+          timeAsync(
+            async (): Promise<unknown> => Reflect.apply(value, target, args),
+            (outcome, seconds) => histogram.observe({ service, op, outcome }, seconds),
+          );
+        wrapped.set(property, timed);
+      }
+      return timed;
+    },
+  });
+}
+
+/** Reads a queue's job counts by state, e.g. BullMQ's `queue.getJobCounts('waiting', 'active', 'delayed')`. */
+export type QueueCountsReader = () => Promise<Record<string, number>>;
+
+const queueReaders = new WeakMap<Registry, Map<string, { read: QueueCountsReader; timeoutMs: number }>>();
+
+/**
+ * Exports `queue`'s job counts as {@link METRIC_NAMES.busQueueJobs}, read at
+ * each scrape. A read that fails or takes longer than `timeoutMs` (default
+ * 1000) leaves that queue's series out of the scrape rather than stale.
+ */
+export function registerQueueDepth(registry: Registry, queue: string, read: QueueCountsReader, timeoutMs = 1000): void {
+  let readers = queueReaders.get(registry);
+  if (readers === undefined) {
+    const all = new Map<string, { read: QueueCountsReader; timeoutMs: number }>();
+    readers = all;
+    queueReaders.set(registry, all);
+    new Gauge({
+      name: METRIC_NAMES.busQueueJobs,
+      help: 'Jobs in a bus queue by state, read at scrape time.',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const results = await Promise.allSettled([...all].map(async ([name, reader]) => ({ name, counts: await withTimeout(reader.read(), reader.timeoutMs) })));
+        for (const result of results) {
+          if (result.status !== 'fulfilled') continue;
+          for (const [state, count] of Object.entries(result.value.counts)) this.set({ queue: result.value.name, state }, count);
+        }
+      },
+    });
+  }
+  readers.set(queue, { read, timeoutMs });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Exports `read()` as gauge `name` (no labels besides `app`), read at each scrape, e.g. open MCP sessions. */
+export function registerGauge(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
+/** The MCP methods (spec 2025-06-18) counted by name; any other method is `other`. */
+const MCP_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+]);
+
+/**
+ * The `mcp_method` label of a JSON-RPC body: its method when it is one of
+ * the MCP methods, `other` for any other method, `batch` for an array,
+ * empty for a body without a method (a response, or no body).
+ */
+export function mcpMethodOf(body: unknown): string {
+  if (Array.isArray(body)) return 'batch';
+  if (typeof body !== 'object' || body === null || !('method' in body)) return '';
+  const method: unknown = body.method;
+  return typeof method === 'string' && MCP_METHODS.has(method) ? method : 'other';
+}
+
+/**
+ * The `route` label of a finished request: the Express route template that
+ * answered it (`req.baseUrl` + `req.route.path`, e.g. `/api/v1/dags/:name`,
+ * `/mcp`), or `unmatched` when no route did (404s of unknown paths), so
+ * arbitrary URLs never become label values.
+ */
+export function routeOf(req: IncomingMessage): string {
+  const route: unknown = Reflect.get(req, 'route');
+  if (typeof route !== 'object' || route === null || !('path' in route) || typeof route.path !== 'string') return 'unmatched';
+  const baseUrl: unknown = Reflect.get(req, 'baseUrl');
+  const joined = `${typeof baseUrl === 'string' ? baseUrl : ''}${route.path}`;
+  return joined.length > 1 ? joined.replace(/\/+$/, '') : joined;
+}
+
+/**
+ * Wraps an HTTP request listener (e.g. an Express app) so that every request
+ * is recorded in {@link METRIC_NAMES.httpRequestDuration} by route template,
+ * method, status and, on MCP routes, the JSON-RPC method. A request whose
+ * connection closed before the response finished has status `aborted`.
+ *
+ * @returns a listener for `http.createServer(listener)`
+ */
+export function instrumentRequestListener(registry: Registry, listener: RequestListener): RequestListener {
+  const histogram = durationHistogram(registry, METRIC_NAMES.httpRequestDuration, 'HTTP requests to the gateway, until the response ended.', [
+    'route',
+    'method',
+    'status',
+    'mcp_method',
+  ]);
+  return function meteredRequestListener(req: IncomingMessage, res: ServerResponse): void {
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const route = routeOf(req);
+      const mcpMethod = route.endsWith('/mcp') ? mcpMethodOf(Reflect.get(req, 'body')) : '';
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      histogram.observe({ route, method: req.method ?? 'UNKNOWN', status, mcp_method: mcpMethod }, secondsSince(started));
+    });
+    listener(req, res);
+  };
+}
