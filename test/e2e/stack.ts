@@ -59,7 +59,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   };
   const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {
     const index = APPS.indexOf(app);
-    const env = { ...baseEnv, DB_SCHEMA: schemas[index] ?? '', OPS_PORT: String(await freePort()), PORT: String(port), ...more };
+    const env = { ...baseEnv, DB_SCHEMA: schemas[index] ?? '', OPS_PORT: String(await freePort()), METRICS_PORT: String(await freePort()), PORT: String(port), ...more };
     const child = spawn(process.execPath, [join(ROOT, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     child.stderr?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     await measure('list page 1 of 50, sort nextRun', () => catalog.list({ sort: 'nextRun' }));
     await measure('list page 50 of 50, sort nextRun desc', () => catalog.list({ sort: 'nextRun', order: 'desc', page: 50 }));
     console.log('');
-    await measure('get (found)', () => catalog.get('dag-04242'));
+    await measure('get (found)', () => catalog.get('dag-04243'));
     await measure('get unknown (did-you-mean over all names)', () => catalog.get('dag-0424x').catch((error: unknown) => error));
     await explain(pool, 'batch-b4242');
     await explain(pool, 'echo');

@@ -1,6 +1,19 @@
-import type { Server as HttpServer } from 'node:http';
-import { BusClient } from '@dagu-mcp/bus';
-import { createLogger, createPool, migrate, onShutdown, type Logger } from '@dagu-mcp/runtime';
+import { createServer, type Server as HttpServer } from 'node:http';
+import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
+import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
+import {
+  createAppMetrics,
+  createBusCallMetrics,
+  createLogger,
+  createPool,
+  instrumentRequestListener,
+  migrate,
+  onShutdown,
+  registerGauge,
+  startOpsServer,
+  type BusCallMetrics,
+  type Logger,
+} from '@dagu-mcp/runtime';
 import { createApp } from './app';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';
@@ -30,7 +43,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
   migrated = true;
 
-  const bus = new BusClient({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, logger });
+  const metrics = createAppMetrics({ app: 'mcp-gateway' });
+  const busOptions = { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, logger };
+  const bus = new MeteredBusClient(busOptions, createBusCallMetrics(metrics.registry));
   await bus.start();
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
@@ -61,11 +76,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
 
   const server: HttpServer = await new Promise((resolve) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+    const s = createServer(instrumentRequestListener(metrics.registry, app)).listen(config.PORT, config.HOST, () => resolve(s));
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
+  registerGauge(metrics.registry, 'dagu_mcp_sessions', 'Open MCP sessions in this gateway process.', () => sessions.size);
+  // Prometheus /metrics on its own port, never on the public one (ARCHITECTURE "Deployment").
+  const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: metrics.render });
+  logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'gateway metrics listening');
 
   return {
     port,
@@ -79,9 +98,30 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await runEvents.close();
       await bus.close();
       await pool.end();
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       logger.info('gateway stopped');
     },
   };
+}
+
+/** The bus client whose calls are timed into `dagu_bus_call_duration_seconds` by service, op and outcome. */
+class MeteredBusClient extends BusClient {
+  constructor(
+    options: BusClientOptions,
+    private readonly timer: BusCallMetrics,
+  ) {
+    super(options);
+  }
+
+  override call<C extends OpCatalog, K extends keyof C & string>(
+    service: ServiceName,
+    catalog: C,
+    op: K,
+    payload: OpRequest<C, K>,
+    options: CallOptions,
+  ): Promise<OpReply<C, K>> {
+    return this.timer.time(service, op, () => super.call(service, catalog, op, payload, options));
+  }
 }
 
 function main(): void {

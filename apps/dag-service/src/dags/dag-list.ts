@@ -13,9 +13,11 @@ import type { NextRunCalculator } from './next-run';
  *   keeps DAGs carrying every listed label (exact strings).
  * - `sort=name` orders by name in code-unit order and pages in SQL.
  * - `sort=nextRun` orders by the next scheduled start (see next-run.ts),
- *   ties by name; DAGs without one (no schedule, or suspended) come last in
- *   both orders. Next runs are not stored, so this order is computed over
- *   every DAG that passes the filters (summary columns only) and then paged.
+ *   ties by name in the same direction; DAGs without one (no schedule, or
+ *   suspended) come last in both orders, by name. Next runs are not stored:
+ *   they are computed per distinct schedule of the matching DAGs (usually a
+ *   few dozen, cached by the calculator), handed to SQL, which orders and
+ *   pages (repository `listByNextRun`), so only one page of rows travels.
  * - `pagination` is `{page, perPage, total, totalPages}`, `totalPages =
  *   ceil(total / perPage)` (0 when nothing matches); a page past the end is
  *   empty.
@@ -26,31 +28,22 @@ export const DEFAULT_PER_PAGE = 50;
 
 type Order = 'asc' | 'desc';
 
-interface Scheduled {
-  record: DagSummaryRecord;
-  nextRun: Date | undefined;
-}
-
-/** Code-unit order, the order of `ORDER BY name` on the `COLLATE "C"` column. */
-export function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
- * The `sort=nextRun` comparator: earliest first for `asc`, latest first for
- * `desc`, ties broken by name in the same direction; entries without a next
- * run always last, by name in the same direction.
+ * One page ordered by next run: next runs are computed per distinct
+ * schedule of the matching DAGs, then SQL orders and pages with them.
  */
-export function compareByNextRun(order: Order): (a: Scheduled, b: Scheduled) => number {
-  const sign = order === 'desc' ? -1 : 1;
-  return (a, b) => {
-    const byName = sign * compareNames(a.record.name, b.record.name);
-    if (a.nextRun === undefined || b.nextRun === undefined) {
-      if (a.nextRun === undefined && b.nextRun === undefined) return byName;
-      return a.nextRun === undefined ? 1 : -1;
-    }
-    return sign * (a.nextRun.getTime() - b.nextRun.getTime()) || byName;
-  };
+async function pageByNextRun(
+  repository: DagRepository,
+  nextRuns: NextRunCalculator,
+  filters: DagFilters,
+  window: { order: Order; limit: number; offset: number; now: Date },
+): Promise<DagSummaryRecord[]> {
+  const schedules = await repository.distinctSchedules(filters);
+  const known = schedules.flatMap((schedule) => {
+    const nextRun = nextRuns.nextRunOf(schedule, window.now);
+    return nextRun === undefined ? [] : [{ schedule, nextRun }];
+  });
+  return repository.listByNextRun(filters, known, window.order, window.limit, window.offset);
 }
 
 /**
@@ -70,27 +63,16 @@ export async function listDags(
   const order: Order = request.order ?? 'asc';
   const filters: DagFilters = { nameContains: request.name, labels: request.labels ?? [] };
   const offset = (page - 1) * perPage;
-  const schedule = (record: DagSummaryRecord): Scheduled => ({
-    record,
-    nextRun: record.suspended ? undefined : nextRuns.nextRunOf(record.schedule, now),
-  });
-
-  let total: number;
-  let entries: Scheduled[];
-  if ((request.sort ?? 'name') === 'name') {
-    const [count, records] = await Promise.all([
-      repository.count(filters),
-      repository.listByName(filters, order, perPage, offset),
-    ]);
-    total = count;
-    entries = records.map(schedule);
-  } else {
-    const all = (await repository.listAll(filters)).map(schedule).sort(compareByNextRun(order));
-    total = all.length;
-    entries = all.slice(offset, offset + perPage);
-  }
+  const [total, records] = await Promise.all([
+    repository.count(filters),
+    (request.sort ?? 'name') === 'name'
+      ? repository.listByName(filters, order, perPage, offset)
+      : pageByNextRun(repository, nextRuns, filters, { order, limit: perPage, offset, now }),
+  ]);
   return {
-    items: entries.map((entry) => toDagSummary(entry.record, entry.nextRun)),
+    items: records.map((record) =>
+      toDagSummary(record, record.suspended ? undefined : nextRuns.nextRunOf(record.schedule, now)),
+    ),
     pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
   };
 }

@@ -1,6 +1,4 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import { compareByNextRun } from './dag-list';
-import type { DagSummaryRecord } from './dag.records';
 import { validateDagChange, workspaceOfLabels } from './dag-validation';
 
 /** Spec 022 `upsert_dag` validation and the stored columns; dagu-model §10 workspace label. */
@@ -49,40 +47,5 @@ describe('workspaceOfLabels', () => {
     [[], undefined],
   ])('%j → %j', (labels, expected) => {
     expect(workspaceOfLabels(labels)).toBe(expected);
-  });
-});
-
-describe('compareByNextRun', () => {
-  const entry = (name: string, at?: string) => {
-    const record: DagSummaryRecord = {
-      name,
-      suspended: false,
-      description: undefined,
-      labels: [],
-      schedule: [],
-      updatedAt: new Date(0),
-    };
-    return { record, nextRun: at === undefined ? undefined : new Date(at) };
-  };
-  const entries = [entry('none-b'), entry('late', '2030-01-02T00:00:00Z'), entry('none-a'), entry('b-soon', '2030-01-01T00:00:00Z'), entry('a-soon', '2030-01-01T00:00:00Z')];
-
-  it('orders earliest first, ties by name, DAGs without a next run last', () => {
-    expect([...entries].sort(compareByNextRun('asc')).map((e) => e.record.name)).toEqual([
-      'a-soon',
-      'b-soon',
-      'late',
-      'none-a',
-      'none-b',
-    ]);
-  });
-
-  it('orders latest first for desc, still with DAGs without a next run last', () => {
-    expect([...entries].sort(compareByNextRun('desc')).map((e) => e.record.name)).toEqual([
-      'late',
-      'b-soon',
-      'a-soon',
-      'none-b',
-      'none-a',
-    ]);
   });
 });

@@ -53,6 +53,7 @@ const UpsertRowSchema = z.object({ created: z.boolean(), version: z.number().int
 const NameRowSchema = z.object({ name: z.string() });
 const CountRowSchema = z.object({ total: z.number().int() });
 const SearchRowSchema = z.object({ name: z.string(), spec: z.string() });
+const ScheduleRowSchema = z.object({ schedule: z.array(z.string()) });
 
 /**
  * Insert-or-update in one statement: concurrent applies of one name serialize
@@ -157,10 +158,51 @@ export class DagRepository {
     return withStorageErrors(async () => (await this.pool.query(sql, where.values)).rows.map(parseSummaryRow));
   }
 
-  /** Every summary passing `filters`, unordered (for orders computed outside SQL, e.g. next run). */
-  listAll(filters: DagFilters): Promise<DagSummaryRecord[]> {
+  /**
+   * The distinct schedules of the DAGs passing `filters` that can run on a
+   * schedule (not suspended, at least one expression): the input of
+   * {@link DagRepository.listByNextRun}. Usually far fewer than the DAGs.
+   */
+  distinctSchedules(filters: DagFilters): Promise<string[][]> {
     const where = conditionsOf(filters);
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM dags ${where.clause()}`;
+    where.addConstant('NOT suspended AND cardinality(schedule) > 0');
+    const sql = `SELECT DISTINCT schedule FROM dags ${where.clause()}`;
+    return withStorageErrors(async () =>
+      (await this.pool.query(sql, where.values)).rows.map((row: unknown) => ScheduleRowSchema.parse(row).schedule),
+    );
+  }
+
+  /**
+   * One page of summaries passing `filters`, ordered by next run (computed
+   * by the caller per distinct schedule), then by name; DAGs whose schedule
+   * has no entry in `nextRuns` (no schedule, suspended, or a schedule
+   * written since the caller read them) come last, by name. Ordering and
+   * paging happen in SQL, so only the page's rows travel.
+   *
+   * @param nextRuns - `{schedule, nextRun}` per distinct schedule.
+   * @param order - `asc`: earliest first; `desc`: latest first (names descending on ties).
+   */
+  listByNextRun(
+    filters: DagFilters,
+    nextRuns: readonly { schedule: readonly string[]; nextRun: Date }[],
+    order: 'asc' | 'desc',
+    limit: number,
+    offset: number,
+  ): Promise<DagSummaryRecord[]> {
+    const where = conditionsOf(filters);
+    const runs = where.bind(JSON.stringify(nextRuns.map((entry) => ({ s: entry.schedule, t: entry.nextRun.toISOString() }))));
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const columns = SUMMARY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ');
+    const sql = `
+WITH next_runs AS (
+  SELECT ARRAY(SELECT jsonb_array_elements_text(e -> 's')) AS schedule, (e ->> 't')::timestamptz AS next_run
+  FROM jsonb_array_elements(${runs}::jsonb) AS e
+)
+SELECT ${columns}
+FROM dags d LEFT JOIN next_runs n ON n.schedule = d.schedule AND NOT d.suspended
+${where.clause()}
+ORDER BY n.next_run ${direction} NULLS LAST, d.name ${direction}
+LIMIT ${where.bind(limit)} OFFSET ${where.bind(offset)}`;
     return withStorageErrors(async () => (await this.pool.query(sql, where.values)).rows.map(parseSummaryRow));
   }
 

@@ -39,6 +39,12 @@ export class SqlConditions {
     return this;
   }
 
+  /** Adds a condition without parameters (a constant SQL text, never user input). */
+  addConstant(condition: string): this {
+    this.conditions.push(condition);
+    return this;
+  }
+
   /** Binds one more parameter (e.g. a LIMIT) and returns its placeholder. */
   bind(value: unknown): string {
     this.values.push(value);

@@ -1,0 +1,205 @@
+import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { RunConfig } from '../config/run-config';
+import { LogSink } from '../logs/log-sink';
+import { NodeStateWriter } from '../store/node-state-writer';
+import { checkConditions } from './conditions';
+import { runGraph } from './graph-runner';
+import type { RunParam } from './params';
+import { prepareRunEnvironment, type RunEnvironment } from './run-environment';
+import type { AttemptIdentity, NodeSpec, NodeState, RunContext } from './run-types';
+import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from './status';
+import { runNode, type RunAbortReason } from './step-runner';
+
+/**
+ * One attempt of a run, start to end (dagu-model §3 `handler_on`,
+ * `preconditions`, `timeout_sec`; Dagu spec 023 for DAG-level preconditions):
+ *
+ * 1. the environment is prepared (params, env, working directory); a failure
+ *    here fails the run;
+ * 2. DAG-level `preconditions`: not met → the run ends `aborted` without
+ *    running `init` or any step (an evaluation error → `failed`);
+ * 3. `handler_on.init` (first attempt and whole retries): if it does not
+ *    succeed the run fails and no step runs;
+ * 4. the steps (`graph-runner.ts`), under the DAG's `timeout_sec` (on expiry
+ *    running steps are killed and end `failed` with the timeout error, the
+ *    run `failed`) and the stop signal (steps end `aborted`, the run `aborted`);
+ * 5. the status rollup (`status.ts`), then `success` (succeeded or partially
+ *    succeeded), `failure` or `abort` handler, then `exit` — always last;
+ *    a failing success/failure/exit handler fails a successful run.
+ */
+
+/** What an attempt runs. */
+export interface AttemptPlan {
+  identity: AttemptIdentity;
+  dag: NormalizedDag;
+  params: readonly RunParam[];
+  paramsEvaluated: boolean;
+  /** Steps in execution order. */
+  steps: readonly NodeSpec[];
+  handlers: ReadonlyMap<HandlerKind, NodeSpec>;
+  /** State of every node by name (steps) — kept nodes already done. */
+  states: Map<string, NodeState>;
+  handlerStates: Map<HandlerKind, NodeState>;
+  runInit: boolean;
+  schedulerLog: { id: number; startLine: number };
+}
+
+/** How the attempt ended. */
+export interface AttemptOutcome {
+  status: RunStatusCode;
+  error?: string;
+  /** The params as evaluated (stored for retries). */
+  params: readonly RunParam[];
+}
+
+/** What the attempt runner needs from its replica. */
+export interface AttemptDeps {
+  pool: Pool;
+  config: RunConfig;
+  logger: Logger;
+  processEnv: Readonly<Record<string, string>>;
+}
+
+/** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
+export interface AttemptControl {
+  stop: AbortSignal;
+  kill: AbortSignal;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs the attempt; never rejects for anything a user's DAG does. */
+export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: AttemptControl): Promise<AttemptOutcome> {
+  const { identity, dag } = plan;
+  const sink = new LogSink(deps.pool, { flushMs: deps.config.logFlushMs, batchLines: deps.config.logBatchLines, logger: deps.logger });
+  const scheduler = sink.stream(plan.schedulerLog.id, plan.schedulerLog.startLine);
+  const log = (message: string): void => void scheduler.append(`${new Date().toISOString()} ${message}`);
+  const states = new NodeStateWriter(deps.pool, identity.runPk, identity.attemptNo, deps.logger);
+  const main = new AbortController();
+  const forward = (reason: RunAbortReason) => () => {
+    if (!main.signal.aborted) main.abort(reason);
+  };
+  const onStop = forward({ kind: 'stop' });
+  const onKill = forward({ kind: 'shutdown', error: 'run-service replica stopped' });
+  control.stop.addEventListener('abort', onStop, { once: true });
+  control.kill.addEventListener('abort', onKill, { once: true });
+  if (control.stop.aborted) onStop();
+  const timeoutMs = dag.timeoutSec !== undefined && dag.timeoutSec > 0 ? dag.timeoutSec * 1000 : undefined;
+  const timer =
+    timeoutMs === undefined ? undefined : setTimeout(forward({ kind: 'timeout', error: `run timed out after ${dag.timeoutSec ?? 0}s (timeout_sec)` }), timeoutMs);
+  log(`attempt ${identity.attemptNo} started: ${identity.dagName} ${identity.dagRunId} (attempt id ${identity.attemptId})`);
+  let params = plan.params;
+  let status: RunStatusCode = RunStatus.failed;
+  let error: string | undefined;
+  try {
+    let env: RunEnvironment;
+    try {
+      env = await prepareRunEnvironment({ dag, params: plan.params, paramsEvaluated: plan.paramsEvaluated, processEnv: deps.processEnv, shell: deps.config.defaultShell, workDirBase: deps.config.workDir, dagRunId: identity.dagRunId });
+    } catch (cause) {
+      error = `could not prepare the run: ${describe(cause)}`;
+      log(error);
+      return { status: RunStatus.failed, error, params };
+    }
+    params = env.params;
+    const ctx = contextOf(deps, plan, env, sink, states, log);
+    const outcome = await runMainPhase(ctx, plan, main.signal);
+    error = outcome.error;
+    status = outcome.status;
+    const handlerFailed = await runFinalHandlers(ctx, plan, status, control.kill);
+    status = applyHandlerOutcome(status, handlerFailed);
+    if (handlerFailed && error === undefined && status === RunStatus.failed) error = 'a lifecycle handler failed';
+    return error === undefined ? { status, params } : { status, error, params };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    control.stop.removeEventListener('abort', onStop);
+    control.kill.removeEventListener('abort', onKill);
+    log(`attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`);
+    await states.flush();
+    await sink.flush();
+  }
+}
+
+function contextOf(deps: AttemptDeps, plan: AttemptPlan, env: RunEnvironment, sink: LogSink, states: NodeStateWriter, log: (m: string) => void): RunContext {
+  const outputVars = new Map<string, string>();
+  const stepRefs = new Map<string, { outputs: Record<string, string>; fields: Record<string, string>; exitCode?: number }>();
+  for (const node of plan.steps) {
+    const state = plan.states.get(node.name);
+    if (state === undefined || (state.status !== StepStatus.succeeded && state.status !== StepStatus.failed)) continue;
+    if (state.outputs.variable !== undefined) outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
+    const refs = { outputs: state.outputs.outputs ?? {}, fields: state.outputs.fields ?? {}, exitCode: state.exitCode };
+    stepRefs.set(node.name, refs);
+    if (node.step.id !== undefined) stepRefs.set(node.step.id, refs);
+  }
+  const writers = new Map<number, ReturnType<LogSink['stream']>>();
+  return {
+    attempt: plan.identity,
+    dag: plan.dag,
+    env,
+    config: deps.config,
+    sink,
+    states,
+    outputVars,
+    stepRefs,
+    log,
+    streamWriter: (id) => {
+      const writer = writers.get(id) ?? sink.stream(id, 0);
+      writers.set(id, writer);
+      return writer;
+    },
+  };
+}
+
+async function runMainPhase(ctx: RunContext, plan: AttemptPlan, signal: AbortSignal): Promise<{ status: RunStatusCode; error?: string }> {
+  const { dag } = plan;
+  if (dag.preconditions.length > 0) {
+    const scope = { params: ctx.env.paramMap, env: ctx.env.base, outputVars: new Map<string, string>(), steps: new Map(), context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId } };
+    const shell = [ctx.config.defaultShell];
+    const check = await checkConditions(dag.preconditions, { scope, shell, cwd: ctx.env.workDir, env: ctx.env.base, positional: ctx.env.positional, signal, killGraceMs: ctx.config.killGraceMs });
+    if (check.kind !== 'met') {
+      const error = check.kind === 'error' ? `precondition: ${check.error}` : `precondition not met: ${check.condition}`;
+      ctx.log(`run not started: ${error}`);
+      return { status: check.kind === 'error' ? RunStatus.failed : RunStatus.aborted, error };
+    }
+  }
+  const init = plan.handlers.get('init');
+  const initState = plan.handlerStates.get('init');
+  if (plan.runInit && init !== undefined && initState !== undefined) {
+    await runNode(ctx, init, initState, signal);
+    if (initState.status !== StepStatus.succeeded) {
+      const interruption = interruptionOf(signal);
+      const error = interruption.error ?? `init handler ${init.name} did not succeed`;
+      return { status: interruption.kind === 'aborted' ? RunStatus.aborted : RunStatus.failed, error };
+    }
+  }
+  await runGraph(ctx, plan.steps, plan.states, signal);
+  const interruption = interruptionOf(signal);
+  const rollup = [...plan.states.values()].map((state) => ({ status: state.status, allowedFailure: state.allowedFailure }));
+  const status = rollupRunStatus(rollup, interruption.kind);
+  return interruption.error !== undefined ? { status, error: interruption.error } : { status };
+}
+
+function interruptionOf(signal: AbortSignal): { kind: RunInterruption; error?: string } {
+  if (!signal.aborted) return { kind: 'none' };
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'object' && reason !== null && 'kind' in reason && reason.kind === 'stop') return { kind: 'aborted', error: 'the run was stopped' };
+  const error = typeof reason === 'object' && reason !== null && 'error' in reason && typeof reason.error === 'string' ? reason.error : 'the run was interrupted';
+  return { kind: 'failed', error };
+}
+
+async function runFinalHandlers(ctx: RunContext, plan: AttemptPlan, status: RunStatusCode, kill: AbortSignal): Promise<boolean> {
+  const kind: HandlerKind | undefined =
+    status === RunStatus.succeeded || status === RunStatus.partiallySucceeded ? 'success' : status === RunStatus.failed ? 'failure' : status === RunStatus.aborted ? 'abort' : undefined;
+  let failed = false;
+  for (const handler of [kind, 'exit'] as const) {
+    if (handler === undefined) continue;
+    const node = plan.handlers.get(handler);
+    const state = plan.handlerStates.get(handler);
+    if (node === undefined || state === undefined) continue;
+    await runNode(ctx, node, state, kill);
+    if (state.status !== StepStatus.succeeded && handler !== 'abort') failed = true;
+  }
+  return failed;
+}

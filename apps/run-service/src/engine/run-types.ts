@@ -1,0 +1,72 @@
+import type { HandlerKind, NormalizedDag, NormalizedStep } from '@dagu-mcp/dag-spec';
+import type { RunConfig } from '../config/run-config';
+import type { LogSink, LogStreamWriter } from '../logs/log-sink';
+import type { StepRefValues } from './interpolate';
+import type { RunEnvironment } from './run-environment';
+import type { StepStatusCode } from './status';
+import type { PublishedOutputs } from './step-outputs';
+
+/**
+ * The shapes the engine passes around while an attempt runs: a node (a step
+ * or a lifecycle handler) with its spec and its live state, and the run
+ * context the step runner reads and writes.
+ */
+
+/** A step or a lifecycle handler of the attempt. `seq` = position in execution order. */
+export interface NodeSpec {
+  readonly seq: number;
+  readonly name: string;
+  readonly step: NormalizedStep;
+  /** Set for lifecycle handlers (`handler_on`). */
+  readonly handler?: HandlerKind;
+}
+
+/** The live (and persisted) state of a node in this attempt. */
+export interface NodeState {
+  status: StepStatusCode;
+  error?: string;
+  startedAt?: Date;
+  finishedAt?: Date;
+  /** Tries after the first (retry_policy). */
+  retryCount: number;
+  exitCode?: number;
+  /** Failed, but `continue_on` let the run go on. */
+  allowedFailure: boolean;
+  outputs: PublishedOutputs;
+  readonly stdoutLog: number;
+  readonly stderrLog: number;
+}
+
+/** Persists node states (write-behind, in order per node). */
+export interface NodeStateSink {
+  save(node: NodeSpec, state: NodeState): void;
+}
+
+/** Identity of the running attempt. */
+export interface AttemptIdentity {
+  readonly runPk: number;
+  readonly dagName: string;
+  readonly dagRunId: string;
+  readonly attemptNo: number;
+  readonly attemptId: string;
+  /** `dagu://runs/{name}/{id}/logs`: the value of `DAG_RUN_LOG_FILE`. */
+  readonly logsUri: string;
+}
+
+/** Everything a node needs while it runs. */
+export interface RunContext {
+  readonly attempt: AttemptIdentity;
+  readonly dag: NormalizedDag;
+  readonly env: RunEnvironment;
+  readonly config: RunConfig;
+  readonly sink: LogSink;
+  readonly states: NodeStateSink;
+  /** `output:` variables of finished steps. */
+  readonly outputVars: Map<string, string>;
+  /** Finished steps by id and name, for `${steps.…}` / `${id.…}` references. */
+  readonly stepRefs: Map<string, StepRefValues>;
+  /** One scheduler-log line (what the engine did). */
+  log(message: string): void;
+  /** Opens the writer of a stream (shared numbering across tries). */
+  streamWriter(streamId: number): LogStreamWriter;
+}

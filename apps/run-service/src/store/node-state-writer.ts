@@ -1,0 +1,88 @@
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { NodeSpec, NodeState, NodeStateSink } from '../engine/run-types';
+
+/**
+ * Write-behind persistence of node (step) states. `save` never waits: it
+ * records the node's latest state and a background loop writes every changed
+ * node in one UPDATE (`unnest` of arrays), in order, one statement at a time.
+ * A node saved several times before the loop runs is written once, with its
+ * latest state. The engine awaits {@link NodeStateWriter.flush} before it
+ * writes and publishes a run-status change, so a run event never announces
+ * step states that are not in PostgreSQL yet (ARCHITECTURE, dagu-model §8).
+ * This keeps step bookkeeping off the critical path of a step chain.
+ */
+export class NodeStateWriter implements NodeStateSink {
+  private pending = new Map<number, ReturnType<typeof snapshotOf>>();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly runPk: number,
+    private readonly attemptNo: number,
+    private readonly logger?: Logger,
+  ) {}
+
+  save(node: NodeSpec, state: NodeState): void {
+    this.pending.set(node.seq, snapshotOf(node.seq, state));
+    if (this.loop === undefined) this.loop = this.drain().finally(() => (this.loop = undefined));
+  }
+
+  /** Resolves once every state saved so far is written (or failed to be written and was logged). */
+  async flush(): Promise<void> {
+    while (this.loop !== undefined || this.pending.size > 0) {
+      if (this.loop !== undefined) await this.loop;
+      else this.loop = this.drain().finally(() => (this.loop = undefined));
+    }
+  }
+
+  private async drain(): Promise<void> {
+    await Promise.resolve();
+    while (this.pending.size > 0) {
+      const rows = [...this.pending.values()];
+      this.pending = new Map();
+      try {
+        await this.write(rows);
+      } catch (error) {
+        this.logger?.error({ err: error instanceof Error ? error.message : String(error), runPk: this.runPk }, 'step state write failed');
+      }
+    }
+  }
+
+  private async write(rows: ReadonlyArray<ReturnType<typeof snapshotOf>>): Promise<void> {
+    const column = <K extends keyof ReturnType<typeof snapshotOf>>(key: K) => rows.map((row) => row[key]);
+    await this.pool.query(
+      `UPDATE run_steps s SET status = v.status, error = v.error, started_at = v.started_at, finished_at = v.finished_at,
+         retry_count = v.retry_count, exit_code = v.exit_code, allowed_failure = v.allowed_failure, outputs = v.outputs
+       FROM unnest($3::int[], $4::smallint[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::int[], $9::int[], $10::boolean[], $11::jsonb[])
+         AS v(seq, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs)
+       WHERE s.run_pk = $1 AND s.attempt_no = $2 AND s.seq = v.seq`,
+      [
+        this.runPk,
+        this.attemptNo,
+        column('seq'),
+        column('status'),
+        column('error'),
+        column('startedAt'),
+        column('finishedAt'),
+        column('retryCount'),
+        column('exitCode'),
+        column('allowedFailure'),
+        column('outputs'),
+      ],
+    );
+  }
+}
+
+function snapshotOf(seq: number, state: NodeState) {
+  return {
+    seq,
+    status: state.status,
+    error: state.error ?? null,
+    startedAt: state.startedAt?.toISOString() ?? null,
+    finishedAt: state.finishedAt?.toISOString() ?? null,
+    retryCount: state.retryCount,
+    exitCode: state.exitCode ?? null,
+    allowedFailure: state.allowedFailure,
+    outputs: JSON.stringify(state.outputs),
+  };
+}

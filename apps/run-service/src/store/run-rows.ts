@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/**
+ * Stored shapes of runs and steps (tables in db/migrations.ts) as the
+ * repositories hand them out. Rows are parsed, not cast, so a schema drift
+ * fails loudly as an `internal_error`. `bigint` columns arrive as strings
+ * from pg and are coerced (ids stay far below 2^53).
+ */
+
+/** Columns of a run row. */
+export const RUN_COLUMNS =
+  'pk, dag_name, dag_run_id, attempt_no, attempt_id, status, error, params, resolved_params, labels, queue, inline, spec, ' +
+  'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log';
+
+const ParamSchema = z.object({ name: z.string(), value: z.string(), fromDefault: z.boolean() });
+
+const RunRowSchema = z.object({
+  pk: z.coerce.number().int(),
+  dag_name: z.string(),
+  dag_run_id: z.string(),
+  attempt_no: z.number().int(),
+  attempt_id: z.string(),
+  status: z.number().int(),
+  error: z.string().nullable(),
+  params: z.string(),
+  resolved_params: z.array(ParamSchema).nullable(),
+  labels: z.array(z.string()),
+  queue: z.string(),
+  inline: z.boolean(),
+  spec: z.string(),
+  created_at: z.date(),
+  queued_at: z.date().nullable(),
+  started_at: z.date().nullable(),
+  finished_at: z.date().nullable(),
+  owner: z.string().nullable(),
+  heartbeat_at: z.date().nullable(),
+  stop_requested_at: z.date().nullable(),
+  scheduler_log: z.coerce.number().int(),
+});
+
+/** A stored run. */
+export type RunRecord = z.output<typeof RunRowSchema>;
+
+/** Parses a row selected with {@link RUN_COLUMNS}. @throws ZodError on a drifted row. */
+export function parseRunRow(row: unknown): RunRecord {
+  return RunRowSchema.parse(row);
+}
+
+/** Columns of a step row. */
+export const STEP_COLUMNS =
+  'seq, name, step_id, handler, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs, stdout_log, stderr_log';
+
+const OutputsSchema = z.object({
+  outputs: z.record(z.string(), z.string()).optional(),
+  fields: z.record(z.string(), z.string()).optional(),
+  variable: z.object({ name: z.string(), value: z.string() }).optional(),
+});
+
+const StepRowSchema = z.object({
+  seq: z.number().int(),
+  name: z.string(),
+  step_id: z.string().nullable(),
+  handler: z.string().nullable(),
+  status: z.number().int(),
+  error: z.string().nullable(),
+  started_at: z.date().nullable(),
+  finished_at: z.date().nullable(),
+  retry_count: z.number().int(),
+  exit_code: z.number().int().nullable(),
+  allowed_failure: z.boolean(),
+  outputs: OutputsSchema,
+  stdout_log: z.coerce.number().int(),
+  stderr_log: z.coerce.number().int(),
+});
+
+/** A stored step (or handler) of one attempt. */
+export type StepRecord = z.output<typeof StepRowSchema>;
+
+/** Parses a row selected with {@link STEP_COLUMNS}. @throws ZodError on a drifted row. */
+export function parseStepRow(row: unknown): StepRecord {
+  return StepRowSchema.parse(row);
+}
+
+/** The stored resolved params (`resolved_params` column) or `undefined` when the run never started. */
+export type StoredParams = z.output<typeof ParamSchema>[];

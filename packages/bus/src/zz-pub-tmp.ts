@@ -1,0 +1,183 @@
+import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { type Redis } from 'ioredis';
+import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
+import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
+import { type HandlerMap } from './handler-context';
+import { processBusJob } from './job-processor';
+import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
+
+/** Options of {@link ServiceWorker}. */
+export interface ServiceWorkerOptions<C extends OpCatalog> {
+  /** The service whose queue this worker consumes (`QUEUE_NAMES[service]`). */
+  service: ServiceName;
+  /** The service's op catalog: schemas both sides validate with. */
+  catalog: C;
+  /** One handler per op of `catalog`. */
+  handlers: HandlerMap<C>;
+  /** `redis://host:port[/db]` of the bus. */
+  redisUrl: string;
+  /** BullMQ key prefix; default `dagu`. */
+  prefix?: string;
+  /** Jobs handled at once by this replica; default 16. */
+  concurrency?: number;
+  /** How long a job's lock lives without renewal, in ms; default 10000. A killed worker's job is recovered after it. */
+  lockDurationMs?: number;
+  /** How often stalled jobs (lock lost) are moved back to waiting, in ms; default 5000. */
+  stalledIntervalMs?: number;
+  /** pino-like logger; default silent. */
+  logger?: BusLogger;
+}
+
+/** How a job's processing ended; never a rejected promise (see `started`). */
+type Processed = { ok: true } | { ok: false; error: Error };
+
+/**
+ * The service side of the bus: a BullMQ Worker over the service's queue that
+ * runs each job through {@link processBusJob} and PUBLISHes the reply on the
+ * request's `replyTo` before the job is marked completed (so the caller's
+ * latency does not include BullMQ's completion bookkeeping).
+ *
+ * Fast path: a job starts when BullMQ emits `active` (the moment it is moved
+ * to active and locked), not when BullMQ later calls the processor: with
+ * concurrency > 1 an idle BullMQ worker first tries to fetch one more job, a
+ * whole Redis round trip, before it processes the one it has. The processor
+ * then just awaits that same run, so BullMQ still completes, fails, retries,
+ * locks and recovers the job exactly as usual.
+ *
+ * A replica killed mid-job leaves the job `active` until its lock expires
+ * (`lockDurationMs`); another replica's stalled check then moves it back to
+ * waiting once (`maxStalledCount: 1`), where it is dropped if its deadline
+ * has passed. Handlers must be safe to run twice (CONVENTIONS §6).
+ */
+export class ServiceWorker<C extends OpCatalog> {
+  private readonly logger: BusLogger;
+  private connection: Redis | undefined;
+  private publisher: Redis | undefined;
+  private worker: Worker | undefined;
+  /** Runs started on `active`, by job id, until BullMQ's processor picks them up. */
+  private readonly started = new Map<string, Promise<Processed>>();
+  private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
+
+  constructor(private readonly options: ServiceWorkerOptions<C>) {
+    this.logger = bindLogger(options.logger ?? SILENT_LOGGER, { module: 'service-worker', service: options.service });
+  }
+
+  /**
+   * Connects and starts taking jobs. Resolves once the worker is running;
+   * while Redis is down it waits (the connection retries by itself). Call once.
+   *
+   * @throws Error when called twice or closed while starting.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('ServiceWorker.start() may be called once.');
+    this.state = 'starting';
+    const { service, redisUrl } = this.options;
+    const prefix = this.options.prefix ?? DEFAULT_BUS_PREFIX;
+    const connection = openRedisConnection(redisUrl, 'worker', `${prefix}:worker:${queueNameOf(service)}`, this.logger);
+    this.connection = connection;
+    const publisher = openRedisConnection(redisUrl, 'worker', `${prefix}:worker:${queueNameOf(service)}:replies`, this.logger);
+    this.publisher = publisher;
+    await Promise.all([waitUntilReady(connection), waitUntilReady(publisher)]);
+    const worker = new Worker(queueNameOf(service), (job: Job) => this.processor(job), {
+      connection,
+      prefix,
+      concurrency: this.options.concurrency ?? 16,
+      lockDuration: this.options.lockDurationMs ?? 10_000,
+      stalledInterval: this.options.stalledIntervalMs ?? 5_000,
+      maxStalledCount: 1,
+      autorun: false,
+    });
+    worker.on('active', (job: Job) => {
+      if (job.id !== undefined) this.started.set(job.id, this.execute(job));
+    });
+    worker.on('error', (error: Error) => this.logger.warn({ error: error.message }, 'bus worker error'));
+    worker.on('stalled', (jobId: string) => this.logger.warn({ jobId }, 'bus job stalled; moved back to waiting'));
+    this.worker = worker;
+    worker.run().catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'bus worker stopped'));
+    await worker.waitUntilReady();
+    if (this.state !== 'starting') throw new Error('ServiceWorker was closed while starting.');
+    this.state = 'started';
+    this.logger.info({ queue: queueNameOf(service) }, 'bus worker started');
+  }
+
+  /** True when started, connected and taking jobs. */
+  isReady(): boolean {
+    return this.state === 'started' && this.connection?.status === 'ready' && this.worker?.isRunning() === true;
+  }
+
+  /**
+   * Graceful stop (CONVENTIONS §13): takes no new job, waits for the jobs in
+   * hand to finish and reply, then closes the connections. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    try {
+      await this.worker?.close();
+    } catch (error) {
+      this.logger.warn({ error: describeError(error) }, 'bus worker close failed');
+    }
+    this.started.clear();
+    await Promise.all([this.connection, this.publisher].map((redis) => (redis ? closeRedisConnection(redis) : undefined)));
+  }
+
+  /** BullMQ's processor: awaits the run begun on `active` (or begins it) and rethrows its failure. */
+  private async processor(job: Job): Promise<void> {
+    const early = job.id === undefined ? undefined : this.started.get(job.id);
+    if (job.id !== undefined) this.started.delete(job.id);
+    const processed = await (early ?? this.execute(job));
+    if (!processed.ok) throw processed.error;
+  }
+
+  /**
+   * Runs one job and publishes its reply. Never rejects (a run begun on
+   * `active` is awaited only later, and a rejection nobody awaits yet would be
+   * an unhandled one): a failure for BullMQ comes back as `{ok: false, error}`.
+   */
+  private async execute(job: Job): Promise<Processed> {
+    try {
+      await this.process(job);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  }
+
+  private async process(job: Job): Promise<void> {
+    const jobId = job.id ?? '';
+    const outcome = await processBusJob(
+      this.options.catalog,
+      this.options.handlers,
+      { data: job.data, jobId, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 },
+      this.logger,
+    );
+    switch (outcome.kind) {
+      case 'drop':
+        return;
+      case 'retry':
+        throw outcome.error;
+      case 'reply': {
+        if (Date.now() < outcome.deadline) this.publish(outcome.replyTo, jobId, encodeReplyMessage(jobId, outcome.reply));
+        if (outcome.failJob) {
+          const reason = outcome.reply.ok ? 'failed' : `${outcome.reply.error.code}: ${outcome.reply.error.message}`;
+          throw new UnrecoverableError(reason);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Not awaited: the PUBLISH is written before BullMQ's completion command on
+   * the same connection, so it reaches Redis first without costing the job a
+   * round trip. A failure is logged (the caller then answers itself at its deadline).
+   */
+  private publish(channel: string, jobId: string, message: string): void {
+    const connection = this.publisher;
+    if (connection === undefined) return;
+    connection.publish(channel, message).catch((error: unknown) => {
+      this.logger.warn({ jobId, error: describeError(error) }, 'bus reply could not be published');
+    });
+  }
+}
