@@ -2,10 +2,11 @@
  * Bus round-trip latency at concurrency 1 (one call in flight at a time).
  *
  * Run (no build needed; SWC compiles on the fly, Redis must be up):
- *   node bench/bus-roundtrip.run.js [--n 5000] [--warmup 500] [--redis redis://127.0.0.1:6379] [--in-process]
+ *   node bench/bus-roundtrip.run.js [--n 5000] [--warmup 500] [--rounds 5] [--redis redis://127.0.0.1:6379] [--in-process]
  * Suggested root script: "bench:bus": "node bench/bus-roundtrip.run.js"
  *
- * Measures, each after `warmup` untimed calls:
+ * Measures, after `warmup` untimed calls each, in `rounds` interleaved rounds (so a
+ * change of load on the machine hits every case alike):
  *  (a) floor:    a raw Redis PING round trip (ioredis);
  *  (b) naive:    BullMQ `queue.add` + `job.waitUntilFinished(queueEvents)` to a plain Worker echo;
  *  (c) bus:      `BusClient.call` → `ServiceWorker` echo handler (reply over pub/sub);
@@ -18,6 +19,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { type BusRequest } from '@dagu-mcp/contracts';
 import { BusClient, decodeReplyMessage, encodeReplyMessage, processBusJob, SILENT_LOGGER } from '@dagu-mcp/bus';
@@ -61,18 +63,21 @@ interface Stats {
   p99: number;
 }
 
-/** Runs `once` `warmup` times untimed, then `n` times timed; returns p50/p99 in ms. */
-async function measure(n: number, warmup: number, once: () => Promise<unknown>): Promise<Stats> {
+/** p50/p99 in ms of a set of samples. */
+function statsOf(samples: number[]): Stats {
+  const sorted = Float64Array.from(samples).sort();
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** Runs `once` `warmup` times untimed, then `n` times timed, appending each duration (ms) to `into`. */
+async function measure(n: number, warmup: number, once: () => Promise<unknown>, into: number[]): Promise<void> {
   for (let i = 0; i < warmup; i += 1) await once();
-  const samples = new Float64Array(n);
   for (let i = 0; i < n; i += 1) {
     const started = performance.now();
     await once();
-    samples[i] = performance.now() - started;
+    into.push(performance.now() - started);
   }
-  samples.sort();
-  const at = (q: number): number => samples[Math.min(n - 1, Math.floor(q * n))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99) };
 }
 
 /** (d): everything (c) does except talking to Redis. */
@@ -107,53 +112,61 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 async function main(): Promise<void> {
   const n = Number(argument('n', '5000'));
   const warmup = Number(argument('warmup', '500'));
+  const rounds = Math.max(1, Number(argument('rounds', '5')));
   const redisUrl = argument('redis', 'redis://127.0.0.1:6379');
   const inProcess = process.argv.includes('--in-process');
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  const fmt = (ms: number): string => ms.toFixed(3).padStart(7);
-  const results: Record<string, Stats> = {};
-  const report = (label: string, stats: Stats): void => {
-    results[label] = stats;
-    console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
-  };
   const where = inProcess ? 'workers in this process' : 'workers in a child process';
-  console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${where}, ${redisUrl}, node ${process.version}`);
+  console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${rounds} interleaved rounds, ${where}`);
+  console.log(`${redisUrl}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(2)}`);
 
   const redis = new Redis(redisUrl);
-  report('(a) floor: Redis PING', await measure(n, warmup, () => redis.ping()));
-
-  const naiveConnection = { url: redisUrl };
-  const naiveQueue = new Queue(NAIVE_QUEUE, { connection: naiveConnection, prefix });
-  const naiveEvents = new QueueEvents(NAIVE_QUEUE, { connection: naiveConnection, prefix });
-  const stopNaive = await startWorker('naive', redisUrl, prefix, inProcess);
-  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady()]);
-  report('(b) naive: add + waitUntilFinished', await measure(n, warmup, async () => {
-    // Completed jobs are kept (last 1000): waitUntilFinished reads the job back after it subscribed.
-    const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
-    return job.waitUntilFinished(naiveEvents);
-  }));
-  await Promise.all([stopNaive(), naiveEvents.close(), naiveQueue.close()]);
-
-  const stopBus = await startWorker('bus', redisUrl, prefix, inProcess);
+  const naiveQueue = new Queue(NAIVE_QUEUE, { connection: { url: redisUrl }, prefix });
+  const naiveEvents = new QueueEvents(NAIVE_QUEUE, { connection: { url: redisUrl }, prefix });
   const client = new BusClient({ redisUrl, prefix });
-  await client.start();
-  report('(c) bus: BusClient.call → ServiceWorker', await measure(n, warmup, () =>
-    client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }),
-  ));
-  await client.close();
-  await stopBus();
+  const stopNaive = await startWorker('naive', redisUrl, prefix, inProcess);
+  const stopBus = await startWorker('bus', redisUrl, prefix, inProcess);
+  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), client.start()]);
 
-  report('(d) baseline: same work in process, no Redis', await measure(n, warmup, () => inProcessCall('hello')));
-
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
-  const { '(a) floor: Redis PING': a, '(b) naive: add + waitUntilFinished': b, '(c) bus: BusClient.call → ServiceWorker': c, '(d) baseline: same work in process, no Redis': d } = results;
+  const cases: { label: string; once: () => Promise<unknown>; samples: number[] }[] = [
+    { label: '(a) floor: Redis PING', once: () => redis.ping(), samples: [] },
+    {
+      label: '(b) naive: add + waitUntilFinished',
+      once: async () => {
+        // Completed jobs are kept (last 1000): waitUntilFinished reads the job back after it subscribed.
+        const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+        return job.waitUntilFinished(naiveEvents);
+      },
+      samples: [],
+    },
+    { label: '(c) bus: BusClient.call → ServiceWorker', once: () => client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }), samples: [] },
+    { label: '(d) baseline: same work in process, no Redis', once: () => inProcessCall('hello'), samples: [] },
+  ];
+  // Interleaved rounds: a load change on the machine hits every case alike.
+  for (let round = 0; round < rounds; round += 1) {
+    for (const { once, samples } of cases) await measure(Math.ceil(n / rounds), round === 0 ? warmup : 50, once, samples);
+  }
+  const [a, b, c, d] = cases.map(({ label, samples }) => {
+    const stats = statsOf(samples);
+    console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
+    return stats;
+  });
   if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('missing results');
   console.log('');
   console.log(`naive added over PING floor      p50 ${fmt(b.p50 - a.p50)} ms`);
   console.log(`bus added over PING floor        p50 ${fmt(c.p50 - a.p50)} ms`);
   console.log(`bus added over in-process (c−d)  p50 ${fmt(c.p50 - d.p50)} ms   (target ≤ 0.500)`);
   console.log(`bus vs naive (c−b)               p50 ${fmt(c.p50 - b.p50)} ms   p99 ${fmt(c.p99 - b.p99)} ms`);
+  console.log(`load average at the end ${os.loadavg()[0]?.toFixed(2)}`);
+
+  await client.close();
+  await Promise.all([stopBus(), stopNaive(), naiveEvents.close(), naiveQueue.close()]);
+  await deleteKeys(redis, prefix);
+  redis.disconnect();
+}
+
+function fmt(ms: number): string {
+  return ms.toFixed(3).padStart(7);
 }
 
 main().catch((error: unknown) => {

@@ -1,9 +1,7 @@
 import { defineOps } from '@dagu-mcp/contracts';
 import { type HandlerMap } from './src/index';
 import { ServiceWorker as NewW } from './src/service-worker';
-import { ServiceWorker as OldW } from './src/zz-old-worker-tmp';
-import { ServiceWorker as PubW } from './src/zz-pub-tmp';
-const ServiceWorker = process.env.OLD ? OldW : process.env.PUB ? PubW : NewW;
+const ServiceWorker = NewW;
 import { z } from 'zod';
 const now = () => performance.timeOrigin + performance.now();
 const ops = defineOps({ echo: { request: z.object({ text: z.string() }), reply: z.object({ text: z.string() }), mutation: false } });

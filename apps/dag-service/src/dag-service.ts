@@ -10,6 +10,8 @@ import { createDagSearchHandler } from './handlers/dag-search.handler';
 import { createDagSpecHandler } from './handlers/dag-spec.handler';
 import { createDagUpsertHandler } from './handlers/dag-upsert.handler';
 import { createDagValidateHandler } from './handlers/dag-validate.handler';
+import { createDagDeleteHandler } from './handlers/dag-delete.handler';
+import { createDagSuspendHandler } from './handlers/dag-suspend.handler';
 
 /**
  * Builds the handler of every op of `dagOps` over one pool (the service's
@@ -26,6 +28,8 @@ export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>): 
     'dag.get': createDagGetHandler(catalog),
     'dag.spec': createDagSpecHandler(catalog),
     'dag.search': createDagSearchHandler(catalog),
+    'dag.delete': createDagDeleteHandler(catalog),
+    'dag.setSuspended': createDagSuspendHandler(catalog),
   };
 }
 

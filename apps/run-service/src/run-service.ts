@@ -1,13 +1,59 @@
 import { runOps, type RunOps } from '@dagu-mcp/contracts';
-import { createPingHandler, type ServiceDefinition } from '@dagu-mcp/service-kit';
+import type { ServiceDefinition } from '@dagu-mcp/service-kit';
+import type { RunConfig } from './config/run-config';
 import { RUN_MIGRATIONS } from './db/migrations';
+import { RunEngine } from './engine/run-engine';
+import { RunControlChannel } from './events/run-control';
+import { RedisRunEventPublisher } from './events/run-event-publisher';
+import { createRunHandlers } from './handlers/run-handlers';
 
-/** run-service: DAG-runs — the engine, schedules, queues, attempts, step states, logs. */
-export const runService: ServiceDefinition<RunOps> = {
-  service: 'run',
-  catalog: runOps,
-  migrations: RUN_MIGRATIONS,
-  createHandlers: ({ replica }) => ({
-    ping: createPingHandler('run-service', replica),
-  }),
-};
+/** What run-service is built from besides the shared service deps. */
+export interface RunServiceOptions {
+  /** Engine settings (`config/run-config.ts`). */
+  runConfig: RunConfig;
+  /** The environment steps inherit (the process's, read once in `main.ts`). */
+  processEnv: Readonly<Record<string, string>>;
+}
+
+/**
+ * run-service: DAG-runs — the engine (child processes), the default queue,
+ * attempts, step states, logs. The engine, its Redis connections (run events,
+ * stop requests) and its timers are built with the handlers; `onStop` (after
+ * the bus worker stopped taking jobs, before the pool closes) shuts the
+ * engine down: running runs get `RUN_STOP_GRACE_MS` to finish, then are
+ * killed and failed with "run-service replica stopped". Queued runs stay
+ * queued for other replicas.
+ */
+export function createRunService(options: RunServiceOptions): ServiceDefinition<RunOps> {
+  let shutdown: (() => Promise<void>) | undefined;
+  return {
+    service: 'run',
+    catalog: runOps,
+    migrations: RUN_MIGRATIONS,
+    createHandlers: ({ pool, logger, config, replica }) => {
+      const log = logger.child({ module: 'run-engine' });
+      const publisher = new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log);
+      const engine = new RunEngine({ pool, config: options.runConfig, logger: log, replica, publisher, processEnv: options.processEnv });
+      const control = new RunControlChannel(config.REDIS_URL, config.BUS_PREFIX, (pk) => void engine.stopLocal(pk), log);
+      control.start().catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'run control subscribe failed'));
+      engine.start();
+      shutdown = async () => {
+        await engine.shutdown();
+        await control.close();
+        await publisher.close();
+      };
+      return createRunHandlers({
+        pool,
+        engine,
+        publisher,
+        requestRemoteStop: (pk) => control.requestStop(pk),
+        replica,
+        config: options.runConfig,
+        logger: log,
+      });
+    },
+    onStop: async () => {
+      await shutdown?.();
+    },
+  };
+}

@@ -25,6 +25,7 @@ import {
   replyChannelOf,
   resolveTimeoutMs,
 } from './bus-protocol';
+import { JobInserter } from './job-insert';
 import { PendingCalls } from './pending-calls';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
@@ -70,6 +71,7 @@ export class BusClient {
   private commands: Redis | undefined;
   private subscriber: Redis | undefined;
   private subscribed = false;
+  private inserter: JobInserter | undefined;
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
 
   constructor(private readonly options: BusClientOptions) {
@@ -94,6 +96,7 @@ export class BusClient {
     const subscriber = openRedisConnection(this.options.redisUrl, 'subscriber', `${name}:replies`, this.logger);
     this.commands = commands;
     this.subscriber = subscriber;
+    this.inserter = new JobInserter(commands);
     subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
     subscriber.on('close', () => {
       this.subscribed = false;
@@ -209,8 +212,9 @@ export class BusClient {
     attempts: number | undefined,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
+    const inserter = this.inserter;
     // Fail fast: no offline queueing, no waiting for a reconnect.
-    if (queue === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
+    if (queue === undefined || inserter === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
     const jobId = randomUUID();
     const request: BusRequest = {
       op,
@@ -221,7 +225,7 @@ export class BusClient {
       replyTo: this.replyChannel,
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    queue.add(op, request, jobOptionsFor(jobId, attempts)).catch((error: unknown) => {
+    inserter.insert(queue, op, request, jobOptionsFor(jobId, attempts)).catch((error: unknown) => {
       this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
       this.pending.reject(jobId, busUnavailableError());
     });

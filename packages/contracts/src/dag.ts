@@ -120,3 +120,9 @@ export const DagSearchReplySchema = z.object({
   nextCursor: z.string().optional(),
 });
 export type DagSearchReply = z.infer<typeof DagSearchReplySchema>;
+
+/** `dag.delete` reply. Unknown DAG → `resource_not_found`. Runs of the DAG stay readable. */
+export const DagDeleteReplySchema = z.object({ name: z.string(), deleted: z.literal(true) });
+
+/** `dag.setSuspended` request: a suspended DAG keeps its definition but is not scheduled. */
+export const DagSuspendRequestSchema = z.strictObject({ name: DagName, suspended: z.boolean() });

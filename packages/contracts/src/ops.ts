@@ -1,6 +1,8 @@
 import { defineOps, PingReplySchema, PingRequestSchema } from './bus';
 import {
   DagChangeRequestSchema,
+  DagDeleteReplySchema,
+  DagSuspendRequestSchema,
   DagDetailSchema,
   DagListReplySchema,
   DagListRequestSchema,
@@ -58,6 +60,10 @@ export const dagOps = defineOps({
   'dag.spec': { request: DagNameRequestSchema, reply: DagSpecReplySchema, mutation: false },
   /** Line-snippet search over DAG specs (021 `dag_search`). */
   'dag.search': { request: DagSearchRequestSchema, reply: DagSearchReplySchema, mutation: false },
+  /** Delete one DAG (REST). */
+  'dag.delete': { request: DagNameRequestSchema, reply: DagDeleteReplySchema, mutation: true },
+  /** Suspend or resume one DAG (REST); replies with the DAG detail model. */
+  'dag.setSuspended': { request: DagSuspendRequestSchema, reply: DagDetailSchema, mutation: true },
 });
 
 export const runOps = defineOps({

@@ -102,6 +102,26 @@ export class DagCatalog {
     return searchDagSpecs(this.repository, request);
   }
 
+  /**
+   * `dag.delete`: removes the DAG; its runs stay readable in run-service.
+   * @throws as {@link DagCatalog.get}; `resource_unavailable` past the deadline (nothing deleted).
+   */
+  async delete(name: string, deadline: number): Promise<{ name: string; deleted: true }> {
+    assertValidDagName(name);
+    if (!(await this.repository.delete(name, deadline))) throw dagNotFoundError(name, await this.repository.listNames());
+    return { name, deleted: true };
+  }
+
+  /**
+   * `dag.setSuspended`: suspends or resumes the DAG; replies with its detail model.
+   * @throws as {@link DagCatalog.delete}.
+   */
+  async setSuspended(name: string, suspended: boolean, deadline: number): Promise<DagDetail> {
+    assertValidDagName(name);
+    if (!(await this.repository.setSuspended(name, suspended, deadline))) throw dagNotFoundError(name, await this.repository.listNames());
+    return this.get(name);
+  }
+
   /** The stored DAG, or the 036 not-found error with suggestions. */
   private async find(name: string): Promise<DagRecord> {
     assertValidDagName(name);

@@ -1,7 +1,7 @@
 import { DaguError } from '@dagu-mcp/contracts';
 import { createTestSchema, type TestSchema } from '../../test-fixtures/pg-test-schema';
 import { dagYaml, rejectionOf } from '../../test-fixtures/handler-context';
-import { DagRepository } from './dag.repository';
+import { COMMIT_MARGIN_MS, DagRepository } from './dag.repository';
 import { validateDagChange } from './dag-validation';
 import type { DagWrite } from './dag.records';
 
@@ -65,6 +65,12 @@ describe('DagRepository.upsert', () => {
     expect(error).toBeInstanceOf(DaguError);
     expect(error).toMatchObject({ code: 'resource_unavailable' });
     expect(await repository.get('too-late')).toBeUndefined();
+  });
+
+  it(`writes nothing when less than the commit margin (${COMMIT_MARGIN_MS} ms) remains`, async () => {
+    const error = await rejectionOf(repository.upsert(writeOf('nearly-late', dagYaml()), Date.now() + COMMIT_MARGIN_MS / 2));
+    expect(error).toMatchObject({ code: 'resource_unavailable' });
+    expect(await repository.get('nearly-late')).toBeUndefined();
   });
 
   it('never commits an apply that waited past its deadline (blocked on the row lock)', async () => {

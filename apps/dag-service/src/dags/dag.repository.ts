@@ -49,6 +49,14 @@ export interface UpsertOutcome {
   updatedAt: Date;
 }
 
+/**
+ * An apply commits only while at least this many ms remain before its
+ * deadline, leaving time for the COMMIT itself and for the reply to reach
+ * the caller over the bus; otherwise a commit landing just before the
+ * deadline could reach the caller after it was told "unavailable".
+ */
+export const COMMIT_MARGIN_MS = 50;
+
 const UpsertRowSchema = z.object({ created: z.boolean(), version: z.number().int(), created_at: z.date(), updated_at: z.date() });
 const NameRowSchema = z.object({ name: z.string() });
 const CountRowSchema = z.object({ total: z.number().int() });
@@ -111,9 +119,10 @@ export class DagRepository {
    * the deadline (`statement_timeout`), e.g. while it waits for another
    * writer's row lock.
    *
-   * @param deadline - epoch ms.
-   * @throws DaguError `resource_unavailable` when the deadline passes before
-   *   the commit (nothing is written) or PostgreSQL is unavailable.
+   * @param deadline - epoch ms; the commit must happen {@link COMMIT_MARGIN_MS} before it.
+   * @throws DaguError `resource_unavailable` when the deadline (less the
+   *   margin) passes before the commit (nothing is written) or PostgreSQL is
+   *   unavailable.
    */
   upsert(write: DagWrite, deadline: number): Promise<UpsertOutcome> {
     const values = [
@@ -125,14 +134,41 @@ export class DagRepository {
       write.schedule,
       write.description ?? null,
     ];
+    const commitBy = deadline - COMMIT_MARGIN_MS;
     return withStorageErrors(async () => {
-      if (Date.now() >= deadline) throw deadlinePassedError();
+      if (Date.now() >= commitBy) throw deadlinePassedError();
       const row = await withTransaction(
         this.pool,
         async (client) => UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]),
-        { deadline, onLate: deadlinePassedError },
+        { deadline: commitBy, onLate: deadlinePassedError },
       );
       return { created: row.created, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
+    });
+  }
+
+  /**
+   * Deletes `name` (committed only before `deadline` less the margin).
+   * @returns false when no such DAG exists
+   * @throws DaguError `resource_unavailable` as {@link DagRepository.upsert}
+   */
+  delete(name: string, deadline: number): Promise<boolean> {
+    return this.mutateOne('DELETE FROM dags WHERE name = $1', [name], deadline);
+  }
+
+  /**
+   * Sets the suspended flag of `name` (committed only before `deadline` less the margin).
+   * @returns false when no such DAG exists
+   */
+  setSuspended(name: string, suspended: boolean, deadline: number): Promise<boolean> {
+    return this.mutateOne('UPDATE dags SET suspended = $2, updated_at = now() WHERE name = $1', [name, suspended], deadline);
+  }
+
+  private mutateOne(sql: string, values: unknown[], deadline: number): Promise<boolean> {
+    const commitBy = deadline - COMMIT_MARGIN_MS;
+    return withStorageErrors(async () => {
+      if (Date.now() >= commitBy) throw deadlinePassedError();
+      const result = await withTransaction(this.pool, (client) => client.query(sql, values), { deadline: commitBy, onLate: deadlinePassedError });
+      return (result.rowCount ?? 0) > 0;
     });
   }
 
@@ -177,7 +213,8 @@ export class DagRepository {
    * by the caller per distinct schedule), then by name; DAGs whose schedule
    * has no entry in `nextRuns` (no schedule, suspended, or a schedule
    * written since the caller read them) come last, by name. Ordering and
-   * paging happen in SQL, so only the page's rows travel.
+   * paging happen in SQL, so only the page's rows travel. The CTE is
+   * MATERIALIZED so the JSON is unpacked once, not once per joined row.
    *
    * @param nextRuns - `{schedule, nextRun}` per distinct schedule.
    * @param order - `asc`: earliest first; `desc`: latest first (names descending on ties).
@@ -194,7 +231,7 @@ export class DagRepository {
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const columns = SUMMARY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ');
     const sql = `
-WITH next_runs AS (
+WITH next_runs AS MATERIALIZED (
   SELECT ARRAY(SELECT jsonb_array_elements_text(e -> 's')) AS schedule, (e ->> 't')::timestamptz AS next_run
   FROM jsonb_array_elements(${runs}::jsonb) AS e
 )

@@ -126,3 +126,24 @@ describe('dag.get and dag.spec', () => {
     expect(far).toMatchObject({ details: undefined });
   });
 });
+
+describe('dag.setSuspended and dag.delete (REST DAG routes)', () => {
+  it('suspends and resumes a DAG, then deletes it; unknown names are resource_not_found', async () => {
+    await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'to-suspend', spec: dagYaml() }, ctx));
+    const suspended = await withHandlerContext((ctx) => handlers['dag.setSuspended']({ name: 'to-suspend', suspended: true }, ctx));
+    expect(suspended).toMatchObject({ name: 'to-suspend', suspended: true });
+    const resumed = await withHandlerContext((ctx) => handlers['dag.setSuspended']({ name: 'to-suspend', suspended: false }, ctx));
+    expect(resumed.suspended).toBe(false);
+    expect(await withHandlerContext((ctx) => handlers['dag.delete']({ name: 'to-suspend' }, ctx))).toEqual({ name: 'to-suspend', deleted: true });
+    const gone = await rejectionOf(withHandlerContext((ctx) => handlers['dag.delete']({ name: 'to-suspend' }, ctx)));
+    expect(gone).toBeInstanceOf(DaguError);
+    expect((gone as DaguError).code).toBe('resource_not_found');
+  });
+
+  it('deletes nothing past the deadline', async () => {
+    await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'keep-me', spec: dagYaml() }, ctx));
+    const late = await rejectionOf(withHandlerContext((ctx) => handlers['dag.delete']({ name: 'keep-me' }, ctx), -1));
+    expect((late as DaguError).code).toBe('resource_unavailable');
+    expect((await db.pool.query("SELECT 1 FROM dags WHERE name = 'keep-me'")).rowCount).toBe(1);
+  });
+});

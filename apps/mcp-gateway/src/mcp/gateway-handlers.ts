@@ -10,6 +10,7 @@ import { notAvailableYet, referenceBackend, referencesBackend, type ReadBackends
 import { parseReadInput } from './tools/read/read-input';
 import { createReadTool } from './tools/read/read-tool';
 import { createDagReadBackends } from './tools/read/dag-read-backends';
+import { createWikiReadBackends } from './tools/read/wiki-read-backends';
 import { createChangeTool } from './tools/change/change-tool';
 import { createRunReadBackends, withLatestRun } from './tools/read/run-read-backends';
 import { createExecuteTool } from './tools/execute/execute-tool';
@@ -33,9 +34,7 @@ export function createReadBackends(deps: GatewayHandlerDeps): ReadBackends {
     reference: referenceBackend(deps.topics),
     ...dagBackends,
     dag: withLatestRun(dagBackends.dag, deps.bus),
-    wiki: notAvailableYet('wiki'),
-    wiki_page: notAvailableYet('wiki_page'),
-    wiki_search: notAvailableYet('wiki_search'),
+    ...createWikiReadBackends(deps.bus),
     ...createRunReadBackends(deps.bus),
     foreach_items: notAvailableYet('foreach_items'),
     foreach_item: notAvailableYet('foreach_item'),

@@ -10,8 +10,8 @@ import type { Migration } from '@dagu-mcp/runtime';
  *   (`dag_name`, `dag_run_id`, unique together), the current attempt
  *   (`attempt_no`, `attempt_id`), `status` (dagu-model §1), the run-level
  *   `error` (timeout, init failure, replica stopped), `params` (the effective
- *   params string) and `resolved_params` (the values the first attempt
- *   computed, reused by retries), `labels`, `queue`, the spec snapshot
+ *   params string), `resolved_params` (the merged params; once
+ *   `params_evaluated`, the values the first attempt computed, which retries reuse), `labels`, `queue`, the spec snapshot
  *   (`spec` YAML as run, `normalized` root DAG model), timestamps
  *   (`created_at`, `queued_at`, `started_at`, `finished_at`), ownership
  *   (`owner` replica, `heartbeat_at`), `stop_requested_at` (a stop asked on
@@ -55,7 +55,8 @@ CREATE TABLE runs (
   status            smallint    NOT NULL,
   error             text        NULL,
   params            text        NOT NULL DEFAULT '',
-  resolved_params   jsonb       NULL,
+  resolved_params   jsonb       NOT NULL DEFAULT '[]',
+  params_evaluated  boolean     NOT NULL DEFAULT false,
   labels            text[]      NOT NULL DEFAULT '{}',
   queue             text        NOT NULL,
   max_active_runs   integer     NOT NULL DEFAULT 1,
@@ -73,9 +74,8 @@ CREATE TABLE runs (
   scheduler_log     bigint      NOT NULL REFERENCES log_streams (id),
   UNIQUE (dag_name, dag_run_id)
 );
--- run.list newest first, with or without a name.
-CREATE INDEX runs_created_idx ON runs (created_at DESC, pk DESC);
-CREATE INDEX runs_name_created_idx ON runs (dag_name, created_at DESC, pk DESC);
+-- run.list / run.latest: newest first (pk order = creation order), with or without a name.
+CREATE INDEX runs_name_pk_idx ON runs (dag_name, pk DESC);
 -- queue dispatch and singleton checks look only at active runs.
 CREATE INDEX runs_active_idx ON runs (status, queue, created_at) WHERE status IN (1, 5, 7);
 CREATE INDEX runs_labels_idx ON runs USING gin (labels);

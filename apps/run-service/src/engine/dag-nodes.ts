@@ -1,4 +1,4 @@
-import { parseDagSpec, topologicalOrder, type HandlerKind, type NormalizedDag } from '@dagu-mcp/dag-spec';
+import { parseDagSpec, topologicalOrder, type HandlerKind, type NormalizedDag, type NormalizedStep } from '@dagu-mcp/dag-spec';
 import type { NodeSpec } from './run-types';
 
 /**
@@ -55,13 +55,13 @@ export function dagOfSnapshot(spec: string, name: string): NormalizedDag {
  * The steps to run again when retrying from `stepName`: that step, and with
  * `includeDownstream` every step that depends on it directly or transitively.
  */
-export function retrySet(dag: NormalizedDag, stepName: string, includeDownstream: boolean): Set<string> {
+export function retrySet(steps: readonly NormalizedStep[], stepName: string, includeDownstream: boolean): Set<string> {
   const chosen = new Set([stepName]);
   if (!includeDownstream) return chosen;
   let grew = true;
   while (grew) {
     grew = false;
-    for (const step of dag.steps) {
+    for (const step of steps) {
       if (!chosen.has(step.name) && step.depends.some((dep) => chosen.has(dep))) {
         chosen.add(step.name);
         grew = true;

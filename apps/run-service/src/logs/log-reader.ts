@@ -10,13 +10,13 @@ import { hasMoreOf, windowOf, windowSize, type LineWindow, type LogSelection } f
  */
 
 /** One stream read with a selection: the 021 step-log / scheduler-log fields. */
-export interface StreamRead {
+export type StreamRead = {
   /** The selected lines joined with `\n` (no trailing newline). */
   content: string;
   lineCount: number;
   totalLines: number;
   hasMore: boolean;
-}
+};
 
 const TotalsRowSchema = z.object({ id: z.coerce.number(), total_lines: z.number() });
 const LineRowSchema = z.object({ text: z.string() });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 /** Columns of a run row. */
 export const RUN_COLUMNS =
-  'pk, dag_name, dag_run_id, attempt_no, attempt_id, status, error, params, resolved_params, labels, queue, inline, spec, ' +
+  'pk, dag_name, dag_run_id, attempt_no, attempt_id, status, error, params, resolved_params, params_evaluated, labels, queue, inline, spec, ' +
   'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log';
 
 const ParamSchema = z.object({ name: z.string(), value: z.string(), fromDefault: z.boolean() });
@@ -23,7 +23,8 @@ const RunRowSchema = z.object({
   status: z.number().int(),
   error: z.string().nullable(),
   params: z.string(),
-  resolved_params: z.array(ParamSchema).nullable(),
+  resolved_params: z.array(ParamSchema),
+  params_evaluated: z.boolean(),
   labels: z.array(z.string()),
   queue: z.string(),
   inline: z.boolean(),

@@ -140,11 +140,11 @@ describe('dagu_execute over the bus', () => {
 
   test('the hub drops malformed events and skips child-run events', async () => {
     const redis = new Redis(REDIS_URL);
-    const watch = hub.watch('hello');
+    const watch = hub.watch('quiet');
     await redis.publish(runEventsChannel(prefix), 'not json');
-    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'hello', dagRunId: 'c', root: { name: 'p', dagRunId: 'p1' }, status: 1, statusLabel: 'running', at: 'x' }));
+    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'quiet', dagRunId: 'c', root: { name: 'p', dagRunId: 'p1' }, status: 1, statusLabel: 'running', at: 'x' }));
     expect(await watch.changed(300)).toBe(false);
-    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'hello', dagRunId: 'x', status: 1, statusLabel: 'running', at: 'x' }));
+    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'quiet', dagRunId: 'x', status: 1, statusLabel: 'running', at: 'x' }));
     expect(await watch.changed(2000)).toBe(true);
     watch.close();
     await redis.quit();

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { ClientCapabilitiesSchema, LoggingLevelSchema, type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { isSupportedVersion, type ProtocolVersion } from './protocol';
+import type { McpKeys } from './redis-keys';
+
+/**
+ * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
+ * and scale"). Stored as the hash `<p>:mcp:{id}:session` with fields `v`
+ * (protocol version), `p` (principal id), `ci` (client info JSON), `cc`
+ * (client capabilities JSON), `ll` (log level, once set) and `at` (created,
+ * epoch ms). Never holds a credential.
+ */
+export interface SessionRecord {
+  readonly id: string;
+  readonly protocolVersion: ProtocolVersion;
+  /** The principal the session is bound to; another principal presenting the id gets 404. */
+  readonly principalId: string;
+  readonly clientInfo: unknown;
+  readonly clientCapabilities: ClientCapabilities;
+  /** Set by `logging/setLevel`; absent means every level is sent. */
+  readonly logLevel: LoggingLevel | undefined;
+  readonly createdAt: number;
+}
+
+/** A fresh session id: 32 random bytes as 64 lower-case hex characters (visible ASCII, Streamable HTTP §Session Management). */
+export function newSessionId(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** True for ids {@link newSessionId} can produce; anything else is unknown without asking Redis. */
+export function isWellFormedSessionId(id: string): boolean {
+  return /^[0-9a-f]{64}$/.test(id);
+}
+
+// Refreshes the TTL of a live session's keys and returns its record, in one round trip.
+const LOAD_AND_TOUCH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+return redis.call('HGETALL', KEYS[1])`;
+
+const FlatHash = z.array(z.string());
+
+/**
+ * Session records in Redis with an idle TTL: every load refreshes it, so a
+ * session expires `idleTtlMs` after its last use and Redis frees its keys.
+ */
+export class SessionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: McpKeys,
+    /** Idle time after which Redis drops a session, ms. */
+    readonly idleTtlMs: number,
+  ) {}
+
+  /** Stores a new record with the idle TTL. */
+  async create(record: SessionRecord): Promise<void> {
+    const key = this.keys.session(record.id);
+    await this.redis
+      .multi()
+      .hset(key, {
+        v: record.protocolVersion,
+        p: record.principalId,
+        ci: JSON.stringify(record.clientInfo ?? null),
+        cc: JSON.stringify(record.clientCapabilities),
+        at: String(record.createdAt),
+      })
+      .pexpire(key, this.idleTtlMs)
+      .exec();
+  }
+
+  /** The live record (its TTL refreshed), or `undefined` when unknown, ended, expired or unreadable. */
+  async load(id: string): Promise<SessionRecord | undefined> {
+    if (!isWellFormedSessionId(id)) return undefined;
+    const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
+    const raw: unknown = await this.redis.eval(LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs));
+    const flat = FlatHash.safeParse(raw);
+    if (!flat.success || flat.data.length === 0) return undefined;
+    const fields = new Map<string, string>();
+    for (let i = 0; i + 1 < flat.data.length; i += 2) fields.set(flat.data[i] ?? '', flat.data[i + 1] ?? '');
+    return parseRecord(id, fields);
+  }
+
+  /** Refreshes the idle TTL of sessions with open streams (no-op for gone ones). */
+  async touch(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) {
+      for (const key of [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)]) pipeline.pexpire(key, this.idleTtlMs);
+    }
+    await pipeline.exec();
+  }
+
+  /** Which of `ids` still exist (same order). */
+  async exists(ids: readonly string[]): Promise<boolean[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.exists(this.keys.session(id));
+    const results = (await pipeline.exec()) ?? [];
+    return ids.map((_, i) => results[i]?.[1] === 1);
+  }
+
+  async setLogLevel(id: string, level: LoggingLevel): Promise<void> {
+    await this.redis.hset(this.keys.session(id), 'll', level);
+  }
+
+  /** Adds `uri` to the session's subscriptions and the session to the URI's subscriber set. */
+  async subscribe(id: string, uri: string): Promise<void> {
+    await this.redis
+      .multi()
+      .sadd(this.keys.subscriptions(id), uri)
+      .pexpire(this.keys.subscriptions(id), this.idleTtlMs)
+      .sadd(this.keys.subscribers(uri), id)
+      .exec();
+  }
+
+  async unsubscribe(id: string, uri: string): Promise<void> {
+    await this.redis.multi().srem(this.keys.subscriptions(id), uri).srem(this.keys.subscribers(uri), id).exec();
+  }
+
+  /** Live sessions subscribed to `uri`; entries of ended or expired sessions are pruned on the way. */
+  async subscribersOf(uri: string): Promise<string[]> {
+    const ids = await this.redis.smembers(this.keys.subscribers(uri));
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.sismember(this.keys.subscriptions(id), uri);
+    const results = (await pipeline.exec()) ?? [];
+    const live = ids.filter((_, i) => results[i]?.[1] === 1);
+    const stale = ids.filter((_, i) => results[i]?.[1] !== 1);
+    if (stale.length > 0) await this.redis.srem(this.keys.subscribers(uri), ...stale);
+    return live;
+  }
+
+  /**
+   * Ends a session: deletes its record, subscriptions, standalone and POST
+   * streams. Returns false when it did not exist.
+   */
+  async destroy(id: string): Promise<boolean> {
+    const [uris, streams] = await Promise.all([this.redis.smembers(this.keys.subscriptions(id)), this.redis.smembers(this.keys.requestStreams(id))]);
+    const multi = this.redis.multi().del(this.keys.session(id));
+    multi.del(this.keys.subscriptions(id), this.keys.requestStreams(id), this.keys.events(id, 's'), this.keys.cursor(id));
+    for (const stream of streams) multi.del(this.keys.events(id, stream));
+    for (const uri of uris) multi.srem(this.keys.subscribers(uri), id);
+    const results = (await multi.exec()) ?? [];
+    return results[0]?.[1] === 1;
+  }
+}
+
+function parseRecord(id: string, fields: ReadonlyMap<string, string>): SessionRecord | undefined {
+  const version = fields.get('v') ?? '';
+  const principalId = fields.get('p');
+  if (!isSupportedVersion(version) || principalId === undefined) return undefined;
+  const capabilities = ClientCapabilitiesSchema.safeParse(parseJson(fields.get('cc')));
+  const level = LoggingLevelSchema.safeParse(fields.get('ll'));
+  return {
+    id,
+    protocolVersion: version,
+    principalId,
+    clientInfo: parseJson(fields.get('ci')),
+    clientCapabilities: capabilities.success ? capabilities.data : {},
+    logLevel: level.success ? level.data : undefined,
+    createdAt: Number(fields.get('at') ?? 0),
+  };
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,170 @@
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { RunConfig } from '../config/run-config';
+import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
+import { readStreamTotals } from '../logs/log-reader';
+import { RunDispatcher } from '../queue/run-dispatcher';
+import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
+import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
+import { planAttempt } from './attempt-plan';
+import { runAttempt } from './attempt-runner';
+import { formatParams } from './params';
+import { RunStatus } from './status';
+
+/**
+ * The run engine of one replica (ARCHITECTURE "the run engine's running
+ * processes are owned by one replica"). It executes the runs this replica
+ * started, claimed from the queue or retried; records each attempt's end in
+ * PostgreSQL before it publishes the run event; stamps heartbeats of its runs
+ * (and picks up stop requests made on other replicas); and on shutdown lets
+ * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and fails them
+ * with "run-service replica stopped".
+ */
+
+/** What the engine is built from. */
+export interface RunEngineDeps {
+  pool: Pool;
+  config: RunConfig;
+  logger: Logger;
+  /** This replica's id (the `owner` of its runs). */
+  replica: string;
+  publisher: RunEventPublisher;
+  /** The environment steps inherit (the service process's, read once at start). */
+  processEnv: Readonly<Record<string, string>>;
+}
+
+interface ActiveRun {
+  stop: AbortController;
+  kill: AbortController;
+  done: Promise<void>;
+}
+
+/** Executes runs in this replica. */
+export class RunEngine {
+  private readonly active = new Map<number, ActiveRun>();
+  private readonly dispatcher: RunDispatcher;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(private readonly deps: RunEngineDeps) {
+    this.dispatcher = new RunDispatcher(deps.pool, {
+      owner: deps.replica,
+      queueConcurrency: deps.config.queueConcurrency,
+      pollMs: deps.config.queuePollMs,
+      logger: deps.logger,
+      onClaimed: async (runs) => {
+        for (const run of runs) {
+          await this.deps.publisher.publish(runEventOf(run, RunStatus.running));
+          this.launch(run.pk);
+        }
+      },
+    });
+  }
+
+  /** Starts the queue dispatcher and the heartbeat. */
+  start(): void {
+    this.dispatcher.start();
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.deps.config.heartbeatMs);
+    this.heartbeatTimer.unref();
+  }
+
+  /** Asks the dispatcher to look at the queue now. */
+  pokeQueue(): void {
+    this.dispatcher.poke();
+  }
+
+  /** Runs in this replica now. */
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Executes the current attempt of run `pk` in the background. The run row
+   * must already be `running` and owned by this replica.
+   */
+  launch(pk: number): void {
+    if (this.active.has(pk)) return;
+    const stop = new AbortController();
+    const kill = new AbortController();
+    if (this.closing) kill.abort();
+    const entry: ActiveRun = { stop, kill, done: Promise.resolve() };
+    entry.done = this.execute(pk, entry).finally(() => {
+      this.active.delete(pk);
+      this.dispatcher.poke();
+    });
+    this.active.set(pk, entry);
+  }
+
+  /** Aborts run `pk` when it runs here; resolves when it ended. @returns false when it does not run here. */
+  stopLocal(pk: number): Promise<void> | false {
+    const entry = this.active.get(pk);
+    if (entry === undefined) return false;
+    entry.stop.abort();
+    return entry.done;
+  }
+
+  /** Graceful shutdown: no new runs; running ones get `stopGraceMs`, then are killed and failed. */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    await this.dispatcher.stop();
+    const all = (): Promise<void> => Promise.all([...this.active.values()].map((entry) => entry.done)).then(() => undefined);
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace'>((resolve) => (graceTimer = setTimeout(() => resolve('grace'), this.deps.config.stopGraceMs)));
+    const first = await Promise.race([all().then(() => 'done' as const), graceOver]);
+    if (graceTimer !== undefined) clearTimeout(graceTimer);
+    if (first === 'grace') {
+      this.deps.logger.warn({ runs: this.active.size }, 'stop grace over: killing running runs');
+      for (const entry of this.active.values()) entry.kill.abort();
+      await all();
+    }
+  }
+
+  private async execute(pk: number, entry: ActiveRun): Promise<void> {
+    const { pool, logger } = this.deps;
+    try {
+      const run = await findRunByPk(pool, pk);
+      if (run === undefined || run.status !== RunStatus.running) return;
+      const rows = await loadSteps(pool, pk, run.attempt_no);
+      const totals = await readStreamTotals(pool, [run.scheduler_log]);
+      const plan = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
+      if (run.stop_requested_at !== null) entry.stop.abort();
+      const outcome = await runAttempt(
+        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv },
+        plan,
+        { stop: entry.stop.signal, kill: entry.kill.signal },
+      );
+      const finished = await finishAttempt(pool, { pk, attemptNo: run.attempt_no }, {
+        status: outcome.status,
+        error: outcome.error,
+        params: formatParams(outcome.params),
+        resolvedParams: outcome.params,
+      });
+      if (finished === undefined) return;
+      await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, outcome.status, finished));
+    } catch (error) {
+      const message = `internal engine error: ${error instanceof Error ? error.message : String(error)}`;
+      logger.error({ err: message, runPk: pk }, 'run execution failed');
+      await this.failRun(pk, message);
+    }
+  }
+
+  private async failRun(pk: number, message: string): Promise<void> {
+    try {
+      const ended = await forceEndRun(this.deps.pool, pk, RunStatus.failed, message);
+      if (ended !== undefined) {
+        await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.failed));
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: error instanceof Error ? error.message : String(error), runPk: pk }, 'could not record a failed run');
+    }
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      const stopRequested = await heartbeat(this.deps.pool, this.deps.replica, [...this.active.keys()]);
+      for (const pk of stopRequested) this.active.get(pk)?.stop.abort();
+    } catch (error) {
+      this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'heartbeat failed');
+    }
+  }
+}

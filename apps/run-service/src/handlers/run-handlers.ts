@@ -1,0 +1,27 @@
+import type { HandlerMap } from '@dagu-mcp/bus';
+import type { RunOps } from '@dagu-mcp/contracts';
+import { createPingHandler } from '@dagu-mcp/service-kit';
+import type { RunDeps } from '../runs/run-deps';
+import { createRunGetHandler } from './run-get.handler';
+import { createRunLatestHandler } from './run-latest.handler';
+import { createRunListHandler } from './run-list.handler';
+import { createRunLogsHandler } from './run-logs.handler';
+import { createRunRetryHandler } from './run-retry.handler';
+import { createRunStartHandler } from './run-start.handler';
+import { createRunStepLogHandler } from './run-step-log.handler';
+import { createRunStopHandler } from './run-stop.handler';
+
+/** The complete handler map of run-service (`runOps`, CONVENTIONS §5). */
+export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
+  return {
+    ping: createPingHandler('run-service', deps.replica),
+    'run.start': createRunStartHandler(deps),
+    'run.retry': createRunRetryHandler(deps),
+    'run.stop': createRunStopHandler(deps),
+    'run.get': createRunGetHandler(deps.pool),
+    'run.list': createRunListHandler(deps.pool),
+    'run.logs': createRunLogsHandler(deps.pool),
+    'run.stepLog': createRunStepLogHandler(deps.pool),
+    'run.latest': createRunLatestHandler(deps.pool),
+  };
+}

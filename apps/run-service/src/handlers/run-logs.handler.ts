@@ -1,0 +1,13 @@
+import type { OpHandler } from '@dagu-mcp/bus';
+import type { RunOps } from '@dagu-mcp/contracts';
+import type { Pool } from '@dagu-mcp/runtime';
+import { readRunLogs } from '../runs/run-logs';
+
+/**
+ * `run.logs` — the run-log model (021 `run_logs`): scheduler-log tail and per-step stream flags. Errors: `resource_not_found`.
+ */
+export function createRunLogsHandler(pool: Pool): OpHandler<RunOps, 'run.logs'> {
+  return async function runLogs(payload) {
+    return readRunLogs(pool, payload);
+  };
+}

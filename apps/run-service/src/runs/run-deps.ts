@@ -1,0 +1,37 @@
+import type { RunRef } from '@dagu-mcp/contracts';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { RunConfig } from '../config/run-config';
+import type { RunEngine } from '../engine/run-engine';
+import { runStatusLabel } from '../engine/status';
+import type { RunEventPublisher } from '../events/run-event-publisher';
+
+/**
+ * What the run operations (the domain functions behind the bus handlers)
+ * work with. Built once per replica in `run-service.ts`.
+ */
+export interface RunDeps {
+  readonly pool: Pool;
+  readonly engine: RunEngine;
+  readonly publisher: RunEventPublisher;
+  /** Tells the replica that owns run `pk` to stop it (cross-replica stop). */
+  readonly requestRemoteStop: (pk: number) => Promise<void>;
+  readonly replica: string;
+  readonly config: RunConfig;
+  readonly logger: Logger;
+}
+
+/** The `RunRef` reply of a control action (contracts `RunRefSchema`). */
+export function runRefOf(run: { dagName: string; dagRunId: string; attemptId: string; status: number }): RunRef {
+  return {
+    dagName: run.dagName,
+    dagRunId: run.dagRunId,
+    attemptId: run.attemptId,
+    status: run.status,
+    statusLabel: runStatusLabel(run.status),
+  };
+}
+
+/** Resolves after `ms` (never rejects). */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

@@ -1,0 +1,95 @@
+import { DaguError, type RunRef, type RunStartRequest } from '@dagu-mcp/contracts';
+import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
+import { parseDagSpec } from '@dagu-mcp/dag-spec';
+import { withTransaction } from '@dagu-mcp/runtime';
+import { nodesOfDag } from '../engine/dag-nodes';
+import { formatParams, mergeParams } from '../engine/params';
+import { RunStatus } from '../engine/status';
+import { runEventOf } from '../events/run-event-publisher';
+import { generateAttemptId, generateRunId } from '../ids/run-id';
+import { pgCodeOf, UNIQUE_VIOLATION, withStorageErrors } from '../store/pg-errors';
+import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
+import { runRefOf, type RunDeps } from './run-deps';
+
+/**
+ * `run.start` (036 start / enqueue). Validates the spec (dagu-model §4),
+ * merges the params, and records the run — `running` and owned by this
+ * replica for a start, `queued` for an enqueue — in one transaction that
+ * commits only before the request's deadline. Then it publishes the run
+ * event and returns at once: a start is executed in the background by this
+ * replica's engine, an enqueue by whichever replica's dispatcher claims it.
+ *
+ * Errors: `invalid_tool_input` — the spec is invalid (field `spec`,
+ * `details.errors` = dag-spec's messages) or a param is (field `params`);
+ * `conflict` — the `dagRunId` is already used by this DAG, or `singleton`
+ * and a run of this DAG is running, queued or waiting;
+ * `resource_unavailable` — PostgreSQL is down or the deadline passed.
+ *
+ * Safe to run twice: a re-delivered job (same bus job id) gets the run it
+ * created the first time.
+ */
+export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
+  const parsed = parseDagSpec(request.spec, { name: request.dagName });
+  if (!parsed.valid || parsed.dag === undefined) {
+    const first = parsed.errors[0] ?? 'invalid DAG';
+    throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, { field: 'spec', details: { errors: parsed.errors } });
+  }
+  const dag = parsed.dag;
+  const merged = mergeParams(dag.params, request.params);
+  const dagRunId = request.dagRunId ?? generateRunId();
+  const attemptId = generateAttemptId();
+  const status = request.enqueue ? RunStatus.queued : RunStatus.running;
+  const labels = [...new Set([...dag.labels, ...(request.labels ?? [])])];
+  const created = await withStorageErrors(async () => {
+    try {
+      return await withTransaction(
+        deps.pool,
+        async (client) => {
+          const existing = await findRun(client, request.dagName, dagRunId);
+          if (existing !== undefined) {
+            if ((await requestIdOf(client, existing.pk)) === ctx.jobId) return { pk: existing.pk, status: existing.status, attemptId: existing.attempt_id, fresh: false };
+            throw runIdUsed(request.dagName, dagRunId);
+          }
+          if (request.singleton === true) {
+            await lockDagName(client, request.dagName);
+            if (await hasActiveRun(client, request.dagName)) {
+              throw new DaguError('conflict', `A run of DAG ${request.dagName} is already running or queued (singleton).`, { field: 'singleton' });
+            }
+          }
+          const pk = await insertRun(client, {
+            dagName: request.dagName,
+            dagRunId,
+            attemptId,
+            status,
+            params: formatParams(merged),
+            mergedParams: merged,
+            labels,
+            queue: request.queue ?? dag.queue ?? 'default',
+            maxActiveRuns: dag.maxActiveRuns,
+            inline: request.inline,
+            spec: request.spec,
+            normalized: dag,
+            nodes: nodesOfDag(dag).all,
+            requestId: ctx.jobId,
+            ...(status === RunStatus.running ? { owner: deps.replica } : {}),
+          });
+          return { pk, status, attemptId, fresh: true };
+        },
+        { deadline: ctx.deadline, onLate: deadlinePassedError },
+      );
+    } catch (error) {
+      if (pgCodeOf(error) === UNIQUE_VIOLATION) throw runIdUsed(request.dagName, dagRunId);
+      throw error;
+    }
+  });
+  if (created.fresh) {
+    await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
+    if (status === RunStatus.running) deps.engine.launch(created.pk);
+    else deps.engine.pokeQueue();
+  }
+  return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });
+}
+
+function runIdUsed(dagName: string, dagRunId: string): DaguError {
+  return new DaguError('conflict', `The run id ${dagRunId} is already used by DAG ${dagName}.`, { field: 'dagRunId' });
+}

@@ -1,0 +1,80 @@
+import { DaguError, type RunRef } from '@dagu-mcp/contracts';
+import type { HandlerContext } from '@dagu-mcp/bus';
+import { RunStatus, runStatusLabel } from '../engine/status';
+import { runEventOf } from '../events/run-event-publisher';
+import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { abortQueuedRun, findRun } from '../store/run.repository';
+import { forceEndRun, requestStop } from '../store/run-ownership.repository';
+import type { RunRecord } from '../store/run-rows';
+import { delay, runRefOf, type RunDeps } from './run-deps';
+
+/**
+ * `run.stop` (036 stop): aborts a running, waiting or queued run; its steps
+ * end `aborted` and the run `aborted` (after its abort and exit handlers).
+ *
+ * - queued: the run ends `aborted` at once, without running anything;
+ * - running here: the engine kills the steps' process groups;
+ * - running on another replica: the stop is recorded and signalled to the
+ *   owner; when the owner's heartbeat is older than three heartbeat
+ *   intervals (the replica is gone) the run is ended `aborted` directly.
+ *
+ * The reply waits up to {@link STOP_WAIT_MS} (and never past the request's
+ * deadline) for the run to end, then reports its status at that moment.
+ *
+ * Errors: `resource_not_found`; `invalid_tool_input` when the run is not
+ * running, waiting or queued (036); `resource_unavailable`.
+ */
+export const STOP_WAIT_MS = 3000;
+
+export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId: string }, ctx: HandlerContext): Promise<RunRef> {
+  let run = await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId));
+  if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
+  ctx.assertBeforeDeadline();
+  if (run.status === RunStatus.queued) {
+    const queued = run;
+    const aborted = await withStorageErrors(() => abortQueuedRun(deps.pool, queued.pk));
+    if (aborted !== undefined) {
+      await deps.publisher.publish(runEventOf(refOf(aborted), RunStatus.aborted));
+      return runRefOf({ ...refOf(aborted), status: RunStatus.aborted });
+    }
+    // Claimed by a dispatcher in between: stop it as a running run.
+    run = (await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId))) ?? queued;
+  }
+  if (run.status !== RunStatus.running && run.status !== RunStatus.waiting) {
+    throw new DaguError('invalid_tool_input', `The run ${input.dagRunId} is not running (it is ${runStatusLabel(run.status)}).`, { field: 'dagRunId' });
+  }
+  const target = run;
+  const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
+  const local = deps.engine.stopLocal(target.pk);
+  if (local !== false) {
+    await Promise.race([local, delay(waitMs)]);
+  } else if (isOrphan(target, deps.config.heartbeatMs)) {
+    const ended = await withStorageErrors(() => forceEndRun(deps.pool, target.pk, RunStatus.aborted, 'the run was stopped (no replica was running it)'));
+    if (ended !== undefined) await deps.publisher.publish(runEventOf(refOf(ended), RunStatus.aborted));
+  } else {
+    await withStorageErrors(() => requestStop(deps.pool, target.pk));
+    await deps.requestRemoteStop(target.pk);
+    await waitUntilEnded(deps, target, waitMs);
+  }
+  const latest = (await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId))) ?? target;
+  return runRefOf(refOf(latest));
+}
+
+function refOf(run: RunRecord): { dagName: string; dagRunId: string; attemptId: string; status: number } {
+  return { dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id, status: run.status };
+}
+
+/** A running run whose owner stopped stamping its heartbeat (or that never had one). */
+function isOrphan(run: RunRecord, heartbeatMs: number): boolean {
+  const beat = run.heartbeat_at ?? run.started_at;
+  return run.owner === null || beat === null || Date.now() - beat.getTime() > 3 * heartbeatMs;
+}
+
+async function waitUntilEnded(deps: RunDeps, run: RunRecord, waitMs: number): Promise<void> {
+  const until = Date.now() + waitMs;
+  while (Date.now() < until) {
+    await delay(100);
+    const current = await findRun(deps.pool, run.dag_name, run.dag_run_id);
+    if (current === undefined || ![RunStatus.running, RunStatus.waiting, RunStatus.queued].some((s) => s === current.status)) return;
+  }
+}

@@ -1,0 +1,116 @@
+import { parseRunRow, RUN_COLUMNS, type RunRecord } from './run-rows';
+import { z } from 'zod';
+import { parseRows, type Queryable } from './queryable';
+
+/**
+ * Which replica owns which run (ARCHITECTURE "the run engine's running
+ * processes are owned by one replica"): heartbeats, stop requests across
+ * replicas, the queue claim, and forced ends.
+ */
+
+const BeatRowSchema = z.object({ pk: z.coerce.number().int(), stop_requested_at: z.date().nullable() });
+const ActiveRowSchema = z.object({ queue: z.string(), dag_name: z.string(), n: z.number().int() });
+const QueuedRowSchema = z.object({
+  pk: z.coerce.number().int(),
+  dag_name: z.string(),
+  dag_run_id: z.string(),
+  queue: z.string(),
+  max_active_runs: z.number().int(),
+});
+
+/**
+ * Stamps `heartbeat_at` of the runs this replica runs and reports the ones a
+ * stop was requested for (on another replica).
+ *
+ * @returns pks of owned, still active runs with `stop_requested_at` set
+ */
+export async function heartbeat(db: Queryable, owner: string, pks: readonly number[]): Promise<number[]> {
+  if (pks.length === 0) return [];
+  const result = await db.query(
+    `UPDATE runs SET heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND owner = $2 AND status IN (1, 7)
+     RETURNING pk, stop_requested_at`,
+    [pks, owner],
+  );
+  return parseRows(BeatRowSchema, result)
+    .filter((row) => row.stop_requested_at !== null)
+    .map((row) => row.pk);
+}
+
+/** Records a stop request for the owner to act on. */
+export async function requestStop(db: Queryable, pk: number): Promise<void> {
+  await db.query('UPDATE runs SET stop_requested_at = now() WHERE pk = $1 AND status IN (1, 5, 7)', [pk]);
+}
+
+/**
+ * Fails (or aborts) an active run that its engine cannot finish itself (the
+ * owning replica stopped, or its heartbeat is stale): the run and its
+ * unfinished steps of the current attempt end with `status`/`error`.
+ *
+ * @returns the updated run, or `undefined` when it was no longer active.
+ */
+export async function forceEndRun(db: Queryable, pk: number, status: number, error: string): Promise<RunRecord | undefined> {
+  const result = await db.query(
+    `UPDATE runs SET status = $2, error = $3, finished_at = now() WHERE pk = $1 AND status IN (1, 5, 7) RETURNING ${RUN_COLUMNS}`,
+    [pk, status, error],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  const run = parseRunRow(row);
+  await db.query(
+    `UPDATE run_steps SET status = CASE WHEN status IN (1, 9) THEN $3::smallint ELSE 3::smallint END,
+       error = CASE WHEN status IN (1, 9) THEN $4 ELSE error END, finished_at = now()
+     WHERE run_pk = $1 AND attempt_no = $2 AND status IN (0, 1, 9)`,
+    [pk, run.attempt_no, status === 3 ? 3 : 2, error],
+  );
+  await db.query('UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [pk, run.attempt_no, status]);
+  return run;
+}
+
+/** A queued run the dispatcher may start. */
+export interface ClaimedRun {
+  pk: number;
+  dagName: string;
+  dagRunId: string;
+}
+
+/**
+ * Claims queued runs for `owner` (dagu-model §1 queued → running): oldest
+ * first, while their queue has fewer than `queueConcurrency` active runs and
+ * their DAG fewer than its `max_active_runs`, counted over every replica.
+ * A transaction-level advisory lock serializes claims of all replicas; call
+ * inside a transaction.
+ *
+ * @returns the claimed runs, now `running` and owned by `owner`
+ */
+export async function claimQueuedRuns(db: Queryable, owner: string, queueConcurrency: number, max = 50): Promise<ClaimedRun[]> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
+  const queued = await db.query(
+    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 ORDER BY queued_at, pk LIMIT $1',
+    [max * 4],
+  );
+  if (queued.rows.length === 0) return [];
+  const active = await db.query('SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN (1, 7) GROUP BY queue, dag_name');
+  const perQueue = new Map<string, number>();
+  const perDag = new Map<string, number>();
+  for (const row of parseRows(ActiveRowSchema, active)) {
+    perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n);
+    perDag.set(row.dag_name, (perDag.get(row.dag_name) ?? 0) + row.n);
+  }
+  const picked: ClaimedRun[] = [];
+  for (const row of parseRows(QueuedRowSchema, queued)) {
+    if (picked.length >= max) break;
+    const inQueue = perQueue.get(row.queue) ?? 0;
+    const ofDag = perDag.get(row.dag_name) ?? 0;
+    if (inQueue >= queueConcurrency || ofDag >= Math.max(1, row.max_active_runs)) continue;
+    perQueue.set(row.queue, inQueue + 1);
+    perDag.set(row.dag_name, ofDag + 1);
+    picked.push({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id });
+  }
+  if (picked.length === 0) return [];
+  await db.query(
+    `UPDATE runs SET status = 1, started_at = now(), owner = $2, heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND status = 5`,
+    [picked.map((run) => run.pk), owner],
+  );
+  await db.query('UPDATE run_attempts SET status = 1 WHERE run_pk = ANY($1::bigint[]) AND attempt_no = 1', [picked.map((run) => run.pk)]);
+  return picked;
+}

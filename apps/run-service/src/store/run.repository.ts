@@ -1,0 +1,161 @@
+import type { NormalizedDag } from '@dagu-mcp/dag-spec';
+import type { NodeSpec } from '../engine/run-types';
+import type { RunParam } from '../engine/params';
+import { parseRunRow, parseStepRow, RUN_COLUMNS, STEP_COLUMNS, type RunRecord, type StepRecord } from './run-rows';
+import { z } from 'zod';
+import { parseFirstRow, parseRows, type Queryable } from './queryable';
+
+/**
+ * Runs, attempts and step rows (db/migrations.ts): creation, lookup and the
+ * status transitions of a run. Statements only; the callers own transactions.
+ */
+
+/** A run to create. */
+export interface NewRun {
+  dagName: string;
+  dagRunId: string;
+  attemptId: string;
+  /** 1 running (started now, by `owner`) or 5 queued. */
+  status: number;
+  params: string;
+  mergedParams: readonly RunParam[];
+  labels: readonly string[];
+  queue: string;
+  maxActiveRuns: number;
+  inline: boolean;
+  spec: string;
+  normalized: NormalizedDag;
+  nodes: readonly NodeSpec[];
+  requestId: string;
+  owner?: string;
+}
+
+const IdRowSchema = z.object({ id: z.coerce.number().int() });
+const PkRowSchema = z.object({ pk: z.coerce.number().int() });
+const RequestRowSchema = z.object({ request_id: z.string().nullable() });
+const FinishedRowSchema = z.object({ finished_at: z.date() });
+
+/** Allocates `count` log streams; returns their ids. */
+export async function createLogStreams(db: Queryable, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const result = await db.query('INSERT INTO log_streams (total_lines) SELECT 0 FROM generate_series(1, $1) RETURNING id', [count]);
+  return parseRows(IdRowSchema, result).map((row) => row.id);
+}
+
+/** Inserts fresh (not started) rows for `nodes` in attempt `attemptNo`, each with two new log streams. */
+export async function insertFreshSteps(db: Queryable, runPk: number, attemptNo: number, nodes: readonly NodeSpec[]): Promise<void> {
+  if (nodes.length === 0) return;
+  const ids = await createLogStreams(db, nodes.length * 2);
+  await db.query(
+    `INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, stdout_log, stderr_log)
+     SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
+    [
+      runPk,
+      attemptNo,
+      nodes.map((node) => node.seq),
+      nodes.map((node) => node.name),
+      nodes.map((node) => node.step.id ?? null),
+      nodes.map((node) => node.handler ?? null),
+      nodes.map((_, i) => ids[2 * i]),
+      nodes.map((_, i) => ids[2 * i + 1]),
+    ],
+  );
+}
+
+/** Inserts the run, its first attempt and its step rows; returns the run's pk. */
+export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
+  const [schedulerLog] = await createLogStreams(db, 1);
+  const started = run.status === 1;
+  const inserted = await db.query(
+    `INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
+                       spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN now() END, $15, CASE WHEN $14 THEN now() END, $16)
+     RETURNING pk`,
+    [
+      run.dagName, run.dagRunId, run.attemptId, run.status, run.params, JSON.stringify(run.mergedParams), run.labels, run.queue,
+      run.maxActiveRuns, run.inline, run.spec, JSON.stringify(run.normalized), run.requestId, started, run.owner ?? null, schedulerLog,
+    ],
+  );
+  const pk = parseFirstRow(PkRowSchema, inserted)?.pk;
+  if (pk === undefined) throw new Error('INSERT INTO runs returned no row');
+  await db.query('INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) VALUES ($1, 1, $2, $3)', [pk, run.attemptId, run.status]);
+  await insertFreshSteps(db, pk, 1, run.nodes);
+  return pk;
+}
+
+/** The run `dagName`/`dagRunId`, or `undefined`. `lock` takes a row lock (inside a transaction). */
+export async function findRun(db: Queryable, dagName: string, dagRunId: string, lock = false): Promise<RunRecord | undefined> {
+  const result = await db.query(
+    `SELECT ${RUN_COLUMNS} FROM runs WHERE dag_name = $1 AND dag_run_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [dagName, dagRunId],
+  );
+  const row = result.rows[0];
+  return row === undefined ? undefined : parseRunRow(row);
+}
+
+/** The bus job that created a run (idempotent `run.start`). */
+export async function requestIdOf(db: Queryable, pk: number): Promise<string | undefined> {
+  const result = await db.query('SELECT request_id FROM runs WHERE pk = $1', [pk]);
+  return parseFirstRow(RequestRowSchema, result)?.request_id ?? undefined;
+}
+
+/** The run with primary key `pk`. */
+export async function findRunByPk(db: Queryable, pk: number): Promise<RunRecord | undefined> {
+  const result = await db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE pk = $1`, [pk]);
+  const row = result.rows[0];
+  return row === undefined ? undefined : parseRunRow(row);
+}
+
+/** Step rows of one attempt, in `seq` order. */
+export async function loadSteps(db: Queryable, runPk: number, attemptNo: number): Promise<StepRecord[]> {
+  const result = await db.query(`SELECT ${STEP_COLUMNS} FROM run_steps WHERE run_pk = $1 AND attempt_no = $2 ORDER BY seq`, [runPk, attemptNo]);
+  return result.rows.map(parseStepRow);
+}
+
+/** True when a run of `dagName` is running, queued or waiting (singleton check). */
+export async function hasActiveRun(db: Queryable, dagName: string): Promise<boolean> {
+  const result = await db.query('SELECT 1 FROM runs WHERE dag_name = $1 AND status IN (1, 5, 7) LIMIT 1', [dagName]);
+  return result.rows.length > 0;
+}
+
+/** Serializes run creation per DAG name until the transaction ends (singleton checks). */
+export async function lockDagName(db: Queryable, dagName: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dagu-run:${dagName}`]);
+}
+
+/**
+ * Records the end of an attempt: status, error, evaluated params (kept for
+ * retries), `finished_at`. Only applies while the attempt is still current.
+ *
+ * @returns the finish time, or `undefined` when the attempt was no longer current.
+ */
+export async function finishAttempt(
+  db: Queryable,
+  run: { pk: number; attemptNo: number },
+  outcome: { status: number; error?: string; params: string; resolvedParams: readonly RunParam[] },
+): Promise<Date | undefined> {
+  const result = await db.query(
+    `WITH upd AS (
+       UPDATE runs SET status = $3, error = $4, finished_at = now(), params = $5, resolved_params = $6, params_evaluated = true, heartbeat_at = now()
+       WHERE pk = $1 AND attempt_no = $2 RETURNING finished_at
+     ), att AS (
+       UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
+     )
+     SELECT finished_at FROM upd`,
+    [run.pk, run.attemptNo, outcome.status, outcome.error ?? null, outcome.params, JSON.stringify(outcome.resolvedParams)],
+  );
+  return parseFirstRow(FinishedRowSchema, result)?.finished_at;
+}
+
+/** Queued → aborted (stop of a run that never started). @returns the run when it was still queued. */
+export async function abortQueuedRun(db: Queryable, pk: number): Promise<RunRecord | undefined> {
+  const result = await db.query(
+    `UPDATE runs SET status = 3, finished_at = now(), error = 'the run was stopped before it started' WHERE pk = $1 AND status = 5 RETURNING ${RUN_COLUMNS}`,
+    [pk],
+  );
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  await db.query('UPDATE run_attempts SET status = 3, finished_at = now() WHERE run_pk = $1 AND attempt_no = (SELECT attempt_no FROM runs WHERE pk = $1)', [pk]);
+  return parseRunRow(row);
+}
