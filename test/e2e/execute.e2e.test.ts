@@ -206,7 +206,7 @@ describe('errors (036 §Errors, §Examples)', () => {
     const { sc: running } = await execute({ action: 'start', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` });
     expect(running.dagRunId).toBe(`solo-${stack.id}`);
     expect((await execute({ action: 'start', name: 'exec-sleep30', singleton: true })).sc).toMatchObject({ code: 'conflict', dagName: 'exec-sleep30' });
-    expect((await execute({ action: 'start', name: 'exec-hello', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({ code: 'conflict' });
+    expect((await execute({ action: 'start', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({ code: 'conflict', dagRunId: `solo-${stack.id}` });
     await until(() => runStatus('exec-sleep30', `solo-${stack.id}`), (s) => s === 1);
     expect((await execute({ action: 'retry', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({ code: 'conflict' });
     await execute({ action: 'stop', name: 'exec-sleep30', dagRunId: `solo-${stack.id}`, wait: true });

@@ -26,6 +26,7 @@ import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
 import { setupAuth } from './auth/auth-setup';
 import { healthRoutes } from './routes/health.routes';
+import { dagRoutes } from './routes/dags.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 
 /** A started gateway; `stop()` drains it (CONVENTIONS §13). */
@@ -68,7 +69,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     trustProxy: config.TRUST_PROXY,
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
-    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, wikiRoutes({ bus })],
+    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), wikiRoutes({ bus })],
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,

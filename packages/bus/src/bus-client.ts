@@ -57,7 +57,10 @@ export interface CallOptions {
  *
  * Connections: one for commands (no offline queue: while Redis is down a call
  * fails at once) and one subscriber; both reconnect by themselves and the
- * reply channel is re-subscribed on every reconnect.
+ * reply channel is re-subscribed on every reconnect. Jobs are inserted with
+ * the lean script of job-insert.ts (same BullMQ job as `Queue.add`, less work
+ * on the critical path); the BullMQ `Queue` objects are kept for their keys
+ * and their queue metadata.
  */
 export class BusClient {
   /** This client's id; its replies arrive on `${prefix}:reply:${clientId}`. */
@@ -160,6 +163,7 @@ export class BusClient {
     payload: OpRequest<C, K>,
     options: CallOptions,
   ): Promise<OpReply<C, K>> {
+    if (!Object.hasOwn(catalog, op)) throw new DaguError('internal_error', `The catalog has no operation "${op}".`);
     const definition: C[K] = catalog[op];
     const checked = z.safeParse(definition.request, payload);
     if (!checked.success) throw invalidInputError(op, checked.error);

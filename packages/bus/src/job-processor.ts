@@ -72,6 +72,7 @@ export async function processBusJob<C extends OpCatalog>(
     const replyTo = replyToOf(job.data);
     logger.error({ jobId: job.jobId, replyTo }, 'bus job has a malformed request envelope');
     if (replyTo === undefined) return { kind: 'drop', reason: 'malformed_request' };
+    // No trustworthy deadline: answer right away (the 1 s only lets the publish go out).
     return { kind: 'reply', replyTo, deadline: Date.now() + 1000, reply: failed(internalError()), failJob: true };
   }
   const request = envelope.data;

@@ -67,12 +67,29 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
   const policy = node.step.repeatPolicy;
   for (let executions = 1; policy !== undefined && !result.aborted && !signal.aborted; executions++) {
     if (policy.limit !== undefined && policy.limit > 0 && executions >= policy.limit) break;
-    if (!(await shouldRepeat(policy, result, ctx, setup, signal))) break;
+    if (!(await shouldRepeat(policy, result, ctx, withPublished(node, setup, result), signal))) break;
     ctx.log(`step repeats: ${node.name} (execution ${executions + 1})`);
     if (!(await sleepUnlessAborted(backoffDelayMs(policy.intervalSec, executions - 1, policy.backoff, policy.maxIntervalSec), signal))) break;
     result = await runWithRetries(ctx, node, state, setup, signal);
   }
   finish(ctx, node, state, result, signal);
+}
+
+/** The setup as seen after an execution: its own published values are visible to the repeat condition. */
+function withPublished(node: NodeSpec, setup: NodeSetup, result: TryResult): NodeSetup {
+  const published = result.published;
+  if (published === undefined) return setup;
+  const outputVars = new Map(setup.scope.outputVars);
+  const env = { ...setup.env };
+  if (published.variable !== undefined) {
+    outputVars.set(published.variable.name, published.variable.value);
+    env[published.variable.name] = published.variable.value;
+  }
+  const steps = new Map(setup.scope.steps);
+  const refs = { outputs: published.outputs ?? {}, fields: published.fields ?? {}, exitCode: result.exitCode };
+  steps.set(node.name, refs);
+  if (node.step.id !== undefined) steps.set(node.step.id, refs);
+  return { ...setup, env, scope: { ...setup.scope, env, outputVars, steps } };
 }
 
 function failure(error: string): TryResult {

@@ -1,0 +1,97 @@
+import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/sdk/types.js';
+import { dagOps, isValidDagName, isValidDagRunId, isValidWikiPathPrefix, isValidWikiWorkspace, runOps, wikiOps, type Principal } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import type { Logger } from '@dagu-mcp/runtime';
+
+/**
+ * `completion/complete` for the gateway's prompt arguments and `dagu://`
+ * resource-template variables (MCP server/utilities/completion), fed by the
+ * services over the bus with the caller's principal (so a caller only sees
+ * names it may read):
+ *
+ * | Argument / variable | Values | Source |
+ * | --- | --- | --- |
+ * | `name` | DAG names | dag-service `dag.list` (name substring) |
+ * | `dagRunId` | run ids of the DAG in `context.arguments.name` | run-service `run.list` |
+ * | `stepName` | steps of that run | run-service `run.get` |
+ * | `workspace` | wiki workspaces | wiki-service `wiki.list` (flat, all workspaces) |
+ * | `path` | page paths of `context.arguments.workspace` | wiki-service `wiki.list` |
+ * | `topic` | reference topics | the gateway's own |
+ *
+ * Values that start with the typed text come first, then those containing it
+ * (case-insensitive); at most 100, with `total` and `hasMore`. A service
+ * that fails or is slow (> `timeoutMs`) gives no values, never an error.
+ */
+export type CompletionSource = (params: CompleteRequestParams, principal: Principal) => Promise<CompleteResult['completion']>;
+
+/** What completions are built from. */
+export interface CompletionDeps {
+  readonly bus: BusClient;
+  readonly topics: ReadonlyMap<string, unknown>;
+  readonly logger: Logger;
+  /** Deadline of each bus call, ms. Default 3000. */
+  readonly timeoutMs?: number;
+}
+
+const MAX_VALUES = 100;
+type Provider = (typed: string, context: Readonly<Record<string, string>>, principal: Principal) => Promise<string[]>;
+
+/** Builds the completion source of the gateway's own prompts and templates. */
+export function createCompletionSource(deps: CompletionDeps): CompletionSource {
+  const timeoutMs = deps.timeoutMs ?? 3000;
+  const providers: Record<string, Provider> = {
+    name: async (typed, _ctx, principal) => {
+      const reply = await deps.bus.call('dag', dagOps, 'dag.list', { perPage: 200, ...(typed !== '' ? { name: typed } : {}) }, { principal, timeoutMs });
+      return reply.items.map((d) => d.name);
+    },
+    dagRunId: async (_typed, ctx, principal) => {
+      const dagName = ctx.name ?? '';
+      if (!isValidDagName(dagName)) return [];
+      const reply = await deps.bus.call('run', runOps, 'run.list', { name: dagName, limit: 200 }, { principal, timeoutMs });
+      return reply.items.map((r) => r.dagRunId);
+    },
+    stepName: async (_typed, ctx, principal) => {
+      const dagName = ctx.name ?? '';
+      const dagRunId = ctx.dagRunId ?? '';
+      if (!isValidDagName(dagName) || !isValidDagRunId(dagRunId)) return [];
+      const run = await deps.bus.call('run', runOps, 'run.get', { dagName, dagRunId }, { principal, timeoutMs });
+      return run.steps.map((s) => s.name);
+    },
+    workspace: async (_typed, _ctx, principal) => {
+      const reply = await deps.bus.call('wiki', wikiOps, 'wiki.list', { flat: true, perPage: 200 }, { principal, timeoutMs });
+      return [...new Set((reply.items ?? []).map((p) => p.workspace))];
+    },
+    path: async (typed, ctx, principal) => {
+      const workspace = ctx.workspace ?? '';
+      if (workspace === 'all' || !isValidWikiWorkspace(workspace)) return [];
+      const prefix = isValidWikiPathPrefix(typed) ? { prefix: typed } : {};
+      const reply = await deps.bus.call('wiki', wikiOps, 'wiki.list', { workspace, flat: true, perPage: 200, ...prefix }, { principal, timeoutMs });
+      return (reply.items ?? []).map((p) => p.id);
+    },
+    topic: async () => [...deps.topics.keys()],
+  };
+
+  return async (params, principal) => {
+    const provider = providers[params.argument.name];
+    if (provider === undefined) return { values: [], total: 0, hasMore: false };
+    const typed = params.argument.value;
+    let candidates: string[];
+    try {
+      candidates = await provider(typed, params.context?.arguments ?? {}, principal);
+    } catch (err) {
+      deps.logger.debug({ argument: params.argument.name, err }, 'completion source failed');
+      candidates = [];
+    }
+    return rank(candidates, typed);
+  };
+}
+
+/** Prefix matches first, then substring matches (case-insensitive), each group sorted; capped at 100. */
+export function rank(candidates: readonly string[], typed: string): CompleteResult['completion'] {
+  const needle = typed.toLowerCase();
+  const unique = [...new Set(candidates)].sort();
+  const prefixed = unique.filter((v) => v.toLowerCase().startsWith(needle));
+  const containing = unique.filter((v) => !v.toLowerCase().startsWith(needle) && v.toLowerCase().includes(needle));
+  const all = [...prefixed, ...containing];
+  return { values: all.slice(0, MAX_VALUES), total: all.length, hasMore: all.length > MAX_VALUES };
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { PrincipalSchema } from '@dagu-mcp/contracts';
+
+/**
+ * Wire protocol of MCP extensions: services that add tools, resources and
+ * prompts to the gateway's MCP surface over Redis (the bus). The only
+ * extension today is the conformance fixture under `test/fixtures/`; the
+ * gateway serves an extension only when its name is listed in
+ * `MCP_EXTENSIONS` (default: none), so a production start never exposes one.
+ *
+ * Keys and channels (prefix `p` = `BUS_PREFIX`):
+ *
+ * 1. Catalog — the extension keeps `<p>:mcp:ext:<name>:catalog` (JSON
+ *    {@link ExtensionCatalog}) set with a short TTL and refreshes it; a
+ *    stopped extension disappears from the lists when it lapses.
+ * 2. Calls — the gateway LPUSHes an {@link ExtensionCall} on
+ *    `<p>:mcp:ext:<name>:calls`; the extension BRPOPs it.
+ * 3. Events — while serving a call the extension PUBLISHes
+ *    {@link ExtensionEvent}s on the call's `replyTo` (the serving gateway
+ *    replica's channel): notifications, server→client requests, a request
+ *    to close the SSE stream early (SEP-1699 polling), and finally the
+ *    result or error.
+ * 4. Replies — the gateway PUBLISHes {@link ExtensionReply}s on
+ *    `<p>:mcp:ext:call:<callId>`: the client's answer to a server→client
+ *    request, or `cancel` when the client cancelled the call.
+ */
+
+export function catalogKey(prefix: string, name: string): string {
+  return `${prefix}:mcp:ext:${name}:catalog`;
+}
+export function callQueueKey(prefix: string, name: string): string {
+  return `${prefix}:mcp:ext:${name}:calls`;
+}
+export function callChannel(prefix: string, callId: string): string {
+  return `${prefix}:mcp:ext:call:${callId}`;
+}
+
+const Named = z.looseObject({ name: z.string().min(1) });
+
+/** What an extension serves; entries are MCP `Tool`, `Resource`, `ResourceTemplate` and `Prompt` objects, sent as is. */
+export const ExtensionCatalogSchema = z.object({
+  tools: z.array(Named).default([]),
+  resources: z.array(z.looseObject({ uri: z.string().min(1), name: z.string() })).default([]),
+  resourceTemplates: z.array(z.looseObject({ uriTemplate: z.string().min(1), name: z.string() })).default([]),
+  prompts: z.array(Named).default([]),
+  /** URI prefixes whose `resources/read`, subscribe and completion go to this extension, e.g. `test://`. */
+  uriPrefixes: z.array(z.string().min(1)).default([]),
+});
+export type ExtensionCatalog = z.infer<typeof ExtensionCatalogSchema>;
+
+/** Methods an extension may be asked to serve. */
+export const EXTENSION_METHODS = ['tools/call', 'resources/read', 'prompts/get', 'completion/complete', 'resources/subscribe', 'resources/unsubscribe'] as const;
+
+/** One call, as queued for the extension. `deadline` is epoch ms. */
+export const ExtensionCallSchema = z.object({
+  callId: z.string().min(1),
+  method: z.enum(EXTENSION_METHODS),
+  params: z.record(z.string(), z.unknown()),
+  principal: PrincipalSchema,
+  sessionId: z.string(),
+  /** The client's capabilities (an extension may only send requests the client declared). */
+  clientCapabilities: z.record(z.string(), z.unknown()),
+  replyTo: z.string().min(1),
+  deadline: z.number().int().positive(),
+});
+export type ExtensionCall = z.infer<typeof ExtensionCallSchema>;
+
+const JsonRpcErrorShape = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+
+/** Extension → gateway, on the call's `replyTo`. `t` is always `ext` (the replica channel's routing tag). */
+export const ExtensionEventSchema = z.discriminatedUnion('type', [
+  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('notify'), notification: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }) }),
+  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('request'), key: z.string(), request: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }) }),
+  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('close-stream') }),
+  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('result'), result: z.record(z.string(), z.unknown()) }),
+  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('error'), error: JsonRpcErrorShape }),
+]);
+export type ExtensionEvent = z.infer<typeof ExtensionEventSchema>;
+
+/** Gateway → extension, on `<p>:mcp:ext:call:<callId>`. */
+export const ExtensionReplySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('response'), key: z.string(), result: z.record(z.string(), z.unknown()).optional(), error: JsonRpcErrorShape.optional() }),
+  z.object({ type: z.literal('cancel') }),
+]);
+export type ExtensionReply = z.infer<typeof ExtensionReplySchema>;
