@@ -135,6 +135,20 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
     expect(sc).toMatchObject({ completed: true, status: 4 });
     expect(progress.length).toBeGreaterThanOrEqual(1);
   }, 60_000);
+
+  test('notifications/cancelled ends the wait, never the run (dagu-model §10)', async () => {
+    const dagRunId = `cancel-${stack.id}`;
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'dagu_execute', arguments: { action: 'start', name: 'exec-sleep30', dagRunId, wait: true } }, undefined, {
+      signal: controller.signal,
+    });
+    await until(() => runStatus('exec-sleep30', dagRunId).catch(() => 0), (s) => s === 1);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await runStatus('exec-sleep30', dagRunId)).toBe(1);
+    await execute({ action: 'stop', name: 'exec-sleep30', dagRunId, wait: true });
+  });
 });
 
 describe('stop and retry (036 §Semantics)', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'pg';
+import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
 const APPS = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'] as const;
@@ -19,7 +20,29 @@ export interface Stack {
   readonly output: () => string;
   /** Starts one more process of an app (e.g. a second replica) with the stack's environment. */
   readonly spawnApp: (app: (typeof APPS)[number], extraEnv?: Record<string, string>) => Promise<ChildProcess>;
+  /** The gateway processes: one, or `gatewayReplicas` behind {@link Stack.proxy}. */
+  readonly gateways: readonly GatewayProcess[];
+  /** The round-robin proxy on `baseUrl` when the stack runs several gateway replicas. */
+  readonly proxy: RoundRobinProxy | undefined;
   stop(): Promise<void>;
+}
+
+/** One gateway process of a stack. */
+export interface GatewayProcess {
+  readonly port: number;
+  /** Its own URL, bypassing the proxy. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Kills it with SIGKILL (a crash: no graceful shutdown) and waits for the exit. */
+  kill(): Promise<void>;
+}
+
+/** Options of {@link startStack} beyond the environment. */
+export interface StackOptions {
+  /** Gateway replicas; above 1 they sit behind a {@link RoundRobinProxy} on the stack's port. Default 1. */
+  readonly gatewayReplicas?: number;
+  /** Also start the test-only MCP conformance fixture (test/fixtures) and enable it on the gateways. */
+  readonly conformanceFixture?: boolean;
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -41,7 +64,7 @@ export async function freePort(): Promise<number> {
  * `test` database and their own bus prefix, and waits until the gateway's
  * `/api/v1/health` reports every service reachable over the bus.
  */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(extraEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const id = randomBytes(4).toString('hex');
   const port = await freePort();
   const logs: string[] = [];
@@ -55,6 +78,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     LOG_LEVEL: 'warn',
     // Tests that exercise authentication pass AUTH_MODE themselves.
     AUTH_MODE: 'none',
+    ...(options.conformanceFixture === true ? { MCP_EXTENSIONS: 'conformance' } : {}),
     ...extraEnv,
   };
   const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {
@@ -66,7 +90,17 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     children.push(child);
     return child;
   };
-  for (const app of APPS) await spawnApp(app);
+  for (const app of APPS) if (app !== 'mcp-gateway') await spawnApp(app);
+  if (options.conformanceFixture === true) children.push(spawnFixture(baseEnv, logs));
+  const replicas = Math.max(1, options.gatewayReplicas ?? 1);
+  const gateways: GatewayProcess[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const own = replicas === 1 ? port : await freePort();
+    const child = await spawnApp('mcp-gateway', { PORT: String(own) });
+    gateways.push({ port: own, url: `http://127.0.0.1:${own}`, child, kill: () => killHard(child) });
+  }
+  const proxy = replicas === 1 ? undefined : new RoundRobinProxy(gateways.map((g) => g.port));
+  await proxy?.listen(port);
   const baseUrl = `http://127.0.0.1:${port}`;
   const stack: Stack = {
     baseUrl,
@@ -75,7 +109,10 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     schemas,
     output: () => logs.join(''),
     spawnApp,
+    gateways,
+    proxy,
     async stop() {
+      await proxy?.close();
       await Promise.all(
         children.map(
           (c) =>
@@ -92,6 +129,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     },
   };
   try {
+    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000);
     await waitForHealth(baseUrl, 20_000);
   } catch (err) {
     await stack.stop();
@@ -114,6 +152,31 @@ async function waitForHealth(baseUrl: string, timeoutMs: number): Promise<void> 
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error(last);
+}
+
+/**
+ * Starts the conformance fixture (test/fixtures/conformance-service): a
+ * test-only MCP extension that the gateways serve when `MCP_EXTENSIONS`
+ * names it. TypeScript run through the SWC hook; never part of `npm start`.
+ */
+function spawnFixture(env: Record<string, string>, logs: string[]): ChildProcess {
+  const fixtures = join(ROOT, 'test', 'fixtures');
+  const child = spawn(process.execPath, ['-r', join(fixtures, 'ts-register.js'), join(fixtures, 'conformance-service', 'main.ts')], {
+    env: { PATH: env.PATH ?? '', REDIS_URL: env.REDIS_URL ?? '', BUS_PREFIX: env.BUS_PREFIX ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => logs.push(`[conformance-fixture] ${d.toString()}`));
+  child.stderr?.on('data', (d: Buffer) => logs.push(`[conformance-fixture] ${d.toString()}`));
+  return child;
+}
+
+/** SIGKILL and wait for the exit. */
+async function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 /** Connects the SDK's `Client` over Streamable HTTP (the way any MCP app does). */

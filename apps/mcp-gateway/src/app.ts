@@ -5,6 +5,8 @@ import { sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
+import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
+import { idOf } from './mcp/transport/protocol';
 
 /** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
 export interface AppDeps {
@@ -23,6 +25,8 @@ export interface AppDeps {
   /** Authentication of non-public `/api/v1` routes (API keys need the `rest_api` surface). */
   readonly authenticateRest: RequestHandler;
   readonly restRoutes: RestRoutes[];
+  /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
+  readonly mcpOrigins?: OriginGuardOptions;
 }
 
 /**
@@ -45,7 +49,10 @@ export function createApp(deps: AppDeps): Express {
 
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
   const mcp = express.Router();
+  // Origin/Host before authentication; Content-Type before the body is read (Streamable HTTP).
+  mcp.use(mcpOriginGuard(deps.mcpOrigins ?? { allowedOrigins: [], allowedHosts: undefined }));
   mcp.use(deps.authenticateMcp);
+  mcp.use(mcpJsonContentType());
   mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
   mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
@@ -79,12 +86,13 @@ export function createApp(deps: AppDeps): Express {
 
 /** Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors. */
 function mcpErrorHandler(logger: Logger) {
-  return function mcpErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  return function mcpErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
     const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
     if (type === 'entity.parse.failed') return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
     if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
     logger.error({ err, requestId: res.locals.requestId }, 'mcp request failed');
-    sendJsonRpcError(res, 500, -32603, 'Internal error.');
+    const body: unknown = req.body;
+    sendJsonRpcError(res, 500, -32603, 'Internal error.', idOf(Array.isArray(body) ? undefined : body));
   };
 }

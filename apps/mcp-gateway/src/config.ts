@@ -16,6 +16,14 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
+ * | `SSE_KEEPALIVE_MS` | SSE keep-alive comment interval on MCP streams, ms, at most 30000 (spec 020) | `15000` |
+ * | `SSE_RETRY_MS` | reconnection delay announced to MCP clients with SSE priming events, ms | `2000` |
+ * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
+ * | `SSE_EVENT_MAX` | about how many events are kept per MCP SSE stream | `1000` |
+ * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | how long a server→client request (sampling, elicitation) waits for the client, ms | `300000` (5 min) |
+ * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp` from a browser (`Origin` header) | empty: the gateway's own origin |
+ * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
+ * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
  * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `0.0.0.0` / `9464` |
  * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
@@ -43,6 +51,14 @@ export const GatewayConfigSchema = z.object({
   BUS_TIMEOUT_MS: env.millis(10_000),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
+  SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).max(30_000, 'must be at most 30000 (spec 020)').default(15_000),
+  SSE_RETRY_MS: env.millis(2_000),
+  SSE_EVENT_RETENTION_MS: env.millis(5 * 60_000),
+  SSE_EVENT_MAX: env.count(1000),
+  MCP_CLIENT_REQUEST_TIMEOUT_MS: env.millis(5 * 60_000),
+  ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
+  ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:\[\]-]+$/, 'must be host names, comma-separated'),
+  MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),
   METRICS_HOST: z.string().min(1).default('0.0.0.0'),
@@ -64,6 +80,15 @@ export const GatewayConfigSchema = z.object({
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
+
+/** A comma-separated list variable (empty by default) whose items each match `item`. */
+function commaList(item: RegExp, message: string) {
+  return z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .refine((items) => items.every((i) => item.test(i)), message);
+}
 
 /** Parses the gateway config; throws `ConfigError` with every bad variable. */
 export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -9,7 +9,6 @@ import {
   instrumentRequestListener,
   migrate,
   onShutdown,
-  registerGauge,
   startOpsServer,
   type BusCallMetrics,
   type Logger,
@@ -17,8 +16,8 @@ import {
 import { createApp } from './app';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';
-import { createMcpServer } from './mcp/mcp-server';
-import { McpSessionManager } from './mcp/session-manager';
+import { startMcpSessions } from './mcp/mcp-setup';
+import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
 import { loadReferenceTopics } from './reference/reference-topics';
@@ -55,11 +54,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const auth = await setupAuth(config, pool, logger);
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({ bus, topics, logger, runEvents, audit: (event) => auth.audit.record(event) });
-  const sessions = new McpSessionManager({
-    createServer: () => createMcpServer(handlers, GATEWAY_VERSION),
-    idleTtlMs: config.SESSION_IDLE_TTL_MS,
-    logger,
-  });
+  const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
   const app = createApp({
     logger,
     sessions,
@@ -67,6 +62,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     version: GATEWAY_VERSION,
     trustProxy: config.TRUST_PROXY,
+    mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
     restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), wikiRoutes({ bus })],
@@ -83,7 +79,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
-  registerGauge(metrics.registry, 'dagu_mcp_sessions', 'Open MCP sessions in this gateway process.', () => sessions.size);
   // Prometheus /metrics on its own port, never on the public one (ARCHITECTURE "Deployment").
   const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: metrics.render });
   logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'gateway metrics listening');

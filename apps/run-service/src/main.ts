@@ -1,5 +1,5 @@
-import { runServiceMain } from '@dagu-mcp/service-kit';
-import { loadRunConfig, type RunConfig } from './config/run-config';
+import { runServiceMain, serviceConfigSchema } from '@dagu-mcp/service-kit';
+import { loadRunConfig, runConfigSchema, type RunConfig } from './config/run-config';
 import { processEnvBase } from './engine/env-merge';
 import { createRunService } from './run-service';
 
@@ -7,8 +7,11 @@ import { createRunService } from './run-service';
  * run-service process entry point: the shared service config (service-kit)
  * and the engine config (`RUN_*`) from the environment, ops port 8082 by
  * default. The process environment is also the base of every step's
- * environment (dagu-model §3, as in Dagu), read here once.
+ * environment (dagu-model §3, as in Dagu), read here once — without the
+ * service's own configuration variables (database and Redis URLs, …).
  */
+const DEFAULTS = { schema: 'run_service', opsPort: 8082 };
+const SERVICE_VARIABLES = [...Object.keys(serviceConfigSchema(DEFAULTS).shape), ...Object.keys(runConfigSchema().shape)];
 let runConfig: RunConfig;
 try {
   runConfig = loadRunConfig();
@@ -16,4 +19,5 @@ try {
   process.stderr.write(`run-service: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
 }
-runServiceMain('run-service', createRunService({ runConfig, processEnv: processEnvBase(process.env) }), { schema: 'run_service', opsPort: 8082 });
+const processEnv = processEnvBase(process.env, SERVICE_VARIABLES);
+runServiceMain('run-service', createRunService({ runConfig, processEnv }), DEFAULTS);

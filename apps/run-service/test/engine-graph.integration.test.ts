@@ -245,6 +245,38 @@ ${[1, 2, 3, 4].map((i) => `  - {name: p${i}, run: "sleep 0.3"}`).join('\n')}
     expect(end - begin).toBeLessThan(1500);
   });
 
+  it('scripts, a step shell, legacy argv commands and working directories', async () => {
+    const detail = await run(
+      'forms',
+      `params: "first NAME=world"
+steps:
+  - name: script
+    run: |
+      greeting="hello"
+      echo "$greeting $NAME $1"
+  - name: bash
+    shell: bash -e
+    run: 'arr=(a b); echo "\${arr[1]} \${params.NAME}"'
+  - name: argv
+    command: [echo, "$NAME", "\${params.NAME}"]
+  - name: sub
+    run: mkdir -p inner && echo x > inner/f
+  - name: cwd
+    depends: [sub]
+    working_dir: inner
+    run: cat f && pwd
+  - name: nowhere
+    working_dir: /no/such/dir
+    run: "true"
+`,
+    );
+    expect(await stdoutOf('forms', detail.dagRunId, 'script')).toBe('hello world first');
+    expect(await stdoutOf('forms', detail.dagRunId, 'bash')).toBe('b world');
+    expect(await stdoutOf('forms', detail.dagRunId, 'argv')).toBe('world world');
+    expect(await stdoutOf('forms', detail.dagRunId, 'cwd')).toMatch(/^x\n.*\/forms\/[^/]+\/inner$/);
+    expect(stepOf(detail, 'nowhere')).toMatchObject({ status: 2, error: 'working directory /no/such/dir does not exist' });
+  });
+
   it('unsupported step kinds fail their step without crashing the engine', async () => {
     const detail = await run('unsupported', example('intg-subdag-missing-child.yaml'));
     expect(detail.statusLabel).toBe('failed');

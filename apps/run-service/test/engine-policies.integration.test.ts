@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 import { readRunLogs, readStepLog } from '../src/runs/run-logs';
 
@@ -24,7 +23,9 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
 });
 afterAll(async () => {
   await env.close();

@@ -1,6 +1,7 @@
 import type { Pool } from '@dagu-mcp/runtime';
 import { readPageFacts } from '../src/pages/frontmatter';
 import { nameKeyOf, typeKeyOf } from '../src/pages/page-keys';
+import { searchTextSql } from '../src/pages/page.records';
 
 /**
  * A synthetic wiki for the benchmark: `pages` pages of about `bytes` bytes
@@ -94,12 +95,14 @@ export async function storeCorpus(pool: Pool, pages: readonly CorpusPage[]): Pro
       const at = new Date(Date.UTC(2026, 0, 1) + (start + index) * 1000);
       values.push(page.workspace, page.path, nameKeyOf(page.path), typeKeyOf(page.path), page.content, facts.title, facts.tags, Buffer.byteLength(page.content), at, 'bench');
       const base = values.length - 10;
-      return `(${Array.from({ length: 10 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
+      const params = Array.from({ length: 10 }, (_, k) => `$${base + k + 1}`);
+      return `(${params.join(', ')}, ${searchTextSql(params[5] ?? '', params[4] ?? '')})`;
     });
     await pool.query(
-      `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_at, updated_by) VALUES ${rows.join(', ')}`,
+      `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_at, updated_by, search_text) VALUES ${rows.join(', ')}`,
       values,
     );
   }
-  await pool.query('ANALYZE pages');
+  // As autovacuum would: statistics, and the visibility map that index-only scans rely on.
+  await pool.query('VACUUM ANALYZE pages');
 }

@@ -55,6 +55,13 @@ describe('BusClient ↔ ServiceWorker', () => {
     expect(replies.map((reply) => reply.text)).toEqual(texts);
   });
 
+  it('runs up to `concurrency` (16) jobs at once', async () => {
+    const started = Date.now();
+    const calls = Array.from({ length: 16 }, () => client.call('dag', testOps, 'slow', { ms: 300 }, options));
+    await expect(Promise.all(calls)).resolves.toHaveLength(16);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
+
   it("maps the service's DaguError through with code, message and field", async () => {
     const payload = { code: 'resource_not_found', message: 'No DAG named x.', field: 'name' } as const;
     const { error } = await rejectionOf(client.call('dag', testOps, 'fail', payload, options));

@@ -1,3 +1,11 @@
+/**
+ * @dagu-mcp/bus — the request bus between the gateway and the services
+ * (ARCHITECTURE "Request flow"): BullMQ queues over Redis, one per service,
+ * with replies published on the caller's own pub/sub channel.
+ *
+ * - Gateway: `BusClient` (`start`, `call`, `callRaw`, `isReady`, `ping`, `close`).
+ * - Service: `ServiceWorker` with a `HandlerMap` typed by the op catalog.
+ */
 export { BusClient, type BusClientOptions, type CallOptions } from './bus-client';
 export { ServiceWorker, type ServiceWorkerOptions } from './service-worker';
 export { type HandlerContext, type HandlerMap, type OpHandler, createHandlerContext } from './handler-context';

@@ -155,7 +155,9 @@ export class ServiceWorker<C extends OpCatalog> {
       case 'retry':
         throw outcome.error;
       case 'reply': {
-        if (Date.now() < outcome.deadline) this.publish(outcome.replyTo, jobId, encodeReplyMessage(jobId, outcome.reply));
+        if (Date.now() < outcome.deadline) {
+          await this.publish(outcome.replyTo, jobId, encodeReplyMessage(jobId, outcome.reply), outcome.deadline);
+        }
         if (outcome.failJob) {
           const reason = outcome.reply.ok ? 'failed' : `${outcome.reply.error.code}: ${outcome.reply.error.message}`;
           throw new UnrecoverableError(reason);
@@ -166,15 +168,28 @@ export class ServiceWorker<C extends OpCatalog> {
   }
 
   /**
-   * Not awaited: the PUBLISH is written before BullMQ's completion command on
-   * the same connection, so it reaches Redis first without costing the job a
-   * round trip. A failure is logged (the caller then answers itself at its deadline).
+   * Publishes a reply and waits for Redis to take it, so BullMQ's completion
+   * script is sent only afterwards: Redis writes pub/sub messages after the
+   * commands of its current loop, and a completion script read together with
+   * the PUBLISH would delay the caller's reply by its run time. A failure is
+   * logged, not thrown (the caller then answers itself at its deadline), and
+   * while Redis is down the wait ends at the deadline: the reply is useless after it.
    */
-  private publish(channel: string, jobId: string, message: string): void {
+  private async publish(channel: string, jobId: string, message: string, deadline: number): Promise<void> {
     const connection = this.connection;
     if (connection === undefined) return;
-    connection.publish(channel, message).catch((error: unknown) => {
-      this.logger.warn({ jobId, error: describeError(error) }, 'bus reply could not be published');
+    const published = connection.publish(channel, message).then(
+      () => undefined,
+      (error: unknown) => this.logger.warn({ jobId, error: describeError(error) }, 'bus reply could not be published'),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
     });
+    try {
+      await Promise.race([published, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

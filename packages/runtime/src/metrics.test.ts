@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import {
   createAppMetrics,
   createBusCallMetrics,
@@ -41,9 +40,16 @@ async function samples(render: () => Promise<{ body: string }>, name: string): P
   return out;
 }
 
+/** `http://127.0.0.1:<port>` of a listening server. */
+function baseUrl(server: Server): string {
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('server is not listening on TCP');
+  return `http://127.0.0.1:${address.port}`;
+}
+
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return baseUrl(server);
 }
 
 describe('createAppMetrics', () => {
@@ -179,7 +185,6 @@ describe('mcpMethodOf', () => {
 });
 
 describe('routeOf', () => {
-  const req = (fields: Record<string, unknown>): IncomingMessage => Object.assign(Object.create(null) as IncomingMessage, fields);
   it.each([
     [{ baseUrl: '/mcp', route: { path: '/' } }, '/mcp'],
     [{ baseUrl: '/api/v1', route: { path: '/dags/:name' } }, '/api/v1/dags/:name'],
@@ -188,7 +193,7 @@ describe('routeOf', () => {
     [{ baseUrl: '/api/v1', route: { path: /regex/ } }, 'unmatched'],
     [{ url: '/anything/the/client/sent' }, 'unmatched'],
   ])('%p → %s', (fields, route) => {
-    expect(routeOf(req(fields))).toBe(route);
+    expect(routeOf(fields)).toBe(route);
   });
 });
 
@@ -222,7 +227,7 @@ describe('startOpsServer /metrics', () => {
   it('serves /metrics beside the probes', async () => {
     const metrics = createAppMetrics({ app: 'wiki-service' });
     const server = await startOpsServer({ port: 0, host: '127.0.0.1', checks: { ok: () => true }, metrics: metrics.render });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const base = baseUrl(server);
     try {
       const res = await fetch(`${base}/metrics`);
       expect(res.status).toBe(200);
@@ -237,7 +242,7 @@ describe('startOpsServer /metrics', () => {
   it('serves /metrics only when no checks are given (the gateway metrics port)', async () => {
     const metrics = createAppMetrics({ app: 'mcp-gateway', processMetrics: false });
     const server = await startOpsServer({ port: 0, host: '127.0.0.1', metrics: metrics.render });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const base = baseUrl(server);
     try {
       expect((await fetch(`${base}/metrics`)).status).toBe(200);
       expect((await fetch(`${base}/healthz`)).status).toBe(404);
@@ -251,8 +256,8 @@ describe('startOpsServer /metrics', () => {
     const failing = await startOpsServer({ port: 0, host: '127.0.0.1', metrics: async () => Promise.reject(new Error('boom')) });
     const plain = await startOpsServer({ port: 0, host: '127.0.0.1', checks: {} });
     try {
-      expect((await fetch(`http://127.0.0.1:${(failing.address() as AddressInfo).port}/metrics`)).status).toBe(500);
-      expect((await fetch(`http://127.0.0.1:${(plain.address() as AddressInfo).port}/metrics`)).status).toBe(404);
+      expect((await fetch(`${baseUrl(failing)}/metrics`)).status).toBe(500);
+      expect((await fetch(`${baseUrl(plain)}/metrics`)).status).toBe(404);
     } finally {
       failing.close();
       plain.close();

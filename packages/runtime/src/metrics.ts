@@ -245,7 +245,7 @@ export function mcpMethodOf(body: unknown): string {
  * `/mcp`), or `unmatched` when no route did (404s of unknown paths), so
  * arbitrary URLs never become label values.
  */
-export function routeOf(req: IncomingMessage): string {
+export function routeOf(req: object): string {
   const route: unknown = Reflect.get(req, 'route');
   if (typeof route !== 'object' || route === null || !('path' in route) || typeof route.path !== 'string') return 'unmatched';
   const baseUrl: unknown = Reflect.get(req, 'baseUrl');

@@ -1,36 +1,48 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
+  CallToolResultSchema,
   RequestSchema,
   type CallToolResult,
+  type InitializeResult,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
+  type ServerCapabilities,
   type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ANONYMOUS_PRINCIPAL, PrincipalSchema, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import { z } from 'zod';
-import { TOOL_DEFINITIONS } from './tools/tool-definitions';
-import { toMcpError } from './mcp-errors';
 import type { AuditEvent } from '../audit/audit-log';
-import { DaguError } from '@dagu-mcp/contracts';
+import { TOOL_DEFINITIONS } from './tools/tool-definitions';
+import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
+import type { SessionRecord } from './transport/session-store';
+import type { ExtensionRouter } from './extensions/extension-router';
 
 /** What a tool or resource handler learns about the request it serves. */
 export interface McpCallContext {
   readonly principal: Principal;
-  /** Aborted when the client cancels the request or the session ends. */
+  /** Aborted when the client cancels the request or the session ends (on whichever replica it runs). */
   readonly signal: AbortSignal;
   readonly sessionId: string | undefined;
   /** The request's progress token, when the client sent one. */
   readonly progressToken: string | number | undefined;
-  /** Sends a notification related to this request (progress). */
+  /**
+   * Sends a notification related to this request: on the request's SSE
+   * stream when it is answered as one, else on the session's GET stream.
+   * `notifications/progress` needs the request's progress token;
+   * `notifications/message` below the session's log level is dropped.
+   */
   readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Sends a server→client request related to this request (e.g.
+   * `sampling/createMessage`, `elicitation/create`) and resolves with the
+   * client's result, whichever replica the client answers to.
+   *
+   * @throws JsonRpcError when the client lacks the capability (-32601),
+   *   answers with an error, or does not answer in time (-32001)
+   */
+  readonly sendRequest?: (request: { method: string; params?: Record<string, unknown> }) => Promise<Record<string, unknown>>;
+  /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
+  readonly releaseStream?: () => void;
 }
 
 /** A tool handler: raw `arguments` (anything, validated by the tool itself) → result. */
@@ -54,63 +66,90 @@ export const SERVER_INSTRUCTIONS =
   'start, enqueue, retry and stop runs with dagu_execute; follow a run with wait=true, by subscribing to its dagu://runs URI, ' +
   'or by reading it again with dagu_read.';
 
-/**
- * `tools/call` with `arguments` of any JSON type. The SDK's stock schema
- * rejects non-object arguments with -32602 before a handler runs; 021/022/036
- * require an `isError` result with `invalid_tool_input` instead (dagu-model §10).
- */
-const LooseCallToolRequestSchema = RequestSchema.extend({
-  method: z.literal('tools/call'),
-  params: z.looseObject({ name: z.string(), arguments: z.unknown().optional(), _meta: z.looseObject({}).optional() }),
-});
+/** What the gateway declares in `initialize` (tools, resources with subscriptions, prompts, completions, logging). */
+export const SERVER_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: false },
+  resources: { subscribe: true, listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+  logging: {},
+};
+
+/** The `initialize` result for a negotiated revision. */
+export function initializeResult(protocolVersion: ProtocolVersion, version: string): InitializeResult {
+  return {
+    protocolVersion,
+    capabilities: SERVER_CAPABILITIES,
+    serverInfo: { name: 'dagu-mcp', title: 'Dagu MCP', version },
+    instructions: SERVER_INSTRUCTIONS,
+  };
+}
 
 /**
- * Builds one MCP `Server` for one session, wired to `handlers`.
- *
- * @param version the gateway's version string, reported in `serverInfo`
+ * `tools/call` params with `arguments` of any JSON type. The SDK's stock
+ * schema rejects non-object arguments with -32602 before a handler runs;
+ * 021/022/036 require an `isError` result with `invalid_tool_input` instead
+ * (dagu-model §10).
  */
-export function createMcpServer(handlers: McpHandlers, version: string): Server {
-  const server = new Server(
-    { name: 'dagu-mcp', title: 'Dagu MCP', version },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOL_DEFINITIONS] }));
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: handlers.listResources() }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: handlers.listResourceTemplates() }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const ctx = contextOf(extra, request.params._meta?.progressToken);
-    const audit = auditor(handlers, ctx, 'mcp.resource.read', request.params.uri);
-    try {
-      const result = await handlers.readResource(request.params.uri, ctx);
-      audit(undefined);
+export const LooseCallToolParamsSchema = z.looseObject({
+  name: z.string(),
+  arguments: z.unknown().optional(),
+  _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
+});
+/** The whole loose `tools/call` request (for callers that validate requests). */
+export const LooseCallToolRequestSchema = RequestSchema.extend({ method: z.literal('tools/call'), params: LooseCallToolParamsSchema });
+
+/** What one method handler gets: the call context and the session it runs in. */
+export interface MethodCall {
+  readonly ctx: McpCallContext;
+  readonly session: SessionRecord;
+}
+
+/** One entry of the dispatch table: validated params in, JSON-RPC `result` out; throws {@link JsonRpcError}. */
+export type MethodHandler = (params: unknown, call: MethodCall) => Promise<Record<string, unknown>>;
+
+/** What the tool and resource methods are built from. */
+export interface ToolMethodDeps {
+  readonly handlers: McpHandlers;
+  readonly extensions: ExtensionRouter | undefined;
+}
+
+/** `tools/list` and `tools/call` (spec 021/022/036; dagu-model §8, §10). */
+export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
+  const { handlers, extensions } = deps;
+  return {
+    'tools/list': async () => {
+      const extra = extensions === undefined ? [] : (await extensions.catalogs()).flatMap((c) => c.catalog.tools);
+      return { tools: [...TOOL_DEFINITIONS, ...extra] };
+    },
+    'tools/call': async (params, { ctx, session }) => {
+      const parsed = LooseCallToolParamsSchema.safeParse(params);
+      if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs a tool name.');
+      const { name } = parsed.data;
+      const tool = handlers.tools[name];
+      const owner = tool === undefined ? await extensions?.toolOwner(name) : undefined;
+      if (tool === undefined && owner === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+      const audit = auditor(handlers, ctx, 'mcp.tool_call', describeCall(name, parsed.data.arguments));
+      let result: CallToolResult;
+      if (tool !== undefined) {
+        result = await tool(parsed.data.arguments, ctx);
+      } else {
+        const relayed = CallToolResultSchema.safeParse(await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities));
+        if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Tool ${name} returned a malformed result.`);
+        result = relayed.data;
+      }
+      const code = result.isError ? result.structuredContent?.code : undefined;
+      audit(result.isError ? (typeof code === 'string' ? code : 'internal_error') : undefined);
       return result;
-    } catch (err) {
-      audit(err instanceof DaguError ? err.code : 'internal_error');
-      throw toMcpError(err, { resourceUri: request.params.uri, operation: 'resources/read' });
-    }
-  });
-  // Registered on Protocol directly: Server.setRequestHandler would wrap it in
-  // the stock CallToolRequestSchema check that we must not apply (see above).
-  Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra) => {
-    const tool = handlers.tools[request.params.name];
-    if (tool === undefined) {
-      throw toMcpError(new Error(`Unknown tool: ${request.params.name}`), { invalidParams: true });
-    }
-    const ctx = contextOf(extra, progressTokenOf(request.params._meta));
-    const audit = auditor(handlers, ctx, 'mcp.tool_call', describeCall(request.params.name, request.params.arguments));
-    const result = await tool(request.params.arguments, ctx);
-    const code = result.isError ? result.structuredContent?.code : undefined;
-    audit(result.isError ? (typeof code === 'string' ? code : 'internal_error') : undefined);
-    return result;
-  });
-  return server;
+    },
+  };
 }
 
 /**
  * Records `<prefix>.received` now and returns the function that records the
  * outcome: `succeeded`, `denied` (code `unauthorized`) or `failed` (with the code).
  */
-function auditor(handlers: McpHandlers, ctx: McpCallContext, prefix: string, target: string): (errorCode: string | undefined) => void {
+export function auditor(handlers: McpHandlers, ctx: McpCallContext, prefix: string, target: string): (errorCode: string | undefined) => void {
   const started = performance.now();
   const base = { category: 'mcp', principal: ctx.principal, target, details: { sessionId: ctx.sessionId } };
   handlers.audit({ ...base, action: `${prefix}.received`, outcome: 'received' });
@@ -126,29 +165,15 @@ function auditor(handlers: McpHandlers, ctx: McpCallContext, prefix: string, tar
   };
 }
 
+/** The 020 error code of a failure, for audit records. */
+export function auditCode(err: unknown): string {
+  return err instanceof DaguError ? err.code : 'internal_error';
+}
+
 /** `dagu_read:dag_spec:nightly`-style audit target from the tool name and its non-secret selector fields. */
 function describeCall(tool: string, args: unknown): string {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return tool;
   const record: Record<string, unknown> = { ...args };
   const parts = ['target', 'action', 'mode', 'name', 'uri', 'dagRunId'].map((k) => record[k]).filter((v): v is string => typeof v === 'string');
   return [tool, ...parts].join(':').slice(0, 500);
-}
-
-function progressTokenOf(meta: Record<string, unknown> | undefined): string | number | undefined {
-  const token = meta?.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
-function contextOf(
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-  progressToken: string | number | undefined,
-): McpCallContext {
-  const carried = PrincipalSchema.safeParse(extra.authInfo?.extra?.principal);
-  return {
-    principal: carried.success ? carried.data : ANONYMOUS_PRINCIPAL,
-    signal: extra.signal,
-    sessionId: extra.sessionId,
-    progressToken,
-    notify: (n) => extra.sendNotification(n),
-  };
 }

@@ -1,104 +1,158 @@
-import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
-import { sendJsonRpcError } from '../http/json-rpc-error';
+import type { McpDispatcher } from './mcp-dispatcher';
+import { EventLog } from './transport/event-log';
+import { McpKeys, STANDALONE_STREAM } from './transport/redis-keys';
+import { ReplicaHub } from './transport/replica-hub';
+import { SessionStore } from './transport/session-store';
+import { StreamableHttpHandler } from './transport/streamable-http';
 
-interface Session {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
-  lastSeen: number;
+/** Settings of {@link McpSessionManager}; defaults live in config.ts. */
+export interface McpSessionManagerOptions {
+  readonly redisUrl: string;
+  /** Bus prefix; every key and channel lives under `<prefix>:mcp:` (redis-keys.ts). */
+  readonly prefix: string;
+  readonly logger: Logger;
+  /** A session unused this long is dropped by Redis, ms. Open streams count as use. */
+  readonly idleTtlMs: number;
+  /** SSE keep-alive comment interval, ms (spec 020: ≤ 30 s). */
+  readonly keepAliveMs: number;
+  /** Reconnection delay announced with priming events (`retry`), ms. */
+  readonly retryMs: number;
+  /** How long SSE events are kept for `Last-Event-ID` resumption, ms. */
+  readonly eventRetentionMs: number;
+  /** Approximate cap on kept events per stream. */
+  readonly eventMaxLen: number;
+  /** How long a server→client request (sampling, elicitation) waits for the client, ms. */
+  readonly clientRequestTimeoutMs: number;
+  /** Builds the JSON-RPC dispatcher once the Redis parts exist. */
+  readonly createDispatcher: (parts: { readonly sessions: SessionStore; readonly hub: ReplicaHub; readonly redis: Redis }) => McpDispatcher;
 }
 
 /**
- * Holds the MCP sessions of this gateway process (Streamable HTTP, spec 020
- * §Endpoint): one SDK `Server` + transport per session, created on
- * `initialize`, ended by DELETE or after `idleTtlMs` without requests.
+ * The MCP sessions of the gateway, kept in Redis so that any replica serves
+ * any request of any session (ARCHITECTURE "Sessions and scale"; the
+ * transport and its design are described in docs/mcp-transport.md).
  *
- * Sessions live in this process for now; the protocol issue moves their state
- * to Redis so any replica serves any session.
+ * Holds one command connection and, through {@link ReplicaHub}, one
+ * subscriber connection; a sweeper refreshes the idle TTL of sessions with an
+ * open stream or request here and frees the local resources of sessions that
+ * ended or expired elsewhere.
  */
 export class McpSessionManager {
-  private readonly sessions = new Map<string, Session>();
-  private readonly sweeper: NodeJS.Timeout;
+  private redis: Redis | undefined;
+  private hub: ReplicaHub | undefined;
+  private store: SessionStore | undefined;
+  private events: EventLog | undefined;
+  private handler: StreamableHttpHandler | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly keys: McpKeys;
 
-  /**
-   * @param opts.createServer builds the MCP server of a new session
-   * @param opts.idleTtlMs    idle time after which a session is closed, ms
-   */
-  constructor(private readonly opts: { createServer: () => Server; idleTtlMs: number; logger: Logger }) {
-    this.sweeper = setInterval(() => void this.closeIdle(), Math.min(opts.idleTtlMs, 60_000));
+  constructor(private readonly options: McpSessionManagerOptions) {
+    this.keys = new McpKeys(options.prefix);
+  }
+
+  /** Connects to Redis and subscribes; resolves once ready (waits while Redis is down). */
+  async start(): Promise<void> {
+    const { options, keys } = this;
+    const redis = new Redis(options.redisUrl, {
+      connectionName: `${options.prefix}:gateway:mcp`,
+      maxRetriesPerRequest: 2,
+      retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt - 1, 10), 1000),
+    });
+    redis.on('error', (error: Error) => options.logger.debug({ error: error.message }, 'mcp session store connection error'));
+    this.redis = redis;
+    const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
+    await hub.start();
+    this.hub = hub;
+    const store = new SessionStore(redis, keys, options.idleTtlMs);
+    const events = new EventLog(redis, keys, {
+      retentionMs: options.eventRetentionMs,
+      maxLen: options.eventMaxLen,
+      indexTtlMs: Math.max(options.eventRetentionMs, options.idleTtlMs),
+    });
+    this.store = store;
+    this.events = events;
+    this.handler = new StreamableHttpHandler({
+      dispatcher: options.createDispatcher({ sessions: store, hub, redis }),
+      sessions: store,
+      events,
+      hub,
+      logger: options.logger,
+      keepAliveMs: options.keepAliveMs,
+      retryMs: options.retryMs,
+      clientRequestTimeoutMs: options.clientRequestTimeoutMs,
+      pollMs: Math.min(options.keepAliveMs, 5_000),
+    });
+    const every = Math.max(100, Math.min(Math.floor(options.idleTtlMs / 3), 5_000));
+    this.sweeper = setInterval(() => void this.sweep(), every);
     this.sweeper.unref();
   }
 
-  /** Number of live sessions. */
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  /** Serves one POST, GET or DELETE on the MCP endpoint. `req.body` is the parsed JSON (POST). */
+  /** Serves one POST, GET or DELETE on the MCP endpoint (`req.body` parsed for POST). */
   async handle(req: Request, res: Response): Promise<void> {
-    const sessionId = req.header('mcp-session-id');
-    if (sessionId === undefined) {
-      if (req.method === 'POST' && isInitializeRequest(req.body)) return this.initialize(req, res);
-      return sendJsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required.', idOf(req.body));
-    }
-    const session = this.sessions.get(sessionId);
-    if (session === undefined) {
-      return sendJsonRpcError(res, 404, -32001, 'Session not found.', idOf(req.body));
-    }
-    session.lastSeen = Date.now();
-    await session.transport.handleRequest(req, res, req.body);
+    if (this.handler === undefined) throw new Error('McpSessionManager.start() has not run.');
+    await this.handler.handle(req, res);
   }
 
-  private async initialize(req: Request, res: Response): Promise<void> {
-    const server = this.opts.createServer();
-    const transport = new StreamableHTTPServerTransport({
-      // 32 random bytes as hex: visible ASCII, unguessable.
-      sessionIdGenerator: () => randomBytes(32).toString('hex'),
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, lastSeen: Date.now() });
-        this.opts.logger.debug({ sessionId: id }, 'mcp session opened');
-      },
-      onsessionclosed: (id) => this.forget(id),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.forget(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+  /**
+   * Sends `notifications/resources/updated {uri}` to every live session
+   * subscribed to `uri` (dagu-model §8), on its standalone stream, whichever
+   * replica holds that stream. Returns how many sessions it went to.
+   */
+  async resourceUpdated(uri: string): Promise<number> {
+    const sessions = await this.requireStore().subscribersOf(uri);
+    await Promise.all(sessions.map((sid) => this.notifySession(sid, { method: 'notifications/resources/updated', params: { uri } })));
+    return sessions.length;
   }
 
-  private forget(id: string): void {
-    if (this.sessions.delete(id)) this.opts.logger.debug({ sessionId: id }, 'mcp session closed');
+  /** Sends one notification to a session's standalone (GET) stream; kept for resumption like every event. */
+  async notifySession(sessionId: string, notification: ServerNotification): Promise<void> {
+    if (this.events === undefined) throw new Error('McpSessionManager.start() has not run.');
+    await this.events.append(sessionId, STANDALONE_STREAM, { jsonrpc: '2.0', ...notification });
   }
 
-  private async closeIdle(): Promise<void> {
-    const cutoff = Date.now() - this.opts.idleTtlMs;
-    for (const [id, session] of this.sessions) {
-      if (session.lastSeen < cutoff) {
-        this.forget(id);
-        await session.server.close().catch(() => undefined);
-      }
-    }
+  /** Sessions with an open stream or a running request on this replica. */
+  get size(): number {
+    return this.hub?.activeSessions().length ?? 0;
   }
 
-  /** Closes every session (graceful shutdown). */
+  /** Sizes of the local registries (leak checks in tests). */
+  stats(): Record<string, number> {
+    return { ...(this.hub?.stats() ?? {}), sweeping: this.sweeper === undefined ? 0 : 1 };
+  }
+
+  /** Closes local streams and requests and both connections (graceful shutdown). Sessions stay in Redis. */
   async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => s.server.close().catch(() => undefined)));
+    if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    await this.hub?.close();
+    const redis = this.redis;
+    this.redis = undefined;
+    if (redis !== undefined) await redis.quit().catch(() => redis.disconnect(false));
   }
-}
 
-function idOf(body: unknown): string | number | null {
-  if (typeof body === 'object' && body !== null && 'id' in body) {
-    const id = (body as { id: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') return id;
+  /** Refreshes sessions in use here; frees the local resources of those gone from Redis. */
+  private async sweep(): Promise<void> {
+    const hub = this.hub;
+    const store = this.store;
+    if (hub === undefined || store === undefined) return;
+    const active = hub.activeSessions();
+    if (active.length === 0) return;
+    try {
+      const alive = await store.exists(active);
+      const gone = active.filter((_, i) => alive[i] !== true);
+      for (const sid of gone) hub.endLocally(sid);
+      await store.touch(active.filter((_, i) => alive[i] === true));
+    } catch (err) {
+      this.options.logger.debug({ err }, 'mcp session sweep failed');
+    }
   }
-  return null;
+
+  private requireStore(): SessionStore {
+    if (this.store === undefined) throw new Error('McpSessionManager.start() has not run.');
+    return this.store;
+  }
 }

@@ -1,5 +1,5 @@
 import type { HandlerKind } from '@dagu-mcp/dag-spec';
-import { formatUri } from '../runs/run-uris';
+import { formatUri } from '../ids/run-id';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 import type { AttemptPlan } from './attempt-runner';
 import { dagOfSnapshot, nodesOfDag } from './dag-nodes';

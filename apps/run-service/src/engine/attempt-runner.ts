@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { RunConfig } from '../config/run-config';
@@ -51,6 +54,8 @@ export interface AttemptOutcome {
   error?: string;
   /** The params as evaluated (stored for retries). */
   params: readonly RunParam[];
+  /** False when the attempt ended before its params were evaluated (a retry evaluates them then). */
+  paramsEvaluated: boolean;
 }
 
 /** What the attempt runner needs from its replica. */
@@ -94,6 +99,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
   let params = plan.params;
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
+  let scratchDir: string | undefined;
   try {
     let env: RunEnvironment;
     try {
@@ -101,17 +107,18 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
     } catch (cause) {
       error = `could not prepare the run: ${describe(cause)}`;
       log(error);
-      return { status: RunStatus.failed, error, params };
+      return { status: RunStatus.failed, error, params, paramsEvaluated: plan.paramsEvaluated };
     }
     params = env.params;
-    const ctx = contextOf(deps, plan, env, sink, states, log);
+    scratchDir = await mkdtemp(join(tmpdir(), 'dagu-run-'));
+    const ctx = contextOf(deps, plan, env, sink, states, log, scratchDir);
     const outcome = await runMainPhase(ctx, plan, main.signal);
     error = outcome.error;
     status = outcome.status;
     const handlerFailed = await runFinalHandlers(ctx, plan, status, control.kill);
     status = applyHandlerOutcome(status, handlerFailed);
     if (handlerFailed && error === undefined && status === RunStatus.failed) error = 'a lifecycle handler failed';
-    return error === undefined ? { status, params } : { status, error, params };
+    return error === undefined ? { status, params, paramsEvaluated: true } : { status, error, params, paramsEvaluated: true };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     control.stop.removeEventListener('abort', onStop);
@@ -119,10 +126,19 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
     log(`attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`);
     await states.flush();
     await sink.flush();
+    if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-function contextOf(deps: AttemptDeps, plan: AttemptPlan, env: RunEnvironment, sink: LogSink, states: NodeStateWriter, log: (m: string) => void): RunContext {
+function contextOf(
+  deps: AttemptDeps,
+  plan: AttemptPlan,
+  env: RunEnvironment,
+  sink: LogSink,
+  states: NodeStateWriter,
+  log: (m: string) => void,
+  scratchDir: string,
+): RunContext {
   const outputVars = new Map<string, string>();
   const stepRefs = new Map<string, { outputs: Record<string, string>; fields: Record<string, string>; exitCode?: number }>();
   for (const node of plan.steps) {
@@ -144,6 +160,7 @@ function contextOf(deps: AttemptDeps, plan: AttemptPlan, env: RunEnvironment, si
     outputVars,
     stepRefs,
     log,
+    scratchDir,
     streamWriter: (id) => {
       const writer = writers.get(id) ?? sink.stream(id, 0);
       writers.set(id, writer);
@@ -194,7 +211,8 @@ async function runFinalHandlers(ctx: RunContext, plan: AttemptPlan, status: RunS
     status === RunStatus.succeeded || status === RunStatus.partiallySucceeded ? 'success' : status === RunStatus.failed ? 'failure' : status === RunStatus.aborted ? 'abort' : undefined;
   let failed = false;
   for (const handler of [kind, 'exit'] as const) {
-    if (handler === undefined) continue;
+    // Killed (replica shutdown past its grace period): no handler starts any more.
+    if (handler === undefined || kill.aborted) continue;
     const node = plan.handlers.get(handler);
     const state = plan.handlerStates.get(handler);
     if (node === undefined || state === undefined) continue;

@@ -4,7 +4,8 @@ import type { EnvVar } from '@dagu-mcp/dag-spec';
  * The environment of a step (dagu-model §3): layers merged in this order,
  * a later layer winning on the same name:
  *
- * 1. the service process's environment (the base, as in Dagu);
+ * 1. the service process's environment (the base, as in Dagu), without
+ *    run-service's own configuration variables;
  * 2. the DAG's `env`, in declaration order;
  * 3. the run's named params (exported under their names);
  * 4. `output:` variables of steps that finished before this one started;
@@ -22,10 +23,20 @@ export function isExportableName(name: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 }
 
-/** The process environment without unset entries. */
-export function processEnvBase(source: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * The process environment without unset entries and without `exclude`d
+ * names (and their `<NAME>_FILE` forms): run-service passes its own
+ * configuration variables there, so `DATABASE_URL`, `REDIS_URL` and the like
+ * never reach a user's step.
+ */
+export function processEnvBase(source: NodeJS.ProcessEnv, exclude: Iterable<string> = []): Record<string, string> {
+  const hidden = new Set<string>();
+  for (const name of exclude) {
+    hidden.add(name);
+    hidden.add(`${name}_FILE`);
+  }
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(source)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(source)) if (value !== undefined && !hidden.has(key)) out[key] = value;
   return out;
 }
 

@@ -50,7 +50,8 @@ function readQuoted(text: string, open: number): { value: string; end: number } 
 
 /**
  * Splits a params string into tokens, shell-like: whitespace separates,
- * `"…"` (with `\` escapes) and `'…'` quote, backticks are kept for evaluation.
+ * `"…"` (with `\` escapes) and `'…'` quote, `\` outside quotes escapes the
+ * next character, backticks are kept for evaluation.
  *
  * @throws DaguError `invalid_tool_input` (field `params`) on an unterminated quote
  */
@@ -65,7 +66,10 @@ export function tokenizeParams(text: string): ParamToken[] {
     let value = '';
     while (pos < text.length && !/\s/.test(text.charAt(pos))) {
       const ch = text.charAt(pos);
-      if (ch === '"' || ch === "'" || ch === '`') {
+      if (ch === '\\' && pos + 1 < text.length) {
+        value += text.charAt(pos + 1);
+        pos += 2;
+      } else if (ch === '"' || ch === "'" || ch === '`') {
         const quoted = readQuoted(text, pos);
         value += quoted.value;
         pos = quoted.end;

@@ -138,6 +138,7 @@ export class RunEngine {
         error: outcome.error,
         params: formatParams(outcome.params),
         resolvedParams: outcome.params,
+        paramsEvaluated: outcome.paramsEvaluated,
       });
       if (finished === undefined) return;
       await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, outcome.status, finished));
@@ -161,8 +162,12 @@ export class RunEngine {
 
   private async beat(): Promise<void> {
     try {
-      const stopRequested = await heartbeat(this.deps.pool, this.deps.replica, [...this.active.keys()]);
-      for (const pk of stopRequested) this.active.get(pk)?.stop.abort();
+      const report = await heartbeat(this.deps.pool, this.deps.replica, [...this.active.keys()]);
+      for (const pk of report.stopRequested) this.active.get(pk)?.stop.abort();
+      for (const pk of report.lost) {
+        this.deps.logger.warn({ runPk: pk }, 'run ended elsewhere: killing its processes');
+        this.active.get(pk)?.stop.abort();
+      }
     } catch (error) {
       this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'heartbeat failed');
     }

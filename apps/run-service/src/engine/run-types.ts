@@ -67,6 +67,8 @@ export interface RunContext {
   readonly stepRefs: Map<string, StepRefValues>;
   /** One scheduler-log line (what the engine did). */
   log(message: string): void;
+  /** A private temporary directory of the attempt (output files, scripts); removed when the attempt ends. */
+  readonly scratchDir: string;
   /** Opens the writer of a stream (shared numbering across tries). */
   streamWriter(streamId: number): LogStreamWriter;
 }

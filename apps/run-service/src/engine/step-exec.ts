@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { StepCommand } from '@dagu-mcp/dag-spec';
 import { runHttpRequest } from './http-step';
@@ -96,12 +95,13 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
     onStderr(error);
     return { ok: false, error, timedOut: false, aborted: false, outputMatched };
   }
-  const dir = await mkdtemp(join(tmpdir(), 'dagu-step-'));
-  const outputFile = join(dir, 'outputs');
+  const tryId = `${node.seq}-${++tryCounter}`;
+  const outputFile = join(ctx.scratchDir, `outputs-${tryId}`);
+  const scriptFile = join(ctx.scratchDir, `script-${tryId}`);
   try {
     await writeFile(outputFile, '');
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
-    const base = { ...input, env, onStdout, onStderr, dir };
+    const base = { ...input, env, onStdout, onStderr, scriptFile };
     const result = await runBody(ctx, base, () => lastStderr);
     if (!result.ok) return { ...result, outputMatched };
     const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());
@@ -111,14 +111,18 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
     }
     return { ...result, published: published.value, outputMatched };
   } finally {
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await rm(outputFile, { force: true }).catch(() => undefined);
+    if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);
   }
 }
+
+/** Distinguishes the files of successive tries (retries, repeats) of one node. */
+let tryCounter = 0;
 
 interface BodyInput extends TryInput {
   onStdout(line: string): void;
   onStderr(line: string): void;
-  dir: string;
+  scriptFile: string;
 }
 
 type BodyResult = Omit<TryResult, 'outputMatched' | 'published'>;
@@ -130,7 +134,8 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
       signal: input.signal,
       timeoutMs: input.timeoutMs,
       onBody: (text) => {
-        for (const line of text.replace(/\n$/, '').split('\n')) if (text !== '') input.onStdout(line.replace(/\r$/, ''));
+        if (text === '') return;
+        for (const line of text.replace(/\r?\n$/, '').split('\n')) input.onStdout(line.replace(/\r$/, ''));
       },
     });
     if (outcome.error !== undefined) input.onStderr(outcome.error);
@@ -141,10 +146,9 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
   const positional = ctx.env.positional;
   const runs: Array<{ file: string; args: string[] }> = [];
   if (step.kind === 'script') {
-    const scriptFile = join(input.dir, 'script');
-    await writeFile(scriptFile, interpolate(step.script ?? '', input.scope, 'shell'), { mode: 0o700 });
+    await writeFile(input.scriptFile, interpolate(step.script ?? '', input.scope, 'shell'), { mode: 0o700 });
     const [file, ...args] = step.interpreter ?? shell;
-    runs.push({ file: file ?? ctx.config.defaultShell, args: [...args, scriptFile, ...positional] });
+    runs.push({ file: file ?? ctx.config.defaultShell, args: [...args, input.scriptFile, ...positional] });
   } else {
     for (const command of step.commands ?? []) runs.push(commandArgv(command, shellFile ?? ctx.config.defaultShell, shellArgs, input.scope, positional));
   }
@@ -159,7 +163,15 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
       killGraceMs: ctx.config.killGraceMs,
       onStdout: input.onStdout,
       onStderr: input.onStderr,
-      backpressure: ctx.sink,
+      backpressure: {
+        get overloaded() {
+          return ctx.sink.overloaded;
+        },
+        waitForRoom: () => {
+          ctx.log(`output of ${input.node.name} paused: the log buffer is full until PostgreSQL catches up`);
+          return ctx.sink.waitForRoom();
+        },
+      },
     });
     const ok = outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted;
     if (outcome.spawnError !== undefined) input.onStderr(`failed to start ${run.file}: ${outcome.spawnError}`);

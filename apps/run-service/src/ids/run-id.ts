@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { formatDaguUri } from '@dagu-mcp/contracts';
 
 /**
+ * Identity of runs: generated DAG-run and attempt ids, and run URIs.
+ *
  * Generated DAG-run and attempt ids (036 "Generated run ids are unique,
  * URL-safe and sortable by creation time"; dagu-model §2).
  *
@@ -64,3 +67,16 @@ export function generateAttemptId(at: Date = new Date()): string {
 export function isValidDagRunId(id: string): boolean {
   return id.length <= DAG_RUN_ID_MAX_LENGTH && DAG_RUN_ID_PATTERN.test(id);
 }
+
+/**
+ * The canonical `dagu://` URIs of a run (spec 020/021, via `formatDaguUri`):
+ * the run, its logs, a step's log.
+ */
+export const formatUri = {
+  /** `dagu://runs/{name}/{dagRunId}`. */
+  run: (name: string, dagRunId: string): string => formatDaguUri({ kind: 'run', name, dagRunId }),
+  /** `dagu://runs/{name}/{dagRunId}/logs`. */
+  runLogs: (name: string, dagRunId: string): string => formatDaguUri({ kind: 'run_logs', name, dagRunId }),
+  /** `dagu://runs/{name}/{dagRunId}/steps/{stepName}/logs`. */
+  stepLog: (name: string, dagRunId: string, stepName: string): string => formatDaguUri({ kind: 'step_log', name, dagRunId, stepName }),
+};

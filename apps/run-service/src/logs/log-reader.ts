@@ -1,12 +1,15 @@
 import type { Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
+import { CHUNK_LINES } from './log-sink';
 import { hasMoreOf, windowOf, windowSize, type LineWindow, type LogSelection } from './log-window';
 
 /**
  * Reads stored log lines (dagu-model §6). A stream's `totalLines` is its
- * counter row; the selected lines are one range scan of the `log_lines`
- * primary key, so reading the tail or any window of a huge log costs the
- * same as reading a small one.
+ * counter row; the selected lines come from one range scan of the
+ * `log_chunks` primary key — the chunks overlapping the window (a chunk holds
+ * at most {@link CHUNK_LINES} lines, so the chunk holding the window's first
+ * line starts after `from − CHUNK_LINES`) — so reading the tail or any window
+ * of a huge log costs about the same as reading a small one.
  */
 
 /** One stream read with a selection: the 021 step-log / scheduler-log fields. */
@@ -19,7 +22,7 @@ export type StreamRead = {
 };
 
 const TotalsRowSchema = z.object({ id: z.coerce.number(), total_lines: z.number() });
-const LineRowSchema = z.object({ text: z.string() });
+const ChunkRowSchema = z.object({ first_line: z.number().int(), line_count: z.number().int(), text: z.string() });
 
 /** The exact line counts of `streamIds` (a missing id counts 0). */
 export async function readStreamTotals(pool: Pool, streamIds: readonly number[]): Promise<Map<number, number>> {
@@ -37,10 +40,20 @@ export async function readStreamTotals(pool: Pool, streamIds: readonly number[])
 export async function readLines(pool: Pool, streamId: number, window: LineWindow): Promise<string[]> {
   if (windowSize(window) === 0) return [];
   const result = await pool.query(
-    'SELECT text FROM log_lines WHERE stream_id = $1 AND line_no BETWEEN $2 AND $3 ORDER BY line_no',
+    `SELECT first_line, line_count, text FROM log_chunks
+     WHERE stream_id = $1 AND first_line > $2 - ${CHUNK_LINES} AND first_line <= $3 AND first_line + line_count > $2
+     ORDER BY first_line`,
     [streamId, window.from, window.to],
   );
-  return result.rows.map((row) => LineRowSchema.parse(row).text);
+  const lines: string[] = [];
+  for (const row of result.rows) {
+    const chunk = ChunkRowSchema.parse(row);
+    const chunkLines = chunk.text.split('\n');
+    const from = Math.max(window.from, chunk.first_line) - chunk.first_line;
+    const to = Math.min(window.to, chunk.first_line + chunk.line_count - 1) - chunk.first_line;
+    for (let i = from; i <= to; i++) lines.push(chunkLines[i] ?? '');
+  }
+  return lines;
 }
 
 /** Reads `selection` of a stream whose total is known. */

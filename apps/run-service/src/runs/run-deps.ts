@@ -35,3 +35,14 @@ export function runRefOf(run: { dagName: string; dagRunId: string; attemptId: st
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
+
+/** Waits for `promise` at most `ms`; the timer is cleared as soon as either settles. */
+export async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+  try {
+    await Promise.race([promise.then(() => undefined), timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

@@ -6,7 +6,7 @@ import { runStatusLabel, stepStatusLabel } from '../engine/status';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { RunRecord, StepRecord } from '../store/run-rows';
-import { formatUri } from './run-uris';
+import { formatUri } from '../ids/run-id';
 
 /**
  * `run.get`: the run-detail model (021 "Run detail", dagu-model §5) of a

@@ -3,9 +3,9 @@ import type { Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
 import { runStatusLabel } from '../engine/status';
 import { withStorageErrors } from '../store/pg-errors';
-import { parseRows } from '../store/queryable';
+import { parseRows } from '../store/run-rows';
 import { decodeRunsCursor, encodeRunsCursor } from './run-list-cursor';
-import { formatUri } from './run-uris';
+import { formatUri } from '../ids/run-id';
 
 /**
  * `run.list` (021 `runs` query) and `run.latest` (021 `dag.latestRun`).

@@ -6,7 +6,7 @@ import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { abortQueuedRun, findRun } from '../store/run.repository';
 import { forceEndRun, requestStop } from '../store/run-ownership.repository';
 import type { RunRecord } from '../store/run-rows';
-import { delay, runRefOf, type RunDeps } from './run-deps';
+import { delay, runRefOf, waitAtMost, type RunDeps } from './run-deps';
 
 /**
  * `run.stop` (036 stop): aborts a running, waiting or queued run; its steps
@@ -47,7 +47,7 @@ export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId:
   const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
   const local = deps.engine.stopLocal(target.pk);
   if (local !== false) {
-    await Promise.race([local, delay(waitMs)]);
+    await waitAtMost(local, waitMs);
   } else if (isOrphan(target, deps.config.heartbeatMs)) {
     const ended = await withStorageErrors(() => forceEndRun(deps.pool, target.pk, RunStatus.aborted, 'the run was stopped (no replica was running it)'));
     if (ended !== undefined) await deps.publisher.publish(runEventOf(refOf(ended), RunStatus.aborted));

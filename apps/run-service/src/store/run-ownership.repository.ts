@@ -1,6 +1,6 @@
 import { parseRunRow, RUN_COLUMNS, type RunRecord } from './run-rows';
 import { z } from 'zod';
-import { parseRows, type Queryable } from './queryable';
+import { parseRows, type Queryable } from './run-rows';
 
 /**
  * Which replica owns which run (ARCHITECTURE "the run engine's running
@@ -18,22 +18,31 @@ const QueuedRowSchema = z.object({
   max_active_runs: z.number().int(),
 });
 
+/** What a heartbeat learned about the runs of this replica. */
+export interface HeartbeatReport {
+  /** Owned, active runs a stop was requested for (on another replica). */
+  stopRequested: number[];
+  /** Runs no longer active or owned here (ended by another replica): their processes must go. */
+  lost: number[];
+}
+
 /**
  * Stamps `heartbeat_at` of the runs this replica runs and reports the ones a
- * stop was requested for (on another replica).
- *
- * @returns pks of owned, still active runs with `stop_requested_at` set
+ * stop was requested for and the ones it lost.
  */
-export async function heartbeat(db: Queryable, owner: string, pks: readonly number[]): Promise<number[]> {
-  if (pks.length === 0) return [];
+export async function heartbeat(db: Queryable, owner: string, pks: readonly number[]): Promise<HeartbeatReport> {
+  if (pks.length === 0) return { stopRequested: [], lost: [] };
   const result = await db.query(
     `UPDATE runs SET heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND owner = $2 AND status IN (1, 7)
      RETURNING pk, stop_requested_at`,
     [pks, owner],
   );
-  return parseRows(BeatRowSchema, result)
-    .filter((row) => row.stop_requested_at !== null)
-    .map((row) => row.pk);
+  const rows = parseRows(BeatRowSchema, result);
+  const alive = new Set(rows.map((row) => row.pk));
+  return {
+    stopRequested: rows.filter((row) => row.stop_requested_at !== null).map((row) => row.pk),
+    lost: pks.filter((pk) => !alive.has(pk)),
+  };
 }
 
 /** Records a stop request for the owner to act on. */

@@ -1,6 +1,6 @@
 import type { NodeSpec } from '../engine/run-types';
 import { insertFreshSteps } from './run.repository';
-import type { Queryable } from './queryable';
+import type { Queryable } from './run-rows';
 
 /**
  * A new attempt of an existing run (036 retry): the run keeps its id, gets a

@@ -3,7 +3,7 @@ import type { NodeSpec } from '../engine/run-types';
 import type { RunParam } from '../engine/params';
 import { parseRunRow, parseStepRow, RUN_COLUMNS, STEP_COLUMNS, type RunRecord, type StepRecord } from './run-rows';
 import { z } from 'zod';
-import { parseFirstRow, parseRows, type Queryable } from './queryable';
+import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 
 /**
  * Runs, attempts and step rows (db/migrations.ts): creation, lookup and the
@@ -126,24 +126,25 @@ export async function lockDagName(db: Queryable, dagName: string): Promise<void>
 
 /**
  * Records the end of an attempt: status, error, evaluated params (kept for
- * retries), `finished_at`. Only applies while the attempt is still current.
+ * retries), `finished_at`. Only applies while the attempt is still current
+ * and active (a run another replica force-ended keeps that end).
  *
- * @returns the finish time, or `undefined` when the attempt was no longer current.
+ * @returns the finish time, or `undefined` when the attempt was no longer current or active.
  */
 export async function finishAttempt(
   db: Queryable,
   run: { pk: number; attemptNo: number },
-  outcome: { status: number; error?: string; params: string; resolvedParams: readonly RunParam[] },
+  outcome: { status: number; error?: string; params: string; resolvedParams: readonly RunParam[]; paramsEvaluated: boolean },
 ): Promise<Date | undefined> {
   const result = await db.query(
     `WITH upd AS (
-       UPDATE runs SET status = $3, error = $4, finished_at = now(), params = $5, resolved_params = $6, params_evaluated = true, heartbeat_at = now()
-       WHERE pk = $1 AND attempt_no = $2 RETURNING finished_at
+       UPDATE runs SET status = $3, error = $4, finished_at = now(), params = $5, resolved_params = $6, params_evaluated = $7, heartbeat_at = now()
+       WHERE pk = $1 AND attempt_no = $2 AND status IN (1, 7) RETURNING finished_at
      ), att AS (
        UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
      )
      SELECT finished_at FROM upd`,
-    [run.pk, run.attemptNo, outcome.status, outcome.error ?? null, outcome.params, JSON.stringify(outcome.resolvedParams)],
+    [run.pk, run.attemptNo, outcome.status, outcome.error ?? null, outcome.params, JSON.stringify(outcome.resolvedParams), outcome.paramsEvaluated],
   );
   return parseFirstRow(FinishedRowSchema, result)?.finished_at;
 }

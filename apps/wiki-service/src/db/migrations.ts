@@ -17,15 +17,19 @@ import type { Migration } from '@dagu-mcp/runtime';
  * | `name_key`, `type_key` | tree-order sort keys of the path (`pages/page-keys.ts`), for `sort=name` and `sort=type` |
  * | `content` | the Markdown exactly as written, frontmatter included |
  * | `title`, `tags` | read from the frontmatter on write (`pages/frontmatter.ts`) |
+ * | `search_text` | `lower(title || E'\n' || content)`, written with the page: what search matches against |
  * | `size` | UTF-8 bytes of `content` |
  * | `version` | 1 on create, +1 on every change (REST `ETag`, `If-Match`) |
  * | `created_at`, `updated_at`, `updated_by` | timestamps and the subject of the last writer |
  *
- * Listing pages are B-tree index scans in the requested order (one index per
- * sort, with and without a workspace), so a collection page costs its LIMIT
- * rows plus an index-only count. Search is `ILIKE '%text%'` on `content` and
- * `title`, served by pg_trgm GIN indexes (pg_trgm folds case, so one index
- * serves ILIKE). pg_trgm lives in `public`, shared by every schema of the
+ * A collection page is an index-only scan in the requested order (one index
+ * per sort, each carrying `path`, with and without a workspace) that picks
+ * the page's keys — OFFSET skips index entries, not rows — then fetches just
+ * those rows, plus an index-only count. Search is `search_text LIKE
+ * lower('%text%')`: a case-sensitive LIKE on text lowered once at write time
+ * costs a fraction of an ILIKE (which lowers every row on every search), and
+ * one pg_trgm GIN index serves it. Decompressing `search_text` is most of
+ * what a search costs per row, hence its storage settings below. pg_trgm lives in `public`, shared by every schema of the
  * database; the advisory lock (the same key dag-service takes) keeps two
  * services migrating at once from racing on `CREATE EXTENSION`.
  */
@@ -49,6 +53,7 @@ CREATE TABLE pages (
   content    text        NOT NULL,
   title      text        NOT NULL,
   tags       text[]      NOT NULL DEFAULT '{}',
+  search_text text       NOT NULL,
   size       integer     NOT NULL CHECK (size >= 0),
   version    integer     NOT NULL DEFAULT 1 CHECK (version > 0),
   created_at timestamptz NOT NULL DEFAULT now(),
@@ -57,15 +62,28 @@ CREATE TABLE pages (
   PRIMARY KEY (workspace, path)
 );
 
--- sort=name / sort=type, one workspace or all (ORDER BY workspace, key).
-CREATE INDEX pages_name_key_idx ON pages (workspace, name_key);
-CREATE INDEX pages_type_key_idx ON pages (workspace, type_key);
+-- sort=name / sort=type, one workspace or all (ORDER BY workspace, key); path for index-only paging.
+CREATE INDEX pages_name_key_idx ON pages (workspace, name_key) INCLUDE (path);
+CREATE INDEX pages_type_key_idx ON pages (workspace, type_key) INCLUDE (path);
 -- sort=mtime: one workspace, and all workspaces.
 CREATE INDEX pages_workspace_mtime_idx ON pages (workspace, updated_at, path);
 CREATE INDEX pages_mtime_idx ON pages (updated_at, workspace, path);
--- wiki_search: content ILIKE / title ILIKE '%text%'.
-CREATE INDEX pages_content_trgm_idx ON pages USING gin (content gin_trgm_ops);
-CREATE INDEX pages_title_trgm_idx ON pages USING gin (title gin_trgm_ops);
+-- wiki_search: search_text LIKE '%text%' (already lowered).
+CREATE INDEX pages_search_trgm_idx ON pages USING gin (search_text gin_trgm_ops);
+
+-- Search reads search_text of many rows: keep it in the row (MAIN: compressed
+-- in place, moved out only as a last resort) so a typical page's body goes to
+-- TOAST instead, and compress with lz4, which decompresses several times faster
+-- than pglz. lz4 needs PostgreSQL 14+ built with it; without, pglz stays.
+ALTER TABLE pages ALTER COLUMN search_text SET STORAGE MAIN;
+DO $$
+BEGIN
+  ALTER TABLE pages ALTER COLUMN search_text SET COMPRESSION lz4;
+  ALTER TABLE pages ALTER COLUMN content SET COMPRESSION lz4;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'lz4 compression unavailable (%); pages keep the default compression', SQLERRM;
+END
+$$;
 `,
   },
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Pool } from '@dagu-mcp/runtime';
-import { nameKeyOf, prefixPattern } from './page-keys';
+import type { Pool, PoolClient } from '@dagu-mcp/runtime';
+import { prefixPattern } from './page-keys';
 import { ENTRY_COLUMNS, parseEntryRow, type PageEntryRecord } from './page.records';
 import type { WikiOrder, WikiSort } from './page-tree';
 
@@ -45,15 +45,19 @@ export function listFilter(workspace: string | undefined, prefix: string | undef
     conditions.push(`workspace = $${values.length}`);
   }
   if (prefix !== undefined) {
-    // name_key maps '/' one-to-one, so this selects exactly the paths starting with `prefix`, on the key index.
-    values.push(prefixPattern(nameKeyOf(prefix)));
-    conditions.push(`name_key LIKE $${values.length} ESCAPE '\\'`);
+    // `path` is in every listing index, so the filter is checked on index entries.
+    values.push(prefixPattern(prefix));
+    conditions.push(`path LIKE $${values.length} ESCAPE '\\'`);
   }
   return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, values };
 }
 
 /**
  * One collection page and the number of pages matching in all.
+ *
+ * A deferred join: the inner query pages through the sort's index alone
+ * (index-only: OFFSET skips index entries, not heap rows), the outer one
+ * fetches the `perPage` rows it picked by primary key and restores the order.
  *
  * @returns `records` in the requested order (at most `perPage`) and `total`
  * @throws pg errors (the caller classifies them)
@@ -67,7 +71,8 @@ export async function listPageEntries(
   const columns = ORDER_COLUMNS[query.sort][query.workspace === undefined ? 'all' : 'one'];
   const orderBy = columns.map((column) => `${column} ${direction}`).join(', ');
   const limit = values.length + 1;
-  const pageSql = `SELECT ${ENTRY_COLUMNS} FROM pages ${where} ORDER BY ${orderBy} LIMIT $${limit} OFFSET $${limit + 1}`;
+  const keys = `SELECT workspace, path FROM pages ${where} ORDER BY ${orderBy} LIMIT $${limit} OFFSET $${limit + 1}`;
+  const pageSql = `SELECT ${ENTRY_COLUMNS} FROM pages JOIN (${keys}) AS picked USING (workspace, path) ORDER BY ${orderBy}`;
   const [page, count] = await Promise.all([
     pool.query<Record<string, unknown>>(pageSql, [...values, query.perPage, (query.page - 1) * query.perPage]),
     pool.query<Record<string, unknown>>(`SELECT count(*)::int AS total FROM pages ${where}`, values),
@@ -75,14 +80,17 @@ export async function listPageEntries(
   return { records: page.rows.map(parseEntryRow), total: CountRowSchema.parse(count.rows[0]).total };
 }
 
+/** A pool, or one client of it inside a transaction. */
+export type Queryable = Pool | PoolClient;
+
 /** True when a page was ever written to `workspace`. */
-export async function workspaceExists(pool: Pool, workspace: string): Promise<boolean> {
+export async function workspaceExists(pool: Queryable, workspace: string): Promise<boolean> {
   const result = await pool.query('SELECT 1 FROM workspaces WHERE name = $1', [workspace]);
   return (result.rowCount ?? 0) > 0;
 }
 
 /** Workspace names in order, at most `limit` (for `resource_not_found` details). */
-export async function listWorkspaceNames(pool: Pool, limit: number): Promise<string[]> {
+export async function listWorkspaceNames(pool: Queryable, limit: number): Promise<string[]> {
   const result = await pool.query<Record<string, unknown>>('SELECT name FROM workspaces ORDER BY name LIMIT $1', [limit]);
   return result.rows.map((row) => NameRowSchema.parse(row).name);
 }

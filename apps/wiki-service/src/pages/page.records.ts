@@ -16,6 +16,15 @@ export const META_COLUMNS = `${ENTRY_COLUMNS}, created_at, updated_by`;
 /** Every column a page read returns. */
 export const PAGE_COLUMNS = `${META_COLUMNS}, content`;
 
+/**
+ * SQL of the `search_text` column from the title and content parameters
+ * (e.g. `'$4'`, `'$3'`): lowered by PostgreSQL itself, so it folds case
+ * exactly as the `lower()` applied to the search pattern does.
+ */
+export function searchTextSql(titleParam: string, contentParam: string): string {
+  return `lower(${titleParam}::text || E'\\n' || ${contentParam}::text)`;
+}
+
 const EntryRowSchema = z.object({
   workspace: z.string(),
   path: z.string(),

@@ -1,7 +1,7 @@
 import { DaguError, type WikiListReply, type WikiListRequest } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../db/storage-errors';
-import { listPageEntries, listWorkspaceNames, workspaceExists } from './page-list.repository';
+import { listPageEntries, listWorkspaceNames, workspaceExists, type Queryable } from './page-list.repository';
 import { toPageEntry } from './page.records';
 import { buildPageTree, type WikiOrder, type WikiSort } from './page-tree';
 
@@ -29,7 +29,7 @@ export function selectedWorkspace(workspace: string | undefined): string | undef
  * @throws DaguError `resource_not_found` (field `workspace`, `details.workspaces`
  *   = known names, at most 50) for a workspace that does not exist
  */
-export async function requireWorkspace(pool: Pool, workspace: string): Promise<void> {
+export async function requireWorkspace(pool: Queryable, workspace: string): Promise<void> {
   if (await workspaceExists(pool, workspace)) return;
   const known = await listWorkspaceNames(pool, KNOWN_WORKSPACES_SHOWN);
   const list = known.length === 0 ? 'The wiki has no workspaces yet.' : `Workspaces: ${known.join(', ')}.`;

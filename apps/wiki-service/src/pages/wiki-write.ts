@@ -12,7 +12,7 @@ import { withTransaction, type Pool, type PoolClient } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../db/storage-errors';
 import { readPageFacts } from './frontmatter';
 import { nameKeyOf, typeKeyOf } from './page-keys';
-import { META_COLUMNS, PAGE_COLUMNS, parseMetaRow, parsePageRow, toPageMeta, type PageRecord } from './page.records';
+import { META_COLUMNS, PAGE_COLUMNS, searchTextSql, parseMetaRow, parsePageRow, toPageMeta, type PageRecord } from './page.records';
 import { requireWorkspace } from './wiki-collection';
 
 /**
@@ -94,15 +94,15 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
     if (current === undefined) {
       await client.query('INSERT INTO workspaces (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [workspace]);
       const inserted = await client.query<Record<string, unknown>>(
-        `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${META_COLUMNS}`,
+        `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_by, search_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${searchTextSql('$6', '$5')}) RETURNING ${META_COLUMNS}`,
         [workspace, path, nameKeyOf(path), typeKeyOf(path), content, facts.title, facts.tags, size, ctx.principal.subject],
       );
       return { page: toPageMeta(parseMetaRow(inserted.rows[0])), created: true, changed: true };
     }
     const updated = await client.query<Record<string, unknown>>(
       `UPDATE pages SET content = $3, title = $4, tags = $5, size = $6, version = version + 1,
-         updated_at = now(), updated_by = $7
+         updated_at = now(), updated_by = $7, search_text = ${searchTextSql('$4', '$3')}
        WHERE workspace = $1 AND path = $2 RETURNING ${META_COLUMNS}`,
       [workspace, path, content, facts.title, facts.tags, size, ctx.principal.subject],
     );
@@ -126,7 +126,7 @@ export async function deleteWikiPage(pool: Pool, request: WikiDeleteRequest, ctx
     await lockPage(client, workspace, path);
     const current = await currentPage(client, workspace, path);
     if (current === undefined) {
-      await requireWorkspace(pool, workspace);
+      await requireWorkspace(client, workspace);
       throw new DaguError('resource_not_found', `Wiki page ${path} does not exist in workspace ${workspace}.`, { field: 'path' });
     }
     checkVersion(request.expectedVersion, current.version, `${workspace}/${path}`);

@@ -4,6 +4,7 @@ import { ServerNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { McpCallContext } from '../mcp-server';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
+import { McpKeys } from '../transport/redis-keys';
 import type { ReplicaHub } from '../transport/replica-hub';
 import {
   callChannel,
@@ -94,7 +95,7 @@ export class ExtensionRouter {
       principal: ctx.principal,
       sessionId: ctx.sessionId ?? '',
       clientCapabilities,
-      replyTo: hubChannel(prefix, hub.replicaId),
+      replyTo: new McpKeys(prefix).replica(hub.replicaId),
       deadline: Date.now() + callTimeoutMs,
     };
     const reply = (message: ExtensionReply): void => void redis.publish(callChannel(prefix, callId), JSON.stringify(message)).catch(() => undefined);
@@ -154,11 +155,6 @@ export class ExtensionRouter {
         return reject(new JsonRpcError(event.error.code, event.error.message, event.error.data));
     }
   }
-}
-
-/** The replica channel (same name as `McpKeys.replica`) the extension answers on. */
-function hubChannel(prefix: string, replicaId: string): string {
-  return `${prefix}:mcp:replica:${replicaId}`;
 }
 
 function asWireError(err: unknown): { code: number; message: string; data?: unknown } {

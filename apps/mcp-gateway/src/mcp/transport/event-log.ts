@@ -81,10 +81,14 @@ export class EventLog {
     private readonly options: EventLogOptions,
   ) {}
 
-  /** Appends `message` (or the end marker) to a stream and wakes its readers; resolves with the logged event. */
-  async append(sid: string, stream: string, message: OutgoingMessage | undefined): Promise<LoggedEvent> {
+  /**
+   * Appends to a stream and wakes its readers: a message, the `end` marker
+   * (a POST stream closed without a response) or the `begin` marker (the
+   * anchor of a POST stream's priming event id; never delivered).
+   */
+  async append(sid: string, stream: string, message: OutgoingMessage | 'end' | 'begin'): Promise<LoggedEvent> {
     const key = this.keys.events(sid, stream);
-    const [field, value] = message === undefined ? ['e', '1'] : ['m', JSON.stringify(message)];
+    const [field, value] = message === 'end' ? ['e', '1'] : message === 'begin' ? ['b', '1'] : ['m', JSON.stringify(message)];
     const multi = this.redis.multi().xadd(key, 'MAXLEN', '~', String(this.options.maxLen), '*', field, value);
     multi.pexpire(key, this.options.retentionMs);
     if (stream !== STANDALONE_STREAM) multi.sadd(this.keys.requestStreams(sid), stream).pexpire(this.keys.requestStreams(sid), this.options.indexTtlMs);
@@ -92,7 +96,7 @@ export class EventLog {
     const results = (await multi.exec()) ?? [];
     const entryId = results[0]?.[1];
     if (typeof entryId !== 'string') throw new Error('XADD returned no entry id');
-    return { eventId: `${stream}_${entryId}`, entryId, message };
+    return { eventId: `${stream}_${entryId}`, entryId, message: typeof message === 'string' ? undefined : message };
   }
 
   /** Entries of `stream` after `entryId` (exclusive), oldest first, at most `count`. */
@@ -131,6 +135,7 @@ function toEvents(stream: string, raw: unknown): LoggedEvent[] {
   const events: LoggedEvent[] = [];
   for (const [entryId, fields] of parsed.data) {
     const eventId = `${stream}_${entryId}`;
+    if (fields[0] === 'b') continue;
     if (fields[0] === 'e') {
       events.push({ eventId, entryId, message: undefined });
       continue;

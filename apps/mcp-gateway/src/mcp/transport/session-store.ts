@@ -34,9 +34,10 @@ export function isWellFormedSessionId(id: string): boolean {
   return /^[0-9a-f]{64}$/.test(id);
 }
 
-// Refreshes the TTL of a live session's keys and returns its record, in one round trip.
+// Refreshes the TTL of a live session's keys and returns its record, in one round
+// trip — only for the principal it is bound to (another principal touches nothing).
 const LOAD_AND_TOUCH = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if redis.call('HGET', KEYS[1], 'p') ~= ARGV[2] then return false end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return redis.call('HGETALL', KEYS[1])`;
 
@@ -70,16 +71,26 @@ export class SessionStore {
       .exec();
   }
 
-  /** The live record (its TTL refreshed), or `undefined` when unknown, ended, expired or unreadable. */
-  async load(id: string): Promise<SessionRecord | undefined> {
+  /**
+   * The live record of session `id` bound to `principalId`, its TTL
+   * refreshed; `undefined` when unknown, ended, expired, unreadable or bound
+   * to another principal (all answered 404 alike).
+   */
+  async load(id: string, principalId: string): Promise<SessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
     const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
-    const raw: unknown = await this.redis.eval(LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs));
+    const raw: unknown = await this.redis.eval(LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
     const flat = FlatHash.safeParse(raw);
     if (!flat.success || flat.data.length === 0) return undefined;
     const fields = new Map<string, string>();
     for (let i = 0; i + 1 < flat.data.length; i += 2) fields.set(flat.data[i] ?? '', flat.data[i + 1] ?? '');
     return parseRecord(id, fields);
+  }
+
+  /** True when session `id` exists and is bound to `principalId`; reads only (no TTL refresh). */
+  async isLive(id: string, principalId: string): Promise<boolean> {
+    if (!isWellFormedSessionId(id)) return false;
+    return (await this.redis.hget(this.keys.session(id), 'p')) === principalId;
   }
 
   /** Refreshes the idle TTL of sessions with open streams (no-op for gone ones). */

@@ -4,7 +4,7 @@ import type { BusClient } from '@dagu-mcp/bus';
 import type { McpCallContext } from '../../mcp-server';
 import type { RunEventSource, RunWatch } from '../../run-events';
 import { asServiceError, toolError } from '../tool-result';
-import { parseExecuteInput, type ExecuteErrorContext, type ExecuteRequest } from './execute-input';
+import { DEFAULT_WAIT_TIMEOUT_SECONDS, parseExecuteInput, type ExecuteErrorContext, type ExecuteRequest } from './execute-input';
 import { executeSuccess } from './execute-output';
 import { waitForRun } from './execute-wait';
 
@@ -54,7 +54,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         initial: { status: ref.status, statusLabel: ref.statusLabel },
         isCurrentAttempt: request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true,
         endAtWaiting: request.action !== 'stop',
-        timeoutSeconds: request.waitTimeoutSeconds ?? 60,
+        timeoutSeconds: request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
         signal: ctx.signal,
         progressToken: ctx.progressToken,
         notify: ctx.notify,

@@ -1,0 +1,81 @@
+import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
+import { completionMethods } from './completion/completion-methods';
+import type { CompletionSource } from './completion/completion';
+import type { ExtensionRouter } from './extensions/extension-router';
+import { initializeResult, LooseCallToolParamsSchema, toolMethods, type McpHandlers, type MethodCall, type MethodHandler } from './mcp-server';
+import { promptMethods } from './prompts/prompt-methods';
+import { parseParams, resourceMethods } from './resource-methods';
+import { JsonRpcError, METHOD_NOT_FOUND, type ProtocolVersion } from './transport/protocol';
+import type { SessionStore } from './transport/session-store';
+
+/** What the dispatcher is built from. */
+export interface DispatcherDeps {
+  readonly handlers: McpHandlers;
+  readonly sessions: SessionStore;
+  /** The gateway's version, reported in `serverInfo`. */
+  readonly version: string;
+  readonly completions?: CompletionSource;
+  /** Enabled MCP extensions (extension-protocol.ts); absent or empty in production. */
+  readonly extensions?: ExtensionRouter;
+}
+
+/**
+ * The gateway's JSON-RPC dispatcher: one table of method handlers shared by
+ * every request of every session, so no per-request or per-session `Server`
+ * object exists. Session state comes with each call (`MethodCall.session`).
+ */
+export interface McpDispatcher {
+  /** The `initialize` result (the transport creates the session). */
+  initializeResult(protocolVersion: ProtocolVersion): InitializeResult;
+  /**
+   * Runs one request.
+   * @throws JsonRpcError -32601 for an unknown method, -32602 for bad params,
+   *   or the method's own error; anything else is an internal error (-32603).
+   */
+  handle(method: string, params: unknown, call: MethodCall): Promise<Record<string, unknown>>;
+  /**
+   * True when the request should be answered as an SSE stream even though
+   * JSON would do: a `tools/call` with a progress token (progress must flow)
+   * or to an extension tool (it may log, ask the client, or release the stream).
+   */
+  wantsStream(method: string, params: unknown): Promise<boolean>;
+}
+
+/**
+ * Builds the dispatcher. Methods: `ping`, `logging/setLevel`, `tools/list`,
+ * `tools/call`, `resources/list`, `resources/templates/list`,
+ * `resources/read`, `resources/subscribe`, `resources/unsubscribe`,
+ * `prompts/list`, `prompts/get`, `completion/complete`.
+ */
+export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
+  const { handlers, sessions, extensions } = deps;
+  const table = new Map<string, MethodHandler>(
+    Object.entries({
+      ping: async () => ({}),
+      'logging/setLevel': async (params: unknown, { session }: MethodCall) => {
+        const { level } = parseParams(SetLevelRequestParamsSchema, params, 'logging/setLevel needs a level (debug … emergency)');
+        await sessions.setLogLevel(session.id, level);
+        return {};
+      },
+      ...toolMethods({ handlers, extensions }),
+      ...resourceMethods({ handlers, sessions, extensions }),
+      ...promptMethods(extensions),
+      ...completionMethods({ handlers, source: deps.completions, extensions }),
+    }),
+  );
+  return {
+    initializeResult: (protocolVersion) => initializeResult(protocolVersion, deps.version),
+    handle: async (method, params, call) => {
+      const handler = table.get(method);
+      if (handler === undefined) throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+      return handler(params, call);
+    },
+    wantsStream: async (method, params) => {
+      if (method !== 'tools/call') return false;
+      const parsed = LooseCallToolParamsSchema.safeParse(params);
+      if (!parsed.success) return false;
+      if (parsed.data._meta?.progressToken !== undefined) return true;
+      return handlers.tools[parsed.data.name] === undefined && (await extensions?.toolOwner(parsed.data.name)) !== undefined;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { BusClient } from '@dagu-mcp/bus';
+import type { Logger } from '@dagu-mcp/runtime';
+import type { GatewayConfig } from '../config';
+import { createCompletionSource } from './completion/completion';
+import { ExtensionRouter } from './extensions/extension-router';
+import { createMcpDispatcher } from './mcp-dispatcher';
+import type { McpHandlers } from './mcp-server';
+import { McpSessionManager } from './session-manager';
+
+/** What the MCP layer is built from, besides the config. */
+export interface McpSetupDeps {
+  /** The tools and resource reads of gateway-handlers.ts. */
+  readonly handlers: McpHandlers;
+  readonly bus: BusClient;
+  /** Reference topics, for `completion/complete` of `{topic}`. */
+  readonly topics: ReadonlyMap<string, unknown>;
+  readonly logger: Logger;
+  /** The gateway's version, reported in `serverInfo`. */
+  readonly version: string;
+}
+
+/**
+ * Builds and starts the MCP session manager from the gateway config:
+ * sessions and SSE events in Redis under `BUS_PREFIX`, the dispatcher with
+ * prompts and completions, and the MCP extensions named in `MCP_EXTENSIONS`
+ * (none in production). Resolves once connected to Redis.
+ *
+ * | Variable | Used for |
+ * | --- | --- |
+ * | `SESSION_IDLE_TTL_MS` | session idle TTL |
+ * | `SSE_KEEPALIVE_MS`, `SSE_RETRY_MS` | keep-alive comments, priming `retry` |
+ * | `SSE_EVENT_RETENTION_MS`, `SSE_EVENT_MAX` | resumption window |
+ * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
+ * | `MCP_EXTENSIONS` | extension services served (test fixtures) |
+ */
+export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps): Promise<McpSessionManager> {
+  const { handlers, bus, topics, logger, version } = deps;
+  const completions = createCompletionSource({ bus, topics, logger });
+  const sessions = new McpSessionManager({
+    redisUrl: config.REDIS_URL,
+    prefix: config.BUS_PREFIX,
+    logger,
+    idleTtlMs: config.SESSION_IDLE_TTL_MS,
+    keepAliveMs: config.SSE_KEEPALIVE_MS,
+    retryMs: config.SSE_RETRY_MS,
+    eventRetentionMs: config.SSE_EVENT_RETENTION_MS,
+    eventMaxLen: config.SSE_EVENT_MAX,
+    clientRequestTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
+    createDispatcher: ({ sessions: store, hub, redis }) => {
+      const extensions =
+        config.MCP_EXTENSIONS.length === 0
+          ? undefined
+          : new ExtensionRouter({ redis, prefix: config.BUS_PREFIX, names: config.MCP_EXTENSIONS, hub, logger, callTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS });
+      if (extensions !== undefined) logger.warn({ extensions: config.MCP_EXTENSIONS }, 'MCP extensions enabled (test fixtures)');
+      return createMcpDispatcher({ handlers, sessions: store, version, completions, ...(extensions !== undefined ? { extensions } : {}) });
+    },
+  });
+  await sessions.start();
+  return sessions;
+}

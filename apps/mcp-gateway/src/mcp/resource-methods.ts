@@ -1,0 +1,88 @@
+import { McpError, ReadResourceRequestParamsSchema, ReadResourceResultSchema, SubscribeRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DaguError, parseDaguUri } from '@dagu-mcp/contracts';
+import { auditCode, auditor, type McpHandlers, type MethodHandler } from './mcp-server';
+import { toMcpError } from './mcp-errors';
+import type { ExtensionRouter } from './extensions/extension-router';
+import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from './transport/protocol';
+import type { SessionStore } from './transport/session-store';
+
+/** What the resource methods are built from. */
+export interface ResourceMethodDeps {
+  readonly handlers: McpHandlers;
+  readonly sessions: SessionStore;
+  readonly extensions: ExtensionRouter | undefined;
+}
+
+/**
+ * `resources/list`, `resources/templates/list`, `resources/read` (spec 020;
+ * errors per dagu-model §10) and `resources/subscribe` / `unsubscribe`
+ * (dagu-model §8): subscriptions are kept in the session record in Redis;
+ * `dagu://` subscriptions must name a run or its `/logs`. Delivery of
+ * `notifications/resources/updated` is {@link McpSessionManager.resourceUpdated}.
+ */
+export function resourceMethods(deps: ResourceMethodDeps): Record<string, MethodHandler> {
+  const { handlers, sessions, extensions } = deps;
+  const catalogs = async () => (extensions === undefined ? [] : extensions.catalogs());
+  return {
+    'resources/list': async () => ({ resources: [...handlers.listResources(), ...(await catalogs()).flatMap((c) => c.catalog.resources)] }),
+    'resources/templates/list': async () => ({
+      resourceTemplates: [...handlers.listResourceTemplates(), ...(await catalogs()).flatMap((c) => c.catalog.resourceTemplates)],
+    }),
+    'resources/read': async (params, { ctx, session }) => {
+      const { uri } = parseParams(ReadResourceRequestParamsSchema, params, 'resources/read needs a uri');
+      const owner = await extensions?.uriOwner(uri);
+      if (owner !== undefined) {
+        const relayed = ReadResourceResultSchema.safeParse(await extensions?.call(owner, 'resources/read', { uri }, ctx, session.clientCapabilities));
+        if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Resource ${uri} came back malformed.`);
+        return relayed.data;
+      }
+      const audit = auditor(handlers, ctx, 'mcp.resource.read', uri);
+      try {
+        const result = await handlers.readResource(uri, ctx);
+        audit(undefined);
+        return result;
+      } catch (err) {
+        audit(auditCode(err));
+        throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/read' }));
+      }
+    },
+    'resources/subscribe': async (params, { ctx, session }) => {
+      const { uri } = parseParams(SubscribeRequestParamsSchema, params, 'resources/subscribe needs a uri');
+      const owner = await extensions?.uriOwner(uri);
+      if (owner !== undefined) await extensions?.call(owner, 'resources/subscribe', { uri }, ctx, session.clientCapabilities);
+      else checkSubscribable(uri);
+      await sessions.subscribe(session.id, uri);
+      return {};
+    },
+    'resources/unsubscribe': async (params, { ctx, session }) => {
+      const { uri } = parseParams(SubscribeRequestParamsSchema, params, 'resources/unsubscribe needs a uri');
+      const owner = await extensions?.uriOwner(uri);
+      if (owner !== undefined) await extensions?.call(owner, 'resources/unsubscribe', { uri }, ctx, session.clientCapabilities);
+      await sessions.unsubscribe(session.id, uri);
+      return {};
+    },
+  };
+}
+
+/** dagu-model §8: subscriptions are offered on run URIs and their `/logs`. */
+function checkSubscribable(uri: string): void {
+  try {
+    const resource = parseDaguUri(uri);
+    if (resource.kind === 'run' || resource.kind === 'run_logs') return;
+    throw new DaguError('invalid_resource_uri', 'Subscriptions are offered on DAG-run URIs (dagu://runs/{name}/{dagRunId}) and their /logs.', { field: 'uri' });
+  } catch (err) {
+    throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/subscribe' }));
+  }
+}
+
+/** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */
+export function parseParams<T>(schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } }, params: unknown, hint: string): T {
+  const parsed = schema.safeParse(params ?? {});
+  if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, `Invalid params: ${hint}.`);
+  return parsed.data;
+}
+
+/** The SDK error `toMcpError` builds, as the transport's error type (same code, message and data). */
+function fromMcpError(error: McpError): JsonRpcError {
+  return new JsonRpcError(error.code, error.message, error.data);
+}

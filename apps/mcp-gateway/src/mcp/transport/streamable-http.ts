@@ -1,0 +1,204 @@
+import type { Request, Response } from 'express';
+import { InitializeRequestParamsSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ANONYMOUS_PRINCIPAL, PrincipalSchema, type Principal } from '@dagu-mcp/contracts';
+import type { Logger } from '@dagu-mcp/runtime';
+import type { McpDispatcher } from '../mcp-dispatcher';
+import type { EventLog } from './event-log';
+import { openGetStream } from './get-stream';
+import {
+  allowsBatch,
+  classifyMessage,
+  errorResponse,
+  idOf,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  negotiateVersion,
+  versionFromHeader,
+  type ClassifiedMessage,
+  type OutgoingMessage,
+} from './protocol';
+import type { ReplicaHub } from './replica-hub';
+import { RequestRunner, type Acceptable } from './request-runner';
+import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
+import { SseStream } from './sse-stream';
+
+/** Settings of {@link StreamableHttpHandler} (see config.ts for the variables). */
+export interface StreamableHttpOptions {
+  readonly dispatcher: McpDispatcher;
+  readonly sessions: SessionStore;
+  readonly events: EventLog;
+  readonly hub: ReplicaHub;
+  readonly logger: Logger;
+  readonly keepAliveMs: number;
+  readonly retryMs: number;
+  readonly clientRequestTimeoutMs: number;
+  /** Fallback fetch interval of GET streams, ms. */
+  readonly pollMs: number;
+}
+
+/**
+ * The MCP endpoint's Streamable HTTP handler (MCP 2025-03-26, 2025-06-18,
+ * 2025-11-25 basic/transports), stateless per replica: every request loads
+ * its session from Redis. Runs after authentication (`res.locals.principal`)
+ * and after the body parser (`req.body`, POST only). Transport errors are
+ * JSON-RPC error bodies with the request id when one was readable:
+ *
+ * | Condition | HTTP | JSON-RPC code |
+ * | --- | --- | --- |
+ * | POST accepts neither JSON nor SSE; GET does not accept SSE | 406 | -32000 |
+ * | batch array under a revision without batches; empty batch; initialize in a batch | 400 | -32600 |
+ * | not a JSON-RPC 2.0 message | 400 | -32600 |
+ * | `initialize` params invalid | 200 | -32602 |
+ * | `initialize` on a live session | 400 | -32600 |
+ * | `Mcp-Session-Id` missing (not initialize) | 400 | -32000 |
+ * | session unknown, ended, expired or another principal's | 404 | -32001 |
+ * | `MCP-Protocol-Version` malformed or unsupported | 400 | -32000 |
+ * | notifications and responses only | 202, no body | — |
+ */
+export class StreamableHttpHandler {
+  private readonly runner: RequestRunner;
+
+  constructor(private readonly options: StreamableHttpOptions) {
+    this.runner = new RequestRunner(options);
+  }
+
+  /** Serves one POST, GET or DELETE of the MCP endpoint. */
+  async handle(req: Request, res: Response): Promise<void> {
+    if (req.method === 'POST') return this.post(req, res);
+    if (req.method === 'GET') return this.get(req, res);
+    return this.delete(req, res);
+  }
+
+  private async post(req: Request, res: Response): Promise<void> {
+    const accept: Acceptable = { json: req.accepts('application/json') !== false, sse: req.accepts('text/event-stream') !== false };
+    const body: unknown = req.body;
+    if (!accept.json && !accept.sse) return send(res, 406, errorResponse(idOf(body), -32000, 'Not Acceptable: the client must accept application/json or text/event-stream.'));
+    const batch = Array.isArray(body);
+    const version = versionFromHeader(req.header('mcp-protocol-version'));
+    if (batch && 'version' in version && !allowsBatch(version.version)) {
+      return send(res, 400, errorResponse(null, INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in protocol version ${version.version}.`));
+    }
+    const items: unknown[] = Array.isArray(body) ? body : [body];
+    if (items.length === 0) return send(res, 400, errorResponse(null, INVALID_REQUEST, 'Invalid Request: empty batch.'));
+    const messages = items.map(classifyMessage);
+    const init = messages.find((m) => m.kind === 'request' && m.message.method === 'initialize');
+    if (init !== undefined && init.kind === 'request') {
+      if (batch) return send(res, 400, errorResponse(init.message.id, INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch.'));
+      return this.initialize(req, res, init.message, accept);
+    }
+    const first = messages[0];
+    if (!batch && first?.kind === 'invalid') return send(res, 400, errorResponse(first.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.'));
+    const session = await this.sessionOf(req, res, idOf(body));
+    if (session === undefined) return;
+    if ('error' in version) return send(res, 400, errorResponse(idOf(body), -32000, version.error));
+    const principal = principalOf(res);
+    for (const message of messages) await this.receive(session, message);
+    const requests = messages.filter((m) => m.kind === 'request');
+    if (requests.length === 0 && !messages.some((m) => m.kind === 'invalid')) return void res.status(202).end();
+    if (!batch && first?.kind === 'request') return this.runner.run(res, session, principal, first.message, accept);
+    return this.answerBatch(res, session, principal, messages);
+  }
+
+  private async initialize(req: Request, res: Response, request: JSONRPCRequest, accept: Acceptable): Promise<void> {
+    const principal = principalOf(res);
+    const existing = req.header('mcp-session-id');
+    if (existing !== undefined) {
+      if (await this.options.sessions.isLive(existing, principal.id)) {
+        return send(res, 400, errorResponse(request.id, INVALID_REQUEST, 'Invalid Request: the session is already initialized.'));
+      }
+      return send(res, 404, errorResponse(request.id, -32001, 'Session not found.'));
+    }
+    const params = InitializeRequestParamsSchema.safeParse(request.params);
+    if (!params.success) return send(res, 200, errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo.'));
+    const record: SessionRecord = {
+      id: newSessionId(),
+      protocolVersion: negotiateVersion(params.data.protocolVersion),
+      principalId: principal.id,
+      clientInfo: params.data.clientInfo,
+      clientCapabilities: params.data.capabilities,
+      logLevel: undefined,
+      createdAt: Date.now(),
+    };
+    await this.options.sessions.create(record);
+    this.options.logger.debug({ sessionId: record.id, protocolVersion: record.protocolVersion }, 'mcp session opened');
+    const response: OutgoingMessage = { jsonrpc: '2.0', id: request.id, result: { ...this.options.dispatcher.initializeResult(record.protocolVersion) } };
+    if (accept.json) {
+      res.setHeader('Mcp-Session-Id', record.id);
+      return send(res, 200, response);
+    }
+    const sse = new SseStream(res, { keepAliveMs: this.options.keepAliveMs, headers: { 'Mcp-Session-Id': record.id } });
+    sse.open();
+    sse.send(response);
+    sse.end();
+  }
+
+  /** Applies one notification or response of the client (requests are answered by the caller). */
+  private async receive(session: SessionRecord, message: ClassifiedMessage): Promise<void> {
+    if (message.kind === 'response') {
+      const { id } = message.message;
+      if (id === undefined) return;
+      const reply = 'error' in message.message ? { id, error: message.message.error } : { id, result: message.message.result };
+      return this.options.hub.deliverClientResponse(session.id, reply);
+    }
+    if (message.kind === 'notification' && message.message.method === 'notifications/cancelled') {
+      const requestId = message.message.params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') await this.options.hub.cancelRequest(session.id, requestId);
+    }
+  }
+
+  /** 2025-03-26 batches: every request answered, as one JSON array (invalid entries get -32600). */
+  private async answerBatch(res: Response, session: SessionRecord, principal: Principal, messages: readonly ClassifiedMessage[]): Promise<void> {
+    const answers = await Promise.all(
+      messages.map(async (m): Promise<OutgoingMessage | undefined> => {
+        if (m.kind === 'invalid') return errorResponse(m.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.');
+        if (m.kind !== 'request') return undefined;
+        return this.runner.capture(session, principal, m.message);
+      }),
+    );
+    res.setHeader('Mcp-Session-Id', session.id);
+    send(res, 200, answers.filter((a): a is OutgoingMessage => a !== undefined));
+  }
+
+  private async get(req: Request, res: Response): Promise<void> {
+    if (req.accepts('text/event-stream') === false) return send(res, 406, errorResponse(null, -32000, 'Not Acceptable: the client must accept text/event-stream.'));
+    const session = await this.sessionOf(req, res, null);
+    if (session === undefined) return;
+    const version = versionFromHeader(req.header('mcp-protocol-version'));
+    if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
+    const opened = await openGetStream(this.options, res, session.id, req.header('last-event-id'));
+    if (opened === 'unknown-stream') send(res, 400, errorResponse(null, -32000, 'Bad Request: the stream named by Last-Event-ID is no longer available.'));
+  }
+
+  private async delete(req: Request, res: Response): Promise<void> {
+    const session = await this.sessionOf(req, res, null);
+    if (session === undefined) return;
+    const version = versionFromHeader(req.header('mcp-protocol-version'));
+    if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
+    await this.options.sessions.destroy(session.id);
+    await this.options.hub.endSession(session.id);
+    this.options.logger.debug({ sessionId: session.id }, 'mcp session ended');
+    res.status(200).end();
+  }
+
+  /** The request's session, or `undefined` after answering 400 (no header) or 404 (unknown, or another principal's). */
+  private async sessionOf(req: Request, res: Response, id: ReturnType<typeof idOf>): Promise<SessionRecord | undefined> {
+    const header = req.header('mcp-session-id');
+    if (header === undefined) {
+      send(res, 400, errorResponse(id, -32000, 'Bad Request: Mcp-Session-Id header is required.'));
+      return undefined;
+    }
+    const session = await this.options.sessions.load(header, principalOf(res).id);
+    if (session === undefined) send(res, 404, errorResponse(id, -32001, 'Session not found.'));
+    return session;
+  }
+}
+
+/** The principal the auth middleware left in `res.locals` (anonymous when authentication is off). */
+function principalOf(res: Response): Principal {
+  const parsed = PrincipalSchema.safeParse(res.locals.principal);
+  return parsed.success ? parsed.data : ANONYMOUS_PRINCIPAL;
+}
+
+function send(res: Response, status: number, body: OutgoingMessage | OutgoingMessage[]): void {
+  res.status(status).json(body);
+}

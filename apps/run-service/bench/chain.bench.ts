@@ -1,0 +1,80 @@
+/**
+ * Engine overhead per step (issue "Run engine core" target: < 5 ms per step
+ * on top of the process spawn itself), measured on a 100-step chain of `true`.
+ *
+ * Run from the repo root (no build needed; PostgreSQL must be up, database
+ * `test` unless TEST_DATABASE_URL says otherwise):
+ *   node -r ./packages/bus/test-fixtures/ts-register.js apps/run-service/bench/chain.bench.ts [--steps 100] [--rounds 5]
+ * or: cd apps/run-service && npm run bench:chain
+ *
+ * Measures:
+ *  - baseline: `/bin/sh -c true` spawned --steps times in a row through the
+ *    engine's own process runner (detached group, piped output, line capture)
+ *    with no database at all: the spawn cost a step cannot avoid;
+ *  - the chain: a `type: chain` DAG of --steps `true` steps run by the engine
+ *    (step states, scheduler log, log streams, environment, temp output file),
+ *    from the first step's start to the last step's finish, and from the
+ *    start request to the terminal status in PostgreSQL;
+ *  - overhead per step = (chain span − baseline) / steps, per round; prints
+ *    the median and best of --rounds.
+ */
+import { processEnvBase } from '../src/engine/env-merge';
+import { runProcess } from '../src/engine/process-runner';
+import { createRunTestEnv } from '../test-fixtures/run-test-env';
+
+function argOf(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : NaN;
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+const STEPS = argOf('steps', 100);
+const ROUNDS = argOf('rounds', 5);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+async function baselineMs(): Promise<number> {
+  const env = processEnvBase(process.env);
+  const signal = new AbortController().signal;
+  const started = performance.now();
+  for (let i = 0; i < STEPS; i++) {
+    await runProcess({ file: '/bin/sh', args: ['-c', 'true'], cwd: process.cwd(), env, signal, killGraceMs: 1000, onStdout: () => undefined, onStderr: () => undefined });
+  }
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const env = await createRunTestEnv('bench_chain');
+  const spec = `type: chain\nsteps:\n${Array.from({ length: STEPS }, (_, i) => `  - {name: s${i}, run: "true"}`).join('\n')}\n`;
+  const overheads: number[] = [];
+  try {
+    await baselineMs();
+    for (let round = 1; round <= ROUNDS; round++) {
+      const baseline = await baselineMs();
+      const requested = performance.now();
+      const id = await env.start('chain', spec);
+      const detail = await env.waitForEnd('chain', id, 120_000);
+      const total = performance.now() - requested;
+      const first = Date.parse(detail.steps[0]?.startedAt ?? '');
+      const last = Date.parse(detail.steps[detail.steps.length - 1]?.finishedAt ?? '');
+      const span = last - first;
+      const perStep = (span - baseline) / STEPS;
+      overheads.push(perStep);
+      console.log(
+        `round ${round}: ${detail.statusLabel}; baseline ${STEPS} spawns ${baseline.toFixed(0)} ms (${(baseline / STEPS).toFixed(2)} ms each); ` +
+          `chain first start → last finish ${span} ms; request → terminal ${total.toFixed(0)} ms; overhead/step ${perStep.toFixed(2)} ms`,
+      );
+    }
+    console.log(`engine overhead per step: median ${median(overheads).toFixed(2)} ms, best ${Math.min(...overheads).toFixed(2)} ms (target < 5 ms)`);
+  } finally {
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
