@@ -7,7 +7,7 @@
  */
 import { defineOps } from '@dagu-mcp/contracts';
 import { ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 
 export const benchOps = defineOps({
@@ -21,7 +21,7 @@ export const NAIVE_QUEUE = 'naive';
 /** Starts the worker of `mode`; resolves with its close function once it takes jobs. */
 export async function startBenchWorker(mode: string, redisUrl: string, prefix: string): Promise<() => Promise<void>> {
   if (mode === 'naive') {
-    const worker = new Worker(NAIVE_QUEUE, async (job) => job.data, { connection: { url: redisUrl }, prefix, concurrency: 16 });
+    const worker = new Worker(NAIVE_QUEUE, async (job: Job<unknown, unknown, string>) => job.data, { connection: { url: redisUrl }, prefix, concurrency: 16 });
     await worker.waitUntilReady();
     return () => worker.close();
   }

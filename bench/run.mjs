@@ -27,7 +27,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { applyDags, dagName, seedDags } from './lib/dags.mjs';
+import { applyDags, cloneDags, dagName, seedDags } from './lib/dags.mjs';
 import { call, closeSession, keepAliveAgent, mcpHeaders, openSession } from './lib/mcp-http.mjs';
 import { CPU_COLUMNS, consoleTable, fmtMs, fmtRps, fmtX, machineInfo, MARK_END, MARK_START, markdownReport, readCommit } from './lib/report.mjs';
 import { median, ratio, round } from './lib/stats.mjs';
@@ -47,6 +47,7 @@ const { values: argv } = parseArgs({
     'sse-hold': { type: 'string' },
     'sse-keepalive-ms': { type: 'string' },
     'log-lines': { type: 'string' },
+    seed: { type: 'string', default: 'sql' },
     only: { type: 'string' },
     out: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -76,6 +77,7 @@ const settings = {
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   scenarios: SCENARIO_IDS.filter((id) => only.has(id)),
 };
+const sideBySideSelected = ['S1', 'S2', 'S3'].some((id) => only.has(id));
 const outDir = argv.out ?? join(ROOT, 'bench', 'results');
 const writeBenchmarksMd = !smoke && argv.only === undefined && !argv['no-benchmarks-md'];
 const LOAD = join(ROOT, 'bench', 'lib', 'load.mjs');
@@ -217,7 +219,7 @@ const stackHeaders = () => mcpHeaders({ token, ...session });
 
 /** Adds a scenario record; `fn` returns `{figures, checks}` or throws (the record then carries the error). */
 async function scenario(id, title, fn) {
-  if (!only.has(id) && id !== 'B') return;
+  if (id === 'B' ? !sideBySideSelected : !only.has(id)) return;
   log(`${id} ${title}`);
   const record = { id, title, status: 'ok', figures: {}, checks: [] };
   results.scenarios.push(record);
@@ -262,9 +264,26 @@ async function setup() {
   const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]);
   cpuPids = { 'mcp-gateway': stack.pids['mcp-gateway'], 'dag-service': stack.pids['dag-service'], 'run-service': stack.pids['run-service'] };
   results.setup.redisPid = redisPid;
-  log(`seeding ${settings.dags} DAGs through dagu_change`);
   const t1 = performance.now();
-  await seedDags(stack.mcpUrl, session, token, settings.dags);
+  // `--seed mcp`: every DAG through dagu_change. `--seed sql` (default): the
+  // first 1/40 (at least 50) through dagu_change, the rest copied from those
+  // rows in SQL (bench/lib/dags.mjs cloneDags), falling back to dagu_change.
+  const templates = argv.seed === 'mcp' ? settings.dags : Math.min(settings.dags, Math.max(50, Math.ceil(settings.dags / 40)));
+  log(`seeding ${settings.dags} DAGs: ${templates} through dagu_change${templates < settings.dags ? ', the rest copied in SQL' : ''}`);
+  await seedDags(stack.mcpUrl, session, token, 0, templates);
+  results.setup.seededThroughMcp = templates;
+  if (templates < settings.dags) {
+    try {
+      const stored = await cloneDags(settings.databaseUrl, stack.schemas[0], settings.dags, templates);
+      if (stored < settings.dags) throw new Error(`only ${stored} DAGs stored`);
+      results.setup.seededInSql = settings.dags - templates;
+    } catch (err) {
+      log(`SQL seeding failed (${String(err?.message ?? err)}); storing the rest through dagu_change`);
+      results.setup.sqlSeedError = String(err?.message ?? err);
+      await seedDags(stack.mcpUrl, session, token, templates, settings.dags);
+      results.setup.seededThroughMcp = settings.dags;
+    }
+  }
   await applyDags(stack.mcpUrl, session, token, [
     { name: 'bench-echo', spec: 'steps:\n  - name: hello\n    run: echo hello\n' },
     { name: 'bench-log', spec: `steps:\n  - name: spew\n    run: seq 1 ${settings.logLines}\n` },
@@ -610,14 +629,14 @@ async function main() {
   }
   if (names !== undefined) {
     try {
-      await sideBySide(names);
+      if (sideBySideSelected) await sideBySide(names);
     } catch (err) {
       results.setup.roundsError = String(err?.stack ?? err);
       log(`rounds failed: ${err}`);
     }
     await scenarios(names);
   } else {
-    for (const id of ['B', ...settings.scenarios]) results.scenarios.push({ id, title: id, status: 'error', error: `setup failed: ${results.setup.error}`, figures: {}, checks: [] });
+    for (const id of [...(sideBySideSelected ? ['B'] : []), ...settings.scenarios]) results.scenarios.push({ id, title: id, status: 'error', error: `setup failed: ${results.setup.error}`, figures: {}, checks: [] });
   }
   results.stackAlive = stack === undefined ? null : Object.fromEntries(['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'].map((a) => [a, stack.alive(a)]));
   if (stack !== undefined && Object.values(results.stackAlive).includes(false)) results.stackOutput = stack.output().slice(-8000);
@@ -629,7 +648,7 @@ async function main() {
   const written = writeResults();
   process.stdout.write(`\n${consoleTable(results)}\n\n`);
   log(`results: ${written.join(', ')}`);
-  const expected = ['B', ...settings.scenarios];
+  const expected = [...(sideBySideSelected ? ['B'] : []), ...settings.scenarios];
   const missing = expected.filter((id) => !results.scenarios.some((s) => s.id === id));
   if (missing.length > 0) {
     log(`no record for ${missing.join(', ')}`);

@@ -77,8 +77,52 @@ export async function applyDags(url, session, token, dags, concurrency = 16) {
   }
 }
 
-/** Stores `count` bench DAGs (`dag-00000`…). */
-export async function seedDags(url, session, token, count, concurrency = 16) {
-  const dags = Array.from({ length: count }, (_, i) => ({ name: dagName(i), spec: dagYaml(i) }));
+/** Stores bench DAGs `from`…`to-1` (`dag-00000`…) through `dagu_change`. */
+export async function seedDags(url, session, token, from, to, concurrency = 16) {
+  const dags = Array.from({ length: Math.max(0, to - from) }, (_, k) => ({ name: dagName(from + k), spec: dagYaml(from + k) }));
   await applyDags(url, session, token, dags, concurrency);
+}
+
+/**
+ * Fills DAGs `templates`…`count-1` by copying rows the service wrote for DAGs
+ * `0…templates-1` (`seedDags` first): DAG `i` is a copy of template
+ * `i % templates` with its own name and its own `batch-b<i>` token in the
+ * spec and in the normalized model, every other column as the service
+ * derived it. One INSERT … SELECT per 2,000 rows, then ANALYZE. Only the
+ * table name and the `name`/`spec`/`normalized` columns are assumed.
+ */
+export async function cloneDags(databaseUrl, schema, count, templates) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const table = `"${schema}".dags`;
+    for (let from = templates; from < count; from += 2000) {
+      const names = [];
+      const sources = [];
+      const sourceTokens = [];
+      const tokens = [];
+      for (let i = from; i < Math.min(count, from + 2000); i += 1) {
+        names.push(dagName(i));
+        sources.push(dagName(i % templates));
+        sourceTokens.push(String(i % templates));
+        tokens.push(String(i));
+      }
+      await client.query(
+        `INSERT INTO ${table}
+         SELECT (jsonb_populate_record(NULL::${table}, to_jsonb(d) || jsonb_build_object(
+           'name', v.name,
+           'spec', replace(d.spec, 'batch-b' || v.source_token || E'\\n', 'batch-b' || v.token || E'\\n'),
+           'normalized', replace(d.normalized::text, 'batch-b' || v.source_token || '"', 'batch-b' || v.token || '"')::jsonb))).*
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(name, source, source_token, token)
+         JOIN ${table} d ON d.name = v.source`,
+        [names, sources, sourceTokens, tokens],
+      );
+    }
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${table}`);
+    await client.query(`ANALYZE ${table}`);
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
 }

@@ -91,3 +91,32 @@ describe('OpenAPI document', () => {
     }
   });
 });
+
+describe('DAG-run routes', () => {
+  test('start a stored DAG, read the run, its logs and a step log, then retry; 036 validation answers 400 with the field', async () => {
+    await api('/dags/rest-run', { method: 'PUT', token: admin, body: { spec: 'steps:\n  - name: say\n    run: echo from-rest\n' } });
+    const started = await api('/dags/rest-run/start', { method: 'POST', token: admin, body: { params: 'A=1' } });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ dagName: 'rest-run', runUri: expect.stringMatching(/^dagu:\/\/runs\/rest-run\//) });
+    const id = String(started.body?.dagRunId);
+    let run = await api(`/dag-runs/rest-run/${id}`, { token: admin });
+    for (let i = 0; i < 100 && ![2, 3, 4, 6].includes(Number(run.body?.status)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      run = await api(`/dag-runs/rest-run/${id}`, { token: admin });
+    }
+    expect(run.body).toMatchObject({ name: 'rest-run', dagRunId: id, status: 4, statusLabel: 'succeeded' });
+    const step = await api(`/dag-runs/rest-run/${id}/steps/say/log?tail=5`, { token: admin });
+    expect(step.body?.stdoutContent).toContain('from-rest');
+    const logs = await api(`/dag-runs/rest-run/${id}/logs`, { token: admin });
+    expect(logs.body).toMatchObject({ schedulerLog: expect.any(Object), stepLogs: [expect.objectContaining({ stepName: 'say' })] });
+    const list = await api('/dag-runs?name=rest-run&status=4', { token: admin });
+    expect((list.body?.items as Array<{ dagRunId: string }>).map((r) => r.dagRunId)).toContain(id);
+    const retried = await api(`/dag-runs/rest-run/${id}/retry`, { method: 'POST', token: admin, body: { stepName: 'say' } });
+    expect(retried.status).toBe(200);
+    const bad = await api('/dags/rest-run/start', { method: 'POST', token: admin, body: { dagRunId: 'bad id!' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'invalid_tool_input', field: 'dagRunId' });
+    const badQuery = await api('/dag-runs?limit=0', { token: admin });
+    expect(badQuery.status).toBe(400);
+  });
+});

@@ -26,6 +26,7 @@ import { createServiceProber } from './http/service-probes';
 import { setupAuth } from './auth/auth-setup';
 import { healthRoutes } from './routes/health.routes';
 import { dagRoutes } from './routes/dags.routes';
+import { runRoutes } from './routes/runs.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 
 /** A started gateway; `stop()` drains it (CONVENTIONS §13). */
@@ -65,7 +66,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
-    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), wikiRoutes({ bus })],
+    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), runRoutes(bus), wikiRoutes({ bus })],
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,

@@ -32,6 +32,9 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
 /** How a job's processing ended; never a rejected promise (see `started`). */
 type Processed = { ok: true } | { ok: false; error: Error };
 
+/** A bus job as BullMQ hands it over: data not trusted until parsed, no return value. */
+type BusJob = Job<unknown, void, string>;
+
 /**
  * The service side of the bus: a BullMQ Worker over the service's queue that
  * runs each job through {@link processBusJob} and PUBLISHes the reply on the
@@ -53,7 +56,7 @@ type Processed = { ok: true } | { ok: false; error: Error };
 export class ServiceWorker<C extends OpCatalog> {
   private readonly logger: BusLogger;
   private connection: Redis | undefined;
-  private worker: Worker | undefined;
+  private worker: Worker<unknown, void, string> | undefined;
   /** Runs started on `active`, by job id, until BullMQ's processor picks them up. */
   private readonly started = new Map<string, Promise<Processed>>();
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
@@ -76,7 +79,7 @@ export class ServiceWorker<C extends OpCatalog> {
     const connection = openRedisConnection(redisUrl, 'worker', `${prefix}:worker:${queueNameOf(service)}`, this.logger);
     this.connection = connection;
     await waitUntilReady(connection);
-    const worker = new Worker(queueNameOf(service), (job: Job) => this.processor(job), {
+    const worker = new Worker<unknown, void, string>(queueNameOf(service), (job: BusJob) => this.processor(job), {
       connection,
       prefix,
       concurrency: this.options.concurrency ?? 16,
@@ -85,7 +88,7 @@ export class ServiceWorker<C extends OpCatalog> {
       maxStalledCount: 1,
       autorun: false,
     });
-    worker.on('active', (job: Job) => {
+    worker.on('active', (job: BusJob) => {
       if (job.id !== undefined) this.started.set(job.id, this.execute(job));
     });
     worker.on('error', (error: Error) => this.logger.warn({ error: error.message }, 'bus worker error'));
@@ -120,7 +123,7 @@ export class ServiceWorker<C extends OpCatalog> {
   }
 
   /** BullMQ's processor: awaits the run begun on `active` (or begins it) and rethrows its failure. */
-  private async processor(job: Job): Promise<void> {
+  private async processor(job: BusJob): Promise<void> {
     const early = job.id === undefined ? undefined : this.started.get(job.id);
     if (job.id !== undefined) this.started.delete(job.id);
     const processed = await (early ?? this.execute(job));
@@ -132,7 +135,7 @@ export class ServiceWorker<C extends OpCatalog> {
    * `active` is awaited only later, and a rejection nobody awaits yet would be
    * an unhandled one): a failure for BullMQ comes back as `{ok: false, error}`.
    */
-  private async execute(job: Job): Promise<Processed> {
+  private async execute(job: BusJob): Promise<Processed> {
     try {
       await this.process(job);
       return { ok: true };
@@ -141,7 +144,7 @@ export class ServiceWorker<C extends OpCatalog> {
     }
   }
 
-  private async process(job: Job): Promise<void> {
+  private async process(job: BusJob): Promise<void> {
     const jobId = job.id ?? '';
     const outcome = await processBusJob(
       this.options.catalog,

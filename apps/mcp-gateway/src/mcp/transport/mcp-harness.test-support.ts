@@ -1,0 +1,214 @@
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
+import { createLogger } from '@dagu-mcp/runtime';
+import { createApp } from '../../app';
+import { createMcpDispatcher } from '../mcp-dispatcher';
+import type { McpHandlers, ToolHandler } from '../mcp-server';
+import { McpSessionManager } from '../session-manager';
+
+/**
+ * Test support for the MCP transport's integration tests (real Redis): a
+ * gateway "replica" is the real app (`createApp`: guards, body parser,
+ * handler) around a real {@link McpSessionManager}, with a fake
+ * authentication that takes the principal id from `x-test-principal`
+ * (default `alice`) and fake tools. Several replicas with one prefix share
+ * sessions, as gateway processes do. HTTP goes through `node:http` without
+ * keep-alive, so no client socket or timer outlives a request.
+ */
+
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** One in-process gateway replica. */
+export interface TestReplica {
+  readonly url: string;
+  readonly manager: McpSessionManager;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startReplica}. */
+export interface ReplicaOptions {
+  readonly prefix: string;
+  readonly idleTtlMs?: number;
+  readonly keepAliveMs?: number;
+  readonly tools?: Readonly<Record<string, ToolHandler>>;
+}
+
+function fakeAuth(req: Request, res: Response, next: NextFunction): void {
+  const id = req.header('x-test-principal') ?? 'alice';
+  res.locals.principal = { id, subject: id, role: 'admin', credentialType: 'none' };
+  next();
+}
+
+/** Starts a replica on a free port of 127.0.0.1. */
+export async function startReplica(options: ReplicaOptions): Promise<TestReplica> {
+  const logger = createLogger({ name: 'mcp-test', level: 'silent' });
+  const handlers: McpHandlers = {
+    tools: options.tools ?? {},
+    listResources: () => [{ uri: 'dagu://reference', name: 'dagu_references' }],
+    listResourceTemplates: () => [{ uriTemplate: 'dagu://reference/{topic}', name: 'dagu_reference' }],
+    readResource: async (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'content' }] }),
+    audit: () => undefined,
+  };
+  const manager = new McpSessionManager({
+    redisUrl: TEST_REDIS_URL,
+    prefix: options.prefix,
+    logger,
+    idleTtlMs: options.idleTtlMs ?? 60_000,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    retryMs: 200,
+    eventRetentionMs: 60_000,
+    eventMaxLen: 1000,
+    clientRequestTimeoutMs: 5_000,
+    createDispatcher: ({ sessions }) => createMcpDispatcher({ handlers, sessions, version: 'test' }),
+  });
+  await manager.start();
+  const app = createApp({
+    logger,
+    sessions: manager,
+    basePath: '',
+    bodyLimitBytes: 4 * 1024 * 1024,
+    version: 'test',
+    trustProxy: false,
+    readiness: {},
+    authenticateMcp: fakeAuth,
+    authenticateRest: fakeAuth,
+    restRoutes: [],
+    mcpOrigins: { allowedOrigins: [], allowedHosts: ['localhost', '127.0.0.1', '::1'] },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    manager,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await manager.closeAll();
+    },
+  };
+}
+
+/** A finished HTTP exchange. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+  /** The body parsed as JSON (`undefined` when it is not JSON). */
+  readonly json: unknown;
+}
+
+/** Default headers of an MCP POST. */
+export const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** One HTTP request without connection reuse; resolves with the whole answer. */
+export function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<HttpAnswer> {
+  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'POST', headers: { ...(init.method === 'GET' || init.method === 'DELETE' ? {} : POST_HEADERS), ...init.headers }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `initialize` as `principal`; resolves with the new session id. */
+export async function initialize(url: string, principal = 'alice', protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<string> {
+  const answer = await send(url, {
+    headers: { 'x-test-principal': principal },
+    body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'test', version: '1' } } },
+  });
+  const sid = answer.headers['mcp-session-id'];
+  if (answer.status !== 200 || typeof sid !== 'string') throw new Error(`initialize failed: ${answer.status} ${answer.text}`);
+  return sid;
+}
+
+/** One parsed SSE block: a comment, or an event with optional id and data. */
+export interface SseBlock {
+  readonly comment?: string;
+  readonly id?: string;
+  readonly data?: string;
+  readonly retry?: string;
+}
+
+/** An open SSE response being read. */
+export interface SseReader {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly blocks: SseBlock[];
+  /** Resolves with the first block (already read or coming) that matches, or rejects after `timeoutMs`. */
+  next(match: (block: SseBlock) => boolean, timeoutMs?: number): Promise<SseBlock>;
+  /** Resolves when the server ended the response. */
+  readonly ended: Promise<void>;
+  close(): void;
+}
+
+/** Opens a request whose answer is read as SSE as it arrives (GET streams, POSTs answered as SSE). */
+export function openSse(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<SseReader> {
+  const method = init.method ?? 'GET';
+  const headers = method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...POST_HEADERS, ...init.headers };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      const blocks: SseBlock[] = [];
+      const waiters = new Set<() => void>();
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let cut = buffer.indexOf('\n\n');
+        while (cut !== -1) {
+          blocks.push(parseBlock(buffer.slice(0, cut)));
+          buffer = buffer.slice(cut + 2);
+          cut = buffer.indexOf('\n\n');
+        }
+        for (const wake of [...waiters]) wake();
+      });
+      const ended = new Promise<void>((done) => res.once('close', () => done()));
+      const next = (match: (block: SseBlock) => boolean, timeoutMs = 5_000): Promise<SseBlock> =>
+        new Promise((found, fail) => {
+          const check = (): void => {
+            const block = blocks.find(match);
+            if (block === undefined) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            found(block);
+          };
+          const timer = setTimeout(() => {
+            waiters.delete(check);
+            fail(new Error(`no matching SSE block within ${timeoutMs} ms; got ${JSON.stringify(blocks)}`));
+          }, timeoutMs);
+          waiters.add(check);
+          check();
+        });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, blocks, next, ended, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    req.end(body);
+  });
+}
+
+function parseBlock(text: string): SseBlock {
+  const block: { comment?: string; id?: string; data?: string; retry?: string } = {};
+  for (const line of text.split('\n')) {
+    if (line.startsWith(':')) block.comment = line.slice(1).trim();
+    else if (line.startsWith('id:')) block.id = line.slice(3).trim();
+    else if (line.startsWith('data:')) block.data = line.slice(5).trim();
+    else if (line.startsWith('retry:')) block.retry = line.slice(6).trim();
+  }
+  return block;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

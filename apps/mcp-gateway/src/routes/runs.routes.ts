@@ -1,0 +1,92 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { parseReadQuery, runOps, type Principal } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import { principalOf } from '../http/principal';
+import type { RestRoutes } from '../http/rest-router';
+import { parseExecuteInput } from '../mcp/tools/execute/execute-input';
+import { performAction } from '../mcp/tools/execute/execute-tool';
+import { runUris } from '../mcp/tools/execute/execute-output';
+import { dagNameParam } from './dags.routes';
+import { parseRequest } from './parse-body';
+
+const StartBodySchema = z.strictObject({
+  spec: z.string().optional(),
+  params: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  dagRunId: z.string().optional(),
+  labels: z.array(z.string()).optional(),
+  singleton: z.boolean().optional(),
+  noReuse: z.boolean().optional(),
+});
+const EnqueueBodySchema = StartBodySchema.extend({ queue: z.string().optional() });
+const RetryBodySchema = z.strictObject({ stepName: z.string().optional(), includeDownstream: z.boolean().optional() });
+const RunsQueryDoc = z.strictObject({
+  name: z.string().optional(), dagRunId: z.string().optional(), status: z.string().optional(), fromDate: z.string().optional(),
+  toDate: z.string().optional(), limit: z.string().optional(), cursor: z.string().optional(), labels: z.string().optional(),
+});
+const LogQueryDoc = z.strictObject({
+  tail: z.string().optional(), head: z.string().optional(), offset: z.string().optional(), limit: z.string().optional(), stream: z.enum(['stdout', 'stderr']).optional(),
+});
+
+/** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
+function queryText(req: Request): string {
+  const i = req.originalUrl.indexOf('?');
+  return i < 0 ? '' : req.originalUrl.slice(i + 1);
+}
+
+/**
+ * Runs a run-control action with the same validation as `dagu_execute` (036;
+ * its errors answer 400 with the same `field`) and the same bus calls.
+ */
+async function control(bus: BusClient, principal: Principal, args: Record<string, unknown>) {
+  const request = parseExecuteInput(args, {});
+  const ref = await performAction(bus, request, principal);
+  return { ...ref, ...runUris(ref) };
+}
+
+/**
+ * DAG-run routes over the bus: start/enqueue a stored DAG (or an inline
+ * `spec`), stop, retry (operator and up, dagu-model §9); list, details,
+ * run logs and step logs (any role) with the 021 query parameters.
+ */
+export function runRoutes(bus: BusClient): RestRoutes {
+  return (routes) => {
+    for (const action of ['start', 'enqueue'] as const) {
+      const body = action === 'start' ? StartBodySchema : EnqueueBodySchema;
+      routes.post(`/dags/:name/${action}`, { access: 'operator', summary: `${action === 'start' ? 'Start' : 'Enqueue'} a run of a DAG`, tag: 'dag-runs', body, status: 201 }, async (req, res) => {
+        const input = parseRequest(body, req.body);
+        res.status(201).json(await control(bus, principalOf(res), { ...input, action, name: dagNameParam(req.params.name) }));
+      });
+    }
+    routes.post('/dag-runs/:name/:dagRunId/stop', { access: 'operator', summary: 'Stop a running or waiting run', tag: 'dag-runs' }, async (req, res) => {
+      res.json(await control(bus, principalOf(res), { action: 'stop', name: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) }));
+    });
+    routes.post('/dag-runs/:name/:dagRunId/retry', { access: 'operator', summary: 'Retry a run (whole, or from stepName)', tag: 'dag-runs', body: RetryBodySchema }, async (req, res) => {
+      const input = parseRequest(RetryBodySchema, req.body);
+      res.json(await control(bus, principalOf(res), { ...input, action: 'retry', name: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) }));
+    });
+    routes.get('/dag-runs', { access: 'viewer', summary: 'List DAG-runs (the 021 `runs` query; status repeatable)', tag: 'dag-runs', query: RunsQueryDoc }, async (req, res) => {
+      const query = parseReadQuery('runs', queryText(req), 'target') ?? {};
+      res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
+    });
+    routes.get('/dag-runs/:name/:dagRunId', { access: 'viewer', summary: 'The run-detail model', tag: 'dag-runs' }, async (req, res) => {
+      const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) };
+      res.json(await bus.call('run', runOps, 'run.get', payload, { principal: principalOf(res) }));
+    });
+    routes.get('/dag-runs/:name/:dagRunId/logs', { access: 'viewer', summary: 'The run-log model (scheduler log tail and step streams)', tag: 'dag-runs', query: z.strictObject({ tail: z.string().optional() }) }, async (req, res) => {
+      const query = parseReadQuery('run_logs', queryText(req), 'target');
+      const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), ...(query?.tail !== undefined ? { tail: query.tail } : {}) };
+      res.json(await bus.call('run', runOps, 'run.logs', payload, { principal: principalOf(res) }));
+    });
+    routes.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { access: 'viewer', summary: 'One step\'s stdout/stderr with the log reader options', tag: 'dag-runs', query: LogQueryDoc }, async (req, res) => {
+      const query = parseReadQuery('step_log', queryText(req), 'target');
+      const payload = {
+        dagName: dagNameParam(req.params.name),
+        dagRunId: String(req.params.dagRunId),
+        stepName: String(req.params.stepName),
+        ...(query !== undefined ? { query } : {}),
+      };
+      res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+    });
+  };
+}
