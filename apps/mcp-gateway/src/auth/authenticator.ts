@@ -5,7 +5,7 @@ import type { ApiKeyVerifier } from './api-key-cache';
 import type { Credential } from './credentials';
 import type { FailureLimiter } from './failure-limiter';
 import type { LoginTokens } from './login-token';
-import { verifyPassword } from './password';
+import { verifyUserPassword } from './password';
 import type { UserRepository } from './user.repository';
 
 /** `AUTH_MODE` (020 §Authentication: the server's configured mode). */
@@ -92,7 +92,7 @@ export class Authenticator {
       return ok ? { principal: { id: `user:${basic.username}`, subject: basic.username, role: 'admin', credentialType: 'basic' } } : undefined;
     }
     const found = await this.deps.users.findByUsername(credential.username);
-    if (found === undefined || !(await verifyPassword(found.passwordHash, credential.password))) return undefined;
+    if (!(await verifyUserPassword(found?.passwordHash, credential.password)) || found === undefined) return undefined;
     return { principal: { id: `user:${found.user.id}`, subject: found.user.username, role: found.user.role, credentialType: 'basic' } };
   }
 }

@@ -16,3 +16,18 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
     return false;
   }
 }
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Like `verifyPassword`, but for a user that may not exist: with no hash it
+ * still runs one argon2 verification against a throwaway hash, so the
+ * answer takes as long for an unknown username as for a wrong password
+ * (no username enumeration by timing). Always false without a hash.
+ */
+export async function verifyUserPassword(passwordHash: string | undefined, password: string): Promise<boolean> {
+  if (passwordHash !== undefined) return verifyPassword(passwordHash, password);
+  dummyHash ??= hashPassword('not-a-real-password');
+  await verifyPassword(await dummyHash, password);
+  return false;
+}

@@ -3,7 +3,7 @@ import { DaguError } from '@dagu-mcp/contracts';
 import type { AuditLog } from '../audit/audit-log';
 import type { FailureLimiter } from '../auth/failure-limiter';
 import type { LoginTokens } from '../auth/login-token';
-import { verifyPassword } from '../auth/password';
+import { verifyUserPassword } from '../auth/password';
 import type { UserRepository } from '../auth/user.repository';
 import type { AuthMode } from '../auth/authenticator';
 import { principalOf } from '../http/principal';
@@ -29,7 +29,7 @@ export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens
         throw new DaguError('rate_limited', 'Too many failed attempts; try again later.');
       }
       const found = await deps.users.findByUsername(username);
-      const ok = found !== undefined && (await verifyPassword(found.passwordHash, password));
+      const ok = await verifyUserPassword(found?.passwordHash, password);
       if (!ok || found === undefined) {
         await deps.limiter.recordFailure(address, username);
         deps.audit.record({ category: 'auth', action: 'auth.login.failed', principal: undefined, target: username, outcome: 'failed', requestId: res.locals.requestId as string });
