@@ -60,6 +60,6 @@ maybe('images built by their Dockerfiles, without Docker', () => {
         await pool.end();
       }
     },
-    300_000,
+    600_000,
   );
 });

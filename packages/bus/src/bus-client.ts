@@ -64,7 +64,7 @@ export interface CallOptions {
  */
 export class BusClient {
   /** This client's id; its replies arrive on `${prefix}:reply:${clientId}`. */
-  readonly clientId = randomUUID();
+  readonly clientId: string = randomUUID();
   private readonly prefix: string;
   private readonly defaultTimeoutMs: number;
   private readonly logger: BusLogger;
