@@ -21,7 +21,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 const call = (id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
   rpc(id, 'tools/call', { name, arguments: args, ...(meta ? { _meta: meta } : {}) });
 

@@ -29,7 +29,7 @@ export async function startOpsServer(opts: {
     if (req.method !== 'GET') return send(405, { code: 'method_not_allowed' });
     const { checks, metrics } = opts;
     if (metrics !== undefined && req.url?.split('?')[0] === '/metrics') {
-      metrics().then(
+      void metrics().then(
         (page) => {
           res.writeHead(200, { 'content-type': page.contentType });
           res.end(page.body);

@@ -1,0 +1,65 @@
+/**
+ * Summarizes a V8 .cpuprofile (as written by `node --cpu-prof`, which
+ * `bench/run.mjs --profile` turns on for the gateway and dag-service): self
+ * time by function and by package/file, and inclusive time of the functions
+ * named on the command line.
+ *
+ *   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25] [fnName …]
+ */
+import { readFileSync } from 'node:fs';
+
+const [file, topArg, ...names] = process.argv.slice(2);
+const top = Number(topArg ?? 25);
+const profile = JSON.parse(readFileSync(file, 'utf8'));
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map();
+for (let i = 0; i < profile.samples.length; i += 1) {
+  const dt = profile.timeDeltas[i] ?? 0;
+  self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
+}
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+/** Where a frame's code lives: a package name, `node:<module>`, an app file, or a V8 marker. */
+function placeOf(cf) {
+  const url = cf.url ?? '';
+  if (url === '') return `(${cf.functionName || 'native'})`;
+  const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:')) return url;
+  const app = /\/(apps|packages)\/([^/]+)\/dist\/(.*)$/.exec(url);
+  return app ? `${app[2]}/${app[3]}` : url;
+}
+
+const fnSelf = new Map();
+const placeSelf = new Map();
+for (const [id, t] of self) {
+  const cf = byId.get(id).callFrame;
+  const key = `${cf.functionName || '(anonymous)'}  ${placeOf(cf)}:${cf.lineNumber + 1}`;
+  fnSelf.set(key, (fnSelf.get(key) ?? 0) + t);
+  placeSelf.set(placeOf(cf), (placeSelf.get(placeOf(cf)) ?? 0) + t);
+}
+const pct = (t) => `${((t / total) * 100).toFixed(1).padStart(5)}%`;
+const print = (title, map) => {
+  console.log(`\n${title}`);
+  for (const [k, t] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
+};
+console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled`);
+print('self time by package / file', placeSelf);
+print('self time by function', fnSelf);
+if (names.length > 0) {
+  // Inclusive time: samples with the function anywhere on their stack (counted once per sample).
+  const inclusive = new Map(names.map((n) => [n, 0]));
+  for (const [id, t] of self) {
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const fn = byId.get(cur).callFrame.functionName;
+      if (inclusive.has(fn) && !seen.has(fn)) {
+        seen.add(fn);
+        inclusive.set(fn, inclusive.get(fn) + t);
+      }
+    }
+  }
+  print('inclusive time of named functions', inclusive);
+}
