@@ -19,6 +19,29 @@ try {
   for (let i = 0; i < 300; i++) await request(stack.mcpUrl, { headers: mcpHeaders({ token, ...s }), agent, body: body(i + 10) });
   await new Promise((res) => setTimeout(res, 6000)); // let periodic timers settle
   const idle0 = await stats(); await new Promise((res) => setTimeout(res, 5000)); const idle1 = await stats();
+  const mon = spawn('redis-cli', ['-p', '16379', 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let monOut = '';
+  mon.stdout.on('data', (d) => (monOut += d));
+  await new Promise((res) => setTimeout(res, 300));
+  for (let i = 0; i < 50; i++) await request(stack.mcpUrl, { headers: mcpHeaders({ token, ...s }), agent, body: body(i + 5000) });
+  await new Promise((res) => setTimeout(res, 300));
+  mon.kill();
+  const { execSync } = await import('node:child_process');
+  const ss = execSync('ss -tnp').toString();
+  const owner = {};
+  for (const line of ss.split('\n')) { const m = /127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:16379\s+users:\(\("node",pid=(\d+)/.exec(line); if (m) owner[m[1]] = m[2]; }
+  const names = Object.fromEntries(Object.entries(stack.pids).map(([a, p]) => [String(p), a]));
+  const counts = {};
+  for (const line of monOut.split('\n')) {
+    const m = /\[\d+ (lua|127\.0\.0\.1:(\d+))\] "([^"]+)"/.exec(line);
+    if (!m) continue;
+    const who = m[1] === 'lua' ? 'lua(inside script)' : (names[owner[m[2]]] ?? `port ${m[2]}`);
+    const key = `${who} ${m[3].toLowerCase()}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  const perClient = Object.entries(counts).map(([k, v]) => [k, v / 50]).sort();
+  console.log('per request, by client (top-level round trips) and inside Lua:');
+  for (const [k, v] of perClient) console.log(v.toFixed(2).padStart(6), k);
   const N = 1000;
   const before = await stats();
   const lat = [];

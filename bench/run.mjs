@@ -146,6 +146,65 @@ function cpuUsage(a, b) {
   return out;
 }
 
+// ---------------------------------------------------------------- latency breakdown
+
+/**
+ * Sum and count of the duration histograms the stack exports (runtime
+ * metrics.ts): the gateway's HTTP requests of one MCP method, its bus calls
+ * of one op, and the service's handler runs of that op. Null when a scrape fails.
+ */
+async function scrapeDurations({ service, op, mcpMethod }) {
+  const read = async (url) => {
+    try {
+      const res = await fetch(url);
+      return res.ok ? await res.text() : '';
+    } catch {
+      return '';
+    }
+  };
+  const pick = (text, metric, needles) => {
+    const out = { sum: 0, count: 0 };
+    for (const line of text.split('\n')) {
+      for (const part of ['sum', 'count']) {
+        if (!line.startsWith(`${metric}_${part}{`)) continue;
+        if (!needles.every((n) => line.includes(n))) continue;
+        out[part] += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return out;
+  };
+  const [gateway, svc] = await Promise.all([read(stack.metricsUrls['mcp-gateway']), read(stack.metricsUrls[service])]);
+  if (gateway === '') return null;
+  return {
+    http: pick(gateway, 'dagu_http_request_duration_seconds', [`mcp_method="${mcpMethod}"`]),
+    bus: pick(gateway, 'dagu_bus_call_duration_seconds', [`op="${op}"`]),
+    job: pick(svc, 'dagu_bus_job_duration_seconds', [`op="${op}"`]),
+  };
+}
+
+/** Mean ms per request of each stage between two scrapes, and what each layer adds. */
+function breakdownOf(a, b, clientMeanMs) {
+  if (a === null || b === null) return undefined;
+  const mean = (k) => {
+    const n = b[k].count - a[k].count;
+    return n > 0 ? ((b[k].sum - a[k].sum) / n) * 1000 : null;
+  };
+  const http = mean('http');
+  const bus = mean('bus');
+  const job = mean('job');
+  const minus = (x, y) => (x !== null && y !== null && x !== undefined && y !== undefined ? round(x - y, 3) : null);
+  return {
+    requests: b.http.count - a.http.count,
+    clientMs: round(clientMeanMs, 3),
+    gatewayHttpMs: round(http, 3),
+    busCallMs: round(bus, 3),
+    serviceHandlerMs: round(job, 3),
+    outsideGatewayMs: minus(clientMeanMs, http),
+    gatewayOwnMs: minus(http, bus),
+    busTransportMs: minus(bus, job),
+  };
+}
+
 // ---------------------------------------------------------------- load processes
 
 let cpuPids = {};
@@ -154,8 +213,10 @@ let cpuPids = {};
  * Runs one load job in its own process; resolves with its result plus `cpu`
  * (usage during the timed part). A job that crashes resolves with `fatal`.
  */
-function runLoad(job, timeoutMs) {
+function runLoad(job, timeoutMs, breakdown) {
   return new Promise((resolve) => {
+    let scrapeStart;
+    let scrapeEnd;
     const child = spawn(process.execPath, [LOAD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -173,18 +234,22 @@ function runLoad(job, timeoutMs) {
       while ((nl = out.indexOf('\n')) >= 0) {
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
-        if (line === 'PHASE measure') start = cpuSnapshot(pids());
-        else if (line.startsWith('RESULT ')) {
+        if (line === 'PHASE measure') {
+          start = cpuSnapshot(pids());
+          if (breakdown !== undefined) scrapeStart = scrapeDurations(breakdown);
+        } else if (line.startsWith('RESULT ')) {
           end = cpuSnapshot(pids());
+          if (breakdown !== undefined) scrapeEnd = scrapeDurations(breakdown);
           result = JSON.parse(line.slice(7));
         }
       }
     });
     child.stderr.on('data', (d) => (err += d.toString()));
-    child.on('exit', (code) => {
+    child.on('exit', async (code) => {
       clearTimeout(timer);
       if (result === undefined) return resolve({ fatal: `load process exited ${code}: ${err.slice(-2000)}` });
       if (start !== undefined && end !== undefined) result.cpu = cpuUsage(start, end);
+      if (scrapeStart !== undefined && scrapeEnd !== undefined) result.breakdown = breakdownOf(await scrapeStart, await scrapeEnd, result.latency?.mean);
       resolve(result);
     });
   });
@@ -313,16 +378,17 @@ async function sideBySide(names) {
   const dagPages = Array.from({ length: Math.min(pages, 200) }, (_, k) => toolCall('dagu_read', { target: 'dags', query: `perPage=50&page=${k + 1}` }));
   const { warmupSec, durationSec, connections } = settings;
   const timeout = (warmupSec + durationSec) * 1000 + 60_000;
-  const auto = (url, headers, requests) => runLoad({ kind: 'autocannon', url, headers, requests, connections, warmupSec, durationSec }, timeout);
-  const seq = (url, headers, requests) => runLoad({ kind: 'sequential', url, headers, requests, warmupSec, durationSec }, timeout);
+  const auto = (url, headers, requests, breakdown) => runLoad({ kind: 'autocannon', url, headers, requests, connections, warmupSec, durationSec }, timeout, breakdown);
+  const seq = (url, headers, requests, breakdown) => runLoad({ kind: 'sequential', url, headers, requests, warmupSec, durationSec }, timeout, breakdown);
+  const specStages = { service: 'dag-service', op: 'dag.spec', mcpMethod: 'tools/call' };
   const baseHeaders = mcpHeaders({ protocolVersion: session.protocolVersion });
   const measurements = {
     b32: () => auto(baseline.url, baseHeaders, specCalls),
-    s1: () => auto(stack.mcpUrl, stackHeaders(), specCalls),
+    s1: () => auto(stack.mcpUrl, stackHeaders(), specCalls, specStages),
     b1: () => seq(baseline.url, baseHeaders, specCalls),
-    s2: () => seq(stack.mcpUrl, stackHeaders(), specCalls),
-    s3r: () => auto(stack.mcpUrl, stackHeaders(), resourceReads),
-    s3d: () => auto(stack.mcpUrl, stackHeaders(), dagPages),
+    s2: () => seq(stack.mcpUrl, stackHeaders(), specCalls, specStages),
+    s3r: () => auto(stack.mcpUrl, stackHeaders(), resourceReads, { ...specStages, mcpMethod: 'resources/read' }),
+    s3d: () => auto(stack.mcpUrl, stackHeaders(), dagPages, { ...specStages, op: 'dag.list' }),
   };
   const enabled = new Set(['b32', 's1']);
   if (only.has('S2')) ['b1', 's2'].forEach((m) => enabled.add(m));
@@ -378,8 +444,11 @@ function figuresOf(m) {
     ok: okOf(m),
     errors: errorsOf(m),
     rounds: results.rounds.length,
+    ...(results.rounds.some((r) => r[m]?.breakdown !== undefined) ? { breakdown: Object.fromEntries(BREAKDOWN_KEYS.map((k) => [k, round(med(m, (x) => x.breakdown?.[k]), 3)])) } : {}),
   };
 }
+
+const BREAKDOWN_KEYS = ['clientMs', 'outsideGatewayMs', 'gatewayHttpMs', 'gatewayOwnMs', 'busCallMs', 'busTransportMs', 'serviceHandlerMs'];
 
 async function sequentialJob(requests, { iterations, warmup = 3, timeoutMs = 60_000 }) {
   return runLoad({ kind: 'sequential', url: stack.mcpUrl, headers: stackHeaders(), requests, warmup, iterations, timeoutMs }, (iterations + warmup) * timeoutMs + 60_000);

@@ -105,6 +105,20 @@ export function markdownReport(results) {
   ];
   const rounds = roundsTable(results);
   if (rounds !== '') lines.push('Per round (side-by-side scenarios):', '', rounds, '');
+  const stages = results.scenarios.filter((s) => ['S1', 'S2'].includes(s.id) && s.figures?.breakdown !== undefined);
+  if (stages.length > 0) {
+    lines.push(
+      'Where a full-stack call spends its time (mean ms per request, median over rounds; from the stack\'s own duration histograms):',
+      '',
+      '| Scenario | Client sees | Outside the gateway (client, HTTP, kernel) | Gateway HTTP total | Gateway own (auth, session, MCP, JSON) | Bus call | Bus transport (Redis, BullMQ, reply) | dag-service handler |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const s of stages) {
+      const b = s.figures.breakdown;
+      lines.push(`| ${s.id} | ${fmtMs(b.clientMs)} | ${fmtMs(b.outsideGatewayMs)} | ${fmtMs(b.gatewayHttpMs)} | ${fmtMs(b.gatewayOwnMs)} | ${fmtMs(b.busCallMs)} | ${fmtMs(b.busTransportMs)} | ${fmtMs(b.serviceHandlerMs)} |`);
+    }
+    lines.push('');
+  }
   const cpu = results.cpu;
   if (cpu !== undefined && Object.keys(cpu).length > 0) {
     lines.push('CPU during the timed part (median over rounds, % of one core):', '', '| Measurement | ' + CPU_COLUMNS.join(' | ') + ' |', '| --- |' + CPU_COLUMNS.map(() => ' --- |').join(''));

@@ -57,6 +57,7 @@ export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv =
   const port = await freePort();
   const logs = [];
   const children = new Map();
+  const metricsUrls = {};
   const schemas = APPS.map((app) => `bench_${id}_${app.replace(/-/g, '_')}`);
   const baseEnv = {
     PATH: process.env.PATH ?? '',
@@ -74,6 +75,8 @@ export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv =
   };
   for (const [index, app] of APPS.entries()) {
     const env = { ...baseEnv, DB_SCHEMA: schemas[index], OPS_PORT: String(await freePort()), METRICS_PORT: String(await freePort()), PORT: String(port) };
+    // The gateway serves /metrics on METRICS_PORT, a service on its OPS_PORT.
+    metricsUrls[app] = `http://127.0.0.1:${app === 'mcp-gateway' ? env.METRICS_PORT : env.OPS_PORT}/metrics`;
     const args = [];
     if (profileDir !== undefined && (app === 'mcp-gateway' || app === 'dag-service')) {
       mkdirSync(profileDir, { recursive: true });
@@ -96,6 +99,7 @@ export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv =
     mcpUrl: `${baseUrl}/mcp`,
     schemas,
     databaseUrl,
+    metricsUrls,
     pids: Object.fromEntries([...children].map(([app, c]) => [app, c.pid])),
     output: () => logs.join(''),
     alive: (app) => {

@@ -36,12 +36,11 @@ describe('GET stream (spec 020 §Endpoint; Streamable HTTP §Listening)', () => 
     const first = await stream.next(() => true);
     expect(first.comment).toBeDefined();
     expect(first.at).toBeLessThan(400);
-    const comments = async () => (await stream.next((b) => b.comment !== undefined && b !== first, 2_000), stream.blocks.filter((b) => b.comment !== undefined));
-    await comments();
+    await stream.next((b) => b.comment !== undefined && b !== first, 2_000);
     await new Promise((r) => setTimeout(r, 1_300));
     const all = stream.blocks.filter((b) => b.comment !== undefined);
     expect(all.length).toBeGreaterThanOrEqual(3);
-    for (let i = 1; i < all.length; i++) expect((all[i]?.at ?? 0) - (all[i - 1]?.at ?? 0)).toBeLessThan(1_000);
+    for (let i = 1; i < all.length; i++) expect((all[i]?.at ?? 0) - (all[i - 1]?.at ?? 0)).toBeLessThan(1_500);
     stream.close();
   });
 

@@ -82,7 +82,7 @@ describe('REST page writes (dagu-model §7 frontmatter, §9 developer and up)', 
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"1"');
     expect(created.headers.get('location')).toBe('/api/v1/wiki/team/pages/runbooks/deploy');
-    expect(created.body).toMatchObject({ created: true, page: { id: 'runbooks/deploy', title: 'Deploy runbook', tags: ['ops', 'deploy'], updatedBy: 'api_key:wiki-developer' } });
+    expect(created.body).toMatchObject({ created: true, workspace: 'team', path: 'runbooks/deploy', content: DEPLOY, id: 'runbooks/deploy', title: 'Deploy runbook', tags: ['ops', 'deploy'], updatedAt: expect.any(String), updatedBy: 'api_key:wiki-developer' });
     for (const [path, content] of [
       ['runbooks/db_restore', '# Restore\nRestore the database.\n'],
       ['readme', 'Welcome. See the deploy runbook.\n'],

@@ -90,6 +90,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        sessions.closeStreams(); // open SSE streams would keep server.close() waiting
       });
       await sessions.closeAll();
       await auth.close();

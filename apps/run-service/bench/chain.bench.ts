@@ -16,7 +16,9 @@
  *    from the first step's start to the last step's finish, and from the
  *    start request to the terminal status in PostgreSQL;
  *  - overhead per step = (chain span − baseline) / steps, per round; prints
- *    the median and best of --rounds.
+ *    the median and best of --rounds; also each step's mean duration
+ *    (start → finish, spawn included) and the mean gap between steps
+ *    (finish → next start: the scheduling cost alone).
  */
 import { processEnvBase } from '../src/engine/env-merge';
 import { runProcess } from '../src/engine/process-runner';
@@ -29,7 +31,7 @@ function argOf(name: string, fallback: number): number {
 }
 
 const STEPS = argOf('steps', 100);
-const ROUNDS = argOf('rounds', 5);
+const ROUNDS = argOf('rounds', 7);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -63,9 +65,12 @@ async function main(): Promise<void> {
       const span = last - first;
       const perStep = (span - baseline) / STEPS;
       overheads.push(perStep);
+      const durations = detail.steps.map((step) => Date.parse(step.finishedAt ?? '') - Date.parse(step.startedAt ?? ''));
+      const busy = durations.reduce((sum, d) => sum + d, 0);
       console.log(
         `round ${round}: ${detail.statusLabel}; baseline ${STEPS} spawns ${baseline.toFixed(0)} ms (${(baseline / STEPS).toFixed(2)} ms each); ` +
-          `chain first start → last finish ${span} ms; request → terminal ${total.toFixed(0)} ms; overhead/step ${perStep.toFixed(2)} ms`,
+          `chain first start → last finish ${span} ms (steps ${(busy / STEPS).toFixed(2)} ms each, gaps ${((span - busy) / (STEPS - 1)).toFixed(2)} ms each); ` +
+          `request → terminal ${total.toFixed(0)} ms; overhead/step ${perStep.toFixed(2)} ms`,
       );
     }
     console.log(`engine overhead per step: median ${median(overheads).toFixed(2)} ms, best ${Math.min(...overheads).toFixed(2)} ms (target < 5 ms)`);

@@ -87,7 +87,7 @@ describe('run-service over the bus', () => {
     const spec = 'steps:\n  - {name: hello, run: "for i in 1 2 3; do echo line$i; done; echo oops >&2"}\n  - {name: after, run: "sleep 0.3", depends: [hello]}\n';
     const started = Date.now();
     const ref = await call('run.start', { dagName: 'bus-dag', spec, inline: true, enqueue: false, labels: ['team=a'] });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(ref).toMatchObject({ dagName: 'bus-dag', status: 1, statusLabel: 'running' });
     const end = await terminalEvent(ref.dagRunId);
     expect(end).toMatchObject({ name: 'bus-dag', status: 4, statusLabel: 'succeeded', attemptId: ref.attemptId });

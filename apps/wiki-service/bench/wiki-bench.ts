@@ -10,7 +10,9 @@
  * or `npx -y pnpm@10.34.9 --filter @dagu-mcp/wiki-service bench`.
  *
  * Seeds a schema of its own (`wiki_bench_<random>`, dropped at the end unless
- * --keep), then times each case `n` times after 10 untimed runs, twice:
+ * --keep) and VACUUM ANALYZEs it, as autovacuum would in a running system
+ * (statistics, and the visibility map index-only scans need), then times each
+ * case `n` times after 10 untimed runs, twice:
  *  - db:  the domain function against PostgreSQL (what the handler runs);
  *  - bus: `BusClient.call` → `ServiceWorker` → handler → PostgreSQL → reply,
  *         i.e. everything but the gateway's HTTP/MCP layer.

@@ -60,15 +60,17 @@ export function isValidStepName(name: string): boolean {
   return length >= 1 && length <= STEP_NAME_MAX_LENGTH && isWellFormed(name);
 }
 
+/** Wiki workspace names (issue "wiki-service": `^[a-z0-9][a-z0-9_-]{0,63}$`). */
+const WIKI_WORKSPACE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
 /**
- * Wiki workspace. Decision: a workspace follows the DAG-name rules
- * (`^[a-zA-Z0-9_.-]+$`, at most 40, not `.` or `..`), since no spec defines
- * its charset and a workspace also travels as a `workspace=<name>` DAG label
- * (dagu-model §10). `all` is valid here; it is refused only as a page's
- * workspace (spec 021 `workspace`), which the URI parser checks.
+ * Wiki workspace: `^[a-z0-9][a-z0-9_-]{0,63}$` (the wiki issue's rule; it
+ * also travels as a `workspace=<name>` DAG label, dagu-model §10). `all` is
+ * valid here; it is refused only as a page's workspace (spec 021
+ * `workspace`), which the URI parser checks.
  */
 export function isValidWikiWorkspace(workspace: string): boolean {
-  return isValidDagName(workspace);
+  return WIKI_WORKSPACE_PATTERN.test(workspace);
 }
 
 /**

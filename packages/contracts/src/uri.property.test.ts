@@ -20,6 +20,7 @@ const text = (max: number) =>
     fc.constantFrom('.', '..', 'logs', 'sub', 'steps', 'foreach', 'spec'),
   );
 const dagName = fc.stringMatching(/^[a-zA-Z0-9_.-]{1,40}$/).filter((n) => n !== '.' && n !== '..');
+const wikiWorkspace = fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,63}$/);
 const dagRunId = fc.stringMatching(/^[-a-zA-Z0-9_]{1,64}$/);
 const stepName = text(255);
 const item = fc.oneof(
@@ -99,9 +100,9 @@ const resource: fc.Arbitrary<DaguResource> = fc.oneof(
   fc.tuple(step, queryPart('foreach_items')).map(([s, q]) => ({ kind: 'foreach_items' as const, ...s, ...q })),
   fc.tuple(step, item).map(([s, i]) => ({ kind: 'foreach_item' as const, ...s, item: i })),
   queryPart('wiki').map((q) => ({ kind: 'wiki' as const, ...q })),
-  fc.tuple(dagName, queryPart('wiki')).map(([workspace, q]) => ({ kind: 'wiki' as const, workspace, ...q })),
+  fc.tuple(wikiWorkspace, queryPart('wiki')).map(([workspace, q]) => ({ kind: 'wiki' as const, workspace, ...q })),
   fc
-    .tuple(dagName.filter((w) => w !== 'all'), wikiPath)
+    .tuple(wikiWorkspace.filter((w) => w !== 'all'), wikiPath)
     .map(([workspace, path]) => ({ kind: 'wiki_page' as const, workspace, path })),
 );
 

@@ -1,9 +1,8 @@
 import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
-import { completionMethods } from './completion/completion-methods';
-import type { CompletionSource } from './completion/completion';
+import { completionMethods, type CompletionSource } from './completion/completion';
 import type { ExtensionRouter } from './extensions/extension-router';
 import { initializeResult, LooseCallToolParamsSchema, toolMethods, type McpHandlers, type MethodCall, type MethodHandler } from './mcp-server';
-import { promptMethods } from './prompts/prompt-methods';
+import { promptMethods } from './prompts/prompt-catalog';
 import { parseParams, resourceMethods } from './resource-methods';
 import { JsonRpcError, METHOD_NOT_FOUND, type ProtocolVersion } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';

@@ -124,6 +124,15 @@ export class McpSessionManager {
     return { ...(this.hub?.stats() ?? {}), sweeping: this.sweeper === undefined ? 0 : 1 };
   }
 
+  /**
+   * First step of a graceful shutdown: ends the GET streams held here so the
+   * HTTP server can close (their clients resume on another replica with
+   * `Last-Event-ID`); running requests finish normally.
+   */
+  closeStreams(): void {
+    this.hub?.closeStreams();
+  }
+
   /** Closes local streams and requests and both connections (graceful shutdown). Sessions stay in Redis. */
   async closeAll(): Promise<void> {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);

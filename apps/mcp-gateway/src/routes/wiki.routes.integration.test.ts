@@ -66,7 +66,7 @@ describe('PUT /api/v1/wiki/{workspace}/pages/{path}', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/api/v1/wiki/team/pages/runbooks/deploy');
     expect(created.headers.get('etag')).toBe('"1"');
-    expect(await created.json()).toMatchObject({ created: true, changed: true, page: { id: 'runbooks/deploy', uri: 'dagu://wiki/team/runbooks%2Fdeploy' } });
+    expect(await created.json()).toMatchObject({ created: true, changed: true, content: '# Deploy\n', id: 'runbooks/deploy', uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
     expect(wiki.last('wiki.put')).toMatchObject({ payload: { workspace: 'team', path: 'runbooks/deploy', content: '# Deploy\n' }, principal: { subject: 'developer-user' } });
 
     const encoded = await fetch(`${base}/wiki/team/pages/runbooks%2Fdeploy`, { method: 'PUT', ...json({ content: '# Deploy v2\n' }) });

@@ -23,7 +23,7 @@ import { expectedVersionOf, pageLocation, readPageBody } from './wiki-rest-reque
  * | --- | --- | --- |
  * | `GET /wiki/{workspace}/pages` | viewer | 200 collection (`wiki.list`; `workspace` may be `all`) |
  * | `GET /wiki/{workspace}/pages/{path…}` | viewer | 200 page JSON, or the Markdown with `Accept: text/markdown`; `ETag` |
- * | `PUT /wiki/{workspace}/pages/{path…}` | developer | 201 created / 200 updated, `{page, created, changed}`; `ETag` |
+ * | `PUT /wiki/{workspace}/pages/{path…}` | developer | 201 created / 200 updated, the page as GET shows it plus `created`, `changed`; `ETag` |
  * | `DELETE /wiki/{workspace}/pages/{path…}` | developer | 204 |
  *
  * The page path is the rest of the URL, raw (`…/pages/runbooks/deploy`) or
@@ -115,7 +115,8 @@ export function wikiRoutes(deps: { bus: BusClient }): RestRoutes {
       const reply = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.put', payload, options(res)));
       res.setHeader('ETag', `"${reply.page.version}"`);
       if (reply.created) res.status(201).setHeader('Location', pageLocation(req, workspace, path));
-      res.json(reply);
+      // The body is the page as GET shows it (issue: "body as GET"), plus what the write did.
+      res.json({ ...reply.page, content, mimeType: 'text/markdown', created: reply.created, changed: reply.changed });
     });
 
     routes.delete(PAGE_PATH, { access: 'developer', summary: 'Delete a wiki page (If-Match)', tag: 'wiki', status: 204 }, async (req, res) => {

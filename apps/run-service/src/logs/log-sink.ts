@@ -135,25 +135,29 @@ export class LogSink {
     return lineNo;
   }
 
-  /** Takes pending lines, as chunks, up to {@link MAX_STATEMENT_BYTES} of text. */
+  /** Takes pending lines, as chunks, up to {@link MAX_STATEMENT_BYTES} of text (one pass, no repeated array shifts). */
   private takeChunks(): Chunk[] {
     const chunks: Chunk[] = [];
     let budget = MAX_STATEMENT_BYTES;
     for (const [streamId, stream] of this.pending) {
-      while (stream.lines.length > 0 && budget > 0) {
-        let count = 0;
+      const { lines } = stream;
+      let at = 0;
+      while (at < lines.length && budget > 0) {
+        let end = at;
         let bytes = 0;
-        while (count < stream.lines.length && count < CHUNK_LINES && (count === 0 || bytes < CHUNK_BYTES)) {
-          bytes += (stream.lines[count]?.length ?? 0) + 1;
-          count++;
+        while (end < lines.length && end - at < CHUNK_LINES && (end === at || bytes < CHUNK_BYTES)) {
+          bytes += (lines[end]?.length ?? 0) + 1;
+          end++;
         }
-        chunks.push({ streamId, first: stream.first, lines: stream.lines.splice(0, count) });
-        stream.first += count;
-        this.pendingLines -= count;
+        chunks.push({ streamId, first: stream.first + at, lines: lines.slice(at, end) });
         this.pendingBytes -= bytes;
         budget -= bytes;
+        at = end;
       }
-      if (stream.lines.length === 0) this.pending.delete(streamId);
+      this.pendingLines -= at;
+      stream.first += at;
+      if (at === lines.length) this.pending.delete(streamId);
+      else stream.lines = lines.slice(at);
       if (budget <= 0) break;
     }
     return chunks;
@@ -180,19 +184,20 @@ export class LogSink {
   }
 
   private async write(chunks: readonly Chunk[]): Promise<void> {
+    const texts = chunks.map((chunk) => chunk.lines.join('\n'));
     const totals = new Map<number, { total: number; bytes: number }>();
-    for (const chunk of chunks) {
+    chunks.forEach((chunk, i) => {
       const entry = totals.get(chunk.streamId) ?? { total: 0, bytes: 0 };
       entry.total = Math.max(entry.total, chunk.first + chunk.lines.length - 1);
-      for (const line of chunk.lines) entry.bytes += Buffer.byteLength(line) + 1;
+      entry.bytes += Buffer.byteLength(texts[i] ?? '') + 1;
       totals.set(chunk.streamId, entry);
-    }
+    });
     const streamIds = [...totals.keys()];
     const params = [
       chunks.map((chunk) => chunk.streamId),
       chunks.map((chunk) => chunk.first),
       chunks.map((chunk) => chunk.lines.length),
-      chunks.map((chunk) => chunk.lines.join('\n')),
+      texts,
       streamIds,
       streamIds.map((id) => totals.get(id)?.total ?? 0),
       streamIds.map((id) => totals.get(id)?.bytes ?? 0),

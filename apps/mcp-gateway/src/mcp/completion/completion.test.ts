@@ -1,6 +1,7 @@
 import { BusClient, type CallOptions } from '@dagu-mcp/bus';
 import { ANONYMOUS_PRINCIPAL, DaguError, type OpCatalog, type OpReply, type OpRequest, type ServiceName } from '@dagu-mcp/contracts';
 import { createLogger } from '@dagu-mcp/runtime';
+import { z } from 'zod';
 import { createCompletionSource, rank } from './completion';
 
 /** A bus whose replies come from a table of op → reply (no Redis). */
@@ -12,7 +13,9 @@ class TableBus extends BusClient {
   override async call<C extends OpCatalog, K extends keyof C & string>(_s: ServiceName, catalog: C, op: K, payload: OpRequest<C, K>, _o: CallOptions): Promise<OpReply<C, K>> {
     this.calls.push({ op, payload });
     if (!(op in this.replies)) throw new DaguError('resource_unavailable', 'down');
-    return catalog[op].reply.parse(this.replies[op]);
+    const definition: C[K] = catalog[op];
+    const reply: C[K]['reply'] = definition.reply;
+    return z.parse(reply, this.replies[op]);
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { OutgoingMessage } from './protocol';
+import { isResponse, type OutgoingMessage } from './protocol';
 import { STANDALONE_STREAM, type McpKeys } from './redis-keys';
 
 /**
@@ -121,6 +121,18 @@ export class EventLog {
   /** Marks standalone entries up to `entryId` as delivered (after a replay), so they are not claimed again. */
   async advanceCursor(sid: string, entryId: string): Promise<void> {
     await this.redis.eval(ADVANCE, 1, this.keys.cursor(sid), entryId, String(this.options.retentionMs));
+  }
+
+  /** The newest entry of `stream` (markers included, as `message: undefined`), or `undefined` when it has none. */
+  async last(sid: string, stream: string): Promise<{ entryId: string; terminal: boolean } | undefined> {
+    const raw: unknown = await this.redis.xrevrange(this.keys.events(sid, stream), '+', '-', 'COUNT', 1);
+    const parsed = Entries.safeParse(raw);
+    const entry = parsed.success ? parsed.data[0] : undefined;
+    if (entry === undefined) return undefined;
+    const [entryId, fields] = entry;
+    if (fields[0] === 'e') return { entryId, terminal: true };
+    const message = fields[0] === 'm' ? decode(fields[1] ?? '') : undefined;
+    return { entryId, terminal: message !== undefined && isResponse(message) };
   }
 
   /** True when `stream` of `sid` exists (it has entries inside the retention window). */

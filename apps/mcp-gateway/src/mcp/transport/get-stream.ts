@@ -59,7 +59,11 @@ export async function openGetStream(deps: GetStreamDeps, res: Response, sid: str
         sse.send(event.message, event.eventId);
         return isResponse(event.message) ? 'stop' : 'continue';
       },
-      idle: async () => ((await deps.events.exists(sid, requestStream.stream)) ? 'continue' : 'stop'),
+      // Nothing new: stop when the stream is gone, or complete and already delivered up to its end.
+      idle: async () => {
+        const last = await deps.events.last(sid, requestStream.stream);
+        return last === undefined || (last.terminal && last.entryId === cursor) ? 'stop' : 'continue';
+      },
     });
     return 'opened';
   }

@@ -30,6 +30,7 @@ export class ReplicaHub {
   private readonly sessionClosers = new Map<string, Set<() => void>>();
   private readonly wakeListeners = new Map<string, Set<() => void>>();
   private readonly relayHandlers = new Map<string, (event: unknown) => void>();
+  private readonly subscribing = new Map<string, Promise<void>>();
   private subscriber: Redis | undefined;
 
   constructor(
@@ -61,6 +62,11 @@ export class ReplicaHub {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (subscriber !== undefined) await subscriber.quit().catch(() => subscriber.disconnect(false));
+  }
+
+  /** Ends every GET stream held here (shutdown: their clients resume on another replica); requests go on. */
+  closeStreams(): void {
+    for (const closers of [...this.sessionClosers.values()]) for (const close of [...closers]) close();
   }
 
   /** Registers a request being served here; `release()` must be called when it is answered. */
@@ -111,9 +117,16 @@ export class ReplicaHub {
   /** Calls `listener` on every wake of a stream; resolves with the remover once subscribed. */
   async watch(sid: string, stream: string, listener: () => void): Promise<() => void> {
     const channel = this.options.keys.wake(sid, stream);
-    const first = !this.wakeListeners.has(channel);
+    if (!this.wakeListeners.has(channel)) {
+      const subscribed = this.subscriber?.subscribe(channel).then(() => undefined) ?? Promise.resolve();
+      this.subscribing.set(channel, subscribed);
+      void subscribed.finally(() => {
+        if (this.subscribing.get(channel) === subscribed) this.subscribing.delete(channel);
+      });
+    }
     const remove = addTo(this.wakeListeners, channel, listener);
-    if (first) await this.subscriber?.subscribe(channel);
+    // A second watcher of the channel waits for the first one's SUBSCRIBE too.
+    await this.subscribing.get(channel)?.catch(() => undefined);
     return () => {
       remove();
       if (!this.wakeListeners.has(channel)) void this.subscriber?.unsubscribe(channel).catch(() => undefined);
@@ -148,9 +161,10 @@ export class ReplicaHub {
   }
 
   private onMessage(channel: string, raw: string): void {
-    const listeners = this.wakeListeners.get(channel);
-    if (listeners !== undefined) {
-      for (const listener of [...listeners]) listener();
+    const { keys } = this.options;
+    if (channel !== keys.control() && channel !== keys.replica(this.replicaId)) {
+      // A wake channel; one that arrives just after its last watcher left is dropped.
+      for (const listener of [...(this.wakeListeners.get(channel) ?? [])]) listener();
       return;
     }
     let json: unknown;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance
+# 0.1.16, every server scenario, Node 22 via npx) against two gateway replicas
+# behind a round-robin proxy, with the test-only conformance fixture service
+# (test/fixtures/conformance-service) serving the suite's test_* tools,
+# resources and prompts over the bus. Prints the result of every scenario;
+# fails on any failure not listed in test/conformance/expected-failures.yml.
+#
+# Needs Redis and PostgreSQL on 127.0.0.1 (as .ci/run starts them) and the
+# built apps (`npm run build`). `npm test` (and so .ci/run) runs it too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec npx -y pnpm@10.34.9 exec jest test/e2e/protocol-conformance.e2e.test.ts "$@"
