@@ -416,8 +416,18 @@ async function sideBySide(names) {
     results.rounds.push(row);
   }
   const labels = { b32: `Baseline ${connections}c`, s1: `S1 stack ${connections}c`, b1: 'Baseline 1c', s2: 'S2 stack 1c', s3r: `S3 resources/read ${connections}c`, s3d: `S3 dags page ${connections}c` };
+  // Server-side CPU per answered request: every process of the side measured (not the load, not the machine).
+  const serverCpuMs = (m, r) => {
+    const u = r[m]?.cpu;
+    if (u === undefined || !(r[m].rps > 0)) return undefined;
+    const sum = ['baseline', 'mcp-gateway', 'dag-service', 'run-service', 'redis', 'postgres'].reduce((a, c) => a + (u[c] ?? 0), 0);
+    return (sum / 100 / r[m].rps) * 1000;
+  };
   for (const [m, list] of Object.entries(cpuByMeasurement)) {
-    results.cpu[labels[m]] = Object.fromEntries(CPU_COLUMNS.map((c) => [c, median(list.map((u) => u[c]))]));
+    results.cpu[labels[m]] = {
+      ...Object.fromEntries(CPU_COLUMNS.map((c) => [c, median(list.map((u) => u[c]))])),
+      cpuMsPerRequest: round(median(results.rounds.map((r) => serverCpuMs(m, r))), 3),
+    };
   }
 }
 

@@ -121,8 +121,13 @@ export function markdownReport(results) {
   }
   const cpu = results.cpu;
   if (cpu !== undefined && Object.keys(cpu).length > 0) {
-    lines.push('CPU during the timed part (median over rounds, % of one core):', '', '| Measurement | ' + CPU_COLUMNS.join(' | ') + ' |', '| --- |' + CPU_COLUMNS.map(() => ' --- |').join(''));
-    for (const [name, usage] of Object.entries(cpu)) lines.push(`| ${name} | ${CPU_COLUMNS.map((c) => fmt(usage[c], 0, '%')).join(' | ')} |`);
+    lines.push(
+      'CPU during the timed part (median over rounds, % of one core; Redis and PostgreSQL are the machine\'s shared instances), and the server-side CPU per answered request (every process of the side measured, the load generator excluded):',
+      '',
+      '| Measurement | ' + CPU_COLUMNS.join(' | ') + ' | server CPU per request |',
+      '| --- |' + CPU_COLUMNS.map(() => ' --- |').join('') + ' --- |',
+    );
+    for (const [name, usage] of Object.entries(cpu)) lines.push(`| ${name} | ${CPU_COLUMNS.map((c) => fmt(usage[c], 0, '%')).join(' | ')} | ${fmtMs(usage.cpuMsPerRequest)} |`);
     lines.push('');
   }
   return lines.join('\n');

@@ -10,8 +10,14 @@ import { connectClient, startStack, type Stack } from './stack';
 
 const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 const logCall = (id: number) => rpc(id, 'tools/call', { name: 'test_tool_with_logging', arguments: {} });
-const texts = (blocks: ReadonlyArray<{ data?: string }>) =>
-  blocks.filter((b) => b.data).map((b) => String((messageOf({ ...b, at: 0 }).params as { data?: unknown } | undefined)?.data));
+/** The `params.data` of each message block (the fixture's log lines). */
+const texts = (blocks: ReadonlyArray<{ data?: string }>): string[] =>
+  blocks
+    .filter((b) => b.data)
+    .map((b) => {
+      const params: unknown = messageOf({ ...b, at: 0 }).params;
+      return typeof params === 'object' && params !== null ? String(Object.fromEntries(Object.entries(params)).data) : '';
+    });
 
 describe('a killed replica loses no session', () => {
   let stack: Stack;

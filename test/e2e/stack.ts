@@ -65,6 +65,18 @@ export async function freePort(): Promise<number> {
  * `/api/v1/health` reports every service reachable over the bus.
  */
 export async function startStack(extraEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(extraEnv, options);
+    } catch (err) {
+      // A port from freePort() can be taken by another process before the app binds it
+      // (parallel test files): start again on fresh ports.
+      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startStackOnce(extraEnv: Record<string, string>, options: StackOptions): Promise<Stack> {
   const id = randomBytes(4).toString('hex');
   const port = await freePort();
   const logs: string[] = [];
@@ -100,7 +112,6 @@ export async function startStack(extraEnv: Record<string, string> = {}, options:
     gateways.push({ port: own, url: `http://127.0.0.1:${own}`, child, kill: () => killHard(child) });
   }
   const proxy = replicas === 1 ? undefined : new RoundRobinProxy(gateways.map((g) => g.port));
-  await proxy?.listen(port);
   const baseUrl = `http://127.0.0.1:${port}`;
   const stack: Stack = {
     baseUrl,
@@ -129,8 +140,10 @@ export async function startStack(extraEnv: Record<string, string> = {}, options:
     },
   };
   try {
-    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000);
-    await waitForHealth(baseUrl, 20_000);
+    await proxy?.listen(port);
+    const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
+    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000, alive);
+    await waitForHealth(baseUrl, 20_000, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`);
@@ -138,10 +151,11 @@ export async function startStack(extraEnv: Record<string, string> = {}, options:
   return stack;
 }
 
-async function waitForHealth(baseUrl: string, timeoutMs: number): Promise<void> {
+async function waitForHealth(baseUrl: string, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
   const until = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < until) {
+    if (!alive()) throw new Error(`an app exited while starting (last health answer: ${last})`);
     try {
       const res = await fetch(`${baseUrl}/api/v1/health`);
       last = `${res.status} ${await res.text()}`;

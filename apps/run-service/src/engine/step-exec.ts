@@ -58,13 +58,16 @@ function matcherOf(patterns: readonly string[]): (line: string) => boolean {
   return (line) => tests.some((test) => test(line));
 }
 
+/** Characters of the last stderr line kept in a step's `error`. */
+const MAX_ERROR_DETAIL = 500;
+
 /** The error text of a process that did not succeed (Dagu's `exit status N`, plus the shell's last stderr line). */
 function processError(outcome: ProcessOutcome, lastStderr: string, timeoutMs: number | undefined): string {
   if (outcome.timedOut) return `step timed out after ${(timeoutMs ?? 0) / 1000}s`;
   if (outcome.aborted) return 'aborted';
   if (outcome.spawnError !== undefined) return `failed to start: ${outcome.spawnError}`;
   if (outcome.exitCode === null) return `killed by signal ${outcome.signal ?? 'unknown'}`;
-  return lastStderr === '' ? `exit status ${outcome.exitCode}` : `exit status ${outcome.exitCode}: ${lastStderr}`;
+  return lastStderr === '' ? `exit status ${outcome.exitCode}` : `exit status ${outcome.exitCode}: ${lastStderr.slice(0, MAX_ERROR_DETAIL)}`;
 }
 
 /** Runs one try of `input.node`. Never rejects for anything the user's DAG does. */

@@ -8,6 +8,9 @@ import { forceEndRun, requestStop } from '../store/run-ownership.repository';
 import type { RunRecord } from '../store/run-rows';
 import { delay, runRefOf, waitAtMost, type RunDeps } from './run-deps';
 
+/** How long `run.stop` waits for the run to end before it replies, in ms. */
+export const STOP_WAIT_MS = 3000;
+
 /**
  * `run.stop` (036 stop): aborts a running, waiting or queued run; its steps
  * end `aborted` and the run `aborted` (after its abort and exit handlers).
@@ -24,8 +27,6 @@ import { delay, runRefOf, waitAtMost, type RunDeps } from './run-deps';
  * Errors: `resource_not_found`; `invalid_tool_input` when the run is not
  * running, waiting or queued (036); `resource_unavailable`.
  */
-export const STOP_WAIT_MS = 3000;
-
 export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId: string }, ctx: HandlerContext): Promise<RunRef> {
   let run = await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId));
   if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);

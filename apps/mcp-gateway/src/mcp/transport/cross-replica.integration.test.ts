@@ -53,6 +53,12 @@ const call = (id: number, name: string, meta?: Record<string, unknown>, args: Re
   params: { name, arguments: args, ...(meta !== undefined ? { _meta: meta } : {}) },
 });
 const message = (blk: SseBlock): Record<string, unknown> => (blk.data ? JSON.parse(blk.data) : {});
+/** A string field of a block's `params` ('' when absent). */
+const param = (blk: SseBlock, key: string): string => {
+  const params: unknown = message(blk).params;
+  const value: unknown = typeof params === 'object' && params !== null ? Object.fromEntries(Object.entries(params))[key] : undefined;
+  return typeof value === 'string' ? value : '';
+};
 
 test('a tools/call with a progress token is answered as SSE: priming event, keep-alives, progress, result', async () => {
   const sid = await initialize(a.url);
@@ -69,6 +75,16 @@ test('a tools/call with a progress token is answered as SSE: priming event, keep
   const last = stream.blocks.at(-1);
   expect(message(last ?? {})).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } });
   expect(stream.blocks.filter((blk) => blk.data !== undefined && blk.data !== '').every((blk) => blk.id?.startsWith('r'))).toBe(true);
+
+  // Resuming from the priming id replays everything on the other replica; resuming after the response ends at once.
+  const replay = await openSse(a.url, { headers: { 'mcp-session-id': sid, 'last-event-id': priming.id ?? '' } });
+  await replay.ended;
+  expect(message(replay.blocks.at(-1) ?? {})).toMatchObject({ id: 1, result: {} });
+  const done = await openSse(b.url, { headers: { 'mcp-session-id': sid, 'last-event-id': last?.id ?? '' } });
+  await done.ended;
+  expect(done.blocks.filter((blk) => blk.data)).toEqual([]);
+  const gone = await send(b.url, { method: 'GET', headers: { 'mcp-session-id': sid, accept: 'text/event-stream', 'last-event-id': 'r0000000000000000_1-0' } });
+  expect(gone.status).toBe(400);
 });
 
 test('notifications/cancelled sent to the other replica aborts the request: no response, the stream ends', async () => {
@@ -107,7 +123,7 @@ test('messages of a JSON-answered call reach the GET stream on the other replica
   await send(a.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } } });
   await send(a.url, { headers: { 'mcp-session-id': sid, accept: 'application/json' }, body: call(2, 'log') });
   await stream.next((blk) => message(blk).method === 'notifications/message' && JSON.stringify(message(blk)).includes('error'));
-  const levels = stream.blocks.filter((blk) => blk.data).map((blk) => (message(blk).params as { level: string }).level);
+  const levels = stream.blocks.filter((blk) => blk.data).map((blk) => param(blk, 'level'));
   expect(levels).toEqual(['info', 'error']);
   stream.close();
 });
@@ -130,7 +146,7 @@ test('resourceUpdated reaches a subscribed session on whichever replica holds it
   await a.manager.notifySession(sid, { method: 'notifications/resources/updated', params: { uri: `${uri}/3` } });
   const resumed = await openSse(a.url, { headers: { 'mcp-session-id': sid, 'last-event-id': e1.id ?? '' } });
   await resumed.next((blk) => JSON.stringify(message(blk)).includes(`${uri}/3`));
-  const uris = resumed.blocks.filter((blk) => blk.data).map((blk) => (message(blk).params as { uri: string }).uri);
+  const uris = resumed.blocks.filter((blk) => blk.data).map((blk) => param(blk, 'uri'));
   expect(uris).toEqual([`${uri}/2`, `${uri}/3`]);
 
   // With two GET streams open, each new message goes to exactly one of them.
@@ -138,7 +154,7 @@ test('resourceUpdated reaches a subscribed session on whichever replica holds it
   await second.next((blk) => blk.comment !== undefined);
   for (let i = 4; i < 10; i++) await a.manager.notifySession(sid, { method: 'notifications/resources/updated', params: { uri: `${uri}/${i}` } });
   await new Promise((r) => setTimeout(r, 400));
-  const seen = [...resumed.blocks, ...second.blocks].filter((blk) => blk.data).map((blk) => (message(blk).params as { uri: string }).uri);
+  const seen = [...resumed.blocks, ...second.blocks].filter((blk) => blk.data).map((blk) => param(blk, 'uri'));
   expect(seen.filter((u) => /\/[4-9]$/.test(u)).sort()).toEqual([4, 5, 6, 7, 8, 9].map((i) => `${uri}/${i}`));
   resumed.close();
   second.close();
