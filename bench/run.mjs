@@ -724,6 +724,7 @@ async function main() {
   await baseline?.stop().catch(() => undefined);
   await stack?.stop().catch((err) => log(`stack stop: ${err}`));
   results.finishedAt = new Date().toISOString();
+  results.machine.loadAverageAtEnd = os.loadavg().map((v) => round(v, 2));
   const written = writeResults();
   process.stdout.write(`\n${consoleTable(results)}\n\n`);
   log(`results: ${written.join(', ')}`);

@@ -97,7 +97,7 @@ export function markdownReport(results) {
   const lines = [
     `Run of ${results.finishedAt} (${results.mode} mode) — commit \`${results.commit ?? 'unknown'}\``,
     '',
-    `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB memory, ${m.platform}, Node ${m.node}; load average at start ${m.loadAverage.join(' / ')}.`,
+    `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB memory, ${m.platform}, Node ${m.node}; load average (1/5/15 min) ${m.loadAverage.join(' / ')} at start${m.loadAverageAtEnd ? `, ${m.loadAverageAtEnd.join(' / ')} at the end` : ''}.`,
     `Settings: ${results.settings.rounds} rounds; per measurement ${results.settings.warmupSec} s warm-up then ${results.settings.durationSec} s; ${results.settings.connections} connections; ${results.settings.dags.toLocaleString('en-US')} DAGs. Figures are medians over rounds; ratios are computed round by round, then the median is taken.`,
     '',
     markdownTable(results),

@@ -12,6 +12,7 @@ import { createDagUpsertHandler } from './handlers/dag-upsert.handler';
 import { createDagValidateHandler } from './handlers/dag-validate.handler';
 import { createDagDeleteHandler } from './handlers/dag-delete.handler';
 import { createDagSuspendHandler } from './handlers/dag-suspend.handler';
+import { createDagSchedulesHandler } from './handlers/dag-schedules.handler';
 
 /**
  * Builds the handler of every op of `dagOps` over one pool (the service's
@@ -30,6 +31,7 @@ export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>): 
     'dag.search': createDagSearchHandler(catalog),
     'dag.delete': createDagDeleteHandler(catalog),
     'dag.setSuspended': createDagSuspendHandler(catalog),
+    'dag.schedules': createDagSchedulesHandler(deps.pool),
   };
 }
 

@@ -20,6 +20,7 @@ import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
+import { RunSubscriptionRelay } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
@@ -27,6 +28,7 @@ import { setupAuth } from './auth/auth-setup';
 import { healthRoutes } from './routes/health.routes';
 import { dagRoutes } from './routes/dags.routes';
 import { runRoutes } from './routes/runs.routes';
+import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 
 /** A started gateway; `stop()` drains it (CONVENTIONS §13). */
@@ -56,6 +58,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({ bus, topics, logger, runEvents, audit: (event) => auth.audit.record(event) });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
+  const subscriptions = new RunSubscriptionRelay({
+    events: runEvents,
+    claim: (key, ttlMs) => sessions.claimOnce(key, ttlMs),
+    notify: (uri) => sessions.resourceUpdated(uri),
+    logger,
+  });
+  subscriptions.start();
   const app = createApp({
     logger,
     sessions,
@@ -66,7 +75,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
-    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), runRoutes(bus), wikiRoutes({ bus })],
+    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), runRoutes(bus), checkpointRoutes(bus), wikiRoutes({ bus })],
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
@@ -92,6 +101,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
       });
+      await subscriptions.stop();
       await sessions.closeAll();
       await auth.close();
       await runEvents.close();

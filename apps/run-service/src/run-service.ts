@@ -6,6 +6,8 @@ import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
 import { createRunHandlers } from './handlers/run-handlers';
+import { createStoredSpecSource } from './composition/stored-spec-reader';
+import { startScheduler } from './schedule/scheduler-setup';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -16,8 +18,8 @@ export interface RunServiceOptions {
 }
 
 /**
- * run-service: DAG-runs — the engine (child processes), the default queue,
- * attempts, step states, logs. The engine, its Redis connections (run events,
+ * run-service: DAG-runs — the engine (child processes), the queues, the cron
+ * scheduler (schedule/), attempts, step states, logs. The engine, its Redis connections (run events,
  * stop requests) and its timers are built with the handlers; `onStop` (after
  * the bus worker stopped taking jobs, before the pool closes) shuts the
  * engine down: running runs get `RUN_STOP_GRACE_MS` to finish, then are
@@ -33,24 +35,29 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     createHandlers: ({ pool, logger, config, replica }) => {
       const log = logger.child({ module: 'run-engine' });
       const publisher = new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log);
-      const engine = new RunEngine({ pool, config: options.runConfig, logger: log, replica, publisher, processEnv: options.processEnv });
+      const storedSpecs = createStoredSpecSource({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger: log });
+      const engine = new RunEngine({ pool, config: options.runConfig, logger: log, replica, publisher, processEnv: options.processEnv, readStoredSpec: storedSpecs.read });
       const control = new RunControlChannel(config.REDIS_URL, config.BUS_PREFIX, (pk) => void engine.stopLocal(pk), log);
       control.start().catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'run control subscribe failed'));
       engine.start();
-      shutdown = async () => {
-        await engine.shutdown();
-        await control.close();
-        await publisher.close();
-      };
-      return createRunHandlers({
+      const deps = {
         pool,
         engine,
         publisher,
-        requestRemoteStop: (pk) => control.requestStop(pk),
+        requestRemoteStop: (pk: number) => control.requestStop(pk),
         replica,
         config: options.runConfig,
         logger: log,
-      });
+      };
+      const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
+      shutdown = async () => {
+        await scheduler.stop();
+        await engine.shutdown();
+        await control.close();
+        await publisher.close();
+        await storedSpecs.close();
+      };
+      return createRunHandlers(deps);
     },
     onStop: async () => {
       await shutdown?.();

@@ -126,3 +126,30 @@ export const DagDeleteReplySchema = z.object({ name: z.string(), deleted: z.lite
 
 /** `dag.setSuspended` request: a suspended DAG keeps its definition but is not scheduled. */
 export const DagSuspendRequestSchema = z.strictObject({ name: DagName, suspended: z.boolean() });
+
+/**
+ * `dag.schedules` request (run-service's scheduler, dagu-model §3 `schedule`):
+ * the DAGs that have a schedule, all of them or the ones in `names`; with
+ * `withSpec` each entry carries the stored YAML.
+ */
+export const DagSchedulesRequestSchema = z.strictObject({
+  names: z.array(DagName).min(1).max(200).optional(),
+  withSpec: z.boolean().optional(),
+});
+
+/**
+ * `dag.schedules` reply: every DAG with at least one schedule expression
+ * (suspended ones too, flagged), by name. `version` grows with each apply.
+ */
+export const DagSchedulesReplySchema = z.object({
+  schedules: z.array(
+    z.object({
+      name: z.string(),
+      schedule: z.array(z.string()),
+      suspended: z.boolean(),
+      version: z.number().int(),
+      spec: z.string().optional(),
+    }),
+  ),
+});
+export type DagSchedulesReply = z.infer<typeof DagSchedulesReplySchema>;

@@ -3,6 +3,8 @@ import {
   DagChangeRequestSchema,
   DagDeleteReplySchema,
   DagSuspendRequestSchema,
+  DagSchedulesReplySchema,
+  DagSchedulesRequestSchema,
   DagDetailSchema,
   DagListReplySchema,
   DagListRequestSchema,
@@ -18,6 +20,8 @@ import {
   RunGetRequestSchema,
   RunLatestReplySchema,
   RunLatestRequestSchema,
+  RunHumanTaskRequestSchema,
+  RunApprovalRequestSchema,
   RunListReplySchema,
   RunListRequestSchema,
   RunLogsReplySchema,
@@ -64,6 +68,8 @@ export const dagOps = defineOps({
   'dag.delete': { request: DagNameRequestSchema, reply: DagDeleteReplySchema, mutation: true },
   /** Suspend or resume one DAG (REST); replies with the DAG detail model. */
   'dag.setSuspended': { request: DagSuspendRequestSchema, reply: DagDetailSchema, mutation: true },
+  /** The DAGs that have a schedule (run-service's scheduler; optionally some names, with their YAML). */
+  'dag.schedules': { request: DagSchedulesRequestSchema, reply: DagSchedulesReplySchema, mutation: false },
 });
 
 export const runOps = defineOps({
@@ -84,6 +90,10 @@ export const runOps = defineOps({
   'run.stepLog': { request: StepLogRequestSchema, reply: StepLogReplySchema, mutation: false },
   /** Latest run per DAG name (021 `dag.latestRun`). */
   'run.latest': { request: RunLatestRequestSchema, reply: RunLatestReplySchema, mutation: false },
+  /** Complete a waiting human task; the run resumes by itself. */
+  'run.humanTask': { request: RunHumanTaskRequestSchema, reply: RunRefSchema, mutation: true },
+  /** Approve or reject a waiting approval gate. */
+  'run.approval': { request: RunApprovalRequestSchema, reply: RunRefSchema, mutation: true },
 });
 
 export const wikiOps = defineOps({

@@ -137,6 +137,34 @@ export const StepLogReplySchema = z.looseObject({
   hasMore: z.boolean(),
 });
 
+/**
+ * `run.humanTask`: complete the open human task of step `stepName` (name or
+ * id) of a waiting run. `values` are validated against the task's form and
+ * become the step's outputs; the run then resumes by itself (a new attempt).
+ * Errors: `resource_not_found`, `conflict` (the run or step is not waiting
+ * on a human task), `invalid_tool_input` (`values`, details.errors).
+ */
+export const RunHumanTaskRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  stepName: z.string().min(1),
+  values: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * `run.approval`: decide the approval gate of step `stepName` of a waiting
+ * run. `approve` → the step succeeds (its `input` values become outputs;
+ * `required` ones must be given) and the run resumes; `reject` → the step
+ * and the run end `rejected` (8).
+ */
+export const RunApprovalRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  stepName: z.string().min(1),
+  decision: z.enum(['approve', 'reject']),
+  input: z.record(z.string(), z.string()).optional(),
+});
+
 /** `run.latest`: the latest run of each named DAG (for 021 `dag.latestRun`). Names without runs are absent. */
 export const RunLatestRequestSchema = z.strictObject({ dagNames: z.array(DagName).max(200) });
 export const RunLatestReplySchema = z.object({

@@ -83,6 +83,8 @@ const tables: Array<[string, (value: string) => boolean, Case[]]> = [
     [
       ['readme', true],
       ['guides/intro.v2', true],
+      ['guides/intro.md', false],
+      ['README.MD', false],
       ['a/b/c_d-e', true],
       ['/a', false],
       ['a/', false],

@@ -76,9 +76,12 @@ export function isValidWikiWorkspace(workspace: string): boolean {
 /**
  * Wiki page path (dagu-model §2): segments of `[A-Za-z0-9._-]` joined by `/`;
  * no empty segment, so no leading, trailing or doubled `/`; no `..` segment.
- * Decision: a `.` segment is refused too, as it names no page of its own.
+ * Decision: a `.` segment is refused too, as it names no page of its own, and so is
+ * a path ending in `.md` (pages are stored without the extension).
  */
 export function isValidWikiPath(path: string): boolean {
+  // Pages are stored without the `.md` extension (dagu-model §2), so a path that carries it names no page.
+  if (path.toLowerCase().endsWith('.md')) return false;
   return path.split('/').every((segment) => WIKI_SEGMENT_PATTERN.test(segment) && segment !== '.' && segment !== '..');
 }
 

@@ -38,9 +38,12 @@ export interface RunEventSource {
 export class RunEventDispatcher implements RunEventSource {
   private readonly listeners = new Map<string, Set<(event: RunEvent) => void>>();
 
+  private readonly everyRun = new Set<(event: RunEvent) => void>();
+
   /** Delivers one event to the listeners of its DAG name (child-run events carry `root` and are skipped). */
   publish(event: RunEvent): void {
     if (event.root !== undefined) return;
+    for (const listener of [...this.everyRun]) listener(event);
     for (const listener of [...(this.listeners.get(event.name) ?? [])]) listener(event);
   }
 
@@ -52,6 +55,14 @@ export class RunEventDispatcher implements RunEventSource {
     return () => {
       set.delete(listener);
       if (set.size === 0 && this.listeners.get(dagName) === set) this.listeners.delete(dagName);
+    };
+  }
+
+  /** Adds a raw listener for the root runs of every DAG (subscription relay); returns its remover. */
+  listenAll(listener: (event: RunEvent) => void): () => void {
+    this.everyRun.add(listener);
+    return () => {
+      this.everyRun.delete(listener);
     };
   }
 

@@ -108,6 +108,16 @@ export class McpSessionManager {
     return sessions.length;
   }
 
+  /**
+   * `true` for exactly one caller per `key` over all replicas within `ttlMs`
+   * (Redis `SET NX` of `<prefix>:mcp:once:<key>`): which replica relays a
+   * shared event (run-subscriptions.ts).
+   */
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    if (this.redis === undefined) throw new Error('McpSessionManager.start() has not run.');
+    return (await this.redis.set(`${this.options.prefix}:mcp:once:${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
   /** Sends one notification to a session's standalone (GET) stream; kept for resumption like every event. */
   async notifySession(sessionId: string, notification: ServerNotification): Promise<void> {
     if (this.events === undefined) throw new Error('McpSessionManager.start() has not run.');

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
+import { parseQueueList } from '../queue/queue-limits';
 
 /**
  * Settings of the run engine, parsed once at start next to the shared service
@@ -9,7 +10,12 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |
- * | `RUN_QUEUE_CONCURRENCY` | runs of one queue (`default` or a DAG's `queue`) running at once, over all replicas | runs | `8` |
+ * | `RUN_QUEUE_CONCURRENCY` | runs of one queue (`default` or a DAG's `queue`) running at once, over all replicas, for queues not in `RUN_QUEUES` | runs | `8` |
+ * | `RUN_QUEUES` | named queues with their own concurrency, `name:limit,…` (e.g. `default:4,nightly:1`) | list | empty |
+ * | `RUN_SCHEDULER` | run the cron scheduler on this replica (every replica may: each tick starts one run) | flag | `true` |
+ * | `RUN_SCHEDULE_TZ` | IANA zone of schedule expressions without `CRON_TZ=` | zone | `UTC` |
+ * | `RUN_SCHEDULE_CHECK_MS` | how often due ticks are looked for | ms | `1000` |
+ * | `RUN_SCHEDULE_REFRESH_MS` | how often the schedules are re-read from dag-service | ms | `5000` |
  * | `RUN_QUEUE_POLL_MS` | how often a replica looks for queued runs it may start | ms | `1000` |
  * | `RUN_HEARTBEAT_MS` | how often a replica stamps `heartbeat_at` of the runs it owns (and picks up stop requests) | ms | `5000` |
  * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish before they are failed | ms | `30000` |
@@ -22,7 +28,25 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
 export function runConfigSchema() {
   return z.object({
     RUN_QUEUE_CONCURRENCY: env.count(8),
+    RUN_QUEUES: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseQueueList(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+          return z.NEVER;
+        }
+      }),
     RUN_QUEUE_POLL_MS: env.millis(1000),
+    RUN_SCHEDULER: env.flag(true),
+    RUN_SCHEDULE_TZ: z
+      .string()
+      .default('UTC')
+      .refine((zone) => isTimeZone(zone), 'must be an IANA time zone such as UTC or Europe/Paris'),
+    RUN_SCHEDULE_CHECK_MS: env.millis(1000),
+    RUN_SCHEDULE_REFRESH_MS: env.millis(5000),
     RUN_HEARTBEAT_MS: env.millis(5000),
     RUN_STOP_GRACE_MS: env.millis(30_000),
     RUN_KILL_GRACE_MS: env.millis(5000),
@@ -33,13 +57,30 @@ export function runConfigSchema() {
   });
 }
 
+/** Whether `zone` is an IANA time zone this runtime knows. */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Raw env-var form of the engine settings. */
 export type RunConfigEnv = z.output<ReturnType<typeof runConfigSchema>>;
 
 /** The engine settings in the shape the engine uses (units in the names). */
 export interface RunConfig {
   readonly queueConcurrency: number;
+  /** Queues with their own concurrency (`RUN_QUEUES`); others use {@link RunConfig.queueConcurrency}. */
+  readonly queues: ReadonlyMap<string, number>;
   readonly queuePollMs: number;
+  /** Whether this replica runs the cron scheduler. */
+  readonly scheduler: boolean;
+  readonly scheduleTimezone: string;
+  readonly scheduleCheckMs: number;
+  readonly scheduleRefreshMs: number;
   readonly heartbeatMs: number;
   readonly stopGraceMs: number;
   readonly killGraceMs: number;
@@ -53,7 +94,12 @@ export interface RunConfig {
 export function toRunConfig(raw: RunConfigEnv): RunConfig {
   return {
     queueConcurrency: raw.RUN_QUEUE_CONCURRENCY,
+    queues: raw.RUN_QUEUES,
     queuePollMs: raw.RUN_QUEUE_POLL_MS,
+    scheduler: raw.RUN_SCHEDULER,
+    scheduleTimezone: raw.RUN_SCHEDULE_TZ,
+    scheduleCheckMs: raw.RUN_SCHEDULE_CHECK_MS,
+    scheduleRefreshMs: raw.RUN_SCHEDULE_REFRESH_MS,
     heartbeatMs: raw.RUN_HEARTBEAT_MS,
     stopGraceMs: raw.RUN_STOP_GRACE_MS,
     killGraceMs: raw.RUN_KILL_GRACE_MS,

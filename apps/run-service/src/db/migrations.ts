@@ -117,4 +117,27 @@ CREATE TABLE run_steps (
 );
 `,
   },
+  {
+    // Checkpoints (human.task, approval): the open checkpoint of a waiting
+    // step (resolved prompt, form / input, required, then the accepted
+    // decision) and the run's "accepted input waits for its resume" flag.
+    id: '002_engine_checkpoints',
+    sql: `
+ALTER TABLE run_steps ADD COLUMN checkpoint jsonb NULL;
+ALTER TABLE runs ADD COLUMN resume_pending boolean NOT NULL DEFAULT false;
+`,
+  },
+  {
+    // Composition (dag.run / dag.enqueue): a child run points at its root run
+    // (addressing dagu://runs/{root}/{rootId}/sub/{childId}), its parent run
+    // and the parent step that started it. Root runs have NULLs.
+    id: '003_engine_composition',
+    sql: `
+ALTER TABLE runs ADD COLUMN root_pk bigint NULL REFERENCES runs (pk) ON DELETE CASCADE;
+ALTER TABLE runs ADD COLUMN parent_pk bigint NULL;
+ALTER TABLE runs ADD COLUMN parent_step text NULL;
+CREATE INDEX runs_root_idx ON runs (root_pk, dag_run_id) WHERE root_pk IS NOT NULL;
+CREATE INDEX runs_parent_idx ON runs (parent_pk) WHERE parent_pk IS NOT NULL;
+`,
+  },
 ];

@@ -38,6 +38,7 @@ export function planAttempt(run: RunRecord, rows: readonly StepRecord[], schedul
       logsUri: formatUri.runLogs(run.dag_name, run.dag_run_id),
     },
     dag,
+    spec: run.spec,
     params: run.resolved_params,
     paramsEvaluated: run.params_evaluated,
     steps: nodes.steps,

@@ -10,7 +10,7 @@ import { checkConditions } from './conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from './params';
 import { prepareRunEnvironment, type RunEnvironment } from './run-environment';
-import type { AttemptIdentity, NodeSpec, NodeState, RunContext } from './run-types';
+import type { AttemptIdentity, NodeSpec, NodeState, RunContext, SubDagRunner } from './run-types';
 import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from './status';
 import { runNode, type RunAbortReason } from './step-runner';
 
@@ -30,12 +30,16 @@ import { runNode, type RunAbortReason } from './step-runner';
  * 5. the status rollup (`status.ts`), then `success` (succeeded or partially
  *    succeeded), `failure` or `abort` handler, then `exit` — always last;
  *    a failing success/failure/exit handler fails a successful run.
+ *    A run whose steps wait at a checkpoint (human.task, approval) parks
+ *    (status 7): only the `wait` handler runs; a resume is a new attempt.
  */
 
 /** What an attempt runs. */
 export interface AttemptPlan {
   identity: AttemptIdentity;
   dag: NormalizedDag;
+  /** The spec snapshot the DAG was parsed from. */
+  spec: string;
   params: readonly RunParam[];
   paramsEvaluated: boolean;
   /** Steps in execution order. */
@@ -64,6 +68,8 @@ export interface AttemptDeps {
   config: RunConfig;
   logger: Logger;
   processEnv: Readonly<Record<string, string>>;
+  /** Starts child runs of `dag.run` / `dag.enqueue` steps. */
+  children?: SubDagRunner;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -153,6 +159,8 @@ function contextOf(
   return {
     attempt: plan.identity,
     dag: plan.dag,
+    spec: plan.spec,
+    ...(deps.children !== undefined ? { children: deps.children } : {}),
     env,
     config: deps.config,
     sink,
@@ -210,14 +218,16 @@ async function runFinalHandlers(ctx: RunContext, plan: AttemptPlan, status: RunS
   const kind: HandlerKind | undefined =
     status === RunStatus.succeeded || status === RunStatus.partiallySucceeded ? 'success' : status === RunStatus.failed ? 'failure' : status === RunStatus.aborted ? 'abort' : undefined;
   let failed = false;
-  for (const handler of [kind, 'exit'] as const) {
+  // A parked run (status 7) is not over: only the `wait` handler runs (its failure changes nothing).
+  const order: ReadonlyArray<HandlerKind | undefined> = status === RunStatus.waiting ? ['wait'] : [kind, 'exit'];
+  for (const handler of order) {
     // Killed (replica shutdown past its grace period): no handler starts any more.
     if (handler === undefined || kill.aborted) continue;
     const node = plan.handlers.get(handler);
     const state = plan.handlerStates.get(handler);
     if (node === undefined || state === undefined) continue;
     await runNode(ctx, node, state, kill);
-    if (state.status !== StepStatus.succeeded && handler !== 'abort') failed = true;
+    if (state.status !== StepStatus.succeeded && handler !== 'abort' && handler !== 'wait') failed = true;
   }
   return failed;
 }

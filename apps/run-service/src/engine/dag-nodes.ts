@@ -7,12 +7,12 @@ import type { NodeSpec } from './run-types';
  * handlers in the order they can run: init, success, failure, abort, exit.
  * `seq` numbers them from 0; it is the node's key in `run_steps`.
  *
- * The `wait` handler belongs to human tasks and approval gates (a later
- * issue) and is not run by this engine.
+ * The `wait` handler (numbered last, so older runs keep their `seq`s) runs
+ * when the run parks at a checkpoint (human.task, approval).
  */
 
 /** Lifecycle handlers this engine runs, in order. */
-export const HANDLER_ORDER: readonly HandlerKind[] = ['init', 'success', 'failure', 'abort', 'exit'];
+export const HANDLER_ORDER: readonly HandlerKind[] = ['init', 'success', 'failure', 'abort', 'exit', 'wait'];
 
 /** The run-detail key of a handler (`handlers.onInit`, …, dagu-model §5). */
 export function handlerKey(kind: HandlerKind): string {

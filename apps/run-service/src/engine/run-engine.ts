@@ -2,10 +2,14 @@ import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { RunConfig } from '../config/run-config';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { readStreamTotals } from '../logs/log-reader';
+import { queueLimits } from '../queue/queue-limits';
 import { RunDispatcher } from '../queue/run-dispatcher';
 import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
+import { parkAttempt } from '../checkpoints/checkpoint.repository';
 import { planAttempt } from './attempt-plan';
+import { ChildRunner } from '../composition/child-runner';
+import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
 import { formatParams } from './params';
 import { RunStatus } from './status';
@@ -30,6 +34,8 @@ export interface RunEngineDeps {
   publisher: RunEventPublisher;
   /** The environment steps inherit (the service process's, read once at start). */
   processEnv: Readonly<Record<string, string>>;
+  /** Reads a stored DAG's YAML for `dag.run` of a stored DAG; absent = local sub-DAGs only. */
+  readStoredSpec?: StoredSpecReader;
 }
 
 interface ActiveRun {
@@ -42,13 +48,22 @@ interface ActiveRun {
 export class RunEngine {
   private readonly active = new Map<number, ActiveRun>();
   private readonly dispatcher: RunDispatcher;
+  private readonly children: ChildRunner;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
   constructor(private readonly deps: RunEngineDeps) {
+    this.children = new ChildRunner({
+      pool: deps.pool,
+      logger: deps.logger,
+      replica: deps.replica,
+      publisher: deps.publisher,
+      execute: (pk, parent) => this.executeChild(pk, parent),
+      ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
+    });
     this.dispatcher = new RunDispatcher(deps.pool, {
       owner: deps.replica,
-      queueConcurrency: deps.config.queueConcurrency,
+      queues: queueLimits(deps.config.queues, deps.config.queueConcurrency),
       pollMs: deps.config.queuePollMs,
       logger: deps.logger,
       onClaimed: async (runs) => {
@@ -94,6 +109,28 @@ export class RunEngine {
     this.active.set(pk, entry);
   }
 
+  /**
+   * Executes child run `pk` (running, owned here) for a parent step and
+   * resolves when its attempt ended or parked. A stop of the parent
+   * (`parent` aborts) stops the child; heartbeats, stop and shutdown treat
+   * it like any run of this replica.
+   */
+  executeChild(pk: number, parent: AbortSignal): Promise<void> {
+    const stop = new AbortController();
+    const kill = new AbortController();
+    if (this.closing) kill.abort();
+    const onParentAbort = (): void => stop.abort();
+    parent.addEventListener('abort', onParentAbort, { once: true });
+    if (parent.aborted) stop.abort();
+    const entry: ActiveRun = { stop, kill, done: Promise.resolve() };
+    entry.done = this.execute(pk, entry).finally(() => {
+      this.active.delete(pk);
+      parent.removeEventListener('abort', onParentAbort);
+    });
+    this.active.set(pk, entry);
+    return entry.done;
+  }
+
   /** Aborts run `pk` when it runs here; resolves when it ended. @returns false when it does not run here. */
   stopLocal(pk: number): Promise<void> | false {
     const entry = this.active.get(pk);
@@ -129,10 +166,19 @@ export class RunEngine {
       const plan = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
       if (run.stop_requested_at !== null) entry.stop.abort();
       const outcome = await runAttempt(
-        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv },
+        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, children: this.children },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
       );
+      if (outcome.status === RunStatus.waiting) {
+        const parked = await parkAttempt(pool, { pk, attemptNo: run.attempt_no }, {
+          params: formatParams(outcome.params),
+          resolvedParams: outcome.params,
+          paramsEvaluated: outcome.paramsEvaluated,
+        });
+        if (parked) await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.waiting));
+        return;
+      }
       const finished = await finishAttempt(pool, { pk, attemptNo: run.attempt_no }, {
         status: outcome.status,
         error: outcome.error,

@@ -1,10 +1,11 @@
 import type { HandlerKind, NormalizedDag, NormalizedStep } from '@dagu-mcp/dag-spec';
 import type { RunConfig } from '../config/run-config';
 import type { LogSink, LogStreamWriter } from '../logs/log-sink';
-import type { StepRefValues } from './interpolate';
+import type { InterpolationScope, StepRefValues } from './interpolate';
 import type { RunEnvironment } from './run-environment';
 import type { StepStatusCode } from './status';
 import type { PublishedOutputs } from './step-outputs';
+import type { Checkpoint } from '../checkpoints/checkpoint-types';
 
 /**
  * The shapes the engine passes around while an attempt runs: a node (a step
@@ -33,6 +34,8 @@ export interface NodeState {
   /** Failed, but `continue_on` let the run go on. */
   allowedFailure: boolean;
   outputs: PublishedOutputs;
+  /** The open checkpoint of a waiting step (human.task, approval). */
+  checkpoint?: Checkpoint;
   readonly stdoutLog: number;
   readonly stderrLog: number;
 }
@@ -53,10 +56,26 @@ export interface AttemptIdentity {
   readonly logsUri: string;
 }
 
+/** What a `dag.run` / `dag.enqueue` step reports (composition/child-runner.ts). */
+export interface SubDagOutcome {
+  ok: boolean;
+  error?: string;
+  aborted: boolean;
+}
+
+/** Runs the child run of a `dag.run` / `dag.enqueue` step to its end. */
+export interface SubDagRunner {
+  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome>;
+}
+
 /** Everything a node needs while it runs. */
 export interface RunContext {
   readonly attempt: AttemptIdentity;
   readonly dag: NormalizedDag;
+  /** The run's spec snapshot (YAML stream: local sub-DAGs are its later documents). */
+  readonly spec: string;
+  /** Starts child runs; absent where composition is not wired (some tests). */
+  readonly children?: SubDagRunner;
   readonly env: RunEnvironment;
   readonly config: RunConfig;
   readonly sink: LogSink;

@@ -88,6 +88,8 @@ export type RunInterruption = 'none' | 'aborted' | 'failed';
 export function rollupRunStatus(steps: readonly RollupStep[], interruption: RunInterruption = 'none'): RunStatusCode {
   if (interruption === 'aborted') return RunStatus.aborted;
   if (interruption === 'failed') return RunStatus.failed;
+  // A step waits at a checkpoint (human.task, approval): the run is not over, it parks.
+  if (steps.some((step) => step.status === StepStatus.waiting)) return RunStatus.waiting;
   let allowedFailures = 0;
   let goodSteps = 0;
   for (const step of steps) {

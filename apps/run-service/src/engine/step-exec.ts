@@ -6,6 +6,7 @@ import { interpolate, type InterpolationScope } from './interpolate';
 import { runProcess, type ProcessOutcome } from './process-runner';
 import type { NodeSpec, NodeState, RunContext } from './run-types';
 import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from './step-outputs';
+import { checkpointOf, type Checkpoint } from '../checkpoints/checkpoint-types';
 
 /**
  * One try of a node (retry_policy runs it again; `step-runner.ts` decides).
@@ -24,6 +25,8 @@ export interface TryResult {
   /** A stdout/stderr line matched a `continue_on.output` pattern. */
   outputMatched: boolean;
   published?: PublishedOutputs;
+  /** Set when the step now waits for a person (human.task, approval): the run parks. */
+  checkpoint?: Checkpoint;
 }
 
 /** What a try runs with, fixed when the node started. */
@@ -41,8 +44,6 @@ export interface TryInput {
 const UNSUPPORTED: Record<string, string> = {
   sub_dag: 'sub-DAG steps (dag.run / dag.enqueue) are',
   foreach: 'foreach steps are',
-  human_task: 'human.task steps are',
-  approval: 'approval steps are',
 };
 
 function matcherOf(patterns: readonly string[]): (line: string) => boolean {
@@ -92,11 +93,14 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
     if (line.trim() !== '') lastStderr = line.trim();
     if (!outputMatched && node.step.continueOn.output.length > 0 && matches(line)) outputMatched = true;
   };
-  const unsupported = UNSUPPORTED[node.step.kind];
+  const unsupported = node.step.kind === 'sub_dag' && ctx.children !== undefined ? undefined : UNSUPPORTED[node.step.kind];
   if (unsupported !== undefined) {
     const error = `${unsupported} not supported by this engine yet`;
     onStderr(error);
     return { ok: false, error, timedOut: false, aborted: false, outputMatched };
+  }
+  if (node.step.kind === 'human_task') {
+    return { ok: true, timedOut: false, aborted: false, outputMatched, checkpoint: checkpointOf(node.step, input.scope) };
   }
   const tryId = `${node.seq}-${++tryCounter}`;
   const outputFile = join(ctx.scratchDir, `outputs-${tryId}`);
@@ -112,7 +116,8 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
       onStderr(published.error);
       return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched };
     }
-    return { ...result, published: published.value, outputMatched };
+    const checkpoint = checkpointOf(node.step, input.scope);
+    return { ...result, published: published.value, outputMatched, ...(checkpoint !== undefined ? { checkpoint } : {}) };
   } finally {
     await rm(outputFile, { force: true }).catch(() => undefined);
     if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);
@@ -132,6 +137,11 @@ type BodyResult = Omit<TryResult, 'outputMatched' | 'published'>;
 
 async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => string): Promise<BodyResult> {
   const { step } = input.node;
+  if (step.kind === 'sub_dag' && ctx.children !== undefined) {
+    // dag.run / dag.enqueue: a child run; its outcome is the step's (composition/child-runner.ts).
+    const outcome = await ctx.children.run(ctx, input.node, input.scope, input.signal, { onStdout: input.onStdout, onStderr: input.onStderr });
+    return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
+  }
   if (step.kind === 'http' && step.action?.type === 'http.request') {
     const outcome = await runHttpRequest(step.action, input.scope, {
       signal: input.signal,

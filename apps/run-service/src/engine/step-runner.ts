@@ -65,7 +65,7 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
   }
   let result = await runWithRetries(ctx, node, state, setup, signal);
   const policy = node.step.repeatPolicy;
-  for (let executions = 1; policy !== undefined && !result.aborted && !signal.aborted; executions++) {
+  for (let executions = 1; policy !== undefined && result.checkpoint === undefined && !result.aborted && !signal.aborted; executions++) {
     if (policy.limit !== undefined && policy.limit > 0 && executions >= policy.limit) break;
     if (!(await shouldRepeat(policy, result, ctx, withPublished(node, setup, result), signal))) break;
     ctx.log(`step repeats: ${node.name} (execution ${executions + 1})`);
@@ -151,6 +151,17 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
   state.exitCode = result.exitCode;
   state.allowedFailure = false;
   const reason = signal.aborted ? reasonOf(signal) : undefined;
+  if (result.ok && result.checkpoint !== undefined && !signal.aborted) {
+    // A checkpoint (human.task, approval): the step waits; the run parks once nothing else runs.
+    state.status = StepStatus.waiting;
+    state.error = undefined;
+    state.finishedAt = undefined;
+    state.outputs = result.published ?? {};
+    state.checkpoint = result.checkpoint;
+    ctx.states.save(node, state);
+    ctx.log(`step waiting: ${node.name} (${result.checkpoint.kind === 'human_task' ? 'human task' : 'approval'})`);
+    return;
+  }
   if (result.ok) {
     state.status = StepStatus.succeeded;
     state.error = undefined;

@@ -2,6 +2,7 @@ import type { HandlerMap } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import { createPingHandler } from '@dagu-mcp/service-kit';
 import type { RunDeps } from '../runs/run-deps';
+import { createRunApprovalHandler, createRunHumanTaskHandler } from './run-checkpoint.handlers';
 import { createRunGetHandler } from './run-get.handler';
 import { createRunLatestHandler } from './run-latest.handler';
 import { createRunListHandler } from './run-list.handler';
@@ -23,5 +24,7 @@ export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
     'run.logs': createRunLogsHandler(deps.pool),
     'run.stepLog': createRunStepLogHandler(deps.pool),
     'run.latest': createRunLatestHandler(deps.pool),
+    'run.humanTask': createRunHumanTaskHandler(deps),
+    'run.approval': createRunApprovalHandler(deps),
   };
 }

@@ -1,12 +1,13 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { claimQueuedRuns, type ClaimedRun } from '../store/run-ownership.repository';
+import type { QueueLimits } from './queue-limits';
 
 /**
  * Starts queued runs (036 enqueue: status 5 `queued` until a slot frees).
  * Every replica runs one dispatcher; a claim happens under a database-wide
- * advisory lock, so the limits hold over all replicas: at most
- * `RUN_QUEUE_CONCURRENCY` active runs per queue (`default`, or the DAG's
- * `queue` / the request's `queue`) and at most `max_active_runs` per DAG.
+ * advisory lock, so the limits hold over all replicas: at most the queue's
+ * limit (`RUN_QUEUES`, else `RUN_QUEUE_CONCURRENCY`) of active runs per queue
+ * (`default`, or the DAG's `queue` / the request's `queue`) and at most `max_active_runs` per DAG.
  * The replica that claims a run owns and executes it.
  *
  * A claim pass runs when poked (a run was enqueued or ended on this replica)
@@ -22,7 +23,8 @@ export class RunDispatcher {
     private readonly pool: Pool,
     private readonly options: {
       owner: string;
-      queueConcurrency: number;
+      /** Concurrency of each queue. */
+      queues: QueueLimits;
       pollMs: number;
       logger: Logger;
       /** Starts the claimed runs (already `running` and owned in PostgreSQL). */
@@ -63,7 +65,7 @@ export class RunDispatcher {
   private async pass(): Promise<void> {
     try {
       const claimed = await withTransaction(this.pool, (client) =>
-        claimQueuedRuns(client, this.options.owner, this.options.queueConcurrency),
+        claimQueuedRuns(client, this.options.owner, this.options.queues),
       );
       if (claimed.length > 0) await this.options.onClaimed(claimed);
     } catch (error) {

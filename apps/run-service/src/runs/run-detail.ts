@@ -1,4 +1,4 @@
-import { DaguError, type RunDetail, type RunStepSchema } from '@dagu-mcp/contracts';
+import { type RunDetail, type RunStepSchema } from '@dagu-mcp/contracts';
 import type { z } from 'zod';
 import type { Pool } from '@dagu-mcp/runtime';
 import { handlerKey } from '../engine/dag-nodes';
@@ -7,6 +7,8 @@ import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 import { formatUri } from '../ids/run-id';
+import { withCheckpoints } from '../checkpoints/checkpoint-detail';
+import { subRunDetail, withSubRuns } from '../composition/sub-run-detail';
 
 /**
  * `run.get`: the run-detail model (021 "Run detail", dagu-model §5) of a
@@ -57,7 +59,7 @@ export function runDetailOf(run: RunRecord, steps: readonly StepRecord[]): RunDe
   for (const step of steps) {
     if (step.handler === null) continue;
     const kind = step.handler;
-    if (kind === 'init' || kind === 'success' || kind === 'failure' || kind === 'abort' || kind === 'exit') handlers[handlerKey(kind)] = stepEntryOf(run, step);
+    if (kind === 'init' || kind === 'success' || kind === 'failure' || kind === 'abort' || kind === 'exit' || kind === 'wait') handlers[handlerKey(kind)] = stepEntryOf(run, step);
   }
   return {
     name: run.dag_name,
@@ -82,14 +84,14 @@ export function runDetailOf(run: RunRecord, steps: readonly StepRecord[]): RunDe
 
 /** Loads and builds the detail of a run. */
 export async function getRunDetail(pool: Pool, input: RunAddressInput): Promise<RunDetail> {
-  if (input.subRunId !== undefined) {
-    throw new DaguError('resource_not_found', `No child run ${input.subRunId} exists: sub-DAG runs are not supported by this engine yet.`, {
-      field: 'subRunId',
-    });
-  }
   return withStorageErrors(async () => {
+    const subRunId = input.subRunId;
+    if (subRunId !== undefined) {
+      const { run, detail } = await subRunDetail(pool, { dagName: input.dagName, dagRunId: input.dagRunId, subRunId });
+      return withSubRuns(pool, run, await withCheckpoints(pool, run, detail));
+    }
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
-    return runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no));
+    return withSubRuns(pool, run, await withCheckpoints(pool, run, runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no))));
   });
 }

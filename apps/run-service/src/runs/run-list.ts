@@ -60,6 +60,8 @@ export async function listRuns(pool: Pool, query: RunsQuery): Promise<{ items: A
     where.push(clause(`$${values.length}`));
   };
   const latest = query.dagRunId === 'latest';
+  // Child runs (dag.run) are addressed under their root run, not listed.
+  where.push('root_pk IS NULL');
   if (query.name !== undefined) add((p) => `dag_name = ${p}`, query.name);
   if (query.dagRunId !== undefined && !latest) add((p) => `dag_run_id = ${p}`, query.dagRunId);
   if (query.status !== undefined) add((p) => `status = ANY(${p}::smallint[])`, query.status);
@@ -86,7 +88,7 @@ export async function latestRuns(pool: Pool, dagNames: readonly string[]): Promi
   const latest: Record<string, { dagRunId: string; status: number; statusLabel: string }> = {};
   if (dagNames.length === 0) return { latest };
   const result = await withStorageErrors(() =>
-    pool.query('SELECT DISTINCT ON (dag_name) dag_name, dag_run_id, status FROM runs WHERE dag_name = ANY($1::text[]) ORDER BY dag_name, pk DESC', [
+    pool.query('SELECT DISTINCT ON (dag_name) dag_name, dag_run_id, status FROM runs WHERE dag_name = ANY($1::text[]) AND root_pk IS NULL ORDER BY dag_name, pk DESC', [
       dagNames,
     ]),
   );

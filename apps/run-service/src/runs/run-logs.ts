@@ -5,6 +5,7 @@ import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../
 import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../logs/log-window';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
+import { findSubRunOf, subRunNotFound } from '../composition/sub-run-detail';
 
 /**
  * `run.logs` (021 run-log model) and `run.stepLog` (021 step-log model) with
@@ -60,13 +61,13 @@ export interface StepLogInput {
  * by this engine yet).
  */
 export async function readStepLog(pool: Pool, input: StepLogInput) {
-  if (input.subRunId !== undefined || input.item !== undefined || input.bodyStepName !== undefined) {
-    const field = input.subRunId !== undefined ? 'subRunId' : 'item';
-    throw new DaguError('resource_not_found', 'Child-run and foreach step logs are not supported by this engine yet.', { field });
+  if (input.item !== undefined || input.bodyStepName !== undefined) {
+    throw new DaguError('resource_not_found', 'Foreach step logs are not supported by this engine yet.', { field: 'item' });
   }
   return withStorageErrors(async () => {
-    const run = await findRun(pool, input.dagName, input.dagRunId);
-    if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
+    const subRunId = input.subRunId;
+    const run = subRunId !== undefined ? await findSubRunOf(pool, input.dagName, input.dagRunId, subRunId) : await findRun(pool, input.dagName, input.dagRunId);
+    if (run === undefined) throw subRunId !== undefined ? subRunNotFound(input.dagRunId, subRunId) : runNotFound(input.dagName, input.dagRunId);
     const steps = await loadSteps(pool, run.pk, run.attempt_no);
     const step = steps.find((s) => s.handler === null && s.name === input.stepName) ?? steps.find((s) => s.name === input.stepName);
     if (step === undefined) {

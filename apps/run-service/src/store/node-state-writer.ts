@@ -52,9 +52,9 @@ export class NodeStateWriter implements NodeStateSink {
     const column = <K extends keyof ReturnType<typeof snapshotOf>>(key: K) => rows.map((row) => row[key]);
     await this.pool.query(
       `UPDATE run_steps s SET status = v.status, error = v.error, started_at = v.started_at, finished_at = v.finished_at,
-         retry_count = v.retry_count, exit_code = v.exit_code, allowed_failure = v.allowed_failure, outputs = v.outputs
-       FROM unnest($3::int[], $4::smallint[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::int[], $9::int[], $10::boolean[], $11::jsonb[])
-         AS v(seq, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs)
+         retry_count = v.retry_count, exit_code = v.exit_code, allowed_failure = v.allowed_failure, outputs = v.outputs, checkpoint = v.checkpoint
+       FROM unnest($3::int[], $4::smallint[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::int[], $9::int[], $10::boolean[], $11::jsonb[], $12::jsonb[])
+         AS v(seq, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs, checkpoint)
        WHERE s.run_pk = $1 AND s.attempt_no = $2 AND s.seq = v.seq`,
       [
         this.runPk,
@@ -68,6 +68,7 @@ export class NodeStateWriter implements NodeStateSink {
         column('exitCode'),
         column('allowedFailure'),
         column('outputs'),
+        column('checkpoint'),
       ],
     );
   }
@@ -84,5 +85,6 @@ function snapshotOf(seq: number, state: NodeState) {
     exitCode: state.exitCode ?? null,
     allowedFailure: state.allowedFailure,
     outputs: JSON.stringify(state.outputs),
+    checkpoint: state.checkpoint !== undefined ? JSON.stringify(state.checkpoint) : null,
   };
 }

@@ -68,7 +68,7 @@ export async function forceEndRun(db: Queryable, pk: number, status: number, err
   await db.query(
     `UPDATE run_steps SET status = CASE WHEN status IN (1, 9) THEN $3::smallint ELSE 3::smallint END,
        error = CASE WHEN status IN (1, 9) THEN $4 ELSE error END, finished_at = now()
-     WHERE run_pk = $1 AND attempt_no = $2 AND status IN (0, 1, 9)`,
+     WHERE run_pk = $1 AND attempt_no = $2 AND status IN (0, 1, 7, 9)`,
     [pk, run.attempt_no, status === 3 ? 3 : 2, error],
   );
   await db.query('UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [pk, run.attempt_no, status]);
@@ -84,14 +84,14 @@ export interface ClaimedRun {
 
 /**
  * Claims queued runs for `owner` (dagu-model §1 queued → running): oldest
- * first, while their queue has fewer than `queueConcurrency` active runs and
+ * first, while their queue has fewer active runs than its limit and
  * their DAG fewer than its `max_active_runs`, counted over every replica.
  * A transaction-level advisory lock serializes claims of all replicas; call
  * inside a transaction.
  *
  * @returns the claimed runs, now `running` and owned by `owner`
  */
-export async function claimQueuedRuns(db: Queryable, owner: string, queueConcurrency: number, max = 50): Promise<ClaimedRun[]> {
+export async function claimQueuedRuns(db: Queryable, owner: string, queues: { limitOf(queue: string): number }, max = 50): Promise<ClaimedRun[]> {
   await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
   const queued = await db.query(
     'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 ORDER BY queued_at, pk LIMIT $1',
@@ -110,7 +110,7 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queueConcurr
     if (picked.length >= max) break;
     const inQueue = perQueue.get(row.queue) ?? 0;
     const ofDag = perDag.get(row.dag_name) ?? 0;
-    if (inQueue >= queueConcurrency || ofDag >= Math.max(1, row.max_active_runs)) continue;
+    if (inQueue >= queues.limitOf(row.queue) || ofDag >= Math.max(1, row.max_active_runs)) continue;
     perQueue.set(row.queue, inQueue + 1);
     perDag.set(row.dag_name, ofDag + 1);
     picked.push({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id });

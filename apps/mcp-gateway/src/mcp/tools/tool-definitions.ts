@@ -24,7 +24,9 @@ const daguRead: Tool = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      target: { type: 'string', enum: [...ADVERTISED_READ_TARGETS], description: 'Case-sensitive read target (target mode).' },
+      // No `enum`: a validating client would refuse an unsupported target locally, while 021 wants
+      // the server's `unsupported_read_target`. The supported values are listed here instead.
+      target: { type: 'string', description: `Case-sensitive read target (target mode): ${ADVERTISED_READ_TARGETS.join(', ')}.` },
       name: str('DAG name (dag, dag_spec, run, run_logs, step_log, foreach_items, foreach_item) or reference topic (reference).'),
       dagRunId: str('DAG-run id (run, run_logs, step_log, foreach_items, foreach_item).'),
       subRunId: str('Child DAG-run id under the root run (run, step_log, foreach_items, foreach_item).'),
@@ -54,12 +56,13 @@ const daguChange: Tool = {
   inputSchema: {
     type: 'object',
     additionalProperties: false,
-    required: ['name', 'spec'],
+    // `name` and `spec` are required, but not declared so: 022 answers a missing one, or an
+    // unsupported mode or type, with its own error codes, which a validating client would pre-empt.
     properties: {
-      mode: { type: 'string', enum: ['preview', 'apply'], default: 'preview', description: 'preview validates only; apply validates then writes.' },
-      type: { type: 'string', enum: ['upsert_dag'], default: 'upsert_dag', description: 'Change type.' },
-      name: str('Target DAG name: letters, digits, "_", "." and "-", at most 40 characters.'),
-      spec: str('The DAG YAML document; kept exactly as given.'),
+      mode: { type: 'string', default: 'preview', description: 'preview (default) validates only; apply validates then writes.' },
+      type: { type: 'string', default: 'upsert_dag', description: 'Change type; the only type is upsert_dag.' },
+      name: str('Required. Target DAG name: letters, digits, "_", "." and "-", at most 40 characters.'),
+      spec: str('Required. The DAG YAML document; kept exactly as given.'),
     },
   },
   annotations: { title: 'Change a DAG', destructiveHint: true, openWorldHint: false },

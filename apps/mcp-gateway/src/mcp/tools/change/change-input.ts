@@ -44,8 +44,6 @@ export function parseChangeInput(args: unknown, context: ChangeErrorContext): Ch
     throw new DaguError('unsupported_change_type', `Unsupported change type: ${type}. The only type is upsert_dag.`, { field: 'type' });
   }
   if (name === undefined) throw new DaguError('invalid_tool_input', 'The name field is required.', { field: 'name' });
-  context.dagName = name;
-  context.dagUri = formatDaguUri({ kind: 'dag_spec', name });
   if (!isValidDagName(name)) {
     throw new DaguError(
       'invalid_tool_input',
@@ -53,6 +51,9 @@ export function parseChangeInput(args: unknown, context: ChangeErrorContext): Ch
       { field: 'name' },
     );
   }
+  // Only a valid name is "resolved" (022 §Errors: dagName and dagUri).
+  context.dagName = name;
+  context.dagUri = formatDaguUri({ kind: 'dag_spec', name });
   if (spec === undefined || spec.trim() === '') {
     throw new DaguError('invalid_tool_input', 'The spec field is required.', { field: 'spec' });
   }

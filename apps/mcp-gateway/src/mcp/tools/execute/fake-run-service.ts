@@ -107,6 +107,18 @@ export class FakeServices {
           for (const r of this.runs.values()) if (p.dagNames.includes(r.dagName)) latest[r.dagName] = { dagRunId: r.dagRunId, status: r.status, statusLabel: label(r.status) };
           return { latest };
         },
+        'run.humanTask': async (p) => {
+          record('run.humanTask', p);
+          const run = this.run(p.dagRunId);
+          this.setStatus(run, 1);
+          return this.ref(run);
+        },
+        'run.approval': async (p) => {
+          record('run.approval', p);
+          const run = this.run(p.dagRunId);
+          this.setStatus(run, p.decision === 'reject' ? 8 : 1);
+          return this.ref(run);
+        },
       },
     });
     this.workers = [dagWorker, runWorker];

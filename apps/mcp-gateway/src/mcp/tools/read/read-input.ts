@@ -64,6 +64,7 @@ export interface ReadErrorContext {
  */
 export function parseReadInput(args: unknown, context: ReadErrorContext): ReadRequest {
   const input = requireObject(args);
+  noteSuppliedTarget(input, context);
   rejectUnknownFields(input, READ_FIELDS);
   const fields: ReadFields = {};
   for (const field of TARGET_MODE_FIELDS) {
@@ -92,11 +93,30 @@ export function parseReadInput(args: unknown, context: ReadErrorContext): ReadRe
   return fromTarget(fields, context);
 }
 
+/**
+ * Puts a supported `target` (aliases resolved) into the error context before
+ * any other check, so early failures (unknown fields, wrong types) still name
+ * it (021 §Errors: `target` when a valid target has been resolved).
+ */
+function noteSuppliedTarget(input: Record<string, unknown>, context: ReadErrorContext): void {
+  if (typeof input.target !== 'string' || input.uri !== undefined && input.uri !== null) return;
+  const supplied = input.target.trim();
+  const resolved = READ_TARGET_ALIASES[supplied] ?? supplied;
+  if (isReadTarget(resolved)) context.target = resolved;
+}
+
+/**
+ * URI mode: the returned URI is the validated resource in canonical form
+ * (021: "URI path segments in returned URIs follow Spec 020 escaping"), so
+ * `DAGU://dags?` comes back as `dagu://dags`.
+ */
 function fromUri(uri: string, context: ReadErrorContext): ReadRequest {
   const resource = parseDaguUri(uri);
   context.target = resource.kind;
+  const canonical = formatDaguUri(resource);
+  context.uri = canonical;
   const query = 'query' in resource ? resource.query : undefined;
-  return { mode: 'uri', target: resource.kind, fields: fieldsOf(resource), resource, uri, query };
+  return { mode: 'uri', target: resource.kind, fields: fieldsOf(resource), resource, uri: canonical, query };
 }
 
 function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest {
@@ -121,6 +141,10 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
     }
   }
   if (target === 'reference' && fields.name === undefined) fields.name = 'authoring';
+  if (fields.query?.startsWith('?')) {
+    // Checked before the URI is built, so the error never carries a `…??…` URI.
+    throw new DaguError('invalid_tool_input', 'The query field must not start with "?".', { field: 'query' });
+  }
   checkPairs(target, fields);
   checkValues(target, fields);
   const resource = buildResource(target, fields);

@@ -1,4 +1,4 @@
-import { RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
 import type { ReadRequest } from './read-input';
@@ -25,7 +25,10 @@ export function createRunReadBackends(bus: BusClient): {
   step_log: ReadBackend;
 } {
   return {
-    runs: async (request, principal) => bus.call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal }),
+    runs: async (request, principal) =>
+      bus.call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal }).catch((err: unknown) => {
+        throw asQueryError(err, request.mode);
+      }),
     run: async (request, principal) => {
       const { subRunId } = request.fields;
       return bus.call('run', runOps, 'run.get', { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) }, { principal });
@@ -73,4 +76,16 @@ export function withLatestRun(dagBackend: ReadBackend, bus: BusClient): ReadBack
       return detail;
     }
   };
+}
+
+/**
+ * A bad `cursor` inside the runs query is a query fault of the input that
+ * carried it (021 §Query handling): `invalid_tool_input` on `query` in target
+ * mode, `invalid_resource_uri` on `uri` in URI mode.
+ */
+function asQueryError(err: unknown, mode: 'target' | 'uri'): unknown {
+  if (!(err instanceof DaguError) || err.field !== 'cursor') return err;
+  return mode === 'target'
+    ? new DaguError('invalid_tool_input', err.message, { field: 'query', details: { parameter: 'cursor' } })
+    : new DaguError('invalid_resource_uri', err.message, { field: 'uri', details: { parameter: 'cursor' } });
 }

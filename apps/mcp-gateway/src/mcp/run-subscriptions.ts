@@ -1,0 +1,81 @@
+import { formatDaguUri, type RunEvent } from '@dagu-mcp/contracts';
+import type { Logger } from '@dagu-mcp/runtime';
+
+/**
+ * Run subscriptions (dagu-model §8): a session that sent
+ * `resources/subscribe` for a run URI (`dagu://runs/{name}/{dagRunId}`) or its
+ * `/logs` gets `notifications/resources/updated {uri}` when the run reaches a
+ * terminal status (2, 3, 4, 6, 8) or the waiting checkpoint (7), and again
+ * when a waiting run later ends.
+ *
+ * Every gateway replica hears every run event (run-service PUBLISHes them;
+ * {@link RunEventDispatcher.listenAll}); exactly one replica relays each
+ * event: the first to `SET NX` the event's key in Redis. The relay appends the
+ * notification to each subscribed session's standalone stream
+ * ({@link McpSessionManager.resourceUpdated}), which whichever replica holds
+ * that stream delivers. Subscriptions match the URI string as subscribed;
+ * the canonical forms above (no query) are the ones notified.
+ */
+
+/** Statuses that notify: terminal ones and `waiting` (dagu-model §1). */
+const NOTIFYING = new Set([2, 3, 4, 6, 7, 8]);
+
+/** What the relay is built from. */
+export interface RunSubscriptionRelayDeps {
+  /** Source of every root run's events. */
+  readonly events: { listenAll(listener: (event: RunEvent) => void): () => void };
+  /** Claims an event once over all replicas: `true` for exactly one caller per key. */
+  readonly claim: (key: string, ttlMs: number) => Promise<boolean>;
+  /** Sends `notifications/resources/updated {uri}` to the sessions subscribed to `uri`. */
+  readonly notify: (uri: string) => Promise<number>;
+  readonly logger: Logger;
+}
+
+/** How long an event's claim key lives: far longer than the skew between replicas hearing it. */
+const CLAIM_TTL_MS = 10 * 60_000;
+
+/** The URIs a run event updates: the run and its logs. */
+export function subscribedUrisOf(event: Pick<RunEvent, 'name' | 'dagRunId'>): string[] {
+  const address = { name: event.name, dagRunId: event.dagRunId };
+  return [formatDaguUri({ kind: 'run', ...address }), formatDaguUri({ kind: 'run_logs', ...address })];
+}
+
+/** The key that makes one replica relay an event (same event → same key on every replica). */
+export function claimKeyOf(event: RunEvent): string {
+  return ['run-notified', event.name, event.dagRunId, event.attemptId ?? '', String(event.status), event.at].join(':');
+}
+
+/** Relays run events to subscribed sessions; see the module comment. */
+export class RunSubscriptionRelay {
+  private remove: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly deps: RunSubscriptionRelayDeps) {}
+
+  /** Starts listening. */
+  start(): void {
+    this.remove ??= this.deps.events.listenAll((event) => {
+      if (!NOTIFYING.has(event.status)) return;
+      const job = this.relay(event).finally(() => this.inFlight.delete(job));
+      this.inFlight.add(job);
+    });
+  }
+
+  /** Stops listening; resolves when relays in flight are done. */
+  async stop(): Promise<void> {
+    this.remove?.();
+    this.remove = undefined;
+    await Promise.all([...this.inFlight]);
+  }
+
+  private async relay(event: RunEvent): Promise<void> {
+    try {
+      if (!(await this.deps.claim(claimKeyOf(event), CLAIM_TTL_MS))) return;
+      const counts = await Promise.all(subscribedUrisOf(event).map((uri) => this.deps.notify(uri)));
+      const sessions = counts.reduce((a, b) => a + b, 0);
+      if (sessions > 0) this.deps.logger.debug({ dag: event.name, dagRunId: event.dagRunId, status: event.status, sessions }, 'run subscription notified');
+    } catch (err) {
+      this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err), dag: event.name, dagRunId: event.dagRunId }, 'run subscription relay failed');
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { runOps } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import { principalOf } from '../http/principal';
+import type { RestRoutes } from '../http/rest-router';
+import { runUris } from '../mcp/tools/execute/execute-output';
+import { dagNameParam } from './dags.routes';
+import { parseRequest } from './parse-body';
+
+/** `{values}` of a completed human task (validated against the task's form by run-service). */
+const HumanTaskBodySchema = z.strictObject({ values: z.record(z.string(), z.unknown()).optional() });
+/** `{decision, input?}` of an approval gate. */
+const ApprovalBodySchema = z.strictObject({ decision: z.enum(['approve', 'reject']), input: z.record(z.string(), z.string()).optional() });
+
+/**
+ * Checkpoint routes (issue "Checkpoints"; operator and up): complete a
+ * waiting human task, or approve / reject a waiting approval gate. The run
+ * resumes by itself (no retry call needed); a rejection ends it `rejected`
+ * (8). Replies with the run reference (status after the decision: 1 resumed,
+ * 8 rejected, 7 when the resume is still pending) and its URIs.
+ *
+ * Errors: 404 (run or step), 409 (the step is not waiting on that kind of
+ * checkpoint), 400 (`values` / `input` invalid, with `details.errors`).
+ */
+export function checkpointRoutes(bus: BusClient): RestRoutes {
+  return (routes) => {
+    routes.post(
+      '/dag-runs/:name/:dagRunId/steps/:stepName/human-task',
+      { access: 'operator', summary: 'Complete a waiting human task; the run resumes', tag: 'dag-runs', body: HumanTaskBodySchema },
+      async (req, res) => {
+        const body = parseRequest(HumanTaskBodySchema, req.body);
+        const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName), ...body };
+        const ref = await bus.call('run', runOps, 'run.humanTask', payload, { principal: principalOf(res) });
+        res.json({ ...ref, ...runUris(ref) });
+      },
+    );
+    routes.post(
+      '/dag-runs/:name/:dagRunId/steps/:stepName/approval',
+      { access: 'operator', summary: 'Approve or reject a waiting approval gate', tag: 'dag-runs', body: ApprovalBodySchema },
+      async (req, res) => {
+        const body = parseRequest(ApprovalBodySchema, req.body);
+        const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName), ...body };
+        const ref = await bus.call('run', runOps, 'run.approval', payload, { principal: principalOf(res) });
+        res.json({ ...ref, ...runUris(ref) });
+      },
+    );
+  };
+}

@@ -1,0 +1,135 @@
+import type { StepAction } from '@dagu-mcp/dag-spec';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { withTransaction } from '@dagu-mcp/runtime';
+import { nodesOfDag } from '../engine/dag-nodes';
+import { interpolate, type InterpolationScope } from '../engine/interpolate';
+import { formatParams, mergeParams } from '../engine/params';
+import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../engine/run-types';
+import { RunStatus, runStatusLabel } from '../engine/status';
+import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
+import { generateAttemptId, generateRunId } from '../ids/run-id';
+import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
+import { forceEndRun } from '../store/run-ownership.repository';
+import { linkChildRun, rootOf } from './child-run.repository';
+import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
+
+/**
+ * Composition (dagu-model §3 `action: dag.run` / `dag.enqueue`, legacy
+ * `call:`): a step starts a child run — a local sub-DAG of the run's YAML
+ * stream, else a stored DAG — with the step's `params` (interpolated), and
+ * waits for its end. The child is an ordinary run row (own id, steps, logs)
+ * linked to its root run, parent run and parent step; it is executed by
+ * this replica's engine like any run it owns (heartbeats, stop, shutdown).
+ * `dag.enqueue` waits too: the child starts at once, outside the queues, so
+ * a parent never deadlocks on its own queue slot.
+ *
+ * The step succeeds when the child ends succeeded or partially succeeded;
+ * else it fails with `sub-DAG run <name>/<id> ended <label>`. A child parked
+ * at a checkpoint keeps the parent step running until a decision ends or
+ * resumes it. Stopping the parent stops the child. The step's stdout is one
+ * JSON line `{name, dagRunId, params, status, outputs}` (outputs of every
+ * child step, merged), so `output:` captures it (Dagu's sub-run output).
+ */
+
+/** What the child runner needs from its replica. */
+export interface ChildRunnerDeps {
+  pool: Pool;
+  logger: Logger;
+  replica: string;
+  publisher: RunEventPublisher;
+  /** Executes a child run (status running, owned here) to its end or park. */
+  execute(pk: number, parent: AbortSignal): Promise<void>;
+  /** Reads a stored DAG from dag-service; absent = local sub-DAGs only. */
+  readStored?: StoredSpecReader;
+  /** How often a parked child is looked at, in ms. */
+  pollMs?: number;
+}
+
+type SubDagAction = Extract<StepAction, { type: 'dag.run' | 'dag.enqueue' }>;
+
+function paramsText(action: SubDagAction, scope: InterpolationScope): string | undefined {
+  if (action.params === undefined) return undefined;
+  if (typeof action.params === 'string') return interpolate(action.params, scope, 'plain');
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(action.params)) values[name] = interpolate(value, scope, 'plain');
+  return JSON.stringify(values);
+}
+
+/** {@link SubDagRunner} over the run tables and this replica's engine. */
+export class ChildRunner implements SubDagRunner {
+  constructor(private readonly deps: ChildRunnerDeps) {}
+
+  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
+    const action = node.step.action;
+    if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue')) return this.fail(io, 'the step has no dag.run action');
+    const name = interpolate(action.dag, scope, 'plain');
+    const resolved = await resolveChildSpec(ctx.spec, name, this.deps.readStored).catch((error: unknown) => ({
+      error: `could not read DAG ${name}: ${error instanceof Error ? error.message : String(error)}`,
+    }));
+    if ('error' in resolved) return this.fail(io, resolved.error);
+    let merged;
+    try {
+      merged = mergeParams(resolved.dag.params, paramsText(action, scope));
+    } catch (error) {
+      return this.fail(io, `invalid params for sub-DAG ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const dagRunId = generateRunId();
+    const attemptId = generateAttemptId();
+    const { pk, root } = await withTransaction(this.deps.pool, async (client) => {
+      const root = await rootOf(client, ctx.attempt.runPk);
+      const pk = await insertRun(client, {
+        dagName: resolved.dag.name, dagRunId, attemptId, status: RunStatus.running, params: formatParams(merged), mergedParams: merged,
+        labels: resolved.dag.labels, queue: resolved.dag.queue ?? 'default', maxActiveRuns: resolved.dag.maxActiveRuns, inline: resolved.source === 'local',
+        spec: resolved.spec, normalized: resolved.dag, nodes: nodesOfDag(resolved.dag).all, requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
+        owner: this.deps.replica,
+      });
+      await linkChildRun(client, { pk, rootPk: root.pk, parentPk: ctx.attempt.runPk, parentStep: node.name });
+      return { pk, root };
+    });
+    ctx.log(`sub-DAG run started: ${resolved.dag.name} ${dagRunId} (step ${node.name}, ${resolved.source})`);
+    await this.deps.publisher.publish({ ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running), root: { name: root.dagName, dagRunId: root.dagRunId } });
+    await this.deps.execute(pk, signal);
+    const status = await this.awaitEnd(pk, signal);
+    ctx.log(`sub-DAG run ended: ${resolved.dag.name} ${dagRunId} status=${runStatusLabel(status)}`);
+    const outputs: Record<string, string> = {};
+    const child = await findRunByPk(this.deps.pool, pk);
+    for (const row of child === undefined ? [] : await loadSteps(this.deps.pool, pk, child.attempt_no)) {
+      if (row.handler !== null) continue;
+      Object.assign(outputs, row.outputs.outputs ?? {}, row.outputs.fields ?? {});
+      if (row.outputs.variable !== undefined) outputs[row.outputs.variable.name] = row.outputs.variable.value;
+    }
+    io.onStdout(JSON.stringify({ name: resolved.dag.name, dagRunId, params: formatParams(merged), status: runStatusLabel(status), outputs }));
+    if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
+    const error = `sub-DAG run ${resolved.dag.name}/${dagRunId} ended ${runStatusLabel(status)}`;
+    io.onStderr(error);
+    return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };
+  }
+
+  /** Waits while the child is parked (or resumed) until it ends; a stop of the parent aborts it. */
+  private async awaitEnd(pk: number, signal: AbortSignal): Promise<number> {
+    for (;;) {
+      const child = await findRunByPk(this.deps.pool, pk);
+      if (child === undefined) return RunStatus.failed;
+      if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued) return child.status;
+      if (signal.aborted) {
+        const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
+        if (ended !== undefined) await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.aborted));
+        return RunStatus.aborted;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.deps.pollMs ?? 500);
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  private fail(io: { onStderr(line: string): void }, error: string): SubDagOutcome {
+    io.onStderr(error);
+    return { ok: false, error, aborted: false };
+  }
+}
