@@ -140,4 +140,48 @@ CREATE INDEX runs_root_idx ON runs (root_pk, dag_run_id) WHERE root_pk IS NOT NU
 CREATE INDEX runs_parent_idx ON runs (parent_pk) WHERE parent_pk IS NOT NULL;
 `,
   },
+  {
+    // Foreach: one row per item (of a top-level foreach step or, with
+    // \`parent\` = the body step's foreachParent, of a nested one) and one row
+    // per body step of an item, with its own log streams. \`path\` is the
+    // item address of 021 (\`3\`, or \`<foreachParent>.3\`).
+    id: '004_engine_foreach',
+    sql: `
+CREATE TABLE foreach_items (
+  run_pk      bigint      NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,
+  attempt_no  integer     NOT NULL,
+  step_name   text        NOT NULL,
+  path        text        NOT NULL,
+  parent      text        NOT NULL DEFAULT '',
+  idx         integer     NOT NULL,
+  key         text        NOT NULL,
+  status      smallint    NOT NULL DEFAULT 0,
+  error       text        NULL,
+  started_at  timestamptz NULL,
+  finished_at timestamptz NULL,
+  PRIMARY KEY (run_pk, attempt_no, step_name, path)
+);
+CREATE INDEX foreach_items_parent_idx ON foreach_items (run_pk, attempt_no, step_name, parent, idx);
+
+CREATE TABLE foreach_item_steps (
+  run_pk         bigint      NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,
+  attempt_no     integer     NOT NULL,
+  step_name      text        NOT NULL,
+  path           text        NOT NULL,
+  seq            integer     NOT NULL,
+  name           text        NOT NULL,
+  step_id        text        NULL,
+  status         smallint    NOT NULL DEFAULT 0,
+  error          text        NULL,
+  started_at     timestamptz NULL,
+  finished_at    timestamptz NULL,
+  exit_code      integer     NULL,
+  outputs        jsonb       NOT NULL DEFAULT '{}',
+  foreach_parent text        NULL,
+  stdout_log     bigint      NOT NULL,
+  stderr_log     bigint      NOT NULL,
+  PRIMARY KEY (run_pk, attempt_no, step_name, path, seq)
+);
+`,
+  },
 ];

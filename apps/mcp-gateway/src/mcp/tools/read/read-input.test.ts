@@ -38,6 +38,20 @@ describe('parseReadInput: URI mode target derivation (021 §Addressing modes)', 
     expect(request.uri).toBe(uri);
   });
 
+  test.each([
+    ['dagu://dags/nightly%2Dreport/spec', 'dagu://dags/nightly-report/spec'],
+    ['DAGU://dags?', 'dagu://dags'],
+    ['dagu://wiki?flat=true&page=2', 'dagu://wiki?flat=true&page=2'],
+  ])('URI mode returns %s with a canonical path as %s (021: returned URIs follow 020 escaping)', (given, returned) => {
+    expect(parseReadInput({ uri: given }, {}).uri).toBe(returned);
+  });
+
+  test('an early failure still names a supported target (021 §Errors optional fields)', () => {
+    expect(failure({ target: 'references', bogus: 1 }).context.target).toBe('references');
+    expect(failure({ target: 'docs', limit: 1.5 }).context.target).toBe('wiki');
+    expect(failure({ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', query: '?tail=1' }).context.uri).toBeUndefined();
+  });
+
   test('URI mode fields feed the echoes of step_log (021 §Output)', () => {
     const request = parseReadInput({ uri: 'dagu://runs/n/r1/sub/c1/steps/s%2F1/foreach/2/steps/body/logs?stream=stderr' }, {});
     const result = readSuccess(request, {});

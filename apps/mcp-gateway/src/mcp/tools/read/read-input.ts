@@ -106,14 +106,18 @@ function noteSuppliedTarget(input: Record<string, unknown>, context: ReadErrorCo
 }
 
 /**
- * URI mode: the returned URI is the validated resource in canonical form
- * (021: "URI path segments in returned URIs follow Spec 020 escaping"), so
- * `DAGU://dags?` comes back as `dagu://dags`.
+ * URI mode: the returned URI is the validated resource with its path in
+ * canonical form (021: "URI path segments in returned URIs follow Spec 020
+ * escaping") and the query text as supplied, so `DAGU://dags?` comes back as
+ * `dagu://dags` and `dagu://dags/a%2Db/spec` as `dagu://dags/a-b/spec`.
  */
 function fromUri(uri: string, context: ReadErrorContext): ReadRequest {
   const resource = parseDaguUri(uri);
   context.target = resource.kind;
-  const canonical = formatDaguUri(resource);
+  // Path in canonical form; the query text as supplied (021: parameter order is not normative).
+  const { query: _parsed, ...path } = { query: undefined, ...resource };
+  const q = uri.indexOf('?');
+  const canonical = appendQueryText(formatDaguUri(path), q < 0 ? undefined : uri.slice(q + 1));
   context.uri = canonical;
   const query = 'query' in resource ? resource.query : undefined;
   return { mode: 'uri', target: resource.kind, fields: fieldsOf(resource), resource, uri: canonical, query };
