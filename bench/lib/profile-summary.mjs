@@ -4,7 +4,9 @@
  * time by function and by package/file, and inclusive time of the functions
  * named on the command line.
  *
- *   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25] [fnName …]
+ *   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25] [fnName[@fileSubstring] …]
+ *
+ * e.g. `check@failure-limiter` is the limiter's `check`, not zod's.
  */
 import { readFileSync } from 'node:fs';
 
@@ -55,13 +57,15 @@ print('self time by function', fnSelf);
 if (names.length > 0) {
   // Inclusive time: samples with the function anywhere on their stack (counted once per sample).
   const inclusive = new Map(names.map((n) => [n, 0]));
+  const patterns = names.map((n) => ({ key: n, fn: n.split('@')[0], file: n.split('@')[1] }));
   for (const [id, t] of self) {
     const seen = new Set();
     for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
-      const fn = byId.get(cur).callFrame.functionName;
-      if (inclusive.has(fn) && !seen.has(fn)) {
-        seen.add(fn);
-        inclusive.set(fn, inclusive.get(fn) + t);
+      const cf = byId.get(cur).callFrame;
+      for (const p of patterns) {
+        if (seen.has(p.key) || cf.functionName !== p.fn || (p.file !== undefined && !cf.url.includes(p.file))) continue;
+        seen.add(p.key);
+        inclusive.set(p.key, inclusive.get(p.key) + t);
       }
     }
   }
