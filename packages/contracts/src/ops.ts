@@ -22,6 +22,10 @@ import {
   RunLatestRequestSchema,
   RunHumanTaskRequestSchema,
   RunApprovalRequestSchema,
+  ForeachItemsRequestSchema,
+  ForeachItemsReplySchema,
+  ForeachItemRequestSchema,
+  ForeachItemReplySchema,
   RunListReplySchema,
   RunListRequestSchema,
   RunLogsReplySchema,
@@ -94,6 +98,10 @@ export const runOps = defineOps({
   'run.humanTask': { request: RunHumanTaskRequestSchema, reply: RunRefSchema, mutation: true },
   /** Approve or reject a waiting approval gate. */
   'run.approval': { request: RunApprovalRequestSchema, reply: RunRefSchema, mutation: true },
+  /** The items of a foreach step (021 `foreach_items`). */
+  'run.foreachItems': { request: ForeachItemsRequestSchema, reply: ForeachItemsReplySchema, mutation: false },
+  /** One foreach item (021 `foreach_item`). */
+  'run.foreachItem': { request: ForeachItemRequestSchema, reply: ForeachItemReplySchema, mutation: false },
 });
 
 export const wikiOps = defineOps({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunsQuerySchema, StepLogQuerySchema } from './read-query';
+import { ForeachItemsQuerySchema, RunsQuerySchema, StepLogQuerySchema } from './read-query';
 
 /**
  * run-service op payloads and replies (issue: run engine core). Shapes follow
@@ -163,6 +163,37 @@ export const RunApprovalRequestSchema = z.strictObject({
   stepName: z.string().min(1),
   decision: z.enum(['approve', 'reject']),
   input: z.record(z.string(), z.string()).optional(),
+});
+
+/** `run.foreachItems`: the foreach-items model (021) of a foreach step, one page. */
+export const ForeachItemsRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  subRunId: DagRunId.optional(),
+  stepName: z.string().min(1),
+  query: ForeachItemsQuerySchema.optional(),
+});
+export const ForeachItemsReplySchema = z.looseObject({
+  total: z.number().int(),
+  counts: z.looseObject({ notStarted: z.number().int(), running: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), aborted: z.number().int() }),
+  items: z.array(z.looseObject({ item: z.string(), index: z.number().int(), key: z.string(), status: z.number().int(), statusLabel: z.string() })),
+});
+
+/** `run.foreachItem`: the foreach-item model (021): one item and its body steps. */
+export const ForeachItemRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  subRunId: DagRunId.optional(),
+  stepName: z.string().min(1),
+  item: z.string().min(1),
+});
+export const ForeachItemReplySchema = z.looseObject({
+  item: z.string(),
+  key: z.string(),
+  index: z.number().int(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  steps: z.array(z.looseObject({ name: z.string(), status: z.number().int(), statusLabel: z.string(), hasStdout: z.boolean(), hasStderr: z.boolean() })),
 });
 
 /** `run.latest`: the latest run of each named DAG (for 021 `dag.latestRun`). Names without runs are absent. */

@@ -10,7 +10,7 @@ import { checkConditions } from './conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from './params';
 import { prepareRunEnvironment, type RunEnvironment } from './run-environment';
-import type { AttemptIdentity, NodeSpec, NodeState, RunContext, SubDagRunner } from './run-types';
+import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from './run-types';
 import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from './status';
 import { runNode, type RunAbortReason } from './step-runner';
 
@@ -70,6 +70,8 @@ export interface AttemptDeps {
   processEnv: Readonly<Record<string, string>>;
   /** Starts child runs of `dag.run` / `dag.enqueue` steps. */
   children?: SubDagRunner;
+  /** Runs foreach steps. */
+  foreach?: ForeachRunner;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -161,6 +163,7 @@ function contextOf(
     dag: plan.dag,
     spec: plan.spec,
     ...(deps.children !== undefined ? { children: deps.children } : {}),
+    ...(deps.foreach !== undefined ? { foreach: deps.foreach } : {}),
     env,
     config: deps.config,
     sink,

@@ -9,6 +9,7 @@ import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
 import { parkAttempt } from '../checkpoints/checkpoint.repository';
 import { planAttempt } from './attempt-plan';
 import { ChildRunner } from '../composition/child-runner';
+import { PgForeachRunner } from '../foreach/foreach-runner';
 import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
 import { formatParams } from './params';
@@ -49,10 +50,12 @@ export class RunEngine {
   private readonly active = new Map<number, ActiveRun>();
   private readonly dispatcher: RunDispatcher;
   private readonly children: ChildRunner;
+  private readonly foreach: PgForeachRunner;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
   constructor(private readonly deps: RunEngineDeps) {
+    this.foreach = new PgForeachRunner({ pool: deps.pool, logger: deps.logger });
     this.children = new ChildRunner({
       pool: deps.pool,
       logger: deps.logger,
@@ -166,7 +169,7 @@ export class RunEngine {
       const plan = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
       if (run.stop_requested_at !== null) entry.stop.abort();
       const outcome = await runAttempt(
-        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, children: this.children },
+        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, children: this.children, foreach: this.foreach },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
       );

@@ -68,6 +68,11 @@ export interface SubDagRunner {
   run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome>;
 }
 
+/** Runs a `foreach` step's items (foreach/foreach-runner.ts). */
+export interface ForeachRunner {
+  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStderr(line: string): void }): Promise<SubDagOutcome>;
+}
+
 /** Everything a node needs while it runs. */
 export interface RunContext {
   readonly attempt: AttemptIdentity;
@@ -76,6 +81,10 @@ export interface RunContext {
   readonly spec: string;
   /** Starts child runs; absent where composition is not wired (some tests). */
   readonly children?: SubDagRunner;
+  /** Runs foreach steps; absent where foreach is not wired (some tests). */
+  readonly foreach?: ForeachRunner;
+  /** Set inside a foreach item: the top-level foreach step and the item path (nested foreach). */
+  readonly foreachAt?: { readonly stepName: string; readonly path: string };
   readonly env: RunEnvironment;
   readonly config: RunConfig;
   readonly sink: LogSink;

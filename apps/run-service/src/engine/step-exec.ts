@@ -93,7 +93,8 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
     if (line.trim() !== '') lastStderr = line.trim();
     if (!outputMatched && node.step.continueOn.output.length > 0 && matches(line)) outputMatched = true;
   };
-  const unsupported = node.step.kind === 'sub_dag' && ctx.children !== undefined ? undefined : UNSUPPORTED[node.step.kind];
+  const wired = (node.step.kind === 'sub_dag' && ctx.children !== undefined) || (node.step.kind === 'foreach' && ctx.foreach !== undefined);
+  const unsupported = wired ? undefined : UNSUPPORTED[node.step.kind];
   if (unsupported !== undefined) {
     const error = `${unsupported} not supported by this engine yet`;
     onStderr(error);
@@ -140,6 +141,10 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
   if (step.kind === 'sub_dag' && ctx.children !== undefined) {
     // dag.run / dag.enqueue: a child run; its outcome is the step's (composition/child-runner.ts).
     const outcome = await ctx.children.run(ctx, input.node, input.scope, input.signal, { onStdout: input.onStdout, onStderr: input.onStderr });
+    return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
+  }
+  if (step.kind === 'foreach' && ctx.foreach !== undefined) {
+    const outcome = await ctx.foreach.run(ctx, input.node, input.scope, input.signal, { onStderr: input.onStderr });
     return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
   }
   if (step.kind === 'http' && step.action?.type === 'http.request') {

@@ -66,7 +66,3 @@ function isJson(value: unknown): value is JsonValue {
   return value === null || ['string', 'number', 'boolean', 'object'].includes(typeof value);
 }
 
-/** The scope of an item's body steps: `${foreach.…}` resolves to the item. */
-export function itemScopeVar(spec: ForeachSpec, item: ForeachItem): [string, string] {
-  return ['foreach', foreachVariable(spec, item)];
-}

@@ -1,0 +1,131 @@
+import { topologicalOrder } from '@dagu-mcp/dag-spec';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { runGraph } from '../engine/graph-runner';
+import type { InterpolationScope } from '../engine/interpolate';
+import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../engine/run-types';
+import { rollupRunStatus, RunStatus, StepStatus } from '../engine/status';
+import { foreachVariable, resolveItems, type ForeachItem } from './foreach-items';
+import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from './foreach.repository';
+
+/**
+ * Foreach execution (dagu-model §1 buckets, §3 `foreach`): the body steps
+ * run once per item as their own small graph, with `${foreach.<as>}`,
+ * `${foreach.index}` and `${foreach.key}` bound to the item, at most
+ * `max_concurrent` items at a time (default {@link DEFAULT_MAX_CONCURRENT}).
+ * Every item and every body step has its own stored state and log streams
+ * (foreach.repository.ts). A body step that is itself a foreach runs nested:
+ * its items are stored under the same top-level step with `parent` =
+ * `<item path>.<body step name>` (the body step's `foreachParent`) and paths
+ * `<parent>.<index>`.
+ *
+ * An item succeeds when its body rolls up succeeded or partially succeeded;
+ * the step fails with `N of M foreach items failed` when any item failed;
+ * a stop aborts running items and leaves the rest aborted.
+ */
+
+/** Items run at once when `max_concurrent` is not set. */
+export const DEFAULT_MAX_CONCURRENT = 10;
+
+/** {@link ForeachRunner} over PostgreSQL. */
+export class PgForeachRunner implements ForeachRunner {
+  constructor(private readonly deps: { pool: Pool; logger: Logger }) {}
+
+  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStderr(line: string): void }): Promise<SubDagOutcome> {
+    const spec = node.step.foreach;
+    if (spec === undefined) return { ok: false, error: 'the step has no foreach', aborted: false };
+    const resolved = resolveItems(spec, scope);
+    if (!resolved.ok) {
+      io.onStderr(resolved.error);
+      return { ok: false, error: resolved.error, aborted: false };
+    }
+    const outer = ctx.foreachAt;
+    const at: ForeachAddress = { runPk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo, stepName: outer?.stepName ?? node.name };
+    const parent = outer === undefined ? '' : `${outer.path}.${node.name}`;
+    const pathOf = (item: ForeachItem): string => (parent === '' ? String(item.index) : `${parent}.${item.index}`);
+    const body: NodeSpec[] = topologicalOrder({ steps: spec.steps }).map((step, seq) => ({ seq, name: step.name, step }));
+    const streams = await insertItems(this.deps.pool, at, parent, resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })), body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })));
+    ctx.log(`foreach ${node.name}${parent === '' ? '' : ` (${parent})`}: ${resolved.items.length} items`);
+    const writer = new SerialWriter(this.deps.logger);
+    const outcomes = new Map<number, number>();
+    const queue = [...resolved.items];
+    const limit = Math.max(1, spec.maxConcurrent ?? DEFAULT_MAX_CONCURRENT);
+    const worker = async (): Promise<void> => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+        const path = pathOf(item);
+        if (signal.aborted) {
+          outcomes.set(item.index, RunStatus.aborted);
+          writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.aborted, finishedAt: new Date() }));
+          continue;
+        }
+        outcomes.set(item.index, await this.runItem(ctx, { at, path, item, body, streams: streams.get(path) ?? [], foreachVar: foreachVariable(spec, item), writer }, signal));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, Math.max(1, resolved.items.length)) }, () => worker()));
+    await writer.flush();
+    const failed = [...outcomes.values()].filter((status) => status === RunStatus.failed).length;
+    if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
+    if (failed === 0) return { ok: true, aborted: false };
+    const error = `${failed} of ${resolved.items.length} foreach items failed`;
+    io.onStderr(error);
+    return { ok: false, error, aborted: false };
+  }
+
+  private async runItem(
+    ctx: RunContext,
+    job: { at: ForeachAddress; path: string; item: ForeachItem; body: readonly NodeSpec[]; streams: ReadonlyArray<{ stdout: number; stderr: number }>; foreachVar: string; writer: SerialWriter },
+    signal: AbortSignal,
+  ): Promise<number> {
+    const { at, path, writer } = job;
+    const startedAt = new Date();
+    writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.running, startedAt }));
+    const states = new Map<string, NodeState>();
+    for (const node of job.body) {
+      const streams = job.streams[node.seq];
+      states.set(node.name, { status: StepStatus.notStarted, retryCount: 0, allowedFailure: false, outputs: {}, stdoutLog: streams?.stdout ?? 0, stderrLog: streams?.stderr ?? 0 });
+    }
+    const sink: NodeStateSink = {
+      save: (node, state) => {
+        const snapshot = {
+          status: state.status,
+          outputs: state.outputs,
+          ...(state.error !== undefined ? { error: state.error } : {}),
+          ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
+          ...(state.finishedAt !== undefined ? { finishedAt: state.finishedAt } : {}),
+          ...(state.exitCode !== undefined ? { exitCode: state.exitCode } : {}),
+          ...(node.step.kind === 'foreach' ? { foreachParent: `${path}.${node.name}` } : {}),
+        };
+        writer.push(() => saveBodyStep(this.deps.pool, at, path, node.seq, snapshot));
+      },
+    };
+    const outputVars = new Map(ctx.outputVars);
+    outputVars.set('foreach', job.foreachVar);
+    const itemCtx: RunContext = {
+      ...ctx,
+      dag: { ...ctx.dag, steps: job.body.map((n) => n.step), maxActiveSteps: 0 },
+      states: sink,
+      outputVars,
+      stepRefs: new Map(ctx.stepRefs),
+      foreachAt: { stepName: at.stepName, path },
+      log: (message) => ctx.log(`[${at.stepName} item ${path}] ${message}`),
+    };
+    await runGraph(itemCtx, job.body, states, signal);
+    const rolled = rollupRunStatus([...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })));
+    const status = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
+    const failedStep = [...states.entries()].find(([, s]) => s.status === StepStatus.failed && !s.allowedFailure);
+    const error = status === RunStatus.failed ? `step ${failedStep?.[0] ?? '?'} failed${failedStep?.[1].error !== undefined ? `: ${failedStep[1].error}` : ''}` : undefined;
+    writer.push(() => saveItem(this.deps.pool, at, path, { status, startedAt, finishedAt: new Date(), ...(error !== undefined ? { error } : {}) }));
+    return status;
+  }
+}
+
+/** Runs writes one after another; failures are logged, never thrown. */
+class SerialWriter {
+  private chain: Promise<void> = Promise.resolve();
+  constructor(private readonly logger: Logger) {}
+  push(write: () => Promise<void>): void {
+    this.chain = this.chain.then(write).catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'foreach state write failed'));
+  }
+  flush(): Promise<void> {
+    return this.chain;
+  }
+}
