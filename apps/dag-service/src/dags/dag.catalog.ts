@@ -19,11 +19,16 @@ import { toDagDetail, toDagSpecReply } from './dag.views';
 import { dagNotFoundError } from './did-you-mean';
 import { NextRunCalculator } from './next-run';
 
+/** Entries kept by the spec-error cache (first in, first out). */
+const SPEC_ERROR_CACHE_SIZE = 5000;
+
 /**
  * The DAG domain of dag-service: one method per op of `dagOps`, each
  * returning the op's reply model. Handlers are thin adapters over it.
  */
 export class DagCatalog {
+  private readonly specErrorCache = new Map<string, string[]>();
+
   /**
    * @param repository - the DAG store.
    * @param nextRuns - next-run calculator (cache shared by every request); default a new one.
@@ -94,7 +99,7 @@ export class DagCatalog {
    */
   async spec(name: string): Promise<DagSpecReply> {
     const record = await this.find(name);
-    return toDagSpecReply(record, parseDagSpec(record.spec, { name: record.name }).errors);
+    return toDagSpecReply(record, this.specErrors(record));
   }
 
   /** `dag.search` (spec 021 `dag_search`); see dag-search.ts. */
@@ -120,6 +125,24 @@ export class DagCatalog {
     assertValidDagName(name);
     if (!(await this.repository.setSuspended(name, suspended, deadline))) throw dagNotFoundError(name, await this.repository.listNames());
     return this.get(name);
+  }
+
+  /**
+   * The validation errors of a stored spec, cached per DAG name and YAML text
+   * (the same text always validates the same way); re-parsing on every
+   * `dag_spec` read was the largest CPU cost of the hot read path (bench S2).
+   */
+  private specErrors(record: DagRecord): string[] {
+    const key = `${record.name}\u0000${record.spec}`;
+    const cached = this.specErrorCache.get(key);
+    if (cached !== undefined) return cached;
+    const errors = parseDagSpec(record.spec, { name: record.name }).errors;
+    if (this.specErrorCache.size >= SPEC_ERROR_CACHE_SIZE) {
+      const oldest = this.specErrorCache.keys().next().value;
+      if (oldest !== undefined) this.specErrorCache.delete(oldest);
+    }
+    this.specErrorCache.set(key, errors);
+    return errors;
   }
 
   /** The stored DAG, or the 036 not-found error with suggestions. */

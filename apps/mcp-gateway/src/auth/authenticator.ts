@@ -61,14 +61,23 @@ export class Authenticator {
     if (credential === undefined) throw new DaguError('unauthenticated', 'Authentication is required.');
     if (credential === 'malformed') throw new DaguError('unauthenticated', 'The Authorization header is malformed.');
     const username = credential.scheme === 'basic' ? credential.username : undefined;
-    const blocked = await this.deps.limiter.check(address, username);
-    if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
+    // Passwords can be guessed, so a blocked username or address is refused before any
+    // verification. Bearer credentials (256-bit API keys, signed tokens) cannot: a valid one
+    // passes without the shared limiter's Redis round trip, which keeps the hot path lean;
+    // an invalid one is counted and, once over the limit, answered 429.
+    if (credential.scheme === 'basic') await this.refuseIfBlocked(address, username);
     const result = await this.verify(credential);
     if (result === undefined) {
       await this.deps.limiter.recordFailure(address, username);
+      await this.refuseIfBlocked(address, username);
       throw new DaguError('unauthenticated', 'The credential is not valid.');
     }
     return result;
+  }
+
+  private async refuseIfBlocked(address: string, username: string | undefined): Promise<void> {
+    const blocked = await this.deps.limiter.check(address, username);
+    if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
   }
 
   private async verify(credential: Credential): Promise<Authenticated | undefined> {

@@ -3,6 +3,7 @@ import type { RunOps } from '@dagu-mcp/contracts';
 import { createPingHandler } from '@dagu-mcp/service-kit';
 import type { RunDeps } from '../runs/run-deps';
 import { createRunApprovalHandler, createRunHumanTaskHandler } from './run-checkpoint.handlers';
+import { createRunForeachItemHandler, createRunForeachItemsHandler } from './run-foreach.handlers';
 import { createRunGetHandler } from './run-get.handler';
 import { createRunLatestHandler } from './run-latest.handler';
 import { createRunListHandler } from './run-list.handler';
@@ -26,5 +27,7 @@ export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
     'run.latest': createRunLatestHandler(deps.pool),
     'run.humanTask': createRunHumanTaskHandler(deps),
     'run.approval': createRunApprovalHandler(deps),
+    'run.foreachItems': createRunForeachItemsHandler(deps.pool),
+    'run.foreachItem': createRunForeachItemHandler(deps.pool),
   };
 }

@@ -9,6 +9,7 @@ import type { RunRecord, StepRecord } from '../store/run-rows';
 import { formatUri } from '../ids/run-id';
 import { withCheckpoints } from '../checkpoints/checkpoint-detail';
 import { subRunDetail, withSubRuns } from '../composition/sub-run-detail';
+import { withForeachUris } from '../foreach/foreach-read';
 
 /**
  * `run.get`: the run-detail model (021 "Run detail", dagu-model §5) of a
@@ -88,10 +89,12 @@ export async function getRunDetail(pool: Pool, input: RunAddressInput): Promise<
     const subRunId = input.subRunId;
     if (subRunId !== undefined) {
       const { run, detail } = await subRunDetail(pool, { dagName: input.dagName, dagRunId: input.dagRunId, subRunId });
-      return withSubRuns(pool, run, await withCheckpoints(pool, run, detail));
+      const withForeach = await withForeachUris(pool, run, detail, { name: input.dagName, dagRunId: input.dagRunId, subRunId });
+      return withSubRuns(pool, run, await withCheckpoints(pool, run, withForeach));
     }
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
-    return withSubRuns(pool, run, await withCheckpoints(pool, run, runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no))));
+    const detail = await withForeachUris(pool, run, runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no)), { name: run.dag_name, dagRunId: run.dag_run_id });
+    return withSubRuns(pool, run, await withCheckpoints(pool, run, detail));
   });
 }

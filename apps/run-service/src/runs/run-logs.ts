@@ -6,6 +6,7 @@ import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../logs/log-window';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import { findSubRunOf, subRunNotFound } from '../composition/sub-run-detail';
+import { findBodyStep } from '../foreach/foreach-read';
 
 /**
  * `run.logs` (021 run-log model) and `run.stepLog` (021 step-log model) with
@@ -61,15 +62,16 @@ export interface StepLogInput {
  * by this engine yet).
  */
 export async function readStepLog(pool: Pool, input: StepLogInput) {
-  if (input.item !== undefined || input.bodyStepName !== undefined) {
-    throw new DaguError('resource_not_found', 'Foreach step logs are not supported by this engine yet.', { field: 'item' });
+  if ((input.item === undefined) !== (input.bodyStepName === undefined)) {
+    throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', { field: input.item === undefined ? 'item' : 'bodyStepName' });
   }
   return withStorageErrors(async () => {
     const subRunId = input.subRunId;
-    const run = subRunId !== undefined ? await findSubRunOf(pool, input.dagName, input.dagRunId, subRunId) : await findRun(pool, input.dagName, input.dagRunId);
-    if (run === undefined) throw subRunId !== undefined ? subRunNotFound(input.dagRunId, subRunId) : runNotFound(input.dagName, input.dagRunId);
-    const steps = await loadSteps(pool, run.pk, run.attempt_no);
-    const step = steps.find((s) => s.handler === null && s.name === input.stepName) ?? steps.find((s) => s.name === input.stepName);
+    const { item, bodyStepName } = input;
+    const step =
+      item !== undefined && bodyStepName !== undefined
+        ? await findBodyStep(pool, { ...input, item, bodyStepName })
+        : await findRunStep(pool, input);
     if (step === undefined) {
       throw new DaguError('resource_not_found', `The run ${input.dagRunId} has no step named ${input.stepName}.`, { field: 'stepName' });
     }
@@ -92,4 +94,13 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
       ...(stream === undefined ? { stderrLineCount: stderr.lineCount, stderrTotalLines: stderr.totalLines, stderrHasMore: stderr.hasMore } : {}),
     };
   });
+}
+
+/** The step (then handler) `stepName` of a root or child run's current attempt, or `undefined`. */
+async function findRunStep(pool: Pool, input: StepLogInput): Promise<{ name: string; status: number; stdout_log: number; stderr_log: number } | undefined> {
+  const subRunId = input.subRunId;
+  const run = subRunId !== undefined ? await findSubRunOf(pool, input.dagName, input.dagRunId, subRunId) : await findRun(pool, input.dagName, input.dagRunId);
+  if (run === undefined) throw subRunId !== undefined ? subRunNotFound(input.dagRunId, subRunId) : runNotFound(input.dagName, input.dagRunId);
+  const steps = await loadSteps(pool, run.pk, run.attempt_no);
+  return steps.find((s) => s.handler === null && s.name === input.stepName) ?? steps.find((s) => s.name === input.stepName);
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { isResponse, type OutgoingMessage } from './protocol';
 import { STANDALONE_STREAM, type McpKeys } from './redis-keys';
+import { evalScript } from './redis-script';
 
 /**
  * Server→client messages kept in Redis Streams so that any replica can serve
@@ -107,8 +108,7 @@ export class EventLog {
 
   /** Claims the standalone entries no GET stream has taken yet (at most `count`). */
   async claim(sid: string, count = 200): Promise<LoggedEvent[]> {
-    const raw: unknown = await this.redis.eval(
-      CLAIM,
+    const raw: unknown = await evalScript(this.redis, CLAIM,
       2,
       this.keys.events(sid, STANDALONE_STREAM),
       this.keys.cursor(sid),
@@ -120,7 +120,7 @@ export class EventLog {
 
   /** Marks standalone entries up to `entryId` as delivered (after a replay), so they are not claimed again. */
   async advanceCursor(sid: string, entryId: string): Promise<void> {
-    await this.redis.eval(ADVANCE, 1, this.keys.cursor(sid), entryId, String(this.options.retentionMs));
+    await evalScript(this.redis, ADVANCE, 1, this.keys.cursor(sid), entryId, String(this.options.retentionMs));
   }
 
   /** The newest entry of `stream` (markers included, as `message: undefined`), or `undefined` when it has none. */

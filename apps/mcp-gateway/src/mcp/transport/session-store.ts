@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ClientCapabilitiesSchema, LoggingLevelSchema, type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { isSupportedVersion, type ProtocolVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
+import { evalScript } from './redis-script';
 
 /**
  * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
@@ -79,7 +80,7 @@ export class SessionStore {
   async load(id: string, principalId: string): Promise<SessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
     const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
-    const raw: unknown = await this.redis.eval(LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
+    const raw: unknown = await evalScript(this.redis, LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
     const flat = FlatHash.safeParse(raw);
     if (!flat.success || flat.data.length === 0) return undefined;
     const fields = new Map<string, string>();

@@ -113,6 +113,14 @@ export class FakeServices {
           this.setStatus(run, 1);
           return this.ref(run);
         },
+        'run.foreachItems': async (p) => {
+          record('run.foreachItems', p);
+          return { total: 0, counts: { notStarted: 0, running: 0, succeeded: 0, failed: 0, aborted: 0 }, items: [] };
+        },
+        'run.foreachItem': async (p) => {
+          record('run.foreachItem', p);
+          throw new DaguError('resource_not_found', `No item ${p.item}.`);
+        },
         'run.approval': async (p) => {
           record('run.approval', p);
           const run = this.run(p.dagRunId);
