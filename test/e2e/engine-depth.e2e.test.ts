@@ -3,11 +3,14 @@
  * recovery, retention"): the built stack as local processes, driven over the
  * REST API `/api/v1`. Each test names the rule it proves.
  */
-import { startStack, type Stack } from './stack';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ChildProcess } from 'node:child_process';
+import { connectClient, startStack, type Stack } from './stack';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 let stack: Stack;
 let admin: string;
+let client: Client;
 
 type Body = Record<string, unknown>;
 type Step = Body & { name: string; status: number };
@@ -53,12 +56,15 @@ const stepOf = (run: { steps: Step[] }, name: string): Step => {
 const TERMINAL = new Set([2, 3, 4, 6, 8]);
 
 beforeAll(async () => {
-  stack = await startStack({ AUTH_MODE: 'builtin', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password });
+  // Short heartbeat and retention sweep so recovery and retention are observable within a test.
+  stack = await startStack({ AUTH_MODE: 'builtin', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, RUN_HEARTBEAT_MS: '500', RUN_RETENTION_SWEEP_MS: '1000' });
   const login = await fetch(`${stack.baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
   admin = String(((await login.json()) as Body).token);
+  client = await connectClient(stack.mcpUrl, { authorization: `Bearer ${admin}` });
 }, 60_000);
 
 afterAll(async () => {
+  await client?.close();
   await stack?.stop();
 });
 
@@ -164,4 +170,128 @@ describe('composition (dagu-model §3 dag.run / call, §5 subRuns)', () => {
     expect(run.status).toBe(2);
     expect(String(stepOf(run, 'call').error)).toMatch(/^sub-DAG run depth-bad\/\S+ ended failed$/);
   });
+});
+
+/** dagu_read in target mode; the structured `data`. */
+async function read(args: Record<string, unknown>): Promise<Body> {
+  const result = await client.callTool({ name: 'dagu_read', arguments: args });
+  if (result.isError === true) throw new Error(`read failed: ${JSON.stringify(result.structuredContent)}`);
+  const content = result.structuredContent as Body;
+  return content.data as Body;
+}
+
+describe('foreach (dagu-model §1 buckets, §3 foreach; 021 foreach_items, foreach_item, step_log item)', () => {
+  test('a foreach with a failing item: per-item states and logs, failed first, status filter', async () => {
+    await putDag('depth-loop', [
+      'steps:',
+      '  - id: loop',
+      '    foreach:',
+      '      items: [ok1, boom, ok2]',
+      '      as: name',
+      '      max_concurrent: 2',
+      '      steps:',
+      '        - id: work',
+      '          run: echo "working on ${foreach.name}"; test "${foreach.name}" != boom',
+      '',
+    ].join('\n'));
+    const id = await start('depth-loop');
+    const run = await runUntil('depth-loop', id, (r) => TERMINAL.has(Number(r.status)));
+    expect(run.status).toBe(2);
+    expect(stepOf(run, 'loop')).toMatchObject({ status: 2, error: '1 of 3 foreach items failed', foreachUri: `dagu://runs/depth-loop/${id}/steps/loop/foreach` });
+    const items = await read({ target: 'foreach_items', name: 'depth-loop', dagRunId: id, stepName: 'loop' });
+    expect(items).toMatchObject({ total: 3, counts: { succeeded: 2, failed: 1, running: 0, notStarted: 0, aborted: 0 } });
+    expect((items.items as Body[]).map((i) => i.key)).toEqual(['boom', 'ok1', 'ok2']);
+    const failed = await read({ target: 'foreach_items', name: 'depth-loop', dagRunId: id, stepName: 'loop', query: 'status=failed' });
+    expect((failed.items as Body[]).map((i) => i.item)).toEqual(['1']);
+    const item = await read({ target: 'foreach_item', name: 'depth-loop', dagRunId: id, stepName: 'loop', item: '1' });
+    expect(item).toMatchObject({ item: '1', key: 'boom', status: 2, steps: [{ name: 'work', status: 2, hasStdout: true }] });
+    const log = await read({ target: 'step_log', name: 'depth-loop', dagRunId: id, stepName: 'loop', item: '2', bodyStepName: 'work' });
+    expect(log.stdoutContent).toBe('working on ok2');
+  });
+
+  test('a nested foreach: inner items listed by parent and addressed as <foreachParent>.<index>', async () => {
+    await putDag('depth-nested', [
+      'steps:',
+      '  - id: outer',
+      '    foreach:',
+      '      items: [a, b]',
+      '      as: o',
+      '      steps:',
+      '        - id: inner',
+      '          foreach:',
+      '            items: [1, 2]',
+      '            as: i',
+      '            steps:',
+      '              - id: pair',
+      '                run: echo "pair ${foreach.i}"',
+      '',
+    ].join('\n'));
+    const id = await start('depth-nested');
+    const run = await runUntil('depth-nested', id, (r) => TERMINAL.has(Number(r.status)));
+    expect(run.status).toBe(4);
+    const outer = await read({ target: 'foreach_item', name: 'depth-nested', dagRunId: id, stepName: 'outer', item: '0' });
+    const parent = String((outer.steps as Body[])[0]?.foreachParent);
+    expect(parent).toBe('0.inner');
+    const inner = await read({ target: 'foreach_items', name: 'depth-nested', dagRunId: id, stepName: 'outer', query: `parent=${parent}` });
+    expect(inner).toMatchObject({ total: 2, counts: { succeeded: 2 } });
+    const log = await read({ target: 'step_log', name: 'depth-nested', dagRunId: id, stepName: 'outer', item: '0.inner.1', bodyStepName: 'pair' });
+    expect(log.stdoutContent).toBe('pair 2');
+  });
+});
+
+async function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('recovery (a run-service replica dies mid-run)', () => {
+  test('its running run is failed by the surviving replica within 4 heartbeats, with the reason', async () => {
+    await putDag('depth-recover', 'steps:\n  - name: work\n    run: echo "replica=${DEPTH_REPLICA:-A}"; sleep 20\n');
+    const replicaB = await stack.spawnApp('run-service', { DEPTH_REPLICA: 'B' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const started: Array<{ id: string; replica: string }> = [];
+    for (let i = 0; i < 12 && !started.some((s) => s.replica === 'B'); i++) {
+      const id = await start('depth-recover');
+      let out = '';
+      for (let n = 0; n < 50 && out === ''; n++) {
+        out = String((await api(`/dag-runs/depth-recover/${id}/steps/work/log`)).body.stdoutContent ?? '');
+        if (out === '') await new Promise((r) => setTimeout(r, 100));
+      }
+      started.push({ id, replica: out.replace('replica=', '') });
+    }
+    const onB = started.find((s) => s.replica === 'B');
+    expect(onB).toBeDefined();
+    const killedAt = Date.now();
+    await killHard(replicaB);
+    const failed = await runUntil('depth-recover', onB?.id ?? '', (r) => r.status === 2, 15_000);
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    expect(String(failed.error)).toMatch(/^run-service replica \S+ stopped responding \(no heartbeat for \d+s\)/);
+    expect(stepOf(failed, 'work').status).toBe(2);
+    // The runs of the surviving replica keep running (then are stopped by the test).
+    for (const run of started.filter((s) => s.replica !== 'B')) {
+      expect((await api(`/dag-runs/depth-recover/${run.id}`)).body.status).toBe(1);
+      await api(`/dag-runs/depth-recover/${run.id}/stop`, { method: 'POST' });
+    }
+  }, 60_000);
+});
+
+describe('retention (hist_retention_days)', () => {
+  test('a finished run past its DAG retention is deleted with its logs in the background; others are kept', async () => {
+    await putDag('depth-ret0', 'hist_retention_days: 0\nsteps:\n  - name: a\n    run: echo gone-soon\n');
+    await putDag('depth-ret30', 'steps:\n  - name: a\n    run: echo kept\n');
+    const gone = await start('depth-ret0');
+    const kept = await start('depth-ret30');
+    await runUntil('depth-ret30', kept, (r) => r.status === 4);
+    const end = Date.now() + 15_000;
+    let status = 200;
+    while (status !== 404 && Date.now() < end) {
+      status = (await api(`/dag-runs/depth-ret0/${gone}`)).status;
+      if (status !== 404) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(404);
+    expect((await api(`/dag-runs/depth-ret0/${gone}/steps/a/log`)).status).toBe(404);
+    expect((await api(`/dag-runs/depth-ret30/${kept}/steps/a/log`)).body.stdoutContent).toBe('kept');
+  }, 30_000);
 });

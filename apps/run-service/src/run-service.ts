@@ -6,7 +6,9 @@ import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
 import { createRunHandlers } from './handlers/run-handlers';
-import { createStoredSpecSource } from './composition/stored-spec-reader';
+import { createStoredSpecSource } from './composition/sub-dag-spec';
+import { RecoverySweeper } from './recovery/recovery-sweeper';
+import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
 
 /** What run-service is built from besides the shared service deps. */
@@ -50,7 +52,13 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         logger: log,
       };
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
+      const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));
+      recovery.start();
+      const retention = new RetentionSweeper({ pool, logger: log, defaultDays: options.runConfig.histRetentionDays, sweepMs: options.runConfig.retentionSweepMs });
+      retention.start();
       shutdown = async () => {
+        await recovery.stop();
+        await retention.stop();
         await scheduler.stop();
         await engine.shutdown();
         await control.close();

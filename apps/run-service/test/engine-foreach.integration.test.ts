@@ -28,7 +28,7 @@ const LOOP = `steps:
       max_concurrent: 2
       steps:
         - id: say
-          run: echo "item \${foreach.name} #\${foreach.index}"
+          run: echo "item \${foreach.name} n=\${foreach.index}"
         - id: check
           depends: [say]
           run: test "\${foreach.name}" != bad
@@ -39,7 +39,6 @@ describe('foreach', () => {
     const id = await env.start('loop', LOOP);
     const run = await env.waitForEnd('loop', id);
     expect(run.status).toBe(2);
-    console.log(JSON.stringify(await readForeachItem(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop', item: '0' })));
     expect(stepOf(run, 'loop')).toMatchObject({ status: 2, error: '1 of 3 foreach items failed', foreachUri: `dagu://runs/loop/${id}/steps/loop/foreach` });
     const list = await readForeachItems(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop' });
     expect(list).toMatchObject({ total: 3, counts: { notStarted: 0, running: 0, succeeded: 2, failed: 1, aborted: 0 } });
@@ -50,7 +49,7 @@ describe('foreach', () => {
     expect(item).toMatchObject({ item: '1', key: 'bad', status: 2, error: expect.stringContaining('step check failed') });
     expect(item.steps.map((s) => [s.name, s.status, s.hasStdout])).toEqual([['say', 4, true], ['check', 2, false]]);
     const log = await readStepLog(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop', item: '2', bodyStepName: 'say' });
-    expect(log.stdoutContent).toBe('item c #2');
+    expect(log.stdoutContent).toBe('item c n=2');
   });
 
   it('nested foreach: inner items are listed with parent and addressed as <foreachParent>.<index>', async () => {

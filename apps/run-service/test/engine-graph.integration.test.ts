@@ -277,9 +277,9 @@ steps:
     expect(stepOf(detail, 'nowhere')).toMatchObject({ status: 2, error: 'working directory /no/such/dir does not exist' });
   });
 
-  it('unsupported step kinds fail their step without crashing the engine', async () => {
+  it('a dag.run of a missing DAG fails its step without crashing the engine', async () => {
     const detail = await run('unsupported', example('intg-subdag-missing-child.yaml'));
     expect(detail.statusLabel).toBe('failed');
-    expect(stepOf(detail, 'run-missing-dag').error).toMatch(/not supported by this engine yet/);
+    expect(stepOf(detail, 'run-missing-dag').error).toMatch(/sub-DAG non-existent-dag not found/);
   });
 });

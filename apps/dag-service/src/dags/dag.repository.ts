@@ -91,6 +91,8 @@ function conditionsOf(filters: DagFilters): SqlConditions {
   return where;
 }
 
+const GET_BY_NAME_SQL = `SELECT ${RECORD_COLUMNS} FROM dags WHERE name = $1`;
+
 /** The DAG store of dag-service, over the service's own schema (the pool's search path). */
 export class DagRepository {
   constructor(private readonly pool: Pool) {}
@@ -98,7 +100,8 @@ export class DagRepository {
   /** The stored DAG named exactly `name`, or `undefined`. */
   get(name: string): Promise<DagRecord | undefined> {
     return withStorageErrors(async () => {
-      const result = await this.pool.query(`SELECT ${RECORD_COLUMNS} FROM dags WHERE name = $1`, [name]);
+      // A named (prepared) statement: the hottest read of the service is parsed and planned once per connection.
+      const result = await this.pool.query({ name: 'dag_get_by_name', text: GET_BY_NAME_SQL, values: [name] });
       const row: unknown = result.rows[0];
       return row === undefined ? undefined : parseRecordRow(row);
     });

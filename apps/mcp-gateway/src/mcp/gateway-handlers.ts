@@ -6,7 +6,7 @@ import type { ReferenceTopic } from '../reference/reference-topics';
 import type { AuditEvent } from '../audit/audit-log';
 import type { McpHandlers } from './mcp-server';
 import { listResources, listResourceTemplates } from './resource-catalog';
-import { notAvailableYet, referenceBackend, referencesBackend, type ReadBackends } from './tools/read/read-backends';
+import { referenceBackend, referencesBackend, type ReadBackends } from './tools/read/read-backends';
 import { parseReadInput } from './tools/read/read-input';
 import { createReadTool } from './tools/read/read-tool';
 import { createDagReadBackends } from './tools/read/dag-read-backends';
@@ -36,8 +36,6 @@ export function createReadBackends(deps: GatewayHandlerDeps): ReadBackends {
     dag: withLatestRun(dagBackends.dag, deps.bus),
     ...createWikiReadBackends(deps.bus),
     ...createRunReadBackends(deps.bus),
-    foreach_items: notAvailableYet('foreach_items'),
-    foreach_item: notAvailableYet('foreach_item'),
   };
 }
 

@@ -10,7 +10,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { generateAttemptId, generateRunId } from '../ids/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
-import { linkChildRun, rootOf } from './child-run.repository';
+import { linkChildRun, rootOf } from './sub-run-detail';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
 
 /**

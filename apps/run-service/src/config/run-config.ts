@@ -54,6 +54,8 @@ export function runConfigSchema() {
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_LOG_BATCH_LINES: env.count(1000),
+    RUN_HIST_RETENTION_DAYS: env.count(30),
+    RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
   });
 }
 
@@ -88,6 +90,10 @@ export interface RunConfig {
   readonly workDir: string;
   readonly logFlushMs: number;
   readonly logBatchLines: number;
+  /** Days a finished run is kept when its DAG sets no `hist_retention_days`. */
+  readonly histRetentionDays: number;
+  /** How often a replica looks for runs past their retention. */
+  readonly retentionSweepMs: number;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -107,6 +113,8 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     workDir: raw.RUN_WORK_DIR,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
+    histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
+    retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
   };
 }
 

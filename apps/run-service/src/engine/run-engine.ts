@@ -90,6 +90,11 @@ export class RunEngine {
     this.dispatcher.poke();
   }
 
+  /** True when run `pk` executes in this replica now. */
+  runsHere(pk: number): boolean {
+    return this.active.has(pk);
+  }
+
   /** Runs in this replica now. */
   get activeCount(): number {
     return this.active.size;

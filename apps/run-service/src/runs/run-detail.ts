@@ -7,7 +7,7 @@ import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 import { formatUri } from '../ids/run-id';
-import { withCheckpoints } from '../checkpoints/checkpoint-detail';
+import { withCheckpoints } from '../checkpoints/checkpoint.repository';
 import { subRunDetail, withSubRuns } from '../composition/sub-run-detail';
 import { withForeachUris } from '../foreach/foreach-read';
 

@@ -1,10 +1,11 @@
-import { DaguError, RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, ForeachItemsQuerySchema, RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
 import type { ReadRequest } from './read-input';
 
 /**
- * The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`), each
+ * The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`,
+ * `foreach_items`, `foreach_item`), each
  * one call to run-service over the bus. The request is already validated
  * (021 §Input, §Query handling); its parsed query (target or URI mode) is
  * re-checked against the contract schema before it travels.
@@ -13,7 +14,10 @@ import type { ReadRequest } from './read-input';
  * - `run` → `run.get {dagName, dagRunId, subRunId?}` (run-detail model);
  * - `run_logs` → `run.logs {dagName, dagRunId, tail?}` (run-log model);
  * - `step_log` → `run.stepLog {dagName, dagRunId, subRunId?, stepName, item?,
- *   bodyStepName?, query?}` (step-log model).
+ *   bodyStepName?, query?}` (step-log model);
+ * - `foreach_items` → `run.foreachItems {dagName, dagRunId, subRunId?,
+ *   stepName, query?}` (foreach items model; `parent` lists a nested foreach);
+ * - `foreach_item` → `run.foreachItem {…, item}` (foreach item model).
  *
  * Errors are run-service's: `resource_not_found` for an unknown run, step or
  * log stream, `resource_unavailable` when it does not answer.
@@ -23,6 +27,8 @@ export function createRunReadBackends(bus: BusClient): {
   run: ReadBackend;
   run_logs: ReadBackend;
   step_log: ReadBackend;
+  foreach_items: ReadBackend;
+  foreach_item: ReadBackend;
 } {
   return {
     runs: async (request, principal) =>
@@ -50,7 +56,18 @@ export function createRunReadBackends(bus: BusClient): {
       };
       return bus.call('run', runOps, 'run.stepLog', payload, { principal });
     },
+    foreach_items: async (request, principal) => {
+      const query = request.query === undefined ? undefined : ForeachItemsQuerySchema.parse(request.query);
+      return bus.call('run', runOps, 'run.foreachItems', { ...foreachStepOf(request), ...(query !== undefined ? { query } : {}) }, { principal });
+    },
+    foreach_item: async (request, principal) =>
+      bus.call('run', runOps, 'run.foreachItem', { ...foreachStepOf(request), item: request.fields.item ?? '' }, { principal }),
   };
+}
+
+function foreachStepOf(request: ReadRequest): { dagName: string; dagRunId: string; subRunId?: string; stepName: string } {
+  const { subRunId, stepName } = request.fields;
+  return { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}), stepName: stepName ?? '' };
 }
 
 function runOf(request: ReadRequest): { dagName: string; dagRunId: string } {

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { withTransaction } from '@dagu-mcp/runtime';
+import { resumeRun } from '../checkpoints/checkpoint-resume';
+import { findPendingResumes } from '../checkpoints/checkpoint.repository';
+import { RunStatus } from '../engine/status';
+import { runEventOf } from '../events/run-event-publisher';
+import type { RunDeps } from '../runs/run-deps';
+import { forceEndRun } from '../store/run-ownership.repository';
+import { parseRows } from '../store/run-rows';
+
+/**
+ * Recovery (issue "Recovery"): no run stays running after its replica died.
+ * Every replica sweeps every `RUN_HEARTBEAT_MS`: a running run whose owner's
+ * heartbeat is older than {@link STALE_HEARTBEATS} intervals (and that does not
+ * run here) is ended **failed** with `run-service replica <owner> stopped
+ * responding (no heartbeat for <n>s)`; its unfinished steps fail or abort
+ * as on any forced end. A live owner stamps every interval, so a run is
+ * failed at most (STALE_HEARTBEATS + 1) × `RUN_HEARTBEAT_MS` after its
+ * replica's last heartbeat — 20 s with the defaults. Rows are claimed with
+ * `FOR UPDATE SKIP LOCKED`, so replicas never fail a run twice.
+ *
+ * The same sweep starts the resume of a checkpoint decision whose replica
+ * died between recording the decision and starting the new attempt
+ * (`humanTaskResumePending`).
+ */
+
+/** Heartbeat intervals after which a running run's owner counts as gone. */
+export const STALE_HEARTBEATS = 3;
+
+const OrphanRowSchema = z.object({ pk: z.coerce.number().int(), owner: z.string().nullable(), age_s: z.coerce.number() });
+
+/** Periodic orphan sweep of one replica. */
+export class RecoverySweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number[]> | undefined;
+
+  constructor(private readonly deps: RunDeps, private readonly isLocal: (pk: number) => boolean) {}
+
+  /** Starts sweeping every heartbeat interval. */
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep().finally(() => (this.running = undefined));
+    }, this.deps.config.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Stops sweeping; waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep. @returns the pks of the runs it failed. Never rejects. */
+  async sweep(): Promise<number[]> {
+    const staleMs = STALE_HEARTBEATS * this.deps.config.heartbeatMs;
+    const failed: number[] = [];
+    try {
+      const ended = await withTransaction(this.deps.pool, async (client) => {
+        const result = await client.query(
+          `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
+           WHERE status = 1 AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+           ORDER BY pk LIMIT 50 FOR UPDATE SKIP LOCKED`,
+          [staleMs],
+        );
+        const out = [];
+        for (const row of parseRows(OrphanRowSchema, result)) {
+          if (this.isLocal(row.pk)) continue;
+          const error = `run-service replica ${row.owner ?? '(none)'} stopped responding (no heartbeat for ${Math.floor(row.age_s)}s); the run was failed by replica ${this.deps.replica}`;
+          const run = await forceEndRun(client, row.pk, RunStatus.failed, error);
+          if (run !== undefined) out.push(run);
+        }
+        return out;
+      });
+      for (const run of ended) {
+        failed.push(run.pk);
+        this.deps.logger.warn({ runPk: run.pk, owner: run.owner }, 'orphaned run failed: its replica stopped responding');
+        await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.failed));
+      }
+      for (const pending of await findPendingResumes(this.deps.pool, staleMs)) {
+        this.deps.logger.info({ runPk: pending.pk }, 'starting a pending resume after a checkpoint decision');
+        await resumeRun(this.deps, pending.pk);
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'recovery sweep failed');
+    }
+    return failed;
+  }
+}

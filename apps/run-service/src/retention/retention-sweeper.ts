@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { withTransaction } from '@dagu-mcp/runtime';
+import { parseRows } from '../store/run-rows';
+
+/**
+ * Retention (dagu-model §3 `hist_retention_days`; issue "Retention"): runs
+ * that ended more than their DAG's `hist_retention_days` ago (the value of
+ * the run's own spec snapshot, else `RUN_HIST_RETENTION_DAYS`, default 30)
+ * are deleted with their child runs, attempts, steps, foreach items and every
+ * log stream and chunk. Each replica sweeps every `RUN_RETENTION_SWEEP_MS`
+ * (and once shortly after start); a sweep deletes in batches of
+ * {@link BATCH} root runs, one short transaction each, claiming rows with
+ * `FOR UPDATE SKIP LOCKED` — readers are never blocked (PostgreSQL MVCC)
+ * and replicas never collide. Active runs (running, queued, waiting) are
+ * never deleted.
+ */
+
+/** Root runs deleted per transaction. */
+export const BATCH = 50;
+
+const PkSchema = z.object({ pk: z.coerce.number().int() });
+const IdSchema = z.object({ id: z.coerce.number().int() });
+
+/** Periodic retention sweep of one replica. */
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(private readonly deps: { pool: Pool; logger: Logger; defaultDays: number; sweepMs: number }) {}
+
+  /** Starts sweeping (first sweep after a few seconds, then every `sweepMs`). */
+  start(): void {
+    const tick = (): void => {
+      this.running ??= this.sweep().finally(() => (this.running = undefined));
+    };
+    this.first = setTimeout(tick, Math.min(5000, this.deps.sweepMs));
+    this.first.unref();
+    this.timer = setInterval(tick, this.deps.sweepMs);
+    this.timer.unref();
+  }
+
+  /** Stops sweeping; waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    if (this.first !== undefined) clearTimeout(this.first);
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep. @returns how many root runs it deleted. Never rejects. */
+  async sweep(): Promise<number> {
+    let deleted = 0;
+    try {
+      for (;;) {
+        const batch = await withTransaction(this.deps.pool, async (client) => {
+          const doomed = parseRows(PkSchema, await client.query(
+            `SELECT pk FROM runs WHERE root_pk IS NULL AND status IN (0, 2, 3, 4, 6, 8) AND finished_at IS NOT NULL
+               AND finished_at < now() - make_interval(days => COALESCE((normalized->>'histRetentionDays')::int, $1::int))
+             ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
+            [this.deps.defaultDays, BATCH],
+          )).map((row) => row.pk);
+          if (doomed.length === 0) return 0;
+          const streams = parseRows(IdSchema, await client.query(
+            `WITH gone AS (SELECT pk, scheduler_log FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[]))
+             SELECT scheduler_log AS id FROM gone
+             UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM run_steps WHERE run_pk IN (SELECT pk FROM gone)
+             UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM foreach_item_steps WHERE run_pk IN (SELECT pk FROM gone)`,
+            [doomed],
+          )).map((row) => row.id);
+          await client.query('DELETE FROM runs WHERE root_pk = ANY($1::bigint[])', [doomed]);
+          await client.query('DELETE FROM runs WHERE pk = ANY($1::bigint[])', [doomed]);
+          await client.query('DELETE FROM log_chunks WHERE stream_id = ANY($1::bigint[])', [streams]);
+          await client.query('DELETE FROM log_streams WHERE id = ANY($1::bigint[])', [streams]);
+          return doomed.length;
+        });
+        deleted += batch;
+        if (batch < BATCH) break;
+      }
+      if (deleted > 0) this.deps.logger.info({ deleted }, 'retention: old runs deleted');
+    } catch (error) {
+      this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'retention sweep failed');
+    }
+    return deleted;
+  }
+}
