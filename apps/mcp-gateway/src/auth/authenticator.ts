@@ -61,15 +61,17 @@ export class Authenticator {
     if (credential === undefined) throw new DaguError('unauthenticated', 'Authentication is required.');
     if (credential === 'malformed') throw new DaguError('unauthenticated', 'The Authorization header is malformed.');
     const username = credential.scheme === 'basic' ? credential.username : undefined;
-    // Passwords can be guessed, so a blocked username or address is refused before any
-    // verification. Bearer credentials (256-bit API keys, signed tokens) cannot: a valid one
-    // passes without the shared limiter's Redis round trip, which keeps the hot path lean;
-    // an invalid one is counted and, once over the limit, answered 429.
+    // A blocked username or address is refused before any verification. For bearer
+    // credentials the address check is memoised for a second (FailureLimiter.checkAddress),
+    // so the hot path does not pay a Redis round trip per request.
     if (credential.scheme === 'basic') await this.refuseIfBlocked(address, username);
+    else {
+      const blocked = await this.deps.limiter.checkAddress(address);
+      if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
+    }
     const result = await this.verify(credential);
     if (result === undefined) {
       await this.deps.limiter.recordFailure(address, username);
-      await this.refuseIfBlocked(address, username);
       throw new DaguError('unauthenticated', 'The credential is not valid.');
     }
     return result;
