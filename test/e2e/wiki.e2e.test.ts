@@ -113,6 +113,12 @@ describe('REST page writes (dagu-model §7 frontmatter, §9 developer and up)', 
     expect((await rest('/wiki/all/pages/x', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'workspace' });
     expect((await rest('/wiki/team/pages/a%20b', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'path' });
     expect((await rest('/wiki/team/pages/bad', { method: 'PUT', token: developer, body: { content: '---\ntitle: [x\n---\n' } })).body).toMatchObject({ code: 'invalid_request', field: 'content' });
+    expect((await rest('/wiki/team/pages/notes.md', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'path' });
+    // Oversize bodies (default WIKI_PAGE_MAX_BYTES = 1 MiB) are 413 and write nothing.
+    const big = await rest('/wiki/team/pages/big', { method: 'PUT', token: developer, body: { content: 'x'.repeat(1_048_577) } });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ code: 'invalid_request', field: 'content' });
+    expect((await rest('/wiki/team/pages/big', { token: developer })).status).toBe(404);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WIKI_PAGE_HARD_MAX_BYTES, WIKI_PAGE_MAX_BYTES } from '@dagu-mcp/contracts';
 import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
 
 /**
@@ -16,6 +17,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
+ * | `WIKI_PAGE_MAX_BYTES` | largest wiki page body accepted by `PUT /api/v1/wiki/…` (larger: 413), bytes, at most 16 MiB | `1048576` (1 MiB) |
  * | `SSE_KEEPALIVE_MS` | SSE keep-alive comment interval on MCP streams, ms, at most 30000 (spec 020) | `15000` |
  * | `SSE_RETRY_MS` | reconnection delay announced to MCP clients with SSE priming events, ms | `2000` |
  * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
@@ -51,6 +53,7 @@ export const GatewayConfigSchema = z.object({
   BUS_TIMEOUT_MS: env.millis(10_000),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
+  WIKI_PAGE_MAX_BYTES: env.count(WIKI_PAGE_MAX_BYTES).pipe(z.number().max(WIKI_PAGE_HARD_MAX_BYTES)),
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).max(30_000, 'must be at most 30000 (spec 020)').default(15_000),
   SSE_RETRY_MS: env.millis(2_000),
   SSE_EVENT_RETENTION_MS: env.millis(5 * 60_000),

@@ -10,8 +10,10 @@ import { isValidWikiPath, isValidWikiPathPrefix, isValidWikiWorkspace } from './
  * dagu-model §2 / §7; fields beyond the spec minimum are additive extras.
  */
 
-/** Largest page body, in UTF-8 bytes (1 MiB). Decision: no spec bound; keeps one bus job small. */
+/** Default largest page body, in UTF-8 bytes (1 MiB); the gateway's `WIKI_PAGE_MAX_BYTES` sets the effective one. */
 export const WIKI_PAGE_MAX_BYTES = 1_048_576;
+/** Hard cap of a page body any configuration may allow, in UTF-8 bytes (16 MiB): keeps one bus job bounded. */
+export const WIKI_PAGE_HARD_MAX_BYTES = 16 * 1_048_576;
 /** Longest page path, in characters. Decision: no spec bound; generous for nested folders. */
 export const WIKI_PATH_MAX_LENGTH = 1024;
 /** Longest search text, in characters. */
@@ -164,8 +166,8 @@ export type WikiPage = z.infer<typeof WikiPageSchema>;
 export const WikiPutRequestSchema = z.strictObject({
   workspace: WikiWorkspaceSchema,
   path: WikiPathSchema,
-  content: z.string().refine((c) => Buffer.byteLength(c, 'utf8') <= WIKI_PAGE_MAX_BYTES, {
-    error: `must be at most ${WIKI_PAGE_MAX_BYTES} bytes of UTF-8`,
+  content: z.string().refine((c) => Buffer.byteLength(c, 'utf8') <= WIKI_PAGE_HARD_MAX_BYTES, {
+    error: `must be at most ${WIKI_PAGE_HARD_MAX_BYTES} bytes of UTF-8`,
   }),
   expectedVersion: z.number().int().min(0).optional(),
 });

@@ -85,9 +85,10 @@ async function asRest<T>(call: Promise<T>): Promise<T> {
 }
 
 /** Builds the wiki route module on the gateway's bus client. */
-export function wikiRoutes(deps: { bus: BusClient }): RestRoutes {
+export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): RestRoutes {
+  const maxPageBytes = deps.maxPageBytes ?? WIKI_PAGE_MAX_BYTES;
   const options = (res: Response): { principal: Principal } => ({ principal: principalOf(res) });
-  const textBody = express.text({ type: ['text/markdown', 'text/plain'], limit: WIKI_PAGE_MAX_BYTES });
+  const textBody = express.text({ type: ['text/markdown', 'text/plain'], limit: maxPageBytes });
   return (routes) => {
     routes.get('/wiki/:workspace/pages', { access: 'viewer', summary: 'List wiki pages: tree (default) or flat=true', tag: 'wiki', query: ListQuerySchema }, async (req, res) => {
       const workspace = workspaceOf(req, true);
@@ -110,6 +111,10 @@ export function wikiRoutes(deps: { bus: BusClient }): RestRoutes {
       const workspace = workspaceOf(req, false);
       const path = pathOf(req);
       const content = await readPageBody(req, res, textBody, PutPageBodySchema);
+      if (Buffer.byteLength(content, 'utf8') > maxPageBytes) {
+        res.status(413).json({ code: 'invalid_request', message: `content: a page is at most ${maxPageBytes} bytes.`, field: 'content', requestId: res.locals.requestId as string });
+        return;
+      }
       const expectedVersion = expectedVersionOf(req, 'put');
       const payload = { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
       const reply = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.put', payload, options(res)));
