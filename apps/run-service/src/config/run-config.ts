@@ -24,6 +24,8 @@ import { parseQueueList } from '../queue/queue-limits';
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
+ * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
+ * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
  */
 export function runConfigSchema() {
   return z.object({
