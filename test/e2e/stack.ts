@@ -20,6 +20,8 @@ export interface Stack {
   readonly output: () => string;
   /** Starts one more process of an app (e.g. a second replica) with the stack's environment. */
   readonly spawnApp: (app: (typeof APPS)[number], extraEnv?: Record<string, string>) => Promise<ChildProcess>;
+  /** The processes of an app started so far (by the stack, then by {@link Stack.spawnApp}), oldest first. */
+  readonly processesOf: (app: (typeof APPS)[number]) => readonly ChildProcess[];
   /** The gateway processes: one, or `gatewayReplicas` behind {@link Stack.proxy}. */
   readonly gateways: readonly GatewayProcess[];
   /** The round-robin proxy on `baseUrl` when the stack runs several gateway replicas. */
@@ -81,6 +83,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   const port = await freePort();
   const logs: string[] = [];
   const children: ChildProcess[] = [];
+  const byApp = new Map<(typeof APPS)[number], ChildProcess[]>();
   const schemas = APPS.map((app) => `e2e_${id}_${app.replace(/-/g, '_')}`);
   const baseEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -100,6 +103,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     child.stdout?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     child.stderr?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     children.push(child);
+    byApp.set(app, [...(byApp.get(app) ?? []), child]);
     return child;
   };
   for (const app of APPS) if (app !== 'mcp-gateway') await spawnApp(app);
@@ -120,6 +124,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     schemas,
     output: () => logs.join(''),
     spawnApp,
+    processesOf: (app) => byApp.get(app) ?? [],
     gateways,
     proxy,
     async stop() {

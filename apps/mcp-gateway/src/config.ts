@@ -36,6 +36,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `TRUST_PROXY` | Express `trust proxy` (hop count, or `true`/`false`) for client addresses behind a load balancer | `false` |
  * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed credentials allowed per window | `10` / `50` |
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
+ * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
+ * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
  *
  * Every secret may come from `<NAME>_FILE`.
  */
@@ -81,6 +83,8 @@ export const GatewayConfigSchema = z.object({
   LOGIN_MAX_FAILURES_PER_USER: env.count(10),
   LOGIN_MAX_FAILURES_PER_ADDRESS: env.count(50),
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
+  OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
+  OTEL_SERVICE_NAME: env.otelServiceName,
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -9,6 +9,7 @@ import {
   instrumentRequestListener,
   migrate,
   onShutdown,
+  setupTracing,
   startOpsServer,
   type BusCallMetrics,
   type Logger,
@@ -142,8 +143,13 @@ function main(): void {
     process.exit(2);
   }
   const logger = createLogger({ name: 'mcp-gateway', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  const tracing = setupTracing({ serviceName: config.OTEL_SERVICE_NAME ?? 'mcp-gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
   startGateway(config, logger).then(
-    (running) => onShutdown(() => running.stop(), logger),
+    (running) =>
+      onShutdown(async () => {
+        await running.stop();
+        await tracing.shutdown();
+      }, logger),
     (err: unknown) => {
       logger.fatal({ err }, 'start failed');
       process.exit(1);

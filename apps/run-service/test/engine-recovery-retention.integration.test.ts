@@ -30,8 +30,18 @@ async function notFound(promise: Promise<unknown>): Promise<boolean> {
 describe('recovery', () => {
   it('fails a running run owned by a replica that stopped heartbeating; leaves live runs alone', async () => {
     // A queued run claimed by a "dead" replica: running, owned elsewhere, heartbeat long ago.
-    const orphan = await env.start('orphan', 'steps:\n  - name: work\n    run: sleep 30\n', { enqueue: true, dagRunId: 'orphan-1' });
-    await env.pool.query("UPDATE runs SET status = 1, owner = 'ghost-replica', started_at = now(), heartbeat_at = now() - interval '1 minute' WHERE dag_run_id = $1", [orphan]);
+    // The local dispatcher may claim a queued run first (it polls every 200 ms); only a run
+    // still queued when it is handed to the ghost counts, so try a fresh run id until one is.
+    let orphan = '';
+    for (let attempt = 1; attempt <= 10 && orphan === ''; attempt++) {
+      const id = await env.start('orphan', 'steps:\n  - name: work\n    run: sleep 30\n', { enqueue: true, dagRunId: `orphan-${attempt}` });
+      const taken = await env.pool.query(
+        "UPDATE runs SET status = 1, owner = 'ghost-replica', started_at = now(), heartbeat_at = now() - interval '1 minute' WHERE dag_run_id = $1 AND status = 5",
+        [id],
+      );
+      if (taken.rowCount === 1) orphan = id;
+    }
+    expect(orphan).not.toBe('');
     const live = await env.start('live', 'steps:\n  - name: work\n    run: sleep 2\n');
     const sweeper = new RecoverySweeper(env.deps, (pk) => env.engine.runsHere(pk));
     const failed = await sweeper.sweep();

@@ -12,6 +12,7 @@ import {
   type TraceContext,
 } from '@dagu-mcp/contracts';
 import { Queue } from 'bullmq';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { z } from 'zod';
 import { type Redis } from 'ioredis';
 import { busUnavailableError, clientClosedError, deadlineExceededError, internalError, invalidInputError } from './bus-errors';
@@ -28,6 +29,19 @@ import {
 import { JobInserter } from './job-insert';
 import { PendingCalls } from './pending-calls';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
+
+/** Instrumentation scope of the bus spans (the same as `@dagu-mcp/runtime`'s). */
+const TRACER_NAME = 'dagu-mcp';
+
+/** The W3C trace context of the active OpenTelemetry context (`{}` without a propagator or span). */
+export function activeTraceContext(): TraceContext {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return {
+    ...(carrier.traceparent !== undefined ? { traceparent: carrier.traceparent } : {}),
+    ...(carrier.tracestate !== undefined ? { tracestate: carrier.tracestate } : {}),
+  };
+}
 
 /** Options of {@link BusClient}. */
 export interface BusClientOptions {
@@ -47,7 +61,10 @@ export interface CallOptions {
   principal: Principal;
   /** This call's deadline in ms from now; default the op's `timeoutMs`, else the client's. */
   timeoutMs?: number;
-  /** W3C trace context to propagate; default `{}`. */
+  /**
+   * W3C trace context to propagate; default the active OpenTelemetry context
+   * (the span of this call when tracing is set up, else `{}`).
+   */
   traceContext?: TraceContext;
 }
 
@@ -168,7 +185,22 @@ export class BusClient {
     const checked = z.safeParse(definition.request, payload);
     if (!checked.success) throw invalidInputError(op, checked.error);
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, definition.timeoutMs, this.defaultTimeoutMs);
-    const reply = await this.dispatch(service, op, payload, options, timeoutMs, definition.attempts);
+    const span = trace.getTracer(TRACER_NAME).startSpan(`bus ${service}.${op}`, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': queueNameOf(service), 'rpc.method': op },
+    });
+    let reply: BusReply;
+    try {
+      reply = await context.with(trace.setSpan(context.active(), span), () =>
+        this.dispatch(service, op, payload, options, timeoutMs, definition.attempts),
+      );
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.end();
+      throw error;
+    }
+    if (!reply.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: reply.error.code });
+    span.end();
     if (!reply.ok) {
       const { code, message, field, details } = reply.error;
       throw new DaguError(code, message, { ...(field !== undefined ? { field } : {}), ...(details !== undefined ? { details } : {}) });
@@ -225,7 +257,7 @@ export class BusClient {
       payload,
       principal: options.principal,
       deadline: Date.now() + timeoutMs,
-      traceContext: options.traceContext ?? {},
+      traceContext: options.traceContext ?? activeTraceContext(),
       replyTo: this.replyChannel,
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));

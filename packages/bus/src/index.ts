@@ -6,7 +6,7 @@
  * - Gateway: `BusClient` (`start`, `call`, `callRaw`, `isReady`, `ping`, `close`).
  * - Service: `ServiceWorker` with a `HandlerMap` typed by the op catalog.
  */
-export { BusClient, type BusClientOptions, type CallOptions } from './bus-client';
+export { activeTraceContext, BusClient, type BusClientOptions, type CallOptions } from './bus-client';
 export { ServiceWorker, type ServiceWorkerOptions } from './service-worker';
 export { type HandlerContext, type HandlerMap, type OpHandler, createHandlerContext } from './handler-context';
 export { processBusJob, type JobInput, type JobOutcome } from './job-processor';

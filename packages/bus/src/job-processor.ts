@@ -1,4 +1,5 @@
 import { BusRequestSchema, DaguError, isTransientCode, type BusReply, type OpCatalog, type OpDefinition } from '@dagu-mcp/contracts';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { internalError, invalidInputError } from './bus-errors';
 import { bindLogger, describeError, type BusLogger } from './bus-logger';
 import { createHandlerContext, type HandlerContext, type HandlerMap } from './handler-context';
@@ -94,7 +95,7 @@ export async function processBusJob<C extends OpCatalog>(
     return { kind: 'reply', replyTo, deadline, reply: failed(invalidInputError(op, payload.error)), failJob: false };
   }
   const jobLogger = bindLogger(logger, { op, jobId: job.jobId });
-  const { context, dispose } = createHandlerContext({
+  const { context: handlerContext, dispose } = createHandlerContext({
     principal: request.principal,
     deadline,
     op,
@@ -102,12 +103,21 @@ export async function processBusJob<C extends OpCatalog>(
     traceContext: request.traceContext,
     logger: jobLogger,
   });
+  // The handler runs in a CONSUMER span, child of the caller's (bus request `traceContext`).
+  const parent = propagation.extract(ROOT_CONTEXT, request.traceContext);
+  const span = trace.getTracer('dagu-mcp').startSpan(
+    `handle ${op}`,
+    { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.jobId, 'rpc.method': op } },
+    parent,
+  );
   let result: unknown;
   try {
-    result = await handler(payload.data, context);
+    result = await context.with(trace.setSpan(parent, span), () => handler(payload.data, handlerContext));
   } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
     return outcomeOfThrow(error, job, replyTo, deadline, jobLogger);
   } finally {
+    span.end();
     dispose();
   }
   const reply = definition.reply.safeParse(result);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import {
-  WIKI_PAGE_MAX_BYTES,
+  WIKI_PAGE_HARD_MAX_BYTES,
   WikiDeleteRequestSchema,
   WikiListReplySchema,
   WikiListRequestSchema,
@@ -32,7 +32,7 @@ describe('wiki contracts (spec 021 wiki targets, dagu-model §2 paths)', () => {
     ['page: path too long', WikiPageRefSchema, { workspace: 'team', path: 'a'.repeat(1025) }, 'path'],
     ['put: content with expectedVersion 0', WikiPutRequestSchema, { workspace: 'team', path: 'a', content: '# A', expectedVersion: 0 }, null],
     ['put: empty content is a page', WikiPutRequestSchema, { workspace: 'team', path: 'a', content: '' }, null],
-    ['put: content too large', WikiPutRequestSchema, { workspace: 'team', path: 'a', content: 'é'.repeat(WIKI_PAGE_MAX_BYTES / 2 + 1) }, 'content'],
+    ['put: content too large', WikiPutRequestSchema, { workspace: 'team', path: 'a', content: 'é'.repeat(WIKI_PAGE_HARD_MAX_BYTES / 2 + 1) }, 'content'],
     ['put: negative expectedVersion', WikiPutRequestSchema, { workspace: 'team', path: 'a', content: '', expectedVersion: -1 }, 'expectedVersion'],
     ['put: missing content', WikiPutRequestSchema, { workspace: 'team', path: 'a' }, 'content'],
     ['delete: expectedVersion 0', WikiDeleteRequestSchema, { workspace: 'team', path: 'a', expectedVersion: 0 }, 'expectedVersion'],

@@ -74,6 +74,10 @@ export const env = {
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case PostgreSQL identifier')
       .default(fallback),
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: base http(s) URL of an OTLP/HTTP collector; unset = no trace export. */
+  otlpEndpoint: z.url({ protocol: /^https?$/ }).optional(),
+  /** `OTEL_SERVICE_NAME`: `service.name` of the spans; unset = the app's name. */
+  otelServiceName: z.string().min(1).optional(),
   /** BullMQ key prefix of the bus. Default `dagu`. */
   busPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('dagu'),
 };

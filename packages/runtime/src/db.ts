@@ -1,5 +1,7 @@
+import { context, trace } from '@opentelemetry/api';
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from './logger';
+import { hasRecordingSpan, recordFailure, SpanKind, startSpan } from './tracing';
 
 export type { Pool, PoolClient };
 
@@ -20,7 +22,95 @@ export function createPool(opts: { url: string; schema: string; max?: number; lo
     connectionTimeoutMillis: 5000,
   });
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
+  traceQueries(pool);
   return pool;
+}
+
+/** Longest SQL text kept on a span (`db.query.text`). */
+const MAX_TRACED_SQL = 2000;
+
+/**
+ * SQL spans: every query made while a recording span is active (a bus job,
+ * a step, …) becomes a CLIENT child span `pg <VERB>` with the statement text.
+ * Queries outside a trace (polling loops, migrations) make none.
+ *
+ * Client queries are wrapped once per physical connection (`connect` event);
+ * `pool.query` is re-routed through `pool.connect()` + `client.query()` in
+ * the caller's async context, because pg-pool may hand a waiting query a
+ * client from inside another caller's `release()`, whose context is not ours.
+ * The callback forms of both are left as pg made them (untraced).
+ */
+function traceQueries(pool: Pool): void {
+  pool.on('connect', (client: PoolClient) => wrapQuery(client));
+  const original: unknown = pool.query;
+  if (typeof original !== 'function') return;
+  Object.defineProperty(pool, 'query', {
+    configurable: true,
+    writable: true,
+    value: function tracedPoolQuery(...args: unknown[]): unknown {
+      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function') return Reflect.apply(original, pool, args);
+      return pooledQuery(pool, args);
+    },
+  });
+}
+
+async function pooledQuery(pool: Pool, args: unknown[]): Promise<unknown> {
+  const client = await pool.connect();
+  try {
+    const result: unknown = await Reflect.apply(client.query, client, args);
+    client.release();
+    return result;
+  } catch (err) {
+    // As pg-pool does: a client whose query failed is not reused.
+    client.release(err instanceof Error ? err : true);
+    throw err;
+  }
+}
+
+function wrapQuery(client: PoolClient): void {
+  const original: unknown = client.query;
+  if (typeof original !== 'function') return;
+  Object.defineProperty(client, 'query', {
+    configurable: true,
+    writable: true,
+    value: function tracedQuery(...args: unknown[]): unknown {
+      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function') return Reflect.apply(original, client, args);
+      const sql = sqlText(args[0]);
+      const span = startSpan(`pg ${sql.split(/\s+/, 1)[0]?.toUpperCase() ?? 'QUERY'}`, {
+        kind: SpanKind.CLIENT,
+        attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql.slice(0, MAX_TRACED_SQL) },
+      });
+      let result: unknown;
+      try {
+        result = context.with(trace.setSpan(context.active(), span), () => Reflect.apply(original, client, args));
+      } catch (err) {
+        recordFailure(span, err);
+        span.end();
+        throw err;
+      }
+      if (result instanceof Promise) {
+        return result.then(
+          (value: unknown) => {
+            span.end();
+            return value;
+          },
+          (err: unknown) => {
+            recordFailure(span, err);
+            span.end();
+            throw err;
+          },
+        );
+      }
+      span.end(); // a Submittable (cursor, stream): its end is not followed
+      return result;
+    },
+  });
+}
+
+function sqlText(first: unknown): string {
+  if (typeof first === 'string') return first.trim();
+  if (typeof first === 'object' && first !== null && 'text' in first && typeof first.text === 'string') return first.text.trim();
+  return 'QUERY';
 }
 
 /**

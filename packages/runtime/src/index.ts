@@ -5,3 +5,4 @@ export * from './migrations';
 export * from './ops-server';
 export * from './shutdown';
 export * from './metrics';
+export * from './tracing';

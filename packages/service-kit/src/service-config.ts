@@ -16,6 +16,8 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_STALLED_INTERVAL_MS` | how often stalled jobs are looked for, ms | `5000` |
  * | `OPS_HOST` / `OPS_PORT` | ops server (`/healthz`, `/readyz`) | `0.0.0.0` / per service (8081–8083) |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows through the bus | — |
+ * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | the app's name (`dag-service`, …) |
  */
 export function serviceConfigSchema(defaults: { schema: string; opsPort: number }) {
   return z.object({
@@ -31,6 +33,8 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     OPS_PORT: env.port(defaults.opsPort),
     LOG_LEVEL: env.logLevel,
     LOG_PRETTY: env.flag(false),
+    OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
+    OTEL_SERVICE_NAME: env.otelServiceName,
   });
 }
 export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;

@@ -1,4 +1,4 @@
-import { createLogger, onShutdown } from '@dagu-mcp/runtime';
+import { createLogger, onShutdown, setupTracing } from '@dagu-mcp/runtime';
 import type { OpCatalog } from '@dagu-mcp/contracts';
 import { loadServiceConfig } from './service-config';
 import { startService, type ServiceDefinition } from './service-host';
@@ -22,8 +22,14 @@ export function runServiceMain<C extends OpCatalog>(
     process.exit(2);
   }
   const logger = createLogger({ name, level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  // Before anything else starts, so every span of the process has the provider.
+  const tracing = setupTracing({ serviceName: config.OTEL_SERVICE_NAME ?? name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
   startService(def, config, logger).then(
-    (running) => onShutdown(() => running.stop(), logger),
+    (running) =>
+      onShutdown(async () => {
+        await running.stop();
+        await tracing.shutdown();
+      }, logger),
     (err: unknown) => {
       logger.fatal({ err }, 'start failed');
       process.exit(1);

@@ -1,3 +1,4 @@
+import { SpanKind, withSpan } from '@dagu-mcp/runtime';
 import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
 import { completionMethods, type CompletionSource } from './completion/completion';
 import type { ExtensionRouter } from './extensions/extension-router';
@@ -67,7 +68,13 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
     handle: async (method, params, call) => {
       const handler = table.get(method);
       if (handler === undefined) throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
-      return handler(params, call);
+      // One SERVER span per MCP request; its bus calls continue the trace into the services.
+      const target = spanTarget(method, params);
+      return withSpan(
+        target === undefined ? `mcp ${method}` : `mcp ${method} ${target}`,
+        { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...(target !== undefined ? { 'mcp.target': target } : {}) } },
+        () => handler(params, call),
+      );
     },
     wantsStream: async (method, params) => {
       if (method !== 'tools/call') return false;
@@ -77,4 +84,13 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
       return handlers.tools[parsed.data.name] === undefined && (await extensions?.toolOwner(parsed.data.name)) !== undefined;
     },
   };
+}
+
+/** The tool name of a `tools/call`, the URI of a `resources/read` (else undefined), for span names. */
+function spanTarget(method: string, params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const key = method === 'tools/call' ? 'name' : method === 'resources/read' ? 'uri' : undefined;
+  if (key === undefined || !(key in params)) return undefined;
+  const value: unknown = Object.getOwnPropertyDescriptor(params, key)?.value;
+  return typeof value === 'string' ? value.slice(0, 200) : undefined;
 }

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { SpanKind, SpanStatusCode, startSpan, type Span } from '@dagu-mcp/runtime';
 import { LineSplitter } from '../logs/line-splitter';
 
 /**
@@ -37,6 +39,8 @@ export interface ProcessSpec {
   onStdout(line: string): void;
   onStderr(line: string): void;
   backpressure?: OutputBackpressure;
+  /** Name and attributes of the process's span (default `process <file name>`); it is a child of the active span. */
+  trace?: { name: string; attributes?: Readonly<Record<string, string | number>> };
 }
 
 /** How the process ended. */
@@ -69,6 +73,10 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     let aborted = false;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    const span: Span = startSpan(spec.trace?.name ?? `process ${basename(spec.file)}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: { 'process.executable.name': basename(spec.file), ...spec.trace?.attributes },
+    });
     const child = spawn(spec.file, [...spec.args], {
       cwd: spec.cwd,
       env: { ...spec.env },
@@ -92,6 +100,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       spec.signal.removeEventListener('abort', onAbort);
       stdout.end();
       stderr.end();
+      endSpan(span, { ...outcome, timedOut, aborted }, child.pid);
       resolve({ ...outcome, timedOut, aborted });
     };
     const pauseIfOverloaded = (): void => {
@@ -137,4 +146,16 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       );
     }
   });
+}
+
+/** Ends a process span with its pid, exit code or signal; anything but exit 0 is an ERROR status. */
+function endSpan(span: Span, outcome: ProcessOutcome, pid: number | undefined): void {
+  if (pid !== undefined) span.setAttribute('process.pid', pid);
+  if (outcome.exitCode !== null) span.setAttribute('process.exit.code', outcome.exitCode);
+  if (outcome.signal !== null) span.setAttribute('process.exit.signal', outcome.signal);
+  if (outcome.exitCode !== 0) {
+    const reason = outcome.spawnError ?? (outcome.timedOut ? 'timed out' : outcome.aborted ? 'aborted' : `exit ${outcome.exitCode ?? outcome.signal ?? '?'}`);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+  }
+  span.end();
 }

@@ -179,6 +179,10 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
       signal: input.signal,
       timeoutMs: input.timeoutMs,
       killGraceMs: ctx.config.killGraceMs,
+      trace: {
+        name: `step ${input.node.name}`,
+        attributes: { 'dagu.dag.name': ctx.attempt.dagName, 'dagu.run.id': ctx.attempt.dagRunId, 'dagu.step.name': input.node.name, 'dagu.attempt.no': ctx.attempt.attemptNo },
+      },
       onStdout: input.onStdout,
       onStderr: input.onStderr,
       backpressure: {
