@@ -232,3 +232,16 @@ describe('errors (021 §Errors, 020 §Errors, dagu-model §10)', () => {
     expect((await read({ uri: 'dagu://wiki/team/runbooks%2Fdb_restore' })).sc).toMatchObject({ code: 'resource_not_found' });
   });
 });
+
+describe('non-ASCII titles (dagu-model §7)', () => {
+  test('a frontmatter title outside ASCII is kept, read back by page and found by a case-insensitive search', async () => {
+    const content = '---\ntitle: Übersicht – 日本語\ntags: [intl]\n---\nDiese Seite erklärt die Übersicht.\n';
+    expect((await rest('/wiki/intl/pages/guides/uebersicht', { method: 'PUT', token: developer, body: { content } })).status).toBe(201);
+    const page = await read({ uri: 'dagu://wiki/intl/guides%2Fuebersicht' });
+    expect(page.sc).toMatchObject({ target: 'wiki_page', data: { id: 'guides/uebersicht', title: 'Übersicht – 日本語', content } });
+    const found = await read({ target: 'wiki_search', search: 'ÜBERSICHT', workspace: 'intl' });
+    const results = (found.sc.data as { results: Array<{ id: string; matches: Array<{ text: string }> }> }).results;
+    expect(results.map((r) => r.id)).toEqual(['guides/uebersicht']);
+    expect(results[0]?.matches.map((m) => m.text)).toContain('Diese Seite erklärt die Übersicht.');
+  });
+});
