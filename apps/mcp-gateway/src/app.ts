@@ -3,6 +3,7 @@ import { runChecks, type Logger, type ReadinessCheck } from '@dagu-mcp/runtime';
 import type { McpSessionManager } from './mcp/session-manager';
 import { sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy);
   app.use(requestId());
+  app.use(requestLog(deps.logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
