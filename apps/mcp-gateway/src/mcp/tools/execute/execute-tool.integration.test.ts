@@ -7,7 +7,7 @@ import { createLogger } from '@dagu-mcp/runtime';
 import type { McpCallContext } from '../../mcp-server';
 import { RunEventHub } from '../../run-events';
 import { createExecuteTool } from './execute-tool';
-import { FakeServices } from './fake-run-service';
+import { FakeServices } from '../../../../test-fixtures/fake-run-service';
 
 /**
  * dagu_execute against fake dag-/run-services on the real bus and the real

@@ -9,16 +9,6 @@ export type ReadBackend = (request: ReadRequest, principal: Principal) => Promis
 /** One backend per resolved target. */
 export type ReadBackends = Readonly<Record<ReadTarget, ReadBackend>>;
 
-/**
- * A backend for a target whose service does not serve it yet: answers
- * `resource_unavailable` with a message that says so (foundation issue).
- */
-export function notAvailableYet(target: ReadTarget): ReadBackend {
-  return async () => {
-    throw new DaguError('resource_unavailable', `Reading ${target} is not available in this server yet.`);
-  };
-}
-
 /** `references`: the reference collection model (021): `items[] {name, uri, mimeType, title, description}`. */
 export function referencesBackend(topics: ReadonlyMap<string, ReferenceTopic>): ReadBackend {
   const items = [...topics.values()].map((t) => ({ name: t.name, uri: t.uri, mimeType: t.mimeType, title: t.title, description: t.description }));

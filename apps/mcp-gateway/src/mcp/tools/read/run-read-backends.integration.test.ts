@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BusClient } from '@dagu-mcp/bus';
 import { ANONYMOUS_PRINCIPAL, DaguError, dagOps, runOps } from '@dagu-mcp/contracts';
-import { FakeServices } from '../execute/fake-run-service';
+import { FakeServices } from '../../../../test-fixtures/fake-run-service';
 import { parseReadInput } from './read-input';
 import { createRunReadBackends, withLatestRun } from './run-read-backends';
 import type { ReadBackend } from './read-backends';
