@@ -4,12 +4,10 @@ import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contr
 import {
   createAppMetrics,
   createBusCallMetrics,
-  createLogger,
   createPool,
   instrumentRequestListener,
   migrate,
-  onShutdown,
-  setupTracing,
+  runProcessMain,
   startOpsServer,
   type BusCallMetrics,
   type Logger,
@@ -135,26 +133,7 @@ class MeteredBusClient extends BusClient {
 }
 
 function main(): void {
-  let config: GatewayConfig;
-  try {
-    config = loadGatewayConfig();
-  } catch (err) {
-    process.stderr.write(`mcp-gateway: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(2);
-  }
-  const logger = createLogger({ name: 'mcp-gateway', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
-  const tracing = setupTracing({ serviceName: config.OTEL_SERVICE_NAME ?? 'mcp-gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
-  startGateway(config, logger).then(
-    (running) =>
-      onShutdown(async () => {
-        await running.stop();
-        await tracing.shutdown();
-      }, logger),
-    (err: unknown) => {
-      logger.fatal({ err }, 'start failed');
-      process.exit(1);
-    },
-  );
+  runProcessMain('mcp-gateway', () => loadGatewayConfig(), startGateway);
 }
 
 if (require.main === module) main();

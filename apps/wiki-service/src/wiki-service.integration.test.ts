@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
 import { DaguError, wikiOps } from '@dagu-mcp/contracts';
 import { loadServiceConfig } from '@dagu-mcp/service-kit';
 import { createTestDb, DEVELOPER, TEST_LOGGER, TEST_REDIS_URL, VIEWER, type TestDb } from '../test-fixtures/wiki-test-db';
 import { wikiService } from './wiki-service';
+import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 
 /**
  * wiki-service over the real bus (BullMQ on the local Redis) and the real
@@ -27,20 +27,6 @@ async function rejection(promise: Promise<unknown>): Promise<DaguError> {
   throw new Error('expected the call to fail');
 }
 
-async function deleteBusKeys(): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 beforeAll(async () => {
   db = await createTestDb('bus');
   const config = loadServiceConfig({ schema: db.schema, opsPort: 8083 }, {});
@@ -54,7 +40,7 @@ afterAll(async () => {
   await client?.close();
   await worker?.close();
   await db?.drop();
-  await deleteBusKeys();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
 });
 
 describe('wiki-service over the bus', () => {

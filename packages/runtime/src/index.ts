@@ -6,3 +6,4 @@ export * from './ops-server';
 export * from './shutdown';
 export * from './metrics';
 export * from './tracing';
+export * from './process-main';

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { z } from 'zod';
 import { runOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
@@ -11,6 +12,11 @@ import { parseRequest } from './parse-body';
 const HumanTaskBodySchema = z.strictObject({ values: z.record(z.string(), z.unknown()).optional() });
 /** `{decision, input?}` of an approval gate. */
 const ApprovalBodySchema = z.strictObject({ decision: z.enum(['approve', 'reject']), input: z.record(z.string(), z.string()).optional() });
+
+/** The step a checkpoint route addresses: `/dag-runs/{name}/{dagRunId}/steps/{stepName}/…`. */
+function stepOf(req: Request): { dagName: string; dagRunId: string; stepName: string } {
+  return { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName) };
+}
 
 /**
  * Checkpoint routes (issue "Checkpoints"; operator and up): complete a
@@ -29,7 +35,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
       { access: 'operator', summary: 'Complete a waiting human task; the run resumes', tag: 'dag-runs', body: HumanTaskBodySchema },
       async (req, res) => {
         const body = parseRequest(HumanTaskBodySchema, req.body);
-        const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName), ...body };
+        const payload = { ...stepOf(req), ...body };
         const ref = await bus.call('run', runOps, 'run.humanTask', payload, { principal: principalOf(res) });
         res.json({ ...ref, ...runUris(ref) });
       },
@@ -39,7 +45,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
       { access: 'operator', summary: 'Approve or reject a waiting approval gate', tag: 'dag-runs', body: ApprovalBodySchema },
       async (req, res) => {
         const body = parseRequest(ApprovalBodySchema, req.body);
-        const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName), ...body };
+        const payload = { ...stepOf(req), ...body };
         const ref = await bus.call('run', runOps, 'run.approval', payload, { principal: principalOf(res) });
         res.json({ ...ref, ...runUris(ref) });
       },
