@@ -5,8 +5,6 @@
 # bench/run.mjs, e.g. `npm run bench -- --rounds 3 --only S1,S2`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PNPM="npx -y pnpm@10.34.9"
-export TURBO_TELEMETRY_DISABLED=1
 
 if [ -z "${REDIS_URL:-}" ] && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   echo "bench: starting Redis"
@@ -25,6 +23,5 @@ for _ in $(seq 1 30); do
   sleep 1
 done
 
-$PNPM install --frozen-lockfile
-$PNPM exec turbo run build --output-logs=errors-only
+bash scripts/build.sh
 exec node bench/run.mjs "$@"

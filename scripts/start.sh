@@ -4,8 +4,5 @@
 # migrates its own schema as it starts. Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PNPM="npx -y pnpm@10.34.9"
-export TURBO_TELEMETRY_DISABLED=1
-$PNPM install --frozen-lockfile
-$PNPM exec turbo run build --output-logs=errors-only
+bash scripts/build.sh
 exec node scripts/run-stack.js

@@ -13,6 +13,9 @@
 #
 # Kept simulation-friendly (test/deploy/image-build.test.ts runs these steps
 # without a Docker engine): RUN lines use paths relative to WORKDIR only.
+# turbo runs directly, not through `pnpm exec`, whose exported
+# verify_deps_before_run="false" makes the parallel `pnpm run build`s race on
+# pnpm's workspace-state file (see scripts/build.sh).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS tools
@@ -31,7 +34,7 @@ COPY --from=prune /repo/out/pnpm-lock.yaml ./
 RUN pnpm install --frozen-lockfile
 COPY --from=prune /repo/out/full/ ./
 COPY tsconfig.base.json ./
-RUN pnpm exec turbo run build --filter=@dagu-mcp/wiki-service...
+RUN turbo run build --filter=@dagu-mcp/wiki-service...
 RUN pnpm --filter=@dagu-mcp/wiki-service deploy --prod --legacy ../app
 
 FROM ${NODE_IMAGE} AS runtime

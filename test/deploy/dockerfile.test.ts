@@ -52,7 +52,7 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     expect(install).toBeLessThan(steps.indexOf('COPY --from=prune /repo/out/full/ ./'));
     expect(runs(build)).toEqual([
       'pnpm install --frozen-lockfile',
-      `pnpm exec turbo run build --filter=@dagu-mcp/${app}...`,
+      `turbo run build --filter=@dagu-mcp/${app}...`,
       `pnpm --filter=@dagu-mcp/${app} deploy --prod --legacy ../app`,
     ]);
   });
