@@ -1,4 +1,4 @@
-import { compileSchedule, isTick, scheduledRunId, splitTimezone, ticksBetween } from './cron-ticks';
+import { compileSchedule, isTick, nextTickAfter, scheduledRunId, splitTimezone, ticksBetween } from './cron-ticks';
 
 const at = (iso: string): number => Date.parse(iso);
 
@@ -30,6 +30,13 @@ describe('scheduler cron arithmetic', () => {
   it('tells whether a time is still a tick of a schedule', () => {
     expect(isTick(compileSchedule(['0 * * * *'], 'UTC'), new Date('2026-11-29T10:00:00Z'))).toBe(true);
     expect(isTick(compileSchedule(['30 * * * *'], 'UTC'), new Date('2026-11-29T10:00:00Z'))).toBe(false);
+  });
+
+  it('gives the next fire time over all expressions, strictly after the instant, or Infinity', () => {
+    const schedule = compileSchedule(['30 10 * * *', '0 10 * * *'], 'UTC');
+    expect(new Date(nextTickAfter(schedule, at('2026-11-29T09:00:00Z'))).toISOString()).toBe('2026-11-29T10:00:00.000Z');
+    expect(new Date(nextTickAfter(schedule, at('2026-11-29T10:00:00Z'))).toISOString()).toBe('2026-11-29T10:30:00.000Z');
+    expect(nextTickAfter(compileSchedule(['not cron'], 'UTC'), at('2026-11-29T10:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('derives one run id per tick', () => {

@@ -58,6 +58,18 @@ export function ticksBetween(schedule: CompiledSchedule, fromMs: number, toMs: n
     .map((ms) => new Date(ms));
 }
 
+/**
+ * The first fire time of `schedule` after `afterMs` (ms since the epoch), or
+ * `Infinity` when it never fires again (or has no valid expression). The
+ * scheduler keeps it per DAG so a check only evaluates the DAGs that are due.
+ */
+export function nextTickAfter(schedule: CompiledSchedule, afterMs: number): number {
+  let next = Number.POSITIVE_INFINITY;
+  const after = new Date(afterMs);
+  for (const cron of schedule.crons) next = Math.min(next, cron.nextRun(after)?.getTime() ?? Number.POSITIVE_INFINITY);
+  return next;
+}
+
 /** Whether `tick` is a fire time of `schedule` (a run is only started for a tick its current schedule still has). */
 export function isTick(schedule: CompiledSchedule, tick: Date): boolean {
   return ticksBetween(schedule, tick.getTime() - 1, tick.getTime()).length > 0;

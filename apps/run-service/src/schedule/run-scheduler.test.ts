@@ -61,6 +61,21 @@ describe('RunScheduler', () => {
     await stop();
   });
 
+  it('fires every due DAG among many, each at its own minute, after a schedule change too', async () => {
+    const { fired, advance, setEntries, stop } = setup();
+    const many = Array.from({ length: 300 }, (_, i) => ({ name: `d${i}`, schedule: [`${i % 3} 10 * * *`], suspended: false, version: 1 }));
+    setEntries(many);
+    await advance(60_000); // 10:01:30: the window started at 10:00:30, so only the `1 10` DAGs (d1, d4, …)
+    expect(fired.filter((f) => f.endsWith('@10:01'))).toHaveLength(100);
+    setEntries(many.map((e) => (e.name === 'd1' ? { ...e, schedule: ['5 10 * * *'], version: 2 } : e)));
+    await advance(60_000); // 10:02:30: d2, d5, …
+    expect(fired.filter((f) => f.endsWith('@10:02'))).toHaveLength(100);
+    await advance(180_000); // 10:05:30
+    expect(fired.filter((f) => f.endsWith('@10:05'))).toEqual(['d1@10:05']);
+    expect(fired).toHaveLength(201);
+    await stop();
+  });
+
   it('two replicas each fire the tick (the fire function makes it one run)', async () => {
     const { fired, advance, stop } = setup(2);
     await advance(30_000);

@@ -1,5 +1,5 @@
 import type { Logger } from '@dagu-mcp/runtime';
-import { compileSchedule, ticksBetween, type CompiledSchedule } from './cron-ticks';
+import { compileSchedule, nextTickAfter, ticksBetween, type CompiledSchedule } from './cron-ticks';
 
 /**
  * The cron scheduler of one run-service replica (dagu-model §3 `schedule`).
@@ -14,6 +14,9 @@ import { compileSchedule, ticksBetween, type CompiledSchedule } from './cron-tic
  *   window starts when the scheduler starts: ticks missed while no replica
  *   ran are skipped (not caught up), as Dagu's scheduler does. A window is
  *   capped at the latest 5 ticks per DAG (a stalled process does not flood).
+ *   Each DAG's next fire time is kept, so a check only evaluates the cron
+ *   expressions of the DAGs that are due: with thousands of scheduled DAGs an
+ *   idle check is a scan of numbers, not thousands of cron evaluations.
  * - The clock is injectable (`now`) and `check()` is public for tests.
  */
 
@@ -44,6 +47,8 @@ interface Known {
   readonly version: number;
   readonly suspended: boolean;
   readonly compiled: CompiledSchedule;
+  /** The next fire time after the last check, ms since the epoch (`Infinity`: never). */
+  due: number;
 }
 
 /** See the module comment. */
@@ -89,8 +94,9 @@ export class RunScheduler {
     this.lastCheck = to;
     const fires: Promise<void>[] = [];
     for (const [name, entry] of this.known) {
-      if (entry.suspended) continue;
+      if (entry.suspended || entry.due > to) continue;
       for (const tick of ticksBetween(entry.compiled, from, to)) fires.push(this.fireOne(name, tick));
+      entry.due = nextTickAfter(entry.compiled, to);
     }
     await Promise.all(fires);
   }
@@ -111,7 +117,8 @@ export class RunScheduler {
         seen.add(entry.name);
         const old = this.known.get(entry.name);
         if (old !== undefined && old.version === entry.version && old.suspended === entry.suspended) continue;
-        this.known.set(entry.name, { version: entry.version, suspended: entry.suspended, compiled: compileSchedule(entry.schedule, this.options.timezone) });
+        const compiled = compileSchedule(entry.schedule, this.options.timezone);
+        this.known.set(entry.name, { version: entry.version, suspended: entry.suspended, compiled, due: nextTickAfter(compiled, this.lastCheck) });
       }
       for (const name of [...this.known.keys()]) if (!seen.has(name)) this.known.delete(name);
       this.lastRefresh = this.now();
