@@ -16,6 +16,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
+ * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (ended sessions are dropped at once on every replica), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
  * | `WIKI_PAGE_MAX_BYTES` | largest wiki page body accepted by `PUT /api/v1/wiki/…` (larger: 413), bytes, at most 16 MiB | `1048576` (1 MiB) |
  * | `SSE_KEEPALIVE_MS` | SSE keep-alive comment interval on MCP streams, ms, at most 30000 (spec 020) | `15000` |
@@ -54,6 +55,7 @@ export const GatewayConfigSchema = z.object({
   BUS_PREFIX: env.busPrefix,
   BUS_TIMEOUT_MS: env.millis(10_000),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
+  SESSION_CACHE_MS: z.coerce.number().int().min(0).default(1000),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
   WIKI_PAGE_MAX_BYTES: env.count(WIKI_PAGE_MAX_BYTES).pipe(z.number().max(WIKI_PAGE_HARD_MAX_BYTES)),
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).max(30_000, 'must be at most 30000 (spec 020)').default(15_000),

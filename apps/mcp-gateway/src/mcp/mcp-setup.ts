@@ -28,6 +28,7 @@ export interface McpSetupDeps {
  * | Variable | Used for |
  * | --- | --- |
  * | `SESSION_IDLE_TTL_MS` | session idle TTL |
+ * | `SESSION_CACHE_MS` | per-replica reuse of loaded session records |
  * | `SSE_KEEPALIVE_MS`, `SSE_RETRY_MS` | keep-alive comments, priming `retry` |
  * | `SSE_EVENT_RETENTION_MS`, `SSE_EVENT_MAX` | resumption window |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
@@ -41,6 +42,7 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
     prefix: config.BUS_PREFIX,
     logger,
     idleTtlMs: config.SESSION_IDLE_TTL_MS,
+    sessionCacheMs: config.SESSION_CACHE_MS,
     keepAliveMs: config.SSE_KEEPALIVE_MS,
     retryMs: config.SSE_RETRY_MS,
     eventRetentionMs: config.SSE_EVENT_RETENTION_MS,

@@ -17,6 +17,8 @@ export interface McpSessionManagerOptions {
   readonly logger: Logger;
   /** A session unused this long is dropped by Redis, ms. Open streams count as use. */
   readonly idleTtlMs: number;
+  /** How long a replica reuses a loaded session record without Redis, ms; 0: never (session-cache.ts). */
+  readonly sessionCacheMs?: number;
   /** SSE keep-alive comment interval, ms (spec 020: ≤ 30 s). */
   readonly keepAliveMs: number;
   /** Reconnection delay announced with priming events (`retry`), ms. */
@@ -67,7 +69,8 @@ export class McpSessionManager {
     const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
     await hub.start();
     this.hub = hub;
-    const store = new SessionStore(redis, keys, options.idleTtlMs);
+    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0);
+    hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {
       retentionMs: options.eventRetentionMs,
       maxLen: options.eventMaxLen,

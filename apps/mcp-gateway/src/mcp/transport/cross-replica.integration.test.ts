@@ -128,6 +128,19 @@ test('messages of a JSON-answered call reach the GET stream on the other replica
   stream.close();
 });
 
+test('a replica that has the session record memoized (SESSION_CACHE_MS) follows a logging/setLevel made on another replica', async () => {
+  const sid = await initialize(a.url);
+  const stream = await openSse(a.url, { headers: { 'mcp-session-id': sid } });
+  await stream.next((blk) => blk.comment !== undefined);
+  expect((await send(b.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 1, method: 'ping' } })).status).toBe(200);
+  await send(a.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'error' } } });
+  await send(b.url, { headers: { 'mcp-session-id': sid, accept: 'application/json' }, body: call(3, 'log') });
+  await stream.next((blk) => message(blk).method === 'notifications/message');
+  await send(b.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 4, method: 'ping' } });
+  expect(stream.blocks.filter((blk) => blk.data).map((blk) => param(blk, 'level'))).toEqual(['error']);
+  stream.close();
+});
+
 test('resourceUpdated reaches a subscribed session on whichever replica holds its stream; GET resumes by Last-Event-ID', async () => {
   const sid = await initialize(a.url);
   const uri = `dagu://runs/nightly/${randomBytes(4).toString('hex')}`;

@@ -29,6 +29,8 @@ export interface TestReplica {
 export interface ReplicaOptions {
   readonly prefix: string;
   readonly idleTtlMs?: number;
+  /** Session record reuse, ms; default 1000 as in production (`SESSION_CACHE_MS`). */
+  readonly sessionCacheMs?: number;
   readonly keepAliveMs?: number;
   readonly tools?: Readonly<Record<string, ToolHandler>>;
 }
@@ -54,6 +56,7 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     prefix: options.prefix,
     logger,
     idleTtlMs: options.idleTtlMs ?? 60_000,
+    sessionCacheMs: options.sessionCacheMs ?? 1000,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     retryMs: 200,
     eventRetentionMs: 60_000,

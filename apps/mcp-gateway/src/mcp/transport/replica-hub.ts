@@ -13,6 +13,8 @@ import type { McpKeys } from './redis-keys';
  * - `<p>:mcp:control` (every replica): `{t:'cancel', s, r}` aborts request `r`
  *   of session `s` wherever it runs; `{t:'end', s}` ends a session
  *   everywhere (its in-flight requests are aborted, its streams closed);
+ *   `{t:'changed', s}` a session's record changed (session-store.ts): both
+ *   go to the {@link ReplicaHub.onSessionChange} listeners;
  * - `<p>:mcp:replica:<id>` (this replica only): `{t:'response', s, m}` a
  *   client's answer to a server→client request this replica awaits;
  *   `{t:'ext', …}` extension relay events (extensions/);
@@ -31,6 +33,7 @@ export class ReplicaHub {
   private readonly wakeListeners = new Map<string, Set<() => void>>();
   private readonly relayHandlers = new Map<string, (event: unknown) => void>();
   private readonly subscribing = new Map<string, Promise<void>>();
+  private readonly sessionChangeListeners: ((sid: string) => void)[] = [];
   private subscriber: Redis | undefined;
 
   constructor(
@@ -86,6 +89,11 @@ export class ReplicaHub {
   async cancelRequest(sid: string, id: RequestId): Promise<void> {
     this.inflight.get(requestKey(sid, id))?.abort();
     await this.options.publisher.publish(this.options.keys.control(), JSON.stringify({ t: 'cancel', s: sid, r: id }));
+  }
+
+  /** Calls `listener(sid)` whenever a session ends or its record changes, on any replica (local memos drop it). */
+  onSessionChange(listener: (sid: string) => void): void {
+    this.sessionChangeListeners.push(listener);
   }
 
   /** Ends a session on every replica: aborts its requests and closes its streams. */
@@ -180,7 +188,10 @@ export class ReplicaHub {
     }
     const message = parsed.data;
     if (message.t === 'cancel') this.inflight.get(requestKey(message.s, message.r))?.abort();
-    else if (message.t === 'end') this.endLocally(message.s);
+    else if (message.t === 'end') {
+      for (const listener of this.sessionChangeListeners) listener(message.s);
+      this.endLocally(message.s);
+    } else if (message.t === 'changed') for (const listener of this.sessionChangeListeners) listener(message.s);
     else if (message.t === 'response') this.awaits.settle(message.s, message.m);
     else this.relayHandlers.get(message.callId)?.(json);
   }
@@ -190,6 +201,7 @@ const Id = z.union([z.string(), z.number().int()]);
 const HubMessageSchema = z.union([
   z.object({ t: z.literal('cancel'), s: z.string(), r: Id }),
   z.object({ t: z.literal('end'), s: z.string() }),
+  z.object({ t: z.literal('changed'), s: z.string() }),
   z.object({
     t: z.literal('response'),
     s: z.string(),

@@ -5,6 +5,7 @@ import { ClientCapabilitiesSchema, LoggingLevelSchema, type ClientCapabilities, 
 import { isSupportedVersion, type ProtocolVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
 import { evalScript } from './redis-script';
+import { SessionCache } from './session-cache';
 
 /**
  * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
@@ -47,14 +48,26 @@ const FlatHash = z.array(z.string());
 /**
  * Session records in Redis with an idle TTL: every load refreshes it, so a
  * session expires `idleTtlMs` after its last use and Redis frees its keys.
+ * Loads are memoized per replica for `cacheMs` (see {@link SessionCache});
+ * changes announce themselves on the replica hub's control channel
+ * (`{t:'changed', s}`), whose handler calls {@link SessionStore.forget}.
  */
 export class SessionStore {
+  private readonly cache: SessionCache;
+
+  /**
+   * @param idleTtlMs - idle time after which Redis drops a session, ms.
+   * @param cacheMs - how long a loaded record is reused without Redis, ms
+   *   (`SESSION_CACHE_MS`, default 0 = off); capped at a quarter of `idleTtlMs`.
+   */
   constructor(
     private readonly redis: Redis,
     private readonly keys: McpKeys,
-    /** Idle time after which Redis drops a session, ms. */
     readonly idleTtlMs: number,
-  ) {}
+    cacheMs = 0,
+  ) {
+    this.cache = new SessionCache(Math.min(cacheMs, Math.floor(idleTtlMs / 4)));
+  }
 
   /** Stores a new record with the idle TTL. */
   async create(record: SessionRecord): Promise<void> {
@@ -79,13 +92,22 @@ export class SessionStore {
    */
   async load(id: string, principalId: string): Promise<SessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
+    const cached = this.cache.get(id, principalId);
+    if (cached !== undefined) return cached;
     const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
     const raw: unknown = await evalScript(this.redis, LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
     const flat = FlatHash.safeParse(raw);
     if (!flat.success || flat.data.length === 0) return undefined;
     const fields = new Map<string, string>();
     for (let i = 0; i + 1 < flat.data.length; i += 2) fields.set(flat.data[i] ?? '', flat.data[i + 1] ?? '');
-    return parseRecord(id, fields);
+    const record = parseRecord(id, fields);
+    if (record !== undefined) this.cache.set(record);
+    return record;
+  }
+
+  /** Drops this replica's memo of session `id` (it ended or changed, here or on another replica). */
+  forget(id: string): void {
+    this.cache.forget(id);
   }
 
   /** True when session `id` exists and is bound to `principalId`; reads only (no TTL refresh). */
@@ -113,8 +135,11 @@ export class SessionStore {
     return ids.map((_, i) => results[i]?.[1] === 1);
   }
 
+  /** Stores the session's `logging/setLevel` level and tells every replica to reload the record. */
   async setLogLevel(id: string, level: LoggingLevel): Promise<void> {
     await this.redis.hset(this.keys.session(id), 'll', level);
+    this.cache.forget(id);
+    await this.redis.publish(this.keys.control(), JSON.stringify({ t: 'changed', s: id }));
   }
 
   /** Adds `uri` to the session's subscriptions and the session to the URI's subscriber set. */
@@ -149,6 +174,7 @@ export class SessionStore {
    * streams. Returns false when it did not exist.
    */
   async destroy(id: string): Promise<boolean> {
+    this.cache.forget(id);
     const [uris, streams] = await Promise.all([this.redis.smembers(this.keys.subscriptions(id)), this.redis.smembers(this.keys.requestStreams(id))]);
     const multi = this.redis.multi().del(this.keys.session(id));
     multi.del(this.keys.subscriptions(id), this.keys.requestStreams(id), this.keys.events(id, 's'), this.keys.cursor(id));
