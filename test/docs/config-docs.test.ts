@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceConfigSchema } from '@dagu-mcp/service-kit';
 import { GatewayConfigSchema } from '../../apps/mcp-gateway/src/config';
+import { dagConfigSchema } from '../../apps/dag-service/src/config/dag-config';
 import { runConfigSchema } from '../../apps/run-service/src/config/run-config';
 import { renderConfigTables } from './config-table';
 
@@ -23,6 +24,7 @@ test('every variable of every config schema is documented, and the README table 
       file: join(ROOT, 'packages/service-kit/src/service-config.ts'),
       schema: serviceConfigSchema({ schema: 'dag_service', opsPort: 8081 }),
     },
+    { title: 'dag-service', file: join(ROOT, 'apps/dag-service/src/config/dag-config.ts'), schema: dagConfigSchema() },
     { title: 'run-service engine', file: join(ROOT, 'apps/run-service/src/config/run-config.ts'), schema: runConfigSchema() },
   ]);
   expect(undocumented).toEqual([]);

@@ -5,6 +5,9 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connectClient, startStack, type Stack } from './stack';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
@@ -115,6 +118,18 @@ describe('checkpoints (dagu-model §1 status 7, §3 human.task / approval; 021 h
     expect((await api(`/dag-runs/depth-gate/${id}/steps/gate/approval`, { method: 'POST', body: { decision: 'approve' } })).status).toBe(409);
   });
 
+  test('a rejected gate with rewind_to runs the rewound steps again with the rejection input, then waits again', async () => {
+    await putDag('depth-rewind', 'steps:\n  - name: build\n    run: echo "build ${FEEDBACK:-first}"\n  - name: gate\n    depends: [build]\n    run: "true"\n    approval: {input: [FEEDBACK], rewind_to: build}\n');
+    const id = await start('depth-rewind');
+    const first = await runUntil('depth-rewind', id, (run) => run.status === 7);
+    const rejected = await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, { method: 'POST', body: { decision: 'reject', input: { FEEDBACK: 'again' } } });
+    expect(rejected.body).toMatchObject({ status: 1 });
+    await runUntil('depth-rewind', id, (run) => run.status === 7 && run.attemptId !== first.attemptId);
+    expect((await api(`/dag-runs/depth-rewind/${id}/steps/build/log`)).body.stdoutContent).toBe('build again');
+    await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, { method: 'POST', body: { decision: 'approve' } });
+    expect((await runUntil('depth-rewind', id, (run) => TERMINAL.has(Number(run.status)))).status).toBe(4);
+  });
+
   test('stop ends a waiting run (aborted)', async () => {
     const id = await start('depth-gate');
     await runUntil('depth-gate', id, (run) => run.status === 7);
@@ -161,6 +176,18 @@ describe('composition (dagu-model §3 dag.run / call, §5 subRuns)', () => {
     // Child runs are addressed under their root, not listed.
     const listed = await api('/dag-runs?name=depth-local');
     expect(listed.body.items).toEqual([]);
+  });
+
+  test('an approval inside a child run makes the root wait (7); approved, the root goes on', async () => {
+    await putDag('depth-waiting-parent', 'steps:\n  - id: call\n    action: dag.run\n    with: {dag: depth-gated}\n  - id: after\n    depends: [call]\n    run: echo after\n---\nname: depth-gated\nsteps:\n  - name: gate\n    run: "true"\n    approval: {prompt: ok?}\n');
+    const id = await start('depth-waiting-parent');
+    const waiting = await runUntil('depth-waiting-parent', id, (run) => run.status === 7);
+    const child = (stepOf(waiting, 'call').subRuns as Array<{ dagRunId: string }>)[0]?.dagRunId ?? '';
+    expect((await api(`/dag-runs/depth-gated/${child}`)).body).toMatchObject({ status: 7 });
+    expect((await api(`/dag-runs/depth-gated/${child}/steps/gate/approval`, { method: 'POST', body: { decision: 'approve' } })).status).toBeLessThan(300);
+    const done = await runUntil('depth-waiting-parent', id, (run) => TERMINAL.has(Number(run.status)));
+    expect(done.status).toBe(4);
+    expect(stepOf(done, 'after').status).toBe(4);
   });
 
   test('a failing child fails the parent step with the child outcome', async () => {
@@ -292,6 +319,11 @@ describe('retention (hist_retention_days)', () => {
     }
     expect(status).toBe(404);
     expect((await api(`/dag-runs/depth-ret0/${gone}/steps/a/log`)).status).toBe(404);
+    // The per-run working directory (RUN_WORK_DIR default) goes with the run, after its rows.
+    const workDir = (dag: string, id: string): string => join(tmpdir(), 'dagu-mcp-runs', dag, id);
+    for (const until = Date.now() + 5000; existsSync(workDir('depth-ret0', gone)) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(workDir('depth-ret0', gone))).toBe(false);
+    expect(existsSync(workDir('depth-ret30', kept))).toBe(true);
     expect((await api(`/dag-runs/depth-ret30/${kept}/steps/a/log`)).body.stdoutContent).toBe('kept');
   }, 30_000);
 });

@@ -1,7 +1,10 @@
 import { dagOps, type DagOps } from '@dagu-mcp/contracts';
 import type { HandlerMap } from '@dagu-mcp/bus';
 import { createPingHandler, type ServiceDefinition, type ServiceDeps } from '@dagu-mcp/service-kit';
-import { DagCatalog } from './dags/dag.catalog';
+import type { DagConfig } from './config/dag-config';
+import { DagCatalog, type DagChangeHooks } from './dags/dag.catalog';
+import { DagChangeChannel } from './dags/dag-change.channel';
+import { DagSpecCache } from './dags/dag-spec-cache';
 import { DagRepository } from './dags/dag.repository';
 import { DAG_MIGRATIONS } from './db/migrations';
 import { createDagGetHandler } from './handlers/dag-get.handler';
@@ -18,9 +21,11 @@ import { createDagSchedulesHandler } from './handlers/dag-schedules.handler';
  * Builds the handler of every op of `dagOps` over one pool (the service's
  * schema is the pool's search path). Exported for tests that run the
  * handlers without the service host.
+ *
+ * @param changes - the `dag.spec` cache and change announcer; default none (every read goes to PostgreSQL).
  */
-export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>): HandlerMap<DagOps> {
-  const catalog = new DagCatalog(new DagRepository(deps.pool));
+export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>, changes: DagChangeHooks = {}): HandlerMap<DagOps> {
+  const catalog = new DagCatalog(new DagRepository(deps.pool), undefined, undefined, changes);
   return {
     ping: createPingHandler('dag-service', deps.replica),
     'dag.validate': createDagValidateHandler(catalog),
@@ -35,10 +40,42 @@ export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>): 
   };
 }
 
-/** dag-service: DAG definitions — validation, storage, list, search, spec. */
-export const dagService: ServiceDefinition<DagOps> = {
-  service: 'dag',
-  catalog: dagOps,
-  migrations: DAG_MIGRATIONS,
-  createHandlers: createDagHandlers,
-};
+/** What dag-service is built from besides the shared service deps. */
+export interface DagServiceOptions {
+  /** dag-service settings (`config/dag-config.ts`). */
+  readonly dagConfig: DagConfig;
+}
+
+/**
+ * dag-service: DAG definitions — validation, storage, list, search, spec.
+ * With `DAG_SPEC_CACHE_MS` > 0 each replica caches `dag.spec` replies and
+ * subscribes to `<BUS_PREFIX>:dag:changed`; with 0 it caches nothing but
+ * still announces its changes, so replicas that do cache stay correct (e.g.
+ * during a rolling change of the setting). `onStop` closes both Redis
+ * connections after the worker stopped taking jobs.
+ */
+export function createDagService(options: DagServiceOptions): ServiceDefinition<DagOps> {
+  let channel: DagChangeChannel | undefined;
+  return {
+    service: 'dag',
+    catalog: dagOps,
+    migrations: DAG_MIGRATIONS,
+    createHandlers: (deps) => {
+      const ttlMs = options.dagConfig.specCacheMs;
+      const specCache = ttlMs > 0 ? new DagSpecCache({ ttlMs }) : undefined;
+      const logger = deps.logger.child({ module: 'dag-changes' });
+      channel = new DagChangeChannel({
+        redisUrl: deps.config.REDIS_URL,
+        prefix: deps.config.BUS_PREFIX,
+        replica: deps.replica,
+        cache: specCache,
+        logger,
+      });
+      const announcer = channel;
+      return createDagHandlers(deps, { specCache, announceChange: (name) => announcer.publish(name) });
+    },
+    onStop: async () => {
+      await channel?.close();
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { RUN_MIGRATIONS } from './db/migrations';
 import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
+import { RootTaggingPublisher } from './events/root-tagging-publisher';
 import { createRunHandlers } from './handlers/run-handlers';
 import { createStoredSpecSource } from './composition/sub-dag-spec';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
@@ -24,9 +25,11 @@ export interface RunServiceOptions {
  * scheduler (schedule/), attempts, step states, logs. The engine, its Redis connections (run events,
  * stop requests) and its timers are built with the handlers; `onStop` (after
  * the bus worker stopped taking jobs, before the pool closes) shuts the
- * engine down: running runs get `RUN_STOP_GRACE_MS` to finish, then are
- * killed and failed with "run-service replica stopped". Queued runs stay
- * queued for other replicas.
+ * engine down: running runs get `RUN_STOP_GRACE_MS` to finish, then their
+ * steps are killed and the runs are handed back to the queue (finished steps
+ * kept; `recovery/hand-back.ts`), where another replica's dispatcher — or
+ * this one's after a restart — claims them and runs the rest as a new
+ * attempt. Queued runs stay queued for other replicas.
  */
 export function createRunService(options: RunServiceOptions): ServiceDefinition<RunOps> {
   let shutdown: (() => Promise<void>) | undefined;
@@ -36,7 +39,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     migrations: RUN_MIGRATIONS,
     createHandlers: ({ pool, logger, config, replica }) => {
       const log = logger.child({ module: 'run-engine' });
-      const publisher = new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log);
+      const publisher = new RootTaggingPublisher(new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log), pool, log);
       const storedSpecs = createStoredSpecSource({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger: log });
       const engine = new RunEngine({ pool, config: options.runConfig, logger: log, replica, publisher, processEnv: options.processEnv, readStoredSpec: storedSpecs.read });
       const control = new RunControlChannel(config.REDIS_URL, config.BUS_PREFIX, (pk) => void engine.stopLocal(pk), log);
@@ -54,12 +57,13 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
       const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));
       recovery.start();
-      const retention = new RetentionSweeper({ pool, logger: log, defaultDays: options.runConfig.histRetentionDays, sweepMs: options.runConfig.retentionSweepMs });
+      const retention = new RetentionSweeper({ pool, logger: log, defaultDays: options.runConfig.histRetentionDays, sweepMs: options.runConfig.retentionSweepMs, workDir: options.runConfig.workDir });
       retention.start();
       shutdown = async () => {
-        await recovery.stop();
-        await retention.stop();
-        await scheduler.stop();
+        // The engine's stop grace starts at once: a scheduler check waiting on dag-service
+        // (up to its 10 s call timeout) must not eat into the 25 s shutdown bound.
+        await Promise.all([recovery.stop(), retention.stop(), scheduler.stop(), engine.shutdown()]);
+        // A run launched meanwhile (a scheduled start, a resume) is handed back too.
         await engine.shutdown();
         await control.close();
         await publisher.close();

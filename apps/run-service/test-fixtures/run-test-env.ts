@@ -11,6 +11,7 @@ import { processEnvBase } from '../src/engine/env-merge';
 import { RunEngine } from '../src/engine/run-engine';
 import { TERMINAL_RUN_STATUSES } from '@dagu-mcp/contracts';
 import type { RunEventPublisher } from '../src/events/run-event-publisher';
+import { RootTaggingPublisher } from '../src/events/root-tagging-publisher';
 import { getRunDetail } from '../src/runs/run-detail';
 import type { RunDeps } from '../src/runs/run-deps';
 import { startRun } from '../src/runs/run-start';
@@ -80,9 +81,11 @@ export async function createRunTestEnv(label: string, overrides: Partial<RunConf
   const workDir = await mkdtemp(join(tmpdir(), 'run-test-'));
   const config = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 500, killGraceMs: 2000, stopGraceMs: 5000, ...overrides });
   const publisher = new RecordingPublisher();
-  const engine = new RunEngine({ pool, config, logger, replica: 'test-replica', publisher, processEnv: processEnvBase(process.env) });
+  // As in run-service.ts: child-run events get `root` on their way to the recorder.
+  const tagging = new RootTaggingPublisher(publisher, pool, logger);
+  const engine = new RunEngine({ pool, config, logger, replica: 'test-replica', publisher: tagging, processEnv: processEnvBase(process.env) });
   engine.start();
-  const deps: RunDeps = { pool, engine, publisher, requestRemoteStop: async () => undefined, replica: 'test-replica', config, logger };
+  const deps: RunDeps = { pool, engine, publisher: tagging, requestRemoteStop: async () => undefined, replica: 'test-replica', config, logger };
   const detail = (name: string, dagRunId: string): Promise<RunDetail> => getRunDetail(pool, { dagName: name, dagRunId });
   return {
     schema,

@@ -1,5 +1,6 @@
 import { DaguError, type RunDetail } from '@dagu-mcp/contracts';
 import { completeHumanTask, decideApproval } from '../src/checkpoints/checkpoint-resume';
+import { readStepLog } from '../src/runs/run-logs';
 import { stopRun } from '../src/runs/run-stop';
 import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 
@@ -7,7 +8,8 @@ import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-
  * Checkpoints against the real PostgreSQL (dagu-model §1 status 7, §3
  * human.task / approval; 021 `humanTask`, `approval`): the run parks with the
  * prompt and form in its detail, the `wait` handler runs, a decision resumes
- * it as a new attempt (or rejects it), and a stop ends a waiting run.
+ * it as a new attempt (or rejects it, or with rewind_to runs the rewound
+ * steps again), and a stop ends a waiting run.
  */
 let env: RunTestEnv;
 
@@ -129,5 +131,46 @@ describe('approval', () => {
     const done = await env.detail('gate', id);
     expect(stepOf(done, 'gate').status).toBe(3);
     expect(await codeOf(decideApproval(env.deps, { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve' }, testContext()))).toBe('conflict');
+  });
+
+  it('reject with rewind_to: the steps from the target to the gate run again with the feedback, the gate waits again', async () => {
+    const spec = `steps:
+  - name: prepare
+    run: echo prepare
+  - name: build
+    depends: [prepare]
+    run: echo "build feedback=\${FEEDBACK:-none}"
+  - name: side
+    depends: [prepare]
+    run: echo side
+  - name: gate
+    depends: [build]
+    run: echo gate-ran
+    approval:
+      prompt: Ship build?
+      input: [FEEDBACK]
+      rewind_to: build
+  - name: after
+    depends: [gate]
+    run: echo after
+`;
+    const id = await env.start('rewind', spec);
+    await waitForStatus('rewind', id, 7);
+    const ref = await decideApproval(env.deps, { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'reject', input: { FEEDBACK: 'more tests' } }, testContext());
+    expect(ref).toMatchObject({ status: 1 });
+    const again = await waitForStatus('rewind', id, 7);
+    expect(again).toMatchObject({ attemptNo: 2 });
+    expect(stepOf(again, 'gate')).toMatchObject({ status: 7, approval: { prompt: 'Ship build?' } });
+    expect(stepOf(again, 'after').status).toBe(0);
+    const log = (stepName: string) => readStepLog(env.pool, { dagName: 'rewind', dagRunId: id, stepName }).then((read) => read.stdoutContent);
+    expect(await log('build')).toBe('build feedback=more tests');
+    // Kept (not on the path build → gate): one execution, its log unchanged.
+    expect([await log('prepare'), await log('side')]).toEqual(['prepare', 'side']);
+    await decideApproval(env.deps, { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'approve', input: { FEEDBACK: 'ok' } }, testContext());
+    const done = await env.waitForEnd('rewind', id);
+    expect(done).toMatchObject({ status: 4, attemptNo: 3 });
+    expect(stepOf(done, 'after').status).toBe(4);
+    expect(await log('build')).toBe('build feedback=more tests');
+    expect(env.publisher.events.filter((e) => e.dagRunId === id).map((e) => e.status)).toEqual([1, 7, 1, 7, 1, 4]);
   });
 });

@@ -1,13 +1,16 @@
+import { decideApproval } from '../src/checkpoints/checkpoint-resume';
 import { getRunDetail } from '../src/runs/run-detail';
+import { stopRun } from '../src/runs/run-stop';
 import { readStepLog } from '../src/runs/run-logs';
 import { listRuns } from '../src/runs/run-list';
-import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
+import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
  * Composition against the real PostgreSQL (dagu-model §3 dag.run, §5
  * subRuns, 021 run with subRunId): local sub-DAGs of the YAML stream run as
  * child runs addressed under their root; the parent step takes the child's
- * outcome and its outputs.
+ * outcome and its outputs; a checkpoint deep in a child makes every
+ * ancestor wait (7) until it is decided; every child-run event names its root.
  */
 let env: RunTestEnv;
 
@@ -86,5 +89,69 @@ describe('dag.run of local sub-DAGs', () => {
     const missing = await env.start('missing', 'steps:\n  - name: call\n    action: dag.run\n    with: {dag: nowhere}\n');
     const ended = await env.waitForEnd('missing', missing);
     expect(stepOf(ended, 'call').error).toContain('sub-DAG nowhere not found');
+  });
+});
+
+const WAITING_CHILD = `steps:
+  - id: call
+    action: dag.run
+    with: {dag: review}
+  - id: after
+    depends: [call]
+    run: echo after
+---
+name: review
+steps:
+  - id: nested
+    action: dag.run
+    with: {dag: gatekeeper}
+---
+name: gatekeeper
+steps:
+  - name: gate
+    run: echo gate
+    approval: {prompt: ok?}
+`;
+
+async function waitForStatus(name: string, id: string, status: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  while ((await env.detail(name, id)).status !== status) {
+    if (Date.now() > until) throw new Error(`run ${id} never reached ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('a checkpoint inside a child run', () => {
+  it('makes the parent and the root wait (7); approved, the child resumes and the root goes on to succeed', async () => {
+    const id = await env.start('waits', WAITING_CHILD);
+    await waitForStatus('waits', id, 7);
+    const kids = await env.pool.query("SELECT dag_name, dag_run_id, status FROM runs WHERE root_pk IS NOT NULL AND dag_name IN ('review', 'gatekeeper') ORDER BY pk");
+    const rows = kids.rows as Array<{ dag_name: string; dag_run_id: string; status: number }>;
+    expect(rows.map((row) => [row.dag_name, row.status])).toEqual([['review', 7], ['gatekeeper', 7]]);
+    const root = await env.detail('waits', id);
+    expect(stepOf(root, 'call').status).toBe(1);
+    expect(stepOf(root, 'after').status).toBe(0);
+    const gatekeeper = rows[1]?.dag_run_id ?? '';
+    await decideApproval(env.deps, { dagName: 'gatekeeper', dagRunId: gatekeeper, stepName: 'gate', decision: 'approve' }, testContext());
+    const done = await env.waitForEnd('waits', id);
+    expect(done.status).toBe(4);
+    expect(stepOf(done, 'after').status).toBe(4);
+    expect(env.publisher.events.filter((e) => e.dagRunId === id).map((e) => e.status)).toEqual([1, 7, 1, 4]);
+    const childEvents = env.publisher.events.filter((e) => e.name === 'review' || e.name === 'gatekeeper');
+    expect(childEvents.filter((e) => e.name === 'gatekeeper').map((e) => e.status)).toEqual([1, 7, 1, 4]);
+    expect(childEvents.filter((e) => e.name === 'review').map((e) => e.status)).toEqual([1, 7, 1, 4]);
+    for (const event of childEvents) expect(event.root).toEqual({ name: 'waits', dagRunId: id });
+    expect(env.publisher.events.filter((e) => e.dagRunId === id).every((e) => e.root === undefined)).toBe(true);
+  });
+
+  it('stopping the waiting root stops the waiting children', async () => {
+    const id = await env.start('waits-stop', WAITING_CHILD);
+    await waitForStatus('waits-stop', id, 7);
+    const ref = await stopRun(env.deps, { dagName: 'waits-stop', dagRunId: id }, testContext());
+    expect(ref).toMatchObject({ status: 3 });
+    const done = await env.waitForEnd('waits-stop', id);
+    expect(done.status).toBe(3);
+    const kids = await env.pool.query("SELECT status FROM runs WHERE root_pk = (SELECT pk FROM runs WHERE dag_run_id = $1) ORDER BY pk", [id]);
+    expect(kids.rows.map((row: { status: number }) => row.status)).toEqual([3, 3]);
   });
 });

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { readForeachItem, readForeachItems } from '../src/foreach/foreach-read';
 import { readStepLog } from '../src/runs/run-logs';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
@@ -5,7 +6,8 @@ import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-
 /**
  * Foreach against the real PostgreSQL (dagu-model §1 buckets and order, §3
  * foreach; 021 foreach_items / foreach_item, step_log with item +
- * bodyStepName): per-item step states and logs, a failing item, nesting.
+ * bodyStepName): per-item step states and logs, a failing item, nesting,
+ * `collect` and the step's aggregate output.
  */
 let env: RunTestEnv;
 
@@ -77,5 +79,78 @@ describe('foreach', () => {
     expect(inner.items.map((i) => i.item)).toEqual(['1.inner.0', '1.inner.1', '1.inner.2']);
     const log = await readStepLog(env.pool, { dagName: 'nested-loop', dagRunId: id, stepName: 'outer', item: '1.inner.2', bodyStepName: 'pair' });
     expect(log.stdoutContent).toBe('3');
+  });
+});
+
+const COLLECT = `steps:
+  - id: summarize
+    foreach:
+      items: [alpha, beta, gamma]
+      as: episode
+      key: k-\${foreach.episode}
+      max_concurrent: 2
+      steps:
+        - id: write
+          run: echo \${foreach.episode}
+        - id: count
+          depends: [write]
+          run: echo "N=\${foreach.index}" >> "$DAGU_OUTPUT_FILE"
+          outputs: [N]
+      collect:
+        value: \${steps.write.stdout}
+        n: \${steps.count.outputs.N}
+        key: \${foreach.key}
+    output: SUMMARY
+  - id: use
+    depends: [summarize]
+    run: echo '\${steps.summarize.outputs.value} total=\${SUMMARY.summary.total} first=\${SUMMARY.outputs[0].value}'
+`;
+
+describe('foreach collect', () => {
+  it('the real schema-foreach-collect.yaml: each item collects its body step stdout', async () => {
+    const spec = await readFile('/work/shared/dagu-examples/schema-foreach-collect.yaml', 'utf8');
+    const id = await env.start('collect-example', spec);
+    const run = await env.waitForEnd('collect-example', id);
+    expect(run.status).toBe(4);
+    const list = await readForeachItems(env.pool, { dagName: 'collect-example', dagRunId: id, stepName: 'summarize' });
+    expect(list.items.map((i) => [i.key, i.collected])).toEqual([['alpha', { value: 'alpha' }], ['beta', { value: 'beta' }]]);
+    const log = await readStepLog(env.pool, { dagName: 'collect-example', dagRunId: id, stepName: 'summarize' });
+    expect(JSON.parse(log.stdoutContent)).toEqual({
+      summary: { total: 2, succeeded: 2, failed: 0 },
+      items: [{ index: 0, key: 'alpha', status: 'succeeded', outputs: { value: 'alpha' } }, { index: 1, key: 'beta', status: 'succeeded', outputs: { value: 'beta' } }],
+      outputs: [{ value: 'alpha' }, { value: 'beta' }],
+    });
+    expect(stepOf(run, 'summarize').outputs).toEqual({ value: '["alpha","beta"]' });
+  });
+
+  it('collect values reach later steps as outputs and through output:, in item order; items show them', async () => {
+    const id = await env.start('collect', COLLECT);
+    const run = await env.waitForEnd('collect', id);
+    expect(run.status).toBe(4);
+    const use = await readStepLog(env.pool, { dagName: 'collect', dagRunId: id, stepName: 'use' });
+    expect(use.stdoutContent).toBe('["alpha","beta","gamma"] total=3 first=alpha');
+    expect(stepOf(run, 'summarize').outputs).toMatchObject({ value: '["alpha","beta","gamma"]', n: '["0","1","2"]', key: '["k-alpha","k-beta","k-gamma"]' });
+    const item = await readForeachItem(env.pool, { dagName: 'collect', dagRunId: id, stepName: 'summarize', item: '2' });
+    expect(item).toMatchObject({ key: 'k-gamma', status: 4, collected: { value: 'gamma', n: '2', key: 'k-gamma' } });
+  });
+
+  it('an unresolved collect reference fails its item; the aggregate reports it', async () => {
+    const id = await env.start('collect-missing', `steps:
+  - id: loop
+    foreach:
+      items: [a]
+      steps:
+        - id: w
+          run: echo hi
+      collect:
+        v: \${steps.nope.outputs.V}
+`);
+    const run = await env.waitForEnd('collect-missing', id);
+    expect(stepOf(run, 'loop')).toMatchObject({ status: 2, error: '1 of 1 foreach items failed' });
+    const item = await readForeachItem(env.pool, { dagName: 'collect-missing', dagRunId: id, stepName: 'loop', item: '0' });
+    expect(item).toMatchObject({ status: 2, error: 'collect v: unresolved ${steps.nope.outputs.V}' });
+    expect(item.steps.map((s) => s.status)).toEqual([4]);
+    const log = await readStepLog(env.pool, { dagName: 'collect-missing', dagRunId: id, stepName: 'loop' });
+    expect(JSON.parse(log.stdoutContent)).toMatchObject({ summary: { total: 1, succeeded: 0, failed: 1 }, items: [{ index: 0, status: 'failed', error: 'collect v: unresolved ${steps.nope.outputs.V}' }], outputs: [] });
   });
 });

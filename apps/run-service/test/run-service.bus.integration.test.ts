@@ -7,6 +7,7 @@ import { DaguError, RunEventSchema, runEventsChannel, runOps, type OpRequest, ty
 import { createLogger, createPool } from '@dagu-mcp/runtime';
 import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
+import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 import { defaultRunConfig } from '../src/config/run-config';
 import { processEnvBase } from '../src/engine/env-merge';
 import { createRunService } from '../src/run-service';
@@ -53,10 +54,7 @@ afterAll(async () => {
   const pool = createPool({ url: TEST_DATABASE_URL, schema, logger });
   await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await pool.end();
-  const redis = new Redis(TEST_REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
   await rm(workDir, { recursive: true, force: true });
 });
 

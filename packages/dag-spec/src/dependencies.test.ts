@@ -2,7 +2,7 @@
  * topologicalOrder and findCycles (dagu-model.md §4: cycles are rejected at
  * validation; the engine runs steps in topological order).
  */
-import { findCycles, parseDagSpec, topologicalOrder, type NormalizedDag, type NormalizedStep } from './index';
+import { findCycles, parseDagSpec, rewindSet, topologicalOrder, upstreamOf, type NormalizedDag, type NormalizedStep } from './index';
 
 function stepsOf(spec: Record<string, string[]>): NormalizedStep[] {
   return Object.entries(spec).map(([name, depends]) => ({
@@ -51,5 +51,23 @@ describe('findCycles', () => {
     ['starts at the first declared step', { x: [], b: ['c'], c: ['a'], a: ['b'] }, [['b', 'c', 'a', 'b']]],
   ])('%s', (_label, spec, expected) => {
     expect(findCycles(stepsOf(spec))).toEqual(expected);
+  });
+});
+
+describe('rewindSet (approval rewind_to)', () => {
+  const steps = [
+    { name: 'a', depends: [] },
+    { name: 'b', depends: ['a'] },
+    { name: 'c', depends: ['a'] },
+    { name: 'side', depends: ['a'] },
+    { name: 'gate', depends: ['b', 'c', 'x'] },
+    { name: 'x', depends: [] },
+  ];
+  it('is the target, the gate and every step on a path between them', () => {
+    expect([...rewindSet(steps, 'a', 'gate')].sort()).toEqual(['a', 'b', 'c', 'gate']);
+    expect([...rewindSet(steps, 'b', 'gate')].sort()).toEqual(['b', 'gate']);
+    expect([...rewindSet(steps, 'gate', 'gate')]).toEqual(['gate']);
+    expect([...rewindSet(steps, 'side', 'gate')]).toEqual([]);
+    expect([...upstreamOf(steps, 'gate')].sort()).toEqual(['a', 'b', 'c', 'x']);
   });
 });

@@ -74,3 +74,35 @@ export function topologicalOrder(dag: Pick<NormalizedDag, 'steps'>): NormalizedS
   }
   return order;
 }
+
+/**
+ * Every step `name` depends on, directly or transitively (not `name` itself
+ * unless a cycle leads back to it). Unknown names are ignored.
+ */
+export function upstreamOf(steps: readonly Pick<NormalizedStep, 'name' | 'depends'>[], name: string): Set<string> {
+  const byName = new Map(steps.map((step) => [step.name, step]));
+  const found = new Set<string>();
+  const stack = [...(byName.get(name)?.depends ?? [])];
+  for (let dep = stack.pop(); dep !== undefined; dep = stack.pop()) {
+    if (found.has(dep)) continue;
+    found.add(dep);
+    stack.push(...(byName.get(dep)?.depends ?? []));
+  }
+  return found;
+}
+
+/**
+ * The steps an approval's `rewind_to` runs again (dagu-model §3 `approval`;
+ * this project's semantics, README "Checkpoints"): `from` (the rewind
+ * target), `to` (the approval step) and every step on a dependency path
+ * between them — steps `to` depends on that depend on `from`. Empty when
+ * `from` is neither `to` nor upstream of it (the validator refuses that).
+ */
+export function rewindSet(steps: readonly Pick<NormalizedStep, 'name' | 'depends'>[], from: string, to: string): Set<string> {
+  if (from === to) return new Set([to]);
+  const upstream = upstreamOf(steps, to);
+  if (!upstream.has(from)) return new Set();
+  const chosen = new Set([from, to]);
+  for (const name of upstream) if (upstreamOf(steps, name).has(from)) chosen.add(name);
+  return chosen;
+}

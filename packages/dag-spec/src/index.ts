@@ -28,7 +28,7 @@
  * - `dag` / `subDags` are returned only when the stream is valid.
  */
 export { parseDagSpec, type ParseDagSpecOptions } from './parse-dag-spec';
-export { topologicalOrder, findCycles } from './dependencies';
+export { topologicalOrder, findCycles, upstreamOf, rewindSet } from './dependencies';
 export { checkDagName } from './dag.parser';
 export { checkCron } from './schedule.parser';
 export { SUPPORTED_ACTIONS } from './step-action.parser';

@@ -6,7 +6,7 @@
  * name or id. Dependency cycles are errors here. Used for foreach bodies too.
  */
 import type { NormalizedStep } from './dag.types';
-import { findCycles } from './dependencies';
+import { findCycles, upstreamOf } from './dependencies';
 import type { ErrorSink } from './error-sink';
 import { parseStep, type ParsedStep, type StepContext, type StepDefaults } from './step.parser';
 import { asMap, type YamlMap } from './yaml-values';
@@ -44,7 +44,25 @@ export function parseStepList(value: unknown, options: StepListOptions, sink: Er
   checkUniqueness(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, parsed: p })));
   resolveDepends(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, parsed: p })), options.chain, sink);
   for (const cycle of findCycles(steps)) sink.plain(`dependency cycle detected: ${cycle.join(' -> ')}`);
+  checkRewindTargets(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, step: p.step })), steps);
   return steps;
+}
+
+/**
+ * `approval.rewind_to` must name the approval step itself or a step it depends
+ * on, directly or transitively: a rejection runs that part of the graph again
+ * (README "Checkpoints" of run-service). Unknown names are reported by
+ * {@link resolveDepends}.
+ */
+function checkRewindTargets(items: { sink: ErrorSink; step: NormalizedStep }[], steps: readonly NormalizedStep[]): void {
+  const names = new Set(steps.map((step) => step.name));
+  for (const { sink, step } of items) {
+    const target = step.approval?.rewindTo;
+    if (target === undefined || !names.has(target) || target === step.name) continue;
+    if (!upstreamOf(steps, step.name).has(target)) {
+      sink.field('approval.rewind_to', 'must be this step or a step it depends on, directly or transitively', target);
+    }
+  }
 }
 
 function collectEntries(value: unknown, field: string, sink: ErrorSink): Entry[] {

@@ -47,6 +47,10 @@ describe('step errors', () => {
     ['bad output name', '  - {name: a, run: x, output: "my-var"}\n', ["step 'a': field 'output': output name must be an identifier (value: my-var)"]],
     ['bad output decode', '  - {name: a, run: x, output: {v: {decode: yaml}}}\n', ["step 'a': field 'output.v.decode': must be 'json' (value: yaml)"]],
     ['rewind_to unknown', '  - {name: a, run: x, approval: {rewind_to: zz}}\n', ["step 'a': field 'approval.rewind_to': names no step of this DAG (value: zz)"]],
+    ['rewind_to not upstream', '  - {name: a, run: x}\n  - {name: b, run: x, depends: a, approval: {rewind_to: c}}\n  - {name: c, run: x}\n',
+      ["step 'b': field 'approval.rewind_to': must be this step or a step it depends on, directly or transitively (value: c)"]],
+    ['rewind_to downstream', '  - {name: a, run: x, approval: {rewind_to: b}}\n  - {name: b, run: x, depends: a}\n',
+      ["step 'a': field 'approval.rewind_to': must be this step or a step it depends on, directly or transitively (value: b)"]],
     ['step not a map', '  - echo hi\n', ["field 'steps[0]': step must be a map (value: echo hi)"]],
   ])('%s', (label, steps, expected) => {
     expect(errorsOf(steps, label === 'depends in chain' ? 'type: chain\n' : '')).toEqual(expected);
@@ -113,6 +117,12 @@ describe('step normalization', () => {
     const [inherit, own] = stepsOf('  - {name: a, run: x}\n  - {name: b, run: x, timeout_sec: 5, working_dir: /tmp, retry_policy: {limit: 4}}\n', root);
     expect(inherit).toMatchObject({ timeoutSec: 30, workingDir: '/srv', shell: ['bash'], retryPolicy: { limit: 1 }, continueOn: { failure: true } });
     expect(own).toMatchObject({ timeoutSec: 5, workingDir: '/tmp', retryPolicy: { limit: 4 }, continueOn: { failure: true } });
+  });
+
+  it('approval.rewind_to: a transitive upstream step, given by id, resolves to its name', () => {
+    const steps = stepsOf('  - {name: Build it, id: build, run: make}\n  - {name: test, run: x, depends: build}\n  - {name: gate, run: x, depends: test, approval: {rewind_to: build}}\n');
+    expect(steps[2]?.approval).toMatchObject({ rewindTo: 'Build it' });
+    expect(stepsOf('  - {name: a, run: x}\n  - {name: b, run: x}\n  - {name: g, run: x, approval: {rewind_to: b}}\n', 'type: chain\n')[2]?.approval?.rewindTo).toBe('b');
   });
 
   it('resolves depends given by id to step names', () => {

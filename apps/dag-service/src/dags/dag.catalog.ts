@@ -12,6 +12,7 @@ import type {
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
+import type { DagSpecCache } from './dag-spec-cache';
 import { listDags } from './dag-list';
 import { searchDagSpecs } from './dag-search';
 import { assertValidDagName, validateDagChange } from './dag-validation';
@@ -21,6 +22,17 @@ import { NextRunCalculator } from './next-run';
 
 /** Entries kept by the spec-error cache (first in, first out). */
 const SPEC_ERROR_CACHE_SIZE = 5000;
+
+/** How the catalog caches `dag.spec` and announces changes (both optional: absent = no cache, no announcement). */
+export interface DagChangeHooks {
+  /** The per-replica `dag.spec` cache (dag-spec-cache.ts). */
+  readonly specCache?: DagSpecCache | undefined;
+  /**
+   * Tells the other replicas that DAG `name` changed (dag-change.channel.ts);
+   * awaited after each write commits and before the reply. Must not reject.
+   */
+  readonly announceChange?: ((name: string) => Promise<void>) | undefined;
+}
 
 /**
  * The DAG domain of dag-service: one method per op of `dagOps`, each
@@ -33,11 +45,13 @@ export class DagCatalog {
    * @param repository - the DAG store.
    * @param nextRuns - next-run calculator (cache shared by every request); default a new one.
    * @param clock - the current time, for next runs; default `new Date()`.
+   * @param changes - the `dag.spec` cache and the change announcer; default none.
    */
   constructor(
     private readonly repository: DagRepository,
     private readonly nextRuns: NextRunCalculator = new NextRunCalculator(),
     private readonly clock: () => Date = () => new Date(),
+    private readonly changes: DagChangeHooks = {},
   ) {}
 
   /**
@@ -63,7 +77,7 @@ export class DagCatalog {
   async upsert(request: DagChangeRequest, deadline: number): Promise<DagUpsertReply> {
     const { validation, write } = validateDagChange(request.name, request.spec);
     if (write === undefined) return { valid: false, errors: validation.errors, applied: false };
-    const outcome = await this.repository.upsert(write, deadline);
+    const outcome = await this.changing(write.name, () => this.repository.upsert(write, deadline));
     return {
       ...validation,
       applied: true,
@@ -93,13 +107,23 @@ export class DagCatalog {
 
   /**
    * `dag.spec` (spec 021 `dag_spec`): the stored YAML and the errors that
-   * validating it today reports.
+   * validating it today reports. Served from the replica's cache when it
+   * holds the name (dag-spec-cache.ts); a DAG that does not exist is never
+   * cached.
    *
    * @throws as {@link DagCatalog.get}.
    */
   async spec(name: string): Promise<DagSpecReply> {
+    assertValidDagName(name);
+    const cache = this.changes.specCache;
+    const cached = cache?.get(name);
+    if (cached !== undefined) return cached;
+    // Read before the query: a change announced while it runs keeps its result out of the cache.
+    const epoch = cache?.epoch() ?? 0;
     const record = await this.find(name);
-    return toDagSpecReply(record, this.specErrors(record));
+    const reply = toDagSpecReply(record, this.specErrors(record));
+    cache?.store(name, reply, epoch);
+    return reply;
   }
 
   /** `dag.search` (spec 021 `dag_search`); see dag-search.ts. */
@@ -113,7 +137,7 @@ export class DagCatalog {
    */
   async delete(name: string, deadline: number): Promise<{ name: string; deleted: true }> {
     assertValidDagName(name);
-    if (!(await this.repository.delete(name, deadline))) throw dagNotFoundError(name, await this.repository.listNames());
+    if (!(await this.changing(name, () => this.repository.delete(name, deadline)))) throw dagNotFoundError(name, await this.repository.listNames());
     return { name, deleted: true };
   }
 
@@ -123,7 +147,7 @@ export class DagCatalog {
    */
   async setSuspended(name: string, suspended: boolean, deadline: number): Promise<DagDetail> {
     assertValidDagName(name);
-    if (!(await this.repository.setSuspended(name, suspended, deadline))) throw dagNotFoundError(name, await this.repository.listNames());
+    if (!(await this.changing(name, () => this.repository.setSuspended(name, suspended, deadline)))) throw dagNotFoundError(name, await this.repository.listNames());
     return this.get(name);
   }
 
@@ -143,6 +167,21 @@ export class DagCatalog {
     }
     this.specErrorCache.set(key, errors);
     return errors;
+  }
+
+  /**
+   * Runs a write of DAG `name`, then drops its cached spec and announces the
+   * change, before the caller replies. Also when the write fails: a failure
+   * at COMMIT may still have committed, and a needless invalidation only
+   * costs one query.
+   */
+  private async changing<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.changes.specCache?.invalidate(name);
+      await this.changes.announceChange?.(name);
+    }
   }
 
   /** The stored DAG, or the 036 not-found error with suggestions. */

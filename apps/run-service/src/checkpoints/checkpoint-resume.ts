@@ -10,6 +10,7 @@ import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import { beginRetryAttempt } from '../store/run-retry.repository';
+import { rewindTargetOf, rewoundSeqs } from './approval-rewind';
 import { decideStep, findCheckpointStep, rejectRun, setResumePending, type CheckpointStepRow } from './checkpoint.repository';
 import type { Checkpoint } from './checkpoint-types';
 import { checkApprovalInput, checkFormValues } from './form-values';
@@ -21,8 +22,11 @@ import { checkApprovalInput, checkFormValues } from './form-values';
  * `resume_pending` flag set (021 `humanTaskResumePending`); then the run
  * resumes by itself — a new attempt, owned by this replica, that keeps every
  * finished step and runs the others. A rejected gate ends the step and the
- * run `rejected` (8); no handler runs. A resume this replica could not start
- * (it died in between) is started by the recovery sweep of any replica.
+ * run `rejected` (8); no handler runs — unless the gate names `rewind_to`:
+ * then the run resumes the same way, running the steps from the rewind
+ * target to the gate again, and the gate waits again (`approval-rewind.ts`).
+ * A resume this replica could not start (it died in between) is started by
+ * the recovery sweep of any replica.
  */
 
 /** `run.humanTask` payload. */
@@ -88,7 +92,10 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
   return resumeOrReport(deps, run);
 }
 
-/** `run.approval`: approve (record input, resume) or reject (end the run `rejected`). */
+/**
+ * `run.approval`: approve (record input, resume) or reject (end the run
+ * `rejected`; with `rewind_to`: resume, running the rewound steps again).
+ */
 export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: HandlerContext): Promise<RunRef> {
   const { run, rejected } = await decide(deps, input, ctx, 'approval', async (db, run, step) => {
     const gate = step.checkpoint;
@@ -97,6 +104,10 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     const at = new Date().toISOString();
     if (input.decision === 'reject') {
       await decideStep(db, address, { status: StepStatus.rejected, outputs: {}, checkpoint: { ...gate, decided: { decision: 'rejected', values, at } } });
+      if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
+        await setResumePending(db, run.pk, true);
+        return { run };
+      }
       const finished = await rejectRun(db, { pk: run.pk, attemptNo: run.attempt_no }, `the approval of step ${step.name} was rejected`);
       return finished !== undefined ? { run, rejected: finished } : { run };
     }
@@ -125,7 +136,8 @@ async function resumeOrReport(deps: RunDeps, run: RunRecord): Promise<RunRef> {
 
 /**
  * Resumes a waiting run whose decision is recorded (`resume_pending`): a new
- * attempt keeps the finished steps and runs the rest, here.
+ * attempt keeps the finished steps (but not the rewind set of a rejected
+ * approval with `rewind_to`) and runs the rest, here.
  * @returns the new attempt id, or `undefined` when there was nothing to resume.
  */
 export async function resumeRun(deps: RunDeps, pk: number): Promise<string | undefined> {
@@ -135,8 +147,11 @@ export async function resumeRun(deps: RunDeps, pk: number): Promise<string | und
     const run = await findRunByPk(client, pk);
     if (run === undefined) return undefined;
     const rows = await loadSteps(client, run.pk, run.attempt_no);
-    const done = new Set(rows.filter((row) => row.handler === null && isStepDone(row.status)).map((row) => row.seq));
-    const nodes = nodesOfDag(dagOfSnapshot(run.spec, run.dag_name));
+    const dag = dagOfSnapshot(run.spec, run.dag_name);
+    const nodes = nodesOfDag(dag);
+    // A rejected approval with rewind_to: its rewind set runs again.
+    const rewound = rewoundSeqs(dag, nodes.steps, rows);
+    const done = new Set(rows.filter((row) => row.handler === null && isStepDone(row.status) && !rewound.has(row.seq)).map((row) => row.seq));
     const attemptId = generateAttemptId();
     await beginRetryAttempt(client, {
       runPk: run.pk,

@@ -10,6 +10,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { generateAttemptId, generateRunId } from '../ids/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
+import { ParentWaitTracker } from './parent-waiting';
 import { linkChildRun, rootOf } from './sub-run-detail';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
 
@@ -26,9 +27,11 @@ import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
  * The step succeeds when the child ends succeeded or partially succeeded;
  * else it fails with `sub-DAG run <name>/<id> ended <label>`. A child parked
  * at a checkpoint keeps the parent step running until a decision ends or
- * resumes it. Stopping the parent stops the child. The step's stdout is one
- * JSON line `{name, dagRunId, params, status, outputs}` (outputs of every
- * child step, merged), so `output:` captures it (Dagu's sub-run output).
+ * resumes it, and makes the parent run `waiting` (7) meanwhile
+ * (`parent-waiting.ts`). Stopping the parent stops the child. The step's
+ * stdout is one JSON line `{name, dagRunId, params, status, outputs}`
+ * (outputs of every child step, merged), so `output:` captures it (Dagu's
+ * sub-run output).
  */
 
 /** What the child runner needs from its replica. */
@@ -57,7 +60,11 @@ function paramsText(action: SubDagAction, scope: InterpolationScope): string | u
 
 /** {@link SubDagRunner} over the run tables and this replica's engine. */
 export class ChildRunner implements SubDagRunner {
-  constructor(private readonly deps: ChildRunnerDeps) {}
+  private readonly parents: ParentWaitTracker;
+
+  constructor(private readonly deps: ChildRunnerDeps) {
+    this.parents = new ParentWaitTracker({ db: deps.pool, publisher: deps.publisher });
+  }
 
   async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
     const action = node.step.action;
@@ -89,7 +96,13 @@ export class ChildRunner implements SubDagRunner {
     ctx.log(`sub-DAG run started: ${resolved.dag.name} ${dagRunId} (step ${node.name}, ${resolved.source})`);
     await this.deps.publisher.publish({ ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running), root: { name: root.dagName, dagRunId: root.dagRunId } });
     await this.deps.execute(pk, signal);
-    const status = await this.awaitEnd(pk, signal);
+    const parent = { pk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo };
+    let status: number;
+    try {
+      status = await this.awaitEnd(pk, signal, (waits) => this.parents.update(parent, pk, waits));
+    } finally {
+      await this.parents.update(parent, pk, false).catch((error: unknown) => this.logWarn(error));
+    }
     ctx.log(`sub-DAG run ended: ${resolved.dag.name} ${dagRunId} status=${runStatusLabel(status)}`);
     const outputs: Record<string, string> = {};
     const child = await findRunByPk(this.deps.pool, pk);
@@ -105,12 +118,16 @@ export class ChildRunner implements SubDagRunner {
     return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };
   }
 
-  /** Waits while the child is parked (or resumed) until it ends; a stop of the parent aborts it. */
-  private async awaitEnd(pk: number, signal: AbortSignal): Promise<number> {
+  /**
+   * Waits while the child is parked (or resumed) until it ends; a stop of the
+   * parent aborts it. `onWaiting` learns at each look whether the child waits.
+   */
+  private async awaitEnd(pk: number, signal: AbortSignal, onWaiting: (waits: boolean) => Promise<void>): Promise<number> {
     for (;;) {
       const child = await findRunByPk(this.deps.pool, pk);
       if (child === undefined) return RunStatus.failed;
       if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued) return child.status;
+      await onWaiting(child.status === RunStatus.waiting && !signal.aborted).catch((error: unknown) => this.logWarn(error));
       if (signal.aborted) {
         const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
         if (ended !== undefined) await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.aborted));
@@ -126,6 +143,10 @@ export class ChildRunner implements SubDagRunner {
         signal.addEventListener('abort', done, { once: true });
       });
     }
+  }
+
+  private logWarn(error: unknown): void {
+    this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'parent run status could not follow its child');
   }
 
   private fail(io: { onStderr(line: string): void }, error: string): SubDagOutcome {

@@ -18,7 +18,7 @@ import { parseQueueList } from '../queue/queue-limits';
  * | `RUN_SCHEDULE_REFRESH_MS` | how often the schedules are re-read from dag-service | ms | `5000` |
  * | `RUN_QUEUE_POLL_MS` | how often a replica looks for queued runs it may start | ms | `1000` |
  * | `RUN_HEARTBEAT_MS` | how often a replica stamps `heartbeat_at` of the runs it owns (and picks up stop requests) | ms | `5000` |
- * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish before they are failed (kept below the 25 s shutdown bound) | ms | `20000` |
+ * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish here; then their steps are killed and the run is handed back to the queue (finished steps kept, the rest runs again in a new attempt on another replica, or on this one when it restarts). Keep it plus `RUN_KILL_GRACE_MS` below the 25 s shutdown bound | ms | `15000` |
  * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
@@ -50,7 +50,7 @@ export function runConfigSchema() {
     RUN_SCHEDULE_CHECK_MS: env.millis(1000),
     RUN_SCHEDULE_REFRESH_MS: env.millis(5000),
     RUN_HEARTBEAT_MS: env.millis(5000),
-    RUN_STOP_GRACE_MS: env.millis(20_000),
+    RUN_STOP_GRACE_MS: env.millis(15_000),
     RUN_KILL_GRACE_MS: env.millis(5000),
     RUN_DEFAULT_SHELL: z.string().min(1).default('/bin/sh'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),

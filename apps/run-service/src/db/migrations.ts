@@ -184,4 +184,12 @@ CREATE TABLE foreach_item_steps (
 );
 `,
   },
+  {
+    // Foreach collect: the values an item's \`collect\` expressions took
+    // (name → text), set when the item's body succeeded.
+    id: '005_engine_foreach_collect',
+    sql: `
+ALTER TABLE foreach_items ADD COLUMN collected jsonb NULL;
+`,
+  },
 ];

@@ -50,6 +50,11 @@ export interface AttemptPlan {
   handlerStates: Map<HandlerKind, NodeState>;
   runInit: boolean;
   schedulerLog: { id: number; startLine: number };
+  /**
+   * Variables every step of the attempt sees like `output:` variables (env and
+   * `${NAME}`): the rejection input of an approval rewound by `rewind_to`.
+   */
+  carriedVars?: ReadonlyMap<string, string>;
 }
 
 /** How the attempt ended. */
@@ -147,7 +152,7 @@ function contextOf(
   log: (m: string) => void,
   scratchDir: string,
 ): RunContext {
-  const outputVars = new Map<string, string>();
+  const outputVars = new Map<string, string>(plan.carriedVars ?? []);
   const stepRefs = new Map<string, { outputs: Record<string, string>; fields: Record<string, string>; exitCode?: number }>();
   for (const node of plan.steps) {
     const state = plan.states.get(node.name);

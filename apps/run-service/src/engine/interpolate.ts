@@ -9,6 +9,9 @@ import { jsonValueToText, selectJsonPath, tryParseJson } from './json-path';
  * - `${env.NAME}` — a variable of the step's merged environment;
  * - `${steps.<id>.outputs.<name>}` — a value the step wrote to `$DAGU_OUTPUT_FILE`;
  * - `${steps.<id>.exit_code}` / `${<id>.exit_code}` — a finished step's exit code;
+ * - `${steps.<id>.stdout}` / `${steps.<id>.stderr}` — a finished step's trimmed
+ *   stdout / stderr text, only where the engine captured it (foreach
+ *   `collect` expressions; logs are not files here, unlike Dagu's log path);
  * - `${<id>.output.<name>}` — a field of a step's structured `output` map;
  * - `${context.run.id}`, `${context.dag.name}`, `${context.run.attempt_id}`;
  * - `${NAME}` where NAME is an `output:` variable of an earlier step, and
@@ -33,6 +36,9 @@ export interface StepRefValues {
   /** Fields of a structured `output` map. */
   fields: Readonly<Record<string, string>>;
   exitCode?: number;
+  /** Trimmed stdout / stderr text, when captured (foreach `collect`). */
+  stdout?: string;
+  stderr?: string;
 }
 
 /** Everything a reference can resolve against. */
@@ -65,6 +71,8 @@ function resolveBraced(expr: string, scope: InterpolationScope, mode: Interpolat
     if (step === undefined) return undefined;
     if (third === 'outputs' && fourth !== undefined && parts.length === 4) return step.outputs[fourth];
     if ((third === 'exit_code' || third === 'exitCode') && parts.length === 3) return exitCodeText(step);
+    if (third === 'stdout' && parts.length === 3) return step.stdout;
+    if (third === 'stderr' && parts.length === 3) return step.stderr;
     return undefined;
   }
   const step = scope.steps.get(head);
@@ -117,6 +125,21 @@ export function interpolate(text: string, scope: InterpolationScope, mode: Inter
     if (mode === 'shell' || bare === undefined) return whole;
     return scope.env[bare] ?? scope.params.get(bare) ?? whole;
   });
+}
+
+/**
+ * The Dagu-owned references of `text` (`${steps.…}`, `${foreach.…}`,
+ * `${params.…}`, `${context.…}`) that `scope` cannot resolve — what fails a
+ * foreach `collect` expression (the aggregate shape Dagu users know).
+ */
+export function unresolvedReferences(text: string, scope: InterpolationScope): string[] {
+  const missing: string[] = [];
+  for (const match of text.matchAll(REFERENCE)) {
+    const braced = match[1];
+    if (braced === undefined || !/^(steps|foreach|params|context)\./.test(braced)) continue;
+    if (resolveBraced(braced, scope, 'plain') === undefined) missing.push(match[0]);
+  }
+  return missing;
 }
 
 /**

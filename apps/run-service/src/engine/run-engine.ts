@@ -7,6 +7,8 @@ import { RunDispatcher } from '../queue/run-dispatcher';
 import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
 import { parkAttempt } from '../checkpoints/checkpoint.repository';
+import { rewindInputOf } from '../checkpoints/approval-rewind';
+import { finishedSteps, handBack } from '../recovery/hand-back';
 import { planAttempt } from './attempt-plan';
 import { ChildRunner } from '../composition/child-runner';
 import { PgForeachRunner } from '../foreach/foreach-runner';
@@ -21,8 +23,11 @@ import { RunStatus } from './status';
  * started, claimed from the queue or retried; records each attempt's end in
  * PostgreSQL before it publishes the run event; stamps heartbeats of its runs
  * (and picks up stop requests made on other replicas); and on shutdown lets
- * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and fails them
- * with "run-service replica stopped".
+ * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and hands
+ * them back to the queue (`recovery/hand-back.ts`): finished steps kept, the
+ * rest runs again in a new attempt on the replica that claims the run.
+ * Child runs of `dag.run` steps are not handed back: they end failed with
+ * "run-service replica stopped" and the parent's step runs again.
  */
 
 /** What the engine is built from. */
@@ -43,6 +48,8 @@ interface ActiveRun {
   stop: AbortController;
   kill: AbortController;
   done: Promise<void>;
+  /** Killed by shutdown → handed back (root runs) rather than failed (child runs). */
+  handBack: boolean;
 }
 
 /** Executes runs in this replica. */
@@ -52,6 +59,7 @@ export class RunEngine {
   private readonly children: ChildRunner;
   private readonly foreach: PgForeachRunner;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
   private closing = false;
 
   constructor(private readonly deps: RunEngineDeps) {
@@ -81,7 +89,9 @@ export class RunEngine {
   /** Starts the queue dispatcher and the heartbeat. */
   start(): void {
     this.dispatcher.start();
-    this.heartbeatTimer = setInterval(() => void this.beat(), this.deps.config.heartbeatMs);
+    this.heartbeatTimer = setInterval(() => {
+      this.beating ??= this.beat().finally(() => (this.beating = undefined));
+    }, this.deps.config.heartbeatMs);
     this.heartbeatTimer.unref();
   }
 
@@ -109,7 +119,7 @@ export class RunEngine {
     const stop = new AbortController();
     const kill = new AbortController();
     if (this.closing) kill.abort();
-    const entry: ActiveRun = { stop, kill, done: Promise.resolve() };
+    const entry: ActiveRun = { stop, kill, done: Promise.resolve(), handBack: true };
     entry.done = this.execute(pk, entry).finally(() => {
       this.active.delete(pk);
       this.dispatcher.poke();
@@ -130,7 +140,7 @@ export class RunEngine {
     const onParentAbort = (): void => stop.abort();
     parent.addEventListener('abort', onParentAbort, { once: true });
     if (parent.aborted) stop.abort();
-    const entry: ActiveRun = { stop, kill, done: Promise.resolve() };
+    const entry: ActiveRun = { stop, kill, done: Promise.resolve(), handBack: false };
     entry.done = this.execute(pk, entry).finally(() => {
       this.active.delete(pk);
       parent.removeEventListener('abort', onParentAbort);
@@ -147,10 +157,13 @@ export class RunEngine {
     return entry.done;
   }
 
-  /** Graceful shutdown: no new runs; running ones get `stopGraceMs`, then are killed and failed. */
+  /**
+   * Graceful shutdown: no new runs; running ones get `stopGraceMs`, then are
+   * killed and handed back. Heartbeats go on until every run ended here, so
+   * no other replica's recovery sweep takes a run for orphaned meanwhile.
+   */
   async shutdown(): Promise<void> {
     this.closing = true;
-    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
     await this.dispatcher.stop();
     const all = (): Promise<void> => Promise.all([...this.active.values()].map((entry) => entry.done)).then(() => undefined);
     let graceTimer: NodeJS.Timeout | undefined;
@@ -162,6 +175,8 @@ export class RunEngine {
       for (const entry of this.active.values()) entry.kill.abort();
       await all();
     }
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    await this.beating;
   }
 
   private async execute(pk: number, entry: ActiveRun): Promise<void> {
@@ -171,13 +186,23 @@ export class RunEngine {
       if (run === undefined || run.status !== RunStatus.running) return;
       const rows = await loadSteps(pool, pk, run.attempt_no);
       const totals = await readStreamTotals(pool, [run.scheduler_log]);
-      const plan = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
+      const planned = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
+      const plan = { ...planned, carriedVars: await rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag) };
       if (run.stop_requested_at !== null) entry.stop.abort();
+      // Launched while shutting down (a resume, a retry): hand it back before anything runs.
+      if (entry.handBack && entry.kill.signal.aborted && !entry.stop.signal.aborted && (await handBack(this.deps, run, plan, finishedSteps(plan)))) return;
+      // What had finished when the kill came (this listener fires before the attempt's own).
+      let finishedAtKill: ReturnType<typeof finishedSteps> | undefined;
+      const onKill = (): void => void (finishedAtKill = finishedSteps(plan));
+      entry.kill.signal.addEventListener('abort', onKill, { once: true });
       const outcome = await runAttempt(
         { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, children: this.children, foreach: this.foreach },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
-      );
+      ).finally(() => entry.kill.signal.removeEventListener('abort', onKill));
+      if (entry.handBack && finishedAtKill !== undefined && !entry.stop.signal.aborted && outcome.status !== RunStatus.waiting) {
+        if (await handBack(this.deps, run, plan, finishedAtKill, outcome)) return;
+      }
       if (outcome.status === RunStatus.waiting) {
         const parked = await parkAttempt(pool, { pk, attemptNo: run.attempt_no }, {
           params: formatParams(outcome.params),

@@ -58,6 +58,15 @@ function dirName(name: string): string {
 }
 
 /**
+ * The per-run working directory of run `dagRunId` of DAG `dagName` (root or
+ * child run): `<workDirBase>/<dag>/<run id>` (`RUN_WORK_DIR`, README
+ * "Working directory"). Retention removes it with the run.
+ */
+export function runWorkDir(workDirBase: string, dagName: string, dagRunId: string): string {
+  return join(workDirBase, dirName(dagName), dirName(dagRunId));
+}
+
+/**
  * Builds the run's environment. DAG `env` values are expanded in order
  * against the process env and earlier entries, then their backticks run;
  * param defaults are expanded against that environment and earlier params,
@@ -70,7 +79,7 @@ function dirName(name: string): string {
  * @throws Error when a command substitution fails or the run directory cannot be created.
  */
 export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise<RunEnvironment> {
-  const runDir = join(input.workDirBase, dirName(input.dag.name), input.dagRunId);
+  const runDir = runWorkDir(input.workDirBase, input.dag.name, input.dagRunId);
   await mkdir(runDir, { recursive: true });
   let env: Record<string, string> = { ...input.processEnv };
   const substitution = { shell: input.shell, cwd: runDir };

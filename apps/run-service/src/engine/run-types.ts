@@ -56,11 +56,13 @@ export interface AttemptIdentity {
   readonly logsUri: string;
 }
 
-/** What a `dag.run` / `dag.enqueue` step reports (composition/child-runner.ts). */
+/** What a `dag.run` / `dag.enqueue` / `foreach` step reports (composition/child-runner.ts, foreach/foreach-runner.ts). */
 export interface SubDagOutcome {
   ok: boolean;
   error?: string;
   aborted: boolean;
+  /** Published as `${steps.<id>.outputs.<name>}` on success (foreach `collect`: name → JSON array). */
+  outputs?: Record<string, string>;
 }
 
 /** Runs the child run of a `dag.run` / `dag.enqueue` step to its end. */
@@ -70,7 +72,7 @@ export interface SubDagRunner {
 
 /** Runs a `foreach` step's items (foreach/foreach-runner.ts). */
 export interface ForeachRunner {
-  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStderr(line: string): void }): Promise<SubDagOutcome>;
+  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome>;
 }
 
 /** Everything a node needs while it runs. */
@@ -85,6 +87,8 @@ export interface RunContext {
   readonly foreach?: ForeachRunner;
   /** Set inside a foreach item: the top-level foreach step and the item path (nested foreach). */
   readonly foreachAt?: { readonly stepName: string; readonly path: string };
+  /** Names and ids of steps whose stdout/stderr text is kept for `${steps.<id>.stdout}` (foreach `collect`). */
+  readonly captureStreams?: ReadonlySet<string>;
   readonly env: RunEnvironment;
   readonly config: RunConfig;
   readonly sink: LogSink;

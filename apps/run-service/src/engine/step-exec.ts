@@ -27,6 +27,9 @@ export interface TryResult {
   published?: PublishedOutputs;
   /** Set when the step now waits for a person (human.task, approval): the run parks. */
   checkpoint?: Checkpoint;
+  /** Trimmed stdout / stderr text, kept when `ctx.captureStreams` names the step. */
+  stdout?: string;
+  stderr?: string;
 }
 
 /** What a try runs with, fixed when the node started. */
@@ -76,7 +79,8 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const { node, state } = input;
   const stdoutLog = ctx.streamWriter(state.stdoutLog);
   const stderrLog = ctx.streamWriter(state.stderrLog);
-  const wantsOutput = node.step.output !== undefined;
+  const captured = ctx.captureStreams !== undefined && (ctx.captureStreams.has(node.name) || (node.step.id !== undefined && ctx.captureStreams.has(node.step.id)));
+  const wantsOutput = node.step.output !== undefined || captured;
   const stdoutText = new OutputCapture();
   const stderrText = new OutputCapture();
   const matches = matcherOf(node.step.continueOn.output);
@@ -110,15 +114,17 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
     await writeFile(outputFile, '');
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
     const base = { ...input, env, onStdout, onStderr, scriptFile };
-    const result = await runBody(ctx, base, () => lastStderr);
-    if (!result.ok) return { ...result, outputMatched };
+    const { outputs: bodyOutputs, ...result } = await runBody(ctx, base, () => lastStderr);
+    const streams = captured ? { stdout: stdoutText.text().trim(), stderr: stderrText.text().trim() } : {};
+    if (!result.ok) return { ...result, outputMatched, ...streams };
     const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());
     if (!published.ok) {
       onStderr(published.error);
-      return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched };
+      return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched, ...streams };
     }
+    if (bodyOutputs !== undefined) published.value.outputs = { ...published.value.outputs, ...bodyOutputs };
     const checkpoint = checkpointOf(node.step, input.scope);
-    return { ...result, published: published.value, outputMatched, ...(checkpoint !== undefined ? { checkpoint } : {}) };
+    return { ...result, published: published.value, outputMatched, ...streams, ...(checkpoint !== undefined ? { checkpoint } : {}) };
   } finally {
     await rm(outputFile, { force: true }).catch(() => undefined);
     if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);
@@ -134,7 +140,7 @@ interface BodyInput extends TryInput {
   scriptFile: string;
 }
 
-type BodyResult = Omit<TryResult, 'outputMatched' | 'published'>;
+type BodyResult = Omit<TryResult, 'outputMatched' | 'published' | 'stdout' | 'stderr'> & { outputs?: Record<string, string> };
 
 async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => string): Promise<BodyResult> {
   const { step } = input.node;
@@ -144,8 +150,14 @@ async function runBody(ctx: RunContext, input: BodyInput, lastStderr: () => stri
     return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
   }
   if (step.kind === 'foreach' && ctx.foreach !== undefined) {
-    const outcome = await ctx.foreach.run(ctx, input.node, input.scope, input.signal, { onStderr: input.onStderr });
-    return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
+    const outcome = await ctx.foreach.run(ctx, input.node, input.scope, input.signal, { onStdout: input.onStdout, onStderr: input.onStderr });
+    return {
+      ok: outcome.ok,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(outcome.outputs !== undefined ? { outputs: outcome.outputs } : {}),
+      timedOut: false,
+      aborted: outcome.aborted,
+    };
   }
   if (step.kind === 'http' && step.action?.type === 'http.request') {
     const outcome = await runHttpRequest(step.action, input.scope, {

@@ -183,7 +183,13 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
       state.error = undefined;
     } else state.allowedFailure = allowed;
   }
-  const refs = { outputs: state.outputs.outputs ?? {}, fields: state.outputs.fields ?? {}, exitCode: state.exitCode };
+  const refs = {
+    outputs: state.outputs.outputs ?? {},
+    fields: state.outputs.fields ?? {},
+    exitCode: state.exitCode,
+    ...(result.stdout !== undefined ? { stdout: result.stdout } : {}),
+    ...(result.stderr !== undefined ? { stderr: result.stderr } : {}),
+  };
   ctx.stepRefs.set(node.name, refs);
   if (step.id !== undefined) ctx.stepRefs.set(step.id, refs);
   ctx.states.save(node, state);

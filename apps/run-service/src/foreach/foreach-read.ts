@@ -14,7 +14,9 @@ import { findItem, listBodySteps, listItems, type BodyRow, type ForeachAddress, 
  * foreach (top-level, or nested with `parent`), a status filter, pages
  * (`perPage` default 50, max 500) in failed/aborted, running, rest order,
  * each by index; `foreach_item` — one item and its body steps; and the body
- * step a foreach step log (`item` + `bodyStepName`) reads.
+ * step a foreach step log (`item` + `bodyStepName`) reads. An item of a
+ * foreach with `collect` shows its collected values (`collected`, name →
+ * text) once its body succeeded.
  */
 
 /** A foreach step address (root or child run). */
@@ -51,6 +53,7 @@ function itemEntry(row: ItemRow) {
     ...(row.error !== null ? { error: row.error } : {}),
     ...(row.started_at !== null ? { startedAt: iso(row.started_at).at } : {}),
     ...(row.finished_at !== null ? { finishedAt: iso(row.finished_at).at } : {}),
+    ...(row.collected !== null ? { collected: row.collected } : {}),
   };
 }
 

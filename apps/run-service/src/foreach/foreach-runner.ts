@@ -4,6 +4,7 @@ import { runGraph } from '../engine/graph-runner';
 import type { InterpolationScope } from '../engine/interpolate';
 import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../engine/run-types';
 import { rollupRunStatus, RunStatus, StepStatus } from '../engine/status';
+import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from './foreach-collect';
 import { foreachVariable, resolveItems, type ForeachItem } from './foreach-items';
 import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from './foreach.repository';
 
@@ -18,9 +19,11 @@ import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from './fore
  * `<item path>.<body step name>` (the body step's `foreachParent`) and paths
  * `<parent>.<index>`.
  *
- * An item succeeds when its body rolls up succeeded or partially succeeded;
- * the step fails with `N of M foreach items failed` when any item failed;
- * a stop aborts running items and leaves the rest aborted.
+ * An item succeeds when its body rolls up succeeded or partially succeeded
+ * and its `collect` expressions resolve (foreach-collect.ts); the step fails
+ * with `N of M foreach items failed` when any item failed; a stop aborts
+ * running items and leaves the rest aborted. The step's stdout is the
+ * aggregate JSON line; its outputs are the collected values.
  */
 
 /** Items run at once when `max_concurrent` is not set. */
@@ -30,7 +33,7 @@ export const DEFAULT_MAX_CONCURRENT = 10;
 export class PgForeachRunner implements ForeachRunner {
   constructor(private readonly deps: { pool: Pool; logger: Logger }) {}
 
-  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStderr(line: string): void }): Promise<SubDagOutcome> {
+  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
     const spec = node.step.foreach;
     if (spec === undefined) return { ok: false, error: 'the step has no foreach', aborted: false };
     const resolved = resolveItems(spec, scope);
@@ -46,25 +49,29 @@ export class PgForeachRunner implements ForeachRunner {
     const streams = await insertItems(this.deps.pool, at, parent, resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })), body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })));
     ctx.log(`foreach ${node.name}${parent === '' ? '' : ` (${parent})`}: ${resolved.items.length} items`);
     const writer = new SerialWriter(this.deps.logger);
-    const outcomes = new Map<number, number>();
+    const outcomes = new Map<number, ItemResult>();
+    const captureStreams = capturedStepsOf(spec.collect);
     const queue = [...resolved.items];
     const limit = Math.max(1, spec.maxConcurrent ?? DEFAULT_MAX_CONCURRENT);
     const worker = async (): Promise<void> => {
       for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
         const path = pathOf(item);
         if (signal.aborted) {
-          outcomes.set(item.index, RunStatus.aborted);
+          outcomes.set(item.index, { index: item.index, key: item.key, status: RunStatus.aborted });
           writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.aborted, finishedAt: new Date() }));
           continue;
         }
-        outcomes.set(item.index, await this.runItem(ctx, { at, path, item, body, streams: streams.get(path) ?? [], foreachVar: foreachVariable(spec, item), writer }, signal));
+        const job = { at, path, item, body, streams: streams.get(path) ?? [], foreachVar: foreachVariable(spec, item), writer, collect: spec.collect, captureStreams };
+        outcomes.set(item.index, await this.runItem(ctx, job, signal));
       }
     };
     await Promise.all(Array.from({ length: Math.min(limit, Math.max(1, resolved.items.length)) }, () => worker()));
     await writer.flush();
-    const failed = [...outcomes.values()].filter((status) => status === RunStatus.failed).length;
+    const failed = [...outcomes.values()].filter((result) => result.status === RunStatus.failed).length;
     if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
-    if (failed === 0) return { ok: true, aborted: false };
+    const aggregate = aggregateOf([...outcomes.values()], Object.keys(spec.collect ?? {}));
+    io.onStdout(aggregate.line);
+    if (failed === 0) return spec.collect === undefined ? { ok: true, aborted: false } : { ok: true, aborted: false, outputs: aggregate.outputs };
     const error = `${failed} of ${resolved.items.length} foreach items failed`;
     io.onStderr(error);
     return { ok: false, error, aborted: false };
@@ -72,9 +79,12 @@ export class PgForeachRunner implements ForeachRunner {
 
   private async runItem(
     ctx: RunContext,
-    job: { at: ForeachAddress; path: string; item: ForeachItem; body: readonly NodeSpec[]; streams: ReadonlyArray<{ stdout: number; stderr: number }>; foreachVar: string; writer: SerialWriter },
+    job: {
+      at: ForeachAddress; path: string; item: ForeachItem; body: readonly NodeSpec[]; streams: ReadonlyArray<{ stdout: number; stderr: number }>;
+      foreachVar: string; writer: SerialWriter; collect: Readonly<Record<string, string>> | undefined; captureStreams: ReadonlySet<string>;
+    },
     signal: AbortSignal,
-  ): Promise<number> {
+  ): Promise<ItemResult> {
     const { at, path, writer } = job;
     const startedAt = new Date();
     writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.running, startedAt }));
@@ -106,15 +116,28 @@ export class PgForeachRunner implements ForeachRunner {
       outputVars,
       stepRefs: new Map(ctx.stepRefs),
       foreachAt: { stepName: at.stepName, path },
+      captureStreams: job.captureStreams,
       log: (message) => ctx.log(`[${at.stepName} item ${path}] ${message}`),
     };
     await runGraph(itemCtx, job.body, states, signal);
     const rolled = rollupRunStatus([...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })));
-    const status = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
+    let status: number = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
     const failedStep = [...states.entries()].find(([, s]) => s.status === StepStatus.failed && !s.allowedFailure);
-    const error = status === RunStatus.failed ? `step ${failedStep?.[0] ?? '?'} failed${failedStep?.[1].error !== undefined ? `: ${failedStep[1].error}` : ''}` : undefined;
-    writer.push(() => saveItem(this.deps.pool, at, path, { status, startedAt, finishedAt: new Date(), ...(error !== undefined ? { error } : {}) }));
-    return status;
+    let error = status === RunStatus.failed ? `step ${failedStep?.[0] ?? '?'} failed${failedStep?.[1].error !== undefined ? `: ${failedStep[1].error}` : ''}` : undefined;
+    let collected: Record<string, string> | undefined;
+    if (status === RunStatus.succeeded && job.collect !== undefined) {
+      const scope = { params: ctx.env.paramMap, env: ctx.env.base, outputVars, steps: itemCtx.stepRefs, context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId } };
+      const evaluated = evaluateCollect(job.collect, scope);
+      if (evaluated.ok) collected = evaluated.values;
+      else {
+        status = RunStatus.failed;
+        error = evaluated.error;
+        itemCtx.log(`item failed: ${evaluated.error}`);
+      }
+    }
+    const finished = { status, startedAt, finishedAt: new Date(), ...(error !== undefined ? { error } : {}), ...(collected !== undefined ? { collected } : {}) };
+    writer.push(() => saveItem(this.deps.pool, at, path, finished));
+    return { index: job.item.index, key: job.item.key, status, ...(error !== undefined ? { error } : {}), ...(collected !== undefined ? { collected } : {}) };
   }
 }
 

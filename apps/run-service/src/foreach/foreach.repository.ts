@@ -70,18 +70,20 @@ export interface ItemState {
   error?: string;
   startedAt?: Date;
   finishedAt?: Date;
+  /** Values of the foreach's `collect` expressions (a succeeded item of a foreach with `collect`). */
+  collected?: Record<string, string>;
 }
 
 /** Writes an item's state. */
 export async function saveItem(db: Queryable, at: ForeachAddress, path: string, state: ItemState): Promise<void> {
   await db.query(
-    'UPDATE foreach_items SET status = $5, error = $6, started_at = $7, finished_at = $8 WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
-    [at.runPk, at.attemptNo, at.stepName, path, state.status, state.error ?? null, state.startedAt ?? null, state.finishedAt ?? null],
+    'UPDATE foreach_items SET status = $5, error = $6, started_at = $7, finished_at = $8, collected = $9 WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
+    [at.runPk, at.attemptNo, at.stepName, path, state.status, state.error ?? null, state.startedAt ?? null, state.finishedAt ?? null, state.collected === undefined ? null : JSON.stringify(state.collected)],
   );
 }
 
 /** The state of a body step of an item. */
-export interface BodyStepState extends ItemState {
+export interface BodyStepState extends Omit<ItemState, 'collected'> {
   exitCode?: number;
   outputs: unknown;
   foreachParent?: string;
@@ -104,6 +106,7 @@ const ItemRowSchema = z.object({
   error: z.string().nullable(),
   started_at: z.date().nullable(),
   finished_at: z.date().nullable(),
+  collected: z.record(z.string(), z.string()).nullable(),
 });
 /** A stored item. */
 export type ItemRow = z.output<typeof ItemRowSchema>;
@@ -111,7 +114,7 @@ export type ItemRow = z.output<typeof ItemRowSchema>;
 /** Every item of a foreach (top-level, or nested under `parent`) in index order. */
 export async function listItems(db: Queryable, at: ForeachAddress, parent: string): Promise<ItemRow[]> {
   const result = await db.query(
-    'SELECT path, idx, key, status, error, started_at, finished_at FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND parent = $4 ORDER BY idx',
+    'SELECT path, idx, key, status, error, started_at, finished_at, collected FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND parent = $4 ORDER BY idx',
     [at.runPk, at.attemptNo, at.stepName, parent],
   );
   return parseRows(ItemRowSchema, result);
@@ -120,7 +123,7 @@ export async function listItems(db: Queryable, at: ForeachAddress, parent: strin
 /** One item by path. */
 export async function findItem(db: Queryable, at: ForeachAddress, path: string): Promise<ItemRow | undefined> {
   const result = await db.query(
-    'SELECT path, idx, key, status, error, started_at, finished_at FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
+    'SELECT path, idx, key, status, error, started_at, finished_at, collected FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
     [at.runPk, at.attemptNo, at.stepName, path],
   );
   return parseFirstRow(ItemRowSchema, result);

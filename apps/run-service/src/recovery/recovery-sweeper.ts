@@ -10,8 +10,9 @@ import { parseRows } from '../store/run-rows';
 
 /**
  * Recovery (issue "Recovery"): no run stays running after its replica died.
- * Every replica sweeps every `RUN_HEARTBEAT_MS`: a running run whose owner's
- * heartbeat is older than {@link STALE_HEARTBEATS} intervals (and that does not
+ * Every replica sweeps every `RUN_HEARTBEAT_MS`: a running run (or a run
+ * waiting on a child's checkpoint, status 7 with an owner; a parked run has
+ * none) whose owner's heartbeat is older than {@link STALE_HEARTBEATS} intervals (and that does not
  * run here) is ended **failed** with `run-service replica <owner> stopped
  * responding (no heartbeat for <n>s)`; its unfinished steps fail or abort
  * as on any forced end. A live owner stamps every interval, so a run is
@@ -58,7 +59,7 @@ export class RecoverySweeper {
       const ended = await withTransaction(this.deps.pool, async (client) => {
         const result = await client.query(
           `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
-           WHERE status = 1 AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+           WHERE (status = 1 OR (status = 7 AND owner IS NOT NULL)) AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
            ORDER BY pk LIMIT 50 FOR UPDATE SKIP LOCKED`,
           [staleMs],
         );

@@ -1,6 +1,8 @@
+import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
+import { runWorkDir } from '../engine/run-environment';
 import { parseRows } from '../store/run-rows';
 
 /**
@@ -13,7 +15,11 @@ import { parseRows } from '../store/run-rows';
  * {@link BATCH} root runs, one short transaction each, claiming rows with
  * `FOR UPDATE SKIP LOCKED` — readers are never blocked (PostgreSQL MVCC)
  * and replicas never collide. Active runs (running, queued, waiting) are
- * never deleted.
+ * never deleted. After each batch commits, the per-run working directory
+ * (`RUN_WORK_DIR/<dag>/<run id>`, `run-environment.ts`) of every deleted run
+ * (root and child runs) is removed; the `<dag>` directory stays (a new run
+ * of the DAG may be creating its directory in it). A directory that cannot
+ * be removed is logged, never retried.
  */
 
 /** Root runs deleted per transaction. */
@@ -21,6 +27,19 @@ export const BATCH = 50;
 
 const PkSchema = z.object({ pk: z.coerce.number().int() });
 const IdSchema = z.object({ id: z.coerce.number().int() });
+const GoneRunSchema = z.object({ dag_name: z.string(), dag_run_id: z.string() });
+
+/** What the sweeper works with. */
+export interface RetentionDeps {
+  pool: Pool;
+  logger: Logger;
+  /** `RUN_HIST_RETENTION_DAYS`: days kept when the run's snapshot sets no `hist_retention_days`. */
+  defaultDays: number;
+  /** `RUN_RETENTION_SWEEP_MS`: sweep period, in ms. */
+  sweepMs: number;
+  /** `RUN_WORK_DIR`: base of per-run working directories; absent = directories are left alone. */
+  workDir?: string;
+}
 
 /** Periodic retention sweep of one replica. */
 export class RetentionSweeper {
@@ -28,7 +47,7 @@ export class RetentionSweeper {
   private first: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
-  constructor(private readonly deps: { pool: Pool; logger: Logger; defaultDays: number; sweepMs: number }) {}
+  constructor(private readonly deps: RetentionDeps) {}
 
   /** Starts sweeping (first sweep after a few seconds, then every `sweepMs`). */
   start(): void {
@@ -60,7 +79,11 @@ export class RetentionSweeper {
              ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
             [this.deps.defaultDays, BATCH],
           )).map((row) => row.pk);
-          if (doomed.length === 0) return 0;
+          if (doomed.length === 0) return { count: 0, dirs: [] };
+          const dirs = parseRows(GoneRunSchema, await client.query(
+            'SELECT dag_name, dag_run_id FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[])',
+            [doomed],
+          ));
           const streams = parseRows(IdSchema, await client.query(
             `WITH gone AS (SELECT pk, scheduler_log FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[]))
              SELECT scheduler_log AS id FROM gone
@@ -72,15 +95,28 @@ export class RetentionSweeper {
           await client.query('DELETE FROM runs WHERE pk = ANY($1::bigint[])', [doomed]);
           await client.query('DELETE FROM log_chunks WHERE stream_id = ANY($1::bigint[])', [streams]);
           await client.query('DELETE FROM log_streams WHERE id = ANY($1::bigint[])', [streams]);
-          return doomed.length;
+          return { count: doomed.length, dirs };
         });
-        deleted += batch;
-        if (batch < BATCH) break;
+        deleted += batch.count;
+        await this.removeWorkDirs(batch.dirs);
+        if (batch.count < BATCH) break;
       }
       if (deleted > 0) this.deps.logger.info({ deleted }, 'retention: old runs deleted');
     } catch (error) {
       this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'retention sweep failed');
     }
     return deleted;
+  }
+
+  /** Removes the working directories of deleted runs (after their rows are gone). */
+  private async removeWorkDirs(runs: ReadonlyArray<{ dag_name: string; dag_run_id: string }>): Promise<void> {
+    const base = this.deps.workDir;
+    if (base === undefined || runs.length === 0) return;
+    for (const run of runs) {
+      const dir = runWorkDir(base, run.dag_name, run.dag_run_id);
+      await rm(dir, { recursive: true, force: true }).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error), dir }, 'retention: could not remove a run directory'),
+      );
+    }
   }
 }

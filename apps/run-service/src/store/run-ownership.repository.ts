@@ -84,17 +84,21 @@ export interface ClaimedRun {
 
 /**
  * Claims queued runs for `owner` (dagu-model §1 queued → running): oldest
- * first, while their queue has fewer active runs than its limit and
+ * first (by `queued_at`, else `created_at`: a run handed back on shutdown,
+ * `recovery/hand-back.ts`, keeps its place from when it was created), while their queue has fewer active runs than its limit and
  * their DAG fewer than its `max_active_runs`, counted over every replica.
  * A transaction-level advisory lock serializes claims of all replicas; call
  * inside a transaction.
+ *
+ * The claimed run executes its current attempt: the first one, or the new
+ * attempt a hand-back wrote.
  *
  * @returns the claimed runs, now `running` and owned by `owner`
  */
 export async function claimQueuedRuns(db: Queryable, owner: string, queues: { limitOf(queue: string): number }, max = 50): Promise<ClaimedRun[]> {
   await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
   const queued = await db.query(
-    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 ORDER BY queued_at, pk LIMIT $1',
+    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1',
     [max * 4],
   );
   if (queued.rows.length === 0) return [];
@@ -120,6 +124,9 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queues: { li
     `UPDATE runs SET status = 1, started_at = now(), owner = $2, heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND status = 5`,
     [picked.map((run) => run.pk), owner],
   );
-  await db.query('UPDATE run_attempts SET status = 1 WHERE run_pk = ANY($1::bigint[]) AND attempt_no = 1', [picked.map((run) => run.pk)]);
+  await db.query(
+    'UPDATE run_attempts a SET status = 1 FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no',
+    [picked.map((run) => run.pk)],
+  );
   return picked;
 }

@@ -108,15 +108,18 @@ async function currentAttempt(bus: BusClient, request: ExecuteRequest, principal
 }
 
 /**
- * Which reads belong to the retry's new attempt (dagu-model §10): the attempt
- * the retry reply names, else any attempt other than the one before the retry.
+ * Which reads belong to the retry's new attempt (dagu-model §10): any attempt
+ * other than the one before the retry — the retry's own, or a later one when
+ * a stopping run-service replica handed the run back (a new attempt id) —
+ * else, when the prior attempt could not be read, the attempt the retry reply
+ * names.
  */
 export function newAttemptFilter(reply: RunRef, priorAttempt: string | undefined): (run: RunDetail) => boolean {
-  if (reply.attemptId !== undefined && reply.attemptId !== priorAttempt) {
+  if (priorAttempt !== undefined) return (run) => run.attemptId !== undefined && run.attemptId !== priorAttempt;
+  if (reply.attemptId !== undefined) {
     const wanted = reply.attemptId;
     return (run) => run.attemptId === wanted;
   }
-  if (priorAttempt !== undefined) return (run) => run.attemptId !== undefined && run.attemptId !== priorAttempt;
   return () => true;
 }
 

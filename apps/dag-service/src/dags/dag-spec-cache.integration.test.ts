@@ -1,0 +1,176 @@
+import { BusClient, ServiceWorker, SILENT_LOGGER, type BusLogger } from '@dagu-mcp/bus';
+import { dagOps } from '@dagu-mcp/contracts';
+import { Redis } from 'ioredis';
+import { createDagHandlers } from '../dag-service';
+import { createTestSchema, type TestSchema } from '../../test-fixtures/pg-test-schema';
+import { dagYaml, TEST_PRINCIPAL, withHandlerContext } from '../../test-fixtures/handler-context';
+import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../../test-fixtures/bus-test-env';
+import { waitFor } from '../../../../packages/bus/test-fixtures/bus-test-env';
+import { DagChangeChannel } from './dag-change.channel';
+import { DagSpecCache } from './dag-spec-cache';
+
+/**
+ * The `dag.spec` cache with two dag-service replicas sharing one PostgreSQL
+ * schema and one Redis (docs/decisions.md "dag.spec cache"). Each replica is
+ * a real ServiceWorker with its own cache and change channel; each has a bus
+ * prefix of its own so the test chooses which replica answers, while both
+ * share one change channel. A change applied on A is seen by the very next
+ * read on B; repeated reads on B are served from its cache.
+ */
+const options = { principal: TEST_PRINCIPAL };
+const changes = randomBusPrefix('dag-changes');
+const TTL_MS = 60_000;
+let db: TestSchema;
+
+interface Replica {
+  readonly cache: DagSpecCache;
+  readonly channel: DagChangeChannel;
+  readonly worker: ServiceWorker<typeof dagOps>;
+  readonly client: BusClient;
+  readonly prefix: string;
+  /** Added to `Date.now()` by the cache's clock: moves this replica past the TTL. */
+  readonly skew: { ms: number };
+}
+let a: Replica;
+let b: Replica;
+
+async function startReplica(label: string): Promise<Replica> {
+  const prefix = randomBusPrefix(`dag-cache-${label}`);
+  const skew = { ms: 0 };
+  const cache = new DagSpecCache({ ttlMs: TTL_MS, now: () => Date.now() + skew.ms });
+  const channel = new DagChangeChannel({ redisUrl: TEST_REDIS_URL, prefix: changes, replica: label, cache, logger: SILENT_LOGGER });
+  const handlers = createDagHandlers({ pool: db.pool, replica: label }, { specCache: cache, announceChange: (name) => channel.publish(name) });
+  const worker = new ServiceWorker({ service: 'dag', catalog: dagOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
+  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
+  await Promise.all([worker.start(), client.start()]);
+  await waitFor(() => cache.stats().live, 5000, `replica ${label} subscribed`);
+  return { cache, channel, worker, client, prefix, skew };
+}
+
+async function stopReplica(replica: Replica): Promise<void> {
+  await replica.client.close();
+  await replica.worker.close();
+  await replica.channel.close();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, replica.prefix);
+}
+
+const upsert = (on: Replica, name: string, spec: string) => on.client.call('dag', dagOps, 'dag.upsert', { name, spec }, options);
+const readSpec = async (on: Replica, name: string): Promise<string> => (await on.client.call('dag', dagOps, 'dag.spec', { name }, options)).spec;
+
+beforeAll(async () => {
+  db = await createTestSchema('spec_cache');
+  a = await startReplica('a');
+  b = await startReplica('b');
+});
+
+afterAll(async () => {
+  await Promise.all([a, b].filter((replica) => replica !== undefined).map(stopReplica));
+  await db.drop();
+});
+
+describe('dag.spec cache across two replicas', () => {
+  it('serves a repeated read on B from its cache, and an update on A is seen by the next read on B', async () => {
+    const v1 = dagYaml({ description: 'v1' });
+    const v2 = dagYaml({ description: 'v2' });
+    await upsert(a, 'shared', v1);
+    expect(await readSpec(b, 'shared')).toBe(v1);
+    const before = b.cache.stats();
+    expect(await readSpec(b, 'shared')).toBe(v1);
+    expect(b.cache.stats().hits).toBe(before.hits + 1);
+
+    await upsert(a, 'shared', v2);
+    expect(await readSpec(b, 'shared')).toBe(v2);
+    for (let round = 3; round <= 6; round++) {
+      const spec = dagYaml({ description: `v${round}` });
+      await upsert(a, 'shared', spec);
+      expect(await readSpec(b, 'shared')).toBe(spec);
+    }
+  });
+
+  it('a delete on A makes B answer resource_not_found, and a re-create is seen at once', async () => {
+    const spec = dagYaml({ description: 'to delete' });
+    await upsert(a, 'doomed', spec);
+    await readSpec(b, 'doomed');
+    expect(await readSpec(b, 'doomed')).toBe(spec);
+    await a.client.call('dag', dagOps, 'dag.delete', { name: 'doomed' }, options);
+    expect(await errorOf(readSpec(b, 'doomed'))).toMatchObject({ code: 'resource_not_found' });
+    const again = dagYaml({ description: 'back' });
+    await upsert(a, 'doomed', again);
+    expect(await readSpec(b, 'doomed')).toBe(again);
+  });
+
+  it('a suspend on A drops the entry on B', async () => {
+    await upsert(a, 'pausable', dagYaml());
+    await readSpec(b, 'pausable');
+    await readSpec(b, 'pausable');
+    const before = b.cache.stats();
+    await a.client.call('dag', dagOps, 'dag.setSuspended', { name: 'pausable', suspended: true }, options);
+    await readSpec(b, 'pausable');
+    expect(b.cache.stats().misses).toBe(before.misses + 1);
+  });
+
+  it('does not see a direct SQL write until the TTL has passed (SQL writes bypass invalidation)', async () => {
+    const spec = dagYaml({ description: 'through the service' });
+    await upsert(a, 'raw', spec);
+    expect(await readSpec(b, 'raw')).toBe(spec);
+    await db.pool.query('UPDATE dags SET spec = $1 WHERE name = $2', ['steps: []\n', 'raw']);
+    expect(await readSpec(b, 'raw')).toBe(spec);
+    expect(await readSpec(a, 'raw')).toBe('steps: []\n');
+    b.skew.ms = TTL_MS;
+    try {
+      expect(await readSpec(b, 'raw')).toBe('steps: []\n');
+    } finally {
+      b.skew.ms = 0;
+    }
+  });
+
+  it('empties and bypasses the cache while the change subscription is down, and uses it again once re-subscribed', async () => {
+    const spec = dagYaml({ description: 'before the loss' });
+    await upsert(a, 'flaky', spec);
+    await readSpec(b, 'flaky');
+    expect(await readSpec(b, 'flaky')).toBe(spec);
+    // A change this replica never hears of (as one published while its subscriber is away).
+    await db.pool.query('UPDATE dags SET spec = $1 WHERE name = $2', ['steps: []\n', 'flaky']);
+    await killConnection(`${changes}:dag-changes:sub:b`, b);
+    expect(await readSpec(b, 'flaky')).toBe('steps: []\n');
+    await waitFor(() => b.cache.stats().live, 5000, 'B subscribed again');
+    await readSpec(b, 'flaky');
+    const before = b.cache.stats();
+    expect(await readSpec(b, 'flaky')).toBe('steps: []\n');
+    expect(b.cache.stats().hits).toBe(before.hits + 1);
+  });
+
+  it('still applies a change when the announcement cannot be published, and logs a warning', async () => {
+    const warnings: string[] = [];
+    const logger: BusLogger = { ...SILENT_LOGGER, warn: (_fields, message) => warnings.push(message) };
+    const channel = new DagChangeChannel({ redisUrl: 'redis://127.0.0.1:1', prefix: changes, replica: 'offline', logger });
+    try {
+      const handlers = createDagHandlers({ pool: db.pool, replica: 'offline' }, { announceChange: (name) => channel.publish(name) });
+      const reply = await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'unannounced', spec: dagYaml() }, ctx));
+      expect(reply).toMatchObject({ applied: true, created: true });
+      expect(warnings).toEqual(['dag changes: change not announced']);
+    } finally {
+      await channel.close();
+    }
+  });
+});
+
+/**
+ * Kills the Redis connection of `replica` named `name` (CLIENT KILL ID: only
+ * this test's connection, never another test's) and waits until the replica
+ * has noticed (its cache was switched off; it may already be back on).
+ */
+async function killConnection(name: string, replica: Replica): Promise<void> {
+  const outages = replica.cache.stats().outages;
+  const admin = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const list = String(await admin.call('CLIENT', 'LIST'));
+    const line = list.split('\n').find((entry) => entry.includes(` name=${name} `));
+    const id = line === undefined ? undefined : /(?:^|\s)id=(\d+)/.exec(line)?.[1];
+    if (id === undefined) throw new Error(`no Redis connection named ${name}`);
+    await admin.call('CLIENT', 'KILL', 'ID', id);
+  } finally {
+    admin.disconnect();
+  }
+  await waitFor(() => replica.cache.stats().outages > outages, 5000, 'the replica to notice the lost subscription');
+}
