@@ -122,6 +122,10 @@ describe('checkpoints (dagu-model §1 status 7, §3 human.task / approval; 021 h
     await putDag('depth-rewind', 'steps:\n  - name: build\n    run: echo "build ${FEEDBACK:-first}"\n  - name: gate\n    depends: [build]\n    run: "true"\n    approval: {input: [FEEDBACK], rewind_to: build}\n');
     const id = await start('depth-rewind');
     const first = await runUntil('depth-rewind', id, (run) => run.status === 7);
+    // Rejection input is limited to the gate's declared inputs: it cannot reset PATH of the re-run steps.
+    const refused = await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, { method: 'POST', body: { decision: 'reject', input: { PATH: '/nonexistent' } } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('PATH is not an input of the approval');
     const rejected = await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, { method: 'POST', body: { decision: 'reject', input: { FEEDBACK: 'again' } } });
     expect(rejected.body).toMatchObject({ status: 1 });
     await runUntil('depth-rewind', id, (run) => run.status === 7 && run.attemptId !== first.attemptId);

@@ -16,7 +16,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
- * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (ended sessions are dropped at once on every replica), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
+ * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (a session ended or changed on any replica is dropped from every replica's cache within one Redis pub/sub hop, see docs/mcp-transport.md), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
  * | `WIKI_PAGE_MAX_BYTES` | largest wiki page body accepted by `PUT /api/v1/wiki/…` (larger: 413), bytes, at most 16 MiB | `1048576` (1 MiB) |
  * | `SSE_KEEPALIVE_MS` | SSE keep-alive comment interval on MCP streams, ms, at most 30000 (spec 020) | `15000` |

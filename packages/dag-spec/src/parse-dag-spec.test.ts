@@ -31,6 +31,8 @@ describe('parseDagSpec: invalid root documents', () => {
     ['handler with depends', `handler_on:\n  exit: {run: x, depends: a}\n${STEP}`, ["handler_on.exit: field 'depends': handlers cannot have depends (value: [\"a\"])"]],
     ['unknown handler', `handler_on:\n  start: {run: x}\n${STEP}`, ["field 'handler_on.start': unknown field"]],
     ['human task in handler', `handler_on:\n  exit: {id: h, action: human.task, with: {prompt: p}}\n${STEP}`, ["handler_on.exit: field 'action': human.task is not allowed in handler_on (value: human.task)"]],
+    ['approval in handler', `handler_on:\n  exit: {run: x, approval: {prompt: ok?}}\n${STEP}`, ["handler_on.exit: field 'approval': an approval gate is not allowed in handler_on (value: approval)"]],
+    ['approval in foreach', `steps:\n  - name: loop\n    foreach: {items: [a], steps: [{name: gate, run: x, approval: {}}]}\n`, ["step 'loop': step 'gate': field 'approval': an approval gate is not allowed inside foreach (value: approval)"]],
   ])('%s', (_label, yaml, expected) => {
     expect(errorsOf(yaml)).toEqual(expected);
   });

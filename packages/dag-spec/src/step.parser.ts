@@ -115,5 +115,8 @@ export function parseStep(map: YamlMap, keyName: string | undefined, context: St
     foreach: run.kind === 'foreach' ? parseForeach(keys.get('foreach'), sink, context.parseBody) : undefined,
     approval: keys.has('approval') ? parseApproval(keys.get('approval'), sink) : undefined,
   });
+  // An approval parks the whole run, like a human task: only among a DAG's top-level steps.
+  if (keys.has('approval') && context.inForeach) sink.field('approval', 'an approval gate is not allowed inside foreach', 'approval');
+  if (keys.has('approval') && context.inHandler) sink.field('approval', 'an approval gate is not allowed in handler_on', 'approval');
   return { step, named, ...(keys.has('depends') ? { depends: readDepends(keys.get('depends'), sink) } : {}) };
 }

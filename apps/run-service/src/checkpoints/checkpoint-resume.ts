@@ -13,7 +13,7 @@ import { beginRetryAttempt } from '../store/run-retry.repository';
 import { rewindTargetOf, rewoundSeqs } from './approval-rewind';
 import { decideStep, findCheckpointStep, rejectRun, setResumePending, type CheckpointStepRow } from './checkpoint.repository';
 import type { Checkpoint } from './checkpoint-types';
-import { checkApprovalInput, checkFormValues } from './form-values';
+import { checkApprovalInput, checkRejectionInput, checkFormValues } from './form-values';
 
 /**
  * Decisions on checkpoints (issue "Checkpoints"; REST `…/human-task` and
@@ -103,7 +103,9 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     const address = { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq };
     const at = new Date().toISOString();
     if (input.decision === 'reject') {
-      await decideStep(db, address, { status: StepStatus.rejected, outputs: {}, checkpoint: { ...gate, decided: { decision: 'rejected', values, at } } });
+      const rejection = gate.kind === 'approval' ? checkRejectionInput(gate.input, values) : { ok: true as const, outputs: values };
+      if (!rejection.ok) throw invalid('input', rejection.errors);
+      await decideStep(db, address, { status: StepStatus.rejected, outputs: {}, checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at } } });
       if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
         await setResumePending(db, run.pk, true);
         return { run };

@@ -1,4 +1,4 @@
-import { checkApprovalInput, checkFormValues } from './form-values';
+import { checkApprovalInput, checkFormValues, checkRejectionInput } from './form-values';
 
 const FORM = {
   type: 'object',
@@ -41,3 +41,13 @@ describe('checkApprovalInput', () => {
     expect(checkApprovalInput(['FEEDBACK'], [], { OTHER: 'x' })).toMatchObject({ ok: false });
   });
 });
+
+describe('checkRejectionInput', () => {
+  test('only declared input names, required ones not enforced; a gate without inputs takes none', () => {
+    expect(checkRejectionInput(['FEEDBACK'], { FEEDBACK: 'fix it' })).toEqual({ ok: true, outputs: { FEEDBACK: 'fix it' } });
+    expect(checkRejectionInput(['FEEDBACK'], {})).toEqual({ ok: true, outputs: {} });
+    expect(checkRejectionInput(['FEEDBACK'], { PATH: '/nonexistent' })).toEqual({ ok: false, errors: ['PATH is not an input of the approval'] });
+    expect(checkRejectionInput([], { FEEDBACK: 'x' })).toEqual({ ok: false, errors: ['FEEDBACK: the approval declares no input'] });
+  });
+});
+

@@ -84,3 +84,18 @@ export function checkApprovalInput(declared: readonly string[], required: readon
   if (declared.length > 0) for (const name of Object.keys(input)) if (!declared.includes(name)) errors.push(`${name} is not an input of the approval`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, outputs: { ...input } };
 }
+
+/**
+ * Checks the `input` of a rejection: only names the gate declares in its
+ * `input` list (a gate that declares none takes no rejection input), so a
+ * reviewer can pass feedback to the steps a `rewind_to` runs again but never
+ * set other variables of theirs (`PATH`, `DAG_RUN_ID`, …). `required` does not
+ * apply: a rejection needs no approval input.
+ */
+export function checkRejectionInput(declared: readonly string[], input: Record<string, string>): FormCheck {
+  const errors = Object.keys(input)
+    .filter((name) => !declared.includes(name))
+    .map((name) => (declared.length === 0 ? `${name}: the approval declares no input` : `${name} is not an input of the approval`));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, outputs: { ...input } };
+}
+
