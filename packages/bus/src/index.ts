@@ -26,4 +26,4 @@ export {
   fieldOfZodError,
   invalidInputError,
 } from './bus-errors';
-export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS } from './redis-connection';
+export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';

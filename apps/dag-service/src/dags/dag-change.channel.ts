@@ -1,4 +1,4 @@
-import { reconnectDelayMs, type BusLogger } from '@dagu-mcp/bus';
+import { closeRedisConnection, openRedisConnection, reconnectDelayMs, type BusLogger } from '@dagu-mcp/bus';
 import { Redis } from 'ioredis';
 import type { DagSpecCache } from './dag-spec-cache';
 
@@ -58,13 +58,7 @@ export class DagChangeChannel {
     const cache = options.cache;
     if (cache === undefined) return;
     cache.setLive(false);
-    this.subscriber = new Redis(options.redisUrl, {
-      ...common,
-      connectionName: `${options.prefix}:dag-changes:sub:${options.replica}`,
-      maxRetriesPerRequest: null,
-      autoResubscribe: false,
-    });
-    this.subscriber.on('error', (error: Error) => options.logger.debug({ err: error.message }, 'dag changes: subscriber error'));
+    this.subscriber = openRedisConnection(options.redisUrl, 'subscriber', `${options.prefix}:dag-changes:sub:${options.replica}`, options.logger);
     this.subscriber.on('message', (channel: string, name: string) => {
       if (channel === this.channel) cache.invalidate(name);
     });
@@ -88,17 +82,7 @@ export class DagChangeChannel {
   /** Closes both connections; the cache stays bypassed. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(
-      [this.publisher, this.subscriber].map(async (redis) => {
-        if (redis === undefined || redis.status === 'end') return;
-        if (redis.status !== 'ready') return redis.disconnect(false);
-        try {
-          await redis.quit();
-        } catch {
-          redis.disconnect(false);
-        }
-      }),
-    );
+    await Promise.all([this.publisher, this.subscriber].map((redis) => (redis === undefined ? undefined : closeRedisConnection(redis))));
   }
 
   private goDown(cache: DagSpecCache): void {

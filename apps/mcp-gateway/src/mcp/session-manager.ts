@@ -69,7 +69,7 @@ export class McpSessionManager {
     const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
     await hub.start();
     this.hub = hub;
-    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0);
+    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0, (sid) => hub.announceSessionChange(sid));
     hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {
       retentionMs: options.eventRetentionMs,

@@ -96,6 +96,11 @@ export class ReplicaHub {
     this.sessionChangeListeners.push(listener);
   }
 
+  /** Tells every replica that session `sid`'s record changed (`{t:'changed', s}`): their listeners drop their memo of it. */
+  async announceSessionChange(sid: string): Promise<void> {
+    await this.options.publisher.publish(this.options.keys.control(), JSON.stringify({ t: 'changed', s: sid }));
+  }
+
   /** Ends a session on every replica: aborts its requests and closes its streams. */
   async endSession(sid: string): Promise<void> {
     this.endLocally(sid);

@@ -15,7 +15,7 @@ describe('SessionCache', () => {
   it('serves a record for freshMs after it was loaded, then asks again', () => {
     let now = 1000;
     const cache = new SessionCache(100, 10, () => now);
-    cache.set(record('s1'));
+    cache.set(record('s1'), cache.epoch);
     now += 99;
     expect(cache.get('s1', 'alice')?.id).toBe('s1');
     now += 1;
@@ -25,7 +25,7 @@ describe('SessionCache', () => {
 
   it('never serves a record to another principal, and forgets on demand', () => {
     const cache = new SessionCache(1000);
-    cache.set(record('s1'));
+    cache.set(record('s1'), cache.epoch);
     expect(cache.get('s1', 'mallory')).toBeUndefined();
     cache.forget('s1');
     expect(cache.get('s1', 'alice')).toBeUndefined();
@@ -33,10 +33,20 @@ describe('SessionCache', () => {
 
   it('holds at most maxEntries, dropping the oldest; freshMs 0 holds nothing', () => {
     const cache = new SessionCache(1000, 2);
-    for (const id of ['s1', 's2', 's3']) cache.set(record(id));
+    for (const id of ['s1', 's2', 's3']) cache.set(record(id), cache.epoch);
     expect([cache.get('s1', 'alice'), cache.get('s2', 'alice')?.id, cache.get('s3', 'alice')?.id]).toEqual([undefined, 's2', 's3']);
     const off = new SessionCache(0);
-    off.set(record('s1'));
+    off.set(record('s1'), off.epoch);
     expect(off.size).toBe(0);
+  });
+
+  it('does not store a record loaded before a forget (a load that raced a DELETE)', () => {
+    const cache = new SessionCache(1000);
+    const epoch = cache.epoch;
+    cache.forget('s1'); // the DELETE lands while the load is in flight
+    cache.set(record('s1'), epoch);
+    expect(cache.get('s1', 'alice')).toBeUndefined();
+    cache.set(record('s1'), cache.epoch);
+    expect(cache.get('s1', 'alice')?.id).toBe('s1');
   });
 });

@@ -19,6 +19,8 @@ import type { SessionRecord } from './session-store';
  */
 export class SessionCache {
   private readonly entries = new Map<string, { readonly record: SessionRecord; readonly at: number }>();
+  /** Bumped by every {@link SessionCache.forget}; a load that saw another epoch does not store its record. */
+  private epochValue = 0;
 
   /**
    * @param freshMs - how long a loaded record is served without Redis, ms; 0 turns the cache off.
@@ -42,9 +44,18 @@ export class SessionCache {
     return entry.record.principalId === principalId ? entry.record : undefined;
   }
 
-  /** Remembers a record just loaded from Redis. */
-  set(record: SessionRecord): void {
-    if (this.freshMs <= 0) return;
+  /** The current invalidation epoch; read it before a Redis load and pass it to {@link SessionCache.set}. */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  /**
+   * Remembers a record just loaded from Redis — unless a session was
+   * forgotten since `epoch` was read (the load may have raced a DELETE or a
+   * change and read the old record).
+   */
+  set(record: SessionRecord, epoch: number): void {
+    if (this.freshMs <= 0 || epoch !== this.epochValue) return;
     this.entries.delete(record.id);
     this.entries.set(record.id, { record, at: this.now() });
     if (this.entries.size > this.maxEntries) {
@@ -55,6 +66,7 @@ export class SessionCache {
 
   /** Drops the record of `id` (the session ended or changed). */
   forget(id: string): void {
+    this.epochValue += 1;
     this.entries.delete(id);
   }
 

@@ -49,8 +49,8 @@ const FlatHash = z.array(z.string());
  * Session records in Redis with an idle TTL: every load refreshes it, so a
  * session expires `idleTtlMs` after its last use and Redis frees its keys.
  * Loads are memoized per replica for `cacheMs` (see {@link SessionCache});
- * changes announce themselves on the replica hub's control channel
- * (`{t:'changed', s}`), whose handler calls {@link SessionStore.forget}.
+ * changes are announced through `announceChange` (the replica hub), whose
+ * listeners on every replica call {@link SessionStore.forget}.
  */
 export class SessionStore {
   private readonly cache: SessionCache;
@@ -59,12 +59,15 @@ export class SessionStore {
    * @param idleTtlMs - idle time after which Redis drops a session, ms.
    * @param cacheMs - how long a loaded record is reused without Redis, ms
    *   (`SESSION_CACHE_MS`, default 0 = off); capped at a quarter of `idleTtlMs`.
+   * @param announceChange - tells the other replicas that a session's record
+   *   changed (the replica hub's `announceSessionChange`); default: nobody.
    */
   constructor(
     private readonly redis: Redis,
     private readonly keys: McpKeys,
     readonly idleTtlMs: number,
     cacheMs = 0,
+    private readonly announceChange: (id: string) => Promise<void> = async () => undefined,
   ) {
     this.cache = new SessionCache(Math.min(cacheMs, Math.floor(idleTtlMs / 4)));
   }
@@ -94,6 +97,7 @@ export class SessionStore {
     if (!isWellFormedSessionId(id)) return undefined;
     const cached = this.cache.get(id, principalId);
     if (cached !== undefined) return cached;
+    const epoch = this.cache.epoch;
     const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
     const raw: unknown = await evalScript(this.redis, LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
     const flat = FlatHash.safeParse(raw);
@@ -101,7 +105,7 @@ export class SessionStore {
     const fields = new Map<string, string>();
     for (let i = 0; i + 1 < flat.data.length; i += 2) fields.set(flat.data[i] ?? '', flat.data[i + 1] ?? '');
     const record = parseRecord(id, fields);
-    if (record !== undefined) this.cache.set(record);
+    if (record !== undefined) this.cache.set(record, epoch);
     return record;
   }
 
@@ -139,7 +143,7 @@ export class SessionStore {
   async setLogLevel(id: string, level: LoggingLevel): Promise<void> {
     await this.redis.hset(this.keys.session(id), 'll', level);
     this.cache.forget(id);
-    await this.redis.publish(this.keys.control(), JSON.stringify({ t: 'changed', s: id }));
+    await this.announceChange(id);
   }
 
   /** Adds `uri` to the session's subscriptions and the session to the URI's subscriber set. */
