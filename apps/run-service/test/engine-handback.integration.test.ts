@@ -179,3 +179,74 @@ steps:
   expect(kids.rows[1]).toMatchObject({ status: 4 });
   expect(kids.rows[1]?.owner).not.toBe(owner);
 }, 40_000);
+
+it('a parent waiting on a child human task is handed back; its next attempt adopts the same parked child', async () => {
+  await startReplica();
+  const spec = `steps:
+  - {name: prep, run: "echo prep >> prep.log"}
+  - name: call
+    action: dag.run
+    with: {dag: asker}
+    depends: [prep]
+  - {name: after, run: "echo after", depends: [call]}
+---
+name: asker
+steps:
+  - {name: early, run: "echo early >> ${workDir}/asker.log"}
+  - id: ask
+    action: human.task
+    with: {prompt: "Go on?"}
+    depends: [early]
+`;
+  const kids = async () =>
+    (await pool.query<{ dag_run_id: string; status: number; owner: string | null }>("SELECT dag_run_id, status, owner FROM runs WHERE dag_name = 'asker' ORDER BY pk")).rows;
+  const ref = await call('run.start', { dagName: 'adopter', spec, inline: true, enqueue: false });
+  await until('adopter', ref.dagRunId, (run) => run.status === 7);
+  const parked = await kids();
+  expect(parked).toEqual([{ dag_run_id: expect.any(String) as string, status: 7, owner: null }]);
+  const childId = parked[0]?.dag_run_id ?? '';
+  const owner = await ownerOf(ref.dagRunId);
+  if (owner === null) throw new Error('no owner');
+
+  expect(await stopReplica(owner)).toBeLessThan(5000);
+  // The parked child was left alone: same run, still waiting at its human task.
+  expect(await kids()).toEqual([{ dag_run_id: childId, status: 7, owner: null }]);
+  // The handed-back root is claimed elsewhere and waits on the same child again.
+  const waiting = await until('adopter', ref.dagRunId, (run) => run.status === 7 && run.attemptId !== ref.attemptId);
+  expect(await ownerOf(ref.dagRunId)).not.toBe(owner);
+  expect(stepOf(waiting, 'prep').status).toBe(4);
+  expect(stepOf(waiting, 'call').status).toBe(1);
+
+  await call('run.humanTask', { dagName: 'asker', dagRunId: childId, stepName: 'ask', values: {} });
+  const done = await until('adopter', ref.dagRunId, (run) => ![1, 5, 7].includes(run.status));
+  expect(done.statusLabel).toBe('succeeded');
+  expect(stepOf(done, 'after').status).toBe(4);
+  expect(await kids()).toEqual([{ dag_run_id: childId, status: 4, owner: expect.any(String) as string }]);
+  expect(await readFile(join(workDir, 'asker.log'), 'utf8')).toBe('early\n');
+  expect(await readFile(join(workDir, 'adopter', ref.dagRunId, 'prep.log'), 'utf8')).toBe('prep\n');
+  const log = JSON.stringify(await call('run.logs', { dagName: 'adopter', dagRunId: ref.dagRunId }));
+  expect(log).toContain(`sub-DAG run adopted: asker ${childId}`);
+}, 40_000);
+
+it('handed-back runs were already admitted: max_active_runs does not hold them in the queue', async () => {
+  const spec = 'steps:\n  - {name: nap, run: "sleep 8"}\n';
+  // Both started (not enqueued): both run at once, although the DAG allows one active run (max_active_runs 1).
+  const a = await call('run.start', { dagName: 'single', spec, inline: true, enqueue: false });
+  const b = await call('run.start', { dagName: 'single', spec, inline: true, enqueue: false });
+  await until('single', a.dagRunId, (run) => stepOf(run, 'nap').status === 1);
+  await until('single', b.dagRunId, (run) => stepOf(run, 'nap').status === 1);
+  await startReplica(); // started after the runs: owns neither
+  const owners = new Set([await ownerOf(a.dagRunId), await ownerOf(b.dagRunId)]);
+  if (owners.has(null)) throw new Error('a run has no owner');
+  const stopped = [...owners].filter((owner): owner is string => owner !== null);
+  await Promise.all(stopped.map((owner) => stopReplica(owner)));
+
+  // Both are claimed by a live replica within a few queue polls, although each DAG allows one active run.
+  const claimed = (run: RunDetail) => run.status === 1 && run.attemptId !== a.attemptId && run.attemptId !== b.attemptId;
+  await until('single', a.dagRunId, claimed, 3000);
+  await until('single', b.dagRunId, claimed, 3000);
+  for (const id of [a.dagRunId, b.dagRunId]) expect(stopped).not.toContain(await ownerOf(id));
+  const flags = await pool.query<{ handed_back: boolean }>("SELECT handed_back FROM runs WHERE dag_name = 'single'");
+  expect(flags.rows.map((row) => row.handed_back)).toEqual([false, false]);
+  for (const id of [a.dagRunId, b.dagRunId]) expect((await until('single', id, (run) => ![1, 5].includes(run.status), 20_000)).statusLabel).toBe('succeeded');
+}, 60_000);

@@ -1,6 +1,7 @@
 import type { StepAction } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
+import { z } from 'zod';
 import { nodesOfDag } from '../engine/dag-nodes';
 import { interpolate, type InterpolationScope } from '../engine/interpolate';
 import { formatParams, mergeParams } from '../engine/params';
@@ -10,6 +11,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { generateAttemptId, generateRunId } from '../ids/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
+import { parseFirstRow, type Queryable } from '../store/run-rows';
 import { ParentWaitTracker } from './parent-waiting';
 import { linkChildRun, rootOf } from './sub-run-detail';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
@@ -32,6 +34,17 @@ import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
  * stdout is one JSON line `{name, dagRunId, params, status, outputs}`
  * (outputs of every child step, merged), so `output:` captures it (Dagu's
  * sub-run output).
+ *
+ * Hand-back on shutdown (`recovery/hand-back.ts`): when the parent is killed
+ * by its replica's shutdown (not stopped) and will be handed back, a child
+ * that does not execute on this replica — parked at a checkpoint (7, no
+ * owner), or resumed on another replica — or that is handed back itself is
+ * left alone, and the step of the parent's next attempt adopts it: it waits
+ * for that child (same run id, same checkpoint) instead of starting a new
+ * one. A child that executes here as part of the parent's step ends as
+ * before ("run-service replica stopped") and the next attempt starts a new
+ * child. If the parent is not handed back after all (a stop came first), the
+ * children left alone are aborted (`settleLeft`).
  */
 
 /** What the child runner needs from its replica. */
@@ -46,7 +59,41 @@ export interface ChildRunnerDeps {
   readStored?: StoredSpecReader;
   /** How often a parked child is looked at, in ms. */
   pollMs?: number;
+  /**
+   * Whether child `childPk` may be left alone when parent `parentPk` is
+   * killed by shutdown: the parent will be handed back, and the child does
+   * not execute here or is handed back itself. Absent = never.
+   */
+  leavesOnShutdown?(parentPk: number, childPk: number): boolean;
 }
+
+/** The run a parent step waits for. */
+interface ChildRef {
+  pk: number;
+  dagName: string;
+  dagRunId: string;
+  params: string;
+}
+
+const OpenChildRowSchema = z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string(), params: z.string() });
+
+/** The newest active (5, 1, 7) child run that step `parentStep` of run `parentPk` started, if any. */
+async function findOpenChild(db: Queryable, parentPk: number, parentStep: string): Promise<ChildRef | undefined> {
+  const result = await db.query(
+    'SELECT pk, dag_name, dag_run_id, params FROM runs WHERE parent_pk = $1 AND parent_step = $2 AND status IN (1, 5, 7) ORDER BY pk DESC LIMIT 1',
+    [parentPk, parentStep],
+  );
+  const row = parseFirstRow(OpenChildRowSchema, result);
+  return row === undefined ? undefined : { pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id, params: row.params };
+}
+
+function isShutdown(signal: AbortSignal): boolean {
+  const reason: unknown = signal.reason;
+  return typeof reason === 'object' && reason !== null && 'kind' in reason && reason.kind === 'shutdown';
+}
+
+/** `awaitEnd` left the child alone for the parent's next attempt. */
+const LEFT = 'left';
 
 type SubDagAction = Extract<StepAction, { type: 'dag.run' | 'dag.enqueue' }>;
 
@@ -61,6 +108,8 @@ function paramsText(action: SubDagAction, scope: InterpolationScope): string | u
 /** {@link SubDagRunner} over the run tables and this replica's engine. */
 export class ChildRunner implements SubDagRunner {
   private readonly parents: ParentWaitTracker;
+  /** Per parent run executing here: children left alone at its shutdown kill, until it is handed back or ended. */
+  private readonly left = new Map<number, Set<number>>();
 
   constructor(private readonly deps: ChildRunnerDeps) {
     this.parents = new ParentWaitTracker({ db: deps.pool, publisher: deps.publisher });
@@ -69,16 +118,84 @@ export class ChildRunner implements SubDagRunner {
   async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
     const action = node.step.action;
     if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue')) return this.fail(io, 'the step has no dag.run action');
+    // A child an earlier attempt of this run left active (hand-back on shutdown): wait for it, start none.
+    const adopted = await findOpenChild(this.deps.pool, ctx.attempt.runPk, node.name);
+    let child: ChildRef;
+    if (adopted !== undefined) {
+      child = adopted;
+      ctx.log(`sub-DAG run adopted: ${child.dagName} ${child.dagRunId} (step ${node.name}; started by an earlier attempt, still active)`);
+    } else {
+      const started = await this.start(ctx, node, action, scope, signal, io);
+      if ('error' in started) return started.error;
+      child = started;
+    }
+    const { pk } = child;
+    const parent = { pk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo };
+    let status: number | typeof LEFT;
+    try {
+      status = await this.awaitEnd(parent.pk, pk, signal, (waits) => this.parents.update(parent, pk, waits));
+    } finally {
+      await this.parents.update(parent, pk, false).catch((error: unknown) => this.logWarn(error));
+    }
+    if (status === LEFT) {
+      ctx.log(`sub-DAG run left for the next attempt: ${child.dagName} ${child.dagRunId} (run-service replica stopped; the run is handed back)`);
+      const error = `run-service replica stopped; sub-DAG run ${child.dagName}/${child.dagRunId} is left for the next attempt`;
+      io.onStderr(error);
+      return { ok: false, error, aborted: false };
+    }
+    ctx.log(`sub-DAG run ended: ${child.dagName} ${child.dagRunId} status=${runStatusLabel(status)}`);
+    const outputs: Record<string, string> = {};
+    const ended = await findRunByPk(this.deps.pool, pk);
+    for (const row of ended === undefined ? [] : await loadSteps(this.deps.pool, pk, ended.attempt_no)) {
+      if (row.handler !== null) continue;
+      Object.assign(outputs, row.outputs.outputs ?? {}, row.outputs.fields ?? {});
+      if (row.outputs.variable !== undefined) outputs[row.outputs.variable.name] = row.outputs.variable.value;
+    }
+    io.onStdout(JSON.stringify({ name: child.dagName, dagRunId: child.dagRunId, params: child.params, status: runStatusLabel(status), outputs }));
+    if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
+    const error = `sub-DAG run ${child.dagName}/${child.dagRunId} ended ${runStatusLabel(status)}`;
+    io.onStderr(error);
+    return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };
+  }
+
+  /**
+   * After parent run `parentPk` executed here: when it was not handed back
+   * (it ended, e.g. a stop won the race with the shutdown), the children left
+   * alone for its next attempt are aborted — there is none.
+   */
+  async settleLeft(parentPk: number, handedBack: boolean): Promise<void> {
+    const left = this.left.get(parentPk);
+    if (left === undefined) return;
+    this.left.delete(parentPk);
+    if (handedBack) return;
+    for (const pk of left) {
+      try {
+        await this.abortChild(pk);
+      } catch (error) {
+        this.logWarn(error);
+      }
+    }
+  }
+
+  /** Starts a new child run for the step (running, owned here) and executes it to its end or park. */
+  private async start(
+    ctx: RunContext,
+    node: NodeSpec,
+    action: SubDagAction,
+    scope: InterpolationScope,
+    signal: AbortSignal,
+    io: { onStderr(line: string): void },
+  ): Promise<ChildRef | { error: SubDagOutcome }> {
     const name = interpolate(action.dag, scope, 'plain');
     const resolved = await resolveChildSpec(ctx.spec, name, this.deps.readStored).catch((error: unknown) => ({
       error: `could not read DAG ${name}: ${error instanceof Error ? error.message : String(error)}`,
     }));
-    if ('error' in resolved) return this.fail(io, resolved.error);
+    if ('error' in resolved) return { error: this.fail(io, resolved.error) };
     let merged;
     try {
       merged = mergeParams(resolved.dag.params, paramsText(action, scope));
     } catch (error) {
-      return this.fail(io, `invalid params for sub-DAG ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      return { error: this.fail(io, `invalid params for sub-DAG ${name}: ${error instanceof Error ? error.message : String(error)}`) };
     }
     const dagRunId = generateRunId();
     const attemptId = generateAttemptId();
@@ -96,41 +213,34 @@ export class ChildRunner implements SubDagRunner {
     ctx.log(`sub-DAG run started: ${resolved.dag.name} ${dagRunId} (step ${node.name}, ${resolved.source})`);
     await this.deps.publisher.publish({ ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running), root: { name: root.dagName, dagRunId: root.dagRunId } });
     await this.deps.execute(pk, signal);
-    const parent = { pk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo };
-    let status: number;
-    try {
-      status = await this.awaitEnd(pk, signal, (waits) => this.parents.update(parent, pk, waits));
-    } finally {
-      await this.parents.update(parent, pk, false).catch((error: unknown) => this.logWarn(error));
-    }
-    ctx.log(`sub-DAG run ended: ${resolved.dag.name} ${dagRunId} status=${runStatusLabel(status)}`);
-    const outputs: Record<string, string> = {};
-    const child = await findRunByPk(this.deps.pool, pk);
-    for (const row of child === undefined ? [] : await loadSteps(this.deps.pool, pk, child.attempt_no)) {
-      if (row.handler !== null) continue;
-      Object.assign(outputs, row.outputs.outputs ?? {}, row.outputs.fields ?? {});
-      if (row.outputs.variable !== undefined) outputs[row.outputs.variable.name] = row.outputs.variable.value;
-    }
-    io.onStdout(JSON.stringify({ name: resolved.dag.name, dagRunId, params: formatParams(merged), status: runStatusLabel(status), outputs }));
-    if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
-    const error = `sub-DAG run ${resolved.dag.name}/${dagRunId} ended ${runStatusLabel(status)}`;
-    io.onStderr(error);
-    return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };
+    return { pk, dagName: resolved.dag.name, dagRunId, params: formatParams(merged) };
+  }
+
+  private async abortChild(pk: number): Promise<void> {
+    const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
+    if (ended !== undefined) await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.aborted));
   }
 
   /**
    * Waits while the child is parked (or resumed) until it ends; a stop of the
    * parent aborts it. `onWaiting` learns at each look whether the child waits.
+   * A shutdown kill of the parent leaves the child alone when
+   * `leavesOnShutdown` allows it: @returns {@link LEFT} then.
    */
-  private async awaitEnd(pk: number, signal: AbortSignal, onWaiting: (waits: boolean) => Promise<void>): Promise<number> {
+  private async awaitEnd(parentPk: number, pk: number, signal: AbortSignal, onWaiting: (waits: boolean) => Promise<void>): Promise<number | typeof LEFT> {
     for (;;) {
       const child = await findRunByPk(this.deps.pool, pk);
       if (child === undefined) return RunStatus.failed;
       if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued) return child.status;
       await onWaiting(child.status === RunStatus.waiting && !signal.aborted).catch((error: unknown) => this.logWarn(error));
       if (signal.aborted) {
-        const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
-        if (ended !== undefined) await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.aborted));
+        if (isShutdown(signal) && this.deps.leavesOnShutdown?.(parentPk, pk) === true) {
+          const left = this.left.get(parentPk) ?? new Set<number>();
+          left.add(pk);
+          this.left.set(parentPk, left);
+          return LEFT;
+        }
+        await this.abortChild(pk);
         return RunStatus.aborted;
       }
       await new Promise<void>((resolve) => {

@@ -26,8 +26,11 @@ import { RunStatus } from './status';
  * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and hands
  * them back to the queue (`recovery/hand-back.ts`): finished steps kept, the
  * rest runs again in a new attempt on the replica that claims the run.
- * Child runs of `dag.run` steps are not handed back: they end failed with
- * "run-service replica stopped" and the parent's step runs again.
+ * Child runs that execute here for a `dag.run` step are not handed back:
+ * they end failed with "run-service replica stopped" and the parent's step
+ * runs again with a new child. A child that does not execute here (parked at
+ * a checkpoint) or is handed back itself is left alone; the parent's next
+ * attempt adopts it (`composition/child-runner.ts`).
  */
 
 /** What the engine is built from. */
@@ -70,6 +73,7 @@ export class RunEngine {
       replica: deps.replica,
       publisher: deps.publisher,
       execute: (pk, parent) => this.executeChild(pk, parent),
+      leavesOnShutdown: (parentPk, childPk) => this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
       ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
     });
     this.dispatcher = new RunDispatcher(deps.pool, {
@@ -180,17 +184,28 @@ export class RunEngine {
   }
 
   private async execute(pk: number, entry: ActiveRun): Promise<void> {
+    let handedBack = false;
+    try {
+      handedBack = await this.executeAttempt(pk, entry);
+    } finally {
+      // Children left alone at a shutdown kill wait for the next attempt, if the run was handed back; else they end.
+      await this.children.settleLeft(pk, handedBack);
+    }
+  }
+
+  /** @returns true when the run was handed back. */
+  private async executeAttempt(pk: number, entry: ActiveRun): Promise<boolean> {
     const { pool, logger } = this.deps;
     try {
       const run = await findRunByPk(pool, pk);
-      if (run === undefined || run.status !== RunStatus.running) return;
+      if (run === undefined || run.status !== RunStatus.running) return false;
       const rows = await loadSteps(pool, pk, run.attempt_no);
       const totals = await readStreamTotals(pool, [run.scheduler_log]);
       const planned = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
       const plan = { ...planned, carriedVars: await rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag) };
       if (run.stop_requested_at !== null) entry.stop.abort();
       // Launched while shutting down (a resume, a retry): hand it back before anything runs.
-      if (entry.handBack && entry.kill.signal.aborted && !entry.stop.signal.aborted && (await handBack(this.deps, run, plan, finishedSteps(plan)))) return;
+      if (entry.handBack && entry.kill.signal.aborted && !entry.stop.signal.aborted && (await handBack(this.deps, run, plan, finishedSteps(plan)))) return true;
       // What had finished when the kill came (this listener fires before the attempt's own).
       let finishedAtKill: ReturnType<typeof finishedSteps> | undefined;
       const onKill = (): void => void (finishedAtKill = finishedSteps(plan));
@@ -200,8 +215,11 @@ export class RunEngine {
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
       ).finally(() => entry.kill.signal.removeEventListener('abort', onKill));
-      if (entry.handBack && finishedAtKill !== undefined && !entry.stop.signal.aborted && outcome.status !== RunStatus.waiting) {
-        if (await handBack(this.deps, run, plan, finishedAtKill, outcome)) return;
+      // Only a run with steps left is handed back: once every step had finished (the kill hit its handlers or
+      // the final bookkeeping) running it again would repeat its handlers, so it ends here as it stands.
+      const stepsLeft = finishedAtKill !== undefined && finishedAtKill.length < plan.steps.length;
+      if (entry.handBack && stepsLeft && finishedAtKill !== undefined && !entry.stop.signal.aborted && outcome.status !== RunStatus.waiting) {
+        if (await handBack(this.deps, run, plan, finishedAtKill, outcome)) return true;
       }
       if (outcome.status === RunStatus.waiting) {
         const parked = await parkAttempt(pool, { pk, attemptNo: run.attempt_no }, {
@@ -210,7 +228,7 @@ export class RunEngine {
           paramsEvaluated: outcome.paramsEvaluated,
         });
         if (parked) await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.waiting));
-        return;
+        return false;
       }
       const finished = await finishAttempt(pool, { pk, attemptNo: run.attempt_no }, {
         status: outcome.status,
@@ -219,13 +237,15 @@ export class RunEngine {
         resolvedParams: outcome.params,
         paramsEvaluated: outcome.paramsEvaluated,
       });
-      if (finished === undefined) return;
+      if (finished === undefined) return false;
       await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, outcome.status, finished));
+      return false;
     } catch (error) {
       const message = `internal engine error: ${error instanceof Error ? error.message : String(error)}`;
       logger.error({ err: message, runPk: pk }, 'run execution failed');
       await this.failRun(pk, message);
     }
+    return false;
   }
 
   private async failRun(pk: number, message: string): Promise<void> {

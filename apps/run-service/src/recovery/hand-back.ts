@@ -18,15 +18,19 @@ import type { RunRecord } from '../store/run-rows';
  * end within `RUN_STOP_GRACE_MS` after SIGTERM is killed by its replica and,
  * instead of being failed, handed back: its finished steps are kept, the
  * interrupted ones (and every lifecycle handler) run again in a new attempt,
- * and the run waits in the queue (status 5, no owner) until the dispatcher
- * of a live replica — or of the next replica to start — claims it, within
- * `RUN_QUEUE_POLL_MS`. Steps interrupted by a shutdown therefore run again
- * (at least once), whether or not they are safe to repeat.
+ * and the run waits in the queue (status 5, no owner, `handed_back`) until
+ * the dispatcher of a live replica — or of the next replica to start —
+ * claims it, within `RUN_QUEUE_POLL_MS`, regardless of queue and
+ * `max_active_runs` limits (it was admitted already). Steps interrupted by a
+ * shutdown therefore run again (at least once), whether or not they are safe
+ * to repeat.
  *
- * Not handed back: child runs of `dag.run` steps (they end failed as before;
- * the parent's step runs again and starts a new child), runs a stop was
- * requested for, and runs of a replica that died without SIGTERM (the
- * recovery sweep fails those: their processes may still be running).
+ * Not handed back: child runs of `dag.run` steps executing here (they end
+ * failed as before; the parent's step runs again and starts a new child —
+ * a child parked at a checkpoint, or not executing here, is left alone and
+ * adopted by the parent's next attempt: `composition/child-runner.ts`), runs
+ * a stop was requested for, and runs of a replica that died without SIGTERM
+ * (the recovery sweep fails those: their processes may still be running).
  */
 
 /** What a hand-back needs from the engine. */

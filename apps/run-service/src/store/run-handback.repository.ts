@@ -15,8 +15,10 @@ import { parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-
  *   that finished are copied with their results and logs, the others and
  *   every handler start fresh;
  * - the run goes back to the queue: status 5 (`queued`), no owner, no
- *   heartbeat, `started_at` cleared. A dispatcher of any replica claims it
- *   (queue and `max_active_runs` limits apply) and runs the new attempt.
+ *   heartbeat, `started_at` cleared, `handed_back` set. A dispatcher of any
+ *   replica claims it and runs the new attempt; the run was already admitted,
+ *   so queue and `max_active_runs` limits do not hold it back
+ *   (`claimQueuedRuns`).
  *
  * Nothing happens when the attempt is no longer current, running and owned
  * by `owner`, or a stop was requested for it (a stop wins: the caller ends
@@ -76,7 +78,7 @@ export async function handBackRun(db: Queryable, write: HandBackWrite): Promise<
   });
   await db.query('UPDATE run_attempts SET status = 5 WHERE run_pk = $1 AND attempt_no = $2', [write.pk, attemptNo]);
   const result = await db.query(
-    `UPDATE runs SET status = 5, owner = NULL, heartbeat_at = NULL, started_at = NULL WHERE pk = $1 RETURNING ${RUN_COLUMNS}`,
+    `UPDATE runs SET status = 5, owner = NULL, heartbeat_at = NULL, started_at = NULL, handed_back = true WHERE pk = $1 RETURNING ${RUN_COLUMNS}`,
     [write.pk],
   );
   const row = result.rows[0];

@@ -83,10 +83,19 @@ export interface ClaimedRun {
 }
 
 /**
- * Claims queued runs for `owner` (dagu-model §1 queued → running): oldest
+ * Claims queued runs for `owner` (dagu-model §1 queued → running), oldest
  * first (by `queued_at`, else `created_at`: a run handed back on shutdown,
- * `recovery/hand-back.ts`, keeps its place from when it was created), while their queue has fewer active runs than its limit and
- * their DAG fewer than its `max_active_runs`, counted over every replica.
+ * `recovery/hand-back.ts`, keeps its place from when it was created).
+ *
+ * - Runs handed back on shutdown (`handed_back`) were already admitted: they
+ *   are claimed regardless of queue concurrency and `max_active_runs` (a
+ *   handed-back run must not wait behind another run of its DAG, which may
+ *   be parked at a checkpoint for days), row-locked `FOR UPDATE SKIP LOCKED`.
+ *   Claimed, they count as active like any run.
+ * - Other queued runs are claimed while their queue has fewer active runs
+ *   than its limit and their DAG fewer than its `max_active_runs`, counted
+ *   over every replica (handed-back runs claimed in this call included).
+ *
  * A transaction-level advisory lock serializes claims of all replicas; call
  * inside a transaction.
  *
@@ -97,11 +106,23 @@ export interface ClaimedRun {
  */
 export async function claimQueuedRuns(db: Queryable, owner: string, queues: { limitOf(queue: string): number }, max = 50): Promise<ClaimedRun[]> {
   await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
+  const handedBack = await db.query(
+    `SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 AND handed_back
+     ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [max],
+  );
+  const picked = await markClaimed(
+    db,
+    owner,
+    parseRows(QueuedRowSchema, handedBack).map((row) => ({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id })),
+  );
+  if (picked.length >= max) return picked;
   const queued = await db.query(
-    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1',
+    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 AND NOT handed_back ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1',
     [max * 4],
   );
-  if (queued.rows.length === 0) return [];
+  if (queued.rows.length === 0) return picked;
+  // Counted after the handed-back runs became running: they hold their slots.
   const active = await db.query('SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN (1, 7) GROUP BY queue, dag_name');
   const perQueue = new Map<string, number>();
   const perDag = new Map<string, number>();
@@ -109,24 +130,34 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queues: { li
     perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n);
     perDag.set(row.dag_name, (perDag.get(row.dag_name) ?? 0) + row.n);
   }
-  const picked: ClaimedRun[] = [];
+  const admitted: ClaimedRun[] = [];
   for (const row of parseRows(QueuedRowSchema, queued)) {
-    if (picked.length >= max) break;
+    if (picked.length + admitted.length >= max) break;
     const inQueue = perQueue.get(row.queue) ?? 0;
     const ofDag = perDag.get(row.dag_name) ?? 0;
     if (inQueue >= queues.limitOf(row.queue) || ofDag >= Math.max(1, row.max_active_runs)) continue;
     perQueue.set(row.queue, inQueue + 1);
     perDag.set(row.dag_name, ofDag + 1);
-    picked.push({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id });
+    admitted.push({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id });
   }
-  if (picked.length === 0) return [];
-  await db.query(
-    `UPDATE runs SET status = 1, started_at = now(), owner = $2, heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND status = 5`,
-    [picked.map((run) => run.pk), owner],
-  );
-  await db.query(
-    'UPDATE run_attempts a SET status = 1 FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no',
-    [picked.map((run) => run.pk)],
-  );
-  return picked;
+  return [...picked, ...(await markClaimed(db, owner, admitted))];
 }
+
+/**
+ * Makes the queued runs `running` (current attempt too), owned by `owner`.
+ * @returns the runs it claimed: one whose status changed since it was read
+ * (stopped, or taken by anything outside the queue lock) is left out.
+ */
+async function markClaimed(db: Queryable, owner: string, runs: readonly ClaimedRun[]): Promise<ClaimedRun[]> {
+  if (runs.length === 0) return [];
+  const updated = await db.query(
+    `UPDATE runs SET status = 1, started_at = now(), owner = $2, heartbeat_at = now(), handed_back = false WHERE pk = ANY($1::bigint[]) AND status = 5 RETURNING pk`,
+    [runs.map((run) => run.pk), owner],
+  );
+  const claimed = new Set(parseRows(ClaimedPkSchema, updated).map((row) => row.pk));
+  const pks = [...claimed];
+  if (pks.length > 0) await db.query('UPDATE run_attempts a SET status = 1 FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no', [pks]);
+  return runs.filter((run) => claimed.has(run.pk));
+}
+
+const ClaimedPkSchema = z.object({ pk: z.coerce.number().int() });
