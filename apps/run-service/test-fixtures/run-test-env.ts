@@ -128,6 +128,22 @@ export async function createRunTestEnv(label: string, overrides: Partial<RunConf
 }
 
 /** The step entry named `name` of a run detail (fails the test when absent). */
+/**
+ * Another engine on `env`'s database and config — a second replica (or this
+ * one restarted, with the same `replica` id) — publishing to a recorder of
+ * its own. Not started: call `start()`.
+ */
+export function createReplicaEngine(env: RunTestEnv, replica: string, name = replica): RunEngine {
+  return new RunEngine({
+    pool: env.pool,
+    config: env.config,
+    logger: createLogger({ name, level: 'silent' }),
+    replica,
+    publisher: new RecordingPublisher(),
+    processEnv: processEnvBase(process.env),
+  });
+}
+
 export function stepOf(run: RunDetail, name: string): RunDetail['steps'][number] {
   const step = run.steps.find((s) => s.name === name);
   if (step === undefined) throw new Error(`no step ${name} in ${run.steps.map((s) => s.name).join(', ')}`);

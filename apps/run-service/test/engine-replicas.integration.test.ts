@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@dagu-mcp/runtime';
 import { Redis } from 'ioredis';
-import { processEnvBase } from '../src/engine/env-merge';
 import { RunEngine } from '../src/engine/run-engine';
 import { RunControlChannel } from '../src/events/run-control';
 import type { RunDeps } from '../src/runs/run-deps';
 import { stopRun } from '../src/runs/run-stop';
-import { createRunTestEnv, RecordingPublisher, stepOf, testContext, TEST_REDIS_URL, type RunTestEnv } from '../test-fixtures/run-test-env';
+import { createReplicaEngine, createRunTestEnv, stepOf, testContext, TEST_REDIS_URL, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
  * Two replicas over one schema: a stop handled by the replica that does not
@@ -28,14 +26,7 @@ function depsOfB(overrides: Partial<RunDeps> = {}): RunDeps {
 
 beforeAll(async () => {
   env = await createRunTestEnv('replicas', { heartbeatMs: 4000 });
-  other = new RunEngine({
-    pool: env.pool,
-    config: env.config,
-    logger: createLogger({ name: 'b', level: 'silent' }),
-    replica: 'replica-b',
-    publisher: new RecordingPublisher(),
-    processEnv: processEnvBase(process.env),
-  });
+  other = createReplicaEngine(env, 'replica-b', 'b');
   control = {
     a: new RunControlChannel(TEST_REDIS_URL, prefix, (pk) => void env.engine.stopLocal(pk)),
     b: new RunControlChannel(TEST_REDIS_URL, prefix, (pk) => void other.stopLocal(pk)),

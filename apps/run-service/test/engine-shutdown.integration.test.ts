@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@dagu-mcp/runtime';
-import { processEnvBase } from '../src/engine/env-merge';
 import { RunEngine } from '../src/engine/run-engine';
-import { createRunTestEnv, RecordingPublisher, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
+import { createReplicaEngine, createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
  * Graceful shutdown of a replica (CONVENTIONS §13 "finish or hand back
@@ -69,14 +67,7 @@ it('lets short runs finish, hands long ones back after the grace period, leaves 
   expect(env.publisher.events.filter((event) => event.dagRunId === long).map((event) => event.statusLabel)).toEqual(['running', 'queued']);
 
   // No other replica: the restarted one claims the handed-back runs (the oldest first) and finishes them.
-  restarted = new RunEngine({
-    pool: env.pool,
-    config: env.config,
-    logger: createLogger({ name: 'restarted', level: 'silent' }),
-    replica: 'test-replica',
-    publisher: new RecordingPublisher(),
-    processEnv: processEnvBase(process.env),
-  });
+  restarted = createReplicaEngine(env, 'test-replica', 'restarted');
   restarted.start();
   const done = await env.waitForEnd('long', long, 15_000);
   expect(done.statusLabel).toBe('succeeded');
