@@ -3,8 +3,7 @@
  * core": depends, retry_policy, continue_on, preconditions, outputs,
  * handler_on and timeout_sec in one DAG; dagu-model §1, §3, §5).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectClient, startStack, type Stack } from './stack';
+import { useStackAndClient } from './stack';
 
 const DAG = `params: "GREETING=hi"
 handler_on:
@@ -37,23 +36,12 @@ steps:
     continue_on: {failure: true}
 `;
 
-let stack: Stack;
-let client: Client;
-
-beforeAll(async () => {
-  stack = await startStack();
-  client = await connectClient(stack.mcpUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await client?.close();
-  await stack?.stop();
-});
+const e2e = useStackAndClient();
 
 test('one run exercises depends, retry, outputs, preconditions, continue_on, timeouts and handlers', async () => {
-  const applied = await client.callTool({ name: 'dagu_change', arguments: { name: 'semantics', spec: DAG, mode: 'apply' } });
+  const applied = await e2e.client.callTool({ name: 'dagu_change', arguments: { name: 'semantics', spec: DAG, mode: 'apply' } });
   expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
-  const started = await client.callTool(
+  const started = await e2e.client.callTool(
     { name: 'dagu_execute', arguments: { action: 'start', name: 'semantics', wait: true, waitTimeoutSeconds: 60 } },
     undefined,
     { timeout: 70_000 },
@@ -72,6 +60,6 @@ test('one run exercises depends, retry, outputs, preconditions, continue_on, tim
   expect(sc.run).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
   expect(sc.run.handlers?.onExit).toMatchObject({ status: 4 });
 
-  const log = await client.callTool({ name: 'dagu_read', arguments: { target: 'step_log', name: 'semantics', dagRunId: sc.run.dagRunId, stepName: 'consume' } });
+  const log = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'step_log', name: 'semantics', dagRunId: sc.run.dagRunId, stepName: 'consume' } });
   expect((log.structuredContent as { data: { stdoutContent: string } }).data.stdoutContent).toBe('got 42 hi');
 }, 90_000);

@@ -3,29 +3,17 @@
  * MCP SDK client over Streamable HTTP and by plain HTTP. Each test names the
  * spec rule it proves.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient, startStack, type Stack } from './stack';
+import { useStackAndClient } from './stack';
 
 const TOPICS = ['authoring', 'tools', 'apps', 'read-tool', 'change-tool', 'execute-tool', 'notifications'];
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
 
-let stack: Stack;
-let client: Client;
-
-beforeAll(async () => {
-  stack = await startStack();
-  client = await connectClient(stack.mcpUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await client?.close();
-  await stack?.stop();
-});
+const e2e = useStackAndClient();
 
 async function readError(uri: string): Promise<McpError> {
   try {
-    await client.readResource({ uri });
+    await e2e.client.readResource({ uri });
   } catch (err) {
     if (err instanceof McpError) return err;
     throw err;
@@ -35,7 +23,7 @@ async function readError(uri: string): Promise<McpError> {
 
 describe('MCP endpoint (spec 020, dagu-model §8)', () => {
   test('tools/list advertises the three tools with titles, annotations and input schemas, no output schema', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await e2e.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['dagu_change', 'dagu_execute', 'dagu_read']);
     const read = tools.find((t) => t.name === 'dagu_read');
     expect(read?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
@@ -46,11 +34,11 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema).toBeUndefined();
     }
-    expect(client.getInstructions()).toContain('dagu_change');
+    expect(e2e.client.getInstructions()).toContain('dagu_change');
   });
 
   test.each(TOPICS)('reference topic %s reads by tool (target and URI mode) and by resource', async (topic) => {
-    const byTarget = await client.callTool({ name: 'dagu_read', arguments: { target: 'reference', name: topic } });
+    const byTarget = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'reference', name: topic } });
     expect(byTarget.isError).toBeFalsy();
     const structured = byTarget.structuredContent as { target: string; uri: string; data: { mimeType: string; text: string }; references: string[] };
     expect(structured.target).toBe('reference');
@@ -63,35 +51,35 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
       { type: 'resource_link', uri: `dagu://reference/${topic}`, name: 'dagu_reference', mimeType: 'text/markdown' },
     ]);
 
-    const byUri = await client.callTool({ name: 'dagu_read', arguments: { uri: `dagu://reference/${topic}` } });
+    const byUri = await e2e.client.callTool({ name: 'dagu_read', arguments: { uri: `dagu://reference/${topic}` } });
     expect((byUri.structuredContent as { data: { text: string } }).data.text).toBe(structured.data.text);
 
-    const resource = await client.readResource({ uri: `dagu://reference/${topic}` });
+    const resource = await e2e.client.readResource({ uri: `dagu://reference/${topic}` });
     expect(resource.contents).toEqual([{ uri: `dagu://reference/${topic}`, mimeType: 'text/markdown', text: structured.data.text }]);
   });
 
   test('target=reference defaults to authoring; references lists every topic (021)', async () => {
-    const def = await client.callTool({ name: 'dagu_read', arguments: { target: ' reference ' } });
+    const def = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: ' reference ' } });
     expect((def.structuredContent as { uri: string }).uri).toBe('dagu://reference/authoring');
-    const all = await client.callTool({ name: 'dagu_read', arguments: { target: 'references' } });
+    const all = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'references' } });
     const sc = all.structuredContent as { uri?: string; data: { items: Array<{ name: string; uri: string; mimeType: string }> } };
     expect(sc.uri).toBeUndefined();
     expect(all.content).toHaveLength(1);
     expect(sc.data.items.map((i) => i.name)).toEqual(TOPICS);
-    const viaUri = await client.callTool({ name: 'dagu_read', arguments: { uri: 'dagu://reference' } });
+    const viaUri = await e2e.client.callTool({ name: 'dagu_read', arguments: { uri: 'dagu://reference' } });
     expect(viaUri.structuredContent).toMatchObject({ target: 'references', uri: 'dagu://reference' });
     expect(viaUri.content[1]).toMatchObject({ type: 'resource_link', name: 'dagu_references', mimeType: 'application/json' });
   });
 
   test('resources/list and resources/templates/list carry the dagu:// families with MIME types (020)', async () => {
-    const { resources } = await client.listResources();
+    const { resources } = await e2e.client.listResources();
     const byUri = new Map(resources.map((r) => [r.uri, r.mimeType]));
     expect(byUri.get('dagu://reference')).toBe('application/json');
     expect(byUri.get('dagu://dags')).toBe('application/json');
     expect(byUri.get('dagu://runs')).toBe('application/json');
     expect(byUri.get('dagu://wiki')).toBe('application/json');
     for (const t of TOPICS) expect(byUri.get(`dagu://reference/${t}`)).toBe('text/markdown');
-    const { resourceTemplates } = await client.listResourceTemplates();
+    const { resourceTemplates } = await e2e.client.listResourceTemplates();
     const templates = new Map(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType]));
     expect(templates.get('dagu://dags/{name}/spec')).toBe('application/yaml');
     expect(templates.get('dagu://wiki/{workspace}/{path}')).toBe('text/markdown');
@@ -118,7 +106,7 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
 describe('dagu_read input rules (021 §Input, §Errors)', () => {
   const call = async (args: unknown) => {
     // Raw arguments of any JSON type: the gateway must answer with isError, not -32602 (dagu-model §10).
-    const res = await client.request(
+    const res = await e2e.client.request(
       { method: 'tools/call', params: { name: 'dagu_read', arguments: args as Record<string, unknown> } },
       (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema,
     );
@@ -161,7 +149,7 @@ describe('dagu_read input rules (021 §Input, §Errors)', () => {
 
 describe('bus round trip and HTTP edges', () => {
   test('GET /api/v1/health pings every service over Redis (ARCHITECTURE request flow)', async () => {
-    const res = await fetch(`${stack.baseUrl}/api/v1/health`);
+    const res = await fetch(`${e2e.stack.baseUrl}/api/v1/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const body = (await res.json()) as { services: Record<string, { ok: boolean; replica: string }> };
@@ -172,7 +160,7 @@ describe('bus round trip and HTTP edges', () => {
   });
 
   test('malformed JSON on /mcp is a JSON-RPC -32700, never HTML', async () => {
-    const res = await fetch(stack.mcpUrl, {
+    const res = await fetch(e2e.stack.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: '{"jsonrpc": "2.0", ',
@@ -183,7 +171,7 @@ describe('bus round trip and HTTP edges', () => {
   });
 
   test('an oversize body gets 413 as JSON', async () => {
-    const res = await fetch(stack.mcpUrl, {
+    const res = await fetch(e2e.stack.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }),
@@ -195,18 +183,18 @@ describe('bus round trip and HTTP edges', () => {
   test('a request without a session is 400, an unknown session 404 (Streamable HTTP)', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
-    const none = await fetch(stack.mcpUrl, { method: 'POST', headers, body });
+    const none = await fetch(e2e.stack.mcpUrl, { method: 'POST', headers, body });
     expect(none.status).toBe(400);
-    const unknown = await fetch(stack.mcpUrl, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body });
+    const unknown = await fetch(e2e.stack.mcpUrl, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ id: 7, error: { code: -32001 } });
   });
 
   test('REST errors are JSON with a code and request id', async () => {
-    const res = await fetch(`${stack.baseUrl}/api/v1/nothing-here`);
+    const res = await fetch(`${e2e.stack.baseUrl}/api/v1/nothing-here`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'resource_not_found', requestId: expect.any(String) });
-    const bad = await fetch(`${stack.baseUrl}/api/v1/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const bad = await fetch(`${e2e.stack.baseUrl}/api/v1/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'invalid_request' });
   });

@@ -204,3 +204,34 @@ export async function connectClient(url: string, headers: Record<string, string>
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }
+
+/**
+ * Starts the stack and an SDK client for the enclosing test file or
+ * `describe` (jest `beforeAll`, 60 s), closing both in `afterAll`. Read
+ * `.stack` and `.client` inside tests (they throw before `beforeAll` ran).
+ */
+export function useStackAndClient(): { readonly stack: Stack; readonly client: Client } {
+  let stack: Stack | undefined;
+  let client: Client | undefined;
+  beforeAll(async () => {
+    stack = await startStack();
+    client = await connectClient(stack.mcpUrl);
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await stack?.stop();
+  });
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the e2e ${what} is not started yet`);
+    return value;
+  };
+  return {
+    get stack() {
+      return started(stack, 'stack');
+    },
+    get client() {
+      return started(client, 'client');
+    },
+  };
+}
+
