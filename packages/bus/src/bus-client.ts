@@ -26,7 +26,7 @@ import {
   replyChannelOf,
   resolveTimeoutMs,
 } from './bus-protocol';
-import { JobInserter } from './job-insert';
+import { JobInserter, type InsertedAs } from './job-insert';
 import { PendingCalls } from './pending-calls';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
@@ -92,6 +92,7 @@ export class BusClient {
   private subscriber: Redis | undefined;
   private subscribed = false;
   private inserter: JobInserter | undefined;
+  private readonly delivered: Record<InsertedAs, number> = { 'handed-off': 0, queued: 0 };
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
 
   constructor(private readonly options: BusClientOptions) {
@@ -116,7 +117,7 @@ export class BusClient {
     const subscriber = openRedisConnection(this.options.redisUrl, 'subscriber', `${name}:replies`, this.logger);
     this.commands = commands;
     this.subscriber = subscriber;
-    this.inserter = new JobInserter(commands);
+    this.inserter = new JobInserter(commands, this.prefix);
     subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
     subscriber.on('close', () => {
       this.subscribed = false;
@@ -227,6 +228,15 @@ export class BusClient {
   }
 
   /**
+   * How this client's requests reached their services so far: `handed-off`
+   * straight to an idle worker slot, or `queued` for BullMQ's Worker
+   * (job-insert.ts). For tests and diagnostics.
+   */
+  deliveryCounts(): Readonly<Record<InsertedAs, number>> {
+    return { ...this.delivered };
+  }
+
+  /**
    * Stops the client: rejects every pending call with `resource_unavailable`
    * and closes the connections. Idempotent.
    */
@@ -261,7 +271,9 @@ export class BusClient {
       replyTo: this.replyChannel,
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    inserter.insert(queue, op, request, jobOptionsFor(jobId, attempts)).catch((error: unknown) => {
+    inserter.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then((as) => {
+      this.delivered[as] += 1;
+    }, (error: unknown) => {
       this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
       this.pending.reject(jobId, busUnavailableError());
     });

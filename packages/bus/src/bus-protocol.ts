@@ -34,6 +34,26 @@ export function queueNameOf(service: ServiceName): string {
   return QUEUE_NAMES[service];
 }
 
+/**
+ * Keys of a queue's direct hand-off (handoff-lane.ts), all under
+ * `${prefix}:${queue}:handoff:` (job ids are UUIDs, so they never clash):
+ * - `idle`: a list with one entry (the worker id) per free slot of a live worker;
+ * - `alive:<worker>`: the worker's lock duration in ms, expiring unless refreshed;
+ * - `lane:<worker>`: the jobs handed to that worker, oldest first.
+ *
+ * @param prefix - the BullMQ key prefix (`BUS_PREFIX`).
+ * @param queueName - the BullMQ queue name ({@link queueNameOf}).
+ */
+export function handoffKeysOf(prefix: string, queueName: string): { base: string; idle: string; aliveOf: (workerId: string) => string; laneOf: (workerId: string) => string } {
+  const base = `${prefix}:${queueName}:handoff:`;
+  return { base, idle: `${base}idle`, aliveOf: (workerId) => `${base}alive:${workerId}`, laneOf: (workerId) => `${base}lane:${workerId}` };
+}
+
+/** The lock token of a handed-off job: the worker that holds it and the job. */
+export function handoffTokenOf(workerId: string, jobId: string): string {
+  return `${workerId}:${jobId}`;
+}
+
 /** The pub/sub channel a BusClient listens on for its replies. */
 export function replyChannelOf(prefix: string, clientId: string): string {
   return `${prefix}:reply:${clientId}`;

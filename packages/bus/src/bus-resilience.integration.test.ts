@@ -127,6 +127,35 @@ describe('a service replica killed mid-job', () => {
   });
 });
 
+describe('a service replica killed while idle', () => {
+  const prefix = randomPrefix('idle-kill');
+  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix });
+
+  beforeAll(() => client.start());
+  afterAll(async () => {
+    await client.close();
+    await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+  });
+
+  it('gets no call handed to it once its alive key expired: every call is answered by the live replica', async () => {
+    const survivor = createTestHandlers();
+    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix });
+    await worker.start();
+    try {
+      const { child } = await spawnWorker(prefix);
+      await killHard(child);
+      // The killed replica's 16 slots are still listed; its alive key (1 s by default) must expire first.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      for (let i = 0; i < 40; i += 1) {
+        await expect(client.call('run', testOps, 'echo', { text: `n${i}` }, { ...options, timeoutMs: 1000 })).resolves.toMatchObject({ text: `n${i}` });
+      }
+      expect(survivor.log.handled).toHaveLength(40);
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
 describe('Redis going away and coming back', () => {
   const redis = new ThrowawayRedis();
   const prefix = randomPrefix('restart');

@@ -12,7 +12,7 @@ import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL } fr
  */
 const prefix = randomPrefix('insert');
 const redis = new Redis(TEST_REDIS_URL);
-const inserter = new JobInserter(redis);
+const inserter = new JobInserter(redis, prefix);
 const request: BusRequest = {
   op: 'echo',
   payload: { text: 'hi' },

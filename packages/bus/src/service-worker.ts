@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
+import { HandoffLane, type HandedOffJob } from './handoff-lane';
 import { type HandlerMap } from './handler-context';
-import { processBusJob } from './job-processor';
+import { processBusJob, type JobInput } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
 /** Options of {@link ServiceWorker}. */
@@ -19,12 +21,24 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   redisUrl: string;
   /** BullMQ key prefix; default `dagu`. */
   prefix?: string;
-  /** Jobs handled at once by this replica; default 16. */
+  /**
+   * Jobs handled at once by this replica on each path, default 16: as many
+   * slots for jobs handed straight to it (handoff-lane.ts) and as many for
+   * jobs BullMQ's Worker fetches from `wait` (only used while every slot is
+   * busy, and for retries and recovered jobs), so at most twice this.
+   */
   concurrency?: number;
   /** How long a job's lock lives without renewal, in ms; default 10000. A killed worker's job is recovered after it. */
   lockDurationMs?: number;
   /** How often stalled jobs (lock lost) are moved back to waiting, in ms; default 5000. */
   stalledIntervalMs?: number;
+  /**
+   * How long this replica's hand-off slots outlive it unrenewed, in ms;
+   * default 1000 (renewed every third of it). After a crash, callers skip its
+   * slots once this passed; until then up to one request per free slot can
+   * be handed to it, and is answered `resource_unavailable` at its deadline.
+   */
+  aliveTtlMs?: number;
   /** pino-like logger; default silent. */
   logger?: BusLogger;
 }
@@ -36,10 +50,17 @@ type Processed = { ok: true } | { ok: false; error: Error };
 type BusJob = Job<unknown, void, string>;
 
 /**
- * The service side of the bus: a BullMQ Worker over the service's queue that
- * runs each job through {@link processBusJob} and PUBLISHes the reply on the
- * request's `replyTo` before the job is marked completed (so the caller's
- * latency does not include BullMQ's completion bookkeeping).
+ * The service side of the bus: runs each job of the service's queue through
+ * {@link processBusJob} and PUBLISHes the reply on the request's `replyTo`
+ * before the job is marked completed (so the caller's latency does not
+ * include BullMQ's completion bookkeeping).
+ *
+ * Jobs come two ways. Most are handed straight to one of this replica's idle
+ * slots by the caller's insert script ({@link HandoffLane}): already active
+ * and locked for this replica, they are run at once and then completed or
+ * failed with BullMQ's own `Job` methods (locks extended while they run).
+ * The others (every slot busy, retries, recovered jobs) are fetched by a
+ * BullMQ Worker.
  *
  * Fast path: a job starts when BullMQ emits `active` (the moment it is moved
  * to active and locked), not when BullMQ later calls the processor: with
@@ -57,6 +78,10 @@ export class ServiceWorker<C extends OpCatalog> {
   private readonly logger: BusLogger;
   private connection: Redis | undefined;
   private worker: Worker<unknown, void, string> | undefined;
+  private blocking: Redis | undefined;
+  private lane: HandoffLane | undefined;
+  /** This replica's hand-off worker id (the lock tokens of its handed-off jobs start with it). */
+  private readonly workerId = randomUUID();
   /** Runs started on `active`, by job id, until BullMQ's processor picks them up. */
   private readonly started = new Map<string, Promise<Processed>>();
   private state: 'new' | 'starting' | 'started' | 'closed' = 'new';
@@ -83,19 +108,36 @@ export class ServiceWorker<C extends OpCatalog> {
       connection,
       prefix,
       concurrency: this.options.concurrency ?? 16,
-      lockDuration: this.options.lockDurationMs ?? 10_000,
+      lockDuration: this.lockDurationMs(),
       stalledInterval: this.options.stalledIntervalMs ?? 5_000,
       maxStalledCount: 1,
       autorun: false,
     });
     worker.on('active', (job: BusJob) => {
-      if (job.id !== undefined) this.started.set(job.id, this.execute(job));
+      if (job.id !== undefined) this.started.set(job.id, this.execute(inputOf(job)));
     });
     worker.on('error', (error: Error) => this.logger.warn({ error: error.message }, 'bus worker error'));
     worker.on('stalled', (jobId: string) => this.logger.warn({ jobId }, 'bus job stalled; moved back to waiting'));
     this.worker = worker;
     worker.run().catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'bus worker stopped'));
     await worker.waitUntilReady();
+    const blocking = openRedisConnection(redisUrl, 'worker', `${prefix}:handoff:${queueNameOf(service)}`, this.logger);
+    this.blocking = blocking;
+    await waitUntilReady(blocking);
+    const lane = new HandoffLane({
+      prefix,
+      queueName: queueNameOf(service),
+      workerId: this.workerId,
+      concurrency: this.options.concurrency ?? 16,
+      lockDurationMs: this.lockDurationMs(),
+      ...(this.options.aliveTtlMs !== undefined ? { aliveTtlMs: this.options.aliveTtlMs } : {}),
+      commands: connection,
+      blocking,
+      logger: this.logger,
+      run: (job) => this.runHandedOff(job),
+    });
+    this.lane = lane;
+    await lane.start();
     if (this.state !== 'starting') throw new Error('ServiceWorker was closed while starting.');
     this.state = 'started';
     this.logger.info({ queue: queueNameOf(service) }, 'bus worker started');
@@ -113,6 +155,8 @@ export class ServiceWorker<C extends OpCatalog> {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    await this.lane?.close();
+    if (this.blocking !== undefined) this.blocking.disconnect(false);
     try {
       await this.worker?.close();
     } catch (error) {
@@ -126,8 +170,42 @@ export class ServiceWorker<C extends OpCatalog> {
   private async processor(job: BusJob): Promise<void> {
     const early = job.id === undefined ? undefined : this.started.get(job.id);
     if (job.id !== undefined) this.started.delete(job.id);
-    const processed = await (early ?? this.execute(job));
+    const processed = await (early ?? this.execute(inputOf(job)));
     if (!processed.ok) throw processed.error;
+  }
+
+  private lockDurationMs(): number {
+    return this.options.lockDurationMs ?? 10_000;
+  }
+
+  /**
+   * Runs a job handed to this replica, then completes or fails it with
+   * BullMQ's `Job` methods and this replica's token, as BullMQ's Worker does
+   * for the jobs it fetches (a transient failure with attempts left is so
+   * retried by BullMQ). Its lock is extended every half lock duration while it
+   * runs. Never rejects: a completion that fails (lock lost, Redis down) is
+   * logged, and BullMQ's stalled check then recovers the job.
+   */
+  private async runHandedOff(handed: HandedOffJob): Promise<void> {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    let job: BusJob | undefined;
+    const bullJob = (): BusJob => (job ??= Job.fromJSON(worker, rawJobOf(handed), handed.id) as BusJob);
+    const lockMs = this.lockDurationMs();
+    const renew = setInterval(() => {
+      bullJob().extendLock(handed.token, lockMs).catch((error: unknown) => {
+        this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job lock could not be extended');
+      });
+    }, lockMs / 2);
+    try {
+      const processed = await this.execute(handedOffInput(handed));
+      if (processed.ok) await bullJob().moveToCompleted(undefined, handed.token, false);
+      else await bullJob().moveToFailed(processed.error, handed.token, false);
+    } catch (error) {
+      this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job could not be completed');
+    } finally {
+      clearInterval(renew);
+    }
   }
 
   /**
@@ -135,7 +213,7 @@ export class ServiceWorker<C extends OpCatalog> {
    * `active` is awaited only later, and a rejection nobody awaits yet would be
    * an unhandled one): a failure for BullMQ comes back as `{ok: false, error}`.
    */
-  private async execute(job: BusJob): Promise<Processed> {
+  private async execute(job: JobInput): Promise<Processed> {
     try {
       await this.process(job);
       return { ok: true };
@@ -144,14 +222,9 @@ export class ServiceWorker<C extends OpCatalog> {
     }
   }
 
-  private async process(job: BusJob): Promise<void> {
-    const jobId = job.id ?? '';
-    const outcome = await processBusJob(
-      this.options.catalog,
-      this.options.handlers,
-      { data: job.data, jobId, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 },
-      this.logger,
-    );
+  private async process(job: JobInput): Promise<void> {
+    const { jobId } = job;
+    const outcome = await processBusJob(this.options.catalog, this.options.handlers, job, this.logger);
     switch (outcome.kind) {
       case 'drop':
         return;
@@ -195,4 +268,37 @@ export class ServiceWorker<C extends OpCatalog> {
       clearTimeout(timer);
     }
   }
+}
+
+/** The processor's input of a job BullMQ fetched. */
+function inputOf(job: BusJob): JobInput {
+  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 };
+}
+
+/** The processor's input of a handed-off job (always its first attempt); unparsable JSON becomes `undefined`. */
+function handedOffInput(handed: HandedOffJob): JobInput {
+  return { data: parseJson(handed.data), jobId: handed.id, attemptsMade: 0, maxAttempts: attemptsOf(parseJson(handed.opts)) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function attemptsOf(opts: unknown): number {
+  if (typeof opts !== 'object' || opts === null || !('attempts' in opts)) return 1;
+  return typeof opts.attempts === 'number' && opts.attempts >= 1 ? opts.attempts : 1;
+}
+
+/** The job hash as the insert script left it, for `Job.fromJSON`. */
+function rawJobOf(handed: HandedOffJob): JobJsonRaw {
+  const stamp = String(handed.timestamp);
+  const raw: Partial<JobJsonRaw> = {
+    id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
+    timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
+  };
+  return raw as JobJsonRaw;
 }

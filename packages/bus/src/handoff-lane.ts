@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import { type Redis } from 'ioredis';
+import { describeError, type BusLogger } from './bus-logger';
+import { handoffKeysOf, handoffTokenOf } from './bus-protocol';
+
+/**
+ * The worker side of the bus's direct hand-off (the caller side is the insert
+ * script in job-insert.ts).
+ *
+ * A worker advertises each free slot as one entry (its id) in the queue's
+ * `idle` list and keeps an `alive` key holding its lock duration. The
+ * caller's insert script pops a slot of a live worker, makes the job active
+ * and locked for that worker exactly as BullMQ's `moveToActive` would, and
+ * appends it to the worker's lane, on which the worker is blocked
+ * (`BLMPOP`). So a request reaches a worker in one hop, against three on
+ * BullMQ's own path (marker wake-up, then a `moveToActive` round trip). When
+ * no slot is free the job is queued for BullMQ's Worker as usual.
+ *
+ * Slots are kept right by a reconciling refresh every `aliveTtlMs / 3`: it
+ * renews `alive` and sets this worker's `idle` entries to its free slots less
+ * the jobs already in its lane, so a lost slot return, a Redis restart (which
+ * empties everything) or a stall long enough to be taken for dead all heal by
+ * themselves. While a pop is between Redis and this process the refresh can
+ * count its slot as free once; the next refresh takes it back.
+ *
+ * A worker that dies leaves its slots behind; callers drop them once its
+ * `alive` key has expired (≤ `aliveTtlMs`). Jobs already in its lane, at most
+ * one per slot it had, are active with its lock and are recovered by BullMQ's
+ * stalled check when the lock expires, as any job of a dead BullMQ worker.
+ */
+
+/** The lane entry that ends the blocking loop; real entries always hold a newline. */
+const STOP_ENTRY = '';
+
+/** How long one `BLMPOP` blocks, in s, so the loop notices an abandoned close. */
+const BLOCK_SECONDS = 1;
+
+/** Default `aliveTtlMs`. */
+export const DEFAULT_ALIVE_TTL_MS = 1000;
+
+/**
+ * Renews `alive` and reconciles this worker's `idle` entries.
+ * KEYS: idle, alive, lane. ARGV: worker id, lock ms, alive ttl ms, free slots.
+ * Returns the change in slots (+ added, − removed).
+ */
+const REFRESH_LUA = `
+local rcall = redis.call
+rcall("SET", KEYS[2], ARGV[2], "PX", ARGV[3])
+local want = tonumber(ARGV[4]) - rcall("LLEN", KEYS[3])
+if want < 0 then want = 0 end
+local have = #rcall("LPOS", KEYS[1], ARGV[1], "COUNT", 0)
+if have < want then
+  for _ = have + 1, want do rcall("RPUSH", KEYS[1], ARGV[1]) end
+elseif have > want then
+  rcall("LREM", KEYS[1], have - want, ARGV[1])
+end
+return want - have
+`;
+
+/**
+ * Withdraws the worker: no caller can hand it a job afterwards, and the
+ * blocking loop sees the stop entry after every job handed before.
+ * KEYS: idle, alive, lane. ARGV: worker id, stop entry.
+ */
+const UNREGISTER_LUA = `
+redis.call("DEL", KEYS[2])
+redis.call("LREM", KEYS[1], 0, ARGV[1])
+redis.call("RPUSH", KEYS[3], ARGV[2])
+return 1
+`;
+
+/** A job handed to this worker: the lane entry's fields and the lock token it holds. */
+export interface HandedOffJob {
+  id: string;
+  /** The job name (the op). */
+  name: string;
+  /** Epoch ms of the insert; also the job's `processedOn`. */
+  timestamp: number;
+  /** The job options as stored (JSON). */
+  opts: string;
+  /** The job data as stored (JSON of the `BusRequest`). */
+  data: string;
+  /** The lock token the insert script set (`handoffTokenOf`). */
+  token: string;
+}
+
+/**
+ * Parses a lane entry (`id \n name \n timestamp \n opts \n data`).
+ *
+ * @returns the job, or `undefined` when the entry is not one.
+ */
+export function parseLaneEntry(entry: string, workerId: string): HandedOffJob | undefined {
+  const fields: string[] = [];
+  let from = 0;
+  for (let i = 0; i < 4; i += 1) {
+    const at = entry.indexOf('\n', from);
+    if (at < 0) return undefined;
+    fields.push(entry.slice(from, at));
+    from = at + 1;
+  }
+  const [id = '', name = '', timestamp = '', opts = ''] = fields;
+  const stamp = Number(timestamp);
+  if (id === '' || !Number.isFinite(stamp)) return undefined;
+  return { id, name, timestamp: stamp, opts, data: entry.slice(from), token: handoffTokenOf(workerId, id) };
+}
+
+/** Options of {@link HandoffLane}. */
+export interface HandoffLaneOptions {
+  /** BullMQ key prefix. */
+  prefix: string;
+  /** BullMQ queue name. */
+  queueName: string;
+  /** This worker's id, unique per process (the lock tokens start with it). */
+  workerId: string;
+  /** Slots: jobs handed to this worker at once. */
+  concurrency: number;
+  /** Lock duration, in ms, of the jobs handed to this worker. */
+  lockDurationMs: number;
+  /** How long `alive` lasts unrenewed, in ms; default 1000. A dead worker's slots are skipped after it. */
+  aliveTtlMs?: number;
+  /** Connection for the scripts and slot returns (may be shared). */
+  commands: Redis;
+  /** A connection of its own, blocked in `BLMPOP` on the lane. */
+  blocking: Redis;
+  logger: BusLogger;
+  /** Runs a handed-off job to its end (reply, completion); must not reject. */
+  run: (job: HandedOffJob) => Promise<void>;
+}
+
+/** See the module comment. */
+export class HandoffLane {
+  private readonly keys: { idle: string; alive: string; lane: string };
+  private readonly aliveTtlMs: number;
+  private readonly refreshSha = sha1(REFRESH_LUA);
+  private readonly unregisterSha = sha1(UNREGISTER_LUA);
+  private readonly running = new Set<Promise<void>>();
+  private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private loopDone: Promise<void> = Promise.resolve();
+  /** Set when close gives up waiting for the stop entry: the loop ends at its next timeout. */
+  private abandoned = false;
+
+  constructor(private readonly options: HandoffLaneOptions) {
+    const keys = handoffKeysOf(options.prefix, options.queueName);
+    this.keys = { idle: keys.idle, alive: keys.aliveOf(options.workerId), lane: keys.laneOf(options.workerId) };
+    this.aliveTtlMs = options.aliveTtlMs ?? DEFAULT_ALIVE_TTL_MS;
+  }
+
+  /** Jobs handed to this worker and not yet finished. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Advertises the slots and starts taking jobs.
+   *
+   * @throws Error from Redis when the first registration fails.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('HandoffLane.start() may be called once.');
+    this.state = 'running';
+    await this.refreshNow();
+    this.loopDone = this.loop();
+    this.refreshTimer = setInterval(() => {
+      this.refreshing ??= this.refreshNow()
+        .catch((error: unknown) => this.options.logger.debug({ error: describeError(error) }, 'bus hand-off refresh failed'))
+        .finally(() => (this.refreshing = undefined));
+    }, Math.max(50, Math.floor(this.aliveTtlMs / 3)));
+    this.refreshTimer.unref();
+  }
+
+  /**
+   * Withdraws the slots, runs every job handed before that to its end, then
+   * stops. With Redis unreachable it gives up waiting after `BLOCK_SECONDS`:
+   * jobs left in the lane are then recovered by BullMQ's stalled check.
+   * Idempotent; the connections stay open (their owner closes them).
+   */
+  async close(): Promise<void> {
+    if (this.state !== 'running') {
+      this.state = 'closed';
+      return;
+    }
+    this.state = 'closing';
+    clearInterval(this.refreshTimer);
+    await this.refreshing;
+    try {
+      await this.script(this.unregisterSha, UNREGISTER_LUA, [this.options.workerId, STOP_ENTRY]);
+    } catch (error) {
+      this.options.logger.warn({ error: describeError(error) }, 'bus hand-off lane could not be withdrawn');
+      this.abandoned = true;
+    }
+    await this.loopDone;
+    await Promise.all(this.running);
+    this.state = 'closed';
+  }
+
+  private async refreshNow(): Promise<void> {
+    if (this.state !== 'running') return;
+    // No slots while the lane cannot be popped: jobs handed over then would wait for their lock to expire.
+    const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.running.size) : 0;
+    await this.script(this.refreshSha, REFRESH_LUA, [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free)]);
+  }
+
+  private async loop(): Promise<void> {
+    const { blocking, concurrency, logger } = this.options;
+    for (;;) {
+      let popped: [string, string[]] | null;
+      try {
+        popped = await blocking.blmpop(BLOCK_SECONDS, 1, this.keys.lane, 'LEFT', 'COUNT', concurrency);
+      } catch (error) {
+        if (this.abandoned || blocking.status === 'end') return;
+        logger.debug({ error: describeError(error) }, 'bus hand-off lane pop failed');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
+      let stop = false;
+      for (const entry of popped?.[1] ?? []) {
+        if (entry === STOP_ENTRY) stop = true;
+        else this.dispatch(entry);
+      }
+      if (stop || this.abandoned) return;
+    }
+  }
+
+  private dispatch(entry: string): void {
+    const job = parseLaneEntry(entry, this.options.workerId);
+    if (job === undefined) {
+      this.options.logger.error({ lane: this.keys.lane }, 'bus hand-off lane entry is malformed');
+      this.returnSlot();
+      return;
+    }
+    const run = this.options.run(job).finally(() => {
+      this.running.delete(run);
+      this.returnSlot();
+    });
+    this.running.add(run);
+  }
+
+  /** Puts one slot back in `idle`; on failure the next refresh restores it. */
+  private returnSlot(): void {
+    if (this.state !== 'running') return;
+    this.options.commands.rpush(this.keys.idle, this.options.workerId).catch((error: unknown) => {
+      this.options.logger.debug({ error: describeError(error) }, 'bus hand-off slot could not be returned');
+    });
+  }
+
+  private async script(sha: string, lua: string, args: string[]): Promise<unknown> {
+    const { commands } = this.options;
+    const keys = [this.keys.idle, this.keys.alive, this.keys.lane];
+    try {
+      return await commands.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      // First use on this Redis (or after a restart wiped its script cache).
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return commands.eval(lua, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}

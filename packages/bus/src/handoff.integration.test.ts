@@ -1,0 +1,236 @@
+import { type BusRequest } from '@dagu-mcp/contracts';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { BusClient } from './bus-client';
+import { SILENT_LOGGER } from './bus-logger';
+import { handoffKeysOf, jobOptionsFor, queueNameOf } from './bus-protocol';
+import { HandoffLane, type HandedOffJob } from './handoff-lane';
+import { JobInserter } from './job-insert';
+import { ServiceWorker } from './service-worker';
+import { createTestHandlers, sleep, testOps } from '../test-fixtures/test-ops';
+import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../test-fixtures/bus-test-env';
+
+/**
+ * The direct hand-off (handoff-lane.ts, job-insert.ts) against the real
+ * Redis: a handed-off job is the same BullMQ job `moveToActive` makes, slots
+ * are taken and given back, dead or withdrawn workers get nothing, lost
+ * slots heal, and BullMQ's own path takes over whenever no slot is free.
+ */
+const options = { principal: TEST_PRINCIPAL };
+const request: BusRequest = {
+  op: 'echo',
+  payload: { text: 'hi' },
+  principal: TEST_PRINCIPAL,
+  deadline: Date.now() + 60_000,
+  traceContext: {},
+  replyTo: 'test:reply:c1',
+};
+
+describe('the insert script hand-off', () => {
+  const prefix = randomPrefix('handoff');
+  const redis = new Redis(TEST_REDIS_URL);
+  const blocking = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+  const inserter = new JobInserter(redis, prefix);
+  const keys = handoffKeysOf(prefix, 'parity');
+  let queue: Queue;
+  let lane: HandoffLane | undefined;
+  const received: HandedOffJob[] = [];
+
+  async function startLane(workerId: string): Promise<HandoffLane> {
+    const started = new HandoffLane({
+      prefix, queueName: 'parity', workerId, concurrency: 1, lockDurationMs: 10_000,
+      commands: redis, blocking, logger: SILENT_LOGGER,
+      run: async (job) => {
+        received.push(job);
+      },
+    });
+    await started.start();
+    lane = started;
+    return started;
+  }
+
+  async function eventsOf(id: string): Promise<string[][]> {
+    const entries = await redis.xrange(queue.keys.events ?? '', '-', '+');
+    return entries.map(([, fields]) => fields).filter((fields) => fields.includes(id)).map((fields) => fields.map((f) => (f === id ? 'ID' : f)));
+  }
+
+  async function storedJob(id: string): Promise<Record<string, string>> {
+    const { timestamp, processedOn, opts, ...fields } = await redis.hgetall(queue.toKey(id));
+    expect(Number(timestamp)).toBeGreaterThan(0);
+    expect(Number(processedOn)).toBeGreaterThanOrEqual(Number(timestamp));
+    expect(JSON.parse(opts ?? 'null')).toMatchObject({ jobId: id });
+    return fields;
+  }
+
+  beforeEach(async () => {
+    await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+    received.length = 0;
+    queue = new Queue('parity', { connection: redis, prefix });
+    await queue.waitUntilReady();
+  });
+  afterEach(async () => {
+    await lane?.close();
+    lane = undefined;
+    await queue.close();
+  });
+  afterAll(async () => {
+    await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+    redis.disconnect();
+    blocking.disconnect();
+  });
+
+  it('makes the job active and locked for the worker exactly as BullMQ moveToActive does, and hands it over', async () => {
+    await startLane('w-test');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('by-bus', 1))).toBe('handed-off');
+    await waitFor(() => received.length === 1, 2000, 'the lane to receive the job');
+    expect(await redis.exists(queue.keys.marker ?? '')).toBe(0);
+    await queue.add('echo', request, jobOptionsFor('by-bullmq', 1));
+    const fetcher = new Worker('parity', null, { connection: { url: TEST_REDIS_URL }, prefix, autorun: false, lockDuration: 10_000 });
+    try {
+      const fetched = await fetcher.getNextJob('bullmq-token');
+      expect(fetched?.id).toBe('by-bullmq');
+
+      expect(await storedJob('by-bus')).toEqual(await storedJob('by-bullmq'));
+      expect(await eventsOf('by-bus')).toEqual(await eventsOf('by-bullmq'));
+      expect(await redis.lrange(queue.keys.active ?? '', 0, -1)).toEqual(['by-bullmq', 'by-bus']);
+      expect(await redis.get(`${queue.toKey('by-bus')}:lock`)).toBe('w-test:by-bus');
+      expect(await redis.pttl(`${queue.toKey('by-bus')}:lock`)).toBeGreaterThan(9000);
+      expect(await queue.getJobState('by-bus')).toBe('active');
+
+      expect(received[0]).toMatchObject({ id: 'by-bus', name: 'echo', token: 'w-test:by-bus' });
+      expect(JSON.parse(received[0]?.data ?? '')).toEqual(request);
+      expect(JSON.parse(received[0]?.opts ?? '')).toEqual(jobOptionsFor('by-bus', 1));
+    } finally {
+      await fetcher.close();
+    }
+  });
+
+  it('gives the slot back once the job ran, and a job finding no free slot is queued', async () => {
+    await startLane('w-one');
+    expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['w-one']);
+    await redis.del(keys.idle);
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('no-slot', 1))).toBe('queued');
+    expect(await queue.getJobState('no-slot')).toBe('waiting');
+    await redis.rpush(keys.idle, 'w-one');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('slot', 1))).toBe('handed-off');
+    await waitFor(async () => (await redis.lrange(keys.idle, 0, -1)).join() === 'w-one', 2000, 'the slot to come back');
+  });
+
+  it('drops the slots of a worker whose alive key expired and never hands it a job', async () => {
+    await redis.rpush(keys.idle, 'ghost', 'ghost', 'ghost');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('orphan', 1))).toBe('queued');
+    expect(await redis.llen(keys.idle)).toBe(0);
+    expect(await redis.exists(keys.laneOf('ghost'))).toBe(0);
+
+    await redis.rpush(keys.idle, 'ghost');
+    await startLane('alive-one');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('to-live', 1))).toBe('handed-off');
+    await waitFor(() => received.length === 1, 2000, 'the live worker to receive the job');
+    expect(received[0]?.id).toBe('to-live');
+  });
+
+  it('never hands off while the queue is paused', async () => {
+    await startLane('w-paused');
+    await queue.pause();
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('while-paused', 1))).toBe('queued');
+    expect(await redis.lrange(queue.keys.paused ?? '', 0, -1)).toEqual(['while-paused']);
+    expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['w-paused']);
+  });
+
+  it('withdraws every slot and the alive key on close', async () => {
+    const started = await startLane('w-closing');
+    await started.close();
+    expect(await redis.exists(keys.idle, keys.aliveOf('w-closing'))).toBe(0);
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('after-close', 1))).toBe('queued');
+  });
+});
+
+describe('ServiceWorker with hand-off slots', () => {
+  const prefix = randomPrefix('slots');
+  const redis = new Redis(TEST_REDIS_URL);
+  const keys = handoffKeysOf(prefix, queueNameOf('dag'));
+  const queue = new Queue(queueNameOf('dag'), { connection: { url: TEST_REDIS_URL }, prefix });
+  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
+  const { handlers, log } = createTestHandlers();
+  const LOCK_MS = 600;
+  const worker = new ServiceWorker({
+    service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix,
+    concurrency: 2, lockDurationMs: LOCK_MS, stalledIntervalMs: 200, aliveTtlMs: 600,
+  });
+  const stalled: string[] = [];
+
+  beforeAll(async () => {
+    await Promise.all([client.start(), worker.start()]);
+  });
+  afterAll(async () => {
+    await client.close();
+    await worker.close();
+    await queue.close();
+    await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+    redis.disconnect();
+  });
+
+  const idleSlots = async (): Promise<number> => redis.llen(keys.idle);
+
+  it('sends calls straight to an idle slot and leaves no job behind', async () => {
+    const before = client.deliveryCounts();
+    for (let i = 0; i < 5; i += 1) {
+      await expect(client.call('dag', testOps, 'echo', { text: `h${i}` }, options)).resolves.toEqual({ text: `h${i}`, principalId: 'user-1' });
+    }
+    expect(client.deliveryCounts()['handed-off'] - before['handed-off']).toBe(5);
+    await waitFor(async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0, 2000, 'the jobs to be completed');
+    await waitFor(async () => (await idleSlots()) === 2, 2000, 'both slots to be free');
+  });
+
+  it('queues a call while every slot is busy, and BullMQ’s Worker answers it', async () => {
+    const before = client.deliveryCounts();
+    const slow = [0, 1].map(() => client.call('dag', testOps, 'slow', { ms: 700 }, options));
+    await waitFor(async () => (await idleSlots()) === 0, 2000, 'both slots to be taken');
+    const started = Date.now();
+    await expect(client.call('dag', testOps, 'echo', { text: 'queued' }, options)).resolves.toMatchObject({ text: 'queued' });
+    expect(Date.now() - started).toBeLessThan(500);
+    await expect(Promise.all(slow)).resolves.toEqual([{ sleptMs: 700 }, { sleptMs: 700 }]);
+    const after = client.deliveryCounts();
+    expect(after.queued - before.queued).toBe(1);
+    expect(after['handed-off'] - before['handed-off']).toBe(2);
+    await waitFor(async () => (await idleSlots()) === 2, 2000, 'both slots to be free again');
+  });
+
+  it('keeps the lock of a handed-off job that runs past its lock duration (no stall, handled once)', async () => {
+    const handledBefore = log.handled.filter((op) => op === 'slow').length;
+    worker['worker']?.on('stalled', (jobId: string) => stalled.push(jobId));
+    await expect(client.call('dag', testOps, 'slow', { ms: LOCK_MS * 3 }, options)).resolves.toEqual({ sleptMs: LOCK_MS * 3 });
+    expect(log.handled.filter((op) => op === 'slow').length - handledBefore).toBe(1);
+    expect(stalled).toEqual([]);
+    await waitFor(async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0, 2000, 'the job to be completed');
+  });
+
+  it('puts its slots back by itself after Redis lost them', async () => {
+    const workerIds = new Set(await redis.lrange(keys.idle, 0, -1));
+    expect(workerIds.size).toBe(1);
+    await redis.del(keys.idle, ...[...workerIds].map((id) => keys.aliveOf(id)));
+    const before = client.deliveryCounts();
+    await expect(client.call('dag', testOps, 'echo', { text: 'meanwhile' }, options)).resolves.toMatchObject({ text: 'meanwhile' });
+    expect(client.deliveryCounts().queued - before.queued).toBe(1);
+    await waitFor(async () => (await idleSlots()) === 2, 2000, 'the slots to be registered again');
+    await expect(client.call('dag', testOps, 'echo', { text: 'again' }, options)).resolves.toMatchObject({ text: 'again' });
+    expect(client.deliveryCounts()['handed-off'] - before['handed-off']).toBe(1);
+  });
+
+  it('on close, answers the jobs already handed over and takes no more', async () => {
+    const own = new ServiceWorker({ service: 'wiki', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, concurrency: 2 });
+    await own.start();
+    const wikiKeys = handoffKeysOf(prefix, queueNameOf('wiki'));
+    const call = client.call('wiki', testOps, 'slow', { ms: 300 }, options);
+    await waitFor(async () => (await redis.llen(wikiKeys.idle)) === 1, 2000, 'the job to take a slot');
+    const closing = own.close();
+    await expect(call).resolves.toEqual({ sleptMs: 300 });
+    await closing;
+    expect(await redis.llen(wikiKeys.idle)).toBe(0);
+    await sleep(50);
+    const before = client.deliveryCounts();
+    const late = client.call('wiki', testOps, 'echo', { text: 'nobody' }, { ...options, timeoutMs: 200 });
+    await expect(late).rejects.toMatchObject({ code: 'resource_unavailable' });
+    expect(client.deliveryCounts().queued - before.queued).toBe(1);
+  });
+});
