@@ -39,14 +39,30 @@ export function queueNameOf(service: ServiceName): string {
  * `${prefix}:${queue}:handoff:` (job ids are UUIDs, so they never clash):
  * - `idle`: a list with one entry (the worker id) per free slot of a live worker;
  * - `alive:<worker>`: the worker's lock duration in ms, expiring unless refreshed;
- * - `lane:<worker>`: the jobs handed to that worker, oldest first.
+ * - `lane:<worker>`: the jobs handed to that worker, oldest first;
+ * - `workers`: a set of the worker ids that listed slots (swept when dead).
  *
  * @param prefix - the BullMQ key prefix (`BUS_PREFIX`).
  * @param queueName - the BullMQ queue name ({@link queueNameOf}).
  */
-export function handoffKeysOf(prefix: string, queueName: string): { base: string; idle: string; aliveOf: (workerId: string) => string; laneOf: (workerId: string) => string } {
+export function handoffKeysOf(prefix: string, queueName: string): HandoffKeys {
   const base = `${prefix}:${queueName}:handoff:`;
-  return { base, idle: `${base}idle`, aliveOf: (workerId) => `${base}alive:${workerId}`, laneOf: (workerId) => `${base}lane:${workerId}` };
+  return {
+    base,
+    idle: `${base}idle`,
+    workers: `${base}workers`,
+    aliveOf: (workerId) => `${base}alive:${workerId}`,
+    laneOf: (workerId) => `${base}lane:${workerId}`,
+  };
+}
+
+/** See {@link handoffKeysOf}. */
+export interface HandoffKeys {
+  base: string;
+  idle: string;
+  workers: string;
+  aliveOf: (workerId: string) => string;
+  laneOf: (workerId: string) => string;
 }
 
 /** The lock token of a handed-off job: the worker that holds it and the job. */

@@ -39,13 +39,21 @@ const BLOCK_SECONDS = 1;
 export const DEFAULT_ALIVE_TTL_MS = 1000;
 
 /**
- * Renews `alive` and reconciles this worker's `idle` entries.
- * KEYS: idle, alive, lane. ARGV: worker id, lock ms, alive ttl ms, free slots.
- * Returns the change in slots (+ added, − removed).
+ * Renews `alive`, reconciles this worker's `idle` entries, and sweeps the
+ * workers whose `alive` key expired: their slots are dropped and every job
+ * still in their lane (never popped, so never started) goes back to `wait`
+ * for BullMQ's fetch, as the stalled check would do after the lock expired,
+ * but within a second instead of `lockDurationMs`. A job is moved only while
+ * it is still `active` under the dead worker's lock or under none (its lock
+ * expired first); a job another worker holds is left alone.
+ * KEYS: idle, alive, lane, workers, wait, active, marker, events, meta.
+ * ARGV: worker id, lock ms, alive ttl ms, free slots, hand-off key base, job key prefix.
+ * Returns the number of jobs requeued from dead workers' lanes.
  */
 const REFRESH_LUA = `
 local rcall = redis.call
 rcall("SET", KEYS[2], ARGV[2], "PX", ARGV[3])
+rcall("SADD", KEYS[4], ARGV[1])
 local want = tonumber(ARGV[4]) - rcall("LLEN", KEYS[3])
 if want < 0 then want = 0 end
 local have = #rcall("LPOS", KEYS[1], ARGV[1], "COUNT", 0)
@@ -54,17 +62,41 @@ if have < want then
 elseif have > want then
   rcall("LREM", KEYS[1], have - want, ARGV[1])
 end
-return want - have
+local requeued = 0
+for _, worker in ipairs(rcall("SMEMBERS", KEYS[4])) do
+  if rcall("EXISTS", ARGV[5] .. "alive:" .. worker) == 0 then
+    rcall("LREM", KEYS[1], 0, worker)
+    local lane = ARGV[5] .. "lane:" .. worker
+    for _, entry in ipairs(rcall("LRANGE", lane, 0, -1)) do
+      local id = string.match(entry, "^([^\\n]+)\\n")
+      if id then
+        local lockKey = ARGV[6] .. id .. ":lock"
+        local holder = rcall("GET", lockKey)
+        if (not holder or holder == worker .. ":" .. id) and rcall("LREM", KEYS[6], 1, id) == 1 then
+          rcall("DEL", lockKey)
+          rcall("RPUSH", KEYS[5], id)
+          rcall("XADD", KEYS[8], "*", "event", "waiting", "jobId", id, "prev", "active")
+          requeued = requeued + 1
+        end
+      end
+    end
+    rcall("DEL", lane)
+    rcall("SREM", KEYS[4], worker)
+  end
+end
+if requeued > 0 and not rcall("HGET", KEYS[9], "paused") then rcall("ZADD", KEYS[7], 0, "0") end
+return requeued
 `;
 
 /**
  * Withdraws the worker: no caller can hand it a job afterwards, and the
  * blocking loop sees the stop entry after every job handed before.
- * KEYS: idle, alive, lane. ARGV: worker id, stop entry.
+ * KEYS: idle, alive, lane, workers. ARGV: worker id, stop entry.
  */
 const UNREGISTER_LUA = `
 redis.call("DEL", KEYS[2])
 redis.call("LREM", KEYS[1], 0, ARGV[1])
+redis.call("SREM", KEYS[4], ARGV[1])
 redis.call("RPUSH", KEYS[3], ARGV[2])
 return 1
 `;
@@ -118,6 +150,8 @@ export interface HandoffLaneOptions {
   lockDurationMs: number;
   /** How long `alive` lasts unrenewed, in ms; default 1000. A dead worker's slots are skipped after it. */
   aliveTtlMs?: number;
+  /** The queue's BullMQ keys the dead-worker sweep writes (a BullMQ `Worker`'s `keys`). */
+  queueKeys: { wait: string; active: string; marker: string; events: string; meta: string };
   /** Connection for the scripts and slot returns (may be shared). */
   commands: Redis;
   /** A connection of its own, blocked in `BLMPOP` on the lane. */
@@ -129,7 +163,7 @@ export interface HandoffLaneOptions {
 
 /** See the module comment. */
 export class HandoffLane {
-  private readonly keys: { idle: string; alive: string; lane: string };
+  private readonly keys: { idle: string; alive: string; lane: string; workers: string; base: string; jobPrefix: string };
   private readonly aliveTtlMs: number;
   private readonly refreshSha = sha1(REFRESH_LUA);
   private readonly unregisterSha = sha1(UNREGISTER_LUA);
@@ -143,7 +177,14 @@ export class HandoffLane {
 
   constructor(private readonly options: HandoffLaneOptions) {
     const keys = handoffKeysOf(options.prefix, options.queueName);
-    this.keys = { idle: keys.idle, alive: keys.aliveOf(options.workerId), lane: keys.laneOf(options.workerId) };
+    this.keys = {
+      idle: keys.idle,
+      alive: keys.aliveOf(options.workerId),
+      lane: keys.laneOf(options.workerId),
+      workers: keys.workers,
+      base: keys.base,
+      jobPrefix: `${options.prefix}:${options.queueName}:`,
+    };
     this.aliveTtlMs = options.aliveTtlMs ?? DEFAULT_ALIVE_TTL_MS;
   }
 
@@ -185,7 +226,8 @@ export class HandoffLane {
     clearInterval(this.refreshTimer);
     await this.refreshing;
     try {
-      await this.script(this.unregisterSha, UNREGISTER_LUA, [this.options.workerId, STOP_ENTRY]);
+      const { idle, alive, lane, workers } = this.keys;
+      await this.script(this.unregisterSha, UNREGISTER_LUA, [idle, alive, lane, workers], [this.options.workerId, STOP_ENTRY]);
     } catch (error) {
       this.options.logger.warn({ error: describeError(error) }, 'bus hand-off lane could not be withdrawn');
       this.abandoned = true;
@@ -199,7 +241,17 @@ export class HandoffLane {
     if (this.state !== 'running') return;
     // No slots while the lane cannot be popped: jobs handed over then would wait for their lock to expire.
     const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.running.size) : 0;
-    await this.script(this.refreshSha, REFRESH_LUA, [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free)]);
+    const { idle, alive, lane, workers, base, jobPrefix } = this.keys;
+    const { wait, active, marker, events, meta } = this.options.queueKeys;
+    const requeued = await this.script(
+      this.refreshSha,
+      REFRESH_LUA,
+      [idle, alive, lane, workers, wait, active, marker, events, meta],
+      [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free), base, jobPrefix],
+    );
+    if (typeof requeued === 'number' && requeued > 0) {
+      this.options.logger.warn({ requeued }, 'bus jobs handed to a dead worker were queued again');
+    }
   }
 
   private async loop(): Promise<void> {
@@ -245,9 +297,8 @@ export class HandoffLane {
     });
   }
 
-  private async script(sha: string, lua: string, args: string[]): Promise<unknown> {
+  private async script(sha: string, lua: string, keys: string[], args: string[]): Promise<unknown> {
     const { commands } = this.options;
-    const keys = [this.keys.idle, this.keys.alive, this.keys.lane];
     try {
       return await commands.evalsha(sha, keys.length, ...keys, ...args);
     } catch (error) {

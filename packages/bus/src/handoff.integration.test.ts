@@ -26,6 +26,11 @@ const request: BusRequest = {
   replyTo: 'test:reply:c1',
 };
 
+function bullKeys(queue: Queue): { wait: string; active: string; marker: string; events: string; meta: string } {
+  const { wait = '', active = '', marker = '', events = '', meta = '' } = queue.keys;
+  return { wait, active, marker, events, meta };
+}
+
 describe('the insert script hand-off', () => {
   const prefix = randomPrefix('handoff');
   const redis = new Redis(TEST_REDIS_URL);
@@ -39,6 +44,7 @@ describe('the insert script hand-off', () => {
   async function startLane(workerId: string): Promise<HandoffLane> {
     const started = new HandoffLane({
       prefix, queueName: 'parity', workerId, concurrency: 1, lockDurationMs: 10_000,
+      queueKeys: bullKeys(queue), aliveTtlMs: 300,
       commands: redis, blocking, logger: SILENT_LOGGER,
       run: async (job) => {
         received.push(job);
@@ -129,6 +135,21 @@ describe('the insert script hand-off', () => {
     expect(received[0]?.id).toBe('to-live');
   });
 
+  it('queues again, within the alive time, the jobs handed to a worker that died before popping them', async () => {
+    await redis.set(keys.aliveOf('doomed'), '10000', 'PX', 200);
+    await redis.rpush(keys.idle, 'doomed');
+    await redis.sadd(keys.workers, 'doomed');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('stranded', 1))).toBe('handed-off');
+    expect(await redis.get(`${queue.toKey('stranded')}:lock`)).toBe('doomed:stranded');
+    await startLane('sweeper');
+    await waitFor(async () => (await queue.getJobState('stranded')) === 'waiting', 1500, 'the stranded job to be queued again');
+    expect(await redis.exists(`${queue.toKey('stranded')}:lock`, keys.laneOf('doomed'))).toBe(0);
+    expect(await redis.smembers(keys.workers)).toEqual(['sweeper']);
+    expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['sweeper']);
+    expect(await redis.zrange(queue.keys.marker ?? '', 0, -1)).toEqual(['0']);
+    expect(received).toEqual([]);
+  });
+
   it('never hands off while the queue is paused', async () => {
     await startLane('w-paused');
     await queue.pause();
@@ -140,7 +161,7 @@ describe('the insert script hand-off', () => {
   it('withdraws every slot and the alive key on close', async () => {
     const started = await startLane('w-closing');
     await started.close();
-    expect(await redis.exists(keys.idle, keys.aliveOf('w-closing'))).toBe(0);
+    expect(await redis.exists(keys.idle, keys.aliveOf('w-closing'), keys.workers)).toBe(0);
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('after-close', 1))).toBe('queued');
   });
 });
@@ -232,5 +253,18 @@ describe('ServiceWorker with hand-off slots', () => {
     const late = client.call('wiki', testOps, 'echo', { text: 'nobody' }, { ...options, timeoutMs: 200 });
     await expect(late).rejects.toMatchObject({ code: 'resource_unavailable' });
     expect(client.deliveryCounts().queued - before.queued).toBe(1);
+  });
+
+  it('with handoff: false advertises no slot, and BullMQ fetches every job', async () => {
+    const own = new ServiceWorker({ service: 'run', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, handoff: false });
+    await own.start();
+    try {
+      const before = client.deliveryCounts();
+      await expect(client.call('run', testOps, 'echo', { text: 'fetched' }, options)).resolves.toMatchObject({ text: 'fetched' });
+      expect(client.deliveryCounts().queued - before.queued).toBe(1);
+      expect(await redis.exists(handoffKeysOf(prefix, queueNameOf('run')).idle)).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -39,6 +39,12 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
    * be handed to it, and is answered `resource_unavailable` at its deadline.
    */
   aliveTtlMs?: number;
+  /**
+   * Whether callers may hand requests straight to this replica's idle slots
+   * (handoff-lane.ts); default true. With false, every job this replica
+   * takes is fetched by BullMQ's Worker (three Redis hops instead of one).
+   */
+  handoff?: boolean;
   /** pino-like logger; default silent. */
   logger?: BusLogger;
 }
@@ -121,6 +127,15 @@ export class ServiceWorker<C extends OpCatalog> {
     this.worker = worker;
     worker.run().catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'bus worker stopped'));
     await worker.waitUntilReady();
+    if (this.options.handoff !== false) await this.startLane(worker, connection, prefix);
+    if (this.state !== 'starting') throw new Error('ServiceWorker was closed while starting.');
+    this.state = 'started';
+    this.logger.info({ queue: queueNameOf(service), handoff: this.options.handoff !== false }, 'bus worker started');
+  }
+
+  /** Opens the lane's blocking connection and advertises this replica's slots. */
+  private async startLane(worker: Worker<unknown, void, string>, connection: Redis, prefix: string): Promise<void> {
+    const { service, redisUrl } = this.options;
     const blocking = openRedisConnection(redisUrl, 'worker', `${prefix}:handoff:${queueNameOf(service)}`, this.logger);
     this.blocking = blocking;
     await waitUntilReady(blocking);
@@ -130,6 +145,7 @@ export class ServiceWorker<C extends OpCatalog> {
       workerId: this.workerId,
       concurrency: this.options.concurrency ?? 16,
       lockDurationMs: this.lockDurationMs(),
+      queueKeys: bullKeysOf(worker),
       ...(this.options.aliveTtlMs !== undefined ? { aliveTtlMs: this.options.aliveTtlMs } : {}),
       commands: connection,
       blocking,
@@ -138,9 +154,6 @@ export class ServiceWorker<C extends OpCatalog> {
     });
     this.lane = lane;
     await lane.start();
-    if (this.state !== 'starting') throw new Error('ServiceWorker was closed while starting.');
-    this.state = 'started';
-    this.logger.info({ queue: queueNameOf(service) }, 'bus worker started');
   }
 
   /** True when started, connected and taking jobs. */
@@ -301,4 +314,13 @@ function rawJobOf(handed: HandedOffJob): JobJsonRaw {
     timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
   };
   return raw as JobJsonRaw;
+}
+
+/** The BullMQ keys of a worker's queue that the hand-off sweep writes. */
+function bullKeysOf(worker: Worker<unknown, void, string>): { wait: string; active: string; marker: string; events: string; meta: string } {
+  const { wait, active, marker, events, meta } = worker.keys;
+  if (wait === undefined || active === undefined || marker === undefined || events === undefined || meta === undefined) {
+    throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
+  }
+  return { wait, active, marker, events, meta };
 }

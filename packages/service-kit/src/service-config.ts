@@ -14,6 +14,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `WORKER_CONCURRENCY` | jobs handled at once per replica | `16` |
  * | `BUS_LOCK_MS` | job lock; a killed worker's job is recovered after it, ms | `10000` |
  * | `BUS_STALLED_INTERVAL_MS` | how often stalled jobs are looked for, ms | `5000` |
+ * | `BUS_HANDOFF` | callers hand requests straight to this replica's idle slots (one Redis hop instead of three); `false` leaves every job to BullMQ's fetch | `true` |
  * | `OPS_HOST` / `OPS_PORT` | ops server (`/healthz`, `/readyz`) | `0.0.0.0` / per service (8081–8083) |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows through the bus | — |
@@ -29,6 +30,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     WORKER_CONCURRENCY: env.count(16),
     BUS_LOCK_MS: env.millis(10_000),
     BUS_STALLED_INTERVAL_MS: env.millis(5_000),
+    BUS_HANDOFF: env.flag(true),
     OPS_HOST: z.string().min(1).default('0.0.0.0'),
     OPS_PORT: env.port(defaults.opsPort),
     LOG_LEVEL: env.logLevel,

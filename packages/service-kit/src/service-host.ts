@@ -80,6 +80,7 @@ export async function startService<C extends OpCatalog>(
     concurrency: config.WORKER_CONCURRENCY,
     lockDurationMs: config.BUS_LOCK_MS,
     stalledIntervalMs: config.BUS_STALLED_INTERVAL_MS,
+    handoff: config.BUS_HANDOFF,
     logger,
   });
   await worker.start();
