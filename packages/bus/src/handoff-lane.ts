@@ -157,8 +157,12 @@ export interface HandoffLaneOptions {
   /** A connection of its own, blocked in `BLMPOP` on the lane. */
   blocking: Redis;
   logger: BusLogger;
-  /** Runs a handed-off job to its end (reply, completion); must not reject. */
-  run: (job: HandedOffJob) => Promise<void>;
+  /**
+   * Runs a handed-off job to its end (reply, completion); must not reject.
+   * Resolves true when it gave the job's slot back itself (with
+   * {@link HandoffLane.slotOwner}), else the lane does.
+   */
+  run: (job: HandedOffJob) => Promise<boolean>;
 }
 
 /** See the module comment. */
@@ -168,6 +172,8 @@ export class HandoffLane {
   private readonly refreshSha = sha1(REFRESH_LUA);
   private readonly unregisterSha = sha1(UNREGISTER_LUA);
   private readonly running = new Set<Promise<void>>();
+  /** Slots taken by handed-off jobs and not yet released. */
+  private held = 0;
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -186,6 +192,19 @@ export class HandoffLane {
       jobPrefix: `${options.prefix}:${options.queueName}:`,
     };
     this.aliveTtlMs = options.aliveTtlMs ?? DEFAULT_ALIVE_TTL_MS;
+  }
+
+  /**
+   * Releases the slot of a job that is ending, for a `run` that lists it as
+   * free again itself, in the same Redis command as its completion (call it
+   * right before sending that command, so the refresh counts it right).
+   *
+   * @returns the worker id to list in `idle`, or `undefined` once the lane is
+   *   closing (its slots are withdrawn for good).
+   */
+  releaseSlot(): string | undefined {
+    this.held -= 1;
+    return this.state === 'running' ? this.options.workerId : undefined;
   }
 
   /** Jobs handed to this worker and not yet finished. */
@@ -240,7 +259,7 @@ export class HandoffLane {
   private async refreshNow(): Promise<void> {
     if (this.state !== 'running') return;
     // No slots while the lane cannot be popped: jobs handed over then would wait for their lock to expire.
-    const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.running.size) : 0;
+    const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.held) : 0;
     const { idle, alive, lane, workers, base, jobPrefix } = this.keys;
     const { wait, active, marker, events, meta } = this.options.queueKeys;
     const requeued = await this.script(
@@ -272,25 +291,35 @@ export class HandoffLane {
         else this.dispatch(entry);
       }
       if (stop || this.abandoned) return;
+      if (process.env.XIMM) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   private dispatch(entry: string): void {
+    // Every entry took one of this worker's slots when it was handed over.
+    this.held += 1;
     const job = parseLaneEntry(entry, this.options.workerId);
     if (job === undefined) {
       this.options.logger.error({ lane: this.keys.lane }, 'bus hand-off lane entry is malformed');
       this.returnSlot();
       return;
     }
-    const run = this.options.run(job).finally(() => {
-      this.running.delete(run);
-      this.returnSlot();
-    });
+    const run: Promise<void> = this.options.run(job).then(
+      (released) => {
+        this.running.delete(run);
+        if (!released) this.returnSlot();
+      },
+      () => {
+        this.running.delete(run);
+        this.returnSlot();
+      },
+    );
     this.running.add(run);
   }
 
   /** Puts one slot back in `idle`; on failure the next refresh restores it. */
   private returnSlot(): void {
+    this.held -= 1;
     if (this.state !== 'running') return;
     this.options.commands.rpush(this.keys.idle, this.options.workerId).catch((error: unknown) => {
       this.options.logger.debug({ error: describeError(error) }, 'bus hand-off slot could not be returned');

@@ -5,6 +5,7 @@ import { BusClient } from './bus-client';
 import { SILENT_LOGGER } from './bus-logger';
 import { handoffKeysOf, jobOptionsFor, queueNameOf } from './bus-protocol';
 import { HandoffLane, type HandedOffJob } from './handoff-lane';
+import { JobCompleter } from './job-complete';
 import { JobInserter } from './job-insert';
 import { ServiceWorker } from './service-worker';
 import { createTestHandlers, sleep, testOps } from '../test-fixtures/test-ops';
@@ -48,6 +49,7 @@ describe('the insert script hand-off', () => {
       commands: redis, blocking, logger: SILENT_LOGGER,
       run: async (job) => {
         received.push(job);
+        return false;
       },
     });
     await started.start();
@@ -109,6 +111,54 @@ describe('the insert script hand-off', () => {
     } finally {
       await fetcher.close();
     }
+  });
+
+  it('completes a handed-off job exactly as BullMQ moveToCompleted does, publishing the reply and giving the slot back', async () => {
+    await startLane('w-done');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('done-bus', 1))).toBe('handed-off');
+    await waitFor(() => received.length === 1, 2000, 'the lane to receive the job');
+    await queue.add('echo', request, jobOptionsFor('done-bullmq', 1));
+    const fetcher = new Worker('parity', null, { connection: { url: TEST_REDIS_URL }, prefix, autorun: false, lockDuration: 10_000 });
+    const subscriber = redis.duplicate();
+    const messages: string[] = [];
+    try {
+      const fetched = await fetcher.getNextJob('bullmq-token');
+      await fetched?.moveToCompleted(undefined, 'bullmq-token', false);
+      await subscriber.subscribe('test:reply:done');
+      subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+      const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = queue.keys;
+      const completer = new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
+      const reply = { channel: 'test:reply:done', message: 'the reply' };
+      await completer.complete(queue.toKey('done-bus'), 'done-bus', 'w-done:done-bus', reply, 'w-done');
+
+      expect(await eventsOf('done-bus')).toEqual(await eventsOf('done-bullmq'));
+      for (const id of ['done-bus', 'done-bullmq']) {
+        expect(await redis.exists(queue.toKey(id), `${queue.toKey(id)}:lock`)).toBe(0);
+      }
+      expect(await redis.llen(active)).toBe(0);
+      expect(await redis.sismember(stalled, 'done-bus')).toBe(0);
+      await waitFor(() => messages.length === 1, 1000, 'the reply');
+      expect(messages).toEqual(['the reply']);
+      expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['w-done', 'w-done']);
+      await expect(completer.complete(queue.toKey('done-bus'), 'done-bus', 'w-done:done-bus', undefined, undefined)).rejects.toThrow(
+        'Job done-bus could not be completed: the job no longer exists.',
+      );
+    } finally {
+      subscriber.disconnect();
+      await fetcher.close();
+    }
+  });
+
+  it('refuses to complete a job whose lock another worker holds, and leaves it active', async () => {
+    await startLane('w-late');
+    expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('taken', 1))).toBe('handed-off');
+    await redis.set(`${queue.toKey('taken')}:lock`, 'someone-else');
+    const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = queue.keys;
+    const completer = new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
+    await expect(completer.complete(queue.toKey('taken'), 'taken', 'w-late:taken', undefined, undefined)).rejects.toThrow(
+      'locked by another worker',
+    );
+    expect(await queue.getJobState('taken')).toBe('active');
   });
 
   it('gives the slot back once the job ran, and a job finding no free slot is queued', async () => {

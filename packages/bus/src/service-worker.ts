@@ -3,10 +3,11 @@ import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
 import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
-import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
+import { DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
 import { HandoffLane, type HandedOffJob } from './handoff-lane';
 import { type HandlerMap } from './handler-context';
-import { processBusJob, type JobInput } from './job-processor';
+import { JobCompleter, type CompletionKeys } from './job-complete';
+import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
 /** Options of {@link ServiceWorker}. */
@@ -49,8 +50,21 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   logger?: BusLogger;
 }
 
-/** How a job's processing ended; never a rejected promise (see `started`). */
-type Processed = { ok: true } | { ok: false; error: Error };
+/** A reply ready to go, on the request's `replyTo`; useless after `deadline` (epoch ms). */
+interface ReadyReply {
+  channel: string;
+  message: string;
+  deadline: number;
+}
+
+/**
+ * How a job's processing ended, never a rejected promise (see `started`):
+ * the reply not yet sent, if any, and the failure to give BullMQ, if any.
+ */
+interface Processed {
+  reply?: ReadyReply;
+  failure?: Error;
+}
 
 /** A bus job as BullMQ hands it over: data not trusted until parsed, no return value. */
 type BusJob = Job<unknown, void, string>;
@@ -86,6 +100,7 @@ export class ServiceWorker<C extends OpCatalog> {
   private worker: Worker<unknown, void, string> | undefined;
   private blocking: Redis | undefined;
   private lane: HandoffLane | undefined;
+  private completer: JobCompleter | undefined;
   /** This replica's hand-off worker id (the lock tokens of its handed-off jobs start with it). */
   private readonly workerId = randomUUID();
   /** Runs started on `active`, by job id, until BullMQ's processor picks them up. */
@@ -120,7 +135,7 @@ export class ServiceWorker<C extends OpCatalog> {
       autorun: false,
     });
     worker.on('active', (job: BusJob) => {
-      if (job.id !== undefined) this.started.set(job.id, this.execute(inputOf(job)));
+      if (job.id !== undefined) this.started.set(job.id, this.execute(inputOf(job), true));
     });
     worker.on('error', (error: Error) => this.logger.warn({ error: error.message }, 'bus worker error'));
     worker.on('stalled', (jobId: string) => this.logger.warn({ jobId }, 'bus job stalled; moved back to waiting'));
@@ -153,6 +168,7 @@ export class ServiceWorker<C extends OpCatalog> {
       run: (job) => this.runHandedOff(job),
     });
     this.lane = lane;
+    this.completer = new JobCompleter(connection, completionKeysOf(worker, handoffKeysOf(prefix, queueNameOf(service)).idle));
     await lane.start();
   }
 
@@ -183,8 +199,8 @@ export class ServiceWorker<C extends OpCatalog> {
   private async processor(job: BusJob): Promise<void> {
     const early = job.id === undefined ? undefined : this.started.get(job.id);
     if (job.id !== undefined) this.started.delete(job.id);
-    const processed = await (early ?? this.execute(inputOf(job)));
-    if (!processed.ok) throw processed.error;
+    const processed = await (early ?? this.execute(inputOf(job), true));
+    if (processed.failure !== undefined) throw processed.failure;
   }
 
   private lockDurationMs(): number {
@@ -192,16 +208,22 @@ export class ServiceWorker<C extends OpCatalog> {
   }
 
   /**
-   * Runs a job handed to this replica, then completes or fails it with
-   * BullMQ's `Job` methods and this replica's token, as BullMQ's Worker does
-   * for the jobs it fetches (a transient failure with attempts left is so
-   * retried by BullMQ). Its lock is extended every half lock duration while it
-   * runs. Never rejects: a completion that fails (lock lost, Redis down) is
-   * logged, and BullMQ's stalled check then recovers the job.
+   * Runs a job handed to this replica and finishes it with this replica's
+   * token. A success (every bus job is `removeOnComplete`) is published,
+   * completed and its slot given back by one script (job-complete.ts); any
+   * other end is published, then failed or completed with BullMQ's `Job`
+   * methods, as BullMQ's Worker does for the jobs it fetches (a transient
+   * failure with attempts left is so retried by BullMQ). The lock is extended
+   * every half lock duration while the job runs. Never rejects: a completion
+   * that fails (lock lost, Redis down) is logged, and BullMQ's stalled check
+   * then recovers the job.
+   *
+   * @returns true when the slot was released here (`HandoffLane.releaseSlot`).
    */
-  private async runHandedOff(handed: HandedOffJob): Promise<void> {
+  private async runHandedOff(handed: HandedOffJob): Promise<boolean> {
     const worker = this.worker;
-    if (worker === undefined) return;
+    const completer = this.completer;
+    if (worker === undefined || completer === undefined) return false;
     let job: BusJob | undefined;
     const bullJob = (): BusJob => (job ??= Job.fromJSON(worker, rawJobOf(handed), handed.id) as BusJob);
     const lockMs = this.lockDurationMs();
@@ -210,49 +232,45 @@ export class ServiceWorker<C extends OpCatalog> {
         this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job lock could not be extended');
       });
     }, lockMs / 2);
+    const opts = parseJson(handed.opts);
     try {
-      const processed = await this.execute(handedOffInput(handed));
-      if (processed.ok) await bullJob().moveToCompleted(undefined, handed.token, false);
-      else await bullJob().moveToFailed(processed.error, handed.token, false);
+      const processed = await this.execute(handedOffInput(handed, opts), false);
+      clearInterval(renew);
+      const reply = processed.reply !== undefined && Date.now() < processed.reply.deadline ? processed.reply : undefined;
+      if (processed.failure === undefined && removesOnComplete(opts)) {
+        try {
+          await completer.complete(worker.toKey(handed.id), handed.id, handed.token, reply, this.lane?.releaseSlot());
+        } catch (error) {
+          this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job could not be completed');
+        }
+        return true;
+      }
+      if (reply !== undefined) await this.publish(reply, handed.id);
+      if (processed.failure !== undefined) await bullJob().moveToFailed(processed.failure, handed.token, false);
+      else await bullJob().moveToCompleted(undefined, handed.token, false);
     } catch (error) {
       this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job could not be completed');
     } finally {
       clearInterval(renew);
     }
+    return false;
   }
 
   /**
-   * Runs one job and publishes its reply. Never rejects (a run begun on
-   * `active` is awaited only later, and a rejection nobody awaits yet would be
-   * an unhandled one): a failure for BullMQ comes back as `{ok: false, error}`.
+   * Runs one job through its handler. With `publishNow` the reply is
+   * published before this resolves (BullMQ's path); without, it is returned
+   * for the caller to send with the completion. Never rejects (a run begun
+   * on `active` is awaited only later, and a rejection nobody awaits yet would
+   * be an unhandled one): a failure for BullMQ comes back as `failure`.
    */
-  private async execute(job: JobInput): Promise<Processed> {
+  private async execute(job: JobInput, publishNow: boolean): Promise<Processed> {
     try {
-      await this.process(job);
-      return { ok: true };
+      const processed = processedOf(await processBusJob(this.options.catalog, this.options.handlers, job, this.logger), job.jobId);
+      if (!publishNow || processed.reply === undefined) return processed;
+      if (Date.now() < processed.reply.deadline) await this.publish(processed.reply, job.jobId);
+      return processed.failure === undefined ? {} : { failure: processed.failure };
     } catch (error) {
-      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
-    }
-  }
-
-  private async process(job: JobInput): Promise<void> {
-    const { jobId } = job;
-    const outcome = await processBusJob(this.options.catalog, this.options.handlers, job, this.logger);
-    switch (outcome.kind) {
-      case 'drop':
-        return;
-      case 'retry':
-        throw outcome.error;
-      case 'reply': {
-        if (Date.now() < outcome.deadline) {
-          await this.publish(outcome.replyTo, jobId, encodeReplyMessage(jobId, outcome.reply), outcome.deadline);
-        }
-        if (outcome.failJob) {
-          const reason = outcome.reply.ok ? 'failed' : `${outcome.reply.error.code}: ${outcome.reply.error.message}`;
-          throw new UnrecoverableError(reason);
-        }
-        return;
-      }
+      return { failure: error instanceof Error ? error : new Error(String(error)) };
     }
   }
 
@@ -264,21 +282,40 @@ export class ServiceWorker<C extends OpCatalog> {
    * logged, not thrown (the caller then answers itself at its deadline), and
    * while Redis is down the wait ends at the deadline: the reply is useless after it.
    */
-  private async publish(channel: string, jobId: string, message: string, deadline: number): Promise<void> {
+  private async publish(reply: ReadyReply, jobId: string): Promise<void> {
     const connection = this.connection;
     if (connection === undefined) return;
-    const published = connection.publish(channel, message).then(
+    const published = connection.publish(reply.channel, reply.message).then(
       () => undefined,
       (error: unknown) => this.logger.warn({ jobId, error: describeError(error) }, 'bus reply could not be published'),
     );
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(resolve, Math.max(0, reply.deadline - Date.now()));
     });
     try {
       await Promise.race([published, expired]);
     } finally {
       clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * What to do after a job's handler ran: the reply to send (if any, while its
+ * deadline has not passed) and the failure to give BullMQ (if any).
+ */
+function processedOf(outcome: JobOutcome, jobId: string): Processed {
+  switch (outcome.kind) {
+    case 'drop':
+      return {};
+    case 'retry':
+      return { failure: outcome.error };
+    case 'reply': {
+      const reply = { channel: outcome.replyTo, message: encodeReplyMessage(jobId, outcome.reply), deadline: outcome.deadline };
+      if (!outcome.failJob) return { reply };
+      const reason = outcome.reply.ok ? 'failed' : `${outcome.reply.error.code}: ${outcome.reply.error.message}`;
+      return { reply, failure: new UnrecoverableError(reason) };
     }
   }
 }
@@ -289,8 +326,13 @@ function inputOf(job: BusJob): JobInput {
 }
 
 /** The processor's input of a handed-off job (always its first attempt); unparsable JSON becomes `undefined`. */
-function handedOffInput(handed: HandedOffJob): JobInput {
-  return { data: parseJson(handed.data), jobId: handed.id, attemptsMade: 0, maxAttempts: attemptsOf(parseJson(handed.opts)) };
+function handedOffInput(handed: HandedOffJob, opts: unknown): JobInput {
+  return { data: parseJson(handed.data), jobId: handed.id, attemptsMade: 0, maxAttempts: attemptsOf(opts) };
+}
+
+/** Whether a job's options remove it once completed (`removeOnComplete: true`, as `jobOptionsFor` sets). */
+function removesOnComplete(opts: unknown): boolean {
+  return typeof opts === 'object' && opts !== null && 'removeOnComplete' in opts && opts.removeOnComplete === true;
 }
 
 function parseJson(text: string): unknown {
@@ -323,4 +365,13 @@ function bullKeysOf(worker: Worker<unknown, void, string>): { wait: string; acti
     throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
   }
   return { wait, active, marker, events, meta };
+}
+
+/** The keys of a worker's queue the hand-off completion writes. */
+function completionKeysOf(worker: Worker<unknown, void, string>, idle: string): CompletionKeys {
+  const { active, events, stalled, meta, wait, prioritized } = worker.keys;
+  if (active === undefined || events === undefined || stalled === undefined || meta === undefined || wait === undefined || prioritized === undefined) {
+    throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
+  }
+  return { active, events, stalled, meta, wait, prioritized, idle };
 }
