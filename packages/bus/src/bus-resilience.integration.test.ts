@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { BusClient } from './bus-client';
 import { queueNameOf } from './bus-protocol';
+import { SILENT_LOGGER, type BusLogger } from './bus-logger';
 import { ServiceWorker } from './service-worker';
 import { createTestHandlers, testOps } from '../test-fixtures/test-ops';
 import { ThrowawayRedis } from '../test-fixtures/throwaway-redis';
@@ -139,7 +140,15 @@ describe('a service replica killed while idle', () => {
 
   it('loses no call: those handed to it before its alive key expired are queued again and answered by the live replica', async () => {
     const survivor = createTestHandlers();
-    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix });
+    let requeued = 0;
+    const logger: BusLogger = {
+      ...SILENT_LOGGER,
+      child: () => logger,
+      warn: (fields: Record<string, unknown>) => {
+        if (typeof fields.requeued === 'number') requeued += fields.requeued;
+      },
+    };
+    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, logger });
     await worker.start();
     try {
       const { child } = await spawnWorker(prefix);
@@ -152,6 +161,8 @@ describe('a service replica killed while idle', () => {
       expect(replies.map((reply) => reply.text)).toEqual(Array.from({ length: 40 }, (_, i) => `n${i}`));
       expect(Date.now() - started).toBeLessThan(2500);
       expect(survivor.log.handled).toHaveLength(40);
+      // The calls did reach the dead replica's lane and were swept back (the survivor's slots were listed first).
+      expect(requeued).toBeGreaterThan(0);
     } finally {
       await worker.close();
     }

@@ -24,15 +24,18 @@ import { handoffKeysOf, handoffTokenOf } from './bus-protocol';
  * count its slot as free once; the next refresh takes it back.
  *
  * A worker that dies leaves its slots behind; callers drop them once its
- * `alive` key has expired (≤ `aliveTtlMs`). Jobs already in its lane, at most
- * one per slot it had, are active with its lock and are recovered by BullMQ's
- * stalled check when the lock expires, as any job of a dead BullMQ worker.
+ * `alive` key has expired (≤ `aliveTtlMs`). Jobs handed to it before that
+ * (at most one per slot it had free) stay in its lane, never started; the
+ * refresh of any live worker moves them back to `wait` for BullMQ's fetch
+ * (within `aliveTtlMs` and a third). Jobs it was running are recovered by
+ * BullMQ's stalled check when their lock expires, as any dead BullMQ
+ * worker's.
  */
 
 /** The lane entry that ends the blocking loop; real entries always hold a newline. */
 const STOP_ENTRY = '';
 
-/** How long one `BLMPOP` blocks, in s, so the loop notices an abandoned close. */
+/** How long one `BLMPOP` blocks, in s; also how long close waits for Redis before giving up on it. */
 const BLOCK_SECONDS = 1;
 
 /** Default `aliveTtlMs`. */
@@ -46,7 +49,10 @@ export const DEFAULT_ALIVE_TTL_MS = 1000;
  * but within a second instead of `lockDurationMs`. A job is moved only while
  * it is still `active` under the dead worker's lock or under none (its lock
  * expired first); a job another worker holds is left alone.
- * KEYS: idle, alive, lane, workers, wait, active, marker, events, meta.
+ * Swept jobs go where BullMQ would queue them: to `paused` while the queue is
+ * paused, else to `wait`, with the marker unless the queue is paused or at
+ * its global concurrency.
+ * KEYS: idle, alive, lane, workers, wait, active, marker, events, meta, paused.
  * ARGV: worker id, lock ms, alive ttl ms, free slots, hand-off key base, job key prefix.
  * Returns the number of jobs requeued from dead workers' lanes.
  */
@@ -63,6 +69,9 @@ elseif have > want then
   rcall("LREM", KEYS[1], have - want, ARGV[1])
 end
 local requeued = 0
+local meta = rcall("HMGET", KEYS[9], "paused", "concurrency")
+local target = KEYS[5]
+if meta[1] then target = KEYS[10] end
 for _, worker in ipairs(rcall("SMEMBERS", KEYS[4])) do
   if rcall("EXISTS", ARGV[5] .. "alive:" .. worker) == 0 then
     rcall("LREM", KEYS[1], 0, worker)
@@ -74,7 +83,7 @@ for _, worker in ipairs(rcall("SMEMBERS", KEYS[4])) do
         local holder = rcall("GET", lockKey)
         if (not holder or holder == worker .. ":" .. id) and rcall("LREM", KEYS[6], 1, id) == 1 then
           rcall("DEL", lockKey)
-          rcall("RPUSH", KEYS[5], id)
+          rcall("RPUSH", target, id)
           rcall("XADD", KEYS[8], "*", "event", "waiting", "jobId", id, "prev", "active")
           requeued = requeued + 1
         end
@@ -84,7 +93,9 @@ for _, worker in ipairs(rcall("SMEMBERS", KEYS[4])) do
     rcall("SREM", KEYS[4], worker)
   end
 end
-if requeued > 0 and not rcall("HGET", KEYS[9], "paused") then rcall("ZADD", KEYS[7], 0, "0") end
+if requeued > 0 and not meta[1] and not (meta[2] and rcall("LLEN", KEYS[6]) >= tonumber(meta[2])) then
+  rcall("ZADD", KEYS[7], 0, "0")
+end
 return requeued
 `;
 
@@ -151,7 +162,7 @@ export interface HandoffLaneOptions {
   /** How long `alive` lasts unrenewed, in ms; default 1000. A dead worker's slots are skipped after it. */
   aliveTtlMs?: number;
   /** The queue's BullMQ keys the dead-worker sweep writes (a BullMQ `Worker`'s `keys`). */
-  queueKeys: { wait: string; active: string; marker: string; events: string; meta: string };
+  queueKeys: { wait: string; active: string; marker: string; events: string; meta: string; paused: string };
   /** Connection for the scripts and slot returns (may be shared). */
   commands: Redis;
   /** A connection of its own, blocked in `BLMPOP` on the lane. */
@@ -232,9 +243,12 @@ export class HandoffLane {
 
   /**
    * Withdraws the slots, runs every job handed before that to its end, then
-   * stops. With Redis unreachable it gives up waiting after `BLOCK_SECONDS`:
-   * jobs left in the lane are then recovered by BullMQ's stalled check.
-   * Idempotent; the connections stay open (their owner closes them).
+   * stops. While Redis does not answer it waits `BLOCK_SECONDS` for the
+   * withdrawal, then disconnects the blocking connection (any job left in
+   * the lane is swept back to `wait` by a live worker, or recovered by the
+   * stalled check), and it waits for running jobs at most `lockDurationMs`
+   * (their locks have expired by then anyway). Idempotent; the command
+   * connection stays open (its owner closes it).
    */
   async close(): Promise<void> {
     if (this.state !== 'running') {
@@ -243,16 +257,22 @@ export class HandoffLane {
     }
     this.state = 'closing';
     clearInterval(this.refreshTimer);
-    await this.refreshing;
+    const { idle, alive, lane, workers } = this.keys;
+    const withdrawn = Promise.resolve(this.refreshing).then(() =>
+      this.script(this.unregisterSha, UNREGISTER_LUA, [idle, alive, lane, workers], [this.options.workerId, STOP_ENTRY]),
+    );
     try {
-      const { idle, alive, lane, workers } = this.keys;
-      await this.script(this.unregisterSha, UNREGISTER_LUA, [idle, alive, lane, workers], [this.options.workerId, STOP_ENTRY]);
+      await withTimeout(withdrawn, BLOCK_SECONDS * 1000, 'Redis did not answer');
     } catch (error) {
       this.options.logger.warn({ error: describeError(error) }, 'bus hand-off lane could not be withdrawn');
       this.abandoned = true;
+      // Fails the pending BLMPOP at once, so the loop ends.
+      this.options.blocking.disconnect(false);
     }
     await this.loopDone;
-    await Promise.all(this.running);
+    await withTimeout(Promise.all(this.running), this.options.lockDurationMs, 'jobs still running').catch((error: unknown) => {
+      this.options.logger.warn({ error: describeError(error), running: this.running.size }, 'bus hand-off lane closed with jobs running');
+    });
     this.state = 'closed';
   }
 
@@ -261,11 +281,11 @@ export class HandoffLane {
     // No slots while the lane cannot be popped: jobs handed over then would wait for their lock to expire.
     const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.held) : 0;
     const { idle, alive, lane, workers, base, jobPrefix } = this.keys;
-    const { wait, active, marker, events, meta } = this.options.queueKeys;
+    const { wait, active, marker, events, meta, paused } = this.options.queueKeys;
     const requeued = await this.script(
       this.refreshSha,
       REFRESH_LUA,
-      [idle, alive, lane, workers, wait, active, marker, events, meta],
+      [idle, alive, lane, workers, wait, active, marker, events, meta, paused],
       [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free), base, jobPrefix],
     );
     if (typeof requeued === 'number' && requeued > 0) {
@@ -342,4 +362,13 @@ export class HandoffLane {
 
 function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
+}
+
+/** `promise`, or a rejection with `what` after `ms` (the promise itself goes on). */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms.`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

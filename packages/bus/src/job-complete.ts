@@ -9,7 +9,10 @@ import { type Redis } from 'ioredis';
  * what the next request waits for).
  *
  * In order, atomically:
- * 1. PUBLISH the reply (Redis delivers it when the script ends, ~20 µs later);
+ * 1. PUBLISH the reply (Redis delivers it when the script ends, ~20 µs later),
+ *    unless Redis's clock says the request's deadline has passed: the command
+ *    may reach Redis late (sent while the connection was down, or re-sent
+ *    after a reconnect), and a reply after the deadline is never sent;
  * 2. what BullMQ's `moveToFinished` does for a completed job with
  *    `removeOnComplete: true`, no parent, no de-duplication id and no
  *    metrics, which is every bus job: check and release the lock, take the
@@ -22,7 +25,8 @@ import { type Redis } from 'ioredis';
  *
  * KEYS: active, events, stalled, meta, wait, prioritized, idle, job hash.
  * ARGV: job id, lock token, reply channel ('' for none), reply message,
- *   slot owner ('' to keep the slot), return value (JSON; always "null" here).
+ *   slot owner ('' to keep the slot), return value (JSON; always "null" here),
+ *   reply deadline (epoch ms).
  * Returns BullMQ's codes: 0, or -1 (no such job), -2 (no lock), -6 (lock held
  * by another token), -3 (not active); the reply and the slot are handled in
  * every case.
@@ -30,7 +34,12 @@ import { type Redis } from 'ioredis';
 const COMPLETE_JOB_LUA = `
 local rcall = redis.call
 local jobKey = KEYS[8]
-if ARGV[3] ~= "" then rcall("PUBLISH", ARGV[3], ARGV[4]) end
+if ARGV[3] ~= "" then
+  local now = rcall("TIME")
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) < tonumber(ARGV[7]) then
+    rcall("PUBLISH", ARGV[3], ARGV[4])
+  end
+end
 if ARGV[5] ~= "" then rcall("RPUSH", KEYS[7], ARGV[5]) end
 if rcall("EXISTS", jobKey) == 0 then return -1 end
 local lockKey = jobKey .. ":lock"
@@ -82,6 +91,8 @@ export interface CompletionKeys {
 export interface ReplyToSend {
   channel: string;
   message: string;
+  /** Epoch ms after which the reply is not published. */
+  deadline: number;
 }
 
 /** Completes handed-off bus jobs with {@link COMPLETE_JOB_LUA}. */
@@ -104,7 +115,7 @@ export class JobCompleter {
    * it, and lists a slot of `slotOwner` as free again.
    *
    * @param jobKey - the job hash key (`queue.toKey(jobId)`).
-   * @param reply - published first; `undefined` publishes nothing.
+   * @param reply - published first while its deadline has not passed; `undefined` publishes nothing.
    * @param slotOwner - the worker id whose slot comes back; `undefined` keeps it.
    * @throws Error naming BullMQ's reason when the job could not be completed
    *   (the reply was still published and the slot returned), or the Redis
@@ -112,7 +123,7 @@ export class JobCompleter {
    */
   async complete(jobKey: string, jobId: string, token: string, reply: ReplyToSend | undefined, slotOwner: string | undefined): Promise<void> {
     // The processor returns nothing, which BullMQ records as the return value "null".
-    const args = [jobId, token, reply?.channel ?? '', reply?.message ?? '', slotOwner ?? '', 'null'];
+    const args = [jobId, token, reply?.channel ?? '', reply?.message ?? '', slotOwner ?? '', 'null', String(reply?.deadline ?? 0)];
     const code = await this.run([...this.keys, jobKey], args);
     if (code !== 0) {
       throw new Error(`Job ${jobId} could not be completed: ${COMPLETION_ERRORS[Number(code)] ?? `code ${String(code)}`}.`);

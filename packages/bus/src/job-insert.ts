@@ -18,15 +18,18 @@ import { handoffKeysOf } from './bus-protocol';
  * recovery see a job indistinguishable from one `Queue.add` made.
  *
  * Direct hand-off (handoff-lane.ts): when the queue is neither paused nor
- * capped and a live worker has a free slot in the `idle` list, the script
+ * capped (global concurrency or rate limit) and a live worker has a free slot
+ * in the `idle` list, the script
  * also does what BullMQ's `moveToActive` would do for that worker (job into
  * `active`, lock with the worker's token and lock duration, `active` event,
  * `processedOn`, `ats`) and appends the job to the worker's lane, which the
  * worker is blocked on. The job then reaches the worker in one hop instead of
  * three (marker wake-up, `moveToActive` round trip), and is from then on an
- * ordinary active BullMQ job: completed, failed, retried, lock-extended and
- * recovered after a crash by BullMQ's own scripts. A slot whose worker's
- * `alive` key has expired (the worker died) is dropped and the next one tried.
+ * ordinary active BullMQ job: failed, retried, lock-extended and recovered
+ * after a crash by BullMQ's own scripts, and completed by job-complete.ts,
+ * which does what BullMQ's `moveToFinished` does for it. A slot whose
+ * worker's `alive` key has expired (the worker died) is dropped and the next
+ * one tried.
  * The parity of both paths is pinned by job-insert.integration.test.ts and
  * handoff.integration.test.ts; re-run them on a BullMQ upgrade.
  *
@@ -51,8 +54,8 @@ end
 rcall("HMSET", jobKey, "name", ARGV[2], "data", ARGV[3], "opts", ARGV[4],
   "timestamp", ARGV[5], "delay", 0, "priority", 0)
 rcall("XADD", KEYS[6], "*", "event", "added", "jobId", ARGV[1], "name", ARGV[2])
-local meta = rcall("HMGET", KEYS[3], "paused", "concurrency")
-if not meta[1] and not meta[2] then
+local meta = rcall("HMGET", KEYS[3], "paused", "concurrency", "max")
+if not meta[1] and not meta[2] and not meta[3] then
   for _ = 1, 32 do
     local worker = rcall("LPOP", KEYS[8])
     if not worker then break end
@@ -86,9 +89,9 @@ const INSERT_JOB_SHA = createHash('sha1').update(INSERT_JOB_LUA).digest('hex');
 
 /**
  * How long a worker's lane outlives its last hand-off, in ms. A live worker
- * empties its lane at once; this only reclaims the lane of a worker that died
- * with jobs in it (those jobs are recovered from `active` by BullMQ's stalled
- * check when their lock expires, well before this).
+ * empties its lane at once, and the lane of a dead one is swept back to
+ * `wait` by the live workers (handoff-lane.ts) about a second after; this
+ * only reclaims a lane nobody swept (no live worker on the queue).
  */
 const LANE_TTL_MS = 60_000;
 

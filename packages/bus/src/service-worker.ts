@@ -4,7 +4,7 @@ import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import { DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
-import { HandoffLane, type HandedOffJob } from './handoff-lane';
+import { HandoffLane, type HandedOffJob, type HandoffLaneOptions } from './handoff-lane';
 import { type HandlerMap } from './handler-context';
 import { JobCompleter, type CompletionKeys } from './job-complete';
 import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
@@ -36,8 +36,9 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   /**
    * How long this replica's hand-off slots outlive it unrenewed, in ms;
    * default 1000 (renewed every third of it). After a crash, callers skip its
-   * slots once this passed; until then up to one request per free slot can
-   * be handed to it, and is answered `resource_unavailable` at its deadline.
+   * slots once this passed; the requests handed to it until then (at most
+   * one per free slot) are moved back to `wait` by a live replica's next
+   * refresh, so they are answered about `aliveTtlMs * 4/3` late.
    */
   aliveTtlMs?: number;
   /**
@@ -77,10 +78,11 @@ type BusJob = Job<unknown, void, string>;
  *
  * Jobs come two ways. Most are handed straight to one of this replica's idle
  * slots by the caller's insert script ({@link HandoffLane}): already active
- * and locked for this replica, they are run at once and then completed or
- * failed with BullMQ's own `Job` methods (locks extended while they run).
- * The others (every slot busy, retries, recovered jobs) are fetched by a
- * BullMQ Worker.
+ * and locked for this replica, they are run at once (locks extended while
+ * they run); a success is then published, completed and its slot freed by
+ * one script (job-complete.ts), anything else is published and failed with
+ * BullMQ's own `Job` methods. The others (every slot busy, retries,
+ * recovered jobs) are fetched by a BullMQ Worker.
  *
  * Fast path: a job starts when BullMQ emits `active` (the moment it is moved
  * to active and locked), not when BullMQ later calls the processor: with
@@ -214,9 +216,11 @@ export class ServiceWorker<C extends OpCatalog> {
    * other end is published, then failed or completed with BullMQ's `Job`
    * methods, as BullMQ's Worker does for the jobs it fetches (a transient
    * failure with attempts left is so retried by BullMQ). The lock is extended
-   * every half lock duration while the job runs. Never rejects: a completion
-   * that fails (lock lost, Redis down) is logged, and BullMQ's stalled check
-   * then recovers the job.
+   * every half lock duration while the job runs, and a job that waited in the
+   * lane longer than half of it is first checked to still hold its lock (else
+   * it is skipped: the stalled check gave it to another worker). Never
+   * rejects: a completion or lock extension that fails (lock lost, Redis
+   * down) is logged, and BullMQ's stalled check then recovers the job.
    *
    * @returns true when the slot was released here (`HandoffLane.releaseSlot`).
    */
@@ -227,11 +231,19 @@ export class ServiceWorker<C extends OpCatalog> {
     let job: BusJob | undefined;
     const bullJob = (): BusJob => (job ??= Job.fromJSON(worker, rawJobOf(handed), handed.id) as BusJob);
     const lockMs = this.lockDurationMs();
-    const renew = setInterval(() => {
-      bullJob().extendLock(handed.token, lockMs).catch((error: unknown) => {
+    const extend = async (): Promise<boolean> => {
+      try {
+        if ((await bullJob().extendLock(handed.token, lockMs)) !== 0) return true;
+        this.logger.warn({ jobId: handed.id }, 'bus job lost its lock; another worker may run it');
+      } catch (error) {
         this.logger.warn({ jobId: handed.id, error: describeError(error) }, 'bus job lock could not be extended');
-      });
-    }, lockMs / 2);
+      }
+      return false;
+    };
+    // An entry that waited in the lane (its lock runs from the hand-off) is run only if it still holds its
+    // lock: after a long outage of this replica's blocking connection the stalled check may have moved it on.
+    if (Date.now() - handed.timestamp > lockMs / 2 && !(await extend())) return false;
+    const renew = setInterval(() => void extend(), lockMs / 2);
     const opts = parseJson(handed.opts);
     try {
       const processed = await this.execute(handedOffInput(handed, opts), false);
@@ -359,12 +371,12 @@ function rawJobOf(handed: HandedOffJob): JobJsonRaw {
 }
 
 /** The BullMQ keys of a worker's queue that the hand-off sweep writes. */
-function bullKeysOf(worker: Worker<unknown, void, string>): { wait: string; active: string; marker: string; events: string; meta: string } {
-  const { wait, active, marker, events, meta } = worker.keys;
-  if (wait === undefined || active === undefined || marker === undefined || events === undefined || meta === undefined) {
+function bullKeysOf(worker: Worker<unknown, void, string>): HandoffLaneOptions['queueKeys'] {
+  const { wait, active, marker, events, meta, paused } = worker.keys;
+  if (wait === undefined || active === undefined || marker === undefined || events === undefined || meta === undefined || paused === undefined) {
     throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
   }
-  return { wait, active, marker, events, meta };
+  return { wait, active, marker, events, meta, paused };
 }
 
 /** The keys of a worker's queue the hand-off completion writes. */
