@@ -1,4 +1,3 @@
-import { type BusRequest } from '@dagu-mcp/contracts';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BusClient } from './bus-client';
@@ -9,7 +8,7 @@ import { JobCompleter } from './job-complete';
 import { JobInserter } from './job-insert';
 import { ServiceWorker } from './service-worker';
 import { createTestHandlers, sleep, testOps } from '../test-fixtures/test-ops';
-import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../test-fixtures/bus-test-env';
+import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../test-fixtures/bus-test-env';
 
 /**
  * The direct hand-off (handoff-lane.ts, job-insert.ts) against the real
@@ -18,14 +17,7 @@ import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, wai
  * slots heal, and BullMQ's own path takes over whenever no slot is free.
  */
 const options = { principal: TEST_PRINCIPAL };
-const request: BusRequest = {
-  op: 'echo',
-  payload: { text: 'hi' },
-  principal: TEST_PRINCIPAL,
-  deadline: Date.now() + 60_000,
-  traceContext: {},
-  replyTo: 'test:reply:c1',
-};
+const request = echoRequest('test:reply:c1');
 
 function bullKeys(queue: Queue): { wait: string; active: string; marker: string; events: string; meta: string; paused: string } {
   const { wait = '', active = '', marker = '', events = '', meta = '', paused = '' } = queue.keys;
@@ -56,6 +48,11 @@ describe('the insert script hand-off', () => {
     await started.start();
     lane = started;
     return started;
+  }
+
+  function completerOf(of: Queue): JobCompleter {
+    const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = of.keys;
+    return new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
   }
 
   async function eventsOf(id: string): Promise<string[][]> {
@@ -127,8 +124,7 @@ describe('the insert script hand-off', () => {
       await fetched?.moveToCompleted(undefined, 'bullmq-token', false);
       await subscriber.subscribe('test:reply:done');
       subscriber.on('message', (_channel: string, message: string) => messages.push(message));
-      const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = queue.keys;
-      const completer = new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
+      const completer = completerOf(queue);
       const reply = { channel: 'test:reply:done', message: 'the reply', deadline: Date.now() + 60_000 };
       await completer.complete(queue.toKey('done-bus'), 'done-bus', 'w-done:done-bus', reply, 'w-done');
 
@@ -136,8 +132,8 @@ describe('the insert script hand-off', () => {
       for (const id of ['done-bus', 'done-bullmq']) {
         expect(await redis.exists(queue.toKey(id), `${queue.toKey(id)}:lock`)).toBe(0);
       }
-      expect(await redis.llen(active)).toBe(0);
-      expect(await redis.sismember(stalled, 'done-bus')).toBe(0);
+      expect(await redis.llen(queue.keys.active ?? '')).toBe(0);
+      expect(await redis.sismember(queue.keys.stalled ?? '', 'done-bus')).toBe(0);
       await waitFor(() => messages.length === 1, 1000, 'the reply');
       expect(messages).toEqual(['the reply']);
       expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['w-done', 'w-done']);
@@ -158,8 +154,7 @@ describe('the insert script hand-off', () => {
     try {
       await subscriber.subscribe('test:reply:late');
       subscriber.on('message', (_channel: string, message: string) => messages.push(message));
-      const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = queue.keys;
-      const completer = new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
+      const completer = completerOf(queue);
       const reply = { channel: 'test:reply:late', message: 'stale', deadline: Date.now() - 1 };
       await completer.complete(queue.toKey('too-late'), 'too-late', 'w-late-reply:too-late', reply, undefined);
       await redis.publish('test:reply:late', 'marker');
@@ -175,8 +170,7 @@ describe('the insert script hand-off', () => {
     await startLane('w-late');
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('taken', 1))).toBe('handed-off');
     await redis.set(`${queue.toKey('taken')}:lock`, 'someone-else');
-    const { active = '', events = '', stalled = '', meta = '', wait = '', prioritized = '' } = queue.keys;
-    const completer = new JobCompleter(redis, { active, events, stalled, meta, wait, prioritized, idle: keys.idle });
+    const completer = completerOf(queue);
     await expect(completer.complete(queue.toKey('taken'), 'taken', 'w-late:taken', undefined, undefined)).rejects.toThrow(
       'locked by another worker',
     );

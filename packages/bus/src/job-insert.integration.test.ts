@@ -1,9 +1,8 @@
-import { type BusRequest } from '@dagu-mcp/contracts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobOptionsFor } from './bus-protocol';
 import { JobInserter } from './job-insert';
-import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
+import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
 
 /**
  * Parity of the bus's lean job insertion with BullMQ's own `Queue.add`: the
@@ -13,14 +12,7 @@ import { deleteKeysWithPrefix, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL } fr
 const prefix = randomPrefix('insert');
 const redis = new Redis(TEST_REDIS_URL);
 const inserter = new JobInserter(redis, prefix);
-const request: BusRequest = {
-  op: 'echo',
-  payload: { text: 'hi' },
-  principal: TEST_PRINCIPAL,
-  deadline: Date.now() + 60_000,
-  traceContext: {},
-  replyTo: `${prefix}:reply:c1`,
-};
+const request = echoRequest(`${prefix}:reply:c1`);
 let queue: Queue;
 
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DaguError, type ErrorCode, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, type BusRequest, type ErrorCode, type Principal } from '@dagu-mcp/contracts';
 import { Redis } from 'ioredis';
 
 /** The Redis the integration tier runs against (the stack's, 127.0.0.1:6379 unless REDIS_URL says otherwise). */
@@ -64,4 +64,9 @@ export function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 /** Shorthand for the code of a DaguError rejection. */
 export async function codeOf(promise: Promise<unknown>): Promise<ErrorCode> {
   return (await rejectionOf(promise)).error.code;
+}
+
+/** A valid `echo` bus request from {@link TEST_PRINCIPAL}, due in a minute, answered on `replyTo`. */
+export function echoRequest(replyTo: string): BusRequest {
+  return { op: 'echo', payload: { text: 'hi' }, principal: TEST_PRINCIPAL, deadline: Date.now() + 60_000, traceContext: {}, replyTo };
 }
