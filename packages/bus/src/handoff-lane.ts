@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { type Redis } from 'ioredis';
 import { describeError, type BusLogger } from './bus-logger';
 import { handoffKeysOf, handoffTokenOf } from './bus-protocol';
+import { evalScript } from './redis-script';
 
 /**
  * The worker side of the bus's direct hand-off (the caller side is the insert
@@ -180,8 +180,6 @@ export interface HandoffLaneOptions {
 export class HandoffLane {
   private readonly keys: { idle: string; alive: string; lane: string; workers: string; base: string; jobPrefix: string };
   private readonly aliveTtlMs: number;
-  private readonly refreshSha = sha1(REFRESH_LUA);
-  private readonly unregisterSha = sha1(UNREGISTER_LUA);
   private readonly running = new Set<Promise<void>>();
   /** Slots taken by handed-off jobs and not yet released. */
   private held = 0;
@@ -259,7 +257,7 @@ export class HandoffLane {
     clearInterval(this.refreshTimer);
     const { idle, alive, lane, workers } = this.keys;
     const withdrawn = Promise.resolve(this.refreshing).then(() =>
-      this.script(this.unregisterSha, UNREGISTER_LUA, [idle, alive, lane, workers], [this.options.workerId, STOP_ENTRY]),
+      evalScript(this.options.commands, UNREGISTER_LUA, 4, idle, alive, lane, workers, this.options.workerId, STOP_ENTRY),
     );
     try {
       await withTimeout(withdrawn, BLOCK_SECONDS * 1000, 'Redis did not answer');
@@ -282,12 +280,9 @@ export class HandoffLane {
     const free = this.options.blocking.status === 'ready' ? Math.max(0, this.options.concurrency - this.held) : 0;
     const { idle, alive, lane, workers, base, jobPrefix } = this.keys;
     const { wait, active, marker, events, meta, paused } = this.options.queueKeys;
-    const requeued = await this.script(
-      this.refreshSha,
-      REFRESH_LUA,
-      [idle, alive, lane, workers, wait, active, marker, events, meta, paused],
-      [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free), base, jobPrefix],
-    );
+    const keys = [idle, alive, lane, workers, wait, active, marker, events, meta, paused];
+    const args = [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free), base, jobPrefix];
+    const requeued = await evalScript(this.options.commands, REFRESH_LUA, keys.length, ...keys, ...args);
     if (typeof requeued === 'number' && requeued > 0) {
       this.options.logger.warn({ requeued }, 'bus jobs handed to a dead worker were queued again');
     }
@@ -347,21 +342,6 @@ export class HandoffLane {
       this.options.logger.debug({ error: describeError(error) }, 'bus hand-off slot could not be returned');
     });
   }
-
-  private async script(sha: string, lua: string, keys: string[], args: string[]): Promise<unknown> {
-    const { commands } = this.options;
-    try {
-      return await commands.evalsha(sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      // First use on this Redis (or after a restart wiped its script cache).
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return commands.eval(lua, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
 }
 
 /** `promise`, or a rejection with `what` after `ms` (the promise itself goes on). */

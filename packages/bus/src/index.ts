@@ -26,4 +26,5 @@ export {
   fieldOfZodError,
   invalidInputError,
 } from './bus-errors';
+export { evalScript } from './redis-script';
 export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';

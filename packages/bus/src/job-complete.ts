@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { type Redis } from 'ioredis';
+import { evalScript } from './redis-script';
 
 /**
  * The bus's completion of a handed-off job that succeeded: one small Lua
@@ -65,7 +65,6 @@ if rcall("LLEN", KEYS[5]) == 0 and rcall("LLEN", KEYS[1]) == 0 and rcall("ZCARD"
 end
 return 0
 `;
-const COMPLETE_JOB_SHA = createHash('sha1').update(COMPLETE_JOB_LUA).digest('hex');
 
 /** BullMQ's meaning of each code {@link JobCompleter.complete} can return. */
 const COMPLETION_ERRORS: Readonly<Record<number, string>> = {
@@ -124,19 +123,9 @@ export class JobCompleter {
   async complete(jobKey: string, jobId: string, token: string, reply: ReplyToSend | undefined, slotOwner: string | undefined): Promise<void> {
     // The processor returns nothing, which BullMQ records as the return value "null".
     const args = [jobId, token, reply?.channel ?? '', reply?.message ?? '', slotOwner ?? '', 'null', String(reply?.deadline ?? 0)];
-    const code = await this.run([...this.keys, jobKey], args);
+    const code = await evalScript(this.redis, COMPLETE_JOB_LUA, this.keys.length + 1, ...this.keys, jobKey, ...args);
     if (code !== 0) {
       throw new Error(`Job ${jobId} could not be completed: ${COMPLETION_ERRORS[Number(code)] ?? `code ${String(code)}`}.`);
-    }
-  }
-
-  private async run(keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(COMPLETE_JOB_SHA, keys.length, ...keys, ...args);
-    } catch (error) {
-      // First use on this Redis (or after a restart wiped its script cache).
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(COMPLETE_JOB_LUA, keys.length, ...keys, ...args);
     }
   }
 }

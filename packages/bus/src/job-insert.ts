@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { type BusRequest } from '@dagu-mcp/contracts';
 import { type JobsOptions, type Queue } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { handoffKeysOf } from './bus-protocol';
+import { evalScript } from './redis-script';
 
 /**
  * The bus's job insertion: one small Lua script instead of `Queue.add`, which
@@ -85,7 +85,6 @@ if not pausedOrMaxed then rcall("ZADD", KEYS[7], 0, "0") end
 rcall("XADD", KEYS[6], "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", ARGV[1])
 return 1
 `;
-const INSERT_JOB_SHA = createHash('sha1').update(INSERT_JOB_LUA).digest('hex');
 
 /**
  * How long a worker's lane outlives its last hand-off, in ms. A live worker
@@ -150,19 +149,9 @@ export class JobInserter {
     }
     const jobKey = queue.toKey(jobId);
     const args = [jobId, name, JSON.stringify(request), JSON.stringify(opts), String(Date.now()), keys.handoffBase, String(LANE_TTL_MS)];
-    const inserted = await this.run(keys.keys, jobKey, args);
+    const inserted = await evalScript(this.redis, INSERT_JOB_LUA, keys.keys.length + 1, ...keys.keys, jobKey, ...args);
     if (inserted === 2) return 'handed-off';
     if (inserted === 1) return 'queued';
     throw new Error(`A job with id ${jobId} already exists in ${queue.name}.`);
-  }
-
-  private async run(keys: string[], jobKey: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(INSERT_JOB_SHA, keys.length + 1, ...keys, jobKey, ...args);
-    } catch (error) {
-      // First use on this Redis (or after a restart wiped its script cache).
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(INSERT_JOB_LUA, keys.length + 1, ...keys, jobKey, ...args);
-    }
   }
 }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { isResponse, type OutgoingMessage } from './protocol';
 import { STANDALONE_STREAM, type McpKeys } from './redis-keys';
-import { evalScript } from './redis-script';
+import { evalScript } from '@dagu-mcp/bus';
 
 /**
  * Server→client messages kept in Redis Streams so that any replica can serve

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ClientCapabilitiesSchema, LoggingLevelSchema, type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { isSupportedVersion, type ProtocolVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
-import { evalScript } from './redis-script';
+import { evalScript } from '@dagu-mcp/bus';
 import { SessionCache } from './session-cache';
 
 /**
