@@ -187,7 +187,7 @@ export class HandoffLane {
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private loopDone: Promise<void> = Promise.resolve();
-  /** Set when close gives up waiting for the stop entry: the loop ends at its next timeout. */
+  /** Set when close gives up on Redis: the loop ends without waiting for the stop entry. */
   private abandoned = false;
 
   constructor(private readonly options: HandoffLaneOptions) {
@@ -214,11 +214,6 @@ export class HandoffLane {
   releaseSlot(): string | undefined {
     this.held -= 1;
     return this.state === 'running' ? this.options.workerId : undefined;
-  }
-
-  /** Jobs handed to this worker and not yet finished. */
-  get inFlight(): number {
-    return this.running.size;
   }
 
   /**
@@ -249,10 +244,8 @@ export class HandoffLane {
    * connection stays open (its owner closes it).
    */
   async close(): Promise<void> {
-    if (this.state !== 'running') {
-      this.state = 'closed';
-      return;
-    }
+    if (this.state === 'new') this.state = 'closed';
+    if (this.state !== 'running') return;
     this.state = 'closing';
     clearInterval(this.refreshTimer);
     const { idle, alive, lane, workers } = this.keys;
