@@ -65,6 +65,24 @@ export interface HandoffKeys {
   laneOf: (workerId: string) => string;
 }
 
+/**
+ * The named BullMQ keys of a queue (a `Queue` or a `Worker`), each required.
+ *
+ * @param queue - anything with BullMQ's `name` and `keys` map.
+ * @param names - key names (`wait`, `active`, …).
+ * @returns the keys by name.
+ * @throws Error naming the queue when BullMQ has no such key (a BullMQ upgrade renamed it).
+ */
+export function bullKeysOf<K extends string>(queue: { name: string; keys: Record<string, string | undefined> }, names: readonly K[]): Record<K, string> {
+  const found: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const key = queue.keys[name];
+    if (key === undefined) throw new Error(`BullMQ queue ${queue.name} lacks the "${name}" key the bus needs.`);
+    found[name] = key;
+  }
+  return found as Record<K, string>;
+}
+
 /** The lock token of a handed-off job: the worker that holds it and the job. */
 export function handoffTokenOf(workerId: string, jobId: string): string {
   return `${workerId}:${jobId}`;

@@ -1,7 +1,7 @@
 import { type BusRequest } from '@dagu-mcp/contracts';
 import { type JobsOptions, type Queue } from 'bullmq';
 import { type Redis } from 'ioredis';
-import { handoffKeysOf } from './bus-protocol';
+import { bullKeysOf, handoffKeysOf } from './bus-protocol';
 import { evalScript } from './redis-script';
 
 /**
@@ -101,13 +101,10 @@ interface QueueScriptKeys {
 }
 
 function queueKeysOf(queue: Queue, prefix: string): QueueScriptKeys {
-  const { keys } = queue;
+  const names = ['wait', 'paused', 'meta', 'id', 'active', 'events', 'marker'] as const;
+  const keys = bullKeysOf(queue, names);
   const handoff = handoffKeysOf(prefix, queue.name);
-  const list = [keys.wait, keys.paused, keys.meta, keys.id, keys.active, keys.events, keys.marker].map((key) => {
-    if (key === undefined) throw new Error(`BullMQ queue ${queue.name} lacks a key the bus needs.`);
-    return key;
-  });
-  return { keys: [...list, handoff.idle], handoffBase: handoff.base };
+  return { keys: [...names.map((name) => keys[name]), handoff.idle], handoffBase: handoff.base };
 }
 
 /** Where {@link JobInserter.insert} put a job. */

@@ -3,10 +3,10 @@ import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
 import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
-import { DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
-import { HandoffLane, type HandedOffJob, type HandoffLaneOptions } from './handoff-lane';
+import { bullKeysOf, DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
+import { HandoffLane, type HandedOffJob } from './handoff-lane';
 import { type HandlerMap } from './handler-context';
-import { JobCompleter, type CompletionKeys } from './job-complete';
+import { JobCompleter } from './job-complete';
 import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
@@ -162,7 +162,7 @@ export class ServiceWorker<C extends OpCatalog> {
       workerId: this.workerId,
       concurrency: this.options.concurrency ?? 16,
       lockDurationMs: this.lockDurationMs(),
-      queueKeys: bullKeysOf(worker),
+      queueKeys: bullKeysOf(worker, ['wait', 'active', 'marker', 'events', 'meta', 'paused']),
       ...(this.options.aliveTtlMs !== undefined ? { aliveTtlMs: this.options.aliveTtlMs } : {}),
       commands: connection,
       blocking,
@@ -170,7 +170,8 @@ export class ServiceWorker<C extends OpCatalog> {
       run: (job) => this.runHandedOff(job),
     });
     this.lane = lane;
-    this.completer = new JobCompleter(connection, completionKeysOf(worker, handoffKeysOf(prefix, queueNameOf(service)).idle));
+    const completionKeys = bullKeysOf(worker, ['active', 'events', 'stalled', 'meta', 'wait', 'prioritized']);
+    this.completer = new JobCompleter(connection, { ...completionKeys, idle: handoffKeysOf(prefix, queueNameOf(service)).idle });
     await lane.start();
   }
 
@@ -368,22 +369,4 @@ function rawJobOf(handed: HandedOffJob): JobJsonRaw {
     timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
   };
   return raw as JobJsonRaw;
-}
-
-/** The BullMQ keys of a worker's queue that the hand-off sweep writes. */
-function bullKeysOf(worker: Worker<unknown, void, string>): HandoffLaneOptions['queueKeys'] {
-  const { wait, active, marker, events, meta, paused } = worker.keys;
-  if (wait === undefined || active === undefined || marker === undefined || events === undefined || meta === undefined || paused === undefined) {
-    throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
-  }
-  return { wait, active, marker, events, meta, paused };
-}
-
-/** The keys of a worker's queue the hand-off completion writes. */
-function completionKeysOf(worker: Worker<unknown, void, string>, idle: string): CompletionKeys {
-  const { active, events, stalled, meta, wait, prioritized } = worker.keys;
-  if (active === undefined || events === undefined || stalled === undefined || meta === undefined || wait === undefined || prioritized === undefined) {
-    throw new Error(`BullMQ queue ${worker.name} lacks a key the bus needs.`);
-  }
-  return { active, events, stalled, meta, wait, prioritized, idle };
 }
