@@ -1,0 +1,60 @@
+import { parseDagSpec } from '@dagu-mcp/dag-spec';
+import { createLogger, createPool, migrate, withTransaction, type Pool } from '@dagu-mcp/runtime';
+import { z } from 'zod';
+import { RUN_MIGRATIONS } from '../src/db/migrations';
+import { nodesOfDag } from '../src/engine/dag-nodes';
+import { claimQueuedRuns } from '../src/store/run-ownership.repository';
+import { finishAttempt, insertRun, type NewRun } from '../src/store/run.repository';
+import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-env';
+
+/**
+ * The queue claim's timestamps against real PostgreSQL: a run admitted
+ * because another run of its DAG ended (max_active_runs 1) starts after that
+ * end, even when the claim's transaction began before the end was written —
+ * as it does when it waits for the queue lock.
+ */
+const schema = randomSchemaName('claim');
+let pool: Pool;
+
+beforeAll(async () => {
+  pool = createPool({ url: TEST_DATABASE_URL, schema, max: 4, logger: createLogger({ name: 'run-claim-test', level: 'silent' }) });
+  await migrate(pool, schema, RUN_MIGRATIONS);
+});
+afterAll(async () => {
+  try {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await pool.end();
+  }
+});
+
+function newRun(dagRunId: string, status: 1 | 5): NewRun {
+  const parsed = parseDagSpec('steps: [{name: s, run: "true"}]\n', { name: 'one-at-a-time' });
+  if (parsed.dag === undefined) throw new Error(parsed.errors.join('; '));
+  return {
+    dagName: 'one-at-a-time', dagRunId, attemptId: `${dagRunId}-a1`, status, params: '', mergedParams: [], labels: [], queue: 'default',
+    maxActiveRuns: 1, inline: true, spec: 'steps: [{name: s, run: "true"}]\n', normalized: parsed.dag, nodes: nodesOfDag(parsed.dag).all,
+    requestId: `req-${dagRunId}`, ...(status === 1 ? { owner: 'replica-a' } : {}),
+  };
+}
+
+const TimesSchema = z.object({ dag_run_id: z.string(), started_at: z.date().nullable(), finished_at: z.date().nullable() });
+
+it('a run admitted by the end of the one before it starts after that end', async () => {
+  const first = await insertRun(pool, newRun('first', 1));
+  await insertRun(pool, newRun('second', 5));
+  const claimed = await withTransaction(pool, async (client) => {
+    // The claim's transaction begins; the running run ends 50 ms later; only then is the claim made.
+    await client.query('SELECT 1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const finished = await finishAttempt(pool, { pk: first, attemptNo: 1 }, { status: 4, params: '', resolvedParams: [], paramsEvaluated: true });
+    expect(finished).toBeInstanceOf(Date);
+    return claimQueuedRuns(client, 'replica-b', { limitOf: () => 10 });
+  });
+  expect(claimed.map((run) => run.dagRunId)).toEqual(['second']);
+  const rows = (await pool.query('SELECT dag_run_id, started_at, finished_at FROM runs ORDER BY pk')).rows.map((row) => TimesSchema.parse(row));
+  const [a, b] = rows;
+  expect(a?.finished_at).toBeInstanceOf(Date);
+  expect(b?.started_at).toBeInstanceOf(Date);
+  expect(b?.started_at?.getTime() ?? 0).toBeGreaterThanOrEqual(a?.finished_at?.getTime() ?? Number.POSITIVE_INFINITY);
+});
