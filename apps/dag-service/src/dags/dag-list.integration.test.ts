@@ -66,8 +66,11 @@ describe('dag.list', () => {
     expect(pages[3]?.pagination).toEqual({ page: 4, perPage: 3, total: 7, totalPages: 3 });
   });
 
-  it('orders by name descending', async () => {
-    expect(namesOf(await catalog.list({ order: 'desc' }))).toEqual([...ALL_NAMES].reverse());
+  it('orders by name descending, and pages that order', async () => {
+    const descending = [...ALL_NAMES].reverse();
+    expect(namesOf(await catalog.list({ order: 'desc' }))).toEqual(descending);
+    const pages = await Promise.all([1, 2, 3].map((page) => catalog.list({ order: 'desc', page, perPage: 3 })));
+    expect(pages.map(namesOf)).toEqual([descending.slice(0, 3), descending.slice(3, 6), descending.slice(6)]);
   });
 
   it('filters by a case-insensitive name substring, with LIKE wildcards taken literally', async () => {
