@@ -95,6 +95,29 @@ describe('DagRepository.upsert', () => {
   });
 });
 
+describe('DagRepository.setSuspended', () => {
+  it('stamps updated_at after the write it waited for (row lock)', async () => {
+    await repository.upsert(writeOf('suspend-order', dagYaml({ description: 'one' })), soon());
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM dags WHERE name = 'suspend-order' FOR UPDATE");
+      // Begins its transaction now, then waits for the row while the holder updates it 50 ms later.
+      const suspending = repository.setSuspended('suspend-order', true, soon());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const held = await holder.query<{ updated_at: Date }>(
+        "UPDATE dags SET updated_at = clock_timestamp() WHERE name = 'suspend-order' RETURNING updated_at",
+      );
+      await holder.query('COMMIT');
+      expect(await suspending).toBe(true);
+      const after = await db.pool.query<{ updated_at: Date }>("SELECT updated_at FROM dags WHERE name = 'suspend-order'");
+      expect(after.rows[0]?.updated_at.getTime() ?? 0).toBeGreaterThanOrEqual(held.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY);
+    } finally {
+      holder.release();
+    }
+  });
+});
+
 describe('DagRepository reads', () => {
   it('get returns undefined for an unknown name; names are case-sensitive', async () => {
     await repository.upsert(writeOf('Case-Sensitive', dagYaml()), soon());

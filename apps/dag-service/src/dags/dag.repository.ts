@@ -163,7 +163,7 @@ export class DagRepository {
    * @returns false when no such DAG exists
    */
   setSuspended(name: string, suspended: boolean, deadline: number): Promise<boolean> {
-    return this.mutateOne('UPDATE dags SET suspended = $2, updated_at = now() WHERE name = $1', [name, suspended], deadline);
+    return this.mutateOne('UPDATE dags SET suspended = $2, updated_at = clock_timestamp() WHERE name = $1', [name, suspended], deadline);
   }
 
   private mutateOne(sql: string, values: unknown[], deadline: number): Promise<boolean> {
@@ -190,7 +190,7 @@ export class DagRepository {
    * The page's names are found first and only its rows are read: the
    * skipped rows are then walked in the primary-key index alone (an
    * index-only scan once vacuumed) instead of fetched from the heap — page
-   * 100 of 200 over 10,000 DAGs drops from about 1.9 ms to 0.5 ms.
+   * 100 of 200 over 10,000 DAGs drops from about 2.0 ms to 1.1 ms.
    *
    * @param order - `asc` or `desc` (code-unit order of names).
    * @param limit - rows at most; `offset` - rows skipped first.

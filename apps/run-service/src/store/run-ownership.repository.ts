@@ -154,7 +154,7 @@ async function markClaimed(db: Queryable, owner: string, runs: readonly ClaimedR
   // before it waited for the queue lock and saw the run that freed the slot
   // end — a run admitted by that end would otherwise start before it.
   const updated = await db.query(
-    `UPDATE runs SET status = 1, started_at = clock_timestamp(), owner = $2, heartbeat_at = now(), handed_back = false WHERE pk = ANY($1::bigint[]) AND status = 5 RETURNING pk`,
+    `UPDATE runs SET status = 1, started_at = clock_timestamp(), owner = $2, heartbeat_at = clock_timestamp(), handed_back = false WHERE pk = ANY($1::bigint[]) AND status = 5 RETURNING pk`,
     [runs.map((run) => run.pk), owner],
   );
   const claimed = new Set(parseRows(ClaimedPkSchema, updated).map((row) => row.pk));

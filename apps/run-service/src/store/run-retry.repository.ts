@@ -24,12 +24,16 @@ export interface RetryWrite {
   includeDownstream: boolean;
 }
 
-/** Writes the new attempt; call inside the transaction that locked the run row. @returns the new attempt number. */
+/**
+ * Writes the new attempt; call inside the transaction that locked the run row
+ * (its start time is taken after that lock, with `clock_timestamp()`).
+ * @returns the new attempt number.
+ */
 export async function beginRetryAttempt(db: Queryable, write: RetryWrite): Promise<number> {
   const attemptNo = write.previousAttemptNo + 1;
   await db.query(
-    `UPDATE runs SET attempt_no = $2, attempt_id = $3, status = 1, error = NULL, started_at = now(), finished_at = NULL,
-       owner = $4, heartbeat_at = now(), stop_requested_at = NULL
+    `UPDATE runs SET attempt_no = $2, attempt_id = $3, status = 1, error = NULL, started_at = clock_timestamp(), finished_at = NULL,
+       owner = $4, heartbeat_at = clock_timestamp(), stop_requested_at = NULL
      WHERE pk = $1`,
     [write.runPk, attemptNo, write.attemptId, write.owner],
   );

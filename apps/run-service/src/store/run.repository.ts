@@ -64,8 +64,9 @@ export async function insertFreshSteps(db: Queryable, runPk: number, attemptNo: 
 
 /**
  * Inserts the run, its first attempt and its step rows; returns the run's pk.
- * A started run's `started_at` is the insert's own time (`clock_timestamp()`),
- * not its transaction's start, which came before any lock wait.
+ * A started run's `started_at` (and first heartbeat) is the insert's own time
+ * (`clock_timestamp()`), as everywhere a run starts: a transaction's `now()`
+ * is its start, which may come before a lock wait.
  */
 export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
   const [schedulerLog] = await createLogStreams(db, 1);
@@ -74,7 +75,7 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
     `INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
                        spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN now() END, $16)
+             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16)
      RETURNING pk`,
     [
       run.dagName, run.dagRunId, run.attemptId, run.status, run.params, JSON.stringify(run.mergedParams), run.labels, run.queue,

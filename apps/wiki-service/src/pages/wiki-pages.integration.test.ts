@@ -82,6 +82,27 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
     expect((await failure(readWikiPage(db.pool, { workspace: 'scratch', path: 'locked' }))).code).toBe('resource_not_found');
   });
 
+  test('a write that waited for the page lock is stamped after the version it waited for', async () => {
+    await put('scratch', 'notes/timed', 'one');
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['dagu-mcp:wiki-page:scratch/notes/timed']);
+      // Begins its transaction now, then waits for the lock while the holder writes version 2, 50 ms later.
+      const waiting = put('scratch', 'notes/timed', 'three');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = await holder.query<{ updated_at: Date }>(
+        "UPDATE pages SET content = 'two', version = version + 1, updated_at = clock_timestamp() WHERE workspace = 'scratch' AND path = 'notes/timed' RETURNING updated_at",
+      );
+      await holder.query('COMMIT');
+      const third = await waiting;
+      expect(third.page.version).toBe(3);
+      expect(Date.parse(third.page.updatedAt)).toBeGreaterThanOrEqual(second.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY);
+    } finally {
+      holder.release();
+    }
+  });
+
   test('delete removes the page; the version must match when given; a second delete is not found', async () => {
     await put('scratch', 'gone', 'bye');
     const ctx = { principal: DEVELOPER, deadline: deadlineIn(5000) };

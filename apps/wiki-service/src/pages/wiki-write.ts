@@ -84,6 +84,8 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
   const facts = readPageFacts(path, content);
   const size = Buffer.byteLength(content, 'utf8');
   const label = `${workspace}/${path}`;
+  // Times are clock_timestamp(), taken after the page lock: now() is the transaction's start, before
+  // the wait, and a write that waited behind another could get an older updated_at than the version before it.
   const write = async (client: PoolClient): Promise<WikiPutReply> => {
     await lockPage(client, workspace, path);
     const current = await currentPage(client, workspace, path);
@@ -94,15 +96,15 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
     if (current === undefined) {
       await client.query('INSERT INTO workspaces (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [workspace]);
       const inserted = await client.query<Record<string, unknown>>(
-        `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_by, search_text)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${searchTextSql('$6', '$5')}) RETURNING ${META_COLUMNS}`,
+        `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_by, search_text, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${searchTextSql('$6', '$5')}, clock_timestamp(), clock_timestamp()) RETURNING ${META_COLUMNS}`,
         [workspace, path, nameKeyOf(path), typeKeyOf(path), content, facts.title, facts.tags, size, ctx.principal.subject],
       );
       return { page: toPageMeta(parseMetaRow(inserted.rows[0])), created: true, changed: true };
     }
     const updated = await client.query<Record<string, unknown>>(
       `UPDATE pages SET content = $3, title = $4, tags = $5, size = $6, version = version + 1,
-         updated_at = now(), updated_by = $7, search_text = ${searchTextSql('$4', '$3')}
+         updated_at = clock_timestamp(), updated_by = $7, search_text = ${searchTextSql('$4', '$3')}
        WHERE workspace = $1 AND path = $2 RETURNING ${META_COLUMNS}`,
       [workspace, path, content, facts.title, facts.tags, size, ctx.principal.subject],
     );
