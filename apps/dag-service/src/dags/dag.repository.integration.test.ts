@@ -1,4 +1,5 @@
 import { DaguError } from '@dagu-mcp/contracts';
+import type { PoolClient } from '@dagu-mcp/runtime';
 import { createTestSchema, type TestSchema } from '../../test-fixtures/pg-test-schema';
 import { dagYaml, rejectionOf } from '../../test-fixtures/handler-context';
 import { COMMIT_MARGIN_MS, DagRepository } from './dag.repository';
@@ -29,6 +30,14 @@ function writeOf(name: string, spec: string): DagWrite {
 }
 
 const soon = (): number => Date.now() + 5000;
+
+/** A connection holding the row lock of DAG `name` in an open transaction; the caller ends it and releases. */
+async function holdRowLock(name: string): Promise<PoolClient> {
+  const holder = await db.pool.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM dags WHERE name = $1 FOR UPDATE', [name]);
+  return holder;
+}
 
 describe('DagRepository.upsert', () => {
   it('creates, then updates: version 2, created false, spec exactly as given, created_at kept', async () => {
@@ -75,10 +84,8 @@ describe('DagRepository.upsert', () => {
 
   it('never commits an apply that waited past its deadline (blocked on the row lock)', async () => {
     await repository.upsert(writeOf('locked', dagYaml({ description: 'before' })), soon());
-    const holder = await db.pool.connect();
+    const holder = await holdRowLock('locked');
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT 1 FROM dags WHERE name = 'locked' FOR UPDATE");
       const started = Date.now();
       const error = await rejectionOf(
         repository.upsert(writeOf('locked', dagYaml({ description: 'after' })), Date.now() + 300),
@@ -98,10 +105,8 @@ describe('DagRepository.upsert', () => {
 describe('DagRepository.setSuspended', () => {
   it('stamps updated_at after the write it waited for (row lock)', async () => {
     await repository.upsert(writeOf('suspend-order', dagYaml({ description: 'one' })), soon());
-    const holder = await db.pool.connect();
+    const holder = await holdRowLock('suspend-order');
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT 1 FROM dags WHERE name = 'suspend-order' FOR UPDATE");
       // Begins its transaction now, then waits for the row while the holder updates it 50 ms later.
       const suspending = repository.setSuspended('suspend-order', true, soon());
       await new Promise((resolve) => setTimeout(resolve, 50));
