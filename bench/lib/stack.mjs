@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -52,7 +53,19 @@ export function stopChild(child, graceMs = 15_000) {
  * @param opts.profileDir  when set, the gateway and dag-service write V8 CPU profiles there on exit
  * @param opts.extraEnv    more environment for every app
  */
-export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv = {} }) {
+export async function startStack(opts) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startStackOnce(opts);
+    } catch (err) {
+      // A port from freePort() can be taken by another process before the app binds it
+      // (a test stack starting at the same time): start again on fresh ports.
+      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {} }) {
   const id = randomBytes(4).toString('hex');
   const port = await freePort();
   const logs = [];
@@ -112,6 +125,7 @@ export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv =
       await client.connect();
       for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await client.end();
+      await deleteRedisKeys(redisUrl, baseEnv.BUS_PREFIX);
     },
   };
   const until = Date.now() + 60_000;
@@ -130,6 +144,21 @@ export async function startStack({ databaseUrl, redisUrl, profileDir, extraEnv =
   }
   await stack.stop().catch(() => undefined);
   throw new Error(`the stack did not become healthy (${last})\n${logs.join('').slice(-6000)}`);
+}
+
+/** Unlinks every Redis key under `prefix:` (queues, sessions of a stopped stack). */
+async function deleteRedisKeys(redisUrl, prefix) {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** POST/GET a REST route of the gateway; resolves with status and parsed body. */

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
+import { deleteKeysWithPrefix, TEST_REDIS_URL } from '../../packages/bus/test-fixtures/bus-test-env';
 import { freePort } from '../e2e/stack';
 import { APPS, type AppName } from './app-config';
 import { installedPackages, openPath, runSimulatedImage, simulateImageBuild } from './dockerfile';
@@ -58,6 +59,7 @@ maybe('images built by their Dockerfiles, without Docker', () => {
         const pool = new Pool({ connectionString: DATABASE_URL });
         await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         await pool.end();
+        await deleteKeysWithPrefix(TEST_REDIS_URL, `image-${id}`);
       }
     },
     600_000,

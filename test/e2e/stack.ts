@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'pg';
+import { deleteKeysWithPrefix } from '../../packages/bus/test-fixtures/bus-test-env';
 import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
@@ -142,6 +143,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
       const pool = new Pool({ connectionString: TEST_DATABASE_URL });
       for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pool.end();
+      // The queues' meta, ids and event streams, sessions: nothing of a stopped stack stays in Redis.
+      await deleteKeysWithPrefix(baseEnv.REDIS_URL ?? 'redis://127.0.0.1:6379', baseEnv.BUS_PREFIX ?? `e2e-${id}`);
     },
   };
   try {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHandler } from '../mcp-server';
-import { initialize, openSse, send, startReplica, type SseBlock, type TestReplica } from './mcp-harness.test-support';
+import { deleteKeysWithPrefix, initialize, openSse, send, startReplica, TEST_REDIS_URL, type SseBlock, type TestReplica } from './mcp-harness.test-support';
 
 const prefix = `it-mcpx-${randomBytes(4).toString('hex')}`;
 let a: TestReplica;
@@ -44,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await a?.close();
   await b?.close();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
 });
 
 const call = (id: number, name: string, meta?: Record<string, unknown>, args: Record<string, unknown> = {}) => ({

@@ -18,6 +18,9 @@ import { McpSessionManager } from '../session-manager';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** Unlinks every key under `prefix:` (a test file's sessions, subscriptions and events). */
+export { deleteKeysWithPrefix } from '../../../../../packages/bus/test-fixtures/bus-test-env';
+
 /** One in-process gateway replica. */
 export interface TestReplica {
   readonly url: string;
