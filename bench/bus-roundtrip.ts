@@ -26,6 +26,7 @@ import { BusClient, decodeReplyMessage, encodeReplyMessage, processBusJob, SILEN
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { deleteKeysWithPrefix } from '../packages/bus/test-fixtures/bus-test-env';
 import { benchHandlers as handlers, benchOps, NAIVE_QUEUE, startBenchWorker } from './bus-roundtrip.worker';
 
 const principal = { id: 'bench', subject: 'bench', role: 'admin', credentialType: 'none' } as const;
@@ -100,15 +101,6 @@ async function inProcessCall(text: string): Promise<unknown> {
   return z.parse(benchOps.echo.reply, message.reply.data);
 }
 
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
-
 async function main(): Promise<void> {
   const n = Number(argument('n', '5000'));
   const warmup = Number(argument('warmup', '500'));
@@ -161,8 +153,8 @@ async function main(): Promise<void> {
 
   await client.close();
   await Promise.all([stopBus(), stopNaive(), naiveEvents.close(), naiveQueue.close()]);
-  await deleteKeys(redis, prefix);
   redis.disconnect();
+  await deleteKeysWithPrefix(redisUrl, prefix);
 }
 
 function fmt(ms: number): string {
