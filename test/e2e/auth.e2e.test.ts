@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, freePort, startStack, type Stack } from './stack';
+import { toolResult, type AnyCallToolResult } from './tool-result';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 let stack: Stack;
@@ -173,8 +174,10 @@ describe('roles (dagu-model §9, §10)', () => {
   ])('%s', async (role, allowed) => {
     const { key } = await createKey(role, ['mcp']);
     const client = await connectClient(stack.mcpUrl, { authorization: `Bearer ${key}` });
-    const denied = (r: { isError?: unknown; structuredContent?: unknown }): boolean =>
-      r.isError === true && (r.structuredContent as { code?: string }).code === 'unauthorized';
+    const denied = (r: AnyCallToolResult): boolean => {
+      const result = toolResult(r);
+      return result.isError === true && result.structuredContent?.code === 'unauthorized';
+    };
     const read = await client.callTool({ name: 'dagu_read', arguments: { target: 'reference' } });
     expect(denied(read)).toBe(!allowed.read);
     const preview = await client.callTool({ name: 'dagu_change', arguments: { name: `roles-${role}`, spec: SPEC } });

@@ -5,6 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startStack, type Stack } from './stack';
+import { textOf } from './tool-result';
 
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
 const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
@@ -173,10 +174,10 @@ describe('resources/read of DAG families (020)', () => {
   test('dagu://dags (with a query) is JSON and dagu://dags/{name}/spec is the YAML', async () => {
     const list = await client.readResource({ uri: 'dagu://dags?perPage=1' });
     expect(list.contents[0]?.mimeType).toBe('application/json');
-    expect(JSON.parse(String(list.contents[0]?.text)).items).toHaveLength(1);
+    expect(JSON.parse(textOf(list.contents[0])).items).toHaveLength(1);
     const spec = await client.readResource({ uri: 'dagu://dags/beta/spec' });
     expect(spec.contents[0]).toMatchObject({ uri: 'dagu://dags/beta/spec', mimeType: 'application/yaml' });
-    expect(String(spec.contents[0]?.text)).toContain('echo building beta');
+    expect(textOf(spec.contents[0])).toContain('echo building beta');
   });
 
   test('an unknown DAG spec is a JSON-RPC -32002 with the 020 error object', async () => {

@@ -5,6 +5,7 @@
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { useStackAndClient } from './stack';
+import { toolResult } from './tool-result';
 
 const TOPICS = ['authoring', 'tools', 'apps', 'read-tool', 'change-tool', 'execute-tool', 'notifications'];
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
@@ -68,7 +69,7 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
     expect(sc.data.items.map((i) => i.name)).toEqual(TOPICS);
     const viaUri = await e2e.client.callTool({ name: 'dagu_read', arguments: { uri: 'dagu://reference' } });
     expect(viaUri.structuredContent).toMatchObject({ target: 'references', uri: 'dagu://reference' });
-    expect(viaUri.content[1]).toMatchObject({ type: 'resource_link', name: 'dagu_references', mimeType: 'application/json' });
+    expect(toolResult(viaUri).content[1]).toMatchObject({ type: 'resource_link', name: 'dagu_references', mimeType: 'application/json' });
   });
 
   test('resources/list and resources/templates/list carry the dagu:// families with MIME types (020)', async () => {

@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startStack, type Stack } from './stack';
+import { toolResult } from './tool-result';
 
 let stack: Stack;
 let client: Client;
@@ -21,9 +22,9 @@ async function execute(args: Record<string, unknown>, via: Client = client): Pro
 }
 
 async function read(args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await client.callTool({ name: 'dagu_read', arguments: args });
+  const result = toolResult(await client.callTool({ name: 'dagu_read', arguments: args }));
   if (result.isError === true) throw new Error(`read failed: ${JSON.stringify(result.structuredContent)}`);
-  const data = (result.structuredContent ?? {}).data;
+  const data = result.structuredContent?.data;
   return typeof data === 'object' && data !== null ? Object.fromEntries(Object.entries(data)) : {};
 }
 

@@ -8,6 +8,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startStack, type Stack } from './stack';
+import { toolResult } from './tool-result';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
@@ -158,7 +159,7 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
       path: 'runbooks/deploy',
       data: { id: 'runbooks/deploy', content: DEPLOY, mimeType: 'text/markdown', uri: 'dagu://wiki/team/runbooks%2Fdeploy' },
     });
-    expect(byTarget.result.content[1]).toEqual({ type: 'resource_link', uri: 'dagu://wiki/team/runbooks%2Fdeploy', name: 'wiki_page', mimeType: 'text/markdown' });
+    expect(toolResult(byTarget.result).content[1]).toEqual({ type: 'resource_link', uri: 'dagu://wiki/team/runbooks%2Fdeploy', name: 'wiki_page', mimeType: 'text/markdown' });
     const byUri = await read({ uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
     expect(byUri.sc).toMatchObject({ target: 'wiki_page', uri: 'dagu://wiki/team/runbooks%2Fdeploy', workspace: 'team', path: 'runbooks/deploy' });
     expect(byUri.sc.data.content).toBe(DEPLOY);
