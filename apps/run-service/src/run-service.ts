@@ -1,7 +1,7 @@
 import { runOps, type RunOps } from '@dagu-mcp/contracts';
 import type { ServiceDefinition } from '@dagu-mcp/service-kit';
 import type { RunConfig } from './config/run-config';
-import { RUN_MIGRATIONS } from './db/migrations';
+import { RUN_MIGRATIONS } from './store/migrations';
 import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';

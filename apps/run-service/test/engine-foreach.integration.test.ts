@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { readForeachItem, readForeachItems } from '../src/foreach/foreach-read';
-import { readStepLog } from '../src/runs/run-logs';
+import { readForeachItem, readForeachItems } from '../src/read/foreach-read';
+import { readStepLog } from '../src/read/run-logs';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**

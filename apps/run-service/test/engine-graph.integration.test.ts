@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
-import { readStepLog } from '../src/runs/run-logs';
+import { readStepLog } from '../src/read/run-logs';
 
 /**
  * The engine against the real PostgreSQL: graph semantics of dagu-model §3

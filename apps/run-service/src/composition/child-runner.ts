@@ -2,18 +2,18 @@ import type { StepAction } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import { nodesOfDag } from '../engine/dag-nodes';
-import { interpolate, type InterpolationScope } from '../engine/interpolate';
-import { formatParams, mergeParams } from '../engine/params';
-import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../engine/run-types';
-import { RunStatus, runStatusLabel } from '../engine/status';
+import { nodesOfDag } from '../core/dag-nodes';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
+import { formatParams, mergeParams } from '../core/params';
+import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../core/run-types';
+import { RunStatus, runStatusLabel } from '../core/status-rules';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
-import { generateAttemptId, generateRunId } from '../ids/run-id';
+import { generateAttemptId, generateRunId } from '../core/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
 import { parseFirstRow, type Queryable } from '../store/run-rows';
 import { ParentWaitTracker } from './parent-waiting';
-import { linkChildRun, rootOf } from './sub-run-detail';
+import { linkChildRun, rootOf } from '../read/sub-run-detail';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
 
 /**

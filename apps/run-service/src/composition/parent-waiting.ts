@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunStatus } from '../engine/status';
+import { RunStatus } from '../core/status-rules';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { parseFirstRow, type Queryable } from '../store/run-rows';
 

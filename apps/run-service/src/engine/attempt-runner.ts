@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { RunConfig } from '../config/run-config';
-import { LogSink } from '../logs/log-sink';
+import { LogSink } from '../store/log-sink';
 import { NodeStateWriter } from '../store/node-state-writer';
-import { checkConditions } from './conditions';
+import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
-import type { RunParam } from './params';
-import { prepareRunEnvironment, type RunEnvironment } from './run-environment';
-import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from './run-types';
-import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from './status';
+import type { RunParam } from '../core/params';
+import { prepareRunEnvironment, type RunEnvironment } from '../process/run-environment';
+import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from '../core/run-types';
+import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from '../core/status-rules';
 import { runNode, type RunAbortReason } from './step-runner';
 
 /**

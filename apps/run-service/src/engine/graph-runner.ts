@@ -1,5 +1,5 @@
-import type { NodeSpec, NodeState, RunContext } from './run-types';
-import { isStepDone, StepStatus } from './status';
+import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { isStepDone, StepStatus } from '../core/status-rules';
 import { runNode } from './step-runner';
 
 /**

@@ -1,21 +1,21 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { RunConfig } from '../config/run-config';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
-import { readStreamTotals } from '../logs/log-reader';
-import { queueLimits } from '../queue/queue-limits';
-import { RunDispatcher } from '../queue/run-dispatcher';
+import { readStreamTotals } from '../store/log-reader';
+import { queueLimits } from '../config/queue-limits';
+import { RunDispatcher } from './run-dispatcher';
 import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
-import { parkAttempt } from '../checkpoints/checkpoint.repository';
-import { rewindInputOf } from '../checkpoints/approval-rewind';
-import { finishedSteps, handBack } from '../recovery/hand-back';
+import { parkAttempt } from '../store/checkpoint.repository';
+import { rewindInputOf } from './approval-rewind';
+import { finishedSteps, handBack } from './hand-back';
 import { planAttempt } from './attempt-plan';
 import { ChildRunner } from '../composition/child-runner';
 import { PgForeachRunner } from '../foreach/foreach-runner';
 import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
-import { formatParams } from './params';
-import { RunStatus } from './status';
+import { formatParams } from '../core/params';
+import { RunStatus } from '../core/status-rules';
 
 /**
  * The run engine of one replica (ARCHITECTURE "the run engine's running

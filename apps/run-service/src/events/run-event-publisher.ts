@@ -1,7 +1,7 @@
 import { runEventsChannel, type RunEvent } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { Redis } from 'ioredis';
-import { runStatusLabel } from '../engine/status';
+import { runStatusLabel } from '../core/status-rules';
 
 /**
  * Publishes run status changes (contracts `RunEventSchema`) on

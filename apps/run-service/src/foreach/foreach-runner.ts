@@ -1,12 +1,12 @@
 import { topologicalOrder } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { runGraph } from '../engine/graph-runner';
-import type { InterpolationScope } from '../engine/interpolate';
-import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../engine/run-types';
-import { rollupRunStatus, RunStatus, StepStatus } from '../engine/status';
-import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from './foreach-collect';
-import { foreachVariable, resolveItems, type ForeachItem } from './foreach-items';
-import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from './foreach.repository';
+import type { InterpolationScope } from '../core/interpolate';
+import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../core/run-types';
+import { rollupRunStatus, RunStatus, StepStatus } from '../core/status-rules';
+import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from '../core/foreach-collect';
+import { foreachVariable, resolveItems, type ForeachItem } from '../core/foreach-items';
+import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from '../store/foreach.repository';
 
 /**
  * Foreach execution (dagu-model §1 buckets, §3 `foreach`): the body steps

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { resumeRun } from '../checkpoints/checkpoint-resume';
-import { findPendingResumes } from '../checkpoints/checkpoint.repository';
-import { RunStatus } from '../engine/status';
+import { resumeRun } from '../runs/checkpoint-resume';
+import { findPendingResumes } from '../store/checkpoint.repository';
+import { RunStatus } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
 import type { RunDeps } from '../runs/run-deps';
 import { forceEndRun } from '../store/run-ownership.repository';

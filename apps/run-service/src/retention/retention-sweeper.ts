@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { runWorkDir } from '../engine/run-environment';
+import { runWorkDir } from '../process/run-environment';
 import { parseRows } from '../store/run-rows';
 
 /**

@@ -2,7 +2,7 @@ import type { RunRef } from '@dagu-mcp/contracts';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { RunConfig } from '../config/run-config';
 import type { RunEngine } from '../engine/run-engine';
-import { runStatusLabel } from '../engine/status';
+import { runStatusLabel } from '../core/status-rules';
 import type { RunEventPublisher } from '../events/run-event-publisher';
 
 /**

@@ -1,6 +1,6 @@
 import { DaguError, type RunRef } from '@dagu-mcp/contracts';
 import type { HandlerContext } from '@dagu-mcp/bus';
-import { RunStatus, runStatusLabel } from '../engine/status';
+import { RunStatus, runStatusLabel } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { abortQueuedRun, findRun } from '../store/run.repository';

@@ -1,5 +1,5 @@
-import type { RunParam } from '../engine/params';
-import type { NodeSpec } from '../engine/run-types';
+import type { RunParam } from '../core/params';
+import type { NodeSpec } from '../core/run-types';
 import { beginRetryAttempt } from './run-retry.repository';
 import { parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-rows';
 

@@ -1,4 +1,4 @@
-import type { NodeSpec } from '../engine/run-types';
+import type { NodeSpec } from '../core/run-types';
 import { insertFreshSteps } from './run.repository';
 import type { Queryable } from './run-rows';
 

@@ -1,6 +1,6 @@
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
-import type { NodeSpec } from '../engine/run-types';
-import type { RunParam } from '../engine/params';
+import type { NodeSpec } from '../core/run-types';
+import type { RunParam } from '../core/params';
 import { parseRunRow, parseStepRow, RUN_COLUMNS, STEP_COLUMNS, type RunRecord, type StepRecord } from './run-rows';
 import { z } from 'zod';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';

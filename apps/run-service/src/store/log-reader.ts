@@ -1,7 +1,7 @@
 import type { Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
 import { CHUNK_LINES } from './log-sink';
-import { hasMoreOf, windowOf, windowSize, type LineWindow, type LogSelection } from './log-window';
+import { hasMoreOf, windowOf, windowSize, type LineWindow, type LogSelection } from '../core/log-window';
 
 /**
  * Reads stored log lines (dagu-model §6). A stream's `totalLines` is its

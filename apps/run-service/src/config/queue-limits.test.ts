@@ -1,4 +1,4 @@
-import { loadRunConfig } from '../config/run-config';
+import { loadRunConfig } from './run-config';
 import { parseQueueList, queueLimits } from './queue-limits';
 
 describe('RUN_QUEUES parsing', () => {

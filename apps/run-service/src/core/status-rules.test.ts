@@ -1,4 +1,4 @@
-import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, stepStatusLabel } from './status';
+import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, stepStatusLabel } from './status-rules';
 
 const ok = { status: StepStatus.succeeded, allowedFailure: false };
 const skipped = { status: StepStatus.skipped, allowedFailure: false };

@@ -1,5 +1,5 @@
-import { interpolate, unresolvedReferences, type InterpolationScope } from '../engine/interpolate';
-import { stepStatusLabel } from '../engine/status';
+import { interpolate, unresolvedReferences, type InterpolationScope } from './interpolate';
+import { stepStatusLabel } from './status-rules';
 
 /**
  * Foreach `collect` and the foreach step's aggregate (dagu-model §3

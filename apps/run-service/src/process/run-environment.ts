@@ -3,9 +3,9 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
 import { substituteCommands } from './command-substitution';
-import { applyEnvVars, isExportableName, withExported } from './env-merge';
-import { expandVariables } from './interpolate';
-import type { RunParam } from './params';
+import { applyEnvVars, isExportableName, withExported } from '../core/env-merge';
+import { expandVariables } from '../core/interpolate';
+import type { RunParam } from '../core/params';
 
 /**
  * What every step of a run shares, computed once when an attempt starts:

@@ -1,5 +1,5 @@
 import type { ForeachSpec } from '@dagu-mcp/dag-spec';
-import { interpolate, type InterpolationScope } from '../engine/interpolate';
+import { interpolate, type InterpolationScope } from './interpolate';
 import { foreachVariable, resolveItems } from './foreach-items';
 
 const scope = (vars: Record<string, string> = {}): InterpolationScope => ({

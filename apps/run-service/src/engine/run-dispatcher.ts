@@ -1,6 +1,6 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { claimQueuedRuns, type ClaimedRun } from '../store/run-ownership.repository';
-import type { QueueLimits } from './queue-limits';
+import type { QueueLimits } from '../config/queue-limits';
 
 /**
  * Starts queued runs (036 enqueue: status 5 `queued` until a slot frees).

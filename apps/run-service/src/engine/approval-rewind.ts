@@ -1,8 +1,8 @@
 import { rewindSet, type NormalizedDag } from '@dagu-mcp/dag-spec';
-import type { NodeSpec } from '../engine/run-types';
-import { StepStatus } from '../engine/status';
+import type { NodeSpec } from '../core/run-types';
+import { StepStatus } from '../core/status-rules';
 import type { Queryable } from '../store/run-rows';
-import { loadCheckpointSteps } from './checkpoint.repository';
+import { loadCheckpointSteps } from '../store/checkpoint.repository';
 
 /**
  * Approval `rewind_to` (dagu-model §3 `approval {prompt, input, required,

@@ -1,5 +1,5 @@
 import { DaguError, formatDaguUri, type RunDetail } from '@dagu-mcp/contracts';
-import { runDetailOf } from '../runs/run-detail';
+import { runDetailOf } from './run-detail';
 import { z } from 'zod';
 import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import { parseFirstRow, parseRows, parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from '../store/run-rows';

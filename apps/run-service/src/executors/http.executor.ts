@@ -1,5 +1,5 @@
 import type { StepAction } from '@dagu-mcp/dag-spec';
-import { interpolate, type InterpolationScope } from './interpolate';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
 
 /**
  * The `http.request` action (dagu-model §3): Node's fetch with the step's

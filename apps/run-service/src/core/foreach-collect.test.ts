@@ -1,4 +1,4 @@
-import type { InterpolationScope } from '../engine/interpolate';
+import type { InterpolationScope } from './interpolate';
 import { aggregateOf, capturedStepsOf, evaluateCollect } from './foreach-collect';
 
 /** Foreach `collect` (the collected values and the aggregate Dagu users know). */

@@ -1,11 +1,11 @@
 import type { HandlerKind, NormalizedDag, NormalizedStep } from '@dagu-mcp/dag-spec';
 import type { RunConfig } from '../config/run-config';
-import type { LogSink, LogStreamWriter } from '../logs/log-sink';
+import type { LogSink, LogStreamWriter } from '../store/log-sink';
 import type { InterpolationScope, StepRefValues } from './interpolate';
-import type { RunEnvironment } from './run-environment';
-import type { StepStatusCode } from './status';
+import type { RunEnvironment } from '../process/run-environment';
+import type { StepStatusCode } from './status-rules';
 import type { PublishedOutputs } from './step-outputs';
-import type { Checkpoint } from '../checkpoints/checkpoint-types';
+import type { Checkpoint } from './checkpoint-types';
 
 /**
  * The shapes the engine passes around while an attempt runs: a node (a step

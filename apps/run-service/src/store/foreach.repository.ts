@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { createLogStreams } from '../store/run.repository';
-import { parseFirstRow, parseRows, type Queryable } from '../store/run-rows';
+import { createLogStreams } from './run.repository';
+import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 
 /**
  * SQL of foreach items and their body steps (db/migrations.ts

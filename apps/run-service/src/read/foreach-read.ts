@@ -1,12 +1,12 @@
 import { DaguError, formatDaguUri, type ForeachItemsQuery } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { findSubRunOf, subRunNotFound } from '../composition/sub-run-detail';
-import { stepStatusLabel } from '../engine/status';
-import { readStreamTotals } from '../logs/log-reader';
+import { findSubRunOf, subRunNotFound } from './sub-run-detail';
+import { stepStatusLabel } from '../core/status-rules';
+import { readStreamTotals } from '../store/log-reader';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
-import { findItem, listBodySteps, listItems, type BodyRow, type ForeachAddress, type ItemRow } from './foreach.repository';
+import { findItem, listBodySteps, listItems, type BodyRow, type ForeachAddress, type ItemRow } from '../store/foreach.repository';
 
 /**
  * Foreach reads (021 "Foreach items" / "Foreach item", dagu-model §1

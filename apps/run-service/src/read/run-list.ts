@@ -1,11 +1,11 @@
 import type { RunsQuery } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import { runStatusLabel } from '../engine/status';
+import { runStatusLabel } from '../core/status-rules';
 import { withStorageErrors } from '../store/pg-errors';
 import { parseRows } from '../store/run-rows';
 import { decodeRunsCursor, encodeRunsCursor } from './run-list-cursor';
-import { formatUri } from '../ids/run-id';
+import { formatUri } from '../core/run-id';
 
 /**
  * `run.list` (021 `runs` query) and `run.latest` (021 `dag.latestRun`).

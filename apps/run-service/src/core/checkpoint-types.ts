@@ -1,6 +1,6 @@
 import type { NormalizedStep } from '@dagu-mcp/dag-spec';
 import { z } from 'zod';
-import { interpolate, type InterpolationScope } from '../engine/interpolate';
+import { interpolate, type InterpolationScope } from './interpolate';
 
 /**
  * Checkpoints (dagu-model §1 status 7, §3 `human.task` and `approval`): what a

@@ -1,15 +1,15 @@
 import { type RunDetail, type RunStepSchema } from '@dagu-mcp/contracts';
 import type { z } from 'zod';
 import type { Pool } from '@dagu-mcp/runtime';
-import { handlerKey } from '../engine/dag-nodes';
-import { runStatusLabel, stepStatusLabel } from '../engine/status';
+import { handlerKey } from '../core/dag-nodes';
+import { runStatusLabel, stepStatusLabel } from '../core/status-rules';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { RunRecord, StepRecord } from '../store/run-rows';
-import { formatUri } from '../ids/run-id';
-import { withCheckpoints } from '../checkpoints/checkpoint.repository';
-import { subRunDetail, withSubRuns } from '../composition/sub-run-detail';
-import { withForeachUris } from '../foreach/foreach-read';
+import { formatUri } from '../core/run-id';
+import { withCheckpoints } from '../store/checkpoint.repository';
+import { subRunDetail, withSubRuns } from './sub-run-detail';
+import { withForeachUris } from './foreach-read';
 
 /**
  * `run.get`: the run-detail model (021 "Run detail", dagu-model §5) of a

@@ -1,6 +1,6 @@
 import type { Precondition } from '@dagu-mcp/dag-spec';
 import { substituteCommands } from './command-substitution';
-import { interpolate, type InterpolationScope } from './interpolate';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
 import { runProcess } from './process-runner';
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode, startSpan, type Span } from '@dagu-mcp/runtime';
-import { LineSplitter } from '../logs/line-splitter';
+import { LineSplitter } from './line-splitter';
 
 /**
  * Runs one child process of a step (dagu-model §3; Dagu spec 013 "Exit,

@@ -1,19 +1,19 @@
 import { DaguError, type RunRef } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { dagOfSnapshot, nodesOfDag } from '../engine/dag-nodes';
-import { isStepDone, RunStatus, runStatusLabel, StepStatus } from '../engine/status';
+import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
+import { isStepDone, RunStatus, runStatusLabel, StepStatus } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId } from '../ids/run-id';
-import { runRefOf, type RunDeps } from '../runs/run-deps';
+import { generateAttemptId } from '../core/run-id';
+import { runRefOf, type RunDeps } from './run-deps';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import { beginRetryAttempt } from '../store/run-retry.repository';
-import { rewindTargetOf, rewoundSeqs } from './approval-rewind';
-import { decideStep, findCheckpointStep, rejectRun, setResumePending, type CheckpointStepRow } from './checkpoint.repository';
-import type { Checkpoint } from './checkpoint-types';
-import { checkApprovalInput, checkRejectionInput, checkFormValues } from './form-values';
+import { rewindTargetOf, rewoundSeqs } from '../engine/approval-rewind';
+import { decideStep, findCheckpointStep, rejectRun, setResumePending, type CheckpointStepRow } from '../store/checkpoint.repository';
+import type { Checkpoint } from '../core/checkpoint-types';
+import { checkApprovalInput, checkRejectionInput, checkFormValues } from '../core/form-values';
 
 /**
  * Decisions on checkpoints (issue "Checkpoints"; REST `…/human-task` and

@@ -1,9 +1,9 @@
 import type { RunDetail } from '@dagu-mcp/contracts';
 import { z } from 'zod';
-import { RunStatus, StepStatus } from '../engine/status';
-import type { RunParam } from '../engine/params';
-import { parseFirstRow, parseRows, type Queryable } from '../store/run-rows';
-import { checkpointDetail, CheckpointSchema, type Checkpoint } from './checkpoint-types';
+import { RunStatus, StepStatus } from '../core/status-rules';
+import type { RunParam } from '../core/params';
+import { parseFirstRow, parseRows, type Queryable } from './run-rows';
+import { checkpointDetail, CheckpointSchema, type Checkpoint } from '../core/checkpoint-types';
 
 /**
  * SQL of checkpoints (db/migrations.ts `002_engine_checkpoints`): parking an

@@ -1,12 +1,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { StepCommand } from '@dagu-mcp/dag-spec';
-import { runHttpRequest } from './http-step';
-import { interpolate, type InterpolationScope } from './interpolate';
-import { runProcess, type ProcessOutcome } from './process-runner';
-import type { NodeSpec, NodeState, RunContext } from './run-types';
-import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from './step-outputs';
-import { checkpointOf, type Checkpoint } from '../checkpoints/checkpoint-types';
+import { runHttpRequest } from './http.executor';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
+import { runProcess, type ProcessOutcome } from '../process/process-runner';
+import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from '../core/step-outputs';
+import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
 
 /**
  * One try of a node (retry_policy runs it again; `step-runner.ts` decides).

@@ -1,5 +1,5 @@
 import type { ForeachSpec, JsonValue } from '@dagu-mcp/dag-spec';
-import { interpolate, type InterpolationScope } from '../engine/interpolate';
+import { interpolate, type InterpolationScope } from './interpolate';
 
 /**
  * The items of a foreach step (dagu-model §3 `foreach`): a literal list, or a

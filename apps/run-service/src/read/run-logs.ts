@@ -1,12 +1,12 @@
 import { DaguError, type StepLogQuery } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { stepStatusLabel } from '../engine/status';
-import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../logs/log-reader';
-import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../logs/log-window';
+import { stepStatusLabel } from '../core/status-rules';
+import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../store/log-reader';
+import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../core/log-window';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
-import { findSubRunOf, subRunNotFound } from '../composition/sub-run-detail';
-import { findBodyStep } from '../foreach/foreach-read';
+import { findSubRunOf, subRunNotFound } from './sub-run-detail';
+import { findBodyStep } from './foreach-read';
 
 /**
  * `run.logs` (021 run-log model) and `run.stepLog` (021 step-log model) with
