@@ -1,19 +1,17 @@
 import type { StepAction } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { z } from 'zod';
+import { RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
 import { nodesOfDag } from '../core/dag-nodes';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
 import { formatParams, mergeParams } from '../core/params';
 import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../core/run-types';
-import { RunStatus, runStatusLabel } from '../core/status-rules';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { generateAttemptId, generateRunId } from '../core/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
-import { parseFirstRow, type Queryable } from '../store/run-rows';
 import { ParentWaitTracker } from './parent-waiting';
-import { linkChildRun, rootOf } from '../read/sub-run-detail';
+import { findOpenChild, linkChildRun, rootOf } from '../store/run-links.repository';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
 
 /**
@@ -73,18 +71,6 @@ interface ChildRef {
   dagName: string;
   dagRunId: string;
   params: string;
-}
-
-const OpenChildRowSchema = z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string(), params: z.string() });
-
-/** The newest active (5, 1, 7) child run that step `parentStep` of run `parentPk` started, if any. */
-async function findOpenChild(db: Queryable, parentPk: number, parentStep: string): Promise<ChildRef | undefined> {
-  const result = await db.query(
-    'SELECT pk, dag_name, dag_run_id, params FROM runs WHERE parent_pk = $1 AND parent_step = $2 AND status IN (1, 5, 7) ORDER BY pk DESC LIMIT 1',
-    [parentPk, parentStep],
-  );
-  const row = parseFirstRow(OpenChildRowSchema, result);
-  return row === undefined ? undefined : { pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id, params: row.params };
 }
 
 function isShutdown(signal: AbortSignal): boolean {

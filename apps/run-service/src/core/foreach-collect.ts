@@ -1,5 +1,5 @@
+import { stepStatusLabel } from '@dagu-mcp/contracts';
 import { interpolate, unresolvedReferences, type InterpolationScope } from './interpolate';
-import { stepStatusLabel } from './status-rules';
 
 /**
  * Foreach `collect` and the foreach step's aggregate (dagu-model §3

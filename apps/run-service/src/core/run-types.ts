@@ -1,9 +1,9 @@
 import type { HandlerKind, NormalizedDag, NormalizedStep } from '@dagu-mcp/dag-spec';
+import { type StepStatusCode } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { LogSink, LogStreamWriter } from '../store/log-sink';
 import type { InterpolationScope, StepRefValues } from './interpolate';
 import type { RunEnvironment } from '../process/run-environment';
-import type { StepStatusCode } from './status-rules';
 import type { PublishedOutputs } from './step-outputs';
 import type { Checkpoint } from './checkpoint-types';
 

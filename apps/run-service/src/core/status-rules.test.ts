@@ -1,4 +1,5 @@
-import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, stepStatusLabel } from './status-rules';
+import { RunStatus, runStatusLabel, StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
+import { applyHandlerOutcome, rollupRunStatus } from './status-rules';
 
 const ok = { status: StepStatus.succeeded, allowedFailure: false };
 const skipped = { status: StepStatus.skipped, allowedFailure: false };

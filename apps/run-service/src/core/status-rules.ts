@@ -1,52 +1,12 @@
-import { RUN_STATUS_LABELS, STEP_STATUS_LABELS } from '@dagu-mcp/contracts';
+import { RunStatus, StepStatus, type RunStatusCode } from '@dagu-mcp/contracts';
 
 /**
- * Status ints of dagu-model §1 and the run-status rollup this engine applies
- * when a run ends. The rollup is where this project fixes Dagu's outcomes
- * (README "Semantics"): see {@link rollupRunStatus}.
+ * Outcome rules over the status ints of dagu-model §1 (the ints and labels
+ * themselves live in `@dagu-mcp/contracts`): when a step is done, and the
+ * run-status rollup this engine applies when a run ends. The rollup is
+ * where this project fixes Dagu's outcomes (README "Semantics"): see
+ * {@link rollupRunStatus}.
  */
-
-/** DAG-run status ints (dagu-model §1). */
-export const RunStatus = {
-  notStarted: 0,
-  running: 1,
-  failed: 2,
-  aborted: 3,
-  succeeded: 4,
-  queued: 5,
-  partiallySucceeded: 6,
-  waiting: 7,
-  rejected: 8,
-} as const;
-export type RunStatusCode = (typeof RunStatus)[keyof typeof RunStatus];
-
-/** Step (node) status ints (dagu-model §1). */
-export const StepStatus = {
-  notStarted: 0,
-  running: 1,
-  failed: 2,
-  aborted: 3,
-  succeeded: 4,
-  skipped: 5,
-  partiallySucceeded: 6,
-  waiting: 7,
-  rejected: 8,
-  retrying: 9,
-} as const;
-export type StepStatusCode = (typeof StepStatus)[keyof typeof StepStatus];
-
-/** Run statuses a retry must refuse (036: running, queued, waiting → conflict). */
-export const ACTIVE_RUN_STATUSES: readonly number[] = [RunStatus.running, RunStatus.queued, RunStatus.waiting];
-
-/** The label of a run status; `unknown` for an int outside the enum. */
-export function runStatusLabel(status: number): string {
-  return RUN_STATUS_LABELS[status] ?? 'unknown';
-}
-
-/** The label of a step status; `unknown` for an int outside the enum. */
-export function stepStatusLabel(status: number): string {
-  return STEP_STATUS_LABELS[status] ?? 'unknown';
-}
 
 /** True for a step status after which the step never changes again in this attempt. */
 export function isStepDone(status: number): boolean {

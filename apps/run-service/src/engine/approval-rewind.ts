@@ -1,6 +1,6 @@
 import { rewindSet, type NormalizedDag } from '@dagu-mcp/dag-spec';
+import { StepStatus } from '@dagu-mcp/contracts';
 import type { NodeSpec } from '../core/run-types';
-import { StepStatus } from '../core/status-rules';
 import type { Queryable } from '../store/run-rows';
 import { loadCheckpointSteps } from '../store/checkpoint.repository';
 

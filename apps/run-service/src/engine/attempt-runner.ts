@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { RunStatus, type RunStatusCode, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import { LogSink } from '../store/log-sink';
 import { NodeStateWriter } from '../store/node-state-writer';
@@ -11,7 +12,7 @@ import { runGraph } from './graph-runner';
 import type { RunParam } from '../core/params';
 import { prepareRunEnvironment, type RunEnvironment } from '../process/run-environment';
 import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from '../core/run-types';
-import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from '../core/status-rules';
+import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import { runNode, type RunAbortReason } from './step-runner';
 
 /**

@@ -1,5 +1,6 @@
+import { StepStatus } from '@dagu-mcp/contracts';
 import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
-import { isStepDone, StepStatus } from '../core/status-rules';
+import { isStepDone } from '../core/status-rules';
 import { runNode } from './step-runner';
 
 /**

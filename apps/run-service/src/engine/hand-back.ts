@@ -1,9 +1,10 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
+import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { AttemptOutcome, AttemptPlan } from './attempt-runner';
 import type { NodeSpec } from '../core/run-types';
 import { formatParams } from '../core/params';
-import { isStepDone, RunStatus } from '../core/status-rules';
+import { isStepDone } from '../core/status-rules';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { generateAttemptId } from '../core/run-id';
 import { readStreamTotals } from '../store/log-reader';

@@ -1,4 +1,5 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { readStreamTotals } from '../store/log-reader';
@@ -15,7 +16,6 @@ import { PgForeachRunner } from '../foreach/foreach-runner';
 import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
 import { formatParams } from '../core/params';
-import { RunStatus } from '../core/status-rules';
 
 /**
  * The run engine of one replica (ARCHITECTURE "the run engine's running

@@ -1,8 +1,8 @@
 import type { RepeatPolicy } from '@dagu-mcp/dag-spec';
+import { StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
 import { checkCondition, checkConditions } from '../process/conditions';
 import { backoffDelayMs, checkWorkingDir, setUpNode, sleepUnlessAborted, type NodeSetup } from './node-setup';
 import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
-import { StepStatus, stepStatusLabel } from '../core/status-rules';
 import { executeTry, type TryResult } from '../executors/step-try';
 
 /**

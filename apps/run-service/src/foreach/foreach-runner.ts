@@ -1,9 +1,10 @@
 import { topologicalOrder } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
 import { runGraph } from '../engine/graph-runner';
 import type { InterpolationScope } from '../core/interpolate';
 import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../core/run-types';
-import { rollupRunStatus, RunStatus, StepStatus } from '../core/status-rules';
+import { rollupRunStatus } from '../core/status-rules';
 import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from '../core/foreach-collect';
 import { foreachVariable, resolveItems, type ForeachItem } from '../core/foreach-items';
 import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from '../store/foreach.repository';

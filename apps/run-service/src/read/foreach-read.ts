@@ -1,12 +1,12 @@
-import { DaguError, formatDaguUri, type ForeachItemsQuery } from '@dagu-mcp/contracts';
+import { DaguError, type ForeachItemsQuery, formatDaguUri, stepStatusLabel } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { findSubRunOf, subRunNotFound } from './sub-run-detail';
-import { stepStatusLabel } from '../core/status-rules';
+import { findSubRunOf } from '../store/run-links.repository';
+import { subRunNotFound } from './sub-run-detail';
 import { readStreamTotals } from '../store/log-reader';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
-import { findItem, listBodySteps, listItems, type BodyRow, type ForeachAddress, type ItemRow } from '../store/foreach.repository';
+import { findItem, listBodySteps, listExpandedForeachSteps, listItems, type BodyRow, type ForeachAddress, type ItemRow } from '../store/foreach.repository';
 
 /**
  * Foreach reads (021 "Foreach items" / "Foreach item", dagu-model §1
@@ -118,8 +118,7 @@ export async function findBodyStep(db: Queryable, input: ForeachStepInput & { it
 
 /** Adds `foreachUri` (the step's foreach-items URI) to the foreach steps of a run detail that expanded items. */
 export async function withForeachUris<D extends { steps: Array<{ name: string }> }>(db: Queryable, run: RunRecord, detail: D, address: { name: string; dagRunId: string; subRunId?: string }): Promise<D> {
-  const result = await db.query("SELECT DISTINCT step_name FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND parent = ''", [run.pk, run.attempt_no]);
-  const names = new Set(result.rows.map((row) => (typeof row === 'object' && row !== null && 'step_name' in row ? String(row.step_name) : '')));
+  const names = await listExpandedForeachSteps(db, run.pk, run.attempt_no);
   if (names.size === 0) return detail;
   return { ...detail, steps: detail.steps.map((step) => (names.has(step.name) ? { ...step, foreachUri: formatDaguUri({ kind: 'foreach_items', ...address, stepName: step.name }) } : step)) };
 }

@@ -1,11 +1,11 @@
-import { DaguError, type StepLogQuery } from '@dagu-mcp/contracts';
+import { DaguError, type StepLogQuery, stepStatusLabel } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { stepStatusLabel } from '../core/status-rules';
 import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../store/log-reader';
 import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../core/log-window';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
-import { findSubRunOf, subRunNotFound } from './sub-run-detail';
+import { findSubRunOf } from '../store/run-links.repository';
+import { subRunNotFound } from './sub-run-detail';
 import { findBodyStep } from './foreach-read';
 
 /**

@@ -1,8 +1,8 @@
-import { DaguError, type RunRef } from '@dagu-mcp/contracts';
+import { DaguError, type RunRef, RunStatus, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
 import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
-import { isStepDone, RunStatus, runStatusLabel, StepStatus } from '../core/status-rules';
+import { isStepDone } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
 import { generateAttemptId } from '../core/run-id';
 import { runRefOf, type RunDeps } from './run-deps';
@@ -11,7 +11,7 @@ import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import { beginRetryAttempt } from '../store/run-retry.repository';
 import { rewindTargetOf, rewoundSeqs } from '../engine/approval-rewind';
-import { decideStep, findCheckpointStep, rejectRun, setResumePending, type CheckpointStepRow } from '../store/checkpoint.repository';
+import { decideStep, findCheckpointStep, lockPendingResume, rejectRun, setResumePending, type CheckpointStepRow } from '../store/checkpoint.repository';
 import type { Checkpoint } from '../core/checkpoint-types';
 import { checkApprovalInput, checkRejectionInput, checkFormValues } from '../core/form-values';
 
@@ -144,8 +144,7 @@ async function resumeOrReport(deps: RunDeps, run: RunRecord): Promise<RunRef> {
  */
 export async function resumeRun(deps: RunDeps, pk: number): Promise<string | undefined> {
   const resumed = await withTransaction(deps.pool, async (client) => {
-    const locked = await client.query('SELECT pk FROM runs WHERE pk = $1 AND status = 7 AND resume_pending FOR UPDATE', [pk]);
-    if (locked.rows.length === 0) return undefined;
+    if (!(await lockPendingResume(client, pk))) return undefined;
     const run = await findRunByPk(client, pk);
     if (run === undefined) return undefined;
     const rows = await loadSteps(client, run.pk, run.attempt_no);

@@ -1,9 +1,8 @@
-import { DaguError, type RunRef } from '@dagu-mcp/contracts';
+import { ACTIVE_RUN_STATUSES, DaguError, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
 import { dagOfSnapshot, nodesOfDag, retrySet } from '../core/dag-nodes';
 import type { NodeSpec } from '../core/run-types';
-import { ACTIVE_RUN_STATUSES, RunStatus, runStatusLabel } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
 import { generateAttemptId } from '../core/run-id';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';

@@ -1,6 +1,5 @@
-import type { RunDetail } from '@dagu-mcp/contracts';
+import { type RunDetail, RunStatus, StepStatus } from '@dagu-mcp/contracts';
 import { z } from 'zod';
-import { RunStatus, StepStatus } from '../core/status-rules';
 import type { RunParam } from '../core/params';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 import { checkpointDetail, CheckpointSchema, type Checkpoint } from '../core/checkpoint-types';
@@ -134,4 +133,14 @@ export async function withCheckpoints(db: Queryable, run: { pk: number; attempt_
     return checkpoint === undefined || checkpoint === null ? step : { ...step, ...checkpointDetail(checkpoint) };
   });
   return { ...detail, steps, humanTaskResumePending: pending };
+}
+
+/**
+ * Locks run `pk` (`FOR UPDATE`, inside the caller's transaction) when it waits
+ * with a recorded decision (`resume_pending`). @returns false when it does not
+ * (already resumed by another replica, stopped, or never decided).
+ */
+export async function lockPendingResume(db: Queryable, pk: number): Promise<boolean> {
+  const locked = await db.query(`SELECT pk FROM runs WHERE pk = $1 AND status = ${RunStatus.waiting} AND resume_pending FOR UPDATE`, [pk]);
+  return locked.rows.length > 0;
 }

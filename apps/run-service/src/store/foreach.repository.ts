@@ -153,3 +153,9 @@ export async function listBodySteps(db: Queryable, at: ForeachAddress, path: str
   );
   return parseRows(BodyRowSchema, result);
 }
+
+/** The top-level foreach steps (`parent = ''`) of attempt `attemptNo` of run `runPk` that expanded items. */
+export async function listExpandedForeachSteps(db: Queryable, runPk: number, attemptNo: number): Promise<Set<string>> {
+  const result = await db.query("SELECT DISTINCT step_name FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND parent = ''", [runPk, attemptNo]);
+  return new Set(result.rows.map((row) => (typeof row === 'object' && row !== null && 'step_name' in row ? String(row.step_name) : '')));
+}

@@ -1,3 +1,5 @@
+import { RunStatus } from '@dagu-mcp/contracts';
+import { withTransaction, type Pool } from '@dagu-mcp/runtime';
 import { parseRunRow, RUN_COLUMNS, type RunRecord } from './run-rows';
 import { z } from 'zod';
 import { parseRows, type Queryable } from './run-rows';
@@ -164,3 +166,48 @@ async function markClaimed(db: Queryable, owner: string, runs: readonly ClaimedR
 }
 
 const ClaimedPkSchema = z.object({ pk: z.coerce.number().int() });
+
+const OrphanRowSchema = z.object({ pk: z.coerce.number().int(), owner: z.string().nullable(), age_s: z.coerce.number() });
+
+/** A run whose owner stopped stamping heartbeats: its owner and how long ago, in seconds, it was last stamped. */
+export interface OrphanedRun {
+  pk: number;
+  owner: string | null;
+  ageSeconds: number;
+}
+
+/**
+ * Fails the runs whose owner's heartbeat is older than `staleMs` (recovery
+ * sweep): running runs, and runs waiting on a child's checkpoint that still
+ * have an owner (a parked run has none). At most `limit` rows per call,
+ * claimed `FOR UPDATE SKIP LOCKED` in one transaction, so two sweeping
+ * replicas never take the same run.
+ *
+ * @param skip    true for runs that execute on the calling replica (never failed)
+ * @param errorOf the run-level `error` of a failed orphan
+ * @returns the runs it ended (status failed)
+ */
+export async function failOrphanedRuns(
+  pool: Pool,
+  staleMs: number,
+  limit: number,
+  skip: (pk: number) => boolean,
+  errorOf: (orphan: OrphanedRun) => string,
+): Promise<RunRecord[]> {
+  return withTransaction(pool, async (client) => {
+    const result = await client.query(
+      `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
+       WHERE (status = ${RunStatus.running} OR (status = ${RunStatus.waiting} AND owner IS NOT NULL))
+         AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+       ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [staleMs, limit],
+    );
+    const out: RunRecord[] = [];
+    for (const row of parseRows(OrphanRowSchema, result)) {
+      if (skip(row.pk)) continue;
+      const run = await forceEndRun(client, row.pk, RunStatus.failed, errorOf({ pk: row.pk, owner: row.owner, ageSeconds: row.age_s }));
+      if (run !== undefined) out.push(run);
+    }
+    return out;
+  });
+}
