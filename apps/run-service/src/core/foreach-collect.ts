@@ -1,4 +1,4 @@
-import { stepStatusLabel } from '@dagu-mcp/contracts';
+import { StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
 import { interpolate, unresolvedReferences, type InterpolationScope } from './interpolate';
 
 /**
@@ -59,12 +59,12 @@ export interface ItemResult {
  */
 export function aggregateOf(results: readonly ItemResult[], collectNames: readonly string[]): { line: string; outputs: Record<string, string> } {
   const ordered = [...results].sort((a, b) => a.index - b.index);
-  const succeeded = ordered.filter((item) => item.status === 4);
+  const succeeded = ordered.filter((item) => item.status === StepStatus.succeeded);
   const items = ordered.map((item) => ({
     index: item.index,
     key: item.key,
     status: stepStatusLabel(item.status),
-    ...(item.status === 4 ? { outputs: item.collected ?? {} } : {}),
+    ...(item.status === StepStatus.succeeded ? { outputs: item.collected ?? {} } : {}),
     ...(item.error !== undefined ? { error: item.error } : {}),
   }));
   const line = JSON.stringify({

@@ -1,4 +1,4 @@
-import { DaguError, type ForeachItemsQuery, formatDaguUri, stepStatusLabel } from '@dagu-mcp/contracts';
+import { DaguError, type ForeachItemsQuery, formatDaguUri, StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
 import { findSubRunOf } from '../store/run-links.repository';
 import { subRunNotFound } from './sub-run-detail';
@@ -34,10 +34,10 @@ const LABEL_TO_BUCKET: Record<NonNullable<ForeachItemsQuery['status']>, Bucket> 
 
 /** The dagu-model §1 bucket of an item status. */
 export function bucketOf(status: number): Bucket {
-  if (status === 4) return 'succeeded';
-  if (status === 2) return 'failed';
-  if (status === 3) return 'aborted';
-  if (status === 1 || status === 9) return 'running';
+  if (status === StepStatus.succeeded) return 'succeeded';
+  if (status === StepStatus.failed) return 'failed';
+  if (status === StepStatus.aborted) return 'aborted';
+  if (status === StepStatus.running || status === StepStatus.retrying) return 'running';
   return 'notStarted';
 }
 

@@ -34,10 +34,10 @@ export async function parkAttempt(
 ): Promise<boolean> {
   const result = await db.query(
     `WITH upd AS (
-       UPDATE runs SET status = 7, error = NULL, params = $3, resolved_params = $4, params_evaluated = $5, owner = NULL, heartbeat_at = NULL
-       WHERE pk = $1 AND attempt_no = $2 AND status = 1 RETURNING pk
+       UPDATE runs SET status = ${RunStatus.waiting}, error = NULL, params = $3, resolved_params = $4, params_evaluated = $5, owner = NULL, heartbeat_at = NULL
+       WHERE pk = $1 AND attempt_no = $2 AND status = ${RunStatus.running} RETURNING pk
      ), att AS (
-       UPDATE run_attempts SET status = 7 WHERE run_pk = $1 AND attempt_no = $2
+       UPDATE run_attempts SET status = ${RunStatus.waiting} WHERE run_pk = $1 AND attempt_no = $2
      )
      SELECT pk FROM upd`,
     [run.pk, run.attemptNo, outcome.params, JSON.stringify(outcome.resolvedParams), outcome.paramsEvaluated],
@@ -93,9 +93,9 @@ export async function setResumePending(db: Queryable, runPk: number, pending: bo
 export async function rejectRun(db: Queryable, run: { pk: number; attemptNo: number }, error: string): Promise<Date | undefined> {
   const result = await db.query(
     `WITH upd AS (
-       UPDATE runs SET status = 8, error = $3, finished_at = now(), resume_pending = false WHERE pk = $1 AND attempt_no = $2 AND status = 7 RETURNING finished_at
+       UPDATE runs SET status = ${RunStatus.rejected}, error = $3, finished_at = now(), resume_pending = false WHERE pk = $1 AND attempt_no = $2 AND status = ${RunStatus.waiting} RETURNING finished_at
      ), att AS (
-       UPDATE run_attempts SET status = 8, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
+       UPDATE run_attempts SET status = ${RunStatus.rejected}, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
      )
      SELECT finished_at FROM upd`,
     [run.pk, run.attemptNo, error],
@@ -106,7 +106,7 @@ export async function rejectRun(db: Queryable, run: { pk: number; attemptNo: num
 /** Runs whose accepted input still waits for its resume (a replica died in between), oldest first. */
 export async function findPendingResumes(db: Queryable, olderThanMs: number): Promise<Array<{ pk: number; dagName: string; dagRunId: string }>> {
   const result = await db.query(
-    `SELECT pk, dag_name, dag_run_id FROM runs WHERE status = 7 AND resume_pending
+    `SELECT pk, dag_name, dag_run_id FROM runs WHERE status = ${RunStatus.waiting} AND resume_pending
        AND COALESCE(heartbeat_at, created_at) < now() - ($1::int * interval '1 millisecond') ORDER BY pk LIMIT 20`,
     [olderThanMs],
   );

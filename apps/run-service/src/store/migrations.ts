@@ -1,4 +1,5 @@
 import type { Migration } from '@dagu-mcp/runtime';
+import { ACTIVE_RUNS_SQL } from './status-sql';
 
 /**
  * run-service schema migrations, applied in id order on start by `migrate`
@@ -81,7 +82,7 @@ CREATE TABLE runs (
 -- run.list / run.latest: newest first (pk order = creation order), with or without a name.
 CREATE INDEX runs_name_pk_idx ON runs (dag_name, pk DESC);
 -- queue dispatch and singleton checks look only at active runs.
-CREATE INDEX runs_active_idx ON runs (status, queue, created_at) WHERE status IN (1, 5, 7);
+CREATE INDEX runs_active_idx ON runs (status, queue, created_at) WHERE status IN ${ACTIVE_RUNS_SQL};
 CREATE INDEX runs_labels_idx ON runs USING gin (labels);
 
 CREATE TABLE run_attempts (
