@@ -10,8 +10,8 @@ import { NodeStateWriter } from '../store/node-state-writer';
 import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from '../core/params';
-import { prepareRunEnvironment, type RunEnvironment } from '../process/run-environment';
-import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from '../core/run-types';
+import { prepareRunEnvironment } from '../process/run-environment';
+import type { AttemptIdentity, NodeSpec, NodeState, RunContext, RunEnvironment, StepExecutors } from '../core/run-types';
 import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import { runNode, type RunAbortReason } from './step-runner';
 
@@ -74,10 +74,8 @@ export interface AttemptDeps {
   config: RunConfig;
   logger: Logger;
   processEnv: Readonly<Record<string, string>>;
-  /** Starts child runs of `dag.run` / `dag.enqueue` steps. */
-  children?: SubDagRunner;
-  /** Runs foreach steps. */
-  foreach?: ForeachRunner;
+  /** The executor of every step kind (checked complete when the engine was built). */
+  executors: StepExecutors;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -168,8 +166,8 @@ function contextOf(
     attempt: plan.identity,
     dag: plan.dag,
     spec: plan.spec,
-    ...(deps.children !== undefined ? { children: deps.children } : {}),
-    ...(deps.foreach !== undefined ? { foreach: deps.foreach } : {}),
+    executors: deps.executors,
+    runGraph,
     env,
     config: deps.config,
     sink,

@@ -1,5 +1,6 @@
 import type { StepAction } from '@dagu-mcp/dag-spec';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
+import type { StepExecutor } from '../core/run-types';
 
 /**
  * The `http.request` action (dagu-model §3): Node's fetch with the step's
@@ -53,3 +54,30 @@ function causeOf(error: Error): string {
   const cause: unknown = error.cause;
   return cause instanceof Error ? ` (${cause.message})` : '';
 }
+
+/**
+ * `http.request` steps: the response body becomes the step's stdout, line by
+ * line; the error, if any, its last stderr line.
+ */
+export const httpExecutor: StepExecutor = {
+  publishesOutputs: true,
+  run: async (_ctx, input) => {
+    const { action } = input.node.step;
+    if (action?.type !== 'http.request') {
+      // dag-spec gives kind `http` only to http.request actions; anything else is an engine bug, not a shell step.
+      const error = `step ${input.node.name} of kind http has no http.request action`;
+      input.onStderr(error);
+      return { ok: false, error, timedOut: false, aborted: false };
+    }
+    const outcome = await runHttpRequest(action, input.scope, {
+      signal: input.signal,
+      timeoutMs: input.timeoutMs,
+      onBody: (text) => {
+        if (text === '') return;
+        for (const line of text.replace(/\r?\n$/, '').split('\n')) input.onStdout(line.replace(/\r$/, ''));
+      },
+    });
+    if (outcome.error !== undefined) input.onStderr(outcome.error);
+    return outcome;
+  },
+};

@@ -1,7 +1,6 @@
 import { topologicalOrder } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
-import { runGraph } from '../engine/graph-runner';
 import type { InterpolationScope } from '../core/interpolate';
 import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../core/run-types';
 import { rollupRunStatus } from '../core/status-rules';
@@ -120,7 +119,7 @@ export class PgForeachRunner implements ForeachRunner {
       captureStreams: job.captureStreams,
       log: (message) => ctx.log(`[${at.stepName} item ${path}] ${message}`),
     };
-    await runGraph(itemCtx, job.body, states, signal);
+    await ctx.runGraph(itemCtx, job.body, states, signal);
     const rolled = rollupRunStatus([...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })));
     let status: number = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
     const failedStep = [...states.entries()].find(([, s]) => s.status === StepStatus.failed && !s.allowedFailure);

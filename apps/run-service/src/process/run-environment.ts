@@ -6,22 +6,7 @@ import { substituteCommands } from './command-substitution';
 import { applyEnvVars, isExportableName, withExported } from '../core/env-merge';
 import { expandVariables } from '../core/interpolate';
 import type { RunParam } from '../core/params';
-
-/**
- * What every step of a run shares, computed once when an attempt starts:
- * evaluated params, the base environment (process env + DAG env + params,
- * layers 1–3 of `env-merge.ts`) and the run's working directory.
- */
-export interface RunEnvironment {
-  /** Effective params with evaluated defaults. */
-  readonly params: readonly RunParam[];
-  readonly paramMap: ReadonlyMap<string, string>;
-  /** Values of the positional params `1`, `2`, … in order: the shell's `$1`, `$2`, …. */
-  readonly positional: readonly string[];
-  readonly base: Readonly<Record<string, string>>;
-  /** Default working directory of the steps (absolute, exists). */
-  readonly workDir: string;
-}
+import type { RunEnvironment } from '../core/run-types';
 
 /** Inputs of {@link prepareRunEnvironment}. */
 export interface RunEnvironmentInput {

@@ -1,4 +1,5 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { LogBackpressure, LogStreamWriter } from '../core/run-types';
 
 /**
  * Buffered, batched writes of log lines to PostgreSQL (ARCHITECTURE "logs
@@ -41,15 +42,6 @@ export interface LogSinkOptions {
   logger?: Logger;
 }
 
-/** Appends lines to one stream; line numbers continue from the stream's count when it was opened. */
-export interface LogStreamWriter {
-  readonly streamId: number;
-  /** Buffers one line and returns its 1-based number. A `\n` inside becomes a space. */
-  append(text: string): number;
-  /** Lines in the stream so far (written or buffered). */
-  readonly lineCount: number;
-}
-
 interface PendingStream {
   /** Number of the first pending line. */
   first: number;
@@ -63,7 +55,7 @@ interface Chunk {
 }
 
 /** Buffers lines of many streams and writes them in chunks. */
-export class LogSink {
+export class LogSink implements LogBackpressure {
   private pending = new Map<number, PendingStream>();
   private pendingLines = 0;
   private pendingBytes = 0;
