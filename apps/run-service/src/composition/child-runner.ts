@@ -33,7 +33,7 @@ import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
  * (outputs of every child step, merged), so `output:` captures it (Dagu's
  * sub-run output).
  *
- * Hand-back on shutdown (`recovery/hand-back.ts`): when the parent is killed
+ * Hand-back on shutdown (`engine/hand-back.ts`): when the parent is killed
  * by its replica's shutdown (not stopped) and will be handed back, a child
  * that does not execute on this replica — parked at a checkpoint (7, no
  * owner), or resumed on another replica — or that is handed back itself is

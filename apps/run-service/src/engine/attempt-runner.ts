@@ -28,7 +28,7 @@ import { runNode, type RunAbortReason } from './step-runner';
  * 4. the steps (`graph-runner.ts`), under the DAG's `timeout_sec` (on expiry
  *    running steps are killed and end `failed` with the timeout error, the
  *    run `failed`) and the stop signal (steps end `aborted`, the run `aborted`);
- * 5. the status rollup (`status.ts`), then `success` (succeeded or partially
+ * 5. the status rollup (`core/status-rules.ts`), then `success` (succeeded or partially
  *    succeeded), `failure` or `abort` handler, then `exit` — always last;
  *    a failing success/failure/exit handler fails a successful run.
  *    A run whose steps wait at a checkpoint (human.task, approval) parks

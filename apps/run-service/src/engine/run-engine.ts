@@ -29,7 +29,7 @@ import { formatParams } from '../core/params';
  * PostgreSQL before it publishes the run event; stamps heartbeats of its runs
  * (and picks up stop requests made on other replicas); and on shutdown lets
  * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and hands
- * them back to the queue (`recovery/hand-back.ts`): finished steps kept, the
+ * them back to the queue (`engine/hand-back.ts`): finished steps kept, the
  * rest runs again in a new attempt on the replica that claims the run.
  * Child runs that execute here for a `dag.run` step are not handed back:
  * they end failed with "run-service replica stopped" and the parent's step

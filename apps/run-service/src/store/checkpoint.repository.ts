@@ -5,7 +5,7 @@ import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 import { checkpointDetail, CheckpointSchema, type Checkpoint } from '../core/checkpoint-types';
 
 /**
- * SQL of checkpoints (db/migrations.ts `002_engine_checkpoints`): parking an
+ * SQL of checkpoints (store/migrations.ts `002_engine_checkpoints`): parking an
  * attempt at status 7, the waiting steps of a run, recording a decision, the
  * `resume_pending` flag and the end of a rejected run.
  */

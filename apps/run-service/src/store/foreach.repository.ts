@@ -3,7 +3,7 @@ import { createLogStreams } from './run.repository';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 
 /**
- * SQL of foreach items and their body steps (db/migrations.ts
+ * SQL of foreach items and their body steps (store/migrations.ts
  * `004_engine_foreach`). Rows are addressed by run, attempt, the top-level
  * foreach step's name and the item path.
  */

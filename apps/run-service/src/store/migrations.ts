@@ -194,7 +194,7 @@ ALTER TABLE foreach_items ADD COLUMN collected jsonb NULL;
 `,
   },
   {
-    // Hand-back on shutdown (recovery/hand-back.ts): a run handed back to the
+    // Hand-back on shutdown (engine/hand-back.ts): a run handed back to the
     // queue was already admitted; the claim takes it regardless of queue
     // concurrency and \`max_active_runs\`, and clears the flag.
     id: '006_run_handed_back',

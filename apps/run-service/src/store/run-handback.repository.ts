@@ -6,7 +6,7 @@ import { parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-
 
 /**
  * The hand-back of a run its replica could not finish before it stopped
- * (SIGTERM past `RUN_STOP_GRACE_MS`; `recovery/hand-back.ts`). One
+ * (SIGTERM past `RUN_STOP_GRACE_MS`; `engine/hand-back.ts`). One
  * transaction on the locked run row:
  *
  * - the interrupted attempt ends: its status becomes 3 (`aborted`); of its

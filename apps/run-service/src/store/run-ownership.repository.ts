@@ -88,7 +88,7 @@ export interface ClaimedRun {
 /**
  * Claims queued runs for `owner` (dagu-model §1 queued → running), oldest
  * first (by `queued_at`, else `created_at`: a run handed back on shutdown,
- * `recovery/hand-back.ts`, keeps its place from when it was created).
+ * `engine/hand-back.ts`, keeps its place from when it was created).
  *
  * - Runs handed back on shutdown (`handed_back`) were already admitted: they
  *   are claimed regardless of queue concurrency and `max_active_runs` (a

@@ -8,7 +8,7 @@ import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 import { ACTIVE_RUNS_SQL, OWNED_RUNS_SQL } from './status-sql';
 
 /**
- * Runs, attempts and step rows (db/migrations.ts): creation, lookup and the
+ * Runs, attempts and step rows (store/migrations.ts): creation, lookup and the
  * status transitions of a run. Statements only; the callers own transactions.
  */
 
