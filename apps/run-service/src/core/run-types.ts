@@ -107,13 +107,13 @@ export type LineHandler = (line: string) => void;
 export interface StepExecInput {
   node: NodeSpec;
   scope: InterpolationScope;
-  /** The step's environment, `DAGU_OUTPUT_FILE` included. */
+  /** The step's environment; with `DAGU_OUTPUT_FILE` when the executor publishes outputs. */
   env: Readonly<Record<string, string>>;
   cwd: string;
   signal: AbortSignal;
   /** Per-try timeout (`timeout_sec`), in ms; absent = none. */
   timeoutMs?: number;
-  /** Path a script step's text is written to (removed after the try). */
+  /** Path a script step's text is written to (removed after the try); empty when the executor publishes no outputs. */
   scriptFile: string;
   onStdout: LineHandler;
   onStderr: LineHandler;

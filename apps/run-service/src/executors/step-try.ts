@@ -81,6 +81,7 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const executor = ctx.executors.executorOf(node.step.kind);
   const lastStderrLine = (): string => lastStderr;
   if (!executor.publishesOutputs) {
+    // No output file, no script file: the executor's result is the try's (a human task opens its checkpoint).
     const { outputs: _outputs, ...result } = await executor.run(ctx, { ...input, scriptFile: '', onStdout, onStderr, lastStderr: lastStderrLine });
     return { ...result, outputMatched };
   }
@@ -90,7 +91,7 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   try {
     await writeFile(outputFile, '');
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
-    const { outputs: bodyOutputs, checkpoint: _opened, ...result } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
+    const { outputs: bodyOutputs, checkpoint: opened, ...result } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
     const streams = captured ? { stdout: stdoutText.text().trim(), stderr: stderrText.text().trim() } : {};
     if (!result.ok) return { ...result, outputMatched, ...streams };
     const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());
@@ -99,7 +100,8 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
       return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched, ...streams };
     }
     if (bodyOutputs !== undefined) published.value.outputs = { ...published.value.outputs, ...bodyOutputs };
-    const checkpoint = checkpointOf(node.step, input.scope);
+    // An approval gate opens its checkpoint once its commands succeeded.
+    const checkpoint = opened ?? checkpointOf(node.step, input.scope);
     return { ...result, published: published.value, outputMatched, ...streams, ...(checkpoint !== undefined ? { checkpoint } : {}) };
   } finally {
     await rm(outputFile, { force: true }).catch(() => undefined);
