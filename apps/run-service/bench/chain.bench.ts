@@ -20,8 +20,8 @@
  *    (start → finish, spawn included) and the mean gap between steps
  *    (finish → next start: the scheduling cost alone).
  */
-import { processEnvBase } from '../src/engine/env-merge';
-import { runProcess } from '../src/engine/process-runner';
+import { processEnvBase } from '../src/core/env-merge';
+import { runProcess } from '../src/process/process-runner';
 import { createRunTestEnv } from '../test-fixtures/run-test-env';
 
 function argOf(name: string, fallback: number): number {

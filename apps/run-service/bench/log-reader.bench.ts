@@ -19,7 +19,7 @@
 import { execFileSync } from 'node:child_process';
 import type { StepLogQuery } from '@dagu-mcp/contracts';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
-import { readRunLogs, readStepLog } from '../src/runs/run-logs';
+import { readRunLogs, readStepLog } from '../src/read/run-logs';
 
 function argOf(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 import { runServiceMain, serviceConfigSchema } from '@dagu-mcp/service-kit';
 import { loadRunConfig, runConfigSchema, type RunConfig } from './config/run-config';
-import { processEnvBase } from './engine/env-merge';
+import { processEnvBase } from './core/env-merge';
 import { createRunService } from './run-service';
 
 /**

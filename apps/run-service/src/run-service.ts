@@ -1,7 +1,7 @@
 import { runOps, type RunOps } from '@dagu-mcp/contracts';
 import type { ServiceDefinition } from '@dagu-mcp/service-kit';
 import type { RunConfig } from './config/run-config';
-import { RUN_MIGRATIONS } from './db/migrations';
+import { RUN_MIGRATIONS } from './store/migrations';
 import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
@@ -27,7 +27,7 @@ export interface RunServiceOptions {
  * the bus worker stopped taking jobs, before the pool closes) shuts the
  * engine down: running runs get `RUN_STOP_GRACE_MS` to finish, then their
  * steps are killed and the runs are handed back to the queue (finished steps
- * kept; `recovery/hand-back.ts`), where another replica's dispatcher — or
+ * kept; `engine/hand-back.ts`), where another replica's dispatcher — or
  * this one's after a restart — claims them and runs the rest as a new
  * attempt. Queued runs stay queued for other replicas.
  */

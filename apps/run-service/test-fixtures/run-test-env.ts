@@ -6,13 +6,13 @@ import { createHandlerContext, SILENT_LOGGER, type HandlerContext } from '@dagu-
 import type { RunDetail, RunEvent } from '@dagu-mcp/contracts';
 import { createLogger, createPool, migrate, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { defaultRunConfig, type RunConfig } from '../src/config/run-config';
-import { RUN_MIGRATIONS } from '../src/db/migrations';
-import { processEnvBase } from '../src/engine/env-merge';
+import { RUN_MIGRATIONS } from '../src/store/migrations';
+import { processEnvBase } from '../src/core/env-merge';
 import { RunEngine } from '../src/engine/run-engine';
 import { TERMINAL_RUN_STATUSES } from '@dagu-mcp/contracts';
 import type { RunEventPublisher } from '../src/events/run-event-publisher';
 import { RootTaggingPublisher } from '../src/events/root-tagging-publisher';
-import { getRunDetail } from '../src/runs/run-detail';
+import { getRunDetail } from '../src/read/run-detail';
 import type { RunDeps } from '../src/runs/run-deps';
 import { startRun } from '../src/runs/run-start';
 

@@ -1,6 +1,6 @@
 import { DaguError, type RunDetail } from '@dagu-mcp/contracts';
-import { completeHumanTask, decideApproval } from '../src/checkpoints/checkpoint-resume';
-import { readStepLog } from '../src/runs/run-logs';
+import { completeHumanTask, decideApproval } from '../src/runs/checkpoint-resume';
+import { readStepLog } from '../src/read/run-logs';
 import { stopRun } from '../src/runs/run-stop';
 import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 

@@ -1,8 +1,8 @@
-import { decideApproval } from '../src/checkpoints/checkpoint-resume';
-import { getRunDetail } from '../src/runs/run-detail';
+import { decideApproval } from '../src/runs/checkpoint-resume';
+import { getRunDetail } from '../src/read/run-detail';
 import { stopRun } from '../src/runs/run-stop';
-import { readStepLog } from '../src/runs/run-logs';
-import { listRuns } from '../src/runs/run-list';
+import { readStepLog } from '../src/read/run-logs';
+import { listRuns } from '../src/read/run-list';
 import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**

@@ -4,7 +4,7 @@ import { DaguError } from '@dagu-mcp/contracts';
 import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 import { retryRun } from '../src/runs/run-retry';
 import { stopRun } from '../src/runs/run-stop';
-import { readStepLog } from '../src/runs/run-logs';
+import { readStepLog } from '../src/read/run-logs';
 
 /**
  * Run control against the real PostgreSQL: stop (process groups killed),

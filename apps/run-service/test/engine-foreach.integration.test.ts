@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { readForeachItem, readForeachItems } from '../src/foreach/foreach-read';
-import { readStepLog } from '../src/runs/run-logs';
+import { join } from 'node:path';
+import { readForeachItem, readForeachItems } from '../src/read/foreach-read';
+import { readStepLog } from '../src/read/run-logs';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
@@ -108,7 +109,7 @@ const COLLECT = `steps:
 
 describe('foreach collect', () => {
   it('the real schema-foreach-collect.yaml: each item collects its body step stdout', async () => {
-    const spec = await readFile('/work/shared/dagu-examples/schema-foreach-collect.yaml', 'utf8');
+    const spec = await readFile(join(__dirname, '..', '..', '..', 'packages', 'dag-spec', 'test-fixtures', 'dagu-examples', 'schema-foreach-collect.yaml'), 'utf8');
     const id = await env.start('collect-example', spec);
     const run = await env.waitForEnd('collect-example', id);
     expect(run.status).toBe(4);

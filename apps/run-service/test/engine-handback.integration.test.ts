@@ -9,7 +9,7 @@ import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 import { defaultRunConfig } from '../src/config/run-config';
-import { processEnvBase } from '../src/engine/env-merge';
+import { processEnvBase } from '../src/core/env-merge';
 import { createRunService } from '../src/run-service';
 import { randomSchemaName, stepOf, TEST_DATABASE_URL, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
-import { readRunLogs, readStepLog } from '../src/runs/run-logs';
+import { readRunLogs, readStepLog } from '../src/read/run-logs';
 
 /**
  * Step policies against the real PostgreSQL: retry_policy (with the

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DaguError } from '@dagu-mcp/contracts';
 import { RecoverySweeper } from '../src/recovery/recovery-sweeper';
 import { RetentionSweeper } from '../src/retention/retention-sweeper';
-import { readStepLog } from '../src/runs/run-logs';
+import { readStepLog } from '../src/read/run-logs';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**

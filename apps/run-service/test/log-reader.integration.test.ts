@@ -1,8 +1,8 @@
 import { createRunTestEnv, type RunTestEnv } from '../test-fixtures/run-test-env';
-import { LogSink } from '../src/logs/log-sink';
-import { readStream } from '../src/logs/log-reader';
+import { LogSink } from '../src/store/log-sink';
+import { readStream } from '../src/store/log-reader';
 import { createLogStreams } from '../src/store/run.repository';
-import { readRunLogs, readStepLog } from '../src/runs/run-logs';
+import { readRunLogs, readStepLog } from '../src/read/run-logs';
 
 /**
  * The log store against the real PostgreSQL: a step's output captured line

@@ -1,8 +1,8 @@
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { createLogger, createPool, migrate, withTransaction, type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import { RUN_MIGRATIONS } from '../src/db/migrations';
-import { nodesOfDag } from '../src/engine/dag-nodes';
+import { RUN_MIGRATIONS } from '../src/store/migrations';
+import { nodesOfDag } from '../src/core/dag-nodes';
 import { claimQueuedRuns } from '../src/store/run-ownership.repository';
 import { finishAttempt, insertRun, type NewRun } from '../src/store/run.repository';
 import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-env';

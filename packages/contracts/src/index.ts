@@ -5,6 +5,7 @@ export * from './bus';
 export * from './ops';
 export * from './dag';
 export * from './run';
+export * from './run-status';
 export * from './wiki';
 export * from './uri-names';
 export * from './uri-resource';

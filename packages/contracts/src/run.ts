@@ -8,20 +8,6 @@ import { ForeachItemsQuerySchema, RunsQuerySchema, StepLogQuerySchema } from './
  * extra fields inside `data`).
  */
 
-/** DAG-run status ints and labels (dagu-model §1). */
-export const RUN_STATUS_LABELS = [
-  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'queued', 'partially_succeeded', 'waiting', 'rejected',
-] as const;
-export type RunStatusLabel = (typeof RUN_STATUS_LABELS)[number];
-/** Step (node) status labels (dagu-model §1); 9 = retrying. */
-export const STEP_STATUS_LABELS = [
-  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'skipped', 'partially_succeeded', 'waiting', 'rejected', 'retrying',
-] as const;
-/** Terminal run statuses: a `wait` ends at these (036). */
-export const TERMINAL_RUN_STATUSES: ReadonlySet<number> = new Set([2, 3, 4, 6, 8]);
-/** The waiting checkpoint (human task or approval gate): ends a `wait` with `completed=false`. */
-export const WAITING_RUN_STATUS = 7;
-
 const DagName = z.string().min(1).max(40);
 const DagRunId = z.string().regex(/^[-a-zA-Z0-9_]+$/).max(64);
 const Timestamp = z.string();

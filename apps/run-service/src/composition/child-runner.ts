@@ -1,19 +1,17 @@
 import type { StepAction } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { z } from 'zod';
-import { nodesOfDag } from '../engine/dag-nodes';
-import { interpolate, type InterpolationScope } from '../engine/interpolate';
-import { formatParams, mergeParams } from '../engine/params';
-import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../engine/run-types';
-import { RunStatus, runStatusLabel } from '../engine/status';
+import { RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
+import { nodesOfDag } from '../core/dag-nodes';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
+import { formatParams, mergeParams } from '../core/params';
+import type { NodeSpec, RunContext, SubDagOutcome, SubDagRunner } from '../core/run-types';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
-import { generateAttemptId, generateRunId } from '../ids/run-id';
+import { generateAttemptId, generateRunId } from '../core/run-id';
 import { findRunByPk, insertRun, loadSteps } from '../store/run.repository';
 import { forceEndRun } from '../store/run-ownership.repository';
-import { parseFirstRow, type Queryable } from '../store/run-rows';
 import { ParentWaitTracker } from './parent-waiting';
-import { linkChildRun, rootOf } from './sub-run-detail';
+import { findOpenChild, linkChildRun, rootOf } from '../store/run-links.repository';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
 
 /**
@@ -35,7 +33,7 @@ import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
  * (outputs of every child step, merged), so `output:` captures it (Dagu's
  * sub-run output).
  *
- * Hand-back on shutdown (`recovery/hand-back.ts`): when the parent is killed
+ * Hand-back on shutdown (`engine/hand-back.ts`): when the parent is killed
  * by its replica's shutdown (not stopped) and will be handed back, a child
  * that does not execute on this replica — parked at a checkpoint (7, no
  * owner), or resumed on another replica — or that is handed back itself is
@@ -73,18 +71,6 @@ interface ChildRef {
   dagName: string;
   dagRunId: string;
   params: string;
-}
-
-const OpenChildRowSchema = z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string(), params: z.string() });
-
-/** The newest active (5, 1, 7) child run that step `parentStep` of run `parentPk` started, if any. */
-async function findOpenChild(db: Queryable, parentPk: number, parentStep: string): Promise<ChildRef | undefined> {
-  const result = await db.query(
-    'SELECT pk, dag_name, dag_run_id, params FROM runs WHERE parent_pk = $1 AND parent_step = $2 AND status IN (1, 5, 7) ORDER BY pk DESC LIMIT 1',
-    [parentPk, parentStep],
-  );
-  const row = parseFirstRow(OpenChildRowSchema, result);
-  return row === undefined ? undefined : { pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id, params: row.params };
 }
 
 function isShutdown(signal: AbortSignal): boolean {

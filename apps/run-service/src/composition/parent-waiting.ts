@@ -1,7 +1,7 @@
-import { z } from 'zod';
-import { RunStatus } from '../engine/status';
+import { RunStatus } from '@dagu-mcp/contracts';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
-import { parseFirstRow, type Queryable } from '../store/run-rows';
+import { setParentStatus } from '../store/run-links.repository';
+import type { Queryable } from '../store/run-rows';
 
 /**
  * A parent run shows its child's checkpoint (dagu-model §1 status 7, §8
@@ -18,30 +18,6 @@ import { parseFirstRow, type Queryable } from '../store/run-rows';
  * handlers are not touched (the `dag.run` step stays running; its
  * `subRuns` lead to the waiting child).
  */
-
-const ChangedRowSchema = z.object({
-  dag_name: z.string(),
-  dag_run_id: z.string(),
-  attempt_id: z.string(),
-  parent_pk: z.coerce.number().int().nullable(),
-  parent_attempt_no: z.number().int().nullable(),
-});
-
-/**
- * Sets the parent's status when it is the current attempt and its status
- * differs. @returns the run (with its own parent) when it changed.
- */
-async function setParentStatus(db: Queryable, parent: { pk: number; attemptNo: number }, status: 1 | 7) {
-  const from = status === RunStatus.waiting ? RunStatus.running : RunStatus.waiting;
-  const result = await db.query(
-    `WITH upd AS (
-       UPDATE runs SET status = $3 WHERE pk = $1 AND attempt_no = $2 AND status = $4 RETURNING dag_name, dag_run_id, attempt_id, parent_pk
-     )
-     SELECT upd.*, g.attempt_no AS parent_attempt_no FROM upd LEFT JOIN runs g ON g.pk = upd.parent_pk`,
-    [parent.pk, parent.attemptNo, status, from],
-  );
-  return parseFirstRow(ChangedRowSchema, result);
-}
 
 /** Tracks, per parent run executing here, which of its children wait; flips the parent between 1 and 7. */
 export class ParentWaitTracker {

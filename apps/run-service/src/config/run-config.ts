@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
-import { parseQueueList } from '../queue/queue-limits';
+import { parseQueueList } from './queue-limits';
 
 /**
  * Settings of the run engine, parsed once at start next to the shared service

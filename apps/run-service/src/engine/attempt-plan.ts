@@ -1,10 +1,10 @@
 import type { HandlerKind } from '@dagu-mcp/dag-spec';
-import { formatUri } from '../ids/run-id';
+import { StepStatus, type StepStatusCode } from '@dagu-mcp/contracts';
+import { formatUri } from '../core/run-id';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 import type { AttemptPlan } from './attempt-runner';
-import { dagOfSnapshot, nodesOfDag } from './dag-nodes';
-import type { NodeSpec, NodeState } from './run-types';
-import { StepStatus, type StepStatusCode } from './status';
+import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
+import type { NodeSpec, NodeState } from '../core/run-types';
 
 /**
  * Builds what an attempt runs from the stored run and the step rows of its

@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { RunStatus, type RunStatusCode, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
-import { LogSink } from '../logs/log-sink';
+import { LogSink } from '../store/log-sink';
 import { NodeStateWriter } from '../store/node-state-writer';
-import { checkConditions } from './conditions';
+import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
-import type { RunParam } from './params';
-import { prepareRunEnvironment, type RunEnvironment } from './run-environment';
-import type { AttemptIdentity, ForeachRunner, NodeSpec, NodeState, RunContext, SubDagRunner } from './run-types';
-import { applyHandlerOutcome, rollupRunStatus, RunStatus, runStatusLabel, StepStatus, type RunInterruption, type RunStatusCode } from './status';
+import type { RunParam } from '../core/params';
+import { prepareRunEnvironment } from '../process/run-environment';
+import type { AttemptIdentity, NodeSpec, NodeState, RunContext, RunEnvironment, StepExecutors } from '../core/run-types';
+import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import { runNode, type RunAbortReason } from './step-runner';
 
 /**
@@ -27,7 +28,7 @@ import { runNode, type RunAbortReason } from './step-runner';
  * 4. the steps (`graph-runner.ts`), under the DAG's `timeout_sec` (on expiry
  *    running steps are killed and end `failed` with the timeout error, the
  *    run `failed`) and the stop signal (steps end `aborted`, the run `aborted`);
- * 5. the status rollup (`status.ts`), then `success` (succeeded or partially
+ * 5. the status rollup (`core/status-rules.ts`), then `success` (succeeded or partially
  *    succeeded), `failure` or `abort` handler, then `exit` — always last;
  *    a failing success/failure/exit handler fails a successful run.
  *    A run whose steps wait at a checkpoint (human.task, approval) parks
@@ -73,10 +74,8 @@ export interface AttemptDeps {
   config: RunConfig;
   logger: Logger;
   processEnv: Readonly<Record<string, string>>;
-  /** Starts child runs of `dag.run` / `dag.enqueue` steps. */
-  children?: SubDagRunner;
-  /** Runs foreach steps. */
-  foreach?: ForeachRunner;
+  /** The executor of every step kind (checked complete when the engine was built). */
+  executors: StepExecutors;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -167,8 +166,8 @@ function contextOf(
     attempt: plan.identity,
     dag: plan.dag,
     spec: plan.spec,
-    ...(deps.children !== undefined ? { children: deps.children } : {}),
-    ...(deps.foreach !== undefined ? { foreach: deps.foreach } : {}),
+    executors: deps.executors,
+    runGraph,
     env,
     config: deps.config,
     sink,

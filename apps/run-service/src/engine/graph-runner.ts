@@ -1,5 +1,6 @@
-import type { NodeSpec, NodeState, RunContext } from './run-types';
-import { isStepDone, StepStatus } from './status';
+import { StepStatus } from '@dagu-mcp/contracts';
+import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { isStepDone } from '../core/status-rules';
 import { runNode } from './step-runner';
 
 /**

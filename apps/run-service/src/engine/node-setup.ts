@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { applyEnvVars, withEngineVariables, withExported } from './env-merge';
-import { interpolate, type InterpolationScope } from './interpolate';
-import { resolveWorkingDir } from './run-environment';
-import type { NodeSpec, RunContext } from './run-types';
+import { applyEnvVars, withEngineVariables, withExported } from '../core/env-merge';
+import { interpolate, type InterpolationScope } from '../core/interpolate';
+import { resolveWorkingDir } from '../process/run-environment';
+import type { NodeSpec, RunContext } from '../core/run-types';
 
 /**
  * What a node runs with, fixed when it starts (after its dependencies

@@ -1,21 +1,26 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
-import { readStreamTotals } from '../logs/log-reader';
-import { queueLimits } from '../queue/queue-limits';
-import { RunDispatcher } from '../queue/run-dispatcher';
+import { readStreamTotals } from '../store/log-reader';
+import { queueLimits } from '../config/queue-limits';
+import { RunDispatcher } from './run-dispatcher';
 import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
-import { parkAttempt } from '../checkpoints/checkpoint.repository';
-import { rewindInputOf } from '../checkpoints/approval-rewind';
-import { finishedSteps, handBack } from '../recovery/hand-back';
+import { parkAttempt } from '../store/checkpoint.repository';
+import { rewindInputOf } from './approval-rewind';
+import { finishedSteps, handBack } from './hand-back';
 import { planAttempt } from './attempt-plan';
 import { ChildRunner } from '../composition/child-runner';
+import { subDagExecutor } from '../composition/sub-dag.executor';
+import { registerBuiltinExecutors } from '../executors/builtin-executors';
+import { StepExecutorRegistry } from '../executors/step-executor-registry';
+import { foreachExecutor } from '../foreach/foreach.executor';
 import { PgForeachRunner } from '../foreach/foreach-runner';
 import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
-import { formatParams } from './params';
-import { RunStatus } from './status';
+import type { ForeachRunner, SubDagRunner } from '../core/run-types';
+import { formatParams } from '../core/params';
 
 /**
  * The run engine of one replica (ARCHITECTURE "the run engine's running
@@ -24,7 +29,7 @@ import { RunStatus } from './status';
  * PostgreSQL before it publishes the run event; stamps heartbeats of its runs
  * (and picks up stop requests made on other replicas); and on shutdown lets
  * running runs finish for `RUN_STOP_GRACE_MS`, then kills them and hands
- * them back to the queue (`recovery/hand-back.ts`): finished steps kept, the
+ * them back to the queue (`engine/hand-back.ts`): finished steps kept, the
  * rest runs again in a new attempt on the replica that claims the run.
  * Child runs that execute here for a `dag.run` step are not handed back:
  * they end failed with "run-service replica stopped" and the parent's step
@@ -55,12 +60,27 @@ interface ActiveRun {
   handBack: boolean;
 }
 
+/**
+ * The executor of every step kind: the built-in ones, then composition's
+ * (sub-DAG) and foreach's. Checked complete here, when the engine is built:
+ * a step kind without an executor fails the service's start, never a run.
+ * @throws Error naming the step kinds without an executor
+ */
+export function buildExecutorRegistry(children: SubDagRunner, foreach: ForeachRunner): StepExecutorRegistry {
+  const registry = registerBuiltinExecutors(new StepExecutorRegistry())
+    .register('sub_dag', subDagExecutor(children))
+    .register('foreach', foreachExecutor(foreach));
+  registry.assertComplete();
+  return registry;
+}
+
 /** Executes runs in this replica. */
 export class RunEngine {
   private readonly active = new Map<number, ActiveRun>();
   private readonly dispatcher: RunDispatcher;
   private readonly children: ChildRunner;
   private readonly foreach: PgForeachRunner;
+  private readonly executors: StepExecutorRegistry;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private closing = false;
@@ -76,6 +96,7 @@ export class RunEngine {
       leavesOnShutdown: (parentPk, childPk) => this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
       ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
     });
+    this.executors = buildExecutorRegistry(this.children, this.foreach);
     this.dispatcher = new RunDispatcher(deps.pool, {
       owner: deps.replica,
       queues: queueLimits(deps.config.queues, deps.config.queueConcurrency),
@@ -211,7 +232,7 @@ export class RunEngine {
       const onKill = (): void => void (finishedAtKill = finishedSteps(plan));
       entry.kill.signal.addEventListener('abort', onKill, { once: true });
       const outcome = await runAttempt(
-        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, children: this.children, foreach: this.foreach },
+        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, executors: this.executors },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
       ).finally(() => entry.kill.signal.removeEventListener('abort', onKill));

@@ -1,9 +1,9 @@
 import type { RepeatPolicy } from '@dagu-mcp/dag-spec';
-import { checkCondition, checkConditions } from './conditions';
+import { StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
+import { checkCondition, checkConditions } from '../process/conditions';
 import { backoffDelayMs, checkWorkingDir, setUpNode, sleepUnlessAborted, type NodeSetup } from './node-setup';
-import type { NodeSpec, NodeState, RunContext } from './run-types';
-import { StepStatus, stepStatusLabel } from './status';
-import { executeTry, type TryResult } from './step-exec';
+import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { executeTry, type TryResult } from '../executors/step-try';
 
 /**
  * Runs one node to its final state (dagu-model §3 step semantics):

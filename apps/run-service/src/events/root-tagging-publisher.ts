@@ -1,7 +1,7 @@
 import type { RunEvent } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
-import { z } from 'zod';
-import { parseRows, type Queryable } from '../store/run-rows';
+import { findRootByName } from '../store/run-links.repository';
+import type { Queryable } from '../store/run-rows';
 import type { RunEventPublisher } from './run-event-publisher';
 
 /**
@@ -18,8 +18,6 @@ import type { RunEventPublisher } from './run-event-publisher';
 export const ROOT_CACHE_SIZE = 10_000;
 
 type Root = { name: string; dagRunId: string } | null;
-
-const RootRowSchema = z.object({ dag_name: z.string(), dag_run_id: z.string() });
 
 /** {@link RunEventPublisher} that adds `root` to the events of child runs, then delegates. */
 export class RootTaggingPublisher implements RunEventPublisher {
@@ -51,15 +49,7 @@ export class RootTaggingPublisher implements RunEventPublisher {
     const cached = this.roots.get(key);
     if (cached !== undefined) return cached;
     try {
-      const rows = parseRows(
-        RootRowSchema,
-        await this.db.query(
-          'SELECT r.dag_name, r.dag_run_id FROM runs c JOIN runs r ON r.pk = c.root_pk WHERE c.dag_name = $1 AND c.dag_run_id = $2',
-          [name, dagRunId],
-        ),
-      );
-      const row = rows[0];
-      const root: Root = row === undefined ? null : { name: row.dag_name, dagRunId: row.dag_run_id };
+      const root: Root = (await findRootByName(this.db, name, dagRunId)) ?? null;
       if (this.roots.size >= ROOT_CACHE_SIZE) this.roots.clear();
       this.roots.set(key, root);
       return root;

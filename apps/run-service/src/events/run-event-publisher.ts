@@ -1,7 +1,6 @@
-import { runEventsChannel, type RunEvent } from '@dagu-mcp/contracts';
+import { type RunEvent, runEventsChannel, runStatusLabel } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { Redis } from 'ioredis';
-import { runStatusLabel } from '../engine/status';
 
 /**
  * Publishes run status changes (contracts `RunEventSchema`) on

@@ -1,12 +1,12 @@
 import { topologicalOrder } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
-import { runGraph } from '../engine/graph-runner';
-import type { InterpolationScope } from '../engine/interpolate';
-import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../engine/run-types';
-import { rollupRunStatus, RunStatus, StepStatus } from '../engine/status';
-import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from './foreach-collect';
-import { foreachVariable, resolveItems, type ForeachItem } from './foreach-items';
-import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from './foreach.repository';
+import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
+import type { InterpolationScope } from '../core/interpolate';
+import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../core/run-types';
+import { rollupRunStatus } from '../core/status-rules';
+import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from '../core/foreach-collect';
+import { foreachVariable, resolveItems, type ForeachItem } from '../core/foreach-items';
+import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from '../store/foreach.repository';
 
 /**
  * Foreach execution (dagu-model §1 buckets, §3 `foreach`): the body steps
@@ -119,7 +119,7 @@ export class PgForeachRunner implements ForeachRunner {
       captureStreams: job.captureStreams,
       log: (message) => ctx.log(`[${at.stepName} item ${path}] ${message}`),
     };
-    await runGraph(itemCtx, job.body, states, signal);
+    await ctx.runGraph(itemCtx, job.body, states, signal);
     const rolled = rollupRunStatus([...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })));
     let status: number = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
     const failedStep = [...states.entries()].find(([, s]) => s.status === StepStatus.failed && !s.allowedFailure);

@@ -1,6 +1,6 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
-import { completeHumanTask, decideApproval } from '../checkpoints/checkpoint-resume';
+import { completeHumanTask, decideApproval } from '../runs/checkpoint-resume';
 import type { RunDeps } from '../runs/run-deps';
 
 /**

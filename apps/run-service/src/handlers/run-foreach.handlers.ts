@@ -1,7 +1,7 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { readForeachItem, readForeachItems } from '../foreach/foreach-read';
+import { readForeachItem, readForeachItems } from '../read/foreach-read';
 
 /** `run.foreachItems` — one page of a foreach step's items with counts (021). Errors: `resource_not_found`. */
 export function createRunForeachItemsHandler(pool: Pool): OpHandler<RunOps, 'run.foreachItems'> {

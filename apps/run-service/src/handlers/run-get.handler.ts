@@ -1,7 +1,7 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { getRunDetail } from '../runs/run-detail';
+import { getRunDetail } from '../read/run-detail';
 
 /**
  * `run.get` — the run-detail model (021 `run`, dagu-model §5). Errors: see `getRunDetail`.

@@ -1,7 +1,7 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { listRuns } from '../runs/run-list';
+import { listRuns } from '../read/run-list';
 
 /**
  * `run.list` — one page of run summaries, newest first (021 `runs` query). Errors: `invalid_tool_input` on a foreign cursor.

@@ -1,7 +1,7 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { readRunLogs } from '../runs/run-logs';
+import { readRunLogs } from '../read/run-logs';
 
 /**
  * `run.logs` — the run-log model (021 `run_logs`): scheduler-log tail and per-step stream flags. Errors: `resource_not_found`.

@@ -1,7 +1,7 @@
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { readStepLog } from '../runs/run-logs';
+import { readStepLog } from '../read/run-logs';
 
 /**
  * `run.stepLog` — one step's stdout/stderr with the reader options of dagu-model §6 (021 `step_log`). Errors: `resource_not_found` (run or step unknown).

@@ -1,12 +1,9 @@
-import { z } from 'zod';
-import { withTransaction } from '@dagu-mcp/runtime';
-import { resumeRun } from '../checkpoints/checkpoint-resume';
-import { findPendingResumes } from '../checkpoints/checkpoint.repository';
-import { RunStatus } from '../engine/status';
+import { RunStatus } from '@dagu-mcp/contracts';
+import { resumeRun } from '../runs/checkpoint-resume';
+import { findPendingResumes } from '../store/checkpoint.repository';
 import { runEventOf } from '../events/run-event-publisher';
 import type { RunDeps } from '../runs/run-deps';
-import { forceEndRun } from '../store/run-ownership.repository';
-import { parseRows } from '../store/run-rows';
+import { failOrphanedRuns } from '../store/run-ownership.repository';
 
 /**
  * Recovery (issue "Recovery"): no run stays running after its replica died.
@@ -28,7 +25,8 @@ import { parseRows } from '../store/run-rows';
 /** Heartbeat intervals after which a running run's owner counts as gone. */
 export const STALE_HEARTBEATS = 3;
 
-const OrphanRowSchema = z.object({ pk: z.coerce.number().int(), owner: z.string().nullable(), age_s: z.coerce.number() });
+/** Orphaned runs failed per sweep (one transaction); the rest wait for the next sweep. */
+const ORPHANS_PER_SWEEP = 50;
 
 /** Periodic orphan sweep of one replica. */
 export class RecoverySweeper {
@@ -56,22 +54,14 @@ export class RecoverySweeper {
     const staleMs = STALE_HEARTBEATS * this.deps.config.heartbeatMs;
     const failed: number[] = [];
     try {
-      const ended = await withTransaction(this.deps.pool, async (client) => {
-        const result = await client.query(
-          `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
-           WHERE (status = 1 OR (status = 7 AND owner IS NOT NULL)) AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
-           ORDER BY pk LIMIT 50 FOR UPDATE SKIP LOCKED`,
-          [staleMs],
-        );
-        const out = [];
-        for (const row of parseRows(OrphanRowSchema, result)) {
-          if (this.isLocal(row.pk)) continue;
-          const error = `run-service replica ${row.owner ?? '(none)'} stopped responding (no heartbeat for ${Math.floor(row.age_s)}s); the run was failed by replica ${this.deps.replica}`;
-          const run = await forceEndRun(client, row.pk, RunStatus.failed, error);
-          if (run !== undefined) out.push(run);
-        }
-        return out;
-      });
+      const ended = await failOrphanedRuns(
+        this.deps.pool,
+        staleMs,
+        ORPHANS_PER_SWEEP,
+        (pk) => this.isLocal(pk),
+        (orphan) =>
+          `run-service replica ${orphan.owner ?? '(none)'} stopped responding (no heartbeat for ${Math.floor(orphan.ageSeconds)}s); the run was failed by replica ${this.deps.replica}`,
+      );
       for (const run of ended) {
         failed.push(run.pk);
         this.deps.logger.warn({ runPk: run.pk, owner: run.owner }, 'orphaned run failed: its replica stopped responding');

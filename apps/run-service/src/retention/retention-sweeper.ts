@@ -1,9 +1,7 @@
 import { rm } from 'node:fs/promises';
-import { z } from 'zod';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
-import { withTransaction } from '@dagu-mcp/runtime';
-import { runWorkDir } from '../engine/run-environment';
-import { parseRows } from '../store/run-rows';
+import { runWorkDir } from '../process/run-environment';
+import { deleteExpiredRuns } from '../store/retention.repository';
 
 /**
  * Retention (dagu-model §3 `hist_retention_days`; issue "Retention"): runs
@@ -25,9 +23,6 @@ import { parseRows } from '../store/run-rows';
 /** Root runs deleted per transaction. */
 export const BATCH = 50;
 
-const PkSchema = z.object({ pk: z.coerce.number().int() });
-const IdSchema = z.object({ id: z.coerce.number().int() });
-const GoneRunSchema = z.object({ dag_name: z.string(), dag_run_id: z.string() });
 
 /** What the sweeper works with. */
 export interface RetentionDeps {
@@ -72,33 +67,9 @@ export class RetentionSweeper {
     let deleted = 0;
     try {
       for (;;) {
-        const batch = await withTransaction(this.deps.pool, async (client) => {
-          const doomed = parseRows(PkSchema, await client.query(
-            `SELECT pk FROM runs WHERE root_pk IS NULL AND status IN (0, 2, 3, 4, 6, 8) AND finished_at IS NOT NULL
-               AND finished_at < now() - make_interval(days => COALESCE((normalized->>'histRetentionDays')::int, $1::int))
-             ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
-            [this.deps.defaultDays, BATCH],
-          )).map((row) => row.pk);
-          if (doomed.length === 0) return { count: 0, dirs: [] };
-          const dirs = parseRows(GoneRunSchema, await client.query(
-            'SELECT dag_name, dag_run_id FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[])',
-            [doomed],
-          ));
-          const streams = parseRows(IdSchema, await client.query(
-            `WITH gone AS (SELECT pk, scheduler_log FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[]))
-             SELECT scheduler_log AS id FROM gone
-             UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM run_steps WHERE run_pk IN (SELECT pk FROM gone)
-             UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM foreach_item_steps WHERE run_pk IN (SELECT pk FROM gone)`,
-            [doomed],
-          )).map((row) => row.id);
-          await client.query('DELETE FROM runs WHERE root_pk = ANY($1::bigint[])', [doomed]);
-          await client.query('DELETE FROM runs WHERE pk = ANY($1::bigint[])', [doomed]);
-          await client.query('DELETE FROM log_chunks WHERE stream_id = ANY($1::bigint[])', [streams]);
-          await client.query('DELETE FROM log_streams WHERE id = ANY($1::bigint[])', [streams]);
-          return { count: doomed.length, dirs };
-        });
+        const batch = await deleteExpiredRuns(this.deps.pool, this.deps.defaultDays, BATCH);
         deleted += batch.count;
-        await this.removeWorkDirs(batch.dirs);
+        await this.removeWorkDirs(batch.runs);
         if (batch.count < BATCH) break;
       }
       if (deleted > 0) this.deps.logger.info({ deleted }, 'retention: old runs deleted');

@@ -1,8 +1,8 @@
 import type { RunRef } from '@dagu-mcp/contracts';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { runStatusLabel } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { RunEngine } from '../engine/run-engine';
-import { runStatusLabel } from '../engine/status';
 import type { RunEventPublisher } from '../events/run-event-publisher';
 
 /**

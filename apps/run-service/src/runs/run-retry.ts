@@ -1,11 +1,10 @@
-import { DaguError, type RunRef } from '@dagu-mcp/contracts';
+import { ACTIVE_RUN_STATUSES, DaguError, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { dagOfSnapshot, nodesOfDag, retrySet } from '../engine/dag-nodes';
-import type { NodeSpec } from '../engine/run-types';
-import { ACTIVE_RUN_STATUSES, RunStatus, runStatusLabel } from '../engine/status';
+import { dagOfSnapshot, nodesOfDag, retrySet } from '../core/dag-nodes';
+import type { NodeSpec } from '../core/run-types';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId } from '../ids/run-id';
+import { generateAttemptId } from '../core/run-id';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun } from '../store/run.repository';
 import { beginRetryAttempt } from '../store/run-retry.repository';

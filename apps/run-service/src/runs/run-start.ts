@@ -1,12 +1,11 @@
-import { DaguError, type RunRef, type RunStartRequest } from '@dagu-mcp/contracts';
+import { DaguError, type RunRef, type RunStartRequest, RunStatus } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { withTransaction } from '@dagu-mcp/runtime';
-import { nodesOfDag } from '../engine/dag-nodes';
-import { formatParams, mergeParams } from '../engine/params';
-import { RunStatus } from '../engine/status';
+import { nodesOfDag } from '../core/dag-nodes';
+import { formatParams, mergeParams } from '../core/params';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId, generateRunId } from '../ids/run-id';
+import { generateAttemptId, generateRunId } from '../core/run-id';
 import { pgCodeOf, UNIQUE_VIOLATION, withStorageErrors } from '../store/pg-errors';
 import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
 import { runRefOf, type RunDeps } from './run-deps';

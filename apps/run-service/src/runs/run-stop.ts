@@ -1,6 +1,5 @@
-import { DaguError, type RunRef } from '@dagu-mcp/contracts';
+import { DaguError, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
 import type { HandlerContext } from '@dagu-mcp/bus';
-import { RunStatus, runStatusLabel } from '../engine/status';
 import { runEventOf } from '../events/run-event-publisher';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { abortQueuedRun, findRun } from '../store/run.repository';

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { formatIdTime } from '../ids/run-id';
+import { formatIdTime } from '../core/run-id';
 
 /**
  * Cron arithmetic of the scheduler (dagu-model §3 `schedule`: 5-field cron,

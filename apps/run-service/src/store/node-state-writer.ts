@@ -1,5 +1,5 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
-import type { NodeSpec, NodeState, NodeStateSink } from '../engine/run-types';
+import type { NodeSpec, NodeState, NodeStateSink } from '../core/run-types';
 
 /**
  * Write-behind persistence of node (step) states. `save` never waits: it

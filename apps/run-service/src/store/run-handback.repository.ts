@@ -1,11 +1,12 @@
-import type { RunParam } from '../engine/params';
-import type { NodeSpec } from '../engine/run-types';
+import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
+import type { RunParam } from '../core/params';
+import type { NodeSpec } from '../core/run-types';
 import { beginRetryAttempt } from './run-retry.repository';
 import { parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-rows';
 
 /**
  * The hand-back of a run its replica could not finish before it stopped
- * (SIGTERM past `RUN_STOP_GRACE_MS`; `recovery/hand-back.ts`). One
+ * (SIGTERM past `RUN_STOP_GRACE_MS`; `engine/hand-back.ts`). One
  * transaction on the locked run row:
  *
  * - the interrupted attempt ends: its status becomes 3 (`aborted`); of its
@@ -47,18 +48,18 @@ export interface HandBackWrite {
 /** @returns the queued run (new attempt), or `undefined` when it was not handed back. */
 export async function handBackRun(db: Queryable, write: HandBackWrite): Promise<RunRecord | undefined> {
   const locked = await db.query(
-    'SELECT pk FROM runs WHERE pk = $1 AND attempt_no = $2 AND status = 1 AND owner = $3 AND stop_requested_at IS NULL FOR UPDATE',
+    `SELECT pk FROM runs WHERE pk = $1 AND attempt_no = $2 AND status = ${RunStatus.running} AND owner = $3 AND stop_requested_at IS NULL FOR UPDATE`,
     [write.pk, write.attemptNo, write.owner],
   );
   if (locked.rows.length === 0) return undefined;
   await db.query(
-    `UPDATE run_steps SET status = CASE WHEN started_at IS NULL THEN 0 ELSE 3 END,
+    `UPDATE run_steps SET status = CASE WHEN started_at IS NULL THEN ${StepStatus.notStarted} ELSE ${StepStatus.aborted} END,
        error = CASE WHEN started_at IS NULL THEN NULL ELSE $4 END,
        finished_at = CASE WHEN started_at IS NULL THEN NULL ELSE COALESCE(finished_at, now()) END
      WHERE run_pk = $1 AND attempt_no = $2 AND handler IS NULL AND NOT (seq = ANY($3::int[]))`,
     [write.pk, write.attemptNo, write.keep, write.error],
   );
-  await db.query('UPDATE run_attempts SET status = 3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [write.pk, write.attemptNo]);
+  await db.query(`UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2`, [write.pk, write.attemptNo]);
   if (write.params !== undefined) {
     await db.query('UPDATE runs SET params = $2, resolved_params = $3, params_evaluated = $4 WHERE pk = $1', [
       write.pk,
@@ -76,9 +77,9 @@ export async function handBackRun(db: Queryable, write: HandBackWrite): Promise<
     fresh: write.fresh,
     includeDownstream: false,
   });
-  await db.query('UPDATE run_attempts SET status = 5 WHERE run_pk = $1 AND attempt_no = $2', [write.pk, attemptNo]);
+  await db.query(`UPDATE run_attempts SET status = ${RunStatus.queued} WHERE run_pk = $1 AND attempt_no = $2`, [write.pk, attemptNo]);
   const result = await db.query(
-    `UPDATE runs SET status = 5, owner = NULL, heartbeat_at = NULL, started_at = NULL, handed_back = true WHERE pk = $1 RETURNING ${RUN_COLUMNS}`,
+    `UPDATE runs SET status = ${RunStatus.queued}, owner = NULL, heartbeat_at = NULL, started_at = NULL, handed_back = true WHERE pk = $1 RETURNING ${RUN_COLUMNS}`,
     [write.pk],
   );
   const row = result.rows[0];

@@ -1,6 +1,9 @@
+import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
+import { withTransaction, type Pool } from '@dagu-mcp/runtime';
 import { parseRunRow, RUN_COLUMNS, type RunRecord } from './run-rows';
 import { z } from 'zod';
 import { parseRows, type Queryable } from './run-rows';
+import { ACTIVE_RUNS_SQL, LIVE_STEPS_SQL, OPEN_STEPS_SQL, OWNED_RUNS_SQL } from './status-sql';
 
 /**
  * Which replica owns which run (ARCHITECTURE "the run engine's running
@@ -33,7 +36,7 @@ export interface HeartbeatReport {
 export async function heartbeat(db: Queryable, owner: string, pks: readonly number[]): Promise<HeartbeatReport> {
   if (pks.length === 0) return { stopRequested: [], lost: [] };
   const result = await db.query(
-    `UPDATE runs SET heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND owner = $2 AND status IN (1, 7)
+    `UPDATE runs SET heartbeat_at = now() WHERE pk = ANY($1::bigint[]) AND owner = $2 AND status IN ${OWNED_RUNS_SQL}
      RETURNING pk, stop_requested_at`,
     [pks, owner],
   );
@@ -47,7 +50,7 @@ export async function heartbeat(db: Queryable, owner: string, pks: readonly numb
 
 /** Records a stop request for the owner to act on. */
 export async function requestStop(db: Queryable, pk: number): Promise<void> {
-  await db.query('UPDATE runs SET stop_requested_at = now() WHERE pk = $1 AND status IN (1, 5, 7)', [pk]);
+  await db.query(`UPDATE runs SET stop_requested_at = now() WHERE pk = $1 AND status IN ${ACTIVE_RUNS_SQL}`, [pk]);
 }
 
 /**
@@ -59,17 +62,17 @@ export async function requestStop(db: Queryable, pk: number): Promise<void> {
  */
 export async function forceEndRun(db: Queryable, pk: number, status: number, error: string): Promise<RunRecord | undefined> {
   const result = await db.query(
-    `UPDATE runs SET status = $2, error = $3, finished_at = now() WHERE pk = $1 AND status IN (1, 5, 7) RETURNING ${RUN_COLUMNS}`,
+    `UPDATE runs SET status = $2, error = $3, finished_at = now() WHERE pk = $1 AND status IN ${ACTIVE_RUNS_SQL} RETURNING ${RUN_COLUMNS}`,
     [pk, status, error],
   );
   const row = result.rows[0];
   if (row === undefined) return undefined;
   const run = parseRunRow(row);
   await db.query(
-    `UPDATE run_steps SET status = CASE WHEN status IN (1, 9) THEN $3::smallint ELSE 3::smallint END,
-       error = CASE WHEN status IN (1, 9) THEN $4 ELSE error END, finished_at = now()
-     WHERE run_pk = $1 AND attempt_no = $2 AND status IN (0, 1, 7, 9)`,
-    [pk, run.attempt_no, status === 3 ? 3 : 2, error],
+    `UPDATE run_steps SET status = CASE WHEN status IN ${LIVE_STEPS_SQL} THEN $3::smallint ELSE ${StepStatus.aborted}::smallint END,
+       error = CASE WHEN status IN ${LIVE_STEPS_SQL} THEN $4 ELSE error END, finished_at = now()
+     WHERE run_pk = $1 AND attempt_no = $2 AND status IN ${OPEN_STEPS_SQL}`,
+    [pk, run.attempt_no, status === RunStatus.aborted ? StepStatus.aborted : StepStatus.failed, error],
   );
   await db.query('UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [pk, run.attempt_no, status]);
   return run;
@@ -85,7 +88,7 @@ export interface ClaimedRun {
 /**
  * Claims queued runs for `owner` (dagu-model §1 queued → running), oldest
  * first (by `queued_at`, else `created_at`: a run handed back on shutdown,
- * `recovery/hand-back.ts`, keeps its place from when it was created).
+ * `engine/hand-back.ts`, keeps its place from when it was created).
  *
  * - Runs handed back on shutdown (`handed_back`) were already admitted: they
  *   are claimed regardless of queue concurrency and `max_active_runs` (a
@@ -107,7 +110,7 @@ export interface ClaimedRun {
 export async function claimQueuedRuns(db: Queryable, owner: string, queues: { limitOf(queue: string): number }, max = 50): Promise<ClaimedRun[]> {
   await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
   const handedBack = await db.query(
-    `SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 AND handed_back
+    `SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = ${RunStatus.queued} AND handed_back
      ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [max],
   );
@@ -118,12 +121,12 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queues: { li
   );
   if (picked.length >= max) return picked;
   const queued = await db.query(
-    'SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = 5 AND NOT handed_back ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1',
+    `SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = ${RunStatus.queued} AND NOT handed_back ORDER BY COALESCE(queued_at, created_at), pk LIMIT $1`,
     [max * 4],
   );
   if (queued.rows.length === 0) return picked;
   // Counted after the handed-back runs became running: they hold their slots.
-  const active = await db.query('SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN (1, 7) GROUP BY queue, dag_name');
+  const active = await db.query(`SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`);
   const perQueue = new Map<string, number>();
   const perDag = new Map<string, number>();
   for (const row of parseRows(ActiveRowSchema, active)) {
@@ -154,13 +157,58 @@ async function markClaimed(db: Queryable, owner: string, runs: readonly ClaimedR
   // before it waited for the queue lock and saw the run that freed the slot
   // end — a run admitted by that end would otherwise start before it.
   const updated = await db.query(
-    `UPDATE runs SET status = 1, started_at = clock_timestamp(), owner = $2, heartbeat_at = clock_timestamp(), handed_back = false WHERE pk = ANY($1::bigint[]) AND status = 5 RETURNING pk`,
+    `UPDATE runs SET status = ${RunStatus.running}, started_at = clock_timestamp(), owner = $2, heartbeat_at = clock_timestamp(), handed_back = false WHERE pk = ANY($1::bigint[]) AND status = ${RunStatus.queued} RETURNING pk`,
     [runs.map((run) => run.pk), owner],
   );
   const claimed = new Set(parseRows(ClaimedPkSchema, updated).map((row) => row.pk));
   const pks = [...claimed];
-  if (pks.length > 0) await db.query('UPDATE run_attempts a SET status = 1 FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no', [pks]);
+  if (pks.length > 0) await db.query(`UPDATE run_attempts a SET status = ${RunStatus.running} FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no`, [pks]);
   return runs.filter((run) => claimed.has(run.pk));
 }
 
 const ClaimedPkSchema = z.object({ pk: z.coerce.number().int() });
+
+const OrphanRowSchema = z.object({ pk: z.coerce.number().int(), owner: z.string().nullable(), age_s: z.coerce.number() });
+
+/** A run whose owner stopped stamping heartbeats: its owner and how long ago, in seconds, it was last stamped. */
+export interface OrphanedRun {
+  pk: number;
+  owner: string | null;
+  ageSeconds: number;
+}
+
+/**
+ * Fails the runs whose owner's heartbeat is older than `staleMs` (recovery
+ * sweep): running runs, and runs waiting on a child's checkpoint that still
+ * have an owner (a parked run has none). At most `limit` rows per call,
+ * claimed `FOR UPDATE SKIP LOCKED` in one transaction, so two sweeping
+ * replicas never take the same run.
+ *
+ * @param skip    true for runs that execute on the calling replica (never failed)
+ * @param errorOf the run-level `error` of a failed orphan
+ * @returns the runs it ended (status failed)
+ */
+export async function failOrphanedRuns(
+  pool: Pool,
+  staleMs: number,
+  limit: number,
+  skip: (pk: number) => boolean,
+  errorOf: (orphan: OrphanedRun) => string,
+): Promise<RunRecord[]> {
+  return withTransaction(pool, async (client) => {
+    const result = await client.query(
+      `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
+       WHERE (status = ${RunStatus.running} OR (status = ${RunStatus.waiting} AND owner IS NOT NULL))
+         AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+       ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [staleMs, limit],
+    );
+    const out: RunRecord[] = [];
+    for (const row of parseRows(OrphanRowSchema, result)) {
+      if (skip(row.pk)) continue;
+      const run = await forceEndRun(client, row.pk, RunStatus.failed, errorOf({ pk: row.pk, owner: row.owner, ageSeconds: row.age_s }));
+      if (run !== undefined) out.push(run);
+    }
+    return out;
+  });
+}

@@ -1,4 +1,5 @@
-import type { NodeSpec } from '../engine/run-types';
+import { RunStatus } from '@dagu-mcp/contracts';
+import type { NodeSpec } from '../core/run-types';
 import { insertFreshSteps } from './run.repository';
 import type { Queryable } from './run-rows';
 
@@ -32,13 +33,13 @@ export interface RetryWrite {
 export async function beginRetryAttempt(db: Queryable, write: RetryWrite): Promise<number> {
   const attemptNo = write.previousAttemptNo + 1;
   await db.query(
-    `UPDATE runs SET attempt_no = $2, attempt_id = $3, status = 1, error = NULL, started_at = clock_timestamp(), finished_at = NULL,
+    `UPDATE runs SET attempt_no = $2, attempt_id = $3, status = ${RunStatus.running}, error = NULL, started_at = clock_timestamp(), finished_at = NULL,
        owner = $4, heartbeat_at = clock_timestamp(), stop_requested_at = NULL
      WHERE pk = $1`,
     [write.runPk, attemptNo, write.attemptId, write.owner],
   );
   await db.query(
-    `INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, retry_step, include_downstream, status) VALUES ($1, $2, $3, $4, $5, 1)`,
+    `INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, retry_step, include_downstream, status) VALUES ($1, $2, $3, $4, $5, ${RunStatus.running})`,
     [write.runPk, attemptNo, write.attemptId, write.retryStep ?? null, write.includeDownstream],
   );
   if (write.keep.length > 0) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Stored shapes of runs and steps (tables in db/migrations.ts) as the
+ * Stored shapes of runs and steps (tables in store/migrations.ts) as the
  * repositories hand them out. Rows are parsed, not cast, so a schema drift
  * fails loudly as an `internal_error`. `bigint` columns arrive as strings
  * from pg and are coerced (ids stay far below 2^53).

@@ -1,12 +1,14 @@
+import { RunStatus } from '@dagu-mcp/contracts';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
-import type { NodeSpec } from '../engine/run-types';
-import type { RunParam } from '../engine/params';
+import type { NodeSpec } from '../core/run-types';
+import type { RunParam } from '../core/params';
 import { parseRunRow, parseStepRow, RUN_COLUMNS, STEP_COLUMNS, type RunRecord, type StepRecord } from './run-rows';
 import { z } from 'zod';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';
+import { ACTIVE_RUNS_SQL, OWNED_RUNS_SQL } from './status-sql';
 
 /**
- * Runs, attempts and step rows (db/migrations.ts): creation, lookup and the
+ * Runs, attempts and step rows (store/migrations.ts): creation, lookup and the
  * status transitions of a run. Statements only; the callers own transactions.
  */
 
@@ -70,7 +72,7 @@ export async function insertFreshSteps(db: Queryable, runPk: number, attemptNo: 
  */
 export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
   const [schedulerLog] = await createLogStreams(db, 1);
-  const started = run.status === 1;
+  const started = run.status === RunStatus.running;
   const inserted = await db.query(
     `INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
                        spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log)
@@ -120,7 +122,7 @@ export async function loadSteps(db: Queryable, runPk: number, attemptNo: number)
 
 /** True when a run of `dagName` is running, queued or waiting (singleton check). */
 export async function hasActiveRun(db: Queryable, dagName: string): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM runs WHERE dag_name = $1 AND status IN (1, 5, 7) LIMIT 1', [dagName]);
+  const result = await db.query(`SELECT 1 FROM runs WHERE dag_name = $1 AND status IN ${ACTIVE_RUNS_SQL} LIMIT 1`, [dagName]);
   return result.rows.length > 0;
 }
 
@@ -144,7 +146,7 @@ export async function finishAttempt(
   const result = await db.query(
     `WITH upd AS (
        UPDATE runs SET status = $3, error = $4, finished_at = now(), params = $5, resolved_params = $6, params_evaluated = $7, heartbeat_at = now()
-       WHERE pk = $1 AND attempt_no = $2 AND status IN (1, 7) RETURNING finished_at
+       WHERE pk = $1 AND attempt_no = $2 AND status IN ${OWNED_RUNS_SQL} RETURNING finished_at
      ), att AS (
        UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
      )
@@ -157,11 +159,11 @@ export async function finishAttempt(
 /** Queued → aborted (stop of a run that never started). @returns the run when it was still queued. */
 export async function abortQueuedRun(db: Queryable, pk: number): Promise<RunRecord | undefined> {
   const result = await db.query(
-    `UPDATE runs SET status = 3, finished_at = now(), error = 'the run was stopped before it started' WHERE pk = $1 AND status = 5 RETURNING ${RUN_COLUMNS}`,
+    `UPDATE runs SET status = ${RunStatus.aborted}, finished_at = now(), error = 'the run was stopped before it started' WHERE pk = $1 AND status = ${RunStatus.queued} RETURNING ${RUN_COLUMNS}`,
     [pk],
   );
   const row = result.rows[0];
   if (row === undefined) return undefined;
-  await db.query('UPDATE run_attempts SET status = 3, finished_at = now() WHERE run_pk = $1 AND attempt_no = (SELECT attempt_no FROM runs WHERE pk = $1)', [pk]);
+  await db.query(`UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = (SELECT attempt_no FROM runs WHERE pk = $1)`, [pk]);
   return parseRunRow(row);
 }

@@ -1,0 +1,134 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
+import type { InterpolationScope } from '../core/interpolate';
+import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from '../core/step-outputs';
+
+/**
+ * One try of a node (retry_policy runs it again; engine/step-runner.ts
+ * decides). A try logs the step's output lines, creates a fresh, empty
+ * `$DAGU_OUTPUT_FILE`, has the executor of the step's kind run the body
+ * (`ctx.executors`: commands, script, http.request, child run, foreach items,
+ * checkpoint) and, when that succeeded, parses its published outputs.
+ */
+
+/** What one try produced. */
+export interface TryResult {
+  ok: boolean;
+  exitCode?: number;
+  error?: string;
+  timedOut: boolean;
+  aborted: boolean;
+  /** A stdout/stderr line matched a `continue_on.output` pattern. */
+  outputMatched: boolean;
+  published?: PublishedOutputs;
+  /** Set when the step now waits for a person (human.task, approval): the run parks. */
+  checkpoint?: Checkpoint;
+  /** Trimmed stdout / stderr text, kept when `ctx.captureStreams` names the step. */
+  stdout?: string;
+  stderr?: string;
+}
+
+/** What a try runs with, fixed when the node started. */
+export interface TryInput {
+  node: NodeSpec;
+  state: NodeState;
+  scope: InterpolationScope;
+  /** The step's environment (without `DAGU_OUTPUT_FILE`). */
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
+function matcherOf(patterns: readonly string[]): (line: string) => boolean {
+  const tests = patterns.map((pattern) => {
+    if (!pattern.startsWith('re:')) return (line: string) => line.includes(pattern);
+    try {
+      const regex = new RegExp(pattern.slice(3));
+      return (line: string) => regex.test(line);
+    } catch {
+      return () => false;
+    }
+  });
+  return (line) => tests.some((test) => test(line));
+}
+
+/** Runs one try of `input.node`. Never rejects for anything the user's DAG does. */
+export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryResult> {
+  const { node, state } = input;
+  const stdoutLog = ctx.streamWriter(state.stdoutLog);
+  const stderrLog = ctx.streamWriter(state.stderrLog);
+  const captured = ctx.captureStreams !== undefined && (ctx.captureStreams.has(node.name) || (node.step.id !== undefined && ctx.captureStreams.has(node.step.id)));
+  const wantsOutput = node.step.output !== undefined || captured;
+  const stdoutText = new OutputCapture();
+  const stderrText = new OutputCapture();
+  const matches = matcherOf(node.step.continueOn.output);
+  let outputMatched = false;
+  let lastStderr = '';
+  const onStdout = (line: string): void => {
+    stdoutLog.append(line);
+    if (wantsOutput) stdoutText.append(line);
+    if (!outputMatched && node.step.continueOn.output.length > 0 && matches(line)) outputMatched = true;
+  };
+  const onStderr = (line: string): void => {
+    stderrLog.append(line);
+    if (wantsOutput) stderrText.append(line);
+    if (line.trim() !== '') lastStderr = line.trim();
+    if (!outputMatched && node.step.continueOn.output.length > 0 && matches(line)) outputMatched = true;
+  };
+  const executor = ctx.executors.executorOf(node.step.kind);
+  const lastStderrLine = (): string => lastStderr;
+  if (!executor.publishesOutputs) {
+    // No output file, no script file: the executor's result is the try's (a human task opens its checkpoint).
+    const { outputs: _outputs, ...result } = await executor.run(ctx, { ...input, scriptFile: '', onStdout, onStderr, lastStderr: lastStderrLine });
+    return { ...result, outputMatched };
+  }
+  const tryId = `${node.seq}-${++tryCounter}`;
+  const outputFile = join(ctx.scratchDir, `outputs-${tryId}`);
+  const scriptFile = join(ctx.scratchDir, `script-${tryId}`);
+  try {
+    await writeFile(outputFile, '');
+    const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
+    const { outputs: bodyOutputs, checkpoint: opened, ...result } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
+    const streams = captured ? { stdout: stdoutText.text().trim(), stderr: stderrText.text().trim() } : {};
+    if (!result.ok) return { ...result, outputMatched, ...streams };
+    const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());
+    if (!published.ok) {
+      onStderr(published.error);
+      return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched, ...streams };
+    }
+    if (bodyOutputs !== undefined) published.value.outputs = { ...published.value.outputs, ...bodyOutputs };
+    // An approval gate opens its checkpoint once its commands succeeded.
+    const checkpoint = opened ?? checkpointOf(node.step, input.scope);
+    return { ...result, published: published.value, outputMatched, ...streams, ...(checkpoint !== undefined ? { checkpoint } : {}) };
+  } finally {
+    await rm(outputFile, { force: true }).catch(() => undefined);
+    if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Distinguishes the files of successive tries (retries, repeats) of one node. */
+let tryCounter = 0;
+
+async function publish(
+  node: NodeSpec,
+  outputFile: string,
+  stdout: string,
+  stderr: string,
+): Promise<{ ok: true; value: PublishedOutputs } | { ok: false; error: string }> {
+  const value: PublishedOutputs = {};
+  if (node.step.outputs.length > 0) {
+    const content = await readFile(outputFile, 'utf8').catch(() => '');
+    const parsed = parseOutputFile(content, node.step.outputs);
+    if (!parsed.ok) return parsed;
+    value.outputs = parsed.value;
+  }
+  if (node.step.output !== undefined) {
+    const read = readStepOutput(node.step.output, stdout, stderr);
+    if (!read.ok) return read;
+    Object.assign(value, read.value);
+  }
+  return { ok: true, value };
+}

@@ -1,0 +1,94 @@
+import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { NormalizedDag } from '@dagu-mcp/dag-spec';
+import { substituteCommands } from './command-substitution';
+import { applyEnvVars, isExportableName, withExported } from '../core/env-merge';
+import { expandVariables } from '../core/interpolate';
+import type { RunParam } from '../core/params';
+import type { RunEnvironment } from '../core/run-types';
+
+/** Inputs of {@link prepareRunEnvironment}. */
+export interface RunEnvironmentInput {
+  dag: NormalizedDag;
+  params: readonly RunParam[];
+  /** Params were evaluated by an earlier attempt (a retry reuses them as they are). */
+  paramsEvaluated: boolean;
+  processEnv: Readonly<Record<string, string>>;
+  shell: string;
+  /** Base of per-run directories (`RUN_WORK_DIR`). */
+  workDirBase: string;
+  dagRunId: string;
+}
+
+/** `~` and `~/x` → the home directory. */
+function expandHome(path: string, env: Readonly<Record<string, string>>): string {
+  if (path === '~') return env.HOME ?? homedir();
+  if (path.startsWith('~/')) return join(env.HOME ?? homedir(), path.slice(2));
+  return path;
+}
+
+/**
+ * Resolves a `working_dir` value: variables expanded, `~` expanded, relative
+ * paths taken from `base`.
+ */
+export function resolveWorkingDir(value: string, base: string, expand: (text: string) => string): string {
+  const path = expandHome(expand(value.trim()), {});
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/** A file-system-safe directory name for a DAG name (DAG names are `[a-zA-Z0-9_.-]`; `.`/`..` are refused by dag-spec). */
+function dirName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_.-]/g, '_');
+}
+
+/**
+ * The per-run working directory of run `dagRunId` of DAG `dagName` (root or
+ * child run): `<workDirBase>/<dag>/<run id>` (`RUN_WORK_DIR`, README
+ * "Working directory"). Retention removes it with the run.
+ */
+export function runWorkDir(workDirBase: string, dagName: string, dagRunId: string): string {
+  return join(workDirBase, dirName(dagName), dirName(dagRunId));
+}
+
+/**
+ * Builds the run's environment. DAG `env` values are expanded in order
+ * against the process env and earlier entries, then their backticks run;
+ * param defaults are expanded against that environment and earlier params,
+ * then their backticks run. Values the caller gave are used literally.
+ *
+ * The run directory `<workDirBase>/<dag>/<run id>` is created; it is the
+ * steps' default working directory unless the DAG sets `working_dir`
+ * (relative values resolve against the run directory).
+ *
+ * @throws Error when a command substitution fails or the run directory cannot be created.
+ */
+export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise<RunEnvironment> {
+  const runDir = runWorkDir(input.workDirBase, input.dag.name, input.dagRunId);
+  await mkdir(runDir, { recursive: true });
+  let env: Record<string, string> = { ...input.processEnv };
+  const substitution = { shell: input.shell, cwd: runDir };
+  for (const entry of input.dag.env) {
+    const expanded = applyEnvVars(env, [entry], (value, current) => expandVariables(value, (name) => current[name]));
+    const value = expanded[entry.key] ?? '';
+    env = { ...expanded, [entry.key]: await substituteCommands(value, { ...substitution, env: expanded }) };
+  }
+  const params: RunParam[] = [];
+  const paramMap = new Map<string, string>();
+  for (const param of input.params) {
+    let value = param.value;
+    if (param.fromDefault && !input.paramsEvaluated) {
+      value = expandVariables(value, (name) => paramMap.get(name) ?? env[name]);
+      value = await substituteCommands(value, { ...substitution, env: withExported(env, paramMap) });
+    }
+    params.push({ ...param, value });
+    paramMap.set(param.name, value);
+  }
+  const base = withExported(env, [...paramMap].filter(([name]) => isExportableName(name)));
+  const positional = params.filter((param) => /^\d+$/.test(param.name)).map((param) => param.value);
+  const workDir =
+    input.dag.workingDir === undefined
+      ? runDir
+      : resolveWorkingDir(input.dag.workingDir, runDir, (text) => expandVariables(text, (name) => paramMap.get(name) ?? base[name]));
+  return { params, paramMap, positional, base, workDir };
+}

@@ -1,0 +1,58 @@
+/**
+ * The layers of each app (ARCHITECTURE "Inside an app, folders form layers …
+ * nothing imports upward and there are no import cycles"), checked by
+ * `layers.test.ts` and counted by `scripts/import-layers.mjs`.
+ *
+ * `floors` go from the bottom up. Each entry is a unit of `apps/<app>/src`: a
+ * folder (`store`), a nested folder or a single file that is declared as its
+ * own unit (`auth/auth-setup.ts`: the longest declared unit containing a file
+ * wins), or a top-level file (`main.ts`). A file may import its own unit and
+ * any unit on a lower floor. Units on the same floor are peers: they may not
+ * import each other unless the pair is listed in `peerImports`. Every folder
+ * and top-level file of `src` must be declared.
+ */
+export interface AppLayers {
+  floors: ReadonlyArray<readonly string[]>;
+  /** Peer imports allowed on one floor, as `[from, to]` units. */
+  peerImports?: ReadonlyArray<readonly [string, string]>;
+}
+
+export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
+  // apps/run-service/README.md "Layers" draws and explains these floors.
+  'run-service': {
+    floors: [
+      ['config'], //                          RUN_* config, named queue limits
+      ['core'], //                            pure: graph, params, interpolation, outcome rules, step execution contract
+      ['process', 'store'], //                child processes and run environment | all SQL
+      ['events'], //                          run events, stop requests between replicas
+      ['executors'], //                       step-kind registry and the built-in executors
+      ['composition', 'foreach'], //          sub-DAG and foreach executors (register into executors/)
+      ['engine'], //                          orchestration: attempts, graph, steps, hand-back, dispatcher
+      ['runs', 'read'], //                    commands (start, retry, stop, decisions) | reads (detail, sub-runs, foreach, list, logs)
+      ['recovery', 'retention', 'schedule'], // background loops of every replica
+      ['handlers'], //                        bus handlers
+      ['run-service.ts'],
+      ['main.ts'],
+    ],
+  },
+  'dag-service': {
+    floors: [['config', 'db'], ['dags'], ['handlers'], ['dag-service.ts'], ['main.ts']],
+  },
+  'wiki-service': {
+    floors: [['db'], ['pages'], ['handlers'], ['wiki-service.ts'], ['main.ts']],
+  },
+  // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
+  // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
+  'mcp-gateway': {
+    floors: [
+      ['config.ts', 'version.ts'],
+      ['db', 'audit', 'reference'],
+      ['auth'],
+      ['http', 'mcp'],
+      ['routes'],
+      ['auth/auth-setup.ts'],
+      ['cli', 'app.ts'],
+      ['main.ts'],
+    ],
+  },
+};
