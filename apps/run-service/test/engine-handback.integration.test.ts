@@ -82,7 +82,7 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-const call = <K extends keyof RunOps & string>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
+const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function detail(dagName: string, dagRunId: string): Promise<RunDetail> {

@@ -78,7 +78,7 @@ async function errorOf(promise: Promise<unknown>): Promise<DaguError> {
   throw new Error('expected a DaguError');
 }
 
-const call = <K extends keyof RunOps & string>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
+const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
 
 describe('run-service over the bus', () => {
   it('starts a run, replies at once, publishes events, and serves detail, logs, list and latest', async () => {

@@ -86,7 +86,9 @@ export function tokenizeParams(text: string): ParamToken[] {
 function jsonScalarText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  // Objects and arrays keep their JSON text; nothing else can come out of JSON.parse.
+  return JSON.stringify(value) ?? '';
 }
 
 /**

@@ -48,7 +48,7 @@ export class LineSplitter {
 
   private emit(line: string): void {
     let text = line.endsWith('\r') ? line.slice(0, -1) : line;
-    if (text.includes('\u0000')) text = text.replace(/\u0000/g, '');
+    if (text.includes('\u0000')) text = text.replaceAll('\u0000', '');
     this.onLine(text);
   }
 }

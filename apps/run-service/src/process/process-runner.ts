@@ -36,8 +36,8 @@ export interface ProcessSpec {
   signal: AbortSignal;
   /** SIGTERM → SIGKILL delay, ms. */
   killGraceMs: number;
-  onStdout(line: string): void;
-  onStderr(line: string): void;
+  onStdout: (line: string) => void;
+  onStderr: (line: string) => void;
   backpressure?: OutputBackpressure;
   /** Name and attributes of the process's span (default `process <file name>`); it is a child of the active span. */
   trace?: { name: string; attributes?: Readonly<Record<string, string | number>> };

@@ -66,7 +66,6 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
     throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', { field: input.item === undefined ? 'item' : 'bodyStepName' });
   }
   return withStorageErrors(async () => {
-    const subRunId = input.subRunId;
     const { item, bodyStepName } = input;
     const step =
       item !== undefined && bodyStepName !== undefined
