@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolHandler } from '../mcp-server';
+import type { ToolHandler } from '../mcp-types';
 import { deleteKeysWithPrefix, initialize, openSse, send, startReplica, TEST_REDIS_URL, type SseBlock, type TestReplica } from './mcp-harness.test-support';
 
 const prefix = `it-mcpx-${randomBytes(4).toString('hex')}`;

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { createLogger } from '@dagu-mcp/runtime';
 import { createApp } from '../../app';
 import { createMcpDispatcher } from '../mcp-dispatcher';
-import type { McpHandlers, ToolHandler } from '../mcp-server';
+import type { McpHandlers, ToolHandler } from '../mcp-types';
 import { McpSessionManager } from '../session-manager';
 
 /**
