@@ -16,7 +16,7 @@ export interface DispatcherDeps {
   /** The gateway's version, reported in `serverInfo`. */
   readonly version: string;
   readonly completions?: CompletionSource;
-  /** Enabled MCP extensions (extension-protocol.ts); absent or empty in production. */
+  /** Enabled MCP extensions (`mcp-extension.ts` in contracts); absent or empty in production. */
   readonly extensions?: ExtensionRouter;
 }
 
