@@ -9,9 +9,5 @@ import { createStorageErrors } from '@dagu-mcp/runtime';
  */
 const dagStoreErrors = createStorageErrors({ store: 'DAG store', deadlineError: deadlinePassedError });
 
-/** `resource_unavailable`: the DAG store (PostgreSQL) is down. */
-export const storageUnavailableError = dagStoreErrors.unavailableError;
-/** The value to rethrow for a DAG store failure. */
-export const classifyStorageError = dagStoreErrors.classify;
 /** Runs one DAG store operation and rethrows its failure classified. */
 export const withStorageErrors = dagStoreErrors.run;

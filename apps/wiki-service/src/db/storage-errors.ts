@@ -10,9 +10,5 @@ import { createStorageErrors } from '@dagu-mcp/runtime';
  */
 const wikiStoreErrors = createStorageErrors({ store: 'wiki store', deadlineError: deadlinePassedError });
 
-/** `resource_unavailable`: the wiki store (PostgreSQL) is down. */
-export const wikiStoreUnavailable = wikiStoreErrors.unavailableError;
-/** The value to rethrow for a wiki store failure. */
-export const classifyStorageError = wikiStoreErrors.classify;
 /** Runs one wiki store operation and rethrows its failure classified. */
 export const withStorageErrors = wikiStoreErrors.run;
