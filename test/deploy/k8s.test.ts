@@ -36,8 +36,8 @@ const SECRET_SAMPLES: Readonly<Record<string, string>> = {
   TOKEN_SECRET: 'x'.repeat(40),
   POSTGRES_PASSWORD: 'secret',
 };
-/** The apps' own graceful-shutdown limit, in seconds (packages/runtime/src/shutdown.ts). */
-const SHUTDOWN_GRACE_S = Number(/graceMs = ([\d_]+)/.exec(readFileSync(join(ROOT, 'packages/runtime/src/shutdown.ts'), 'utf8'))?.[1]?.replace(/_/g, '')) / 1000;
+/** The apps' own graceful-shutdown limit, in seconds (packages/runtime/src/shutdown/shutdown.ts). */
+const SHUTDOWN_GRACE_S = Number(/graceMs = ([\d_]+)/.exec(readFileSync(join(ROOT, 'packages/runtime/src/shutdown/shutdown.ts'), 'utf8'))?.[1]?.replace(/_/g, '')) / 1000;
 const kubectl = hasKubectlKustomize();
 
 function build(dir: string): K8sObject[] {

@@ -4,6 +4,10 @@
  * client makes of it.
  */
 
+import { createSseBlockReader, type SseBlock } from '../../packages/runtime/test-fixtures/sse-blocks';
+
+export type { SseBlock };
+
 export const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A whole HTTP answer with its body parsed as JSON when it is JSON. */
@@ -30,16 +34,6 @@ export async function initialize(url: string, protocolVersion = '2025-11-25', ca
   return { sid, answer };
 }
 
-/** One SSE block: a comment, or an event with optional id, data and retry. */
-export interface SseBlock {
-  readonly comment?: string;
-  readonly id?: string;
-  readonly data?: string;
-  readonly retry?: string;
-  /** Milliseconds since the stream opened when the block arrived. */
-  readonly at: number;
-}
-
 /** An SSE response being read as it arrives. */
 export interface SseStream {
   readonly status: number;
@@ -59,63 +53,27 @@ export async function openSse(url: string, init: { method?: 'GET' | 'POST'; head
   const headers = method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...JSON_AND_SSE, ...init.headers };
   const started = Date.now();
   const res = await fetch(url, { method, headers, signal: controller.signal, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
-  const blocks: SseBlock[] = [];
-  const waiters = new Set<() => void>();
+  const reader = createSseBlockReader({ defaultTimeoutMs: 10_000, startedAt: started });
   const ended = (async () => {
     if (res.body === null) return;
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
+    const chunks = res.body.pipeThrough(new TextDecoderStream()).getReader();
     try {
       for (;;) {
-        const { value, done } = await reader.read();
+        const { value, done } = await chunks.read();
         if (done) break;
-        buffer += value;
-        let cut = buffer.indexOf('\n\n');
-        while (cut !== -1) {
-          blocks.push(parseBlock(buffer.slice(0, cut), Date.now() - started));
-          buffer = buffer.slice(cut + 2);
-          cut = buffer.indexOf('\n\n');
-        }
-        for (const wake of [...waiters]) wake();
+        reader.push(value);
       }
     } catch {
       // aborted by close(), or the connection dropped
     }
   })();
-  const next = (match: (block: SseBlock) => boolean, timeoutMs = 10_000): Promise<SseBlock> =>
-    new Promise((found, fail) => {
-      const check = (): void => {
-        const block = blocks.find(match);
-        if (block === undefined) return;
-        clearTimeout(timer);
-        waiters.delete(check);
-        found(block);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        fail(new Error(`no matching SSE block within ${timeoutMs} ms; got ${JSON.stringify(blocks)}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  return { status: res.status, headers: res.headers, blocks, next, ended, close: () => controller.abort() };
+  return { status: res.status, headers: res.headers, blocks: reader.blocks, next: reader.next, ended, close: () => controller.abort() };
 }
 
 /** The JSON-RPC message of a block (`{}` for comments and priming events). */
 export function messageOf(block: SseBlock): Record<string, unknown> {
   const parsed = block.data ? parse(block.data) : undefined;
   return typeof parsed === 'object' && parsed !== null ? { ...parsed } : {};
-}
-
-function parseBlock(text: string, at: number): SseBlock {
-  const block: { comment?: string; id?: string; data?: string; retry?: string; at: number } = { at };
-  for (const line of text.split('\n')) {
-    if (line.startsWith(':')) block.comment = line.slice(1).trim();
-    else if (line.startsWith('id:')) block.id = line.slice(3).trim();
-    else if (line.startsWith('data:')) block.data = line.slice(5).trim();
-    else if (line.startsWith('retry:')) block.retry = line.slice(6).trim();
-  }
-  return block;
 }
 
 function parse(text: string): unknown {

@@ -3,15 +3,14 @@ import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bu
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
   createAppMetrics,
-  createBusCallMetrics,
   createPool,
-  instrumentRequestListener,
   migrate,
   runProcessMain,
   startOpsServer,
-  type BusCallMetrics,
   type Logger,
 } from '@dagu-mcp/runtime';
+import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-metrics';
+import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';

@@ -15,3 +15,4 @@ export * from './uri-links';
 export * from './read-query';
 export * from './read-query-parse';
 export * from './read-query-format';
+export * from './mcp-extension';

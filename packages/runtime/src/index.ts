@@ -1,9 +1,17 @@
-export * from './config';
-export * from './logger';
-export * from './db';
-export * from './migrations';
-export * from './ops-server';
-export * from './shutdown';
-export * from './metrics';
-export * from './tracing';
-export * from './process-main';
+/**
+ * What every app process shares, one folder per concern: `config/` (env
+ * parsing), `logging/` (pino), `postgres/` (pool, transactions, migrations,
+ * error classification), `metrics/` (Prometheus), `tracing/`
+ * (OpenTelemetry), `shutdown/` (signal handling), `ops/` (the ops HTTP
+ * server) and `process/` (the main wrapper).
+ */
+export * from './config/config';
+export * from './logging/logger';
+export * from './postgres/pool';
+export * from './postgres/migrations';
+export * from './postgres/pg-errors';
+export * from './ops/ops-server';
+export * from './shutdown/shutdown';
+export * from './metrics/metrics';
+export * from './tracing/tracing';
+export * from './process/process-main';

@@ -1,8 +1,7 @@
 import type { DagSearchReply, DagSearchRequest } from '@dagu-mcp/contracts';
+import { decodeDagSearchCursor, encodeDagSearchCursor, findLineMatches, type DagSearchScope } from '@dagu-mcp/search';
 import type { DagRepository } from './dag.repository';
 import { dagSpecUri } from './dag.views';
-import { decodeSearchCursor, encodeSearchCursor, type SearchScope } from './search-cursor';
-import { extractSnippets } from './search-snippets';
 
 /**
  * DAG search (spec 021 `dag_search` target, DAG search model).
@@ -15,10 +14,10 @@ import { extractSnippets } from './search-snippets';
  * - Results are ordered by DAG name; `limit` defaults to
  *   {@link DEFAULT_SEARCH_LIMIT} (the contract allows 1..{@link MAX_SEARCH_LIMIT}).
  * - Each result has up to 5 matching lines (`{line, text}`, 1-based, a long
- *   line cut to 200 characters around the match) and `hasMoreMatches` when
- *   more lines matched (search-snippets.ts).
+ *   line cut to 240 characters around the match) and `hasMoreMatches` when
+ *   more lines matched (`findLineMatches` of `@dagu-mcp/search`).
  * - `hasMore` tells whether more DAGs match; then `nextCursor` continues
- *   after the last result (search-cursor.ts).
+ *   after the last result (`dag-search-cursor.ts` of `@dagu-mcp/search`).
  */
 
 /** Results per page when the request has no `limit`. */
@@ -39,8 +38,8 @@ export function workspaceFilterOf(workspace: string | undefined): string | undef
  */
 export async function searchDagSpecs(repository: DagRepository, request: DagSearchRequest): Promise<DagSearchReply> {
   const workspace = workspaceFilterOf(request.workspace);
-  const scope: SearchScope = { search: request.search, workspace };
-  const position = request.cursor === undefined ? undefined : decodeSearchCursor(request.cursor, scope);
+  const scope: DagSearchScope = { search: request.search, workspace };
+  const position = request.cursor === undefined ? undefined : decodeDagSearchCursor(request.cursor, scope);
   const limit = Math.min(Math.max(1, request.limit ?? DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
   const { hits, hasMore } = await repository.search({
     search: request.search,
@@ -51,12 +50,12 @@ export async function searchDagSpecs(repository: DagRepository, request: DagSear
   const results = hits.map((hit) => ({
     name: hit.name,
     uri: dagSpecUri(hit.name),
-    ...extractSnippets(hit.spec, request.search),
+    ...findLineMatches(hit.spec, request.search),
   }));
   const last = hits[hits.length - 1];
   return {
     results,
     hasMore,
-    ...(hasMore && last !== undefined ? { nextCursor: encodeSearchCursor({ after: last.name }, scope) } : {}),
+    ...(hasMore && last !== undefined ? { nextCursor: encodeDagSearchCursor({ after: last.name }, scope) } : {}),
   };
 }

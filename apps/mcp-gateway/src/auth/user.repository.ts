@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool } from '@dagu-mcp/runtime';
+import { isUniqueViolation, type Pool } from '@dagu-mcp/runtime';
 import { DaguError, RoleSchema, type Role } from '@dagu-mcp/contracts';
 
 /** A user as the API shows it (never the password hash). */
@@ -88,9 +88,4 @@ export class UserRepository {
     const result = await this.pool.query('DELETE FROM users WHERE id = $1', [id]);
     return (result.rowCount ?? 0) > 0;
   }
-}
-
-/** True for PostgreSQL's unique_violation (23505). */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === '23505';
 }

@@ -4,7 +4,7 @@ import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { ReferenceTopic } from '../reference/reference-topics';
 import type { AuditEvent } from '../audit/audit-log';
-import type { McpHandlers } from './mcp-server';
+import type { McpHandlers } from './mcp-types';
 import { listResources, listResourceTemplates } from './resource-catalog';
 import { referenceBackend, referencesBackend, type ReadBackends } from './tools/read/read-backends';
 import { parseReadInput } from './tools/read/read-input';

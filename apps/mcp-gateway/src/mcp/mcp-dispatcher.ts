@@ -2,7 +2,8 @@ import { SpanKind, withSpan } from '@dagu-mcp/runtime';
 import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
 import { completionMethods, type CompletionSource } from './completion/completion';
 import type { ExtensionRouter } from './extensions/extension-router';
-import { initializeResult, LooseCallToolParamsSchema, toolMethods, type McpHandlers, type MethodCall, type MethodHandler } from './mcp-server';
+import { initializeResult, LooseCallToolParamsSchema, toolMethods, type MethodCall, type MethodHandler } from './mcp-server';
+import type { McpHandlers } from './mcp-types';
 import { promptMethods } from './prompts/prompt-catalog';
 import { parseParams, resourceMethods } from './resource-methods';
 import { JsonRpcError, METHOD_NOT_FOUND, type ProtocolVersion } from './transport/protocol';
@@ -15,7 +16,7 @@ export interface DispatcherDeps {
   /** The gateway's version, reported in `serverInfo`. */
   readonly version: string;
   readonly completions?: CompletionSource;
-  /** Enabled MCP extensions (extension-protocol.ts); absent or empty in production. */
+  /** Enabled MCP extensions (`mcp-extension.ts` in contracts); absent or empty in production. */
   readonly extensions?: ExtensionRouter;
 }
 

@@ -3,61 +3,15 @@ import {
   RequestSchema,
   type CallToolResult,
   type InitializeResult,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
   type ServerCapabilities,
-  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, type Principal } from '@dagu-mcp/contracts';
+import { DaguError } from '@dagu-mcp/contracts';
 import { z } from 'zod';
-import type { AuditEvent } from '../audit/audit-log';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
 import type { SessionRecord } from './transport/session-store';
 import type { ExtensionRouter } from './extensions/extension-router';
-
-/** What a tool or resource handler learns about the request it serves. */
-export interface McpCallContext {
-  readonly principal: Principal;
-  /** Aborted when the client cancels the request or the session ends (on whichever replica it runs). */
-  readonly signal: AbortSignal;
-  readonly sessionId: string | undefined;
-  /** The request's progress token, when the client sent one. */
-  readonly progressToken: string | number | undefined;
-  /**
-   * Sends a notification related to this request: on the request's SSE
-   * stream when it is answered as one, else on the session's GET stream.
-   * `notifications/progress` needs the request's progress token;
-   * `notifications/message` below the session's log level is dropped.
-   */
-  readonly notify: (notification: ServerNotification) => Promise<void>;
-  /**
-   * Sends a server→client request related to this request (e.g.
-   * `sampling/createMessage`, `elicitation/create`) and resolves with the
-   * client's result, whichever replica the client answers to.
-   *
-   * @throws JsonRpcError when the client lacks the capability (-32601),
-   *   answers with an error, or does not answer in time (-32001)
-   */
-  readonly sendRequest?: (request: { method: string; params?: Record<string, unknown> }) => Promise<Record<string, unknown>>;
-  /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
-  readonly releaseStream?: () => void;
-}
-
-/** A tool handler: raw `arguments` (anything, validated by the tool itself) → result. */
-export type ToolHandler = (args: unknown, ctx: McpCallContext) => Promise<CallToolResult>;
-
-/** The gateway's MCP behaviour, independent of transport and session handling. */
-export interface McpHandlers {
-  readonly tools: Readonly<Record<string, ToolHandler>>;
-  readonly listResources: () => Resource[];
-  readonly listResourceTemplates: () => ResourceTemplate[];
-  /** Reads a `dagu://` resource; throws `DaguError` (mapped per dagu-model §10). */
-  readonly readResource: (uri: string, ctx: McpCallContext) => Promise<ReadResourceResult>;
-  /** Records audit events (dagu-model §8: `mcp.tool_call.*`, `mcp.resource.read.*`). */
-  readonly audit: (event: AuditEvent) => void;
-}
+import type { McpCallContext, McpHandlers } from './mcp-types';
 
 /** Server `instructions` (dagu-model §8): one paragraph. */
 export const SERVER_INSTRUCTIONS =

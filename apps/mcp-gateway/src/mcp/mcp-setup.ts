@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../config';
 import { createCompletionSource } from './completion/completion';
 import { ExtensionRouter } from './extensions/extension-router';
 import { createMcpDispatcher } from './mcp-dispatcher';
-import type { McpHandlers } from './mcp-server';
+import type { McpHandlers } from './mcp-types';
 import { McpSessionManager } from './session-manager';
 
 /** What the MCP layer is built from, besides the config. */

@@ -1,6 +1,7 @@
 import { McpError, ReadResourceRequestParamsSchema, ReadResourceResultSchema, SubscribeRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, parseDaguUri } from '@dagu-mcp/contracts';
-import { auditCode, auditor, type McpHandlers, type MethodHandler } from './mcp-server';
+import { auditCode, auditor, type MethodHandler } from './mcp-server';
+import type { McpHandlers } from './mcp-types';
 import { toMcpError } from './mcp-errors';
 import type { ExtensionRouter } from './extensions/extension-router';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from './transport/protocol';

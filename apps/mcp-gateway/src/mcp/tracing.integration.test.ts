@@ -14,7 +14,7 @@ import {
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createMcpDispatcher } from './mcp-dispatcher';
-import type { McpCallContext, McpHandlers } from './mcp-server';
+import type { McpCallContext, McpHandlers } from './mcp-types';
 import { McpKeys } from './transport/redis-keys';
 import { SessionStore, type SessionRecord } from './transport/session-store';
 

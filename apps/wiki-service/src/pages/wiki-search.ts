@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { WikiSearchReply, WikiSearchRequest } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
+import { decodeWikiSearchCursor, encodeWikiSearchCursor, findLineMatches, type WikiSearchScope } from '@dagu-mcp/search';
 import { withStorageErrors } from '../db/storage-errors';
 import { containsPattern, prefixPattern } from './page-keys';
 import { pageUriOf } from './page.records';
-import { decodeSearchCursor, encodeSearchCursor, type SearchScope } from './search-cursor';
-import { findMatches } from './search-snippets';
 import { requireWorkspace, selectedWorkspace } from './wiki-collection';
 
 /**
@@ -54,8 +53,8 @@ const HitRowSchema = z.object({ workspace: z.string(), path: z.string(), title: 
 export async function searchWiki(pool: Pool, request: WikiSearchRequest): Promise<WikiSearchReply> {
   const workspace = selectedWorkspace(request.workspace);
   const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
-  const scope: SearchScope = { search: request.search, workspace, prefix: request.prefix };
-  const after = request.cursor === undefined ? undefined : decodeSearchCursor(request.cursor, scope);
+  const scope: WikiSearchScope = { search: request.search, workspace, prefix: request.prefix };
+  const after = request.cursor === undefined ? undefined : decodeWikiSearchCursor(request.cursor, scope);
 
   const values: unknown[] = [containsPattern(request.search)];
   const inScope: string[] = [];
@@ -89,9 +88,9 @@ export async function searchWiki(pool: Pool, request: WikiSearchRequest): Promis
     workspace: hit.workspace,
     uri: pageUriOf(hit.workspace, hit.path),
     title: hit.title,
-    ...findMatches(hit.content, request.search),
+    ...findLineMatches(hit.content, request.search),
   }));
   const last = shown[shown.length - 1];
-  const nextCursor = hasMore && last !== undefined ? encodeSearchCursor({ workspace: last.workspace, path: last.path }, scope) : undefined;
+  const nextCursor = hasMore && last !== undefined ? encodeWikiSearchCursor({ workspace: last.workspace, path: last.path }, scope) : undefined;
   return { results, hasMore, ...(nextCursor !== undefined ? { nextCursor } : {}) };
 }

@@ -3,7 +3,8 @@ import { dagOps, isValidDagName, isValidDagRunId, isValidWikiPathPrefix, isValid
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { ExtensionRouter } from '../extensions/extension-router';
-import type { MethodHandler, McpHandlers } from '../mcp-server';
+import type { MethodHandler } from '../mcp-server';
+import type { McpHandlers } from '../mcp-types';
 import { hasPrompt } from '../prompts/prompt-catalog';
 import { parseParams } from '../resource-methods';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from '../transport/protocol';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ServerNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpCallContext } from '../mcp-server';
+import type { McpCallContext } from '../mcp-types';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
 import { McpKeys } from '../transport/redis-keys';
 import type { ReplicaHub } from '../transport/replica-hub';
@@ -16,7 +16,7 @@ import {
   type ExtensionCatalog,
   type ExtensionEvent,
   type ExtensionReply,
-} from './extension-protocol';
+} from '@dagu-mcp/contracts';
 
 /** Options of {@link ExtensionRouter}. */
 export interface ExtensionRouterOptions {
@@ -37,7 +37,7 @@ export interface OwnedCatalog {
 }
 
 /**
- * The gateway side of MCP extensions (extension-protocol.ts): reads the
+ * The gateway side of MCP extensions (`mcp-extension.ts` in contracts): reads the
  * catalogs of the enabled extensions, finds which one owns a tool, prompt or
  * URI, and relays one call — queueing it, forwarding the extension's
  * notifications and server→client requests to the MCP client through the

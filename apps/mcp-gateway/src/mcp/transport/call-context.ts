@@ -1,6 +1,6 @@
 import { LoggingLevelSchema, type LoggingLevel, type RequestId, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
-import type { McpCallContext } from '../mcp-server';
+import type { McpCallContext } from '../mcp-types';
 import type { ClientAwaits } from './client-awaits';
 import { JsonRpcError, METHOD_NOT_FOUND, type OutgoingMessage } from './protocol';
 import type { SessionRecord } from './session-store';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolHandler } from '../mcp-server';
+import type { ToolHandler } from '../mcp-types';
 import { deleteKeysWithPrefix, initialize, openSse, send, startReplica, TEST_REDIS_URL, type SseBlock, type TestReplica } from './mcp-harness.test-support';
 
 const prefix = `it-mcpx-${randomBytes(4).toString('hex')}`;
@@ -53,7 +53,7 @@ const call = (id: number, name: string, meta?: Record<string, unknown>, args: Re
   method: 'tools/call',
   params: { name, arguments: args, ...(meta !== undefined ? { _meta: meta } : {}) },
 });
-const message = (blk: SseBlock): Record<string, unknown> => (blk.data ? JSON.parse(blk.data) : {});
+const message = (blk: SseBlock | undefined): Record<string, unknown> => (blk?.data ? JSON.parse(blk.data) : {});
 /** A string field of a block's `params` ('' when absent). */
 const param = (blk: SseBlock, key: string): string => {
   const params: unknown = message(blk).params;
@@ -74,13 +74,13 @@ test('a tools/call with a progress token is answered as SSE: priming event, keep
   await stream.ended;
   expect(stream.blocks.filter((blk) => blk.comment === 'keep-alive').length).toBeGreaterThanOrEqual(3);
   const last = stream.blocks.at(-1);
-  expect(message(last ?? {})).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } });
+  expect(message(last)).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } });
   expect(stream.blocks.filter((blk) => blk.data !== undefined && blk.data !== '').every((blk) => blk.id?.startsWith('r'))).toBe(true);
 
   // Resuming from the priming id replays everything on the other replica; resuming after the response ends at once.
   const replay = await openSse(a.url, { headers: { 'mcp-session-id': sid, 'last-event-id': priming.id ?? '' } });
   await replay.ended;
-  expect(message(replay.blocks.at(-1) ?? {})).toMatchObject({ id: 1, result: {} });
+  expect(message(replay.blocks.at(-1))).toMatchObject({ id: 1, result: {} });
   const done = await openSse(b.url, { headers: { 'mcp-session-id': sid, 'last-event-id': last?.id ?? '' } });
   await done.ended;
   expect(done.blocks.filter((blk) => blk.data)).toEqual([]);

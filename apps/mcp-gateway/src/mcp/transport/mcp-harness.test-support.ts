@@ -3,8 +3,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { createLogger } from '@dagu-mcp/runtime';
 import { createApp } from '../../app';
 import { createMcpDispatcher } from '../mcp-dispatcher';
-import type { McpHandlers, ToolHandler } from '../mcp-server';
+import type { McpHandlers, ToolHandler } from '../mcp-types';
 import { McpSessionManager } from '../session-manager';
+import { createSseBlockReader, type SseBlock } from '../../../../../packages/runtime/test-fixtures/sse-blocks';
 
 /**
  * Test support for the MCP transport's integration tests (real Redis): a
@@ -20,6 +21,8 @@ export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Unlinks every key under `prefix:` (a test file's sessions, subscriptions and events). */
 export { deleteKeysWithPrefix } from '../../../../../packages/bus/test-fixtures/bus-test-env';
+/** SSE blocks as read by {@link openSse} (the parser `test/e2e` uses too). */
+export type { SseBlock } from '../../../../../packages/runtime/test-fixtures/sse-blocks';
 
 /** One in-process gateway replica. */
 export interface TestReplica {
@@ -135,14 +138,6 @@ export async function initialize(url: string, principal = 'alice', protocolVersi
   return sid;
 }
 
-/** One parsed SSE block: a comment, or an event with optional id and data. */
-export interface SseBlock {
-  readonly comment?: string;
-  readonly id?: string;
-  readonly data?: string;
-  readonly retry?: string;
-}
-
 /** An open SSE response being read. */
 export interface SseReader {
   readonly status: number;
@@ -161,54 +156,16 @@ export function openSse(url: string, init: { method?: string; headers?: Record<s
   const headers = method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...POST_HEADERS, ...init.headers };
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
-      const blocks: SseBlock[] = [];
-      const waiters = new Set<() => void>();
-      let buffer = '';
+      const reader = createSseBlockReader({ defaultTimeoutMs: 5_000 });
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut = buffer.indexOf('\n\n');
-        while (cut !== -1) {
-          blocks.push(parseBlock(buffer.slice(0, cut)));
-          buffer = buffer.slice(cut + 2);
-          cut = buffer.indexOf('\n\n');
-        }
-        for (const wake of [...waiters]) wake();
-      });
+      res.on('data', (chunk: string) => reader.push(chunk));
       const ended = new Promise<void>((done) => res.once('close', () => done()));
-      const next = (match: (block: SseBlock) => boolean, timeoutMs = 5_000): Promise<SseBlock> =>
-        new Promise((found, fail) => {
-          const check = (): void => {
-            const block = blocks.find(match);
-            if (block === undefined) return;
-            clearTimeout(timer);
-            waiters.delete(check);
-            found(block);
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(check);
-            fail(new Error(`no matching SSE block within ${timeoutMs} ms; got ${JSON.stringify(blocks)}`));
-          }, timeoutMs);
-          waiters.add(check);
-          check();
-        });
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, blocks, next, ended, close: () => req.destroy() });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, blocks: reader.blocks, next: reader.next, ended, close: () => req.destroy() });
     });
     req.on('error', reject);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     req.end(body);
   });
-}
-
-function parseBlock(text: string): SseBlock {
-  const block: { comment?: string; id?: string; data?: string; retry?: string } = {};
-  for (const line of text.split('\n')) {
-    if (line.startsWith(':')) block.comment = line.slice(1).trim();
-    else if (line.startsWith('id:')) block.id = line.slice(3).trim();
-    else if (line.startsWith('data:')) block.data = line.slice(5).trim();
-    else if (line.startsWith('retry:')) block.retry = line.slice(6).trim();
-  }
-  return block;
 }
 
 function parseJson(text: string): unknown {

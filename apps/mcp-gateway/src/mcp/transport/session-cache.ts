@@ -1,4 +1,4 @@
-import type { SessionRecord } from './session-store';
+import type { SessionRecord } from './session-record';
 
 /**
  * A replica-local memo of recently loaded session records, so a client

@@ -1,30 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { ClientCapabilitiesSchema, LoggingLevelSchema, type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { ClientCapabilitiesSchema, LoggingLevelSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { isSupportedVersion, type ProtocolVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
 import { evalScript } from '@dagu-mcp/bus';
 import { SessionCache } from './session-cache';
+import type { SessionRecord } from './session-record';
 
-/**
- * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
- * and scale"). Stored as the hash `<p>:mcp:{id}:session` with fields `v`
- * (protocol version), `p` (principal id), `ci` (client info JSON), `cc`
- * (client capabilities JSON), `ll` (log level, once set) and `at` (created,
- * epoch ms). Never holds a credential.
- */
-export interface SessionRecord {
-  readonly id: string;
-  readonly protocolVersion: ProtocolVersion;
-  /** The principal the session is bound to; another principal presenting the id gets 404. */
-  readonly principalId: string;
-  readonly clientInfo: unknown;
-  readonly clientCapabilities: ClientCapabilities;
-  /** Set by `logging/setLevel`; absent means every level is sent. */
-  readonly logLevel: LoggingLevel | undefined;
-  readonly createdAt: number;
-}
+export type { SessionRecord } from './session-record';
 
 /** A fresh session id: 32 random bytes as 64 lower-case hex characters (visible ASCII, Streamable HTTP §Session Management). */
 export function newSessionId(): string {

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, dagOps, roleAtLeast } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
-import type { McpCallContext } from '../../mcp-server';
+import type { McpCallContext } from '../../mcp-types';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import { parseChangeInput, type ChangeErrorContext, type ChangeRequest } from './change-input';

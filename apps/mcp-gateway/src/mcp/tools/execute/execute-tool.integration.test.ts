@@ -4,7 +4,7 @@ import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/s
 import { BusClient } from '@dagu-mcp/bus';
 import { ANONYMOUS_PRINCIPAL, runEventsChannel, type Principal } from '@dagu-mcp/contracts';
 import { createLogger } from '@dagu-mcp/runtime';
-import type { McpCallContext } from '../../mcp-server';
+import type { McpCallContext } from '../../mcp-types';
 import { RunEventHub } from '../../run-events';
 import { createExecuteTool } from './execute-tool';
 import { FakeServices } from '../../../../test-fixtures/fake-run-service';

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, dagOps, roleAtLeast, runOps, type Principal, type RunDetail, type RunRef } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
-import type { McpCallContext } from '../../mcp-server';
+import type { McpCallContext } from '../../mcp-types';
 import type { RunEventSource, RunWatch } from '../../run-events';
 import { asServiceError, toolError } from '../tool-result';
 import { DEFAULT_WAIT_TIMEOUT_SECONDS, parseExecuteInput, type ExecuteErrorContext, type ExecuteRequest } from './execute-input';

@@ -24,12 +24,11 @@ import {
   TARGET_MODE_FIELDS,
   TARGET_RULES,
   isReadTarget,
+  type ReadFields,
   type ReadTarget,
-  type TargetModeField,
 } from './read-targets';
 
-/** Effective (trimmed, non-empty) target-mode values. */
-export type ReadFields = Partial<Record<Exclude<TargetModeField, 'limit'>, string>> & { limit?: number };
+export type { ReadFields } from './read-targets';
 
 /**
  * A validated `dagu_read` request, the same shape for both addressing modes.

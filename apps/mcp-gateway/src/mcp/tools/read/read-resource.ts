@@ -1,6 +1,5 @@
 import type { DaguResource } from '@dagu-mcp/contracts';
-import type { ReadFields } from './read-input';
-import type { ReadTarget } from './read-targets';
+import type { ReadFields, ReadTarget } from './read-targets';
 
 /**
  * The `dagu://` resource a target-mode read addresses (without its query),

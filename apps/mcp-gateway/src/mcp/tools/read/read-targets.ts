@@ -52,3 +52,6 @@ export const DAG_NAMED_TARGETS: ReadonlySet<ReadTarget> = new Set<ReadTarget>([
 export function isReadTarget(value: string): value is ReadTarget {
   return (READ_TARGETS as readonly string[]).includes(value);
 }
+
+/** Effective (trimmed, non-empty) target-mode values. */
+export type ReadFields = Partial<Record<Exclude<TargetModeField, 'limit'>, string>> & { limit?: number };

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resourceLinkFor } from '@dagu-mcp/contracts';
-import type { McpCallContext } from '../../mcp-server';
+import type { McpCallContext } from '../../mcp-types';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import type { ReadBackends } from './read-backends';

@@ -3,7 +3,7 @@ import { ANONYMOUS_PRINCIPAL, DaguError } from '@dagu-mcp/contracts';
 import { createLogger } from '@dagu-mcp/runtime';
 import { FakeWikiService, REDIS_URL } from '../../../../test-fixtures/fake-wiki-service';
 import { createGatewayHandlers } from '../../gateway-handlers';
-import type { McpCallContext } from '../../mcp-server';
+import type { McpCallContext } from '../../mcp-types';
 import { parseReadInput } from './read-input';
 import { wikiListPayload, wikiSearchPayload } from './wiki-read-backends';
 

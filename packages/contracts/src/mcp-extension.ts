@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { PrincipalSchema } from '@dagu-mcp/contracts';
+import { PrincipalSchema } from './principal';
 
 /**
  * Wire protocol of MCP extensions: services that add tools, resources and
- * prompts to the gateway's MCP surface over Redis (the bus). The only
+ * prompts to the gateway's MCP surface over Redis (the bus). The gateway
+ * (`mcp/extensions/extension-router.ts`) and every extension share this
+ * file, so it lives in contracts rather than in either side. The only
  * extension today is the conformance fixture under `test/fixtures/`; the
  * gateway serves an extension only when its name is listed in
  * `MCP_EXTENSIONS` (default: none), so a production start never exposes one.
@@ -25,12 +27,15 @@ import { PrincipalSchema } from '@dagu-mcp/contracts';
  *    request, or `cancel` when the client cancelled the call.
  */
 
+/** The Redis key of extension `name`'s catalog. */
 export function catalogKey(prefix: string, name: string): string {
   return `${prefix}:mcp:ext:${name}:catalog`;
 }
+/** The Redis list extension `name` takes its calls from. */
 export function callQueueKey(prefix: string, name: string): string {
   return `${prefix}:mcp:ext:${name}:calls`;
 }
+/** The channel the gateway publishes replies to call `callId` on. */
 export function callChannel(prefix: string, callId: string): string {
   return `${prefix}:mcp:ext:call:${callId}`;
 }

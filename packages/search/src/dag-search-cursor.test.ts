@@ -1,5 +1,5 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import { decodeSearchCursor, encodeSearchCursor } from './search-cursor';
+import { decodeDagSearchCursor as decodeSearchCursor, encodeDagSearchCursor as encodeSearchCursor } from './dag-search-cursor';
 
 /** Spec 021 `cursor`: opaque, returned by the same search target; a bad one is invalid_tool_input on `cursor`. */
 const scope = { search: 'echo', workspace: undefined };
@@ -15,7 +15,7 @@ function expectInvalidCursor(fn: () => unknown): void {
   expect(caught).toMatchObject({ code: 'invalid_tool_input', field: 'cursor' });
 }
 
-describe('search cursor codec', () => {
+describe('dag_search cursor', () => {
   it('round-trips the position', () => {
     const cursor = encodeSearchCursor({ after: 'nightly-report' }, scope);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);

@@ -1,7 +1,7 @@
 import { context, trace } from '@opentelemetry/api';
 import { Pool, type PoolClient } from 'pg';
-import type { Logger } from './logger';
-import { hasRecordingSpan, recordFailure, SpanKind, startSpan } from './tracing';
+import type { Logger } from '../logging/logger';
+import { hasRecordingSpan, recordFailure, SpanKind, startSpan } from '../tracing/tracing';
 
 export type { Pool, PoolClient };
 

@@ -22,7 +22,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import type { Logger } from './logger';
+import type { Logger } from '../logging/logger';
 
 export { SpanKind, SpanStatusCode, InMemorySpanExporter };
 export type { Context, ReadableSpan, Span, SpanExporter };

@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from '../logging/logger';
 
 /**
  * Calls `stop` once on SIGTERM or SIGINT, then exits 0 (or 1 if `stop`

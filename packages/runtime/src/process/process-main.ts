@@ -1,6 +1,6 @@
-import { createLogger, type Logger } from './logger';
-import { onShutdown } from './shutdown';
-import { setupTracing } from './tracing';
+import { createLogger, type Logger } from '../logging/logger';
+import { onShutdown } from '../shutdown/shutdown';
+import { setupTracing } from '../tracing/tracing';
 
 /** The settings every app's config has that its process `main` needs. */
 export interface ProcessConfig {

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Logger } from './logger';
+import type { Logger } from '../logging/logger';
 
 /** One schema migration: a unique, ordered id and the SQL it runs. */
 export interface Migration {

@@ -1,0 +1,52 @@
+import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@dagu-mcp/contracts';
+import type { AuditEvent } from '../audit/audit-log';
+
+/**
+ * The types every MCP handler shares: what a call knows about its request and
+ * the gateway's handler set. They live apart from `mcp-server.ts` so that
+ * handlers, the extension router and the transport can name them without
+ * importing the server module (which imports them back).
+ */
+
+/** What a tool or resource handler learns about the request it serves. */
+export interface McpCallContext {
+  readonly principal: Principal;
+  /** Aborted when the client cancels the request or the session ends (on whichever replica it runs). */
+  readonly signal: AbortSignal;
+  readonly sessionId: string | undefined;
+  /** The request's progress token, when the client sent one. */
+  readonly progressToken: string | number | undefined;
+  /**
+   * Sends a notification related to this request: on the request's SSE
+   * stream when it is answered as one, else on the session's GET stream.
+   * `notifications/progress` needs the request's progress token;
+   * `notifications/message` below the session's log level is dropped.
+   */
+  readonly notify: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Sends a server→client request related to this request (e.g.
+   * `sampling/createMessage`, `elicitation/create`) and resolves with the
+   * client's result, whichever replica the client answers to.
+   *
+   * @throws JsonRpcError when the client lacks the capability (-32601),
+   *   answers with an error, or does not answer in time (-32001)
+   */
+  readonly sendRequest?: (request: { method: string; params?: Record<string, unknown> }) => Promise<Record<string, unknown>>;
+  /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
+  readonly releaseStream?: () => void;
+}
+
+/** A tool handler: raw `arguments` (anything, validated by the tool itself) → result. */
+export type ToolHandler = (args: unknown, ctx: McpCallContext) => Promise<CallToolResult>;
+
+/** The gateway's MCP behaviour, independent of transport and session handling. */
+export interface McpHandlers {
+  readonly tools: Readonly<Record<string, ToolHandler>>;
+  readonly listResources: () => Resource[];
+  readonly listResourceTemplates: () => ResourceTemplate[];
+  /** Reads a `dagu://` resource; throws `DaguError` (mapped per dagu-model §10). */
+  readonly readResource: (uri: string, ctx: McpCallContext) => Promise<ReadResourceResult>;
+  /** Records audit events (dagu-model §8: `mcp.tool_call.*`, `mcp.resource.read.*`). */
+  readonly audit: (event: AuditEvent) => void;
+}

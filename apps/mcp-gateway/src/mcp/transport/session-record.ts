@@ -1,0 +1,21 @@
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { ProtocolVersion } from './protocol';
+
+/**
+ * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
+ * and scale"). Stored as the hash `<p>:mcp:{id}:session` with fields `v`
+ * (protocol version), `p` (principal id), `ci` (client info JSON), `cc`
+ * (client capabilities JSON), `ll` (log level, once set) and `at` (created,
+ * epoch ms). Never holds a credential.
+ */
+export interface SessionRecord {
+  readonly id: string;
+  readonly protocolVersion: ProtocolVersion;
+  /** The principal the session is bound to; another principal presenting the id gets 404. */
+  readonly principalId: string;
+  readonly clientInfo: unknown;
+  readonly clientCapabilities: ClientCapabilities;
+  /** Set by `logging/setLevel`; absent means every level is sent. */
+  readonly logLevel: LoggingLevel | undefined;
+  readonly createdAt: number;
+}
