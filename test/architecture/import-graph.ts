@@ -121,23 +121,37 @@ export function findCycles(files: readonly string[], edges: readonly ImportEdge[
   return cycles.sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
 }
 
-/** Builds the graph of `apps/<app>/src` and checks it against `layers`. */
-export function analyzeApp(repoRoot: string, app: string, layers: AppLayers): AppReport {
-  const srcDir = join(repoRoot, 'apps', app, 'src');
+/**
+ * The production files of `srcDir` (tests and test support left out) and the relative imports
+ * between them, as paths relative to `srcDir`. Imports that leave `srcDir`, or name a file that
+ * is not TypeScript (e.g. package.json), are not part of the graph.
+ */
+export function importGraphOf(srcDir: string): { files: string[]; edges: ImportEdge[] } {
   const absolute = listSources(srcDir).sort();
   const files = absolute.map((file) => toPosix(relative(srcDir, file)));
   const edges: ImportEdge[] = [];
-  const violations: LayerViolation[] = [];
   for (const file of absolute) {
     for (const specifier of relativeImportsOf(readFileSync(file, 'utf8'))) {
       const target = resolveSpecifier(file, specifier);
-      const from = toPosix(relative(srcDir, file));
-      if (target === undefined) continue; // outside src or not a .ts file (e.g. package.json): not part of the layers
+      if (target === undefined) continue;
       const to = toPosix(relative(srcDir, target));
       if (to.startsWith('../')) continue;
-      edges.push({ from, to });
+      edges.push({ from: toPosix(relative(srcDir, file)), to });
     }
   }
+  return { files, edges };
+}
+
+/** The file cycles of any source folder (a package's `src`), as {@link findCycles} gives them. */
+export function cyclesOf(srcDir: string): string[][] {
+  const { files, edges } = importGraphOf(srcDir);
+  return findCycles(files, edges);
+}
+
+/** Builds the graph of `apps/<app>/src` and checks it against `layers`. */
+export function analyzeApp(repoRoot: string, app: string, layers: AppLayers): AppReport {
+  const { files, edges } = importGraphOf(join(repoRoot, 'apps', app, 'src'));
+  const violations: LayerViolation[] = [];
   const floorOf = new Map<string, number>();
   layers.floors.forEach((floor, level) => floor.forEach((unit) => floorOf.set(unit, level)));
   const units = [...floorOf.keys()];

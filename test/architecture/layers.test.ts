@@ -1,14 +1,14 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_LAYERS } from './app-layers';
-import { analyzeApp, findCycles } from './import-graph';
+import { analyzeApp, cyclesOf, findCycles } from './import-graph';
 
 /**
- * ARCHITECTURE "Inside an app, folders form layers (pure domain core, stores
- * with all SQL, orchestration, reads, handlers on top); nothing imports
- * upward and there are no import cycles": every app's production sources
- * against its declaration in `app-layers.ts`. Counts per app:
- * `node scripts/import-layers.mjs`.
+ * CONTRIBUTING "Layers": inside an app, folders form floors (pure core, stores
+ * with all SQL, orchestration, reads, handlers on top); nothing imports upward
+ * and no files import each other in a circle. Every app's production sources
+ * are held against its declaration in `app-layers.ts`, and every package's
+ * against cycles. Counts per app: `node scripts/import-layers.mjs`.
  */
 
 const ROOT = join(__dirname, '..', '..');
@@ -37,6 +37,19 @@ describe('import layers of apps/*/src', () => {
     it('no files import each other in a circle', () => {
       expect(report?.cycles.map((cycle) => cycle.join(' <-> '))).toEqual([]);
     });
+  });
+});
+
+const packages = readdirSync(join(ROOT, 'packages'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+// Packages have no floors of their own (each is one layer of the house), but a cycle between
+// their files makes load order matter and hides which module owns a type.
+describe.each(packages)('packages/%s/src', (pkg) => {
+  it('no files import each other in a circle', () => {
+    expect(cyclesOf(join(ROOT, 'packages', pkg, 'src')).map((cycle) => cycle.join(' <-> '))).toEqual([]);
   });
 });
 

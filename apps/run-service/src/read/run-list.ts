@@ -3,7 +3,7 @@ import type { Pool } from '@dagu-mcp/runtime';
 import { runStatusLabel } from '@dagu-mcp/contracts';
 import { withStorageErrors } from '../store/pg-errors';
 import { selectLatestRuns, selectRunSummaries, type RunSummaryRow } from '../store/run-list.repository';
-import { decodeRunsCursor, encodeRunsCursor } from './run-list-cursor';
+import { decodeRunsCursor, encodeRunsCursor } from '@dagu-mcp/search';
 import { formatUri } from '../core/run-id';
 
 /**

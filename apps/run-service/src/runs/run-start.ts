@@ -6,7 +6,8 @@ import { nodesOfDag } from '../core/dag-nodes';
 import { formatParams, mergeParams } from '../core/params';
 import { runEventOf } from '../events/run-event-publisher';
 import { generateAttemptId, generateRunId } from '../core/run-id';
-import { pgCodeOf, UNIQUE_VIOLATION, withStorageErrors } from '../store/pg-errors';
+import { isUniqueViolation } from '@dagu-mcp/runtime';
+import { withStorageErrors } from '../store/pg-errors';
 import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
 import { runRefOf, type RunDeps } from './run-deps';
 
@@ -77,7 +78,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
         { deadline: ctx.deadline, onLate: deadlinePassedError },
       );
     } catch (error) {
-      if (pgCodeOf(error) === UNIQUE_VIOLATION) throw runIdUsed(request.dagName, dagRunId);
+      if (isUniqueViolation(error)) throw runIdUsed(request.dagName, dagRunId);
       throw error;
     }
   });

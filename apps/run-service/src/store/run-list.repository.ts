@@ -6,7 +6,7 @@ import { parseRows } from './run-rows';
  * The SQL behind `run.list` and `run.latest` (read/run-list.ts): root runs
  * only — child runs (`dag.run`) are addressed under their root, never listed.
  * Keyset pagination on `pk` (newest first); the opaque cursor itself is
- * encoded and checked above, in read/run-list-cursor.ts.
+ * encoded and checked above, by `@dagu-mcp/search` (runs-cursor.ts).
  */
 
 const SummaryRowSchema = z.object({
