@@ -31,7 +31,7 @@ export function validateAgainstKubernetesSchema(object: K8sObject): void {
   try {
     make(object).validate();
   } catch (err) {
-    throw new Error(`${id}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`${id}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 

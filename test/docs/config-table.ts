@@ -42,7 +42,7 @@ export function meaningsOf(file: string): Map<string, string> {
 function formatDefault(value: unknown): string {
   if (value === undefined) return '—';
   if (value === '') return '(empty)';
-  return `\`${String(value)}\``;
+  return `\`${typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value)}\``;
 }
 
 /** The Markdown of every group: a `### title` and a `| Variable | Default | Meaning |` table. */

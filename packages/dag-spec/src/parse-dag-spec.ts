@@ -59,7 +59,8 @@ function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSin
   if (sink.count > 0) return invalid();
   const values = documents.map((doc): unknown => {
     try {
-      return doc.toJS({ mapAsMap: true, maxAliasCount: 1000 });
+      const value: unknown = doc.toJS({ mapAsMap: true, maxAliasCount: 1000 });
+      return value;
     } catch (error: unknown) {
       // Alias problems (unresolved anchors, alias bombs) surface only when building values.
       sink.plain(`invalid YAML: ${yamlMessage(error instanceof Error ? error.message : String(error))}`);

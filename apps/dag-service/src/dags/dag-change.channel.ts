@@ -82,7 +82,7 @@ export class DagChangeChannel {
   /** Closes both connections; the cache stays bypassed. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.publisher, this.subscriber].map((redis) => (redis === undefined ? undefined : closeRedisConnection(redis))));
+    await Promise.all([this.publisher, this.subscriber].map((redis) => (redis === undefined ? Promise.resolve() : closeRedisConnection(redis))));
   }
 
   private goDown(cache: DagSpecCache): void {

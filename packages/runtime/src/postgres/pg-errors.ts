@@ -88,15 +88,15 @@ export interface StorageErrorsOptions {
 /** One store's failure mapping (see {@link createStorageErrors}). */
 export interface StorageErrors {
   /** `resource_unavailable`: the store's outage error. */
-  unavailableError(): DaguError;
+  unavailableError: () => DaguError;
   /**
    * The value to rethrow for `error`: `deadlineError()` for `deadline`,
    * {@link StorageErrors.unavailableError} for `unavailable`, else `error`
    * itself (a `DaguError`, a unique violation the caller did not catch, a bug).
    */
-  classify(error: unknown): unknown;
+  classify: (error: unknown) => unknown;
   /** Runs one storage operation and rethrows its failure through {@link StorageErrors.classify}. */
-  run<T>(operation: () => Promise<T>): Promise<T>;
+  run: <T>(operation: () => Promise<T>) => Promise<T>;
 }
 
 /**

