@@ -13,6 +13,7 @@ import {
   rejectionOf,
   settle,
   type Settled,
+  TEST_HANDOFF_OPTION,
   TEST_PRINCIPAL,
   TEST_REDIS_URL,
   waitFor,
@@ -63,7 +64,7 @@ function killHard(child: ChildProcess): Promise<void> {
 
 describe('a service replica killed mid-job', () => {
   const prefix = randomPrefix('killed');
-  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix });
+  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
   const queue = new Queue(queueNameOf('run'), { connection: { url: TEST_REDIS_URL }, prefix });
 
   beforeAll(() => client.start());
@@ -94,7 +95,7 @@ describe('a service replica killed mid-job', () => {
 
     const survivor = createTestHandlers();
     const worker = new ServiceWorker({
-      service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix,
+      service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
       lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
     });
     await worker.start();
@@ -112,7 +113,7 @@ describe('a service replica killed mid-job', () => {
     const fast = { ...survivor.handlers, slow: async () => ({ sleptMs: 0 }) };
     const { call, jobId } = await callAndKill(8000);
     const worker = new ServiceWorker({
-      service: 'run', catalog: testOps, handlers: fast, redisUrl: TEST_REDIS_URL, prefix,
+      service: 'run', catalog: testOps, handlers: fast, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
       lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
     });
     await worker.start();
@@ -130,7 +131,7 @@ describe('a service replica killed mid-job', () => {
 
 describe('a service replica killed while idle', () => {
   const prefix = randomPrefix('idle-kill');
-  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix });
+  const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
 
   beforeAll(() => client.start());
   afterAll(async () => {
@@ -148,7 +149,7 @@ describe('a service replica killed while idle', () => {
         if (typeof fields.requeued === 'number') requeued += fields.requeued;
       },
     };
-    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, logger });
+    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, logger, ...TEST_HANDOFF_OPTION });
     await worker.start();
     try {
       const { child } = await spawnWorker(prefix);
@@ -177,8 +178,8 @@ describe('Redis going away and coming back', () => {
 
   beforeAll(async () => {
     await redis.start();
-    client = new BusClient({ redisUrl: redis.url, prefix, defaultTimeoutMs: 2000 });
-    worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers: createTestHandlers().handlers, redisUrl: redis.url, prefix });
+    client = new BusClient({ redisUrl: redis.url, prefix, defaultTimeoutMs: 2000, ...TEST_HANDOFF_OPTION });
+    worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers: createTestHandlers().handlers, redisUrl: redis.url, prefix, ...TEST_HANDOFF_OPTION });
     await Promise.all([client.start(), worker.start()]);
   });
   afterAll(async () => {

@@ -8,6 +8,7 @@ import {
   deleteKeysWithPrefix,
   randomPrefix,
   rejectionOf,
+  TEST_HANDOFF_OPTION,
   TEST_PRINCIPAL,
   TEST_REDIS_URL,
   waitFor,
@@ -22,8 +23,8 @@ import {
 const prefix = randomPrefix('bus');
 const options = { principal: TEST_PRINCIPAL };
 const { handlers, log } = createTestHandlers();
-const worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
-const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
+const worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
+const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000, ...TEST_HANDOFF_OPTION });
 
 beforeAll(async () => {
   await Promise.all([worker.start(), client.start()]);
@@ -141,6 +142,7 @@ describe('a request whose deadline passed before any worker took it', () => {
       handlers: late.handlers,
       redisUrl: TEST_REDIS_URL,
       prefix,
+      ...TEST_HANDOFF_OPTION,
     });
     try {
       expect(await queue.getWaitingCount()).toBe(1);
@@ -158,7 +160,7 @@ describe('a request whose deadline passed before any worker took it', () => {
 
 describe('BusClient.close', () => {
   it('rejects pending calls with resource_unavailable and then fails fast', async () => {
-    const own = new BusClient({ redisUrl: TEST_REDIS_URL, prefix });
+    const own = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
     await own.start();
     const pending = rejectionOf(own.call('dag', testOps, 'slow', { ms: 500 }, options));
     await sleep(20);

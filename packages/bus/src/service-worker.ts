@@ -3,10 +3,9 @@ import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
 import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
-import { bullKeysOf, DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
-import { HandoffLane, type HandedOffJob } from './handoff-lane';
+import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
+import { bullKeysOf, handoffKeysOf, HandoffLane, JobCompleter, type HandedOffJob } from './handoff';
 import { type HandlerMap } from './handler-context';
-import { JobCompleter } from './job-complete';
 import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 

@@ -4,7 +4,7 @@ import { createTestHandlers, testOps } from './test-ops';
 /**
  * A ServiceWorker in its own process, for the killed-worker test. Run with
  * `node -r ./ts-register.js killable-worker.ts`; configured by environment:
- * REDIS_URL, BUS_PREFIX, LOCK_MS, STALLED_MS. Prints `READY` once taking jobs
+ * REDIS_URL, BUS_PREFIX, LOCK_MS, STALLED_MS, BUS_HANDOFF. Prints `READY` once taking jobs
  * and `HANDLING <jobId>` when a `slow` job starts, so the test can SIGKILL it
  * mid-job.
  */
@@ -23,6 +23,7 @@ const worker = new ServiceWorker({
   prefix: process.env.BUS_PREFIX ?? 'dagu',
   lockDurationMs: Number(process.env.LOCK_MS ?? 1000),
   stalledIntervalMs: Number(process.env.STALLED_MS ?? 500),
+  handoff: process.env.BUS_HANDOFF !== 'false',
 });
 
 worker.start().then(

@@ -1,7 +1,7 @@
 import { type Redis } from 'ioredis';
-import { describeError, type BusLogger } from './bus-logger';
-import { handoffKeysOf, handoffTokenOf } from './bus-protocol';
-import { evalScript } from './redis-script';
+import { describeError, type BusLogger } from '../bus-logger';
+import { evalScript } from '../redis-script';
+import { handoffKeysOf, handoffTokenOf } from './handoff-keys';
 
 /**
  * The worker side of the bus's direct hand-off (the caller side is the insert
