@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
-import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
-import { bullKeysOf, handoffKeysOf, HandoffLane, JobCompleter, type HandedOffJob } from './handoff';
+import { bullKeysOf, handoffKeysOf, HandoffLane, JobCompleter, rawJobOf, type HandedOffJob } from './handoff';
 import { type HandlerMap } from './handler-context';
 import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
@@ -23,7 +23,7 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   prefix?: string;
   /**
    * Jobs handled at once by this replica on each path, default 16: as many
-   * slots for jobs handed straight to it (handoff-lane.ts) and as many for
+   * slots for jobs handed straight to it (handoff/handoff-lane.ts) and as many for
    * jobs BullMQ's Worker fetches from `wait` (only used while every slot is
    * busy, and for retries and recovered jobs), so at most twice this.
    */
@@ -42,7 +42,7 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   aliveTtlMs?: number;
   /**
    * Whether callers may hand requests straight to this replica's idle slots
-   * (handoff-lane.ts); default true. With false, every job this replica
+   * (handoff/handoff-lane.ts); default true. With false, every job this replica
    * takes is fetched by BullMQ's Worker (three Redis hops instead of one).
    */
   handoff?: boolean;
@@ -79,7 +79,7 @@ type BusJob = Job<unknown, void, string>;
  * slots by the caller's insert script ({@link HandoffLane}): already active
  * and locked for this replica, they are run at once (locks extended while
  * they run); a success is then published, completed and its slot freed by
- * one script (job-complete.ts), anything else is published and failed with
+ * one script (handoff/job-complete.ts), anything else is published and failed with
  * BullMQ's own `Job` methods. The others (every slot busy, retries,
  * recovered jobs) are fetched by a BullMQ Worker.
  *
@@ -212,7 +212,7 @@ export class ServiceWorker<C extends OpCatalog> {
   /**
    * Runs a job handed to this replica and finishes it with this replica's
    * token. A success (every bus job is `removeOnComplete`) is published,
-   * completed and its slot given back by one script (job-complete.ts); any
+   * completed and its slot given back by one script (handoff/job-complete.ts); any
    * other end is published, then failed or completed with BullMQ's `Job`
    * methods, as BullMQ's Worker does for the jobs it fetches (a transient
    * failure with attempts left is so retried by BullMQ). The lock is extended
@@ -358,14 +358,4 @@ function parseJson(text: string): unknown {
 function attemptsOf(opts: unknown): number {
   if (typeof opts !== 'object' || opts === null || !('attempts' in opts)) return 1;
   return typeof opts.attempts === 'number' && opts.attempts >= 1 ? opts.attempts : 1;
-}
-
-/** The job hash as the insert script left it, for `Job.fromJSON`. */
-function rawJobOf(handed: HandedOffJob): JobJsonRaw {
-  const stamp = String(handed.timestamp);
-  const raw: Partial<JobJsonRaw> = {
-    id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
-    timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
-  };
-  return raw as JobJsonRaw;
 }

@@ -5,7 +5,7 @@
  */
 
 /**
- * Keys of a queue's direct hand-off (handoff-lane.ts), all under
+ * Keys of a queue's direct hand-off (handoff/handoff-lane.ts), all under
  * `${prefix}:${queue}:handoff:` (job ids are UUIDs, so they never clash):
  * - `idle`: a list with one entry (the worker id) per free slot of a live worker;
  * - `alive:<worker>`: the worker's lock duration in ms, expiring unless refreshed;
