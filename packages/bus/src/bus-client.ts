@@ -18,6 +18,7 @@ import { type Redis } from 'ioredis';
 import { busUnavailableError, clientClosedError, deadlineExceededError, internalError, invalidInputError } from './bus-errors';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import {
+  attemptsOf,
   decodeReplyMessage,
   DEFAULT_BUS_PREFIX,
   DEFAULT_TIMEOUT_MS,
@@ -201,7 +202,7 @@ export class BusClient {
     let reply: BusReply;
     try {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
-        this.dispatch(service, op, payload, options, timeoutMs, definition.attempts),
+        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition)),
       );
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });

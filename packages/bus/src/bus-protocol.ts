@@ -58,6 +58,16 @@ export function resolveTimeoutMs(
 }
 
 /**
+ * How many times a job of `op` may run in all (CONVENTIONS §6, "Retries
+ * follow the error"): 1 for a mutation (`mutation: true`), whatever its
+ * `attempts` says, since running a write again after a failure of unknown
+ * effect could apply it twice; else the op's `attempts` (default 1).
+ */
+export function attemptsOf(op: Pick<OpDefinition, 'mutation' | 'attempts'>): number {
+  return op.mutation ? 1 : Math.max(1, Math.floor(op.attempts ?? 1));
+}
+
+/**
  * BullMQ options of a request job: the caller's id, gone once completed (the
  * reply already travelled by pub/sub), the last 1000 failures kept, and
  * `attempts` from the op (default 1: no retry) with exponential backoff.

@@ -128,6 +128,28 @@ describe('a service replica killed mid-job', () => {
       await worker.close();
     }
   });
+
+  it('a survivor does not run again a mutation the killed replica was running: outcome unknown, job failed', async () => {
+    const survivor = createTestHandlers();
+    const { child, handling } = await spawnWorker(prefix);
+    const call = settle(client.call('run', testOps, 'mutate', { key: 'k1', delayMs: 60_000 }, { ...options, timeoutMs: 8000 }));
+    const jobId = await handling;
+    await killHard(child);
+    const worker = new ServiceWorker({
+      service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
+      lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
+    });
+    await worker.start();
+    try {
+      const settled = await call;
+      expect(settled).toMatchObject({ ok: false, error: { code: 'resource_unavailable', details: { outcome: 'unknown' } } });
+      expect(settled.elapsedMs).toBeLessThan(8000);
+      await waitFor(async () => (await queue.getJobState(jobId)) === 'failed', 2000, 'the mutation job to fail');
+      expect(survivor.log.handled).toEqual([]);
+    } finally {
+      await worker.close();
+    }
+  });
 });
 
 describe('a service replica killed while idle', () => {

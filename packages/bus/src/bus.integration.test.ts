@@ -111,6 +111,24 @@ describe('BusClient ↔ ServiceWorker', () => {
     expect(log.attempts.get(key)).toBe(3);
   });
 
+  it('never retries a mutation: one run, its transient error answered, the job failed with one attempt', async () => {
+    const key = randomUUID();
+    const { error } = await rejectionOf(client.call('dag', testOps, 'flakyMutation', { key, failTimes: 1 }, options));
+    expect(error).toMatchObject({ code: 'resource_unavailable', message: 'Database is down.' });
+    const queue = new Queue(queueNameOf('dag'), { connection: { url: TEST_REDIS_URL }, prefix });
+    try {
+      await waitFor(async () => (await queue.getJobs(['failed'])).some((job) => job.name === 'flakyMutation'), 2000, 'the job to fail');
+      const failed = (await queue.getJobs(['failed'])).filter((job) => job.name === 'flakyMutation');
+      expect(failed.map((job) => [job.opts.attempts, job.attemptsMade])).toEqual([[1, 1]]);
+      await sleep(300);
+      expect(log.attempts.get(key)).toBe(1);
+      expect(log.applied).not.toContain(key);
+      expect(await queue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(0);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('a mutation still running at its deadline is answered resource_unavailable and never applied', async () => {
     const key = randomUUID();
     const call = client.call('dag', testOps, 'mutate', { key, delayMs: 400 }, { ...options, timeoutMs: 200 });

@@ -15,6 +15,7 @@ export {
   DEFAULT_BUS_PREFIX,
   DEFAULT_TIMEOUT_MS,
   queueNameOf,
+  attemptsOf,
   replyChannelOf,
   encodeReplyMessage,
   decodeReplyMessage,
@@ -25,6 +26,7 @@ export {
   deadlinePassedError,
   fieldOfZodError,
   invalidInputError,
+  outcomeUnknownError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
 export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';

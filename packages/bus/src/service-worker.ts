@@ -334,7 +334,7 @@ function processedOf(outcome: JobOutcome, jobId: string): Processed {
 
 /** The processor's input of a job BullMQ fetched. */
 function inputOf(job: BusJob): JobInput {
-  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 };
+  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1, stalledCount: job.stalledCounter };
 }
 
 /** The processor's input of a handed-off job (always its first attempt); unparsable JSON becomes `undefined`. */

@@ -5,7 +5,7 @@ import { createTestHandlers, testOps } from './test-ops';
  * A ServiceWorker in its own process, for the killed-worker test. Run with
  * `node -r ./ts-register.js killable-worker.ts`; configured by environment:
  * REDIS_URL, BUS_PREFIX, LOCK_MS, STALLED_MS, BUS_HANDOFF. Prints `READY` once taking jobs
- * and `HANDLING <jobId>` when a `slow` job starts, so the test can SIGKILL it
+ * and `HANDLING <jobId>` when a `slow` or `mutate` job starts, so the test can SIGKILL it
  * mid-job.
  */
 const { handlers } = createTestHandlers();
@@ -17,6 +17,10 @@ const worker = new ServiceWorker({
     slow: async (payload, ctx) => {
       process.stdout.write(`HANDLING ${ctx.jobId}\n`);
       return handlers.slow(payload, ctx);
+    },
+    mutate: async (payload, ctx) => {
+      process.stdout.write(`HANDLING ${ctx.jobId}\n`);
+      return handlers.mutate(payload, ctx);
     },
   },
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

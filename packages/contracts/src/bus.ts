@@ -39,8 +39,11 @@ export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
  * One operation of a service's catalog.
  * - `request` / `reply`: schemas both sides validate with.
  * - `timeoutMs`: the caller's deadline for this op (default: the gateway's, 10 s).
- * - `mutation`: true when the op writes; a mutation is never applied after its deadline.
- * - `attempts`: how many times a transient failure is tried (default 1 = no retry).
+ * - `mutation`: true when the op writes; a mutation is never applied after its
+ *   deadline and never run again automatically (no BullMQ retry, no second run
+ *   after its replica stopped mid-way: the caller gets `details.outcome: "unknown"`).
+ * - `attempts`: how many times a transient failure is tried (default 1 = no
+ *   retry); ignored for a mutation.
  */
 export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
   readonly request: Req;
