@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BusReplySchema, BusRequestSchema, defineOps, PingReplySchema, PingRequestSchema, ReplyMessageSchema, TraceContextSchema } from './bus';
+import { BusReplySchema, BusRequestSchema, defineOps, PingReplySchema, PingRequestSchema, ReplyMessageSchema, TraceContextSchema, type OpDefinition } from './bus';
 import { dagOps, runOps, wikiOps } from './ops';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
@@ -47,7 +47,8 @@ describe('bus contracts (ARCHITECTURE "Request flow")', () => {
     expect(defineOps(catalog)).toBe(catalog);
   });
 
-  test.each(Object.entries({ ...dagOps, ...runOps, ...wikiOps }))('op %s: a mutation never declares retries (CONVENTIONS §6)', (_op, definition) => {
+  const catalog: Record<string, OpDefinition> = { ...dagOps, ...runOps, ...wikiOps };
+  test.each(Object.entries(catalog))('op %s: a mutation never declares retries (CONVENTIONS §6)', (_op, definition) => {
     if (definition.mutation) expect(definition.attempts ?? 1).toBe(1);
     expect(typeof definition.mutation).toBe('boolean');
   });

@@ -101,7 +101,7 @@ describe('startService', () => {
   it('answers a handler\'s unexpected failure internal_error without its message, and logs it once with its stack and job id', async () => {
     lines.length = 0;
     await expect(client.call('wiki', ops, 'boom', {}, { principal })).rejects.toMatchObject({ code: 'internal_error', message: 'Internal error.' });
-    const errors = lines.filter((line) => line.level >= 50);
+    const errors = lines.filter((line) => typeof line.level === 'number' && line.level >= 50);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ msg: 'bus handler threw an unexpected error', op: 'boom', jobId: expect.any(String) });
     const error = errors[0]?.error as { stack: string };
