@@ -29,6 +29,7 @@ import {
 } from './bus-protocol';
 import { JobInserter, type InsertedAs } from './handoff';
 import { PendingCalls } from './pending-calls';
+import { currentRequestId } from './request-scope';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
 /** Instrumentation scope of the bus spans (the same as `@dagu-mcp/runtime`'s). */
@@ -74,6 +75,8 @@ export interface CallOptions {
    * (the span of this call when tracing is set up, else `{}`).
    */
   traceContext?: TraceContext;
+  /** The id of the request this call serves, for the service's logs; default the current one (request-scope.ts). */
+  requestId?: string;
 }
 
 /**
@@ -270,6 +273,7 @@ export class BusClient {
     // Fail fast: no offline queueing, no waiting for a reconnect.
     if (queue === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
     const jobId = randomUUID();
+    const requestId = options.requestId ?? currentRequestId();
     const request: BusRequest = {
       op,
       payload,
@@ -277,6 +281,7 @@ export class BusClient {
       deadline: Date.now() + timeoutMs,
       traceContext: options.traceContext ?? activeTraceContext(),
       replyTo: this.replyChannel,
+      ...(requestId !== undefined ? { requestId } : {}),
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
     this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then((as) => {

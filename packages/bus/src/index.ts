@@ -29,4 +29,5 @@ export {
   outcomeUnknownError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
+export { currentRequestId, runWithRequestId } from './request-scope';
 export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';

@@ -133,4 +133,12 @@ describe('processBusJob', () => {
     expect(outcome).toMatchObject({ kind: 'reply', failJob: false, reply: { ok: true } });
     expect(log.handled).toEqual(['echo']);
   });
+
+  it('names the gateway request in the one log line of an unexpected failure, with the stack', async () => {
+    const { lines } = await run(job('crash', {}, { requestId: 'req-42' }));
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.fields).toMatchObject({ requestId: 'req-42', jobId: 'job-1', op: 'crash' });
+    expect(errors[0]?.fields.error).toMatchObject({ stack: expect.stringContaining('Error: secret stack detail') });
+  });
 });

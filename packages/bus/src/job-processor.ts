@@ -106,7 +106,7 @@ export async function processBusJob<C extends OpCatalog>(
   if (!payload.success) {
     return { kind: 'reply', replyTo, deadline, reply: failed(invalidInputError(op, payload.error)), failJob: false };
   }
-  const jobLogger = bindLogger(logger, { op, jobId: job.jobId });
+  const jobLogger = bindLogger(logger, { op, jobId: job.jobId, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}) });
   const { context: handlerContext, dispose } = createHandlerContext({
     principal: request.principal,
     deadline,

@@ -13,6 +13,8 @@ export type TraceContext = z.infer<typeof TraceContextSchema>;
  * The envelope of every bus request (ARCHITECTURE "Request flow").
  * `deadline` is epoch milliseconds: a service drops a job past it and never
  * applies a mutation after it. `replyTo` is the channel the caller listens on.
+ * `requestId` (optional) is the id of the gateway request the call serves,
+ * the one its logs and `details.requestId` carry; services log it with the job.
  */
 export const BusRequestSchema = z.object({
   op: z.string().min(1),
@@ -21,6 +23,7 @@ export const BusRequestSchema = z.object({
   deadline: z.number().int().positive(),
   traceContext: TraceContextSchema.default({}),
   replyTo: z.string().min(1),
+  requestId: z.string().min(1).max(128).optional(),
 });
 export type BusRequest = z.infer<typeof BusRequestSchema>;
 

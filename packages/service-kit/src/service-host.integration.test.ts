@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { z } from 'zod';
 import { defineOps, PingReplySchema, PingRequestSchema } from '@dagu-mcp/contracts';
-import { BusClient } from '@dagu-mcp/bus';
+import { BusClient, runWithRequestId } from '@dagu-mcp/bus';
 import { deleteKeysWithPrefix } from '../../bus/test-fixtures/bus-test-env';
 import { createPingHandler } from './ping.handler';
 import { loadServiceConfig } from './service-config';
@@ -98,12 +98,14 @@ describe('startService', () => {
     expect(metrics).toMatch(/service="wiki"/);
   });
 
-  it('answers a handler\'s unexpected failure internal_error without its message, and logs it once with its stack and job id', async () => {
+  it('answers a handler\'s unexpected failure internal_error without its message, and logs it once with its stack, job id and request id', async () => {
     lines.length = 0;
-    await expect(client.call('wiki', ops, 'boom', {}, { principal })).rejects.toMatchObject({ code: 'internal_error', message: 'Internal error.' });
+    // Called as the gateway does while serving request req-kit-1 (request-runner.ts): the service's line names it.
+    const call = runWithRequestId('req-kit-1', () => client.call('wiki', ops, 'boom', {}, { principal }));
+    await expect(call).rejects.toMatchObject({ code: 'internal_error', message: 'Internal error.', details: undefined });
     const errors = lines.filter((line) => typeof line.level === 'number' && line.level >= 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: 'bus handler threw an unexpected error', op: 'boom', jobId: expect.any(String) });
+    expect(errors[0]).toMatchObject({ msg: 'bus handler threw an unexpected error', op: 'boom', jobId: expect.any(String), requestId: 'req-kit-1' });
     const error = errors[0]?.error as { stack: string };
     expect(error.stack).toContain('Error: connection string');
     expect(error.stack).toMatch(/service-host\.integration\.test\.ts/);

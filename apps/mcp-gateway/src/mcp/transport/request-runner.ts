@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
+import { runWithRequestId } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from '../mcp-dispatcher';
 import { toolError } from '../tools/tool-result';
@@ -123,7 +124,8 @@ export class RequestRunner {
     });
     let response: OutgoingMessage;
     try {
-      const result = await this.deps.dispatcher.handle(request.method, request.params, { ctx, session });
+      // Bus calls made for this request carry its id, so the services' log lines name it too.
+      const result = await runWithRequestId(logId, () => this.deps.dispatcher.handle(request.method, request.params, { ctx, session }));
       response = resultResponse(request.id, this.finishResult(result, request, logId));
     } catch (err) {
       response = this.errorFor(err, request, logId);
