@@ -93,7 +93,9 @@ type BusJob = Job<unknown, void, string>;
  * A replica killed mid-job leaves the job `active` until its lock expires
  * (`lockDurationMs`); another replica's stalled check then moves it back to
  * waiting once (`maxStalledCount: 1`), where it is dropped if its deadline
- * has passed. Handlers must be safe to run twice (CONVENTIONS §6).
+ * has passed. A read is then run again (handlers must be safe to run twice,
+ * CONVENTIONS §6); a mutation is not: it is answered `resource_unavailable`
+ * with `details.outcome: "unknown"` (job-processor.ts, `stalledCount`).
  */
 export class ServiceWorker<C extends OpCatalog> {
   private readonly logger: BusLogger;
