@@ -51,6 +51,9 @@ beforeAll(async () => {
       broken: async () => {
         throw new Error(`tool exploded: ${SECRET}`);
       },
+      outage: async () => {
+        throw new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.', { details: { dependency: 'redis' } });
+      },
     },
     readResource: async (uri) => {
       if (uri.endsWith('/boom')) throw new RangeError(`resource exploded: ${SECRET}`);
@@ -150,6 +153,18 @@ describe('domain errors', () => {
           message: 'dag-service did not answer within 10000 ms.',
           details: { service: 'dag-service', timeoutMs: 10000, requestId: 'req-dom-1' },
         },
+      },
+    });
+    expect(errorLines()).toEqual([]);
+  });
+
+  test('a DaguError thrown out of a tool handler is its isError result, with details.requestId, and logs nothing at error level', async () => {
+    const answer = await post({ method: 'tools/call', params: { name: 'outage', arguments: {} } }, 'req-dom-3');
+    expect(answer.json).toMatchObject({
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: 'The request bus (Redis) is unavailable.' }],
+        structuredContent: { code: 'resource_unavailable', details: { dependency: 'redis', requestId: 'req-dom-3' } },
       },
     });
     expect(errorLines()).toEqual([]);

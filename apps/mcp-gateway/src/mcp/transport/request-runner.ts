@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '@dagu-mcp/contracts';
+import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import { runWithRequestId } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from '../mcp-dispatcher';
+import { toMcpError } from '../mcp-errors';
 import { toolError } from '../tools/tool-result';
 import { UnexpectedFailure, unexpectedCauseOf } from '../unexpected-failure';
 import { createCallContext, type Outbound } from './call-context';
@@ -151,11 +152,17 @@ export class RequestRunner {
 
   /**
    * The answer to a method that threw: a JSON-RPC error or MCP error keeps its
-   * code (its error object gets `details.requestId` when due); anything else
+   * code (its error object gets `details.requestId` when due), a `DaguError`
+   * becomes its 020 error object (an `isError` result for `tools/call`); anything else
    * is logged and becomes `internal_error`, an `isError` result for
    * `tools/call` (dagu-model §10: tool calls never use JSON-RPC errors for it).
    */
   private errorFor(err: unknown, request: JSONRPCRequest, logId: string): OutgoingMessage {
+    if (err instanceof DaguError) {
+      // A domain error no method turned into its answer: the 020 error object, as dagu-model §10 says.
+      if (request.method === 'tools/call') return resultResponse(request.id, this.finishResult(toolError(err.toServiceError()), request, logId));
+      return this.errorFor(toMcpError(err), request, logId);
+    }
     if (err instanceof JsonRpcError || err instanceof McpError) {
       const data: unknown = err.data;
       const withId = isRecord(data) && carriesRequestId(data.code) ? withRequestId(data, logId) : data;
