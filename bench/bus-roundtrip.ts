@@ -11,7 +11,9 @@
  *  (b) naive:    BullMQ `queue.add` + `job.waitUntilFinished(queueEvents)` to a plain Worker echo;
  *  (c) bus:      `BusClient.call` → `ServiceWorker` echo handler (reply over pub/sub);
  *  (d) baseline: the same call with no Redis at all: payload validation, envelope
- *                JSON round trip, `processBusJob`, reply encode/decode and validation.
+ *                JSON round trip, `processBusJob`, reply encode/decode and validation;
+ *  (e) stock:    (c) with the direct hand-off off (`BUS_HANDOFF=false`: `Queue.add`,
+ *                BullMQ's Worker fetches), to tell whether packages/bus/src/handoff still pays.
  * Prints p50/p99 of each, then what (b) and (c) add: the target is (c) − (d) ≤ 0.5 ms at p50.
  * Workers run in a child process, as a service replica apart from the gateway;
  * `--in-process` runs them on this process's event loop instead (slower: every
@@ -35,7 +37,7 @@ const principal = { id: 'bench', subject: 'bench', role: 'admin', credentialType
  * Starts the worker of `mode` in a child process (default) or in this one
  * (`--in-process`); resolves with its stop function once it takes jobs.
  */
-async function startWorker(mode: 'naive' | 'bus', redisUrl: string, prefix: string, inProcess: boolean): Promise<() => Promise<void>> {
+async function startWorker(mode: 'naive' | 'bus' | 'bus-stock', redisUrl: string, prefix: string, inProcess: boolean): Promise<() => Promise<void>> {
   if (inProcess) return startBenchWorker(mode, redisUrl, prefix);
   const register = path.resolve(__dirname, '..', 'packages', 'bus', 'test-fixtures', 'ts-register.js');
   const child = spawn(process.execPath, ['-r', register, path.join(__dirname, 'bus-roundtrip.worker.ts'), mode, redisUrl, prefix], {
@@ -116,9 +118,11 @@ async function main(): Promise<void> {
   const naiveQueue = new Queue(NAIVE_QUEUE, { connection: { url: redisUrl }, prefix });
   const naiveEvents = new QueueEvents(NAIVE_QUEUE, { connection: { url: redisUrl }, prefix });
   const client = new BusClient({ redisUrl, prefix });
+  const stockClient = new BusClient({ redisUrl, prefix, handoff: false });
   const stopNaive = await startWorker('naive', redisUrl, prefix, inProcess);
   const stopBus = await startWorker('bus', redisUrl, prefix, inProcess);
-  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), client.start()]);
+  const stopStock = await startWorker('bus-stock', redisUrl, prefix, inProcess);
+  await Promise.all([naiveQueue.waitUntilReady(), naiveEvents.waitUntilReady(), client.start(), stockClient.start()]);
 
   const cases: { label: string; once: () => Promise<unknown>; samples: number[] }[] = [
     { label: '(a) floor: Redis PING', once: () => redis.ping(), samples: [] },
@@ -133,26 +137,29 @@ async function main(): Promise<void> {
     },
     { label: '(c) bus: BusClient.call → ServiceWorker', once: () => client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }), samples: [] },
     { label: '(d) baseline: same work in process, no Redis', once: () => inProcessCall('hello'), samples: [] },
+    { label: '(e) stock: (c) with BUS_HANDOFF=false', once: () => stockClient.call('wiki', benchOps, 'echo', { text: 'hello' }, { principal }), samples: [] },
   ];
   // Interleaved rounds: a load change on the machine hits every case alike.
   for (let round = 0; round < rounds; round += 1) {
     for (const { once, samples } of cases) await measure(Math.ceil(n / rounds), round === 0 ? warmup : 50, once, samples);
   }
-  const [a, b, c, d] = cases.map(({ label, samples }) => {
+  const [a, b, c, d, e] = cases.map(({ label, samples }) => {
     const stats = statsOf(samples);
     console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
     return stats;
   });
-  if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('missing results');
+  if (a === undefined || b === undefined || c === undefined || d === undefined || e === undefined) throw new Error('missing results');
   console.log('');
   console.log(`naive added over PING floor      p50 ${fmt(b.p50 - a.p50)} ms`);
   console.log(`bus added over PING floor        p50 ${fmt(c.p50 - a.p50)} ms`);
   console.log(`bus added over in-process (c−d)  p50 ${fmt(c.p50 - d.p50)} ms   (target ≤ 0.500)`);
   console.log(`bus vs naive (c−b)               p50 ${fmt(c.p50 - b.p50)} ms   p99 ${fmt(c.p99 - b.p99)} ms`);
+  console.log(`stock added over in-process (e−d) p50 ${fmt(e.p50 - d.p50)} ms`);
+  console.log(`hand-off saves (e−c)             p50 ${fmt(e.p50 - c.p50)} ms   p99 ${fmt(e.p99 - c.p99)} ms`);
   console.log(`load average at the end ${os.loadavg()[0]?.toFixed(2)}`);
 
-  await client.close();
-  await Promise.all([stopBus(), stopNaive(), naiveEvents.close(), naiveQueue.close()]);
+  await Promise.all([client.close(), stockClient.close()]);
+  await Promise.all([stopBus(), stopStock(), stopNaive(), naiveEvents.close(), naiveQueue.close()]);
   redis.disconnect();
   await deleteKeysWithPrefix(redisUrl, prefix);
 }

@@ -1,7 +1,8 @@
 /**
  * The service side of bench/bus-roundtrip.ts, in its own process as in
  * production (a service replica apart from the gateway):
- *   node -r ./packages/bus/test-fixtures/ts-register.js bench/bus-roundtrip.worker.ts <naive|bus> <redisUrl> <prefix>
+ *   node -r ./packages/bus/test-fixtures/ts-register.js bench/bus-roundtrip.worker.ts <naive|bus|bus-stock> <redisUrl> <prefix>
+ * (`bus-stock`: the bus with the hand-off off, on the wiki queue.)
  * Prints READY once taking jobs; closes gracefully on SIGTERM. Also exports
  * the echo catalog and handler, so both sides use the same ones.
  */
@@ -27,6 +28,11 @@ export async function startBenchWorker(mode: string, redisUrl: string, prefix: s
   }
   if (mode === 'bus') {
     const worker = new ServiceWorker({ service: 'dag', catalog: benchOps, handlers: benchHandlers, redisUrl, prefix });
+    await worker.start();
+    return () => worker.close();
+  }
+  if (mode === 'bus-stock') {
+    const worker = new ServiceWorker({ service: 'wiki', catalog: benchOps, handlers: benchHandlers, redisUrl, prefix, handoff: false });
     await worker.start();
     return () => worker.close();
   }

@@ -15,6 +15,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
+ * | `BUS_HANDOFF` | insert bus jobs with the hand-off script, which hands a request straight to an idle service slot; `false` adds every job with BullMQ's own `Queue.add` (no private BullMQ keys written, see packages/bus/src/handoff/README.md) | `true` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (a session ended or changed on any replica is dropped from every replica's cache within one Redis pub/sub hop, see docs/mcp-transport.md), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
@@ -54,6 +55,7 @@ export const GatewayConfigSchema = z.object({
   DB_SCHEMA: env.schemaName('gateway'),
   BUS_PREFIX: env.busPrefix,
   BUS_TIMEOUT_MS: env.millis(10_000),
+  BUS_HANDOFF: env.flag(true),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
   SESSION_CACHE_MS: z.coerce.number().int().min(0).default(1000),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),

@@ -46,7 +46,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   migrated = true;
 
   const metrics = createAppMetrics({ app: 'mcp-gateway' });
-  const busOptions = { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, logger };
+  const busOptions = { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, handoff: config.BUS_HANDOFF, logger };
   const bus = new MeteredBusClient(busOptions, createBusCallMetrics(metrics.registry));
   await bus.start();
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });

@@ -11,13 +11,14 @@ import {
   type ServiceName,
   type TraceContext,
 } from '@dagu-mcp/contracts';
-import { Queue } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { z } from 'zod';
 import { type Redis } from 'ioredis';
 import { busUnavailableError, clientClosedError, deadlineExceededError, internalError, invalidInputError } from './bus-errors';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import {
+  attemptsOf,
   decodeReplyMessage,
   DEFAULT_BUS_PREFIX,
   DEFAULT_TIMEOUT_MS,
@@ -26,8 +27,9 @@ import {
   replyChannelOf,
   resolveTimeoutMs,
 } from './bus-protocol';
-import { JobInserter, type InsertedAs } from './job-insert';
+import { JobInserter, type InsertedAs } from './handoff';
 import { PendingCalls } from './pending-calls';
+import { currentRequestId } from './request-scope';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
 /** Instrumentation scope of the bus spans (the same as `@dagu-mcp/runtime`'s). */
@@ -53,6 +55,13 @@ export interface BusClientOptions {
   defaultTimeoutMs?: number;
   /** pino-like logger; default silent. */
   logger?: BusLogger;
+  /**
+   * Whether jobs are inserted with the hand-off insert script (handoff/,
+   * straight to an idle worker slot when there is one); default true. With
+   * false every job is added with BullMQ's own `Queue.add`, so this client
+   * writes none of BullMQ's keys itself (`BUS_HANDOFF=false`).
+   */
+  handoff?: boolean;
 }
 
 /** Per-call options. */
@@ -66,6 +75,8 @@ export interface CallOptions {
    * (the span of this call when tracing is set up, else `{}`).
    */
   traceContext?: TraceContext;
+  /** The id of the request this call serves, for the service's logs; default the current one (request-scope.ts). */
+  requestId?: string;
 }
 
 /**
@@ -75,9 +86,10 @@ export interface CallOptions {
  * Connections: one for commands (no offline queue: while Redis is down a call
  * fails at once) and one subscriber; both reconnect by themselves and the
  * reply channel is re-subscribed on every reconnect. Jobs are inserted with
- * the lean script of job-insert.ts (same BullMQ job as `Queue.add`, less work
- * on the critical path); the BullMQ `Queue` objects are kept for their keys
- * and their queue metadata.
+ * the lean script of handoff/job-insert.ts (same BullMQ job as `Queue.add`,
+ * less work on the critical path), or with `Queue.add` itself when
+ * `handoff` is false; the BullMQ `Queue` objects are kept for their keys and
+ * their queue metadata.
  */
 export class BusClient {
   /** This client's id; its replies arrive on `${prefix}:reply:${clientId}`. */
@@ -117,7 +129,7 @@ export class BusClient {
     const subscriber = openRedisConnection(this.options.redisUrl, 'subscriber', `${name}:replies`, this.logger);
     this.commands = commands;
     this.subscriber = subscriber;
-    this.inserter = new JobInserter(commands, this.prefix);
+    if (this.options.handoff !== false) this.inserter = new JobInserter(commands, this.prefix);
     subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
     subscriber.on('close', () => {
       this.subscribed = false;
@@ -193,7 +205,7 @@ export class BusClient {
     let reply: BusReply;
     try {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
-        this.dispatch(service, op, payload, options, timeoutMs, definition.attempts),
+        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition)),
       );
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -230,7 +242,7 @@ export class BusClient {
   /**
    * How this client's requests reached their services so far: `handed-off`
    * straight to an idle worker slot, or `queued` for BullMQ's Worker
-   * (job-insert.ts). For tests and diagnostics.
+   * (handoff/job-insert.ts). For tests and diagnostics.
    */
   deliveryCounts(): Readonly<Record<InsertedAs, number>> {
     return { ...this.delivered };
@@ -258,10 +270,10 @@ export class BusClient {
     attempts: number | undefined,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
-    const inserter = this.inserter;
     // Fail fast: no offline queueing, no waiting for a reconnect.
-    if (queue === undefined || inserter === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
+    if (queue === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
     const jobId = randomUUID();
+    const requestId = options.requestId ?? currentRequestId();
     const request: BusRequest = {
       op,
       payload,
@@ -269,15 +281,23 @@ export class BusClient {
       deadline: Date.now() + timeoutMs,
       traceContext: options.traceContext ?? activeTraceContext(),
       replyTo: this.replyChannel,
+      ...(requestId !== undefined ? { requestId } : {}),
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    inserter.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then((as) => {
+    this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then((as) => {
       this.delivered[as] += 1;
     }, (error: unknown) => {
       this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
       this.pending.reject(jobId, busUnavailableError());
     });
     return reply;
+  }
+
+  /** Adds the job with the hand-off insert script, or with `Queue.add` when hand-off is off. */
+  private async insert(queue: Queue, op: string, request: BusRequest, opts: JobsOptions): Promise<InsertedAs> {
+    if (this.inserter !== undefined) return this.inserter.insert(queue, op, request, opts);
+    await queue.add(op, request, opts);
+    return 'queued';
   }
 
   private async subscribe(): Promise<void> {

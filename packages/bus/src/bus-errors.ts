@@ -29,6 +29,17 @@ export function clientClosedError(): DaguError {
   return new DaguError('resource_unavailable', 'The request bus client was closed.');
 }
 
+/**
+ * `resource_unavailable` with `details.outcome: "unknown"` (dagu-model §10):
+ * a mutation whose replica stopped while running it, so it may or may not
+ * have been applied; it is not run again.
+ */
+export function outcomeUnknownError(op: string): DaguError {
+  return new DaguError('resource_unavailable', `The service stopped while running ${op}; whether it took effect is unknown.`, {
+    details: { outcome: 'unknown' },
+  });
+}
+
 /** `internal_error` with the generic message: the cause is logged, never sent. */
 export function internalError(): DaguError {
   return new DaguError('internal_error', 'Internal error.');

@@ -4,6 +4,7 @@ import {
   decodeReplyMessage,
   encodeReplyMessage,
   jobOptionsFor,
+  attemptsOf,
   queueNameOf,
   replyChannelOf,
   resolveTimeoutMs,
@@ -36,6 +37,17 @@ describe('bus protocol', () => {
       attempts: 1,
     });
     expect(jobOptionsFor('j', 3)).toMatchObject({ attempts: 3, backoff: { type: 'exponential', delay: 100 } });
+  });
+
+  it.each([
+    [{ mutation: false }, 1],
+    [{ mutation: false, attempts: 3 }, 3],
+    [{ mutation: false, attempts: 2.7 }, 2],
+    [{ mutation: false, attempts: 0 }, 1],
+    [{ mutation: true }, 1],
+    [{ mutation: true, attempts: 3 }, 1],
+  ])('attempts of %p: %p (a mutation is never retried)', (op, attempts) => {
+    expect(attemptsOf(op)).toBe(attempts);
   });
 
   it('round-trips a reply message and rejects garbage', () => {

@@ -34,60 +34,6 @@ export function queueNameOf(service: ServiceName): string {
   return QUEUE_NAMES[service];
 }
 
-/**
- * Keys of a queue's direct hand-off (handoff-lane.ts), all under
- * `${prefix}:${queue}:handoff:` (job ids are UUIDs, so they never clash):
- * - `idle`: a list with one entry (the worker id) per free slot of a live worker;
- * - `alive:<worker>`: the worker's lock duration in ms, expiring unless refreshed;
- * - `lane:<worker>`: the jobs handed to that worker, oldest first;
- * - `workers`: a set of the worker ids that listed slots (swept when dead).
- *
- * @param prefix - the BullMQ key prefix (`BUS_PREFIX`).
- * @param queueName - the BullMQ queue name ({@link queueNameOf}).
- */
-export function handoffKeysOf(prefix: string, queueName: string): HandoffKeys {
-  const base = `${prefix}:${queueName}:handoff:`;
-  return {
-    base,
-    idle: `${base}idle`,
-    workers: `${base}workers`,
-    aliveOf: (workerId) => `${base}alive:${workerId}`,
-    laneOf: (workerId) => `${base}lane:${workerId}`,
-  };
-}
-
-/** See {@link handoffKeysOf}. */
-export interface HandoffKeys {
-  base: string;
-  idle: string;
-  workers: string;
-  aliveOf: (workerId: string) => string;
-  laneOf: (workerId: string) => string;
-}
-
-/**
- * The named BullMQ keys of a queue (a `Queue` or a `Worker`), each required.
- *
- * @param queue - anything with BullMQ's `name` and `keys` map.
- * @param names - key names (`wait`, `active`, …).
- * @returns the keys by name.
- * @throws Error naming the queue when BullMQ has no such key (a BullMQ upgrade renamed it).
- */
-export function bullKeysOf<K extends string>(queue: { name: string; keys: Record<string, string | undefined> }, names: readonly K[]): Record<K, string> {
-  const found: Partial<Record<K, string>> = {};
-  for (const name of names) {
-    const key = queue.keys[name];
-    if (key === undefined) throw new Error(`BullMQ queue ${queue.name} lacks the "${name}" key the bus needs.`);
-    found[name] = key;
-  }
-  return found as Record<K, string>;
-}
-
-/** The lock token of a handed-off job: the worker that holds it and the job. */
-export function handoffTokenOf(workerId: string, jobId: string): string {
-  return `${workerId}:${jobId}`;
-}
-
 /** The pub/sub channel a BusClient listens on for its replies. */
 export function replyChannelOf(prefix: string, clientId: string): string {
   return `${prefix}:reply:${clientId}`;
@@ -109,6 +55,16 @@ export function resolveTimeoutMs(
     throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}.`);
   }
   return timeoutMs;
+}
+
+/**
+ * How many times a job of `op` may run in all (CONVENTIONS §6, "Retries
+ * follow the error"): 1 for a mutation (`mutation: true`), whatever its
+ * `attempts` says, since running a write again after a failure of unknown
+ * effect could apply it twice; else the op's `attempts` (default 1).
+ */
+export function attemptsOf(op: Pick<OpDefinition, 'mutation' | 'attempts'>): number {
+  return op.mutation ? 1 : Math.max(1, Math.floor(op.attempts ?? 1));
 }
 
 /**

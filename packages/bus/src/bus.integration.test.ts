@@ -8,6 +8,7 @@ import {
   deleteKeysWithPrefix,
   randomPrefix,
   rejectionOf,
+  TEST_HANDOFF_OPTION,
   TEST_PRINCIPAL,
   TEST_REDIS_URL,
   waitFor,
@@ -22,8 +23,8 @@ import {
 const prefix = randomPrefix('bus');
 const options = { principal: TEST_PRINCIPAL };
 const { handlers, log } = createTestHandlers();
-const worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
-const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
+const worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
+const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000, ...TEST_HANDOFF_OPTION });
 
 beforeAll(async () => {
   await Promise.all([worker.start(), client.start()]);
@@ -110,6 +111,24 @@ describe('BusClient ↔ ServiceWorker', () => {
     expect(log.attempts.get(key)).toBe(3);
   });
 
+  it('never retries a mutation: one run, its transient error answered, the job failed with one attempt', async () => {
+    const key = randomUUID();
+    const { error } = await rejectionOf(client.call('dag', testOps, 'flakyMutation', { key, failTimes: 1 }, options));
+    expect(error).toMatchObject({ code: 'resource_unavailable', message: 'Database is down.' });
+    const queue = new Queue(queueNameOf('dag'), { connection: { url: TEST_REDIS_URL }, prefix });
+    try {
+      await waitFor(async () => (await queue.getJobs(['failed'])).some((job) => job.name === 'flakyMutation'), 2000, 'the job to fail');
+      const failed = (await queue.getJobs(['failed'])).filter((job) => job.name === 'flakyMutation');
+      expect(failed.map((job) => [job.opts.attempts, job.attemptsMade])).toEqual([[1, 1]]);
+      await sleep(300);
+      expect(log.attempts.get(key)).toBe(1);
+      expect(log.applied).not.toContain(key);
+      expect(await queue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(0);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('a mutation still running at its deadline is answered resource_unavailable and never applied', async () => {
     const key = randomUUID();
     const call = client.call('dag', testOps, 'mutate', { key, delayMs: 400 }, { ...options, timeoutMs: 200 });
@@ -141,6 +160,7 @@ describe('a request whose deadline passed before any worker took it', () => {
       handlers: late.handlers,
       redisUrl: TEST_REDIS_URL,
       prefix,
+      ...TEST_HANDOFF_OPTION,
     });
     try {
       expect(await queue.getWaitingCount()).toBe(1);
@@ -158,7 +178,7 @@ describe('a request whose deadline passed before any worker took it', () => {
 
 describe('BusClient.close', () => {
   it('rejects pending calls with resource_unavailable and then fails fast', async () => {
-    const own = new BusClient({ redisUrl: TEST_REDIS_URL, prefix });
+    const own = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
     await own.start();
     const pending = rejectionOf(own.call('dag', testOps, 'slow', { ms: 500 }, options));
     await sleep(20);

@@ -15,6 +15,7 @@ export {
   DEFAULT_BUS_PREFIX,
   DEFAULT_TIMEOUT_MS,
   queueNameOf,
+  attemptsOf,
   replyChannelOf,
   encodeReplyMessage,
   decodeReplyMessage,
@@ -25,6 +26,8 @@ export {
   deadlinePassedError,
   fieldOfZodError,
   invalidInputError,
+  outcomeUnknownError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
+export { currentRequestId, runWithRequestId } from './request-scope';
 export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';

@@ -4,7 +4,7 @@ import { processBusJob, type JobInput } from './job-processor';
 import { createTestHandlers, testOps } from '../test-fixtures/test-ops';
 import { TEST_PRINCIPAL } from '../test-fixtures/bus-test-env';
 
-function job(op: string, payload: unknown, overrides: Partial<BusRequest> = {}, attempts = { made: 0, max: 1 }): JobInput {
+function job(op: string, payload: unknown, overrides: Partial<BusRequest> = {}, attempts = { made: 0, max: 1, stalled: 0 }): JobInput {
   const request: BusRequest = {
     op,
     payload,
@@ -14,7 +14,7 @@ function job(op: string, payload: unknown, overrides: Partial<BusRequest> = {}, 
     replyTo: 'dagu:reply:c1',
     ...overrides,
   };
-  return { data: request, jobId: 'job-1', attemptsMade: attempts.made, maxAttempts: attempts.max };
+  return { data: request, jobId: 'job-1', attemptsMade: attempts.made, maxAttempts: attempts.max, stalledCount: attempts.stalled };
 }
 
 /** A logger that keeps its lines, to assert what was logged. */
@@ -99,15 +99,46 @@ describe('processBusJob', () => {
   });
 
   it('retries a transient error while attempts are left, then answers it', async () => {
-    const first = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 0, max: 3 }));
+    const first = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 0, max: 3, stalled: 0 }));
     expect(first.outcome).toMatchObject({ kind: 'retry', error: { code: 'resource_unavailable' } });
-    const last = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 2, max: 3 }));
+    const last = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 2, max: 3, stalled: 0 }));
     expect(last.outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'resource_unavailable' } } });
   });
 
   it('a mutation that reaches its deadline mid-way is not applied and not retried', async () => {
-    const { outcome, log } = await run(job('mutate', { key: 'k', delayMs: 80 }, { deadline: Date.now() + 30 }, { made: 0, max: 3 }));
+    const { outcome, log } = await run(job('mutate', { key: 'k', delayMs: 80 }, { deadline: Date.now() + 30 }, { made: 0, max: 3, stalled: 0 }));
     expect(outcome).toMatchObject({ kind: 'reply', reply: { ok: false, error: { code: 'resource_unavailable' } } });
     expect(log.applied).toEqual([]);
+  });
+
+  it('never retries a transient failure of a mutation, even with attempts left: it is answered and the job failed', async () => {
+    const { outcome, log } = await run(job('flakyMutation', { key: 'm', failTimes: 1 }, {}, { made: 0, max: 3, stalled: 0 }));
+    expect(outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'resource_unavailable', message: 'Database is down.' } } });
+    expect(log.attempts.get('m')).toBe(1);
+  });
+
+  it('does not run again a mutation its stopped replica may have applied: outcome unknown (dagu-model §10)', async () => {
+    const { outcome, log, lines } = await run(job('mutate', { key: 'k' }, {}, { made: 0, max: 1, stalled: 1 }));
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      failJob: true,
+      reply: { ok: false, error: { code: 'resource_unavailable', details: { outcome: 'unknown' } } },
+    });
+    expect(log.handled).toEqual([]);
+    expect(lines.map((line) => line.message)).toEqual(['bus mutation not run again after its replica stopped']);
+  });
+
+  it('runs again a read its stopped replica did not finish', async () => {
+    const { outcome, log } = await run(job('echo', { text: 'again' }, {}, { made: 0, max: 1, stalled: 1 }));
+    expect(outcome).toMatchObject({ kind: 'reply', failJob: false, reply: { ok: true } });
+    expect(log.handled).toEqual(['echo']);
+  });
+
+  it('names the gateway request in the one log line of an unexpected failure, with the stack', async () => {
+    const { lines } = await run(job('crash', {}, { requestId: 'req-42' }));
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.fields).toMatchObject({ requestId: 'req-42', jobId: 'job-1', op: 'crash' });
+    expect(errors[0]?.fields.error).toMatchObject({ stack: expect.stringContaining('Error: secret stack detail') });
   });
 });

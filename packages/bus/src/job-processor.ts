@@ -1,6 +1,6 @@
 import { BusRequestSchema, DaguError, isTransientCode, type BusReply, type OpCatalog, type OpDefinition } from '@dagu-mcp/contracts';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { internalError, invalidInputError } from './bus-errors';
+import { internalError, invalidInputError, outcomeUnknownError } from './bus-errors';
 import { bindLogger, describeError, type BusLogger } from './bus-logger';
 import { createHandlerContext, type HandlerContext, type HandlerMap } from './handler-context';
 
@@ -10,8 +10,9 @@ import { createHandlerContext, type HandlerContext, type HandlerMap } from './ha
  * - `reply`: publish `reply` on `replyTo` unless `deadline` passed meanwhile;
  *   `failJob` moves the job to BullMQ's failed set afterwards (unexpected
  *   errors and transient errors out of attempts), else it completes.
- * - `retry`: a transient failure with attempts and time left; rethrow so
- *   BullMQ tries again (no reply yet).
+ * - `retry`: a transient failure of a non-mutation with attempts and time
+ *   left; rethrow so BullMQ tries again (no reply yet). A mutation is never
+ *   retried (CONVENTIONS §6): its transient failure is answered at once.
  * - `drop`: past its deadline (the caller was answered already) or malformed
  *   beyond replying; no handler runs, no reply is sent.
  */
@@ -28,6 +29,11 @@ export interface JobInput {
   attemptsMade: number;
   /** Attempts allowed in total (BullMQ `opts.attempts`, default 1). */
   maxAttempts: number;
+  /**
+   * How many times BullMQ's stalled check found this job's worker gone and
+   * put the job back to run again (BullMQ `stalledCounter`); default 0.
+   */
+  stalledCount?: number;
 }
 
 /**
@@ -90,11 +96,17 @@ export async function processBusJob<C extends OpCatalog>(
     const error = new DaguError('internal_error', `The service does not know the operation "${op}".`);
     return { kind: 'reply', replyTo, deadline, reply: failed(error), failJob: true };
   }
+  if (definition.mutation && (job.stalledCount ?? 0) > 0) {
+    // The replica that took this mutation died while running it (BullMQ's stalled check put it back): it may
+    // have been applied. Not run again (no automatic retry of a mutation); the caller learns its fate is unknown.
+    logger.warn({ jobId: job.jobId, op, stalledCount: job.stalledCount }, 'bus mutation not run again after its replica stopped');
+    return { kind: 'reply', replyTo, deadline, reply: failed(outcomeUnknownError(op)), failJob: true };
+  }
   const payload = definition.request.safeParse(request.payload);
   if (!payload.success) {
     return { kind: 'reply', replyTo, deadline, reply: failed(invalidInputError(op, payload.error)), failJob: false };
   }
-  const jobLogger = bindLogger(logger, { op, jobId: job.jobId });
+  const jobLogger = bindLogger(logger, { op, jobId: job.jobId, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}) });
   const { context: handlerContext, dispose } = createHandlerContext({
     principal: request.principal,
     deadline,
@@ -115,7 +127,7 @@ export async function processBusJob<C extends OpCatalog>(
     result = await context.with(trace.setSpan(parent, span), () => handler(payload.data, handlerContext));
   } catch (error) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-    return outcomeOfThrow(error, job, replyTo, deadline, jobLogger);
+    return outcomeOfThrow(error, job, definition.mutation, replyTo, deadline, jobLogger);
   } finally {
     span.end();
     dispose();
@@ -129,10 +141,10 @@ export async function processBusJob<C extends OpCatalog>(
   return { kind: 'reply', replyTo, deadline, reply: { ok: true, data: result }, failJob: false };
 }
 
-function outcomeOfThrow(error: unknown, job: JobInput, replyTo: string, deadline: number, logger: BusLogger): JobOutcome {
+function outcomeOfThrow(error: unknown, job: JobInput, mutation: boolean, replyTo: string, deadline: number, logger: BusLogger): JobOutcome {
   if (error instanceof DaguError) {
     const transient = isTransientCode(error.code);
-    if (transient && job.attemptsMade + 1 < job.maxAttempts && Date.now() < deadline) {
+    if (transient && !mutation && job.attemptsMade + 1 < job.maxAttempts && Date.now() < deadline) {
       logger.warn({ code: error.code, attemptsMade: job.attemptsMade + 1 }, 'bus handler failed transiently; retrying');
       return { kind: 'retry', error };
     }

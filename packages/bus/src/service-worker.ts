@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type OpCatalog, type ServiceName } from '@dagu-mcp/contracts';
-import { Job, UnrecoverableError, Worker, type JobJsonRaw } from 'bullmq';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
-import { bullKeysOf, DEFAULT_BUS_PREFIX, encodeReplyMessage, handoffKeysOf, queueNameOf } from './bus-protocol';
-import { HandoffLane, type HandedOffJob } from './handoff-lane';
+import { DEFAULT_BUS_PREFIX, encodeReplyMessage, queueNameOf } from './bus-protocol';
+import { bullKeysOf, handoffKeysOf, HandoffLane, JobCompleter, rawJobOf, type HandedOffJob } from './handoff';
 import { type HandlerMap } from './handler-context';
-import { JobCompleter } from './job-complete';
 import { processBusJob, type JobInput, type JobOutcome } from './job-processor';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
 
@@ -24,7 +23,7 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   prefix?: string;
   /**
    * Jobs handled at once by this replica on each path, default 16: as many
-   * slots for jobs handed straight to it (handoff-lane.ts) and as many for
+   * slots for jobs handed straight to it (handoff/handoff-lane.ts) and as many for
    * jobs BullMQ's Worker fetches from `wait` (only used while every slot is
    * busy, and for retries and recovered jobs), so at most twice this.
    */
@@ -43,7 +42,7 @@ export interface ServiceWorkerOptions<C extends OpCatalog> {
   aliveTtlMs?: number;
   /**
    * Whether callers may hand requests straight to this replica's idle slots
-   * (handoff-lane.ts); default true. With false, every job this replica
+   * (handoff/handoff-lane.ts); default true. With false, every job this replica
    * takes is fetched by BullMQ's Worker (three Redis hops instead of one).
    */
   handoff?: boolean;
@@ -80,7 +79,7 @@ type BusJob = Job<unknown, void, string>;
  * slots by the caller's insert script ({@link HandoffLane}): already active
  * and locked for this replica, they are run at once (locks extended while
  * they run); a success is then published, completed and its slot freed by
- * one script (job-complete.ts), anything else is published and failed with
+ * one script (handoff/job-complete.ts), anything else is published and failed with
  * BullMQ's own `Job` methods. The others (every slot busy, retries,
  * recovered jobs) are fetched by a BullMQ Worker.
  *
@@ -94,7 +93,9 @@ type BusJob = Job<unknown, void, string>;
  * A replica killed mid-job leaves the job `active` until its lock expires
  * (`lockDurationMs`); another replica's stalled check then moves it back to
  * waiting once (`maxStalledCount: 1`), where it is dropped if its deadline
- * has passed. Handlers must be safe to run twice (CONVENTIONS §6).
+ * has passed. A read is then run again (handlers must be safe to run twice,
+ * CONVENTIONS §6); a mutation is not: it is answered `resource_unavailable`
+ * with `details.outcome: "unknown"` (job-processor.ts, `stalledCount`).
  */
 export class ServiceWorker<C extends OpCatalog> {
   private readonly logger: BusLogger;
@@ -213,7 +214,7 @@ export class ServiceWorker<C extends OpCatalog> {
   /**
    * Runs a job handed to this replica and finishes it with this replica's
    * token. A success (every bus job is `removeOnComplete`) is published,
-   * completed and its slot given back by one script (job-complete.ts); any
+   * completed and its slot given back by one script (handoff/job-complete.ts); any
    * other end is published, then failed or completed with BullMQ's `Job`
    * methods, as BullMQ's Worker does for the jobs it fetches (a transient
    * failure with attempts left is so retried by BullMQ). The lock is extended
@@ -335,7 +336,7 @@ function processedOf(outcome: JobOutcome, jobId: string): Processed {
 
 /** The processor's input of a job BullMQ fetched. */
 function inputOf(job: BusJob): JobInput {
-  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 };
+  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1, stalledCount: job.stalledCounter };
 }
 
 /** The processor's input of a handed-off job (always its first attempt); unparsable JSON becomes `undefined`. */
@@ -359,14 +360,4 @@ function parseJson(text: string): unknown {
 function attemptsOf(opts: unknown): number {
   if (typeof opts !== 'object' || opts === null || !('attempts' in opts)) return 1;
   return typeof opts.attempts === 'number' && opts.attempts >= 1 ? opts.attempts : 1;
-}
-
-/** The job hash as the insert script left it, for `Job.fromJSON`. */
-function rawJobOf(handed: HandedOffJob): JobJsonRaw {
-  const stamp = String(handed.timestamp);
-  const raw: Partial<JobJsonRaw> = {
-    id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
-    timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
-  };
-  return raw as JobJsonRaw;
 }

@@ -5,6 +5,17 @@ import { Redis } from 'ioredis';
 /** The Redis the integration tier runs against (the stack's, 127.0.0.1:6379 unless REDIS_URL says otherwise). */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * Whether the bus tests' clients and workers use the direct hand-off
+ * (src/handoff/): yes unless `BUS_HANDOFF=false`, with which scripts/test.sh
+ * runs the bus suite a second time so BullMQ's stock path is proven too.
+ * Spread {@link TEST_HANDOFF_OPTION} into `BusClient` and `ServiceWorker` options.
+ */
+export const TEST_HANDOFF = process.env.BUS_HANDOFF !== 'false';
+
+/** `{ handoff: TEST_HANDOFF }`, for `BusClient` and `ServiceWorker` options. */
+export const TEST_HANDOFF_OPTION = { handoff: TEST_HANDOFF } as const;
+
 /** The caller every test request carries. */
 export const TEST_PRINCIPAL: Principal = { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' };
 

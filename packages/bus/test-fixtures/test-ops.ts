@@ -36,6 +36,13 @@ export const testOps = defineOps({
     mutation: false,
     attempts: 3,
   },
+  /** A mutation that declares attempts: the bus must ignore them (a mutation is never retried automatically). */
+  flakyMutation: {
+    request: z.object({ key: z.string().min(1), failTimes: z.number().int().nonnegative() }),
+    reply: z.object({ attempt: z.number().int() }),
+    mutation: true,
+    attempts: 3,
+  },
 });
 export type TestOps = typeof testOps;
 
@@ -94,6 +101,14 @@ export function createTestHandlers(): { handlers: HandlerMap<TestOps>; log: Test
       log.attempts.set(payload.key, attempt);
       log.handled.push('flaky');
       if (attempt <= payload.failTimes) throw new DaguError('resource_unavailable', 'Database is down.');
+      return { attempt };
+    },
+    flakyMutation: async (payload) => {
+      const attempt = (log.attempts.get(payload.key) ?? 0) + 1;
+      log.attempts.set(payload.key, attempt);
+      log.handled.push('flakyMutation');
+      if (attempt <= payload.failTimes) throw new DaguError('resource_unavailable', 'Database is down.');
+      log.applied.push(payload.key);
       return { attempt };
     },
   };

@@ -13,6 +13,8 @@ export type TraceContext = z.infer<typeof TraceContextSchema>;
  * The envelope of every bus request (ARCHITECTURE "Request flow").
  * `deadline` is epoch milliseconds: a service drops a job past it and never
  * applies a mutation after it. `replyTo` is the channel the caller listens on.
+ * `requestId` (optional) is the id of the gateway request the call serves,
+ * the one its logs and `details.requestId` carry; services log it with the job.
  */
 export const BusRequestSchema = z.object({
   op: z.string().min(1),
@@ -21,6 +23,7 @@ export const BusRequestSchema = z.object({
   deadline: z.number().int().positive(),
   traceContext: TraceContextSchema.default({}),
   replyTo: z.string().min(1),
+  requestId: z.string().min(1).max(128).optional(),
 });
 export type BusRequest = z.infer<typeof BusRequestSchema>;
 
@@ -39,8 +42,11 @@ export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
  * One operation of a service's catalog.
  * - `request` / `reply`: schemas both sides validate with.
  * - `timeoutMs`: the caller's deadline for this op (default: the gateway's, 10 s).
- * - `mutation`: true when the op writes; a mutation is never applied after its deadline.
- * - `attempts`: how many times a transient failure is tried (default 1 = no retry).
+ * - `mutation`: true when the op writes; a mutation is never applied after its
+ *   deadline and never run again automatically (no BullMQ retry, no second run
+ *   after its replica stopped mid-way: the caller gets `details.outcome: "unknown"`).
+ * - `attempts`: how many times a transient failure is tried (default 1 = no
+ *   retry); ignored for a mutation.
  */
 export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
   readonly request: Req;

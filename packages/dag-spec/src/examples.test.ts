@@ -1,6 +1,6 @@
 /**
- * Every real Dagu file in test-fixtures/dagu-examples (copied from
- * /work/shared/dagu-examples) with the outcome this project gives it
+ * Every real Dagu file in test-fixtures/dagu-examples (copies of Dagu's own
+ * example DAGs, kept in this repository) with the outcome this project gives it
  * (dagu-model.md §3–4): valid, or the exact list of errors.
  */
 import * as fs from 'fs';

@@ -23,11 +23,18 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 
 /**
  * Sends a REST error body `{code, message, field?, details?, requestId}`.
- * Unknown failures are `internal_error` with a message that reveals nothing.
+ * Unknown failures are `internal_error` with a message that reveals nothing;
+ * `internal_error` and `resource_unavailable` also carry the id in
+ * `details.requestId`, as on every surface (dagu-model §10).
  */
 export function sendRestError(res: Response, err: unknown): void {
   const dagu = err instanceof DaguError ? err : new DaguError('internal_error', 'Internal error.');
-  res.status(HTTP_STATUS[dagu.code]).json({ ...dagu.toServiceError(), requestId: res.locals.requestId as string | undefined });
+  const requestId = res.locals.requestId as string | undefined;
+  const body = dagu.toServiceError();
+  const details = (dagu.code === 'internal_error' || dagu.code === 'resource_unavailable') && requestId !== undefined
+    ? { ...(body.details ?? {}), requestId }
+    : body.details;
+  res.status(HTTP_STATUS[dagu.code]).json({ ...body, ...(details !== undefined ? { details } : {}), requestId });
 }
 
 /** Express error middleware for `/api/v1`: body-parser faults become 400/413 JSON, the rest goes through `sendRestError`. */

@@ -3,6 +3,7 @@ import { DaguError, parseDaguUri } from '@dagu-mcp/contracts';
 import { auditCode, auditor, type MethodHandler } from './mcp-server';
 import type { McpHandlers } from './mcp-types';
 import { toMcpError } from './mcp-errors';
+import { UnexpectedFailure } from './unexpected-failure';
 import type { ExtensionRouter } from './extensions/extension-router';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
@@ -44,6 +45,8 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
         return result;
       } catch (err) {
         audit(auditCode(err));
+        // Not a domain error: the request runner logs it and answers internal_error (unexpected-failure.ts).
+        if (!(err instanceof DaguError)) throw new UnexpectedFailure(err, { resourceUri: uri, operation: 'resources/read' });
         throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/read' }));
       }
     },

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, type ServiceError } from '@dagu-mcp/contracts';
+import { markUnexpected, unexpectedCauseOf } from '../unexpected-failure';
 
 /** A resource-link content item (021 §Output: `uri`, `name`, `mimeType` required). */
 export interface ResourceLink {
@@ -33,11 +34,18 @@ export function toolError(error: ServiceError, context: Record<string, unknown> 
   }
   if (error.field !== undefined) structured.field = error.field;
   if (error.details !== undefined) structured.details = error.details;
-  return { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: structured };
+  const result: CallToolResult = { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: structured };
+  // An unexpected failure's cause goes with the result to the boundary that logs it (unexpected-failure.ts).
+  const unexpected = unexpectedCauseOf(error);
+  return unexpected === undefined ? result : markUnexpected(result, unexpected.cause);
 }
 
-/** Any thrown value as a contract error: `DaguError` keeps its code, anything else is `internal_error`. */
+/**
+ * Any thrown value as a contract error: `DaguError` keeps its code, anything
+ * else is `internal_error` with a message that reveals nothing, marked with
+ * its cause for the boundary to log (unexpected-failure.ts).
+ */
 export function asServiceError(err: unknown): ServiceError {
   if (err instanceof DaguError) return err.toServiceError();
-  return { code: 'internal_error', message: 'Internal error.' };
+  return markUnexpected<ServiceError>({ code: 'internal_error', message: 'Internal error.' }, err);
 }

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { createLogger } from '@dagu-mcp/runtime';
+import { createLogger, type Logger } from '@dagu-mcp/runtime';
 import { createApp } from '../../app';
 import { createMcpDispatcher } from '../mcp-dispatcher';
 import type { McpHandlers, ToolHandler } from '../mcp-types';
@@ -39,6 +39,10 @@ export interface ReplicaOptions {
   readonly sessionCacheMs?: number;
   readonly keepAliveMs?: number;
   readonly tools?: Readonly<Record<string, ToolHandler>>;
+  /** `resources/read` of every URI; default a text `content`. */
+  readonly readResource?: McpHandlers['readResource'];
+  /** The replica's logger; default silent. */
+  readonly logger?: Logger;
 }
 
 function fakeAuth(req: Request, res: Response, next: NextFunction): void {
@@ -49,12 +53,12 @@ function fakeAuth(req: Request, res: Response, next: NextFunction): void {
 
 /** Starts a replica on a free port of 127.0.0.1. */
 export async function startReplica(options: ReplicaOptions): Promise<TestReplica> {
-  const logger = createLogger({ name: 'mcp-test', level: 'silent' });
+  const logger = options.logger ?? createLogger({ name: 'mcp-test', level: 'silent' });
   const handlers: McpHandlers = {
     tools: options.tools ?? {},
     listResources: () => [{ uri: 'dagu://reference', name: 'dagu_references' }],
     listResourceTemplates: () => [{ uriTemplate: 'dagu://reference/{topic}', name: 'dagu_reference' }],
-    readResource: async (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'content' }] }),
+    readResource: options.readResource ?? (async (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'content' }] })),
     audit: () => undefined,
   };
   const manager = new McpSessionManager({

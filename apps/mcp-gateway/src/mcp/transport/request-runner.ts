@@ -1,8 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '@dagu-mcp/contracts';
+import { DaguError, type Principal } from '@dagu-mcp/contracts';
+import { runWithRequestId } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from '../mcp-dispatcher';
+import { toMcpError } from '../mcp-errors';
+import { toolError } from '../tools/tool-result';
+import { UnexpectedFailure, unexpectedCauseOf } from '../unexpected-failure';
 import { createCallContext, type Outbound } from './call-context';
 import { newRequestStreamTag, type EventLog } from './event-log';
 import { PostStreamOutbound, standaloneOutbound } from './outbound';
@@ -52,6 +57,14 @@ export interface Acceptable {
  * `notifications/cancelled` and session end abort its signal from any
  * replica. A cancelled request gets no response on a stream; a JSON answer
  * still owed becomes error -32800.
+ *
+ * It is also the error boundary of every MCP method (dagu-model §10): a
+ * failure that is not a domain error (thrown, or marked by the tool or method
+ * that caught it, unexpected-failure.ts) is logged here once, with its stack
+ * and the HTTP request id, and the client gets only `internal_error` with
+ * `details.requestId` (an `isError` result for `tools/call`, a JSON-RPC error
+ * -32603 otherwise). Every `internal_error` and `resource_unavailable` answer
+ * carries `details.requestId`, the id the logs carry.
  */
 export class RequestRunner {
   constructor(private readonly deps: RequestRunnerDeps) {}
@@ -69,7 +82,7 @@ export class RequestRunner {
       if (understandsPriming(session.protocolVersion)) await post.prime(this.deps.retryMs).catch(() => undefined);
       outbound = post;
     }
-    const response = await this.execute(session, principal, request, outbound, tracked);
+    const response = await this.execute(session, principal, request, outbound, tracked, logIdOf(res));
     if (response === 'cancelled') {
       if (post !== undefined) return post.abandon();
       return void res.status(200).json(errorResponse(request.id, REQUEST_CANCELLED, 'Request cancelled.'));
@@ -82,10 +95,12 @@ export class RequestRunner {
   /**
    * Runs one request of a 2025-03-26 batch and resolves with its response
    * (related messages go to the standalone stream; a cancelled one gets -32800).
+   *
+   * @param logId - the HTTP request id of the batch (`X-Request-Id`), for logs and `details.requestId`.
    */
-  async capture(session: SessionRecord, principal: Principal, request: JSONRPCRequest): Promise<OutgoingMessage> {
+  async capture(session: SessionRecord, principal: Principal, request: JSONRPCRequest, logId?: string): Promise<OutgoingMessage> {
     const tracked = this.deps.hub.trackRequest(session.id, request.id);
-    const response = await this.execute(session, principal, request, standaloneOutbound(this.deps.events, session.id), tracked);
+    const response = await this.execute(session, principal, request, standaloneOutbound(this.deps.events, session.id), tracked, logId ?? randomUUID());
     return response === 'cancelled' ? errorResponse(request.id, REQUEST_CANCELLED, 'Request cancelled.') : response;
   }
 
@@ -95,6 +110,7 @@ export class RequestRunner {
     request: JSONRPCRequest,
     outbound: Outbound,
     tracked: { signal: AbortSignal; release: () => void },
+    logId: string,
   ): Promise<OutgoingMessage | 'cancelled'> {
     const progress = request.params?._meta?.progressToken;
     const ctx = createCallContext({
@@ -109,19 +125,83 @@ export class RequestRunner {
     });
     let response: OutgoingMessage;
     try {
-      response = resultResponse(request.id, await this.deps.dispatcher.handle(request.method, request.params, { ctx, session }));
+      // Bus calls made for this request carry its id, so the services' log lines name it too.
+      const result = await runWithRequestId(logId, () => this.deps.dispatcher.handle(request.method, request.params, { ctx, session }));
+      response = resultResponse(request.id, this.finishResult(result, request, logId));
     } catch (err) {
-      response = this.errorFor(err, request);
+      response = this.errorFor(err, request, logId);
     } finally {
       tracked.release();
     }
     return tracked.signal.aborted ? 'cancelled' : response;
   }
 
-  /** JSON-RPC error of a failed request: the handler's own code, else -32603 with a message that reveals nothing. */
-  private errorFor(err: unknown, request: JSONRPCRequest): OutgoingMessage {
-    if (err instanceof JsonRpcError || err instanceof McpError) return errorResponse(request.id, err.code, err.message, err.data);
-    this.deps.logger.error({ err, method: request.method }, 'mcp request failed');
-    return errorResponse(request.id, INTERNAL_ERROR, 'Internal error.');
+  /**
+   * A tool's `isError` result as the client gets it: an unexpected failure it
+   * stands for is logged, and `internal_error` / `resource_unavailable` get
+   * `details.requestId`.
+   */
+  private finishResult(result: Record<string, unknown>, request: JSONRPCRequest, logId: string): Record<string, unknown> {
+    if (request.method !== 'tools/call' || result.isError !== true) return result;
+    const unexpected = unexpectedCauseOf(result);
+    if (unexpected !== undefined) this.logUnexpected(unexpected.cause, request, logId);
+    const structured = result.structuredContent;
+    if (!isRecord(structured) || !carriesRequestId(structured.code)) return result;
+    return { ...result, structuredContent: withRequestId(structured, logId) };
   }
+
+  /**
+   * The answer to a method that threw: a JSON-RPC error or MCP error keeps its
+   * code (its error object gets `details.requestId` when due), a `DaguError`
+   * becomes its 020 error object (an `isError` result for `tools/call`); anything else
+   * is logged and becomes `internal_error`, an `isError` result for
+   * `tools/call` (dagu-model §10: tool calls never use JSON-RPC errors for it).
+   */
+  private errorFor(err: unknown, request: JSONRPCRequest, logId: string): OutgoingMessage {
+    if (err instanceof DaguError) {
+      // A domain error no method turned into its answer: the 020 error object, as dagu-model §10 says.
+      if (request.method === 'tools/call') return resultResponse(request.id, this.finishResult(toolError(err.toServiceError()), request, logId));
+      return this.errorFor(toMcpError(err), request, logId);
+    }
+    if (err instanceof JsonRpcError || err instanceof McpError) {
+      const data: unknown = err.data;
+      const withId = isRecord(data) && carriesRequestId(data.code) ? withRequestId(data, logId) : data;
+      return errorResponse(request.id, err.code, err.message, withId);
+    }
+    const failure = err instanceof UnexpectedFailure ? err.failure : err;
+    this.logUnexpected(failure, request, logId);
+    const object = { code: 'internal_error' as const, message: 'Internal error.', details: { requestId: logId } };
+    if (request.method === 'tools/call') return resultResponse(request.id, toolError(object));
+    const extra = err instanceof UnexpectedFailure ? err.data : {};
+    return errorResponse(request.id, INTERNAL_ERROR, object.message, { code: object.code, message: object.message, ...extra, details: object.details });
+  }
+
+  /** The one log line of an unexpected failure: its stack (pino's `err`), the request id, the method and its target. */
+  private logUnexpected(failure: unknown, request: JSONRPCRequest, logId: string): void {
+    const params = request.params;
+    const target = isRecord(params) ? (typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined) : undefined;
+    const err = failure instanceof Error ? failure : new Error(String(failure));
+    this.deps.logger.error({ err, requestId: logId, method: request.method, ...(target !== undefined ? { target: target.slice(0, 200) } : {}) }, 'mcp request failed');
+  }
+}
+
+/** The HTTP request id of `res` (request-id.ts), or a new one when the middleware did not run. */
+function logIdOf(res: Response): string {
+  const id: unknown = res.locals.requestId;
+  return typeof id === 'string' ? id : randomUUID();
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** dagu-model §10: the codes whose error object names the request (`details.requestId`). */
+function carriesRequestId(code: unknown): boolean {
+  return code === 'internal_error' || code === 'resource_unavailable';
+}
+
+/** `object` with `details.requestId` set (other details kept). */
+function withRequestId(object: Record<string, unknown>, requestId: string): Record<string, unknown> {
+  const details = isRecord(object.details) ? object.details : {};
+  return { ...object, details: { ...details, requestId } };
 }

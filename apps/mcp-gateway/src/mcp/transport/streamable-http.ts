@@ -152,7 +152,7 @@ export class StreamableHttpHandler {
       messages.map(async (m): Promise<OutgoingMessage | undefined> => {
         if (m.kind === 'invalid') return errorResponse(m.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.');
         if (m.kind !== 'request') return undefined;
-        return this.runner.capture(session, principal, m.message);
+        return this.runner.capture(session, principal, m.message, typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined);
       }),
     );
     res.setHeader('Mcp-Session-Id', session.id);

@@ -1,8 +1,8 @@
 import { type BusRequest } from '@dagu-mcp/contracts';
 import { type JobsOptions, type Queue } from 'bullmq';
 import { type Redis } from 'ioredis';
-import { bullKeysOf, handoffKeysOf } from './bus-protocol';
-import { evalScript } from './redis-script';
+import { evalScript } from '../redis-script';
+import { bullKeysOf, handoffKeysOf } from './handoff-keys';
 
 /**
  * The bus's job insertion: one small Lua script instead of `Queue.add`, which

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { jobOptionsFor } from './bus-protocol';
+import { jobOptionsFor } from '../bus-protocol';
 import { JobInserter } from './job-insert';
-import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
+import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_REDIS_URL } from '../../test-fixtures/bus-test-env';
 
 /**
  * Parity of the bus's lean job insertion with BullMQ's own `Queue.add`: the

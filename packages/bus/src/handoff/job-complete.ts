@@ -1,5 +1,5 @@
 import { type Redis } from 'ioredis';
-import { evalScript } from './redis-script';
+import { evalScript } from '../redis-script';
 
 /**
  * The bus's completion of a handed-off job that succeeded: one small Lua

@@ -1,7 +1,8 @@
+import { type JobJsonRaw } from 'bullmq';
 import { type Redis } from 'ioredis';
-import { describeError, type BusLogger } from './bus-logger';
-import { handoffKeysOf, handoffTokenOf } from './bus-protocol';
-import { evalScript } from './redis-script';
+import { describeError, type BusLogger } from '../bus-logger';
+import { evalScript } from '../redis-script';
+import { handoffKeysOf, handoffTokenOf } from './handoff-keys';
 
 /**
  * The worker side of the bus's direct hand-off (the caller side is the insert
@@ -145,6 +146,20 @@ export function parseLaneEntry(entry: string, workerId: string): HandedOffJob | 
   const stamp = Number(timestamp);
   if (id === '' || !Number.isFinite(stamp)) return undefined;
   return { id, name, timestamp: stamp, opts, data: entry.slice(from), token: handoffTokenOf(workerId, id) };
+}
+
+/**
+ * The job hash of a handed-off job as the insert script left it (job-insert.ts),
+ * for BullMQ's `Job.fromJSON`, so BullMQ's own `Job` methods (lock extension,
+ * failure, completion) work on it without reading it back.
+ */
+export function rawJobOf(handed: HandedOffJob): JobJsonRaw {
+  const stamp = String(handed.timestamp);
+  const raw: Partial<JobJsonRaw> = {
+    id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
+    timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
+  };
+  return raw as JobJsonRaw;
 }
 
 /** Options of {@link HandoffLane}. */

@@ -1,14 +1,15 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { BusClient } from './bus-client';
-import { SILENT_LOGGER } from './bus-logger';
-import { handoffKeysOf, jobOptionsFor, queueNameOf } from './bus-protocol';
+import { BusClient } from '../bus-client';
+import { SILENT_LOGGER } from '../bus-logger';
+import { jobOptionsFor, queueNameOf } from '../bus-protocol';
+import { ServiceWorker } from '../service-worker';
+import { handoffKeysOf } from './handoff-keys';
 import { HandoffLane, type HandedOffJob } from './handoff-lane';
 import { JobCompleter } from './job-complete';
 import { JobInserter } from './job-insert';
-import { ServiceWorker } from './service-worker';
-import { createTestHandlers, sleep, testOps } from '../test-fixtures/test-ops';
-import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../test-fixtures/bus-test-env';
+import { createTestHandlers, sleep, testOps } from '../../test-fixtures/test-ops';
+import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../../test-fixtures/bus-test-env';
 
 /**
  * The direct hand-off (handoff-lane.ts, job-insert.ts) against the real
