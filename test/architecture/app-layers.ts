@@ -46,7 +46,7 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   'mcp-gateway': {
     floors: [
       ['config.ts', 'version.ts'],
-      ['db', 'audit', 'reference'],
+      ['db', 'audit', 'reference', 'metrics'],
       ['auth'],
       ['http', 'mcp'],
       ['routes'],

@@ -287,7 +287,8 @@ describe('recovery (a run-service replica dies mid-run)', () => {
       const id = await start('depth-recover');
       let out = '';
       for (let n = 0; n < 50 && out === ''; n++) {
-        out = String((await api(`/dag-runs/depth-recover/${id}/steps/work/log`)).body.stdoutContent ?? '');
+        const { stdoutContent } = (await api(`/dag-runs/depth-recover/${id}/steps/work/log`)).body;
+        out = typeof stdoutContent === 'string' ? stdoutContent : '';
         if (out === '') await new Promise((r) => setTimeout(r, 100));
       }
       started.push({ id, replica: out.replace('replica=', '') });

@@ -18,7 +18,7 @@ let client: Client;
 let flakyFlag: string;
 
 type Sc = Record<string, unknown> & { run?: Record<string, unknown> & { steps: Array<Record<string, unknown>> } };
-const scOf = (r: CallToolResult): Sc => (r.structuredContent ?? {}) as Sc;
+const scOf = (r: CallToolResult): Sc => (r.structuredContent ?? {});
 
 /** dagu_execute with raw arguments of any JSON type (dagu-model §10: never a -32602 for bad input). */
 async function execute(args: unknown, onprogress?: (p: Progress) => void): Promise<{ result: CallToolResult; sc: Sc }> {

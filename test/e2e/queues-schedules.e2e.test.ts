@@ -151,7 +151,6 @@ describe('cron schedules (dagu-model §3 `schedule`)', () => {
     const every = 'schedule: "* * * * *"\nsteps:\n  - name: tick\n    run: echo tick\n';
     await apply('sched-every', every);
     for (const name of ['sched-paused', 'sched-moved', 'sched-gone']) await apply(name, every);
-    const changedAt = Date.now();
     expect((await fetch(`${stack.baseUrl}/api/v1/dags/sched-paused/suspend`, { method: 'POST' })).status).toBe(200);
     await apply('sched-moved', 'schedule: "0 0 1 1 *"\nsteps:\n  - name: tick\n    run: echo tick\n');
     expect((await fetch(`${stack.baseUrl}/api/v1/dags/sched-gone`, { method: 'DELETE' })).status).toBe(204);

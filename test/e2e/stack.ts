@@ -154,7 +154,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     await waitForHealth(baseUrl, 20_000, alive);
   } catch (err) {
     await stack.stop();
-    throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`);
+    throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });
   }
   return stack;
 }

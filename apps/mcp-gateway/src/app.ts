@@ -8,6 +8,7 @@ import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
 import { idOf } from './mcp/transport/protocol';
+import { requestIdOf } from './http/request-id';
 
 /** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
 export interface AppDeps {
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
 
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ code: 'resource_not_found', message: `No route for ${req.method} ${req.path}.`, requestId: res.locals.requestId });
+    res.status(404).json({ code: 'resource_not_found', message: `No route for ${req.method} ${req.path}.`, requestId: requestIdOf(res) });
   });
   return app;
 }
@@ -90,10 +91,10 @@ export function createApp(deps: AppDeps): Express {
 function mcpErrorHandler(logger: Logger) {
   return function mcpErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
-    const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
+    const type = typeof err === 'object' && err !== null && 'type' in err ? (err).type : undefined;
     if (type === 'entity.parse.failed') return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
     if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
-    logger.error({ err, requestId: res.locals.requestId }, 'mcp request failed');
+    logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
     const body: unknown = req.body;
     sendJsonRpcError(res, 500, -32603, 'Internal error.', idOf(Array.isArray(body) ? undefined : body));
   };

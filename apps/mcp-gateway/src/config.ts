@@ -66,7 +66,7 @@ export const GatewayConfigSchema = z.object({
   SSE_EVENT_MAX: env.count(1000),
   MCP_CLIENT_REQUEST_TIMEOUT_MS: env.millis(5 * 60_000),
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
-  ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:\[\]-]+$/, 'must be host names, comma-separated'),
+  ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),

@@ -88,7 +88,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
   // Prometheus /metrics on its own port, never on the public one (ARCHITECTURE "Deployment").
-  const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: metrics.render });
+  const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: () => metrics.render() });
   logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'gateway metrics listening');
 
   return {

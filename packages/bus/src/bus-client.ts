@@ -258,7 +258,7 @@ export class BusClient {
     this.pending.rejectAll(clientClosedError());
     await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
     this.queues.clear();
-    await Promise.all([this.commands, this.subscriber].map((redis) => (redis ? closeRedisConnection(redis) : undefined)));
+    await Promise.all([this.commands, this.subscriber].map((redis) => (redis ? closeRedisConnection(redis) : Promise.resolve())));
   }
 
   private dispatch(

@@ -231,7 +231,7 @@ export class ServiceWorker<C extends OpCatalog> {
     const completer = this.completer;
     if (worker === undefined || completer === undefined) return false;
     let job: BusJob | undefined;
-    const bullJob = (): BusJob => (job ??= Job.fromJSON(worker, rawJobOf(handed), handed.id) as BusJob);
+    const bullJob = (): BusJob => (job ??= Job.fromJSON<unknown, void, string>(worker, rawJobOf(handed), handed.id));
     const lockMs = this.lockDurationMs();
     const extend = async (): Promise<boolean> => {
       try {

@@ -55,7 +55,7 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<{ error: D
     await promise;
   } catch (error) {
     if (error instanceof DaguError) return { error, elapsedMs: performance.now() - started };
-    throw new Error(`Expected a DaguError, got ${String(error)}`);
+    throw new Error(`Expected a DaguError, got ${String(error)}`, { cause: error });
   }
   throw new Error('Expected the call to reject, but it resolved.');
 }

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import {
   ForeachItemRequestSchema,
   ForeachItemsRequestSchema,
-  RUN_STATUS_LABELS,
   RunApprovalRequestSchema,
   RunDetailSchema,
   RunEventSchema,
@@ -16,10 +15,7 @@ import {
   RunRetryRequestSchema,
   RunStartRequestSchema,
   RunStopRequestSchema,
-  STEP_STATUS_LABELS,
   StepLogRequestSchema,
-  TERMINAL_RUN_STATUSES,
-  WAITING_RUN_STATUS,
 } from './run';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
@@ -85,11 +81,8 @@ describe('run contracts (021 run models, 036 execute, dagu-model §1, §5, §6)'
     expect(firstErrorPath(schema, value)).toBe(path);
   });
 
-  test('status labels and the statuses that end a wait (dagu-model §1, 036)', () => {
-    expect(RUN_STATUS_LABELS[4]).toBe('succeeded');
-    expect(RUN_STATUS_LABELS[WAITING_RUN_STATUS]).toBe('waiting');
-    expect([...TERMINAL_RUN_STATUSES].map((s) => RUN_STATUS_LABELS[s])).toEqual(['failed', 'aborted', 'succeeded', 'partially_succeeded', 'rejected']);
-    expect(STEP_STATUS_LABELS[9]).toBe('retrying');
+  // The status ints and labels have their own table test (run-status.test.ts).
+  test("run events go out on the prefix's channel", () => {
     expect(runEventsChannel('dagu')).toBe('dagu:events:runs');
   });
 });

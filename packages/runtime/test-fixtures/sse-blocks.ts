@@ -28,7 +28,7 @@ export interface SseBlockReader {
   /** Feeds a decoded text chunk: complete blocks are parsed and waiters are woken. */
   push(chunk: string): void;
   /** Resolves with the first block (already read or coming) that matches; rejects after `timeoutMs`. */
-  next(match: (block: SseBlock) => boolean, timeoutMs?: number): Promise<SseBlock>;
+  next: (match: (block: SseBlock) => boolean, timeoutMs?: number) => Promise<SseBlock>;
 }
 
 /**

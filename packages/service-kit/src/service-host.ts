@@ -93,7 +93,7 @@ export async function startService<C extends OpCatalog>(
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
       migrations: () => migrated,
     },
-    metrics: metrics.render,
+    metrics: () => metrics.render(),
   });
   const address = ops.address();
   const opsPort = typeof address === 'object' && address !== null ? address.port : config.OPS_PORT;

@@ -4,6 +4,7 @@ import type { Surface } from '../auth/api-key.repository';
 import { TooManyFailures, type Authenticator } from '../auth/authenticator';
 import { takeCredential } from '../auth/credentials';
 import type { AuditLog } from '../audit/audit-log';
+import { requestIdOf } from './request-id';
 
 /**
  * Authenticates the request before any MCP or REST handling (020
@@ -58,7 +59,7 @@ function deny(
     principal,
     target: `${req.method} ${req.baseUrl}${req.path}`,
     outcome: 'denied',
-    requestId: res.locals.requestId as string | undefined,
+    requestId: requestIdOf(res),
     details: { code: error.code, status },
   });
   res.status(status).json({ code: error.code, message: error.message });

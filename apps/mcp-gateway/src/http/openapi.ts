@@ -29,7 +29,7 @@ export function toOpenApiPath(path: string): { path: string; params: string[] } 
 }
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
 }
 
 /**
@@ -45,8 +45,8 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], opts: {
     const parameters: Array<Record<string, unknown>> = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     if (route.spec.query !== undefined) {
       const query = jsonSchema(route.spec.query);
-      const properties = (query.properties ?? {}) as Record<string, unknown>;
-      const required = new Set((query.required ?? []) as string[]);
+      const properties = isRecord(query.properties) ? query.properties : {};
+      const required = new Set(Array.isArray(query.required) ? query.required.filter((name): name is string => typeof name === 'string') : []);
       for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
     const status = String(route.spec.status ?? 200);
@@ -87,4 +87,8 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], opts: {
     },
     paths,
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -17,3 +17,13 @@ export function requestId() {
     next();
   };
 }
+
+/**
+ * The id the `requestId` middleware gave this request, read back from
+ * `res.locals` (Express types locals as `any`, so the check is ours);
+ * `undefined` when the middleware did not run (a test app without it).
+ */
+export function requestIdOf(res: Response): string | undefined {
+  const id: unknown = res.locals.requestId;
+  return typeof id === 'string' ? id : undefined;
+}

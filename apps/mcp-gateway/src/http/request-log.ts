@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '@dagu-mcp/runtime';
+import { requestIdOf } from './request-id';
 
 /**
  * One structured line per finished request (`debug`; `warn` for 5xx):
@@ -15,7 +16,7 @@ export function requestLog(logger: Logger) {
     res.on('finish', () => {
       const session = req.header('mcp-session-id');
       const line = {
-        requestId: res.locals.requestId as string | undefined,
+        requestId: requestIdOf(res),
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,

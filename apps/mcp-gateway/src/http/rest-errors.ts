@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DaguError, type ErrorCode } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
+import { requestIdOf } from './request-id';
 
 /** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONVENTIONS §7). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -29,7 +30,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
  */
 export function sendRestError(res: Response, err: unknown): void {
   const dagu = err instanceof DaguError ? err : new DaguError('internal_error', 'Internal error.');
-  const requestId = res.locals.requestId as string | undefined;
+  const requestId = requestIdOf(res);
   const body = dagu.toServiceError();
   const details = (dagu.code === 'internal_error' || dagu.code === 'resource_unavailable') && requestId !== undefined
     ? { ...(body.details ?? {}), requestId }
@@ -41,15 +42,15 @@ export function sendRestError(res: Response, err: unknown): void {
 export function restErrorHandler(logger: Logger) {
   return function restErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
-    const type = typeof err === 'object' && err !== null && 'type' in err ? (err as { type: unknown }).type : undefined;
+    const type = typeof err === 'object' && err !== null && 'type' in err ? (err).type : undefined;
     if (type === 'entity.parse.failed') {
       return sendRestError(res, new DaguError('invalid_request', 'Request body is not valid JSON.', { field: 'body' }));
     }
     if (type === 'entity.too.large') {
-      res.status(413).json({ code: 'invalid_request', message: 'Request body is too large.', requestId: res.locals.requestId });
+      res.status(413).json({ code: 'invalid_request', message: 'Request body is too large.', requestId: requestIdOf(res) });
       return;
     }
-    if (!(err instanceof DaguError)) logger.error({ err, requestId: res.locals.requestId }, 'rest request failed');
+    if (!(err instanceof DaguError)) logger.error({ err, requestId: requestIdOf(res) }, 'rest request failed');
     sendRestError(res, err);
   };
 }

@@ -20,7 +20,9 @@ export function createServiceProber(bus: BusClient, timeoutMs = 2000): () => Pro
         }
       }),
     );
-    return Object.fromEntries(entries);
+    const probes: ServiceProbes = {};
+    for (const [queue, probe] of entries) probes[queue] = probe;
+    return probes;
   };
 }
 

@@ -7,6 +7,7 @@ import type { ApiKeyVerifier } from '../auth/api-key-cache';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { requestIdOf } from '../http/request-id';
 
 const CreateKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -35,7 +36,7 @@ function view(record: ApiKeyRecord): Record<string, unknown> {
  */
 export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVerifier; audit: AuditLog }): RestRoutes {
   const audit = (res: Response, action: string, target: string): void =>
-    deps.audit.record({ category: 'api_key', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: res.locals.requestId as string });
+    deps.audit.record({ category: 'api_key', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: requestIdOf(res) });
   return (routes) => {
     routes.post('/api-keys', { access: 'admin', summary: 'Create an API key (the key is shown only in this response)', tag: 'api-keys', body: CreateKeySchema, status: 201 }, async (req, res) => {
       const input = parseRequest(CreateKeySchema, req.body);

@@ -9,6 +9,7 @@ import type { AuthMode } from '../auth/authenticator';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { requestIdOf } from '../http/request-id';
 
 const LoginSchema = z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
 
@@ -32,7 +33,7 @@ export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens
       const ok = await verifyUserPassword(found?.passwordHash, password);
       if (!ok || found === undefined) {
         await deps.limiter.recordFailure(address, username);
-        deps.audit.record({ category: 'auth', action: 'auth.login.failed', principal: undefined, target: username, outcome: 'failed', requestId: res.locals.requestId as string });
+        deps.audit.record({ category: 'auth', action: 'auth.login.failed', principal: undefined, target: username, outcome: 'failed', requestId: requestIdOf(res) });
         throw new DaguError('unauthenticated', 'Wrong username or password.');
       }
       await deps.limiter.recordSuccess(username);
@@ -44,7 +45,7 @@ export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens
         principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'basic' },
         target: username,
         outcome: 'succeeded',
-        requestId: res.locals.requestId as string,
+        requestId: requestIdOf(res),
       });
       res.json({ token: issued.token, expiresAt: issued.expiresAt, user: { id: user.id, username: user.username, role: user.role } });
     });

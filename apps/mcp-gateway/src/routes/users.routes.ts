@@ -7,6 +7,7 @@ import type { UserRepository } from '../auth/user.repository';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { requestIdOf } from '../http/request-id';
 
 const Username = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'letters, digits, "_", ".", "@" or "-", at most 64');
 const Password = z.string().min(8, 'at least 8 characters').max(1000);
@@ -16,7 +17,7 @@ const UpdateUserSchema = z.strictObject({ password: Password.optional(), role: R
 /** Users (builtin mode), admin only (dagu-model §9): `GET/POST /users`, `GET/PATCH/DELETE /users/{id}`. */
 export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): RestRoutes {
   const audit = (res: Response, action: string, target: string): void =>
-    deps.audit.record({ category: 'user', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: res.locals.requestId as string });
+    deps.audit.record({ category: 'user', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: requestIdOf(res) });
   return (routes) => {
     routes.get('/users', { access: 'admin', summary: 'List users', tag: 'users' }, async (_req, res) => {
       res.json({ items: await deps.users.list() });

@@ -44,7 +44,7 @@ export function expectedVersionOf(req: Request, method: 'put' | 'delete'): numbe
 /** Runs a body parser middleware as a promise (it rejects with body-parser's error, e.g. too large → 413). */
 function runParser(parser: RequestHandler, req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
-    parser(req, res, (err?: unknown) => (err === undefined || err === null ? resolve() : reject(err)));
+    parser(req, res, (err?: unknown) => (err === undefined || err === null ? resolve() : reject(err instanceof Error ? err : new Error('body parser failed', { cause: err }))));
   });
 }
 

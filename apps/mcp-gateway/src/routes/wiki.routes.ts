@@ -14,6 +14,7 @@ import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
 import { expectedVersionOf, pageLocation, readPageBody } from './wiki-rest-request';
+import { requestIdOf } from '../http/request-id';
 
 /**
  * Wiki pages over REST (issue: "page writes over REST"; dagu-model §7, §9).
@@ -112,7 +113,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
       const path = pathOf(req);
       const content = await readPageBody(req, res, textBody, PutPageBodySchema);
       if (Buffer.byteLength(content, 'utf8') > maxPageBytes) {
-        res.status(413).json({ code: 'invalid_request', message: `content: a page is at most ${maxPageBytes} bytes.`, field: 'content', requestId: res.locals.requestId as string });
+        res.status(413).json({ code: 'invalid_request', message: `content: a page is at most ${maxPageBytes} bytes.`, field: 'content', requestId: requestIdOf(res) });
         return;
       }
       const expectedVersion = expectedVersionOf(req, 'put');

@@ -50,6 +50,7 @@ export function bullKeysOf<K extends string>(queue: { name: string; keys: Record
     if (key === undefined) throw new Error(`BullMQ queue ${queue.name} lacks the "${name}" key the bus needs.`);
     found[name] = key;
   }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the loop above set every name or threw
   return found as Record<K, string>;
 }
 

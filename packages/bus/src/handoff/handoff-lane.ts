@@ -159,6 +159,7 @@ export function rawJobOf(handed: HandedOffJob): JobJsonRaw {
     id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
     timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
   };
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- Job.fromJSON reads only these fields (README, "What it writes or relies on")
   return raw as JobJsonRaw;
 }
 

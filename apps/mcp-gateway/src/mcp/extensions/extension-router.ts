@@ -115,7 +115,7 @@ export class ExtensionRouter {
         };
         if (ctx.signal.aborted) return onAbort();
         ctx.signal.addEventListener('abort', onAbort, { once: true });
-        redis.lpush(callQueueKey(prefix, name), JSON.stringify(call)).catch((err: unknown) => reject(err));
+        redis.lpush(callQueueKey(prefix, name), JSON.stringify(call)).catch((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
       });
     } finally {
       removeRelay();

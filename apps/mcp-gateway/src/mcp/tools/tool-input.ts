@@ -14,7 +14,7 @@ export function requireObject(args: unknown): ToolArgs {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new DaguError('invalid_tool_input', 'Tool input must be a JSON object.');
   }
-  return { ...(args as Record<string, unknown>) };
+  return Object.fromEntries(Object.entries(args));
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 import type { ReplicaHub } from './replica-hub';
 import type { SessionRecord } from './session-store';
 import { SseStream } from './sse-stream';
+import { requestIdOf } from '../../http/request-id';
 
 /** What {@link RequestRunner} needs. */
 export interface RequestRunnerDeps {
@@ -187,8 +188,7 @@ export class RequestRunner {
 
 /** The HTTP request id of `res` (request-id.ts), or a new one when the middleware did not run. */
 function logIdOf(res: Response): string {
-  const id: unknown = res.locals.requestId;
-  return typeof id === 'string' ? id : randomUUID();
+  return requestIdOf(res) ?? randomUUID();
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

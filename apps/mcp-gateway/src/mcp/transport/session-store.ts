@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ClientCapabilitiesSchema, LoggingLevelSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { isSupportedVersion, type ProtocolVersion } from './protocol';
+import { isSupportedVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
 import { evalScript } from '@dagu-mcp/bus';
 import { SessionCache } from './session-cache';

@@ -21,6 +21,7 @@ import type { ReplicaHub } from './replica-hub';
 import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
 import { SseStream } from './sse-stream';
+import { requestIdOf } from '../../http/request-id';
 
 /** Settings of {@link StreamableHttpHandler} (see config.ts for the variables). */
 export interface StreamableHttpOptions {
@@ -152,7 +153,7 @@ export class StreamableHttpHandler {
       messages.map(async (m): Promise<OutgoingMessage | undefined> => {
         if (m.kind === 'invalid') return errorResponse(m.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.');
         if (m.kind !== 'request') return undefined;
-        return this.runner.capture(session, principal, m.message, typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined);
+        return this.runner.capture(session, principal, m.message, requestIdOf(res));
       }),
     );
     res.setHeader('Mcp-Session-Id', session.id);
