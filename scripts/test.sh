@@ -8,7 +8,11 @@
 # packages/bus/src/handoff/README.md), in parallel, one jest worker, its output
 # kept in a log and printed once both runs are done. It runs with no arguments
 # (CI) or when an argument names packages/bus (then on those paths only).
-# The script fails when either run fails.
+#
+# With no arguments (the whole suite, as CI runs it) the static checks of
+# scripts/check.sh (lint, format check, type-check of every file) run beside
+# them too, their output kept and printed the same way.
+# The script fails when any run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PNPM="npx -y pnpm@10.34.9"
@@ -31,8 +35,16 @@ if [ "${#stock_args[@]}" -gt 0 ]; then
   stock_log="$(mktemp "${TMPDIR:-/tmp}/bus-handoff-off.XXXXXX")"
   BUS_HANDOFF=false $PNPM exec jest --maxWorkers=1 "${stock_args[@]}" >"$stock_log" 2>&1 &
   stock_pid=$!
-  trap 'kill "$stock_pid" 2>/dev/null || true; rm -f "$stock_log"' INT TERM
 fi
+
+check_pid=""
+check_log=""
+if [ "$#" -eq 0 ]; then
+  check_log="$(mktemp "${TMPDIR:-/tmp}/static-checks.XXXXXX")"
+  bash scripts/check.sh >"$check_log" 2>&1 &
+  check_pid=$!
+fi
+trap 'kill $stock_pid $check_pid 2>/dev/null || true; rm -f "$stock_log" "$check_log"' INT TERM
 
 main_status=0
 $PNPM exec jest "$@" || main_status=$?
@@ -47,7 +59,17 @@ if [ -n "$stock_pid" ]; then
   echo "==== BUS_HANDOFF=false run: exit ${stock_status} ===="
 fi
 
-if [ "$main_status" -ne 0 ] || [ "$stock_status" -ne 0 ]; then
-  echo "test.sh: main jest run exit ${main_status}, BUS_HANDOFF=false bus run exit ${stock_status}" >&2
+check_status=0
+if [ -n "$check_pid" ]; then
+  wait "$check_pid" || check_status=$?
+  echo
+  echo "==== static checks: lint, format check, type-check (scripts/check.sh) ===="
+  cat "$check_log"
+  rm -f "$check_log"
+  echo "==== static checks: exit ${check_status} ===="
+fi
+
+if [ "$main_status" -ne 0 ] || [ "$stock_status" -ne 0 ] || [ "$check_status" -ne 0 ]; then
+  echo "test.sh: main jest run exit ${main_status}, BUS_HANDOFF=false bus run exit ${stock_status}, static checks exit ${check_status}" >&2
   exit 1
 fi

@@ -1,6 +1,5 @@
 /**
- * The layers of each app (ARCHITECTURE "Inside an app, folders form layers …
- * nothing imports upward and there are no import cycles"), checked by
+ * The layers of each app (docs/architecture.md "Layout"), checked by
  * `layers.test.ts` and counted by `scripts/import-layers.mjs`.
  *
  * `floors` go from the bottom up. Each entry is a unit of `apps/<app>/src`: a

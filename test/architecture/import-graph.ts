@@ -7,7 +7,7 @@ import type { AppLayers } from './app-layers';
  * The import graph of an app's sources (`apps/<app>/src`, production files:
  * `*.test.ts` and `*.test-support.ts` are left out — a test may wire whatever
  * it tests) and the
- * layer rules of ARCHITECTURE "Inside an app, folders form layers": every
+ * layer rules of docs/architecture.md "Layout": every
  * relative import (`import`, `import type`, `export … from`, dynamic
  * `import()`, `require()`) is resolved to a file and mapped to its unit — the
  * longest declared folder or top file of `app-layers.ts` that contains it.

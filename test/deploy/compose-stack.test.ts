@@ -6,7 +6,7 @@
  * way the documented first login does (docs/deployment.md): the generated
  * admin password from the gateway's first start, a login, an MCP session
  * over Streamable HTTP, a tool call that crosses the bus. Then each app's
- * `/metrics` (ARCHITECTURE "Deployment") shows that traffic.
+ * `/metrics` (docs/architecture.md "Deployment") shows that traffic.
  *
  * Only what must differ for a shared test machine is overridden, listed in
  * ISOLATION: ports (free ones instead of 8080/9464/808x), the bus prefix and

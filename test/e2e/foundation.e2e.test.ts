@@ -149,7 +149,7 @@ describe('dagu_read input rules (021 §Input, §Errors)', () => {
 });
 
 describe('bus round trip and HTTP edges', () => {
-  test('GET /api/v1/health pings every service over Redis (ARCHITECTURE request flow)', async () => {
+  test('GET /api/v1/health pings every service over Redis (docs/architecture.md "Request flow")', async () => {
     const res = await fetch(`${e2e.stack.baseUrl}/api/v1/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();

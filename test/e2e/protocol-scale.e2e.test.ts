@@ -1,5 +1,5 @@
 /**
- * Horizontal scale end to end (issue "sessions in Redis"; ARCHITECTURE
+ * Horizontal scale end to end (issue "sessions in Redis"; docs/architecture.md
  * "Sessions and scale"): two gateway replicas behind a plain round-robin
  * proxy. Killing one replica loses no session — the next request succeeds on
  * the other, and a client reconnecting its GET stream there resumes after its

@@ -1,6 +1,6 @@
 /**
  * Graceful shutdown end to end (deployment issue: "a SIGTERM test shows no
- * lost request or job"; CONVENTIONS §13): while a steady stream of dagu_read
+ * lost request or job"; CONTRIBUTING §13): while a steady stream of dagu_read
  * calls runs, one dag-service replica gets SIGTERM with a second one up, and
  * the run-service replica running two runs gets SIGTERM with a second one up.
  * Every call must be answered successfully, each stopped replica must exit 0

@@ -6,7 +6,7 @@ import { dagYaml, TEST_PRINCIPAL } from '../test-fixtures/handler-context';
 import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
 
 /**
- * dag-service through the real bus (ARCHITECTURE "Request flow" steps 3–5):
+ * dag-service through the real bus (docs/architecture.md "Request flow" steps 3–5):
  * a BusClient sends typed requests over Redis to a ServiceWorker running the
  * dag-service handlers on the real PostgreSQL; both sides validate with the
  * `dagOps` schemas, and errors keep their code, field and details.

@@ -1,5 +1,5 @@
 /**
- * Redis helpers of the dag-service bus test (CONVENTIONS §10: a queue prefix
+ * Redis helpers of the dag-service bus test (CONTRIBUTING §10: a queue prefix
  * of its own per test file, cleaned up afterwards). The shared pieces come
  * from the bus package's own test fixtures.
  */

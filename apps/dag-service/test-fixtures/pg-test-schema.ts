@@ -3,7 +3,7 @@ import { createLogger, createPool, migrate, type Pool } from '@dagu-mcp/runtime'
 import { DAG_MIGRATIONS } from '../src/db/migrations';
 
 /**
- * A throwaway PostgreSQL schema per test file (CONVENTIONS §10: integration
+ * A throwaway PostgreSQL schema per test file (CONTRIBUTING §10: integration
  * tests run against the real PostgreSQL, each in a schema of its own, and
  * clean up). The dag-service migrations are applied into it, exactly as the
  * service applies them on start.

@@ -10,7 +10,7 @@ import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './m
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
 
-/** What the gateway's HTTP app is built from (CONVENTIONS §12: an app factory, no port). */
+/** What the gateway's HTTP app is built from (CONTRIBUTING §12: an app factory, no port). */
 export interface AppDeps {
   readonly logger: Logger;
   readonly sessions: McpSessionManager;

@@ -3,7 +3,7 @@ import { WIKI_PAGE_HARD_MAX_BYTES, WIKI_PAGE_MAX_BYTES } from '@dagu-mcp/contrac
 import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
 
 /**
- * Gateway settings, parsed once at start from the environment (CONVENTIONS §8).
+ * Gateway settings, parsed once at start from the environment (CONTRIBUTING §8).
  *
  * | Variable | Meaning | Default |
  * | --- | --- | --- |

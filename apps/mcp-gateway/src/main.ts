@@ -29,7 +29,7 @@ import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 
-/** A started gateway; `stop()` drains it (CONVENTIONS §13). */
+/** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
   readonly port: number;
   stop(): Promise<void>;
@@ -87,7 +87,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
-  // Prometheus /metrics on its own port, never on the public one (ARCHITECTURE "Deployment").
+  // Prometheus /metrics on its own port, never on the public one (docs/architecture.md "Deployment").
   const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: () => metrics.render() });
   logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'gateway metrics listening');
 

@@ -17,7 +17,7 @@ import type { RunDeps } from '../src/runs/run-deps';
 import { startRun } from '../src/runs/run-start';
 
 /**
- * Integration-test environment of run-service (CONVENTIONS §10): a migrated
+ * Integration-test environment of run-service (CONTRIBUTING §10): a migrated
  * PostgreSQL schema of its own (database `test`), an engine over it, and
  * helpers to start runs and wait for them. Dropped and closed by `close()`.
  */

@@ -15,7 +15,7 @@ import { randomSchemaName, stepOf, TEST_DATABASE_URL, TEST_REDIS_URL } from '../
 
 /**
  * Hand-back on shutdown (deployment issue: "runs in progress are not lost";
- * CONVENTIONS §13), with run-service as deployed: two replicas (service-kit
+ * CONTRIBUTING §13), with run-service as deployed: two replicas (service-kit
  * host, BullMQ worker, engine) over one PostgreSQL schema and one Redis
  * prefix. The replica that owns a run is stopped the way SIGTERM stops it
  * (`RunningService.stop`, the `onStop` of `run-service.ts`) with a stop grace

@@ -4,7 +4,7 @@ import { RunEngine } from '../src/engine/run-engine';
 import { createReplicaEngine, createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
- * Graceful shutdown of a replica (CONVENTIONS §13 "finish or hand back
+ * Graceful shutdown of a replica (CONTRIBUTING §13 "finish or hand back
  * in-flight jobs"; README "Shutdown"): runs that end within RUN_STOP_GRACE_MS
  * finish normally; the others are killed and handed back to the queue
  * (status queued, a new attempt that keeps the finished steps); queued runs

@@ -10,7 +10,7 @@ import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-te
  * wiki-service over the real bus (BullMQ on the local Redis) and the real
  * PostgreSQL: the op catalog, payload validation on the service side, the
  * principal travelling with each request, and the deadline rule for writes
- * (ARCHITECTURE "Request flow").
+ * (docs/architecture.md "Request flow").
  */
 const prefix = `test-wiki-${randomBytes(4).toString('hex')}`;
 let db: TestDb;

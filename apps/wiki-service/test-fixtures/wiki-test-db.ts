@@ -4,7 +4,7 @@ import { createLogger, createPool, migrate, type Logger, type Pool } from '@dagu
 import { WIKI_MIGRATIONS } from '../src/db/migrations';
 
 /**
- * The integration tier's database (CONVENTIONS §10): the real PostgreSQL
+ * The integration tier's database (CONTRIBUTING §10): the real PostgreSQL
  * `test` database, one random schema per test file, migrated like the
  * service migrates on start, and dropped afterwards.
  */

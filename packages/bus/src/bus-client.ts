@@ -177,7 +177,7 @@ export class BusClient {
 
   /**
    * Calls op `op` of `service` and resolves with its reply data, validated by
-   * the op's reply schema (ARCHITECTURE "Request flow", steps 3–5).
+   * the op's reply schema (docs/architecture.md "Request flow", steps 3–5).
    *
    * @param payload - validated against the op's request schema before sending.
    * @returns the reply schema's output.

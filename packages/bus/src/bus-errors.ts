@@ -3,7 +3,7 @@ import { type z } from 'zod';
 
 /**
  * The errors the bus itself raises, in one place so the gateway and the tests
- * see the same codes and messages (ARCHITECTURE "Request flow": a request past
+ * see the same codes and messages (docs/architecture.md "Request flow": a request past
  * its deadline is answered `resource_unavailable`).
  */
 

@@ -1,7 +1,7 @@
 /**
  * The logging surface the bus needs: a pino-compatible subset, so an app passes
  * its pino child logger as is and tests pass nothing (a silent logger).
- * Messages are constant strings; ids travel in the fields object (CONVENTIONS §9).
+ * Messages are constant strings; ids travel in the fields object (CONTRIBUTING §9).
  */
 export interface BusLogger {
   debug(fields: Record<string, unknown>, message: string): void;

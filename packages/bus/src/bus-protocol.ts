@@ -58,7 +58,7 @@ export function resolveTimeoutMs(
 }
 
 /**
- * How many times a job of `op` may run in all (CONVENTIONS §6, "Retries
+ * How many times a job of `op` may run in all (CONTRIBUTING §6, "Retries
  * follow the error"): 1 for a mutation (`mutation: true`), whatever its
  * `attempts` says, since running a write again after a failure of unknown
  * effect could apply it twice; else the op's `attempts` (default 1).

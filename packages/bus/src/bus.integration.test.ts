@@ -17,7 +17,7 @@ import {
 /**
  * The bus against the real Redis: round trips, error mapping, validation on
  * both sides, retries of transient failures, and the deadline rule
- * (ARCHITECTURE "Request flow": past its deadline a request is answered
+ * (docs/architecture.md "Request flow": past its deadline a request is answered
  * `resource_unavailable` and a mutation is never applied afterwards).
  */
 const prefix = randomPrefix('bus');

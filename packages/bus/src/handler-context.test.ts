@@ -44,7 +44,7 @@ describe('createHandlerContext', () => {
   });
 });
 
-describe('HandlerMap typing (checked by tsconfig.test.json)', () => {
+describe('HandlerMap typing (checked by tsconfig.check.json, npm run typecheck)', () => {
   it('requires a handler for every op and types payload and reply', () => {
     // @ts-expect-error -- `echo` and the other handlers are missing
     const missing: HandlerMap<TestOps> = { crash: async () => ({}) };

@@ -4,7 +4,7 @@ import { deadlinePassedError } from './bus-errors';
 import { type BusLogger } from './bus-logger';
 
 /**
- * What a handler gets besides its payload (ARCHITECTURE "Request flow").
+ * What a handler gets besides its payload (docs/architecture.md "Request flow").
  * - `deadline`: epoch ms after which the caller has been told "unavailable".
  * - `signal`: aborted at the deadline (reason: a `resource_unavailable` DaguError);
  *   pass it to I/O that can be cancelled.
@@ -36,7 +36,7 @@ export type OpHandler<C extends OpCatalog, K extends keyof C> = (
   ctx: HandlerContext,
 ) => Promise<z.input<C[K]['reply']>>;
 
-/** One handler per op of the catalog: a missing handler fails to compile (CONVENTIONS §5). */
+/** One handler per op of the catalog: a missing handler fails to compile (CONTRIBUTING §5). */
 export type HandlerMap<C extends OpCatalog> = { readonly [K in keyof C]: OpHandler<C, K> };
 
 /** The fields a context is built from: the parsed request envelope and the job. */

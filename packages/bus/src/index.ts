@@ -1,6 +1,6 @@
 /**
  * @dagu-mcp/bus — the request bus between the gateway and the services
- * (ARCHITECTURE "Request flow"): BullMQ queues over Redis, one per service,
+ * (docs/architecture.md "Request flow"): BullMQ queues over Redis, one per service,
  * with replies published on the caller's own pub/sub channel.
  *
  * - Gateway: `BusClient` (`start`, `call`, `callRaw`, `isReady`, `ping`, `close`).

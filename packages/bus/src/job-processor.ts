@@ -12,7 +12,7 @@ import { createHandlerContext, type HandlerContext, type HandlerMap } from './ha
  *   errors and transient errors out of attempts), else it completes.
  * - `retry`: a transient failure of a non-mutation with attempts and time
  *   left; rethrow so BullMQ tries again (no reply yet). A mutation is never
- *   retried (CONVENTIONS §6): its transient failure is answered at once.
+ *   retried (CONTRIBUTING §6): its transient failure is answered at once.
  * - `drop`: past its deadline (the caller was answered already) or malformed
  *   beyond replying; no handler runs, no reply is sent.
  */

@@ -94,7 +94,7 @@ type BusJob = Job<unknown, void, string>;
  * (`lockDurationMs`); another replica's stalled check then moves it back to
  * waiting once (`maxStalledCount: 1`), where it is dropped if its deadline
  * has passed. A read is then run again (handlers must be safe to run twice,
- * CONVENTIONS §6); a mutation is not: it is answered `resource_unavailable`
+ * CONTRIBUTING §6); a mutation is not: it is answered `resource_unavailable`
  * with `details.outcome: "unknown"` (job-processor.ts, `stalledCount`).
  */
 export class ServiceWorker<C extends OpCatalog> {
@@ -182,7 +182,7 @@ export class ServiceWorker<C extends OpCatalog> {
   }
 
   /**
-   * Graceful stop (CONVENTIONS §13): takes no new job, waits for the jobs in
+   * Graceful stop (CONTRIBUTING §13): takes no new job, waits for the jobs in
    * hand to finish and reply, then closes the connections. Idempotent.
    */
   async close(): Promise<void> {

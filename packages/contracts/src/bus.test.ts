@@ -11,7 +11,7 @@ function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
 const principal = { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' };
 const request = { op: 'dag.get', payload: { name: 'a' }, principal, deadline: 1_900_000_000_000, traceContext: {}, replyTo: 'dagu:reply:c1' };
 
-describe('bus contracts (ARCHITECTURE "Request flow")', () => {
+describe('bus contracts (docs/architecture.md "Request flow")', () => {
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['request: full envelope', BusRequestSchema, request, null],
     ['request: no trace context (defaults to {})', BusRequestSchema, { ...request, traceContext: undefined }, null],
@@ -51,7 +51,7 @@ describe('bus contracts (ARCHITECTURE "Request flow")', () => {
   });
 
   const catalog: Record<string, OpDefinition> = { ...dagOps, ...runOps, ...wikiOps };
-  test.each(Object.entries(catalog))('op %s: a mutation never declares retries (CONVENTIONS §6)', (_op, definition) => {
+  test.each(Object.entries(catalog))('op %s: a mutation never declares retries (CONTRIBUTING §6)', (_op, definition) => {
     if (definition.mutation) expect(definition.attempts ?? 1).toBe(1);
     expect(typeof definition.mutation).toBe('boolean');
   });

@@ -10,7 +10,7 @@ export const TraceContextSchema = z.object({
 export type TraceContext = z.infer<typeof TraceContextSchema>;
 
 /**
- * The envelope of every bus request (ARCHITECTURE "Request flow").
+ * The envelope of every bus request (docs/architecture.md "Request flow").
  * `deadline` is epoch milliseconds: a service drops a job past it and never
  * applies a mutation after it. `replyTo` is the channel the caller listens on.
  * `requestId` (optional) is the id of the gateway request the call serves,

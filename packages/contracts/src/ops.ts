@@ -52,7 +52,7 @@ import {
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
- * here (additively: a breaking change is a new op name, CONVENTIONS §3).
+ * here (additively: a breaking change is a new op name, CONTRIBUTING §3).
  */
 export const dagOps = defineOps({
   ping: { request: PingRequestSchema, reply: PingReplySchema, mutation: false },

@@ -1,6 +1,6 @@
 /**
  * Queue names of the bus, one per service. The only place these literals live
- * (CONVENTIONS §4). The BullMQ key prefix (`BUS_PREFIX`, default `dagu`) is
+ * (CONTRIBUTING §4). The BullMQ key prefix (`BUS_PREFIX`, default `dagu`) is
  * applied on top, so tests can run on their own prefix.
  */
 export const QUEUE_NAMES = {

@@ -6,7 +6,7 @@ import { isValidWikiPath, isValidWikiPathPrefix, isValidWikiWorkspace } from './
 /**
  * wiki-service op payloads and replies (issue: wiki pages per workspace).
  * The gateway validates before sending and wiki-service re-validates off the
- * bus (ARCHITECTURE "Request flow"). Shapes follow spec 021's Wiki models and
+ * bus (docs/architecture.md "Request flow"). Shapes follow spec 021's Wiki models and
  * dagu-model §2 / §7; fields beyond the spec minimum are additive extras.
  */
 

@@ -1,7 +1,7 @@
 import { ConfigError } from '@dagu-mcp/runtime';
 import { loadServiceConfig } from './service-config';
 
-/** The settings every service shares (CONVENTIONS §8): defaults, overrides, and refusals naming the variable. */
+/** The settings every service shares (CONTRIBUTING §8): defaults, overrides, and refusals naming the variable. */
 const defaults = { schema: 'dag_service', opsPort: 8081 };
 
 describe('loadServiceConfig', () => {

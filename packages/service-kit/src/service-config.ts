@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
 
 /**
- * Settings every service shares, parsed once at start (CONVENTIONS §8).
+ * Settings every service shares, parsed once at start (CONTRIBUTING §8).
  *
  * | Variable | Meaning | Default |
  * | --- | --- | --- |

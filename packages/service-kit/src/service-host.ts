@@ -37,7 +37,7 @@ export interface ServiceDefinition<C extends OpCatalog> {
   readonly onStop?: () => Promise<void>;
 }
 
-/** A started service. `stop()` is the graceful shutdown of CONVENTIONS §13. */
+/** A started service. `stop()` is the graceful shutdown of CONTRIBUTING §13. */
 export interface RunningService {
   readonly opsPort: number;
   readonly replica: string;

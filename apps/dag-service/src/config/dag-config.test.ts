@@ -1,6 +1,6 @@
 import { loadDagConfig } from './dag-config';
 
-/** `DAG_*` settings (CONVENTIONS §8): defaults, the 0 that turns the cache off, and refusals naming the variable. */
+/** `DAG_*` settings (CONTRIBUTING §8): defaults, the 0 that turns the cache off, and refusals naming the variable. */
 describe('loadDagConfig', () => {
   it('defaults the spec cache TTL to 5000 ms and accepts 0 (cache off)', () => {
     expect(loadDagConfig({})).toEqual({ specCacheMs: 5000 });

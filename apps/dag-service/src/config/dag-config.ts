@@ -3,7 +3,7 @@ import { parseConfig } from '@dagu-mcp/runtime';
 
 /**
  * Settings of dag-service beyond the shared service settings (service-kit),
- * parsed once at start (CONVENTIONS §8). Every variable is optional.
+ * parsed once at start (CONTRIBUTING §8). Every variable is optional.
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |

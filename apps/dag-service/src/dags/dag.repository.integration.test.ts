@@ -9,7 +9,7 @@ import type { DagWrite } from './dag.records';
 /**
  * The DAG store against the real PostgreSQL: atomic upsert (spec 022 apply:
  * created vs updated), concurrent applies, and the deadline rule
- * (ARCHITECTURE "Request flow": a mutation is never committed after its deadline).
+ * (docs/architecture.md "Request flow": a mutation is never committed after its deadline).
  */
 let db: TestSchema;
 let repository: DagRepository;

@@ -117,7 +117,7 @@ export class DagRepository {
 
   /**
    * Creates or updates the DAG `write.name` atomically, committing only
-   * before `deadline` (ARCHITECTURE "Request flow": a caller told "failed"
+   * before `deadline` (docs/architecture.md "Request flow": a caller told "failed"
    * never finds the change applied later). The statement itself is cut at
    * the deadline (`statement_timeout`), e.g. while it waits for another
    * writer's row lock.

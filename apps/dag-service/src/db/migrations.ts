@@ -4,7 +4,7 @@ import type { Migration } from '@dagu-mcp/runtime';
  * dag-service schema migrations, applied in id order on start by `migrate`
  * (runtime), inside the service's own schema (search path `<schema>, public`).
  *
- * `001_create_dags` — one row per stored DAG (ARCHITECTURE "Data"):
+ * `001_create_dags` — one row per stored DAG (docs/architecture.md "Data"):
  *
  * | Column | Meaning |
  * | --- | --- |

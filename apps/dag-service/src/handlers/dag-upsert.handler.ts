@@ -11,7 +11,7 @@ import type { DagCatalog } from '../dags/dag.catalog';
  *   version}` — `created` for a new DAG, `updated` for an existing one,
  *   `version` the stored version (1 on create, +1 per apply).
  *
- * The write commits only before the request's deadline (ARCHITECTURE
+ * The write commits only before the request's deadline (docs/architecture.md
  * "Request flow"); concurrent applies of one name serialize, last writer wins.
  *
  * @throws DaguError `resource_unavailable` (deadline passed or PostgreSQL

@@ -3,7 +3,7 @@ import { DaguError, type ErrorCode } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { requestIdOf } from './request-id';
 
-/** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONVENTIONS §7). */
+/** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONTRIBUTING §7). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   unauthorized: 403,

@@ -35,7 +35,7 @@ export interface McpSessionManagerOptions {
 
 /**
  * The MCP sessions of the gateway, kept in Redis so that any replica serves
- * any request of any session (ARCHITECTURE "Sessions and scale"; the
+ * any request of any session (docs/architecture.md "Sessions and scale"; the
  * transport and its design are described in docs/mcp-transport.md).
  *
  * Holds one command connection and, through {@link ReplicaHub}, one

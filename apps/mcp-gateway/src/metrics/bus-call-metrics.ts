@@ -1,7 +1,7 @@
 import { durationHistogram, METRIC_NAMES, timeAsync, type Registry } from '@dagu-mcp/runtime';
 
 /**
- * The gateway's bus-call timer (ARCHITECTURE "Deployment"): only the gateway
+ * The gateway's bus-call timer (docs/architecture.md "Deployment"): only the gateway
  * calls services over the bus, so it lives here rather than in runtime.
  */
 

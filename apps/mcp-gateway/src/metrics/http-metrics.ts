@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { durationHistogram, METRIC_NAMES, secondsSince, type Registry } from '@dagu-mcp/runtime';
 
 /**
- * The gateway's HTTP request metrics (ARCHITECTURE "Deployment"): the route
+ * The gateway's HTTP request metrics (docs/architecture.md "Deployment"): the route
  * and MCP method labels, and the listener wrapper that records them. Only the
  * gateway serves HTTP to clients, so the MCP method list lives here.
  */

@@ -6,7 +6,7 @@ import { parseQueueList } from './queue-limits';
 
 /**
  * Settings of the run engine, parsed once at start next to the shared service
- * settings (CONVENTIONS §8). Every variable is optional.
+ * settings (CONTRIBUTING §8). Every variable is optional.
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |

@@ -15,7 +15,7 @@ import type { RunRecord } from '../store/run-rows';
 
 /**
  * Hand-back on shutdown (deployment issue "runs in progress are not lost";
- * CONVENTIONS §13 "finish or hand back in-flight jobs"). A run that did not
+ * CONTRIBUTING §13 "finish or hand back in-flight jobs"). A run that did not
  * end within `RUN_STOP_GRACE_MS` after SIGTERM is killed by its replica and,
  * instead of being failed, handed back: its finished steps are kept, the
  * interrupted ones (and every lifecycle handler) run again in a new attempt,

@@ -23,7 +23,7 @@ import type { ForeachRunner, SubDagRunner } from '../core/run-types';
 import { formatParams } from '../core/params';
 
 /**
- * The run engine of one replica (ARCHITECTURE "the run engine's running
+ * The run engine of one replica (docs/architecture.md "the run engine's running
  * processes are owned by one replica"). It executes the runs this replica
  * started, claimed from the queue or retried; records each attempt's end in
  * PostgreSQL before it publishes the run event; stamps heartbeats of its runs

@@ -13,7 +13,7 @@ import { createRunStartHandler } from './run-start.handler';
 import { createRunStepLogHandler } from './run-step-log.handler';
 import { createRunStopHandler } from './run-stop.handler';
 
-/** The complete handler map of run-service (`runOps`, CONVENTIONS §5). */
+/** The complete handler map of run-service (`runOps`, CONTRIBUTING §5). */
 export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
   return {
     ping: createPingHandler('run-service', deps.replica),

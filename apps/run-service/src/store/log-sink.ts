@@ -2,7 +2,7 @@ import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { LogBackpressure, LogStreamWriter } from '../core/run-types';
 
 /**
- * Buffered, batched writes of log lines to PostgreSQL (ARCHITECTURE "logs
+ * Buffered, batched writes of log lines to PostgreSQL (docs/architecture.md "logs
  * are stored so that any replica can read them"; dagu-model §6).
  *
  * One sink per running attempt. `append` is synchronous and cheap: it numbers

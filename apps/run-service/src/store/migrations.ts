@@ -7,7 +7,7 @@ import { ACTIVE_RUNS_SQL } from './status-sql';
  *
  * `001_create_runs`:
  *
- * - `runs` — one row per DAG-run (ARCHITECTURE "Data"): identity
+ * - `runs` — one row per DAG-run (docs/architecture.md "Data"): identity
  *   (`dag_name`, `dag_run_id`, unique together), the current attempt
  *   (`attempt_no`, `attempt_id`), `status` (dagu-model §1), the run-level
  *   `error` (timeout, init failure, replica stopped), `params` (the effective

@@ -8,7 +8,7 @@ import type { NodeSpec, NodeState, NodeStateSink } from '../core/run-types';
  * A node saved several times before the loop runs is written once, with its
  * latest state. The engine awaits {@link NodeStateWriter.flush} before it
  * writes and publishes a run-status change, so a run event never announces
- * step states that are not in PostgreSQL yet (ARCHITECTURE, dagu-model §8).
+ * step states that are not in PostgreSQL yet (docs/architecture.md, dagu-model §8).
  * This keeps step bookkeeping off the critical path of a step chain.
  */
 export class NodeStateWriter implements NodeStateSink {

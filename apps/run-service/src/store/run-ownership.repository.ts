@@ -6,7 +6,7 @@ import { parseRows, type Queryable } from './run-rows';
 import { ACTIVE_RUNS_SQL, LIVE_STEPS_SQL, OPEN_STEPS_SQL, OWNED_RUNS_SQL } from './status-sql';
 
 /**
- * Which replica owns which run (ARCHITECTURE "the run engine's running
+ * Which replica owns which run (docs/architecture.md "the run engine's running
  * processes are owned by one replica"): heartbeats, stop requests across
  * replicas, the queue claim, and forced ends.
  */

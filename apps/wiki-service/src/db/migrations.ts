@@ -4,7 +4,7 @@ import type { Migration } from '@dagu-mcp/runtime';
  * wiki-service schema migrations, applied in id order on start by `migrate`
  * (runtime) inside the service's own schema (search path `<schema>, public`).
  *
- * `001_create_wiki` (ARCHITECTURE "Data"; dagu-model §2, §7):
+ * `001_create_wiki` (docs/architecture.md "Data"; dagu-model §2, §7):
  *
  * `workspaces` — every workspace a page was ever written to. A workspace
  * comes into being with its first page and stays when its pages are deleted.

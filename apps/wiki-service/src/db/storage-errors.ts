@@ -3,7 +3,7 @@ import { createStorageErrors } from '@dagu-mcp/runtime';
 
 /**
  * The wiki store's failure mapping: runtime's one PostgreSQL classifier
- * (`postgres/pg-errors.ts`, CONVENTIONS §7) bound to this store's name and the
+ * (`postgres/pg-errors.ts`, CONTRIBUTING §7) bound to this store's name and the
  * bus's deadline error. An outage is `resource_unavailable` (spec 021 "The
  * resource exists but cannot currently be read"; transient); anything else
  * stays as it is.

@@ -13,7 +13,7 @@ import { deleteWikiPage } from '../pages/wiki-write';
  * Reply: `{workspace, path, version}` — the identity and last version of the
  * deleted page. The workspace stays (it keeps existing without pages).
  *
- * The delete commits only before the request's deadline (ARCHITECTURE
+ * The delete commits only before the request's deadline (docs/architecture.md
  * "Request flow"). A retry after a delete that succeeded answers
  * `resource_not_found`, which leaves the wiki as the first call did.
  * Errors: `unauthorized` (role below developer, dagu-model §9),

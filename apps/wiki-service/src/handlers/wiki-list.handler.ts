@@ -19,7 +19,7 @@ import { readWikiCollection } from '../pages/wiki-collection';
  *
  * Errors: `resource_not_found` (unknown workspace, field `workspace`),
  * `resource_unavailable` (PostgreSQL down, or the deadline passed). Reads
- * only, so running it twice is harmless (CONVENTIONS §6).
+ * only, so running it twice is harmless (CONTRIBUTING §6).
  */
 export function createWikiListHandler(pool: Pool): OpHandler<WikiOps, 'wiki.list'> {
   return async function wikiList(payload) {

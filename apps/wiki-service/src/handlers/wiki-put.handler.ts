@@ -14,10 +14,10 @@ import { putWikiPage } from '../pages/wiki-write';
  *
  * Reply: `{page, created, changed}` — `page` is the page metadata (no body);
  * `changed` is false when the content was already identical, in which case
- * nothing was written (so a retried write is harmless, CONVENTIONS §6).
+ * nothing was written (so a retried write is harmless, CONTRIBUTING §6).
  *
  * The write commits only before the request's deadline (`ctx.deadline`,
- * ARCHITECTURE "Request flow"); the principal's subject is recorded as
+ * docs/architecture.md "Request flow"); the principal's subject is recorded as
  * `updatedBy`. Errors: `unauthorized` (role below developer, dagu-model §9),
  * `invalid_tool_input` (bad frontmatter, field `content`), `conflict`
  * (version mismatch, field `expectedVersion`), `resource_unavailable`.

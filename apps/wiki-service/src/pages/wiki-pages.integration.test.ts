@@ -6,7 +6,7 @@ import { searchWiki } from './wiki-search';
 import { deleteWikiPage, putWikiPage } from './wiki-write';
 
 /**
- * The wiki domain against the real PostgreSQL (CONVENTIONS §10): writes,
+ * The wiki domain against the real PostgreSQL (CONTRIBUTING §10): writes,
  * the collection in tree and flat mode, page reads and search, each rule
  * named after the spec it proves (021 Wiki models, dagu-model §2, §7, §9).
  */
@@ -69,7 +69,7 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
     expect((await failure(asViewer)).code).toBe('unauthorized');
   });
 
-  test('a write whose deadline passes while it waits is never applied (ARCHITECTURE "Request flow")', async () => {
+  test('a write whose deadline passes while it waits is never applied (docs/architecture.md "Request flow")', async () => {
     const holder = await db.pool.connect();
     try {
       await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['dagu-mcp:wiki-page:scratch/locked']);

@@ -19,13 +19,13 @@ import { requireWorkspace } from './wiki-collection';
  * Page writes (REST `PUT` / `DELETE /api/v1/wiki/{workspace}/pages/{path}`).
  *
  * Each write is one transaction that commits only before the request's
- * deadline (ARCHITECTURE "Request flow": a caller told "failed" never finds
+ * deadline (docs/architecture.md "Request flow": a caller told "failed" never finds
  * the change applied later; `withTransaction` also bounds every statement by
  * the time left). Writers of one page are serialized by a transaction-level
  * advisory lock on the page's identity, so the version check and the write
  * are atomic and two concurrent creates cannot both "create". Writing the
  * same content again changes nothing, so a retried write is harmless
- * (CONVENTIONS §6).
+ * (CONTRIBUTING §6).
  */
 
 /** Who writes, and until when (epoch ms). */

@@ -10,7 +10,7 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses an app's configuration once, at start (CONVENTIONS §8).
+ * Parses an app's configuration once, at start (CONTRIBUTING §8).
  *
  * Secrets may come from files: for every key `NAME` of the schema, when
  * `NAME` is unset and `NAME_FILE` is set, the file's content (trailing

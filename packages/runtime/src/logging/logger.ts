@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 export type { Logger };
 
 /**
- * Paths pino removes from every log line (CONVENTIONS §9): credentials never
+ * Paths pino removes from every log line (CONTRIBUTING §9): credentials never
  * reach logs, whatever object a caller passes.
  */
 export const REDACT_PATHS = [

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 export type { Registry };
 
 /**
- * Names of the metrics the apps export (ARCHITECTURE "Deployment"). Dashboards
+ * Names of the metrics the apps export (docs/architecture.md "Deployment"). Dashboards
  * and alerts depend on them: rename only with a new name beside the old one.
  * Every series also carries the registry's default label `app`.
  */

@@ -9,7 +9,7 @@ function coded(code: string, message = `failure ${code}`): Error {
 const deadlineError = (): DaguError => new DaguError('resource_unavailable', 'The request deadline passed before the work was done.');
 const store = createStorageErrors({ store: 'test store', deadlineError });
 
-describe('classifyPgFailure (CONVENTIONS §6–§7)', () => {
+describe('classifyPgFailure (CONTRIBUTING §6–§7)', () => {
   const cases: Array<[string, unknown, PgFailureKind]> = [
     ['57014 query_canceled (statement_timeout from the deadline)', coded('57014'), 'deadline'],
     ['23505 unique_violation', coded('23505'), 'conflict'],

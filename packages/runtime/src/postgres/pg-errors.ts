@@ -1,7 +1,7 @@
 import { DaguError } from '@dagu-mcp/contracts';
 
 /**
- * PostgreSQL failures sorted by the error taxonomy of CONVENTIONS §6–§7: the
+ * PostgreSQL failures sorted by the error taxonomy of CONTRIBUTING §6–§7: the
  * one copy of "what is retried, what is a conflict" for every service that
  * owns a schema (dag-service, wiki-service, run-service, the gateway's users
  * and audit).

@@ -117,7 +117,7 @@ function sqlText(first: unknown): string {
 /**
  * Runs `fn` in a transaction and commits only if `deadline` (epoch ms) has not
  * passed; otherwise rolls back and throws what `onLate` returns. This is how a
- * service never applies a mutation after its deadline (ARCHITECTURE "Request flow").
+ * service never applies a mutation after its deadline (docs/architecture.md "Request flow").
  *
  * @throws whatever `fn` throws (after ROLLBACK), or `onLate()` when past the deadline
  */

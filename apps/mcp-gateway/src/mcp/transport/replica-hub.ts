@@ -7,7 +7,7 @@ import { ClientAwaits, type ClientResponse } from './client-awaits';
 import type { McpKeys } from './redis-keys';
 
 /**
- * This replica's link to the others, over Redis pub/sub (ARCHITECTURE
+ * This replica's link to the others, over Redis pub/sub (docs/architecture.md
  * "Sessions and scale"). One subscriber connection carries:
  *
  * - `<p>:mcp:control` (every replica): `{t:'cancel', s, r}` aborts request `r`

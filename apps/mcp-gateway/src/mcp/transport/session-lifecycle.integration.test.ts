@@ -1,6 +1,6 @@
 /**
  * Session lifecycle against real Redis with two replicas sharing sessions
- * (Streamable HTTP §Session Management; ARCHITECTURE "Sessions and scale"):
+ * (Streamable HTTP §Session Management; docs/architecture.md "Sessions and scale"):
  * binding to the principal, second initialize, DELETE, idle expiry, and the
  * issue's leak check — 1,000 create/delete cycles leave no timer, listener,
  * subscription or key behind.

@@ -2,7 +2,7 @@ import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk
 import type { ProtocolVersion } from './protocol';
 
 /**
- * One MCP session as every gateway replica sees it (ARCHITECTURE "Sessions
+ * One MCP session as every gateway replica sees it (docs/architecture.md "Sessions
  * and scale"). Stored as the hash `<p>:mcp:{id}:session` with fields `v`
  * (protocol version), `p` (principal id), `ci` (client info JSON), `cc`
  * (client capabilities JSON), `ll` (log level, once set) and `at` (created,
