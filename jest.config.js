@@ -3,7 +3,10 @@
  * workspace packages resolve to their `src/`, so tests never need a build; the
  * end-to-end tier spawns the built apps (`dist/`), which `npm test` builds first.
  */
-const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const swc = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+];
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },

@@ -37,12 +37,21 @@ const principal = { id: 'bench', subject: 'bench', role: 'admin', credentialType
  * Starts the worker of `mode` in a child process (default) or in this one
  * (`--in-process`); resolves with its stop function once it takes jobs.
  */
-async function startWorker(mode: 'naive' | 'bus' | 'bus-stock', redisUrl: string, prefix: string, inProcess: boolean): Promise<() => Promise<void>> {
+async function startWorker(
+  mode: 'naive' | 'bus' | 'bus-stock',
+  redisUrl: string,
+  prefix: string,
+  inProcess: boolean,
+): Promise<() => Promise<void>> {
   if (inProcess) return startBenchWorker(mode, redisUrl, prefix);
   const register = path.resolve(__dirname, '..', 'packages', 'bus', 'test-fixtures', 'ts-register.js');
-  const child = spawn(process.execPath, ['-r', register, path.join(__dirname, 'bus-roundtrip.worker.ts'), mode, redisUrl, prefix], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', register, path.join(__dirname, 'bus-roundtrip.worker.ts'), mode, redisUrl, prefix],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench worker exited with ${String(code)}`)));
     child.stdout.on('data', (chunk: Buffer) => {
@@ -96,7 +105,12 @@ async function inProcessCall(text: string): Promise<unknown> {
     replyTo: 'bench:reply:x',
   };
   const data: unknown = JSON.parse(JSON.stringify(request));
-  const outcome = await processBusJob(benchOps, handlers, { data, jobId: randomUUID(), attemptsMade: 0, maxAttempts: 1 }, SILENT_LOGGER);
+  const outcome = await processBusJob(
+    benchOps,
+    handlers,
+    { data, jobId: randomUUID(), attemptsMade: 0, maxAttempts: 1 },
+    SILENT_LOGGER,
+  );
   if (outcome.kind !== 'reply') throw new Error(`unexpected outcome ${outcome.kind}`);
   const message = decodeReplyMessage(encodeReplyMessage('x', outcome.reply));
   if (message === undefined || !message.reply.ok) throw new Error('bad reply');
@@ -112,7 +126,9 @@ async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const where = inProcess ? 'workers in this process' : 'workers in a child process';
   console.log(`bus round trip, concurrency 1, n=${n} after ${warmup} warm-up, ${rounds} interleaved rounds, ${where}`);
-  console.log(`${redisUrl}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(2)}`);
+  console.log(
+    `${redisUrl}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(2)}`,
+  );
 
   const redis = new Redis(redisUrl);
   const naiveQueue = new Queue(NAIVE_QUEUE, { connection: { url: redisUrl }, prefix });
@@ -130,25 +146,39 @@ async function main(): Promise<void> {
       label: '(b) naive: add + waitUntilFinished',
       once: async () => {
         // Completed jobs are kept (last 1000): waitUntilFinished reads the job back after it subscribed.
-        const job = await naiveQueue.add('echo', { text: 'hello' }, { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+        const job = await naiveQueue.add(
+          'echo',
+          { text: 'hello' },
+          { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
+        );
         return job.waitUntilFinished(naiveEvents);
       },
       samples: [],
     },
-    { label: '(c) bus: BusClient.call → ServiceWorker', once: () => client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }), samples: [] },
+    {
+      label: '(c) bus: BusClient.call → ServiceWorker',
+      once: () => client.call('dag', benchOps, 'echo', { text: 'hello' }, { principal }),
+      samples: [],
+    },
     { label: '(d) baseline: same work in process, no Redis', once: () => inProcessCall('hello'), samples: [] },
-    { label: '(e) stock: (c) with BUS_HANDOFF=false', once: () => stockClient.call('wiki', benchOps, 'echo', { text: 'hello' }, { principal }), samples: [] },
+    {
+      label: '(e) stock: (c) with BUS_HANDOFF=false',
+      once: () => stockClient.call('wiki', benchOps, 'echo', { text: 'hello' }, { principal }),
+      samples: [],
+    },
   ];
   // Interleaved rounds: a load change on the machine hits every case alike.
   for (let round = 0; round < rounds; round += 1) {
-    for (const { once, samples } of cases) await measure(Math.ceil(n / rounds), round === 0 ? warmup : 50, once, samples);
+    for (const { once, samples } of cases)
+      await measure(Math.ceil(n / rounds), round === 0 ? warmup : 50, once, samples);
   }
   const [a, b, c, d, e] = cases.map(({ label, samples }) => {
     const stats = statsOf(samples);
     console.log(`${label.padEnd(44)} p50 ${fmt(stats.p50)} ms   p99 ${fmt(stats.p99)} ms`);
     return stats;
   });
-  if (a === undefined || b === undefined || c === undefined || d === undefined || e === undefined) throw new Error('missing results');
+  if (a === undefined || b === undefined || c === undefined || d === undefined || e === undefined)
+    throw new Error('missing results');
   console.log('');
   console.log(`naive added over PING floor      p50 ${fmt(b.p50 - a.p50)} ms`);
   console.log(`bus added over PING floor        p50 ${fmt(c.p50 - a.p50)} ms`);

@@ -22,7 +22,11 @@ export const NAIVE_QUEUE = 'naive';
 /** Starts the worker of `mode`; resolves with its close function once it takes jobs. */
 export async function startBenchWorker(mode: string, redisUrl: string, prefix: string): Promise<() => Promise<void>> {
   if (mode === 'naive') {
-    const worker = new Worker(NAIVE_QUEUE, async (job: Job<unknown, unknown, string>) => job.data, { connection: { url: redisUrl }, prefix, concurrency: 16 });
+    const worker = new Worker(NAIVE_QUEUE, async (job: Job<unknown, unknown, string>) => job.data, {
+      connection: { url: redisUrl },
+      prefix,
+      concurrency: 16,
+    });
     await worker.waitUntilReady();
     return () => worker.close();
   }
@@ -32,7 +36,14 @@ export async function startBenchWorker(mode: string, redisUrl: string, prefix: s
     return () => worker.close();
   }
   if (mode === 'bus-stock') {
-    const worker = new ServiceWorker({ service: 'wiki', catalog: benchOps, handlers: benchHandlers, redisUrl, prefix, handoff: false });
+    const worker = new ServiceWorker({
+      service: 'wiki',
+      catalog: benchOps,
+      handlers: benchHandlers,
+      redisUrl,
+      prefix,
+      handoff: false,
+    });
     await worker.start();
     return () => worker.close();
   }

@@ -18,15 +18,27 @@ import { applyDags, dagYaml } from './lib/dags.mjs';
 const CALLS = Number(process.argv[2] ?? 50);
 const PORT = 16379;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const redis = spawn('redis-server', ['--port', String(PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+const redis = spawn(
+  'redis-server',
+  ['--port', String(PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+  { stdio: 'ignore' },
+);
 await sleep(500);
-const stack = await startStack({ databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', redisUrl: `redis://127.0.0.1:${PORT}` });
+const stack = await startStack({
+  databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  redisUrl: `redis://127.0.0.1:${PORT}`,
+});
 try {
   const token = await createApiKey(stack);
   const agent = keepAliveAgent(1);
   const session = await openSession(stack.mcpUrl, { token, agent });
   await applyDags(stack.mcpUrl, session, token, [{ name: 'dag-00001', spec: dagYaml(1) }]);
-  const once = (id) => request(stack.mcpUrl, { headers: mcpHeaders({ token, ...session }), agent, body: rpcBody(id, 'tools/call', { name: 'dagu_read', arguments: { target: 'dag_spec', name: 'dag-00001' } }) });
+  const once = (id) =>
+    request(stack.mcpUrl, {
+      headers: mcpHeaders({ token, ...session }),
+      agent,
+      body: rpcBody(id, 'tools/call', { name: 'dagu_read', arguments: { target: 'dag_spec', name: 'dag-00001' } }),
+    });
   for (let i = 0; i < 200; i += 1) await once(i + 10);
   const monitor = spawn('redis-cli', ['-p', String(PORT), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
   let log = '';
@@ -37,7 +49,9 @@ try {
   monitor.kill();
   const owners = {};
   for (const line of execSync('ss -tnp').toString().split('\n')) {
-    const m = new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:${PORT}\\s+users:\\(\\("node",pid=(\\d+)`).exec(line);
+    const m = new RegExp(`127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:${PORT}\\s+users:\\(\\("node",pid=(\\d+)`).exec(
+      line,
+    );
     if (m) owners[m[1]] = m[2];
   }
   const apps = Object.fromEntries(Object.entries(stack.pids).map(([app, pid]) => [String(pid), app]));
@@ -49,10 +63,15 @@ try {
     counts[who] ??= {};
     counts[who][m[3].toLowerCase()] = (counts[who][m[3].toLowerCase()] ?? 0) + 1;
   }
-  console.log(`Redis commands per tools/call dagu_read dag_spec (${CALLS} calls, one at a time; background timers included):`);
+  console.log(
+    `Redis commands per tools/call dagu_read dag_spec (${CALLS} calls, one at a time; background timers included):`,
+  );
   for (const [who, cmds] of Object.entries(counts).sort()) {
     const total = Object.values(cmds).reduce((a, b) => a + b, 0) / CALLS;
-    const list = Object.entries(cmds).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${(n / CALLS).toFixed(2)}`).join(', ');
+    const list = Object.entries(cmds)
+      .sort((a, b) => b[1] - a[1])
+      .map(([c, n]) => `${c} ${(n / CALLS).toFixed(2)}`)
+      .join(', ');
     console.log(`${who.padEnd(12)} ${total.toFixed(2).padStart(6)}  ${list}`);
   }
 } finally {

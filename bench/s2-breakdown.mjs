@@ -30,16 +30,20 @@ import { keepAliveAgent, mcpHeaders, openSession, request, responseTo, rpcBody }
 import { createApiKey, startBaseline, startStack } from './lib/stack.mjs';
 import { quantile } from './lib/stats.mjs';
 
-const { values: argv } = parseArgs({ options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' } } });
+const { values: argv } = parseArgs({
+  options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' } },
+});
 const perRound = Number(argv.n);
 const rounds = Number(argv.rounds);
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Throws unless `answer` is HTTP 200 with a JSON-RPC result (not a tool error) for `id`; `id` undefined: any 200. */
 function check(layer, answer, id) {
   const message = id === undefined ? undefined : responseTo(answer, id);
-  const ok = answer.status === 200 && (id === undefined || (message?.result !== undefined && message.result.isError !== true));
+  const ok =
+    answer.status === 200 && (id === undefined || (message?.result !== undefined && message.result.isError !== true));
   if (!ok) throw new Error(`${layer}: unexpected answer HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
 }
 
@@ -64,15 +68,24 @@ try {
   const mcp = (url, hdrs, via, body) => (id) => request(url, { headers: hdrs, agent: via, body: body(id) });
   const layers = [
     ['baseline', mcp(baseline.url, mcpHeaders({}), baselineAgent, (id) => readBody(id, spec)), check],
-    ['healthz', () => request(`${stack.baseUrl}/healthz`, { method: 'GET', agent }), (layer, answer) => check(layer, answer, undefined)],
+    [
+      'healthz',
+      () => request(`${stack.baseUrl}/healthz`, { method: 'GET', agent }),
+      (layer, answer) => check(layer, answer, undefined),
+    ],
     ['mcp ping', mcp(stack.mcpUrl, headers, agent, (id) => rpcBody(id, 'ping', {})), check],
-    ['tool, no bus', mcp(stack.mcpUrl, headers, agent, (id) => readBody(id, { target: 'reference', name: 'tools' })), check],
+    [
+      'tool, no bus',
+      mcp(stack.mcpUrl, headers, agent, (id) => readBody(id, { target: 'reference', name: 'tools' })),
+      check,
+    ],
     ['tool over bus', mcp(stack.mcpUrl, headers, agent, (id) => readBody(id, spec)), check],
     [
       'bus from a lean process',
       () => bus.call('dag', OP_CATALOGS.dag, 'dag.spec', { name: dagName(0) }, { principal }),
       (layer, reply) => {
-        if (reply?.name !== dagName(0)) throw new Error(`${layer}: unexpected reply ${JSON.stringify(reply).slice(0, 200)}`);
+        if (reply?.name !== dagName(0))
+          throw new Error(`${layer}: unexpected reply ${JSON.stringify(reply).slice(0, 200)}`);
       },
     ],
   ];
@@ -92,7 +105,8 @@ try {
   }
   const p50 = new Map([...samples].map(([name, s]) => [name, quantile(s, 0.5)]));
   console.log(`${rounds} rounds × ${perRound} requests per layer, 1 connection (ms)`);
-  for (const [name, s] of samples) console.log(`${name.padEnd(24)} p50 ${p50.get(name).toFixed(3)}  p90 ${quantile(s, 0.9).toFixed(3)}`);
+  for (const [name, s] of samples)
+    console.log(`${name.padEnd(24)} p50 ${p50.get(name).toFixed(3)}  p90 ${quantile(s, 0.9).toFixed(3)}`);
   const step = (a, b) => (p50.get(b) - p50.get(a)).toFixed(3).padStart(7);
   console.log(`S2 added p50 (tool over bus − baseline):                  ${step('baseline', 'tool over bus')}`);
   console.log(`auth + session + MCP dispatch (mcp ping − healthz):       ${step('healthz', 'mcp ping')}`);

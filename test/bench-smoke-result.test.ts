@@ -18,12 +18,16 @@ describe('smokeProblems', () => {
   });
 
   it.each(['B', 'S1', 'S2', 'S5', 'S7'])('refuses a run where %s errored, naming it', (id) => {
-    const errored = allOk.map((s) => (s.id === id ? record(id, { status: 'error', error: 'Error: boom\n    at stack', checks: [] }) : s));
+    const errored = allOk.map((s) =>
+      s.id === id ? record(id, { status: 'error', error: 'Error: boom\n    at stack', checks: [] }) : s,
+    );
     expect(smokeProblems(results(errored))).toEqual([`${id} errored: Error: boom`]);
   });
 
   it('refuses missing and unexpected records, an ok record without checks, and a wrong mode', () => {
-    const scenarios = [...allOk.filter((s) => s.id !== 'S3'), record('S9')].map((s) => (s.id === 'S4' ? { ...s, checks: [] } : s));
+    const scenarios = [...allOk.filter((s) => s.id !== 'S3'), record('S9')].map((s) =>
+      s.id === 'S4' ? { ...s, checks: [] } : s,
+    );
     expect(smokeProblems({ mode: 'full', machine: { cores: 0 }, scenarios })).toEqual([
       'mode is "full", not "smoke"',
       'machine.cores is not a positive number',

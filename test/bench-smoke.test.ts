@@ -18,7 +18,10 @@ test('bench smoke: every scenario runs and leaves a record', async () => {
   const out = mkdtempSync(join(tmpdir(), 'dagu-bench-smoke-'));
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, 'bench', 'run.mjs'), '--smoke', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [join(ROOT, 'bench', 'run.mjs'), '--smoke', '--out', out], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let text = '';
       child.stdout.on('data', (d: Buffer) => (text += d.toString()));
       child.stderr.on('data', (d: Buffer) => (text += d.toString()));

@@ -7,10 +7,38 @@
  */
 import { call, keepAliveAgent } from './mcp-http.mjs';
 
-const WORDS = ['nightly', 'report', 'sync', 'export', 'import', 'cleanup', 'archive', 'billing', 'ledger', 'metrics',
-  'customer', 'orders', 'inventory', 'warehouse', 'refresh', 'snapshot', 'rollup', 'audit', 'digest', 'reconcile'];
-const COMMANDS = ['echo start', 'python3 etl.py --table {w}', 'psql -c "VACUUM {w}"', 'curl -fsS https://api.example.com/{w}',
-  'rsync -a /data/{w}/ /backup/{w}/', 'gzip -9 /tmp/{w}.csv', 'echo done {w}', 'aws s3 cp /tmp/{w}.parquet s3://lake/{w}/'];
+const WORDS = [
+  'nightly',
+  'report',
+  'sync',
+  'export',
+  'import',
+  'cleanup',
+  'archive',
+  'billing',
+  'ledger',
+  'metrics',
+  'customer',
+  'orders',
+  'inventory',
+  'warehouse',
+  'refresh',
+  'snapshot',
+  'rollup',
+  'audit',
+  'digest',
+  'reconcile',
+];
+const COMMANDS = [
+  'echo start',
+  'python3 etl.py --table {w}',
+  'psql -c "VACUUM {w}"',
+  'curl -fsS https://api.example.com/{w}',
+  'rsync -a /data/{w}/ /backup/{w}/',
+  'gzip -9 /tmp/{w}.csv',
+  'echo done {w}',
+  'aws s3 cp /tmp/{w}.parquet s3://lake/{w}/',
+];
 const TEAMS = ['data', 'ops', 'finance', 'web'];
 
 /** mulberry32: every run seeds the same DAGs. */
@@ -64,9 +92,17 @@ export async function applyDags(url, session, token, dags, concurrency = 16) {
   const worker = async () => {
     for (let i = next++; i < dags.length; i = next++) {
       const { name, spec } = dags[i];
-      const result = await call(url, session, 'tools/call', { name: 'dagu_change', arguments: { mode: 'apply', name, spec } }, { token, agent, id: id++, timeoutMs: 60_000 });
+      const result = await call(
+        url,
+        session,
+        'tools/call',
+        { name: 'dagu_change', arguments: { mode: 'apply', name, spec } },
+        { token, agent, id: id++, timeoutMs: 60_000 },
+      );
       if (result.isError === true || result.structuredContent?.applied !== true) {
-        throw new Error(`dagu_change ${name} was not applied: ${JSON.stringify(result.structuredContent ?? result).slice(0, 500)}`);
+        throw new Error(
+          `dagu_change ${name} was not applied: ${JSON.stringify(result.structuredContent ?? result).slice(0, 500)}`,
+        );
       }
     }
   };
@@ -79,7 +115,10 @@ export async function applyDags(url, session, token, dags, concurrency = 16) {
 
 /** Stores bench DAGs `from`…`to-1` (`dag-00000`…) through `dagu_change`. */
 export async function seedDags(url, session, token, from, to, concurrency = 16) {
-  const dags = Array.from({ length: Math.max(0, to - from) }, (_, k) => ({ name: dagName(from + k), spec: dagYaml(from + k) }));
+  const dags = Array.from({ length: Math.max(0, to - from) }, (_, k) => ({
+    name: dagName(from + k),
+    spec: dagYaml(from + k),
+  }));
   await applyDags(url, session, token, dags, concurrency);
 }
 

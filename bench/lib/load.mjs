@@ -151,12 +151,30 @@ async function runBurst() {
     Array.from({ length: job.count }, async (_, i) => {
       const id = i + 1;
       try {
-        const answer = await request(job.url, { headers: job.headers, body: bodyFor(variants, id), agent, timeoutMs: job.timeoutMs ?? 300_000 });
+        const answer = await request(job.url, {
+          headers: job.headers,
+          body: bodyFor(variants, id),
+          agent,
+          timeoutMs: job.timeoutMs ?? 300_000,
+        });
         const cls = classify(answer, id);
         const sc = responseTo(answer, id)?.result?.structuredContent ?? {};
-        return { cls, ms: answer.ms, doneAt: performance.now() - started, dagRunId: sc.dagRunId, completed: sc.completed, statusLabel: sc.statusLabel, text: cls === 'ok' ? undefined : answer.text.slice(0, 300) };
+        return {
+          cls,
+          ms: answer.ms,
+          doneAt: performance.now() - started,
+          dagRunId: sc.dagRunId,
+          completed: sc.completed,
+          statusLabel: sc.statusLabel,
+          text: cls === 'ok' ? undefined : answer.text.slice(0, 300),
+        };
       } catch (err) {
-        return { cls: 'socket', ms: performance.now() - started, doneAt: performance.now() - started, text: String(err) };
+        return {
+          cls: 'socket',
+          ms: performance.now() - started,
+          doneAt: performance.now() - started,
+          text: String(err),
+        };
       }
     }),
   );
@@ -168,7 +186,12 @@ async function runBurst() {
     answeredMs: Math.max(...answers.map((a) => a.doneAt)),
     latency: summarize(answers.filter((a) => a.cls === 'ok').map((a) => a.ms)),
     classes,
-    runs: answers.map((a) => ({ dagRunId: a.dagRunId, completed: a.completed, statusLabel: a.statusLabel, cls: a.cls })),
+    runs: answers.map((a) => ({
+      dagRunId: a.dagRunId,
+      completed: a.completed,
+      statusLabel: a.statusLabel,
+      cls: a.cls,
+    })),
     errorSample: answers.find((a) => a.cls !== 'ok')?.text,
   };
 }
@@ -214,7 +237,15 @@ async function runSse() {
   const openStarted = performance.now();
   await pool(sessions, 64, async (session) => {
     if (session.error !== undefined) return;
-    const stream = { status: 0, opened: undefined, keepAlives: [], events: 0, bytes: 0, closedEarly: false, error: undefined };
+    const stream = {
+      status: 0,
+      opened: undefined,
+      keepAlives: [],
+      events: 0,
+      bytes: 0,
+      closedEarly: false,
+      error: undefined,
+    };
     streams.push(stream);
     await new Promise((resolve) => {
       // A server that never sends the headers must not hang the bench.

@@ -36,7 +36,14 @@ export function request(url, { method = 'POST', headers = {}, body, agent, timeo
     const req = http.request(url, { method, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+        }),
+      );
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
@@ -78,7 +85,9 @@ export function messagesOf(text, contentType = '') {
 
 /** The response to request `id` among the messages of an answer, or undefined. */
 export function responseTo(answer, id) {
-  return messagesOf(answer.text, String(answer.headers['content-type'] ?? '')).find((m) => m && m.id === id && ('result' in m || 'error' in m));
+  return messagesOf(answer.text, String(answer.headers['content-type'] ?? '')).find(
+    (m) => m && m.id === id && ('result' in m || 'error' in m),
+  );
 }
 
 /**
@@ -110,10 +119,15 @@ export async function openSession(url, { token, agent, clientName = 'dagu-mcp-be
   const init = await request(url, {
     headers: mcpHeaders({ token }),
     agent,
-    body: rpcBody(0, 'initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } }),
+    body: rpcBody(0, 'initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1.0.0' },
+    }),
   });
   const msg = responseTo(init, 0);
-  if (init.status !== 200 || msg?.result === undefined) throw new Error(`initialize failed: HTTP ${init.status} ${init.text.slice(0, 300)}`);
+  if (init.status !== 200 || msg?.result === undefined)
+    throw new Error(`initialize failed: HTTP ${init.status} ${init.text.slice(0, 300)}`);
   const sessionId = init.headers['mcp-session-id'];
   const protocolVersion = msg.result.protocolVersion ?? PROTOCOL_VERSION;
   const note = await request(url, {
@@ -121,7 +135,8 @@ export async function openSession(url, { token, agent, clientName = 'dagu-mcp-be
     agent,
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
-  if (note.status >= 300) throw new Error(`notifications/initialized failed: HTTP ${note.status} ${note.text.slice(0, 300)}`);
+  if (note.status >= 300)
+    throw new Error(`notifications/initialized failed: HTTP ${note.status} ${note.text.slice(0, 300)}`);
   return { sessionId: typeof sessionId === 'string' ? sessionId : undefined, protocolVersion };
 }
 
@@ -137,9 +152,15 @@ export async function closeSession(url, session, { token, agent } = {}) {
  * @throws Error on HTTP failure, a JSON-RPC error or no response
  */
 export async function call(url, session, method, params, { token, agent, id = 1, timeoutMs } = {}) {
-  const answer = await request(url, { headers: mcpHeaders({ token, ...session }), agent, body: rpcBody(id, method, params), timeoutMs });
+  const answer = await request(url, {
+    headers: mcpHeaders({ token, ...session }),
+    agent,
+    body: rpcBody(id, method, params),
+    timeoutMs,
+  });
   const msg = responseTo(answer, id);
-  if (answer.status !== 200 || msg === undefined) throw new Error(`${method} failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
+  if (answer.status !== 200 || msg === undefined)
+    throw new Error(`${method} failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
   if (msg.error) throw new Error(`${method} failed: ${JSON.stringify(msg.error).slice(0, 300)}`);
   return msg.result;
 }

@@ -44,14 +44,18 @@ for (const [id, t] of self) {
   placeSelf.set(placeOf(cf), (placeSelf.get(placeOf(cf)) ?? 0) + t);
 }
 // Shares are of the busy time (everything but `(idle)`).
-const idle = [...self].filter(([id]) => byId.get(id).callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+const idle = [...self]
+  .filter(([id]) => byId.get(id).callFrame.functionName === '(idle)')
+  .reduce((a, [, t]) => a + t, 0);
 const busy = total - idle;
 const pct = (t) => `${((t / busy) * 100).toFixed(1).padStart(5)}%`;
 const print = (title, map) => {
   console.log(`\n${title}`);
   for (const [k, t] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
 };
-console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (shares below are of the busy time)`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (shares below are of the busy time)`,
+);
 print('self time by package / file', placeSelf);
 print('self time by function', fnSelf);
 if (names.length > 0) {

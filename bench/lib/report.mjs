@@ -20,7 +20,12 @@ export function readCommit(root) {
     const loose = join(gitDir, ref);
     if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
     const packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
-    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? null;
+    return (
+      packed
+        .split('\n')
+        .find((l) => l.endsWith(` ${ref}`))
+        ?.split(' ')[0] ?? null
+    );
   } catch {
     return process.env.GIT_COMMIT ?? null;
   }
@@ -39,18 +44,31 @@ export function machineInfo() {
   };
 }
 
-const fmt = (v, digits = 1, unit = '') => (typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '—');
+const fmt = (v, digits = 1, unit = '') =>
+  typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '—';
 export const fmtMs = (v) => fmt(v, v !== null && v !== undefined && Math.abs(v) < 10 ? 2 : 1, ' ms');
-export const fmtRps = (v) => (typeof v === 'number' && Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')} req/s` : '—');
+export const fmtRps = (v) =>
+  typeof v === 'number' && Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')} req/s` : '—';
 export const fmtX = (v) => fmt(v, 2, '×');
 
 /** One table row per check of every scenario (reference rows have no target). */
 export function tableRows(results) {
   const rows = [];
   for (const s of results.scenarios) {
-    const checks = s.checks?.length > 0 ? s.checks : [{ label: s.status === 'error' ? 'error' : '—', value: s.status === 'error' ? s.error?.split('\n')[0]?.slice(0, 120) : '—', target: '—', met: null }];
+    const checks =
+      s.checks?.length > 0
+        ? s.checks
+        : [
+            {
+              label: s.status === 'error' ? 'error' : '—',
+              value: s.status === 'error' ? s.error?.split('\n')[0]?.slice(0, 120) : '—',
+              target: '—',
+              met: null,
+            },
+          ];
     for (const c of checks) {
-      const result = s.status === 'error' && c.met !== true ? 'ERROR' : c.met === true ? 'met' : c.met === false ? 'MISSED' : '';
+      const result =
+        s.status === 'error' && c.met !== true ? 'ERROR' : c.met === true ? 'met' : c.met === false ? 'MISSED' : '';
       rows.push({ id: s.id, scenario: s.title, figure: c.label, value: c.value, target: c.target ?? '—', result });
     }
   }
@@ -59,9 +77,15 @@ export function tableRows(results) {
 
 /** The results table as Markdown. */
 export function markdownTable(results) {
-  const escape = (t) => String(t ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const escape = (t) =>
+    String(t ?? '')
+      .replace(/\|/g, '\\|')
+      .replace(/\n/g, ' ');
   const lines = ['| # | Scenario | Figure | Measured | Target | Result |', '| --- | --- | --- | --- | --- | --- |'];
-  for (const r of tableRows(results)) lines.push(`| ${r.id} | ${escape(r.scenario)} | ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.target)} | ${r.result === 'MISSED' || r.result === 'ERROR' ? `**${r.result}**` : r.result} |`);
+  for (const r of tableRows(results))
+    lines.push(
+      `| ${r.id} | ${escape(r.scenario)} | ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.target)} | ${r.result === 'MISSED' || r.result === 'ERROR' ? `**${r.result}**` : r.result} |`,
+    );
   return lines.join('\n');
 }
 
@@ -69,9 +93,25 @@ export function markdownTable(results) {
 export function consoleTable(results) {
   const rows = tableRows(results);
   const cols = ['id', 'scenario', 'figure', 'value', 'target', 'result'];
-  const head = { id: '#', scenario: 'Scenario', figure: 'Figure', value: 'Measured', target: 'Target', result: 'Result' };
-  const width = Object.fromEntries(cols.map((c) => [c, Math.min(60, Math.max(head[c].length, ...rows.map((r) => String(r[c] ?? '').length)))]));
-  const line = (r) => cols.map((c) => String(r[c] ?? '').slice(0, 60).padEnd(width[c])).join('  ');
+  const head = {
+    id: '#',
+    scenario: 'Scenario',
+    figure: 'Figure',
+    value: 'Measured',
+    target: 'Target',
+    result: 'Result',
+  };
+  const width = Object.fromEntries(
+    cols.map((c) => [c, Math.min(60, Math.max(head[c].length, ...rows.map((r) => String(r[c] ?? '').length)))]),
+  );
+  const line = (r) =>
+    cols
+      .map((c) =>
+        String(r[c] ?? '')
+          .slice(0, 60)
+          .padEnd(width[c]),
+      )
+      .join('  ');
   return [line(head), cols.map((c) => '-'.repeat(width[c])).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -108,29 +148,43 @@ export function markdownReport(results) {
   const stages = results.scenarios.filter((s) => ['S1', 'S2'].includes(s.id) && s.figures?.breakdown !== undefined);
   if (stages.length > 0) {
     lines.push(
-      'Where a full-stack call spends its time (mean ms per request, median over rounds; from the stack\'s own duration histograms):',
+      "Where a full-stack call spends its time (mean ms per request, median over rounds; from the stack's own duration histograms):",
       '',
       '| Scenario | Client sees | Outside the gateway (client, HTTP, kernel) | Gateway HTTP total | Gateway own (auth, session, MCP, JSON) | Bus call | Bus transport (Redis, BullMQ, reply) | dag-service handler |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const s of stages) {
       const b = s.figures.breakdown;
-      lines.push(`| ${s.id} | ${fmtMs(b.clientMs)} | ${fmtMs(b.outsideGatewayMs)} | ${fmtMs(b.gatewayHttpMs)} | ${fmtMs(b.gatewayOwnMs)} | ${fmtMs(b.busCallMs)} | ${fmtMs(b.busTransportMs)} | ${fmtMs(b.serviceHandlerMs)} |`);
+      lines.push(
+        `| ${s.id} | ${fmtMs(b.clientMs)} | ${fmtMs(b.outsideGatewayMs)} | ${fmtMs(b.gatewayHttpMs)} | ${fmtMs(b.gatewayOwnMs)} | ${fmtMs(b.busCallMs)} | ${fmtMs(b.busTransportMs)} | ${fmtMs(b.serviceHandlerMs)} |`,
+      );
     }
     lines.push('');
   }
   const cpu = results.cpu;
   if (cpu !== undefined && Object.keys(cpu).length > 0) {
     lines.push(
-      'CPU during the timed part (median over rounds, % of one core; Redis and PostgreSQL are the machine\'s shared instances), and the server-side CPU per answered request (every process of the side measured, the load generator excluded):',
+      "CPU during the timed part (median over rounds, % of one core; Redis and PostgreSQL are the machine's shared instances), and the server-side CPU per answered request (every process of the side measured, the load generator excluded):",
       '',
       '| Measurement | ' + CPU_COLUMNS.join(' | ') + ' | server CPU per request |',
       '| --- |' + CPU_COLUMNS.map(() => ' --- |').join('') + ' --- |',
     );
-    for (const [name, usage] of Object.entries(cpu)) lines.push(`| ${name} | ${CPU_COLUMNS.map((c) => fmt(usage[c], 0, '%')).join(' | ')} | ${fmtMs(usage.cpuMsPerRequest)} |`);
+    for (const [name, usage] of Object.entries(cpu))
+      lines.push(
+        `| ${name} | ${CPU_COLUMNS.map((c) => fmt(usage[c], 0, '%')).join(' | ')} | ${fmtMs(usage.cpuMsPerRequest)} |`,
+      );
     lines.push('');
   }
   return lines.join('\n');
 }
 
-export const CPU_COLUMNS = ['load', 'baseline', 'mcp-gateway', 'dag-service', 'run-service', 'redis', 'postgres', 'machine'];
+export const CPU_COLUMNS = [
+  'load',
+  'baseline',
+  'mcp-gateway',
+  'dag-service',
+  'run-service',
+  'redis',
+  'postgres',
+  'machine',
+];

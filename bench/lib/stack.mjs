@@ -87,7 +87,13 @@ async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {}
     ...extraEnv,
   };
   for (const [index, app] of APPS.entries()) {
-    const env = { ...baseEnv, DB_SCHEMA: schemas[index], OPS_PORT: String(await freePort()), METRICS_PORT: String(await freePort()), PORT: String(port) };
+    const env = {
+      ...baseEnv,
+      DB_SCHEMA: schemas[index],
+      OPS_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      PORT: String(port),
+    };
     // The gateway serves /metrics on METRICS_PORT, a service on its OPS_PORT.
     metricsUrls[app] = `http://127.0.0.1:${app === 'mcp-gateway' ? env.METRICS_PORT : env.OPS_PORT}/metrics`;
     const args = [];
@@ -95,7 +101,10 @@ async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {}
       mkdirSync(profileDir, { recursive: true });
       args.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${app}.cpuprofile`);
     }
-    const child = spawn(process.execPath, [...args, join(ROOT, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...args, join(ROOT, 'apps', app, 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (d) => {
       logs.push(`[${app}] ${d.toString()}`);
       if (logs.length > 2000) logs.splice(0, logs.length - 2000);
@@ -165,7 +174,11 @@ async function deleteRedisKeys(redisUrl, prefix) {
 export async function rest(stack, path, { method = 'GET', token, body } = {}) {
   const headers = { 'content-type': 'application/json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${stack.baseUrl}/api/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${stack.baseUrl}/api/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   let parsed;
   try {
@@ -188,7 +201,8 @@ export async function createApiKey(stack) {
     token: login.body.token,
     body: { name: 'bench', role: 'admin', surfaces: ['mcp', 'rest_api'] },
   });
-  if (created.status !== 201 || typeof created.body?.key !== 'string') throw new Error(`api key creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201 || typeof created.body?.key !== 'string')
+    throw new Error(`api key creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.key;
 }
 
@@ -200,7 +214,9 @@ export async function startBaseline(results, workDir) {
   mkdirSync(workDir, { recursive: true });
   const file = join(workDir, `baseline-results-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(results));
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'baseline-server.mjs'), file, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'baseline-server.mjs'), file, '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`baseline server did not start: ${output}`)), 20_000);

@@ -19,7 +19,14 @@ export function summarize(samples) {
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   let sum = 0;
   for (const v of sorted) sum += v;
-  return { count: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: sum / sorted.length, max: sorted[sorted.length - 1] };
+  return {
+    count: sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    mean: sum / sorted.length,
+    max: sorted[sorted.length - 1],
+  };
 }
 
 /** Median of the finite numbers in `values`; null when there are none. */
@@ -33,7 +40,9 @@ export function median(values) {
 
 /** `a / b` when both are finite and b is non-zero, else null. */
 export function ratio(a, b) {
-  return typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : null;
+  return typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b) && b !== 0
+    ? a / b
+    : null;
 }
 
 /** Rounds to `digits` decimals, keeping null/undefined as null. */

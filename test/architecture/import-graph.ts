@@ -43,7 +43,9 @@ function toPosix(path: string): string {
 
 /** A production source: `.ts`, not a unit test (`x.test.ts`), not test support (`x.test-support.ts`), not a declaration file. */
 function isProductionSource(name: string): boolean {
-  return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.test-support.ts') && !name.endsWith('.d.ts');
+  return (
+    name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.test-support.ts') && !name.endsWith('.d.ts')
+  );
 }
 
 function listSources(dir: string, out: string[] = []): string[] {
@@ -63,21 +65,25 @@ function isFile(path: string): boolean {
 function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
   const base = resolve(dirname(fromFile), specifier);
   const stem = base.replace(/\.(js|mjs|cjs)$/, '');
-  for (const candidate of [base, `${stem}.ts`, join(stem, 'index.ts')]) if (candidate.endsWith('.ts') && isFile(candidate)) return candidate;
+  for (const candidate of [base, `${stem}.ts`, join(stem, 'index.ts')])
+    if (candidate.endsWith('.ts') && isFile(candidate)) return candidate;
   return undefined;
 }
 
 /** Relative specifiers imported by one file (static, type-only, re-exports, dynamic, require). */
 export function relativeImportsOf(source: string): string[] {
   const info = ts.preProcessFile(source, true, true);
-  return info.importedFiles.map((file) => file.fileName).filter((name) => name.startsWith('./') || name.startsWith('../'));
+  return info.importedFiles
+    .map((file) => file.fileName)
+    .filter((name) => name.startsWith('./') || name.startsWith('../'));
 }
 
 /** The unit of `file` (relative to src): the longest declared unit that is the file itself or a folder containing it. */
 export function unitOf(file: string, units: readonly string[]): string | undefined {
   let best: string | undefined;
   for (const unit of units) {
-    if ((file === unit || file.startsWith(`${unit}/`)) && (best === undefined || unit.length > best.length)) best = unit;
+    if ((file === unit || file.startsWith(`${unit}/`)) && (best === undefined || unit.length > best.length))
+      best = unit;
   }
   return best;
 }
@@ -156,10 +162,18 @@ export function analyzeApp(repoRoot: string, app: string, layers: AppLayers): Ap
   layers.floors.forEach((floor, level) => floor.forEach((unit) => floorOf.set(unit, level)));
   const units = [...floorOf.keys()];
   for (const file of files) {
-    if (unitOf(file, units) === undefined) violations.push({ kind: 'undeclared', message: `${app}: src/${file} is in no declared layer (add its folder to test/architecture/app-layers.ts)` });
+    if (unitOf(file, units) === undefined)
+      violations.push({
+        kind: 'undeclared',
+        message: `${app}: src/${file} is in no declared layer (add its folder to test/architecture/app-layers.ts)`,
+      });
   }
   const allowedPeers = new Set((layers.peerImports ?? []).map(([from, to]) => `${from}\u0000${to}`));
-  const arrows = { down: new Map<string, [string, string]>(), up: new Map<string, [string, string]>(), peer: new Map<string, [string, string]>() };
+  const arrows = {
+    down: new Map<string, [string, string]>(),
+    up: new Map<string, [string, string]>(),
+    peer: new Map<string, [string, string]>(),
+  };
   for (const edge of edges) {
     const fromUnit = unitOf(edge.from, units);
     const toUnit = unitOf(edge.to, units);
@@ -171,11 +185,17 @@ export function analyzeApp(repoRoot: string, app: string, layers: AppLayers): Ap
       arrows.down.set(key, [fromUnit, toUnit]);
     } else if (toFloor > fromFloor) {
       arrows.up.set(key, [fromUnit, toUnit]);
-      violations.push({ kind: 'upward', message: `${app}: src/${edge.from} (${fromUnit}, floor ${fromFloor}) imports src/${edge.to} (${toUnit}, floor ${toFloor}) above it` });
+      violations.push({
+        kind: 'upward',
+        message: `${app}: src/${edge.from} (${fromUnit}, floor ${fromFloor}) imports src/${edge.to} (${toUnit}, floor ${toFloor}) above it`,
+      });
     } else {
       arrows.peer.set(key, [fromUnit, toUnit]);
       if (!allowedPeers.has(key)) {
-        violations.push({ kind: 'peer', message: `${app}: src/${edge.from} (${fromUnit}) imports src/${edge.to} (${toUnit}), a peer on floor ${fromFloor} it is not declared to use` });
+        violations.push({
+          kind: 'peer',
+          message: `${app}: src/${edge.from} (${fromUnit}) imports src/${edge.to} (${toUnit}), a peer on floor ${fromFloor} it is not declared to use`,
+        });
       }
     }
   }
@@ -193,7 +213,9 @@ export function analyzeApp(repoRoot: string, app: string, layers: AppLayers): Ap
 export function summaryLine(report: AppReport, layers: AppLayers): string {
   const units = layers.floors.reduce((n, floor) => n + floor.length, 0);
   const { down, up, peer } = report.arrows;
-  return `${report.app}: ${report.files.length} files, ${units} units on ${layers.floors.length} floors; ` +
+  return (
+    `${report.app}: ${report.files.length} files, ${units} units on ${layers.floors.length} floors; ` +
     `${down.length + up.length + peer.length} cross-unit import arrows: ${down.length} down, ${up.length} up, ${peer.length} between peers; ` +
-    `${report.cycles.length} file cycle${report.cycles.length === 1 ? '' : 's'}${report.cycles.length > 0 ? ` (${report.cycles.map((c) => c.join(' <-> ')).join('; ')})` : ''}`;
+    `${report.cycles.length} file cycle${report.cycles.length === 1 ? '' : 's'}${report.cycles.length > 0 ? ` (${report.cycles.map((c) => c.join(' <-> ')).join('; ')})` : ''}`
+  );
 }

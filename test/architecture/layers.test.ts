@@ -56,10 +56,18 @@ describe.each(packages)('packages/%s/src', (pkg) => {
 describe('the import graph checker', () => {
   it('finds a cycle through several files and a self-import, and not a diamond', () => {
     const edges = [
-      { from: 'a.ts', to: 'b.ts' }, { from: 'b.ts', to: 'c.ts' }, { from: 'c.ts', to: 'a.ts' },
+      { from: 'a.ts', to: 'b.ts' },
+      { from: 'b.ts', to: 'c.ts' },
+      { from: 'c.ts', to: 'a.ts' },
       { from: 'd.ts', to: 'd.ts' },
-      { from: 'e.ts', to: 'f.ts' }, { from: 'e.ts', to: 'g.ts' }, { from: 'f.ts', to: 'h.ts' }, { from: 'g.ts', to: 'h.ts' },
+      { from: 'e.ts', to: 'f.ts' },
+      { from: 'e.ts', to: 'g.ts' },
+      { from: 'f.ts', to: 'h.ts' },
+      { from: 'g.ts', to: 'h.ts' },
     ];
-    expect(findCycles(['a.ts', 'b.ts', 'c.ts', 'd.ts', 'e.ts', 'f.ts', 'g.ts', 'h.ts'], edges)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
+    expect(findCycles(['a.ts', 'b.ts', 'c.ts', 'd.ts', 'e.ts', 'f.ts', 'g.ts', 'h.ts'], edges)).toEqual([
+      ['a.ts', 'b.ts', 'c.ts'],
+      ['d.ts'],
+    ]);
   });
 });

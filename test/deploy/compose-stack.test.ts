@@ -53,7 +53,8 @@ function mapServiceHosts(env: Readonly<Record<string, string>>, hosts: readonly 
 /** What this test changes in compose's environment so that it runs beside anything else on the machine. */
 async function isolation(app: AppName): Promise<Record<string, string>> {
   const common = { BUS_PREFIX: `deploy-${id}`, DB_SCHEMA: `deploy_${id}_${app.replace(/-/g, '_')}`, LOG_LEVEL: 'warn' };
-  if (app === 'mcp-gateway') return { ...common, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
+  if (app === 'mcp-gateway')
+    return { ...common, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
   return { ...common, OPS_PORT: String(await freePort()) };
 }
 
@@ -95,7 +96,8 @@ function app(name: AppName): RunningApp {
 beforeAll(async () => {
   compose = loadCompose();
   // Services first, the gateway last: compose's depends_on order.
-  for (const name of [...APPS.filter((a) => a !== 'mcp-gateway'), 'mcp-gateway' as const]) running.push(await startApp(name));
+  for (const name of [...APPS.filter((a) => a !== 'mcp-gateway'), 'mcp-gateway' as const])
+    running.push(await startApp(name));
   for (const r of running) await waitUntilReady(r, 30_000);
 }, 60_000);
 
@@ -152,10 +154,20 @@ describe('the compose stack as local processes', () => {
     const gateway = app('mcp-gateway');
     samples = await scrape(`http://127.0.0.1:${gateway.metricsPort}/metrics`);
     const http = 'dagu_http_request_duration_seconds_count';
-    expect(sampleValue(samples, http, { app: 'mcp-gateway', route: '/mcp', method: 'POST', status: '200', mcp_method: 'tools/call' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(samples, http, {
+        app: 'mcp-gateway',
+        route: '/mcp',
+        method: 'POST',
+        status: '200',
+        mcp_method: 'tools/call',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, http, { route: '/mcp', mcp_method: 'initialize' })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, http, { route: '/api/v1/auth/login', method: 'POST', status: '200' })).toBe(1);
-    expect(sampleValue(samples, 'dagu_bus_call_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(samples, 'dagu_bus_call_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, 'process_resident_memory_bytes', { app: 'mcp-gateway' })).toBeGreaterThan(0);
     // Route labels are templates, never raw URLs (bounded cardinality).
     const routes = new Set(samples.filter((s) => s.name === http).map((s) => s.labels.route));
@@ -167,13 +179,18 @@ describe('the compose stack as local processes', () => {
     expect(res.status).toBe(404);
   });
 
-  it.each(['dag-service', 'run-service', 'wiki-service'] as const)('%s exports job durations, queue depth and process metrics on its ops port', async (name) => {
-    const service = app(name);
-    const own = await scrape(`http://127.0.0.1:${service.metricsPort}/metrics`);
-    expect(sampleValue(own, 'process_resident_memory_bytes', { app: name })).toBeGreaterThan(0);
-    expect(sampleValue(own, 'dagu_bus_queue_jobs', { state: 'waiting' })).toBeGreaterThanOrEqual(0);
-    if (name === 'dag-service') {
-      expect(sampleValue(own, 'dagu_bus_job_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
-    }
-  });
+  it.each(['dag-service', 'run-service', 'wiki-service'] as const)(
+    '%s exports job durations, queue depth and process metrics on its ops port',
+    async (name) => {
+      const service = app(name);
+      const own = await scrape(`http://127.0.0.1:${service.metricsPort}/metrics`);
+      expect(sampleValue(own, 'process_resident_memory_bytes', { app: name })).toBeGreaterThan(0);
+      expect(sampleValue(own, 'dagu_bus_queue_jobs', { state: 'waiting' })).toBeGreaterThanOrEqual(0);
+      if (name === 'dag-service') {
+        expect(
+          sampleValue(own, 'dagu_bus_job_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' }),
+        ).toBeGreaterThanOrEqual(1);
+      }
+    },
+  );
 });

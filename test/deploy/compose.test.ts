@@ -69,22 +69,28 @@ describe('docker-compose.yml', () => {
 
   it('keeps PostgreSQL data on a named volume and has a healthcheck', () => {
     const postgres = service('postgres');
-    expect(postgres.volumes).toContainEqual({ source: expect.stringMatching(/postgres-data$/), target: '/var/lib/postgresql/data' });
+    expect(postgres.volumes).toContainEqual({
+      source: expect.stringMatching(/postgres-data$/),
+      target: '/var/lib/postgresql/data',
+    });
     expect(compose.volumes).toContain('postgres-data');
     expect(postgres.healthcheck?.[0]).toBe('CMD');
     expect(postgres.healthcheck).toContain('pg_isready');
   });
 
-  it.each(APPS)('%s: builds from its Dockerfile, waits for healthy stores, is hardened, and has a readiness healthcheck on its port', (app) => {
-    const s = service(app);
-    expect(s.build?.dockerfile).toBe(`infra/docker/${app}.Dockerfile`);
-    expect(existsSync(join(ROOT, 'infra', 'docker', `${app}.Dockerfile`))).toBe(true);
-    expect(s.image).toMatch(new RegExp(`^dagu-mcp/${app}:`));
-    expect(s.dependsOn).toMatchObject({ redis: 'service_healthy', postgres: 'service_healthy' });
-    expect(s.raw.read_only).toBe(true);
-    const probe = (s.healthcheck ?? []).join(' ');
-    expect(probe).toContain(`http://127.0.0.1:${appPorts(app, s.environment).health}/readyz`);
-  });
+  it.each(APPS)(
+    '%s: builds from its Dockerfile, waits for healthy stores, is hardened, and has a readiness healthcheck on its port',
+    (app) => {
+      const s = service(app);
+      expect(s.build?.dockerfile).toBe(`infra/docker/${app}.Dockerfile`);
+      expect(existsSync(join(ROOT, 'infra', 'docker', `${app}.Dockerfile`))).toBe(true);
+      expect(s.image).toMatch(new RegExp(`^dagu-mcp/${app}:`));
+      expect(s.dependsOn).toMatchObject({ redis: 'service_healthy', postgres: 'service_healthy' });
+      expect(s.raw.read_only).toBe(true);
+      const probe = (s.healthcheck ?? []).join(' ');
+      expect(probe).toContain(`http://127.0.0.1:${appPorts(app, s.environment).health}/readyz`);
+    },
+  );
 
   it('starts the gateway once every service is healthy, and publishes its public and metrics ports on loopback', () => {
     const gateway = service('mcp-gateway');
@@ -124,6 +130,8 @@ describe('docker-compose.yml', () => {
     expect(environmentProblems('mcp-gateway', { ...service('mcp-gateway').environment, HOST: '127.0.0.1' })).toEqual([
       'mcp-gateway: HOST=127.0.0.1 is loopback; nothing outside the container could reach it',
     ]);
-    expect(environmentProblems('wiki-service', { ...env, OPS_PORT: 'eighty' })[0]).toMatch(/^wiki-service: Invalid configuration: OPS_PORT/);
+    expect(environmentProblems('wiki-service', { ...env, OPS_PORT: 'eighty' })[0]).toMatch(
+      /^wiki-service: Invalid configuration: OPS_PORT/,
+    );
   });
 });

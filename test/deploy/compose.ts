@@ -36,13 +36,29 @@ const ServiceSchema = z
     build: z.object({ context: z.string(), dockerfile: z.string() }).loose().optional(),
     command: z.union([z.string(), z.array(z.string())]).optional(),
     environment: z.union([z.record(z.string(), scalar), z.array(z.string())]).optional(),
-    depends_on: z.union([z.array(z.string()), z.record(z.string(), z.object({ condition: z.string() }).loose())]).optional(),
-    healthcheck: z.object({ test: z.union([z.string(), z.array(z.string())]) }).loose().optional(),
-    ports: z.array(z.union([z.string(), z.object({ target: z.number(), published: scalar.optional(), host_ip: z.string().optional() }).loose()])).optional(),
-    volumes: z.array(z.union([z.string(), z.object({ source: z.string().optional(), target: z.string() }).loose()])).optional(),
+    depends_on: z
+      .union([z.array(z.string()), z.record(z.string(), z.object({ condition: z.string() }).loose())])
+      .optional(),
+    healthcheck: z
+      .object({ test: z.union([z.string(), z.array(z.string())]) })
+      .loose()
+      .optional(),
+    ports: z
+      .array(
+        z.union([
+          z.string(),
+          z.object({ target: z.number(), published: scalar.optional(), host_ip: z.string().optional() }).loose(),
+        ]),
+      )
+      .optional(),
+    volumes: z
+      .array(z.union([z.string(), z.object({ source: z.string().optional(), target: z.string() }).loose()]))
+      .optional(),
   })
   .loose();
-const ComposeSchema = z.object({ services: z.record(z.string(), ServiceSchema), volumes: z.record(z.string(), z.unknown()).nullish() }).loose();
+const ComposeSchema = z
+  .object({ services: z.record(z.string(), ServiceSchema), volumes: z.record(z.string(), z.unknown()).nullish() })
+  .loose();
 
 /**
  * Compose's variable interpolation (`${NAME}`, `${NAME:-default}`,
@@ -50,17 +66,21 @@ const ComposeSchema = z.object({ services: z.record(z.string(), ServiceSchema), 
  */
 export function interpolate(value: unknown, env: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced?: string, op?: string, fallback?: string, bare?: string) => {
-      if (whole === '$$') return '$';
-      const name = braced ?? bare ?? '';
-      const set = env[name];
-      if (op === ':-') return set === undefined || set === '' ? (fallback ?? '') : set;
-      if (op === '-') return set ?? fallback ?? '';
-      return set ?? '';
-    });
+    return value.replace(
+      /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+      (whole, braced?: string, op?: string, fallback?: string, bare?: string) => {
+        if (whole === '$$') return '$';
+        const name = braced ?? bare ?? '';
+        const set = env[name];
+        if (op === ':-') return set === undefined || set === '' ? (fallback ?? '') : set;
+        if (op === '-') return set ?? fallback ?? '';
+        return set ?? '';
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((item) => interpolate(item, env));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
   return value;
 }
 
@@ -68,7 +88,8 @@ export function interpolate(value: unknown, env: Readonly<Record<string, string>
 export function readComposeFile(env: Readonly<Record<string, string>> = {}): Record<string, unknown> {
   const parsed: unknown = parse(readFileSync(COMPOSE_FILE, 'utf8'), { merge: true });
   const interpolated = interpolate(parsed, env);
-  if (typeof interpolated !== 'object' || interpolated === null || Array.isArray(interpolated)) throw new Error('docker-compose.yml is not a mapping');
+  if (typeof interpolated !== 'object' || interpolated === null || Array.isArray(interpolated))
+    throw new Error('docker-compose.yml is not a mapping');
   return Object.fromEntries(Object.entries(interpolated));
 }
 
@@ -111,7 +132,9 @@ export function loadCompose(opts: { useCli?: boolean } = {}): ComposeModel {
     document = readComposeFile();
   }
   const compose = ComposeSchema.parse(document);
-  const services = Object.fromEntries(Object.entries(compose.services).map(([name, raw]) => [name, normalizeService(name, raw)]));
+  const services = Object.fromEntries(
+    Object.entries(compose.services).map(([name, raw]) => [name, normalizeService(name, raw)]),
+  );
   return { resolvedBy, services, volumes: Object.keys(compose.volumes ?? {}) };
 }
 
@@ -123,7 +146,8 @@ function normalizeService(name: string, raw: z.infer<typeof ServiceSchema>): Com
       environment[at < 0 ? entry : entry.slice(0, at)] = at < 0 ? '' : entry.slice(at + 1);
     }
   } else {
-    for (const [key, value] of Object.entries(raw.environment ?? {})) environment[key] = value === null ? '' : String(value);
+    for (const [key, value] of Object.entries(raw.environment ?? {}))
+      environment[key] = value === null ? '' : String(value);
   }
   const dependsOn: Record<string, string> = {};
   if (Array.isArray(raw.depends_on)) for (const dep of raw.depends_on) dependsOn[dep] = 'service_started';
@@ -152,7 +176,8 @@ function parsePort(port: string | { target: number; published?: string | number 
   published: string;
   target: number;
 } {
-  if (typeof port !== 'string') return { hostIp: port.host_ip ?? '', published: String(port.published ?? ''), target: port.target };
+  if (typeof port !== 'string')
+    return { hostIp: port.host_ip ?? '', published: String(port.published ?? ''), target: port.target };
   const parts = port.replace(/\/(tcp|udp)$/, '').split(':');
   const target = Number(parts.pop());
   const published = parts.pop() ?? '';

@@ -13,8 +13,14 @@ import { z } from 'zod';
 import { APPS, appPorts, ROOT, type AppName } from './app-config';
 import { dockerignoreMatcher, readDockerfile, type Instruction, type Stage } from './dockerfile';
 
-const workspace = z.object({ catalog: z.record(z.string(), z.string()) }).loose().parse(parse(readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8')));
-const rootPackage = z.object({ packageManager: z.string() }).loose().parse(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')));
+const workspace = z
+  .object({ catalog: z.record(z.string(), z.string()) })
+  .loose()
+  .parse(parse(readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8')));
+const rootPackage = z
+  .object({ packageManager: z.string() })
+  .loose()
+  .parse(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')));
 
 function runs(stage: Stage | undefined): string[] {
   return (stage?.instructions ?? []).filter((i) => i.keyword === 'RUN').map((i) => i.args);
@@ -81,17 +87,29 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
 describe('.dockerignore', () => {
   const ignored = dockerignoreMatcher(readFileSync(join(ROOT, '.dockerignore'), 'utf8'));
 
-  it.each(['node_modules', 'apps/mcp-gateway/node_modules/x', 'packages/runtime/dist/index.js', '.git/HEAD', 'apps/x/.turbo/log', 'npm-debug.log', '.env', '.env.local'])(
-    'keeps local state out of the context: %s',
-    (path) => {
-      expect(ignored(path)).toBe(true);
-    },
-  );
+  it.each([
+    'node_modules',
+    'apps/mcp-gateway/node_modules/x',
+    'packages/runtime/dist/index.js',
+    '.git/HEAD',
+    'apps/x/.turbo/log',
+    'npm-debug.log',
+    '.env',
+    '.env.local',
+  ])('keeps local state out of the context: %s', (path) => {
+    expect(ignored(path)).toBe(true);
+  });
 
-  it.each(['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'turbo.json', 'tsconfig.base.json', 'apps/mcp-gateway/src/main.ts', 'apps/mcp-gateway/reference-topics/x.md', 'packages/runtime/src/index.ts'])(
-    'keeps what the build needs: %s',
-    (path) => {
-      expect(ignored(path)).toBe(false);
-    },
-  );
+  it.each([
+    'package.json',
+    'pnpm-lock.yaml',
+    'pnpm-workspace.yaml',
+    'turbo.json',
+    'tsconfig.base.json',
+    'apps/mcp-gateway/src/main.ts',
+    'apps/mcp-gateway/reference-topics/x.md',
+    'packages/runtime/src/index.ts',
+  ])('keeps what the build needs: %s', (path) => {
+    expect(ignored(path)).toBe(false);
+  });
 });

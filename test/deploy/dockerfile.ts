@@ -67,12 +67,17 @@ export function dockerignoreMatcher(text: string): (path: string) => boolean {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
-  if (patterns.some((p) => p.startsWith('!'))) throw new Error('.dockerignore exceptions (!) are not supported by this matcher');
+  if (patterns.some((p) => p.startsWith('!')))
+    throw new Error('.dockerignore exceptions (!) are not supported by this matcher');
   const regexes = patterns.map((pattern) => {
     const body = pattern
       .replace(/^\/+|\/+$/g, '')
       .split(/(\*\*\/|\*\*|\*|\?)/)
-      .map((part) => ({ '**/': '(?:.*/)?', '**': '.*', '*': '[^/]*', '?': '[^/]' })[part] ?? part.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
+      .map(
+        (part) =>
+          ({ '**/': '(?:.*/)?', '**': '.*', '*': '[^/]*', '?': '[^/]' })[part] ??
+          part.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('');
     return new RegExp(`^${body}(?:/.*)?$`);
   });
@@ -82,7 +87,11 @@ export function dockerignoreMatcher(text: string): (path: string) => boolean {
 /** Copies the build context (the repository minus `.dockerignore`) to `dest`. */
 function copyContext(dest: string): void {
   const ignored = dockerignoreMatcher(readFileSync(join(ROOT, '.dockerignore'), 'utf8'));
-  cpSync(ROOT, dest, { recursive: true, verbatimSymlinks: true, filter: (src) => src === ROOT || !ignored(relative(ROOT, src).split('\\').join('/')) });
+  cpSync(ROOT, dest, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => src === ROOT || !ignored(relative(ROOT, src).split('\\').join('/')),
+  });
 }
 
 /** What the image's final stage would run: its files, environment, user, command and healthcheck. */
@@ -141,7 +150,11 @@ export function simulateImageBuild(app: string, workdir: string): SimulatedImage
         for (const path of paths) {
           const src = join(source, path);
           if (statSync(src).isDirectory()) cpSync(src, target, { recursive: true, verbatimSymlinks: true });
-          else cpSync(src, dest.endsWith('/') || dest === '.' || existsSync(target) ? join(target, basename(src)) : target);
+          else
+            cpSync(
+              src,
+              dest.endsWith('/') || dest === '.' || existsSync(target) ? join(target, basename(src)) : target,
+            );
         }
       } else if (keyword === 'RUN') {
         runStep(app, args, join(root, cwd), env, shims);
@@ -162,7 +175,8 @@ export function simulateImageBuild(app: string, workdir: string): SimulatedImage
 
 function jsonArray(text: string): string[] {
   const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) throw new Error(`not a JSON array of strings: ${text}`);
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string'))
+    throw new Error(`not a JSON array of strings: ${text}`);
   return parsed;
 }
 
@@ -175,14 +189,16 @@ function runStep(app: string, command: string, cwd: string, env: Record<string, 
     }
     return;
   }
-  if (/(^|\s)\//.test(command)) throw new Error(`${app}: RUN uses an absolute path, which the simulation cannot map: ${command}`);
+  if (/(^|\s)\//.test(command))
+    throw new Error(`${app}: RUN uses an absolute path, which the simulation cannot map: ${command}`);
   const result = spawnSync('sh', ['-c', command], {
     cwd,
     encoding: 'utf8',
     env: { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/root', CI: 'true', ...env },
     timeout: 300_000,
   });
-  if (result.status !== 0) throw new Error(`${app}: RUN ${command} failed (${String(result.status)}):\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${app}: RUN ${command} failed (${String(result.status)}):\n${result.stdout}\n${result.stderr}`);
 }
 
 /** Makes `dir` and its parents up to `/tmp` traversable by the image's non-root user. */
@@ -217,7 +233,8 @@ export async function runSimulatedImage(
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`the image's CMD exited with ${child.exitCode}:\n${output()}`);
-    if (spawnSync(check, checkArgs, { cwd, env: fullEnv, timeout: 5000, ...asUser }).status === 0) return { child, output };
+    if (spawnSync(check, checkArgs, { cwd, env: fullEnv, timeout: 5000, ...asUser }).status === 0)
+      return { child, output };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   child.kill('SIGTERM');
@@ -230,5 +247,7 @@ export function installedPackages(dir: string): string[] {
   if (!existsSync(modules)) return [];
   return readdirSync(modules)
     .filter((name) => !name.startsWith('.'))
-    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name]));
+    .flatMap((name) =>
+      name.startsWith('@') ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name],
+    );
 }

@@ -42,11 +42,17 @@ maybe('images built by their Dockerfiles, without Docker', () => {
         const packages = installedPackages(deployed);
         expect(packages).toContain('@dagu-mcp/runtime');
         expect(packages.filter((name) => DEV_ONLY.includes(name))).toEqual([]);
-        expect(readdirSync(join(deployed, 'node_modules', '.pnpm')).filter((dir) => /^(typescript|jest|@swc\+core)@/.test(dir))).toEqual([]);
+        expect(
+          readdirSync(join(deployed, 'node_modules', '.pnpm')).filter((dir) =>
+            /^(typescript|jest|@swc\+core)@/.test(dir),
+          ),
+        ).toEqual([]);
 
         openPath(deployed);
         const ports: Record<string, string> =
-          app === 'mcp-gateway' ? { PORT: String(await freePort()), METRICS_PORT: String(await freePort()) } : { OPS_PORT: String(await freePort()) };
+          app === 'mcp-gateway'
+            ? { PORT: String(await freePort()), METRICS_PORT: String(await freePort()) }
+            : { OPS_PORT: String(await freePort()) };
         const env = { DATABASE_URL, DB_SCHEMA: schema, BUS_PREFIX: `image-${id}`, LOG_LEVEL: 'warn', ...ports };
         const { child } = await runSimulatedImage(image, env, 30_000);
         await new Promise<void>((resolve) => {

@@ -59,7 +59,11 @@ export const ContainerSchema = z
             name: z.string(),
             value: z.string().optional(),
             valueFrom: z
-              .object({ secretKeyRef: z.object({ name: z.string(), key: z.string(), optional: z.boolean().optional() }).optional() })
+              .object({
+                secretKeyRef: z
+                  .object({ name: z.string(), key: z.string(), optional: z.boolean().optional() })
+                  .optional(),
+              })
               .loose()
               .optional(),
           })
@@ -67,18 +71,36 @@ export const ContainerSchema = z
       )
       .default([]),
     envFrom: z
-      .array(z.object({ configMapRef: z.object({ name: z.string() }).optional(), secretRef: z.object({ name: z.string() }).optional() }).loose())
+      .array(
+        z
+          .object({
+            configMapRef: z.object({ name: z.string() }).optional(),
+            secretRef: z.object({ name: z.string() }).optional(),
+          })
+          .loose(),
+      )
       .default([]),
     startupProbe: ProbeSchema.optional(),
     livenessProbe: ProbeSchema.optional(),
     readinessProbe: ProbeSchema.optional(),
-    lifecycle: z.object({ preStop: z.object({ exec: z.object({ command: z.array(z.string()) }).optional() }).loose().optional() }).loose().optional(),
+    lifecycle: z
+      .object({
+        preStop: z
+          .object({ exec: z.object({ command: z.array(z.string()) }).optional() })
+          .loose()
+          .optional(),
+      })
+      .loose()
+      .optional(),
     resources: z.object({ requests: quantity.optional(), limits: quantity.optional() }).optional(),
     securityContext: z
       .object({
         allowPrivilegeEscalation: z.boolean().optional(),
         readOnlyRootFilesystem: z.boolean().optional(),
-        capabilities: z.object({ drop: z.array(z.string()).optional() }).loose().optional(),
+        capabilities: z
+          .object({ drop: z.array(z.string()).optional() })
+          .loose()
+          .optional(),
       })
       .loose()
       .optional(),
@@ -100,7 +122,11 @@ export const DeploymentSchema = z
               terminationGracePeriodSeconds: z.number().optional(),
               automountServiceAccountToken: z.boolean().optional(),
               securityContext: z
-                .object({ runAsNonRoot: z.boolean().optional(), runAsUser: z.number().optional(), seccompProfile: z.object({ type: z.string() }).optional() })
+                .object({
+                  runAsNonRoot: z.boolean().optional(),
+                  runAsUser: z.number().optional(),
+                  seccompProfile: z.object({ type: z.string() }).optional(),
+                })
                 .loose()
                 .optional(),
               containers: z.array(ContainerSchema),
@@ -116,21 +142,38 @@ export type DeploymentModel = z.infer<typeof DeploymentSchema>;
 export const ServiceSchema = z
   .object({
     metadata: z.object({ name: z.string() }).loose(),
-    spec: z.object({ selector: labels, ports: z.array(z.object({ name: z.string().optional(), port: z.number(), targetPort: port.optional() })) }).loose(),
+    spec: z
+      .object({
+        selector: labels,
+        ports: z.array(z.object({ name: z.string().optional(), port: z.number(), targetPort: port.optional() })),
+      })
+      .loose(),
   })
   .loose();
 
 export const HpaSchema = z
   .object({
     metadata: z.object({ name: z.string() }).loose(),
-    spec: z.object({ scaleTargetRef: z.object({ kind: z.string(), name: z.string() }), minReplicas: z.number().optional(), maxReplicas: z.number() }).loose(),
+    spec: z
+      .object({
+        scaleTargetRef: z.object({ kind: z.string(), name: z.string() }),
+        minReplicas: z.number().optional(),
+        maxReplicas: z.number(),
+      })
+      .loose(),
   })
   .loose();
 
 export const PdbSchema = z
   .object({
     metadata: z.object({ name: z.string() }).loose(),
-    spec: z.object({ selector: z.object({ matchLabels: labels }), minAvailable: port.optional(), maxUnavailable: port.optional() }).loose(),
+    spec: z
+      .object({
+        selector: z.object({ matchLabels: labels }),
+        minAvailable: port.optional(),
+        maxUnavailable: port.optional(),
+      })
+      .loose(),
   })
   .loose();
 
@@ -139,14 +182,22 @@ export const IngressSchema = z
     metadata: z.object({ name: z.string(), annotations: labels.default({}) }).loose(),
     spec: z
       .object({
-        tls: z.array(z.object({ hosts: z.array(z.string()).optional(), secretName: z.string().optional() })).default([]),
+        tls: z
+          .array(z.object({ hosts: z.array(z.string()).optional(), secretName: z.string().optional() }))
+          .default([]),
         rules: z.array(
           z
             .object({
               host: z.string().optional(),
               http: z.object({
                 paths: z.array(
-                  z.object({ path: z.string(), pathType: z.string(), backend: z.object({ service: z.object({ name: z.string(), port: z.object({ name: z.string() }).loose() }) }) }),
+                  z.object({
+                    path: z.string(),
+                    pathType: z.string(),
+                    backend: z.object({
+                      service: z.object({ name: z.string(), port: z.object({ name: z.string() }).loose() }),
+                    }),
+                  }),
                 ),
               }),
             })
@@ -157,4 +208,6 @@ export const IngressSchema = z
   })
   .loose();
 
-export const ConfigMapSchema = z.object({ metadata: z.object({ name: z.string() }).loose(), data: labels.default({}) }).loose();
+export const ConfigMapSchema = z
+  .object({ metadata: z.object({ name: z.string() }).loose(), data: labels.default({}) })
+  .loose();

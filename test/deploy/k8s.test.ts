@@ -37,7 +37,12 @@ const SECRET_SAMPLES: Readonly<Record<string, string>> = {
   POSTGRES_PASSWORD: 'secret',
 };
 /** The apps' own graceful-shutdown limit, in seconds (packages/runtime/src/shutdown/shutdown.ts). */
-const SHUTDOWN_GRACE_S = Number(/graceMs = ([\d_]+)/.exec(readFileSync(join(ROOT, 'packages/runtime/src/shutdown/shutdown.ts'), 'utf8'))?.[1]?.replace(/_/g, '')) / 1000;
+const SHUTDOWN_GRACE_S =
+  Number(
+    /graceMs = ([\d_]+)/
+      .exec(readFileSync(join(ROOT, 'packages/runtime/src/shutdown/shutdown.ts'), 'utf8'))?.[1]
+      ?.replace(/_/g, ''),
+  ) / 1000;
 const kubectl = hasKubectlKustomize();
 
 function build(dir: string): K8sObject[] {
@@ -66,14 +71,16 @@ function containerEnvironment(objects: readonly K8sObject[], container: Containe
   for (const source of container.envFrom) {
     const name = source.configMapRef?.name;
     const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
-    if (configMap === undefined) throw new Error(`${container.name}: envFrom ConfigMap ${String(name)} is not in the build`);
+    if (configMap === undefined)
+      throw new Error(`${container.name}: envFrom ConfigMap ${String(name)} is not in the build`);
     Object.assign(env, ConfigMapSchema.parse(configMap).data);
   }
   for (const variable of container.env) {
     const ref = variable.valueFrom?.secretKeyRef;
     if (ref !== undefined) {
       const sample = SECRET_SAMPLES[ref.key];
-      if (sample === undefined) throw new Error(`${container.name}: secret key ${ref.key} has no sample in this test (document it)`);
+      if (sample === undefined)
+        throw new Error(`${container.name}: secret key ${ref.key} has no sample in this test (document it)`);
       env[variable.name] = sample;
     } else {
       env[variable.name] = variable.value ?? '';
@@ -123,7 +130,8 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(more).toEqual([]);
     expect(ns?.metadata.name).toBe(namespace);
     expect(ns?.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } });
-    for (const o of objects.filter((x) => x.kind !== 'Namespace')) expect(`${objectId(o)} ${o.metadata.namespace ?? ''}`).toBe(`${objectId(o)} ${namespace}`);
+    for (const o of objects.filter((x) => x.kind !== 'Namespace'))
+      expect(`${objectId(o)} ${o.metadata.namespace ?? ''}`).toBe(`${objectId(o)} ${namespace}`);
   });
 
   it('defines no Secret and references only dagu-mcp-secrets; secret-like variables come from it', () => {
@@ -134,7 +142,8 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
         for (const variable of container.env) {
           const ref = variable.valueFrom?.secretKeyRef;
           if (ref !== undefined) expect(ref.name).toBe(SECRET_NAME);
-          if (/PASSWORD|SECRET|TOKEN/.test(variable.name)) expect(`${variable.name} from ${ref?.name ?? 'a literal'}`).toBe(`${variable.name} from ${SECRET_NAME}`);
+          if (/PASSWORD|SECRET|TOKEN/.test(variable.name))
+            expect(`${variable.name} from ${ref?.name ?? 'a literal'}`).toBe(`${variable.name} from ${SECRET_NAME}`);
         }
       }
     }
@@ -156,11 +165,18 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
       for (const container of pod.containers) {
         expect({ container: container.name, resources: container.resources }).toEqual({
           container: container.name,
-          resources: { requests: { cpu: expect.anything(), memory: expect.anything() }, limits: { cpu: expect.anything(), memory: expect.anything() } },
+          resources: {
+            requests: { cpu: expect.anything(), memory: expect.anything() },
+            limits: { cpu: expect.anything(), memory: expect.anything() },
+          },
         });
         expect({ container: container.name, securityContext: container.securityContext }).toEqual({
           container: container.name,
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
         });
         expect(container.livenessProbe).toBeDefined();
         expect(container.readinessProbe).toBeDefined();
@@ -185,16 +201,33 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
 
     it("probes the app's own /healthz (startup, liveness) and /readyz (readiness) on its health port", () => {
       const { health } = appPorts(app, env);
-      const probes = { startup: container.startupProbe?.httpGet, liveness: container.livenessProbe?.httpGet, readiness: container.readinessProbe?.httpGet };
-      expect({ path: probes.startup?.path, port: containerPort(container, probes.startup?.port) }).toEqual({ path: '/healthz', port: health });
-      expect({ path: probes.liveness?.path, port: containerPort(container, probes.liveness?.port) }).toEqual({ path: '/healthz', port: health });
-      expect({ path: probes.readiness?.path, port: containerPort(container, probes.readiness?.port) }).toEqual({ path: '/readyz', port: health });
+      const probes = {
+        startup: container.startupProbe?.httpGet,
+        liveness: container.livenessProbe?.httpGet,
+        readiness: container.readinessProbe?.httpGet,
+      };
+      expect({ path: probes.startup?.path, port: containerPort(container, probes.startup?.port) }).toEqual({
+        path: '/healthz',
+        port: health,
+      });
+      expect({ path: probes.liveness?.path, port: containerPort(container, probes.liveness?.port) }).toEqual({
+        path: '/healthz',
+        port: health,
+      });
+      expect({ path: probes.readiness?.path, port: containerPort(container, probes.readiness?.port) }).toEqual({
+        path: '/readyz',
+        port: health,
+      });
     });
 
     it('declares its metrics port for Prometheus (never the public port)', () => {
       const ports = appPorts(app, env);
       const annotations = deployment.spec.template.metadata.annotations;
-      expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics', 'prometheus.io/port': String(ports.metrics) });
+      expect(annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/path': '/metrics',
+        'prometheus.io/port': String(ports.metrics),
+      });
       expect(container.ports.map((p) => p.containerPort)).toContain(ports.metrics);
       if (ports.public !== undefined) expect(ports.metrics).not.toBe(ports.public);
     });
@@ -203,23 +236,33 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
       const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
       const preStopSeconds = preStop[0] === 'sleep' ? Number(preStop[1]) : 0;
       expect(SHUTDOWN_GRACE_S).toBeGreaterThan(0);
-      expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopSeconds + SHUTDOWN_GRACE_S);
+      expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(
+        preStopSeconds + SHUTDOWN_GRACE_S,
+      );
     });
 
     it('runs a pinned image set by the overlay, leaves the replica count to its HPA, and has a PDB and a Service', () => {
-      expect(container.image).toMatch(overlay === 'prod' ? new RegExp(`/dagu-mcp/${app}:\\d+\\.\\d+\\.\\d+$`) : new RegExp(`^dagu-mcp/${app}:local$`));
+      expect(container.image).toMatch(
+        overlay === 'prod' ? new RegExp(`/dagu-mcp/${app}:\\d+\\.\\d+\\.\\d+$`) : new RegExp(`^dagu-mcp/${app}:local$`),
+      );
       expect(deployment.spec.replicas).toBeUndefined();
       const podLabels = deployment.spec.template.metadata.labels;
       expect(hasLabels(podLabels, deployment.spec.selector.matchLabels)).toBe(true);
 
-      const hpa = ofKind(objects, 'HorizontalPodAutoscaler').map((o) => HpaSchema.parse(o)).find((h) => h.spec.scaleTargetRef.name === app);
+      const hpa = ofKind(objects, 'HorizontalPodAutoscaler')
+        .map((o) => HpaSchema.parse(o))
+        .find((h) => h.spec.scaleTargetRef.name === app);
       expect(hpa?.spec.scaleTargetRef.kind).toBe('Deployment');
       expect(hpa?.spec.maxReplicas).toBeGreaterThanOrEqual(hpa?.spec.minReplicas ?? 1);
 
-      const pdb = ofKind(objects, 'PodDisruptionBudget').map((o) => PdbSchema.parse(o)).find((p) => hasLabels(podLabels, p.spec.selector.matchLabels));
+      const pdb = ofKind(objects, 'PodDisruptionBudget')
+        .map((o) => PdbSchema.parse(o))
+        .find((p) => hasLabels(podLabels, p.spec.selector.matchLabels));
       expect(pdb).toBeDefined();
 
-      const service = ofKind(objects, 'Service').map((o) => ServiceSchema.parse(o)).find((s) => s.metadata.name === app);
+      const service = ofKind(objects, 'Service')
+        .map((o) => ServiceSchema.parse(o))
+        .find((s) => s.metadata.name === app);
       expect(service !== undefined && hasLabels(podLabels, service.spec.selector)).toBe(true);
       for (const port of service?.spec.ports ?? []) expect(containerPort(container, port.targetPort)).toBe(port.port);
     });

@@ -5,10 +5,18 @@ import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 
 /** A Kubernetes object as plain data. */
-export type K8sObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+export type K8sObject = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+};
 
 const ObjectSchema = z
-  .object({ apiVersion: z.string(), kind: z.string(), metadata: z.object({ name: z.string(), namespace: z.string().optional() }).loose() })
+  .object({
+    apiVersion: z.string(),
+    kind: z.string(),
+    metadata: z.object({ name: z.string(), namespace: z.string().optional() }).loose(),
+  })
   .loose();
 
 const KustomizationSchema = z
@@ -17,7 +25,9 @@ const KustomizationSchema = z
     kind: z.literal('Kustomization'),
     namespace: z.string().optional(),
     resources: z.array(z.string()).default([]),
-    images: z.array(z.object({ name: z.string(), newName: z.string().optional(), newTag: z.string().optional() }).strict()).default([]),
+    images: z
+      .array(z.object({ name: z.string(), newName: z.string().optional(), newTag: z.string().optional() }).strict())
+      .default([]),
     patches: z.array(z.object({ path: z.string() }).strict()).default([]),
   })
   // The subset of kustomize this repo's manifests use; anything else must fail here, not be ignored.
@@ -31,7 +41,14 @@ export function loadObjects(file: string): K8sObject[] {
     .map((doc) => ObjectSchema.parse(doc));
 }
 
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PersistentVolume',
+  'StorageClass',
+]);
 /** Lists that strategic merge patches merge by a key (the ones this repo patches); other lists are replaced. */
 const MERGE_KEYS: Readonly<Record<string, string>> = {
   containers: 'name',
@@ -79,7 +96,10 @@ function setImages(node: unknown, images: z.infer<typeof KustomizationSchema>['i
       const hasTag = at > value.lastIndexOf('/');
       const name = hasTag ? value.slice(0, at) : value;
       const rule = images.find((image) => image.name === name);
-      out[key] = rule === undefined ? value : `${rule.newName ?? name}:${rule.newTag ?? (hasTag ? value.slice(at + 1) : 'latest')}`;
+      out[key] =
+        rule === undefined
+          ? value
+          : `${rule.newName ?? name}:${rule.newTag ?? (hasTag ? value.slice(at + 1) : 'latest')}`;
     } else {
       out[key] = setImages(value, images);
     }

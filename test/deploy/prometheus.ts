@@ -12,15 +12,21 @@ export function parseSamples(body: string): Sample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null) continue;
     const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1] ?? ''] = pair[2] ?? '';
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1] ?? ''] = pair[2] ?? '';
     samples.push({ name: match[1] ?? '', labels, value: Number(match[3]) });
   }
   return samples;
 }
 
 /** The value of the sample named `name` whose labels include `labels`, or undefined. */
-export function sampleValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))?.value;
+export function sampleValue(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return samples.find((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))
+    ?.value;
 }
 
 /** Fetches and parses `url` (a `/metrics` endpoint); throws unless it answers 200. */

@@ -18,14 +18,22 @@ const END = '<!-- config:end -->';
 
 test('every variable of every config schema is documented, and the README table matches the schemas', () => {
   const { markdown, undocumented } = renderConfigTables([
-    { title: 'Gateway (`apps/mcp-gateway`)', file: join(ROOT, 'apps/mcp-gateway/src/config.ts'), schema: GatewayConfigSchema },
+    {
+      title: 'Gateway (`apps/mcp-gateway`)',
+      file: join(ROOT, 'apps/mcp-gateway/src/config.ts'),
+      schema: GatewayConfigSchema,
+    },
     {
       title: 'Every service (dag-service, run-service, wiki-service)',
       file: join(ROOT, 'packages/service-kit/src/service-config.ts'),
       schema: serviceConfigSchema({ schema: 'dag_service', opsPort: 8081 }),
     },
     { title: 'dag-service', file: join(ROOT, 'apps/dag-service/src/config/dag-config.ts'), schema: dagConfigSchema() },
-    { title: 'run-service engine', file: join(ROOT, 'apps/run-service/src/config/run-config.ts'), schema: runConfigSchema() },
+    {
+      title: 'run-service engine',
+      file: join(ROOT, 'apps/run-service/src/config/run-config.ts'),
+      schema: runConfigSchema(),
+    },
   ]);
   expect(undocumented).toEqual([]);
   const readmePath = join(ROOT, 'README.md');

@@ -14,7 +14,10 @@ const ADMIN = { username: 'admin', password: 'admin-password-123' };
 let stack: Stack;
 let adminToken: string;
 
-async function api(path: string, init: { method?: string; token?: string; basic?: string; body?: unknown; base?: string } = {}) {
+async function api(
+  path: string,
+  init: { method?: string; token?: string; basic?: string; body?: unknown; base?: string } = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   if (init.basic !== undefined) headers.authorization = `Basic ${Buffer.from(init.basic).toString('base64')}`;
@@ -24,21 +27,38 @@ async function api(path: string, init: { method?: string; token?: string; basic?
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
+  };
 }
 
-async function createKey(role: string, surfaces: string[], extra: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
-  const res = await api('/api-keys', { method: 'POST', token: adminToken, body: { name: `${role}-${surfaces.join('+')}`, role, surfaces, ...extra } });
+async function createKey(
+  role: string,
+  surfaces: string[],
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; key: string }> {
+  const res = await api('/api-keys', {
+    method: 'POST',
+    token: adminToken,
+    body: { name: `${role}-${surfaces.join('+')}`, role, surfaces, ...extra },
+  });
   expect(res.status).toBe(201);
   return { id: String(res.body?.id), key: String(res.body?.key) };
 }
 
-async function mcpStatus(headers: Record<string, string>, url = stack.mcpUrl): Promise<{ status: number; body: unknown; headers: Headers }> {
+async function mcpStatus(
+  headers: Record<string, string>,
+  url = stack.mcpUrl,
+): Promise<{ status: number; body: unknown; headers: Headers }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'initialize',
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
     }),
   });
@@ -66,7 +86,11 @@ afterAll(async () => {
 describe('credentials (020 §Authentication)', () => {
   test('login returns a signed token with expiry and the user', async () => {
     const login = await api('/auth/login', { method: 'POST', body: ADMIN });
-    expect(login.body).toMatchObject({ token: expect.any(String), expiresAt: expect.any(String), user: { username: 'admin', role: 'admin' } });
+    expect(login.body).toMatchObject({
+      token: expect.any(String),
+      expiresAt: expect.any(String),
+      user: { username: 'admin', role: 'admin' },
+    });
     const me = await api('/auth/me', { token: String(login.body?.token) });
     expect(me.body).toMatchObject({ subject: 'admin', role: 'admin', credentialType: 'token' });
   });
@@ -94,7 +118,10 @@ describe('credentials (020 §Authentication)', () => {
 
   test('?token= is a fallback only without an Authorization header', async () => {
     expect((await mcpStatus({}, `${stack.mcpUrl}?token=${adminToken}`)).status).toBe(200);
-    const withBadHeader = await mcpStatus({ authorization: 'Bearer not-a-token' }, `${stack.mcpUrl}?token=${adminToken}`);
+    const withBadHeader = await mcpStatus(
+      { authorization: 'Bearer not-a-token' },
+      `${stack.mcpUrl}?token=${adminToken}`,
+    );
     expect(withBadHeader.status).toBe(401);
   });
 
@@ -108,7 +135,14 @@ describe('credentials (020 §Authentication)', () => {
       const keys = await redis.keys(`e2e-${stack.id}*`);
       for (const k of keys) {
         const type = await redis.type(k);
-        const dump = type === 'hash' ? JSON.stringify(await redis.hgetall(k)) : type === 'string' ? String(await redis.get(k)) : type === 'list' ? JSON.stringify(await redis.lrange(k, 0, -1)) : '';
+        const dump =
+          type === 'hash'
+            ? JSON.stringify(await redis.hgetall(k))
+            : type === 'string'
+              ? String(await redis.get(k))
+              : type === 'list'
+                ? JSON.stringify(await redis.lrange(k, 0, -1))
+                : '';
         expect(dump).not.toContain(key);
       }
     } finally {
@@ -148,13 +182,16 @@ describe('API keys and surfaces (020 §API-Key Surface)', () => {
     const replica = await stack.spawnApp('mcp-gateway', { PORT: String(port), AUTH_MODE: 'builtin' });
     const second = `http://127.0.0.1:${port}`;
     try {
-      for (let i = 0; i < 50 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++)
+        await new Promise((r) => setTimeout(r, 100));
       const key = await createKey('viewer', ['rest_api']);
       expect((await api('/auth/me', { token: key.key, base: second })).status).toBe(200); // cached on replica 2
       expect((await api(`/api-keys/${key.id}`, { method: 'DELETE', token: adminToken })).status).toBe(204); // revoked via replica 1
       expect((await api('/auth/me', { token: key.key, base: second })).status).toBe(401);
 
-      const expiring = await createKey('viewer', ['rest_api'], { expiresAt: new Date(Date.now() + 1500).toISOString() });
+      const expiring = await createKey('viewer', ['rest_api'], {
+        expiresAt: new Date(Date.now() + 1500).toISOString(),
+      });
       expect((await api('/auth/me', { token: expiring.key, base: second })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1700));
       expect((await api('/auth/me', { token: expiring.key, base: second })).status).toBe(401);
@@ -182,9 +219,15 @@ describe('roles (dagu-model §9, §10)', () => {
     expect(denied(read)).toBe(!allowed.read);
     const preview = await client.callTool({ name: 'dagu_change', arguments: { name: `roles-${role}`, spec: SPEC } });
     expect(denied(preview)).toBe(!allowed.preview);
-    const apply = await client.callTool({ name: 'dagu_change', arguments: { name: `roles-${role}`, spec: SPEC, mode: 'apply' } });
+    const apply = await client.callTool({
+      name: 'dagu_change',
+      arguments: { name: `roles-${role}`, spec: SPEC, mode: 'apply' },
+    });
     expect(denied(apply)).toBe(!allowed.apply);
-    const execute = await client.callTool({ name: 'dagu_execute', arguments: { action: 'stop', name: 'roles', dagRunId: 'r1' } });
+    const execute = await client.callTool({
+      name: 'dagu_execute',
+      arguments: { action: 'stop', name: 'roles', dagRunId: 'r1' },
+    });
     expect(denied(execute)).toBe(!allowed.execute);
     await client.close();
   });
@@ -209,9 +252,14 @@ describe('audit (dagu-model §8)', () => {
     const res = await api('/audit?category=mcp&limit=500', { token: adminToken });
     const events = (res.body?.items as Array<Record<string, unknown>>).filter((e) => e.actor === 'api_key:viewer-mcp');
     const actions = events.map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining([
-      'mcp.tool_call.received', 'mcp.tool_call.succeeded', 'mcp.tool_call.denied', 'mcp.resource.read.failed',
-    ]));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'mcp.tool_call.received',
+        'mcp.tool_call.succeeded',
+        'mcp.tool_call.denied',
+        'mcp.resource.read.failed',
+      ]),
+    );
     expect(events.every((e) => e.credentialType === 'api_key')).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain(key);
   });
@@ -220,7 +268,9 @@ describe('audit (dagu-model §8)', () => {
 describe('brute force', () => {
   test('failed logins are limited per username with 429 and Retry-After; another user is unaffected', async () => {
     for (let i = 0; i < 3; i++) {
-      expect((await api('/auth/login', { method: 'POST', body: { username: 'victim', password: 'wrong' } })).status).toBe(401);
+      expect(
+        (await api('/auth/login', { method: 'POST', body: { username: 'victim', password: 'wrong' } })).status,
+      ).toBe(401);
     }
     const blocked = await api('/auth/login', { method: 'POST', body: { username: 'victim', password: 'wrong' } });
     expect(blocked.status).toBe(429);
@@ -245,11 +295,17 @@ describe('other modes', () => {
   test('AUTH_MODE=basic accepts the configured user only', async () => {
     const basic = await startStack({ AUTH_MODE: 'basic', BASIC_USERNAME: 'ops', BASIC_PASSWORD: 's3cret-basic' });
     try {
-      const ok = await fetch(`${basic.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Basic ${Buffer.from('ops:s3cret-basic').toString('base64')}` } });
+      const ok = await fetch(`${basic.baseUrl}/api/v1/auth/me`, {
+        headers: { authorization: `Basic ${Buffer.from('ops:s3cret-basic').toString('base64')}` },
+      });
       expect(await ok.json()).toMatchObject({ subject: 'ops', role: 'admin', credentialType: 'basic' });
-      const bad = await fetch(`${basic.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` } });
+      const bad = await fetch(`${basic.baseUrl}/api/v1/auth/me`, {
+        headers: { authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` },
+      });
       expect(bad.status).toBe(401);
-      const client = await connectClient(basic.mcpUrl, { authorization: `Basic ${Buffer.from('ops:s3cret-basic').toString('base64')}` });
+      const client = await connectClient(basic.mcpUrl, {
+        authorization: `Basic ${Buffer.from('ops:s3cret-basic').toString('base64')}`,
+      });
       expect((await client.listTools()).tools).toHaveLength(3);
       await client.close();
     } finally {

@@ -12,9 +12,15 @@ const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
 let stack: Stack;
 let client: Client;
 
-type Result = { isError?: boolean; content: Array<Record<string, unknown>>; structuredContent?: Record<string, unknown> };
-const change = async (args: Record<string, unknown>): Promise<Result> => (await client.callTool({ name: 'dagu_change', arguments: args })) as Result;
-const read = async (args: Record<string, unknown>): Promise<Result> => (await client.callTool({ name: 'dagu_read', arguments: args })) as Result;
+type Result = {
+  isError?: boolean;
+  content: Array<Record<string, unknown>>;
+  structuredContent?: Record<string, unknown>;
+};
+const change = async (args: Record<string, unknown>): Promise<Result> =>
+  (await client.callTool({ name: 'dagu_change', arguments: args })) as Result;
+const read = async (args: Record<string, unknown>): Promise<Result> =>
+  (await client.callTool({ name: 'dagu_read', arguments: args })) as Result;
 const sc = (r: Result): Record<string, unknown> => r.structuredContent ?? {};
 const data = (r: Result): Record<string, unknown> => (sc(r).data ?? {}) as Record<string, unknown>;
 
@@ -28,7 +34,11 @@ beforeAll(async () => {
     ['nightly-report', 'description: Builds the nightly report\n'],
   ];
   for (const [name, head] of fleet) {
-    const r = await change({ name, spec: `${head}steps:\n  - name: build\n    run: echo building ${name}\n`, mode: 'apply' });
+    const r = await change({
+      name,
+      spec: `${head}steps:\n  - name: build\n    run: echo building ${name}\n`,
+      mode: 'apply',
+    });
     expect(sc(r)).toMatchObject({ applied: true });
   }
 }, 60_000);
@@ -45,7 +55,15 @@ describe('dagu_change (022)', () => {
       { type: 'text', text: 'DAG spec is valid. Re-run with mode=apply to write it.' },
       { type: 'resource_link', uri: 'dagu://dags/preview-only/spec', name: 'dag_spec', mimeType: 'application/yaml' },
     ]);
-    expect(sc(r)).toMatchObject({ mode: 'preview', type: 'upsert_dag', dagName: 'preview-only', valid: true, errors: [], applied: false, dagUri: 'dagu://dags/preview-only/spec' });
+    expect(sc(r)).toMatchObject({
+      mode: 'preview',
+      type: 'upsert_dag',
+      dagName: 'preview-only',
+      valid: true,
+      errors: [],
+      applied: false,
+      dagUri: 'dagu://dags/preview-only/spec',
+    });
     expect(sc(r).created).toBeUndefined();
     expect(sc(r).dag).toMatchObject({ name: 'preview-only', steps: [{ name: 'hello' }] });
     expect([...(sc(r).references as string[])].sort()).toEqual([...REFERENCES].sort());
@@ -58,20 +76,35 @@ describe('dagu_change (022)', () => {
     ['unknown root key', 'bogus: 1\nsteps:\n  - name: a\n    run: echo\n', "field 'bogus'"],
     ['step with nothing to run', 'steps:\n  - name: a\n', 'step command is required'],
     ['duplicate step names', 'steps:\n  - name: a\n    run: echo\n  - name: a\n    run: echo\n', 'duplicate step name'],
-    ['missing dependency', 'steps:\n  - name: a\n    depends: [b]\n    run: echo\n', 'step a depends on non-existent step b'],
-    ['cycle', 'steps:\n  - name: a\n    depends: [b]\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n', 'cycle'],
+    [
+      'missing dependency',
+      'steps:\n  - name: a\n    depends: [b]\n    run: echo\n',
+      'step a depends on non-existent step b',
+    ],
+    [
+      'cycle',
+      'steps:\n  - name: a\n    depends: [b]\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n',
+      'cycle',
+    ],
     ['bad cron', 'schedule: "61 * * * *"\nsteps:\n  - name: a\n    run: echo\n', "field 'schedule'"],
     ['reserved step id', 'steps:\n  - name: a\n    id: env\n    run: echo\n', 'reserved'],
-    ['depends in a chain DAG', 'type: chain\nsteps:\n  - name: a\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n', 'chain'],
+    [
+      'depends in a chain DAG',
+      'type: chain\nsteps:\n  - name: a\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n',
+      'chain',
+    ],
     ['unsupported executor', 'steps:\n  - name: a\n    executor: docker\n    command: echo\n', 'not supported here'],
-  ])('invalid DAG (%s) is valid=false, not a tool error (022 §Change Type, dagu-model §4)', async (_label, spec, needle) => {
-    const r = await change({ name: 'broken', spec });
-    expect(r.isError).toBeFalsy();
-    expect(r.content[0]).toEqual({ type: 'text', text: 'DAG spec is not valid; no changes were applied.' });
-    expect(sc(r)).toMatchObject({ valid: false, applied: false, dagName: 'broken' });
-    expect((sc(r).errors as string[]).join('\n')).toContain(needle);
-    expect(sc(r).dag).toBeUndefined();
-  });
+  ])(
+    'invalid DAG (%s) is valid=false, not a tool error (022 §Change Type, dagu-model §4)',
+    async (_label, spec, needle) => {
+      const r = await change({ name: 'broken', spec });
+      expect(r.isError).toBeFalsy();
+      expect(r.content[0]).toEqual({ type: 'text', text: 'DAG spec is not valid; no changes were applied.' });
+      expect(sc(r)).toMatchObject({ valid: false, applied: false, dagName: 'broken' });
+      expect((sc(r).errors as string[]).join('\n')).toContain(needle);
+      expect(sc(r).dag).toBeUndefined();
+    },
+  );
 
   test('apply creates, then updates; an invalid apply leaves the stored DAG untouched (022 §Apply Mode)', async () => {
     const created = await change({ name: 'lifecycle', spec: HELLO, mode: 'apply' });
@@ -105,7 +138,11 @@ describe('dagu_read DAG targets (021)', () => {
     const r = await read({ target: 'dags', query: 'perPage=2&sort=name&order=asc' });
     const d = data(r);
     expect((d.items as Array<{ name: string }>).map((i) => i.name)).toEqual(['alpha', 'beta']);
-    expect(d.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'alpha', uri: 'dagu://dags/alpha/spec', suspended: false })]));
+    expect(d.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'alpha', uri: 'dagu://dags/alpha/spec', suspended: false }),
+      ]),
+    );
     expect(d.pagination).toMatchObject({ page: 1, perPage: 2 });
     expect(sc(r).uri).toBeUndefined();
     expect(r.content).toHaveLength(1);
@@ -118,19 +155,27 @@ describe('dagu_read DAG targets (021)', () => {
     const byName = await read({ uri: 'dagu://dags?name=nightly' });
     expect((data(byName).items as Array<{ name: string }>).map((i) => i.name)).toEqual(['nightly-report']);
     expect(sc(byName)).toMatchObject({ target: 'dags', uri: 'dagu://dags?name=nightly' });
-    expect(byName.content[1]).toMatchObject({ type: 'resource_link', uri: 'dagu://dags?name=nightly', name: 'dags', mimeType: 'application/json' });
+    expect(byName.content[1]).toMatchObject({
+      type: 'resource_link',
+      uri: 'dagu://dags?name=nightly',
+      name: 'dags',
+      mimeType: 'application/json',
+    });
     const next = await read({ target: 'dags', query: 'sort=nextRun' });
     expect((data(next).items as Array<{ name: string }>)[0]?.name).toBe('gamma.v2');
     const desc = await read({ target: 'dags', query: 'order=desc&perPage=1' });
     expect((data(desc).items as Array<{ name: string }>)[0]?.name).toBe('nightly-report');
   });
 
-  test.each(['page=0', 'perPage=201', 'sort=size', 'order=up', 'labels=a,,b', 'bogus=1', 'name='])('dags query %s is refused (021 §Query handling)', async (query) => {
-    const byTarget = await read({ target: 'dags', query });
-    expect(sc(byTarget)).toMatchObject({ code: 'invalid_tool_input', field: 'query' });
-    const byUri = await read({ uri: `dagu://dags?${query}` });
-    expect(sc(byUri)).toMatchObject({ code: 'invalid_resource_uri', field: 'uri' });
-  });
+  test.each(['page=0', 'perPage=201', 'sort=size', 'order=up', 'labels=a,,b', 'bogus=1', 'name='])(
+    'dags query %s is refused (021 §Query handling)',
+    async (query) => {
+      const byTarget = await read({ target: 'dags', query });
+      expect(sc(byTarget)).toMatchObject({ code: 'invalid_tool_input', field: 'query' });
+      const byUri = await read({ uri: `dagu://dags?${query}` });
+      expect(sc(byUri)).toMatchObject({ code: 'invalid_resource_uri', field: 'uri' });
+    },
+  );
 
   test('dag: the detail model; dag_spec: YAML in both modes with its resource link', async () => {
     const dag = await read({ target: 'dag', name: 'alpha' });
@@ -139,7 +184,12 @@ describe('dagu_read DAG targets (021)', () => {
     const spec = await read({ target: 'dag_spec', name: 'gamma.v2' });
     expect(sc(spec)).toMatchObject({ target: 'dag_spec', uri: 'dagu://dags/gamma.v2/spec' });
     expect(data(spec).spec).toContain('echo building gamma.v2');
-    expect(spec.content[1]).toEqual({ type: 'resource_link', uri: 'dagu://dags/gamma.v2/spec', name: 'dag_spec', mimeType: 'application/yaml' });
+    expect(spec.content[1]).toEqual({
+      type: 'resource_link',
+      uri: 'dagu://dags/gamma.v2/spec',
+      name: 'dag_spec',
+      mimeType: 'application/yaml',
+    });
     const viaUri = await read({ uri: 'dagu://dags/gamma%2Ev2/spec' });
     expect(data(viaUri).spec).toBe(data(spec).spec);
   });
@@ -147,7 +197,11 @@ describe('dagu_read DAG targets (021)', () => {
   test('an unknown DAG is resource_not_found with details.didYouMean (021 §Errors, 036)', async () => {
     const r = await read({ target: 'dag', name: 'nightly-reprot' });
     expect(r.isError).toBe(true);
-    expect(sc(r)).toMatchObject({ code: 'resource_not_found', target: 'dag', details: { didYouMean: ['nightly-report'] } });
+    expect(sc(r)).toMatchObject({
+      code: 'resource_not_found',
+      target: 'dag',
+      details: { didYouMean: ['nightly-report'] },
+    });
     const spec = await read({ target: 'dag_spec', name: 'alpah' });
     expect(sc(spec)).toMatchObject({ code: 'resource_not_found', uri: 'dagu://dags/alpah/spec' });
   });
@@ -155,12 +209,22 @@ describe('dagu_read DAG targets (021)', () => {
   test('dag_search: line snippets, hasMoreMatches, paging with an opaque cursor, workspace filter', async () => {
     const first = await read({ target: 'dag_search', search: 'ECHO BUILDING', limit: 2 });
     const d = data(first);
-    const results = d.results as Array<{ name: string; uri: string; matches: Array<{ line: number; text: string }>; hasMoreMatches: boolean }>;
+    const results = d.results as Array<{
+      name: string;
+      uri: string;
+      matches: Array<{ line: number; text: string }>;
+      hasMoreMatches: boolean;
+    }>;
     expect(results).toHaveLength(2);
     expect(results[0]).toMatchObject({ uri: `dagu://dags/${results[0]?.name}/spec`, hasMoreMatches: false });
     expect(results[0]?.matches[0]?.text).toContain('echo building');
     expect(d.hasMore).toBe(true);
-    const second = await read({ target: 'dag_search', search: 'ECHO BUILDING', limit: 2, cursor: String(d.nextCursor) });
+    const second = await read({
+      target: 'dag_search',
+      search: 'ECHO BUILDING',
+      limit: 2,
+      cursor: String(d.nextCursor),
+    });
     const names = [...results, ...(data(second).results as typeof results)].map((x) => x.name);
     expect(new Set(names).size).toBe(names.length);
     const scoped = await read({ target: 'dag_search', search: 'echo', workspace: 'ops' });
@@ -184,6 +248,10 @@ describe('resources/read of DAG families (020)', () => {
     const err = await client.readResource({ uri: 'dagu://dags/nope/spec' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).code).toBe(-32002);
-    expect((err as McpError).data).toMatchObject({ code: 'resource_not_found', resourceUri: 'dagu://dags/nope/spec', operation: 'resources/read' });
+    expect((err as McpError).data).toMatchObject({
+      code: 'resource_not_found',
+      resourceUri: 'dagu://dags/nope/spec',
+      operation: 'resources/read',
+    });
   });
 });

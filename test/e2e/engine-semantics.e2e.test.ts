@@ -39,14 +39,26 @@ steps:
 const e2e = useStackAndClient();
 
 test('one run exercises depends, retry, outputs, preconditions, continue_on, timeouts and handlers', async () => {
-  const applied = await e2e.client.callTool({ name: 'dagu_change', arguments: { name: 'semantics', spec: DAG, mode: 'apply' } });
+  const applied = await e2e.client.callTool({
+    name: 'dagu_change',
+    arguments: { name: 'semantics', spec: DAG, mode: 'apply' },
+  });
   expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
   const started = await e2e.client.callTool(
     { name: 'dagu_execute', arguments: { action: 'start', name: 'semantics', wait: true, waitTimeoutSeconds: 60 } },
     undefined,
     { timeout: 70_000 },
   );
-  const sc = started.structuredContent as { completed: boolean; run: { status: number; statusLabel: string; dagRunId: string; steps: Array<Record<string, unknown>>; handlers?: Record<string, Record<string, unknown>> } };
+  const sc = started.structuredContent as {
+    completed: boolean;
+    run: {
+      status: number;
+      statusLabel: string;
+      dagRunId: string;
+      steps: Array<Record<string, unknown>>;
+      handlers?: Record<string, Record<string, unknown>>;
+    };
+  };
   expect(sc.completed).toBe(true);
   const steps = new Map(sc.run.steps.map((s) => [String(s.name), s]));
   expect(steps.get('produce')).toMatchObject({ status: 4 });
@@ -60,6 +72,9 @@ test('one run exercises depends, retry, outputs, preconditions, continue_on, tim
   expect(sc.run).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
   expect(sc.run.handlers?.onExit).toMatchObject({ status: 4 });
 
-  const log = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'step_log', name: 'semantics', dagRunId: sc.run.dagRunId, stepName: 'consume' } });
+  const log = await e2e.client.callTool({
+    name: 'dagu_read',
+    arguments: { target: 'step_log', name: 'semantics', dagRunId: sc.run.dagRunId, stepName: 'consume' },
+  });
   expect((log.structuredContent as { data: { stdoutContent: string } }).data.stdoutContent).toBe('got 42 hi');
 }, 90_000);

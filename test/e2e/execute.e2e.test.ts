@@ -9,7 +9,8 @@ import { connectClient, startStack, type Stack } from './stack';
 
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
 const DAGS: Record<string, string> = {
-  'exec-hello': 'params: TARGET=none\nsteps:\n  - name: first\n    run: echo "first ${TARGET}"\n  - name: second\n    depends: first\n    run: echo second\n',
+  'exec-hello':
+    'params: TARGET=none\nsteps:\n  - name: first\n    run: echo "first ${TARGET}"\n  - name: second\n    depends: first\n    run: echo second\n',
   'exec-sleep30': 'steps:\n  - name: nap\n    run: sleep 30\n',
   'exec-sleep5': 'steps:\n  - name: nap\n    run: sleep 5\n',
 };
@@ -18,7 +19,7 @@ let client: Client;
 let flakyFlag: string;
 
 type Sc = Record<string, unknown> & { run?: Record<string, unknown> & { steps: Array<Record<string, unknown>> } };
-const scOf = (r: CallToolResult): Sc => (r.structuredContent ?? {});
+const scOf = (r: CallToolResult): Sc => r.structuredContent ?? {};
 
 /** dagu_execute with raw arguments of any JSON type (dagu-model §10: never a -32602 for bad input). */
 async function execute(args: unknown, onprogress?: (p: Progress) => void): Promise<{ result: CallToolResult; sc: Sc }> {
@@ -45,7 +46,8 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutM
   }
 }
 
-const runStatus = async (name: string, dagRunId: string): Promise<number> => Number((await read({ target: 'run', name, dagRunId })).data.status);
+const runStatus = async (name: string, dagRunId: string): Promise<number> =>
+  Number((await read({ target: 'run', name, dagRunId })).data.status);
 
 beforeAll(async () => {
   stack = await startStack();
@@ -67,7 +69,13 @@ afterAll(async () => {
 
 describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
   test('start + dag with wait → succeeded, the 021 run model, links, params re-encoded as JSON', async () => {
-    const { result, sc } = await execute({ action: 'start', name: 'exec-hello', params: { TARGET: 'orders' }, wait: true, waitTimeoutSeconds: 30 });
+    const { result, sc } = await execute({
+      action: 'start',
+      name: 'exec-hello',
+      params: { TARGET: 'orders' },
+      wait: true,
+      waitTimeoutSeconds: 30,
+    });
     expect(result.isError).toBeFalsy();
     const runUri = `dagu://runs/exec-hello/${String(sc.dagRunId)}`;
     // 036 §Output: finished text, two resource links, the structured keys.
@@ -76,11 +84,27 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
       { type: 'resource_link', uri: runUri, name: 'dag_run', mimeType: 'application/json' },
       { type: 'resource_link', uri: `${runUri}/logs`, name: 'dag_run_logs', mimeType: 'application/json' },
     ]);
-    expect(sc).toMatchObject({ action: 'start', targetType: 'dag', dagName: 'exec-hello', runUri, logsUri: `${runUri}/logs`, completed: true, status: 4, statusLabel: 'succeeded' });
+    expect(sc).toMatchObject({
+      action: 'start',
+      targetType: 'dag',
+      dagName: 'exec-hello',
+      runUri,
+      logsUri: `${runUri}/logs`,
+      completed: true,
+      status: 4,
+      statusLabel: 'succeeded',
+    });
     expect([...(sc.references as string[])].sort()).toEqual([...REFERENCES].sort());
     expect(sc).not.toHaveProperty('subscribe');
     // 021 run detail model / dagu-model §5.
-    expect(sc.run).toMatchObject({ name: 'exec-hello', dagRunId: sc.dagRunId, uri: runUri, logsUri: `${runUri}/logs`, status: 4, statusLabel: 'succeeded' });
+    expect(sc.run).toMatchObject({
+      name: 'exec-hello',
+      dagRunId: sc.dagRunId,
+      uri: runUri,
+      logsUri: `${runUri}/logs`,
+      status: 4,
+      statusLabel: 'succeeded',
+    });
     expect(sc.run?.attemptId).toEqual(expect.any(String));
     expect(sc.run?.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(sc.run?.steps.map((s) => [s.name, s.statusLabel, s.logUri])).toEqual([
@@ -88,13 +112,29 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
       ['second', 'succeeded', `${runUri}/steps/second/logs`],
     ]);
     // dagu-model §3: a run's JSON params override the DAG's by name.
-    const log = await read({ target: 'step_log', name: 'exec-hello', dagRunId: String(sc.dagRunId), stepName: 'first' });
+    const log = await read({
+      target: 'step_log',
+      name: 'exec-hello',
+      dagRunId: String(sc.dagRunId),
+      stepName: 'first',
+    });
     expect(log.data.stdoutContent).toContain('first orders');
   });
 
   test('start + inline_spec with wait runs the spec under name (036 §Semantics)', async () => {
-    const { sc } = await execute({ action: 'start', name: 'exec-inline', spec: 'steps:\n  - name: only\n    run: echo inline\n', wait: true });
-    expect(sc).toMatchObject({ targetType: 'inline_spec', dagName: 'exec-inline', completed: true, status: 4, run: { name: 'exec-inline' } });
+    const { sc } = await execute({
+      action: 'start',
+      name: 'exec-inline',
+      spec: 'steps:\n  - name: only\n    run: echo inline\n',
+      wait: true,
+    });
+    expect(sc).toMatchObject({
+      targetType: 'inline_spec',
+      dagName: 'exec-inline',
+      completed: true,
+      status: 4,
+      run: { name: 'exec-inline' },
+    });
   });
 
   test('without wait: the fixed text and a subscribe sentence; generated ids are URL-safe and sortable (036)', async () => {
@@ -108,10 +148,18 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
   });
 
   test('enqueue puts the run in its queue; it runs when a slot frees (036 §Semantics, status 5)', async () => {
-    const { result, sc } = await execute({ action: 'enqueue', name: 'exec-hello', queue: 'e2e-queue', labels: ['source=e2e'] });
+    const { result, sc } = await execute({
+      action: 'enqueue',
+      name: 'exec-hello',
+      queue: 'e2e-queue',
+      labels: ['source=e2e'],
+    });
     expect(result.isError).toBeFalsy();
     expect(sc).toMatchObject({ action: 'enqueue', targetType: 'dag' });
-    const status = await until(() => runStatus('exec-hello', String(sc.dagRunId)), (s) => s === 4);
+    const status = await until(
+      () => runStatus('exec-hello', String(sc.dagRunId)),
+      (s) => s === 4,
+    );
     expect(status).toBe(4);
   });
 
@@ -131,7 +179,10 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
   test('progress notifications while waiting with a progress token (dagu-model §10)', async () => {
     const progress: Progress[] = [];
     const spec = 'steps:\n  - name: nap\n    run: sleep 12\n';
-    const { sc } = await execute({ action: 'start', name: 'exec-progress', spec, wait: true, waitTimeoutSeconds: 60 }, (p) => progress.push(p));
+    const { sc } = await execute(
+      { action: 'start', name: 'exec-progress', spec, wait: true, waitTimeoutSeconds: 60 },
+      (p) => progress.push(p),
+    );
     expect(sc).toMatchObject({ completed: true, status: 4 });
     expect(progress.length).toBeGreaterThanOrEqual(1);
   }, 60_000);
@@ -139,10 +190,17 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
   test('notifications/cancelled ends the wait, never the run (dagu-model §10)', async () => {
     const dagRunId = `cancel-${stack.id}`;
     const controller = new AbortController();
-    const call = client.callTool({ name: 'dagu_execute', arguments: { action: 'start', name: 'exec-sleep30', dagRunId, wait: true } }, undefined, {
-      signal: controller.signal,
-    });
-    await until(() => runStatus('exec-sleep30', dagRunId).catch(() => 0), (s) => s === 1);
+    const call = client.callTool(
+      { name: 'dagu_execute', arguments: { action: 'start', name: 'exec-sleep30', dagRunId, wait: true } },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    await until(
+      () => runStatus('exec-sleep30', dagRunId).catch(() => 0),
+      (s) => s === 1,
+    );
     controller.abort();
     await expect(call).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 500));
@@ -155,19 +213,44 @@ describe('stop and retry (036 §Semantics)', () => {
   test('stop of a running sleep 30 → aborted, its step aborted', async () => {
     const { sc: started } = await execute({ action: 'start', name: 'exec-sleep30' });
     const dagRunId = String(started.dagRunId);
-    await until(() => runStatus('exec-sleep30', dagRunId), (s) => s === 1);
-    const { sc } = await execute({ action: 'stop', name: 'exec-sleep30', dagRunId, wait: true, waitTimeoutSeconds: 20 });
-    expect(sc).toMatchObject({ action: 'stop', targetType: 'run', dagRunId, completed: true, status: 3, statusLabel: 'aborted' });
+    await until(
+      () => runStatus('exec-sleep30', dagRunId),
+      (s) => s === 1,
+    );
+    const { sc } = await execute({
+      action: 'stop',
+      name: 'exec-sleep30',
+      dagRunId,
+      wait: true,
+      waitTimeoutSeconds: 20,
+    });
+    expect(sc).toMatchObject({
+      action: 'stop',
+      targetType: 'run',
+      dagRunId,
+      completed: true,
+      status: 3,
+      statusLabel: 'aborted',
+    });
     expect(sc.run?.steps[0]).toMatchObject({ name: 'nap', statusLabel: 'aborted' });
     // stopping a run that is not running is invalid_tool_input (036 §Errors)
-    expect((await execute({ action: 'stop', name: 'exec-sleep30', dagRunId })).sc).toMatchObject({ code: 'invalid_tool_input' });
+    expect((await execute({ action: 'stop', name: 'exec-sleep30', dagRunId })).sc).toMatchObject({
+      code: 'invalid_tool_input',
+    });
   });
 
   test('retry from a step with includeDownstream, then the whole run; same dagRunId, new attempt (036, dagu-model §10)', async () => {
     const { sc: failed } = await execute({ action: 'start', name: 'exec-flaky', wait: true });
     expect(failed).toMatchObject({ completed: true, status: 2, statusLabel: 'failed' });
     const dagRunId = String(failed.dagRunId);
-    const { sc: partial } = await execute({ action: 'retry', name: 'exec-flaky', dagRunId, stepName: 'b', includeDownstream: true, wait: true });
+    const { sc: partial } = await execute({
+      action: 'retry',
+      name: 'exec-flaky',
+      dagRunId,
+      stepName: 'b',
+      includeDownstream: true,
+      wait: true,
+    });
     expect(partial).toMatchObject({ action: 'retry', targetType: 'run', dagRunId, completed: true, status: 4 });
     expect(partial.run?.attemptId).not.toBe(failed.run?.attemptId);
     const steps = partial.run?.steps ?? [];
@@ -213,16 +296,30 @@ describe('errors (036 §Errors, §Examples)', () => {
     const { sc } = await execute({ action: 'start', name: 'exec-helo' });
     expect(sc).toMatchObject({ code: 'resource_not_found', action: 'start', targetType: 'dag', dagName: 'exec-helo' });
     expect((sc.details as { didYouMean: string[] }).didYouMean).toContain('exec-hello');
-    expect((await execute({ action: 'retry', name: 'exec-hello', dagRunId: 'no-such-run' })).sc).toMatchObject({ code: 'resource_not_found', dagRunId: 'no-such-run' });
+    expect((await execute({ action: 'retry', name: 'exec-hello', dagRunId: 'no-such-run' })).sc).toMatchObject({
+      code: 'resource_not_found',
+      dagRunId: 'no-such-run',
+    });
   });
 
   test('conflicts: singleton clash, a run id already used, retrying a running run', async () => {
     const { sc: running } = await execute({ action: 'start', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` });
     expect(running.dagRunId).toBe(`solo-${stack.id}`);
-    expect((await execute({ action: 'start', name: 'exec-sleep30', singleton: true })).sc).toMatchObject({ code: 'conflict', dagName: 'exec-sleep30' });
-    expect((await execute({ action: 'start', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({ code: 'conflict', dagRunId: `solo-${stack.id}` });
-    await until(() => runStatus('exec-sleep30', `solo-${stack.id}`), (s) => s === 1);
-    expect((await execute({ action: 'retry', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({ code: 'conflict' });
+    expect((await execute({ action: 'start', name: 'exec-sleep30', singleton: true })).sc).toMatchObject({
+      code: 'conflict',
+      dagName: 'exec-sleep30',
+    });
+    expect((await execute({ action: 'start', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({
+      code: 'conflict',
+      dagRunId: `solo-${stack.id}`,
+    });
+    await until(
+      () => runStatus('exec-sleep30', `solo-${stack.id}`),
+      (s) => s === 1,
+    );
+    expect((await execute({ action: 'retry', name: 'exec-sleep30', dagRunId: `solo-${stack.id}` })).sc).toMatchObject({
+      code: 'conflict',
+    });
     await execute({ action: 'stop', name: 'exec-sleep30', dagRunId: `solo-${stack.id}`, wait: true });
   });
 });
@@ -239,7 +336,13 @@ describe('run reads (021 runs, run, run_logs, step_log; 020 resources)', () => {
     const items = byTarget.data.items as Array<Record<string, unknown>>;
     expect(items.length).toBeGreaterThan(0);
     expect(items.length).toBeLessThanOrEqual(2);
-    for (const item of items) expect(item).toMatchObject({ name: 'exec-hello', status: 4, statusLabel: 'succeeded', uri: `dagu://runs/exec-hello/${String(item.dagRunId)}` });
+    for (const item of items)
+      expect(item).toMatchObject({
+        name: 'exec-hello',
+        status: 4,
+        statusLabel: 'succeeded',
+        uri: `dagu://runs/exec-hello/${String(item.dagRunId)}`,
+      });
     const byUri = await read({ uri: 'dagu://runs?name=exec-hello&limit=1' });
     expect(byUri.uri).toBe('dagu://runs?name=exec-hello&limit=1');
     expect(byUri.data.items).toHaveLength(1);
@@ -255,12 +358,31 @@ describe('run reads (021 runs, run, run_logs, step_log; 020 resources)', () => {
     expect(logs.uri).toBe(`${runUri}/logs?tail=2`);
     expect(logs.data).toMatchObject({ schedulerLog: { lineCount: 2, hasMore: true } });
     expect((logs.data.stepLogs as unknown[]).length).toBe(2);
-    const step = await read({ target: 'step_log', name: 'exec-hello', dagRunId, stepName: 'second', query: 'stream=stdout&head=1' });
-    expect(step).toMatchObject({ target: 'step_log', name: 'exec-hello', dagRunId, stepName: 'second', uri: `${runUri}/steps/second/logs?stream=stdout&head=1` });
-    expect(step.data).toMatchObject({ stdoutContent: expect.stringContaining('second'), stderrContent: '', lineCount: 1 });
+    const step = await read({
+      target: 'step_log',
+      name: 'exec-hello',
+      dagRunId,
+      stepName: 'second',
+      query: 'stream=stdout&head=1',
+    });
+    expect(step).toMatchObject({
+      target: 'step_log',
+      name: 'exec-hello',
+      dagRunId,
+      stepName: 'second',
+      uri: `${runUri}/steps/second/logs?stream=stdout&head=1`,
+    });
+    expect(step.data).toMatchObject({
+      stdoutContent: expect.stringContaining('second'),
+      stderrContent: '',
+      lineCount: 1,
+    });
     const byUri = await read({ uri: `${runUri}/steps/first/logs?tail=1` });
     expect(byUri).toMatchObject({ target: 'step_log', stepName: 'first', data: { lineCount: 1 } });
-    const missing = await client.callTool({ name: 'dagu_read', arguments: { target: 'run', name: 'exec-hello', dagRunId: 'nope' } });
+    const missing = await client.callTool({
+      name: 'dagu_read',
+      arguments: { target: 'run', name: 'exec-hello', dagRunId: 'nope' },
+    });
     expect(missing.structuredContent).toMatchObject({ code: 'resource_not_found', target: 'run' });
   });
 
@@ -272,6 +394,10 @@ describe('run reads (021 runs, run, run_logs, step_log; 020 resources)', () => {
       expect(JSON.parse(String((contents[0] as { text: string }).text))).toEqual(expect.any(Object));
     }
     const dag = await read({ target: 'dag', name: 'exec-hello' });
-    expect(dag.data.latestRun).toMatchObject({ dagRunId: expect.any(String), status: expect.any(Number), statusLabel: expect.any(String) });
+    expect(dag.data.latestRun).toMatchObject({
+      dagRunId: expect.any(String),
+      status: expect.any(Number),
+      statusLabel: expect.any(String),
+    });
   });
 });

@@ -28,7 +28,10 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['dagu_change', 'dagu_execute', 'dagu_read']);
     const read = tools.find((t) => t.name === 'dagu_read');
     expect(read?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
-    expect(tools.find((t) => t.name === 'dagu_change')?.annotations).toMatchObject({ destructiveHint: true, openWorldHint: false });
+    expect(tools.find((t) => t.name === 'dagu_change')?.annotations).toMatchObject({
+      destructiveHint: true,
+      openWorldHint: false,
+    });
     expect(tools.find((t) => t.name === 'dagu_execute')?.title).toBe('Execute, enqueue, retry, or stop DAG-runs');
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
@@ -41,7 +44,12 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
   test.each(TOPICS)('reference topic %s reads by tool (target and URI mode) and by resource', async (topic) => {
     const byTarget = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'reference', name: topic } });
     expect(byTarget.isError).toBeFalsy();
-    const structured = byTarget.structuredContent as { target: string; uri: string; data: { mimeType: string; text: string }; references: string[] };
+    const structured = byTarget.structuredContent as {
+      target: string;
+      uri: string;
+      data: { mimeType: string; text: string };
+      references: string[];
+    };
     expect(structured.target).toBe('reference');
     expect(structured.uri).toBe(`dagu://reference/${topic}`);
     expect(structured.data.mimeType).toBe('text/markdown');
@@ -56,20 +64,29 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
     expect((byUri.structuredContent as { data: { text: string } }).data.text).toBe(structured.data.text);
 
     const resource = await e2e.client.readResource({ uri: `dagu://reference/${topic}` });
-    expect(resource.contents).toEqual([{ uri: `dagu://reference/${topic}`, mimeType: 'text/markdown', text: structured.data.text }]);
+    expect(resource.contents).toEqual([
+      { uri: `dagu://reference/${topic}`, mimeType: 'text/markdown', text: structured.data.text },
+    ]);
   });
 
   test('target=reference defaults to authoring; references lists every topic (021)', async () => {
     const def = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: ' reference ' } });
     expect((def.structuredContent as { uri: string }).uri).toBe('dagu://reference/authoring');
     const all = await e2e.client.callTool({ name: 'dagu_read', arguments: { target: 'references' } });
-    const sc = all.structuredContent as { uri?: string; data: { items: Array<{ name: string; uri: string; mimeType: string }> } };
+    const sc = all.structuredContent as {
+      uri?: string;
+      data: { items: Array<{ name: string; uri: string; mimeType: string }> };
+    };
     expect(sc.uri).toBeUndefined();
     expect(all.content).toHaveLength(1);
     expect(sc.data.items.map((i) => i.name)).toEqual(TOPICS);
     const viaUri = await e2e.client.callTool({ name: 'dagu_read', arguments: { uri: 'dagu://reference' } });
     expect(viaUri.structuredContent).toMatchObject({ target: 'references', uri: 'dagu://reference' });
-    expect(toolResult(viaUri).content[1]).toMatchObject({ type: 'resource_link', name: 'dagu_references', mimeType: 'application/json' });
+    expect(toolResult(viaUri).content[1]).toMatchObject({
+      type: 'resource_link',
+      name: 'dagu_references',
+      mimeType: 'application/json',
+    });
   });
 
   test('resources/list and resources/templates/list carry the dagu:// families with MIME types (020)', async () => {
@@ -91,7 +108,11 @@ describe('MCP endpoint (spec 020, dagu-model §8)', () => {
   test('resources/read failures are JSON-RPC errors carrying the 020 error object (dagu-model §10)', async () => {
     const unknownHost = await readError('dagu://widgets/x');
     expect(unknownHost.code).toBe(-32602);
-    expect(unknownHost.data).toMatchObject({ code: 'unsupported_resource', resourceUri: 'dagu://widgets/x', operation: 'resources/read' });
+    expect(unknownHost.data).toMatchObject({
+      code: 'unsupported_resource',
+      resourceUri: 'dagu://widgets/x',
+      operation: 'resources/read',
+    });
     const malformed = await readError('dagu://dags/%zz/spec');
     expect(malformed.code).toBe(-32602);
     expect(malformed.data).toMatchObject({ code: 'invalid_resource_uri' });
@@ -144,7 +165,11 @@ describe('dagu_read input rules (021 §Input, §Errors)', () => {
     const ok = await call({ target: 'reference', name: '  tools  ', uri: null });
     expect(ok.structuredContent).toMatchObject({ target: 'reference', uri: 'dagu://reference/tools' });
     const err = await call({ target: 'run_logs', name: 'nightly', dagRunId: 'r1', query: 'tail=0' });
-    expect(err.structuredContent).toMatchObject({ code: 'invalid_tool_input', target: 'run_logs', uri: 'dagu://runs/nightly/r1/logs?tail=0' });
+    expect(err.structuredContent).toMatchObject({
+      code: 'invalid_tool_input',
+      target: 'run_logs',
+      uri: 'dagu://runs/nightly/r1/logs?tail=0',
+    });
   });
 });
 
@@ -186,7 +211,11 @@ describe('bus round trip and HTTP edges', () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
     const none = await fetch(e2e.stack.mcpUrl, { method: 'POST', headers, body });
     expect(none.status).toBe(400);
-    const unknown = await fetch(e2e.stack.mcpUrl, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body });
+    const unknown = await fetch(e2e.stack.mcpUrl, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': 'nope' },
+      body,
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ id: 7, error: { code: -32001 } });
   });
@@ -195,7 +224,11 @@ describe('bus round trip and HTTP edges', () => {
     const res = await fetch(`${e2e.stack.baseUrl}/api/v1/nothing-here`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'resource_not_found', requestId: expect.any(String) });
-    const bad = await fetch(`${e2e.stack.baseUrl}/api/v1/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const bad = await fetch(`${e2e.stack.baseUrl}/api/v1/health`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'invalid_request' });
   });

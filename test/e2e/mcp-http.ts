@@ -20,14 +20,27 @@ export interface RawAnswer {
 
 /** POSTs `body` (JSON unless a string) to `url`. */
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { ...JSON_AND_SSE, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...JSON_AND_SSE, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: parse(text) };
 }
 
 /** `initialize` with the given revision; resolves with the session id and the answer. */
-export async function initialize(url: string, protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<{ sid: string; answer: RawAnswer }> {
-  const answer = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'e2e-raw', version: '1' } } });
+export async function initialize(
+  url: string,
+  protocolVersion = '2025-11-25',
+  capabilities: Record<string, unknown> = {},
+): Promise<{ sid: string; answer: RawAnswer }> {
+  const answer = await post(url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion, capabilities, clientInfo: { name: 'e2e-raw', version: '1' } },
+  });
   const sid = answer.headers.get('mcp-session-id');
   if (sid === null) throw new Error(`initialize failed: ${answer.status} ${answer.text}`);
   await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sid });
@@ -47,12 +60,21 @@ export interface SseStream {
 }
 
 /** Opens a GET stream, or a POST whose answer is SSE; a non-SSE answer resolves with no blocks and `ended` settled. */
-export async function openSse(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {}): Promise<SseStream> {
+export async function openSse(
+  url: string,
+  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<SseStream> {
   const controller = new AbortController();
   const method = init.method ?? 'GET';
-  const headers = method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...JSON_AND_SSE, ...init.headers };
+  const headers =
+    method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...JSON_AND_SSE, ...init.headers };
   const started = Date.now();
-  const res = await fetch(url, { method, headers, signal: controller.signal, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    signal: controller.signal,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
   const reader = createSseBlockReader({ defaultTimeoutMs: 10_000, startedAt: started });
   const ended = (async () => {
     if (res.body === null) return;
@@ -67,7 +89,14 @@ export async function openSse(url: string, init: { method?: 'GET' | 'POST'; head
       // aborted by close(), or the connection dropped
     }
   })();
-  return { status: res.status, headers: res.headers, blocks: reader.blocks, next: reader.next, ended, close: () => controller.abort() };
+  return {
+    status: res.status,
+    headers: res.headers,
+    blocks: reader.blocks,
+    next: reader.next,
+    ended,
+    close: () => controller.abort(),
+  };
 }
 
 /** The JSON-RPC message of a block (`{}` for comments and priming events). */

@@ -20,7 +20,10 @@ const BASELINE = join(__dirname, '..', 'conformance', 'expected-failures.yml');
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({ SSE_KEEPALIVE_MS: '2000', SSE_RETRY_MS: '500' }, { gatewayReplicas: 2, conformanceFixture: true });
+  stack = await startStack(
+    { SSE_KEEPALIVE_MS: '2000', SSE_RETRY_MS: '500' },
+    { gatewayReplicas: 2, conformanceFixture: true },
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -29,9 +32,29 @@ afterAll(async () => {
 
 /** Runs the suite; resolves with its exit code and output. */
 function runSuite(url: string, outputDir: string): Promise<{ code: number | null; output: string }> {
-  const args = ['-y', '-p', 'node@22', '-p', SUITE, '--', 'conformance', 'server', '--url', url, '--suite', 'all', '--expected-failures', BASELINE, '-o', outputDir];
+  const args = [
+    '-y',
+    '-p',
+    'node@22',
+    '-p',
+    SUITE,
+    '--',
+    'conformance',
+    'server',
+    '--url',
+    url,
+    '--suite',
+    'all',
+    '--expected-failures',
+    BASELINE,
+    '-o',
+    outputDir,
+  ];
   return new Promise((resolve) => {
-    const child = spawn('npx', args, { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', args, {
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

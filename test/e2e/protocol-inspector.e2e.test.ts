@@ -26,9 +26,25 @@ afterAll(async () => {
 
 /** Runs one Inspector CLI method and parses its JSON output. */
 function inspect(args: readonly string[]): Promise<{ code: number | null; json: unknown; output: string }> {
-  const argv = ['-y', '-p', 'node@22', '-p', INSPECTOR, '--', 'mcp-inspector', '--cli', stack.mcpUrl, '--transport', 'http', ...args];
+  const argv = [
+    '-y',
+    '-p',
+    'node@22',
+    '-p',
+    INSPECTOR,
+    '--',
+    'mcp-inspector',
+    '--cli',
+    stack.mcpUrl,
+    '--transport',
+    'http',
+    ...args,
+  ];
   return new Promise((resolve) => {
-    const child = spawn('npx', argv, { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', argv, {
+      env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -51,7 +67,15 @@ test('Inspector CLI lists the tools, calls dagu_read and reads a dagu:// resourc
   expect(JSON.stringify(tools.json)).toContain('dagu_read');
   expect(JSON.stringify(tools.json)).toContain('dagu_execute');
 
-  const call = await inspect(['--method', 'tools/call', '--tool-name', 'dagu_read', '--tool-arg', 'target=reference', 'name=tools']);
+  const call = await inspect([
+    '--method',
+    'tools/call',
+    '--tool-name',
+    'dagu_read',
+    '--tool-arg',
+    'target=reference',
+    'name=tools',
+  ]);
   expect(call.code).toBe(0);
   expect(call.json).toMatchObject({ structuredContent: { target: 'reference', uri: 'dagu://reference/tools' } });
 

@@ -8,7 +8,12 @@
 import { initialize, messageOf, openSse, post } from './mcp-http';
 import { connectClient, startStack, type Stack } from './stack';
 
-const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
 const logCall = (id: number) => rpc(id, 'tools/call', { name: 'test_tool_with_logging', arguments: {} });
 /** The `params.data` of each message block (the fixture's log lines). */
 const texts = (blocks: ReadonlyArray<{ data?: string }>): string[] =>
@@ -16,7 +21,9 @@ const texts = (blocks: ReadonlyArray<{ data?: string }>): string[] =>
     .filter((b) => b.data)
     .map((b) => {
       const params: unknown = messageOf({ ...b, at: 0 }).params;
-      return typeof params === 'object' && params !== null ? String(Object.fromEntries(Object.entries(params)).data) : '';
+      return typeof params === 'object' && params !== null
+        ? String(Object.fromEntries(Object.entries(params)).data)
+        : '';
     });
 
 describe('a killed replica loses no session', () => {
@@ -69,8 +76,15 @@ describe('GET stream resumption on another replica', () => {
     const resumed = await openSse(stack.mcpUrl, { headers: { 'mcp-session-id': sid, 'last-event-id': seen } });
     expect(resumed.status).toBe(200);
     await resumed.next((b) => b.data !== undefined && resumed.blocks.filter((x) => x.data).length >= 4);
-    expect(texts(resumed.blocks)).toEqual(['Tool execution completed', 'Tool execution started', 'Tool processing data', 'Tool execution completed']);
-    await post(stack.mcpUrl, rpc(3, 'tools/call', { name: 'test_simple_text', arguments: {} }), { 'mcp-session-id': sid });
+    expect(texts(resumed.blocks)).toEqual([
+      'Tool execution completed',
+      'Tool execution started',
+      'Tool processing data',
+      'Tool execution completed',
+    ]);
+    await post(stack.mcpUrl, rpc(3, 'tools/call', { name: 'test_simple_text', arguments: {} }), {
+      'mcp-session-id': sid,
+    });
     await post(stack.mcpUrl, logCall(4), { 'mcp-session-id': sid, accept: 'application/json' });
     await resumed.next((b) => texts(resumed.blocks).length >= 7 && b.data !== undefined);
     expect(texts(resumed.blocks)).toHaveLength(7);
@@ -94,6 +108,7 @@ describe('idle expiry on every replica (SESSION_IDLE_TTL_MS)', () => {
       expect((await post(stack.mcpUrl, rpc(i, 'ping'), { 'mcp-session-id': sid })).status).toBe(200);
     }
     await new Promise((r) => setTimeout(r, 4_500));
-    for (const gateway of stack.gateways) expect((await post(`${gateway.url}/mcp`, rpc(9, 'ping'), { 'mcp-session-id': sid })).status).toBe(404);
+    for (const gateway of stack.gateways)
+      expect((await post(`${gateway.url}/mcp`, rpc(9, 'ping'), { 'mcp-session-id': sid })).status).toBe(404);
   });
 });

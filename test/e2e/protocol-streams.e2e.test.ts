@@ -7,7 +7,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { initialize, messageOf, openSse, post } from './mcp-http';
 import { connectClient, startStack, type Stack } from './stack';
 
@@ -15,7 +20,10 @@ let stack: Stack;
 let url: string;
 
 beforeAll(async () => {
-  stack = await startStack({ SSE_KEEPALIVE_MS: '500', SSE_RETRY_MS: '500' }, { gatewayReplicas: 2, conformanceFixture: true });
+  stack = await startStack(
+    { SSE_KEEPALIVE_MS: '500', SSE_RETRY_MS: '500' },
+    { gatewayReplicas: 2, conformanceFixture: true },
+  );
   url = stack.mcpUrl;
 }, 90_000);
 
@@ -23,7 +31,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const rpc = (id: number, method: string, params?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
 
 describe('GET stream (spec 020 §Endpoint; Streamable HTTP §Listening)', () => {
   test('a comment right after the headers, then keep-alive comments at the configured interval; proxy-safe headers', async () => {
@@ -48,7 +61,10 @@ describe('GET stream (spec 020 §Endpoint; Streamable HTTP §Listening)', () => 
     const { sid } = await initialize(url);
     const stream = await openSse(url, { headers: { 'mcp-session-id': sid } });
     await stream.next((b) => b.comment !== undefined);
-    await post(url, rpc(1, 'tools/call', { name: 'test_tool_with_logging', arguments: {} }), { 'mcp-session-id': sid, accept: 'application/json' });
+    await post(url, rpc(1, 'tools/call', { name: 'test_tool_with_logging', arguments: {} }), {
+      'mcp-session-id': sid,
+      accept: 'application/json',
+    });
     await stream.next((b) => JSON.stringify(messageOf(b)).includes('Tool execution completed'));
     const events = stream.blocks.filter((b) => b.data);
     expect(events).toHaveLength(3);
@@ -66,16 +82,31 @@ describe('GET stream (spec 020 §Endpoint; Streamable HTTP §Listening)', () => 
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     await stream.ended;
     expect(stream.blocks.filter((b) => b.comment === 'keep-alive').length).toBeGreaterThanOrEqual(2);
-    expect(stream.blocks.filter((b) => messageOf(b).method === 'notifications/progress').length).toBeGreaterThanOrEqual(5);
-    expect(messageOf(stream.blocks.at(-1) ?? { at: 0 })).toMatchObject({ id: 5, result: { content: [{ text: 'slept 1600 ms' }] } });
+    expect(stream.blocks.filter((b) => messageOf(b).method === 'notifications/progress').length).toBeGreaterThanOrEqual(
+      5,
+    );
+    expect(messageOf(stream.blocks.at(-1) ?? { at: 0 })).toMatchObject({
+      id: 5,
+      result: { content: [{ text: 'slept 1600 ms' }] },
+    });
   });
 });
 
 describe('server→client requests and stream resumption through the round-robin proxy', () => {
   test('sampling and elicitation: the SDK client answers on whatever replica its POST reaches', async () => {
-    const client = new Client({ name: 'e2e-sampling', version: '1' }, { capabilities: { sampling: {}, elicitation: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'm' }));
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+    const client = new Client(
+      { name: 'e2e-sampling', version: '1' },
+      { capabilities: { sampling: {}, elicitation: {} } },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'forty-two' },
+      model: 'm',
+    }));
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { username: 'ada', email: 'ada@example.com' },
+    }));
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     for (let i = 0; i < 3; i++) {
       const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'answer?' } });
@@ -102,7 +133,15 @@ describe('server→client requests and stream resumption through the round-robin
     });
     await stream.next((b) => messageOf(b).method === 'notifications/progress');
     for (let i = 0; i < 2; i++) {
-      expect((await post(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, { 'mcp-session-id': sid })).status).toBe(202);
+      expect(
+        (
+          await post(
+            url,
+            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } },
+            { 'mcp-session-id': sid },
+          )
+        ).status,
+      ).toBe(202);
     }
     await stream.ended;
     expect(stream.blocks.some((b) => messageOf(b).id === 9)).toBe(false);
@@ -114,19 +153,45 @@ describe('MCP surface (dagu-model §8)', () => {
     const client = await connectClient(url);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['dagu_create_dag', 'dagu_edit_dag', 'dagu_create_wiki_page', 'dagu_edit_wiki_page', 'dagu_debug_failed_run']),
+      expect.arrayContaining([
+        'dagu_create_dag',
+        'dagu_edit_dag',
+        'dagu_create_wiki_page',
+        'dagu_edit_wiki_page',
+        'dagu_debug_failed_run',
+      ]),
     );
-    const got = await client.getPrompt({ name: 'dagu_edit_dag', arguments: { name: 'compl-nightly', change: 'run at 3am' } });
-    expect(got.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('compl-nightly') } });
-    await expect(client.getPrompt({ name: 'dagu_edit_dag', arguments: { name: 'bad name', change: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    const got = await client.getPrompt({
+      name: 'dagu_edit_dag',
+      arguments: { name: 'compl-nightly', change: 'run at 3am' },
+    });
+    expect(got.messages[0]).toMatchObject({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('compl-nightly') },
+    });
+    await expect(
+      client.getPrompt({ name: 'dagu_edit_dag', arguments: { name: 'bad name', change: 'x' } }),
+    ).rejects.toMatchObject({ code: -32602 });
 
-    const applied = await client.callTool({ name: 'dagu_change', arguments: { mode: 'apply', name: 'compl-nightly', spec: 'steps:\n  - name: a\n    run: echo a\n' } });
+    const applied = await client.callTool({
+      name: 'dagu_change',
+      arguments: { mode: 'apply', name: 'compl-nightly', spec: 'steps:\n  - name: a\n    run: echo a\n' },
+    });
     expect(applied.isError).toBeFalsy();
-    const byPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'dagu_edit_dag' }, argument: { name: 'name', value: 'compl' } });
+    const byPrompt = await client.complete({
+      ref: { type: 'ref/prompt', name: 'dagu_edit_dag' },
+      argument: { name: 'name', value: 'compl' },
+    });
     expect(byPrompt.completion.values).toContain('compl-nightly');
-    const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'dagu://dags/{name}/spec' }, argument: { name: 'name', value: 'compl-n' } });
+    const byTemplate = await client.complete({
+      ref: { type: 'ref/resource', uri: 'dagu://dags/{name}/spec' },
+      argument: { name: 'name', value: 'compl-n' },
+    });
     expect(byTemplate.completion.values).toEqual(['compl-nightly']);
-    const topics = await client.complete({ ref: { type: 'ref/resource', uri: 'dagu://reference/{topic}' }, argument: { name: 'topic', value: 'ex' } });
+    const topics = await client.complete({
+      ref: { type: 'ref/resource', uri: 'dagu://reference/{topic}' },
+      argument: { name: 'topic', value: 'ex' },
+    });
     expect(topics.completion.values).toEqual(['execute-tool']);
     await client.close();
   });
@@ -138,7 +203,10 @@ describe('MCP surface (dagu-model §8)', () => {
     await expect(client.subscribeResource({ uri: 'dagu://runs/nightly/r-1' })).resolves.toEqual({});
     await expect(client.subscribeResource({ uri: 'dagu://runs/nightly/r-1/logs' })).resolves.toEqual({});
     await expect(client.unsubscribeResource({ uri: 'dagu://runs/nightly/r-1' })).resolves.toEqual({});
-    await expect(client.subscribeResource({ uri: 'dagu://dags' })).rejects.toMatchObject({ code: -32602, data: { code: 'invalid_resource_uri' } });
+    await expect(client.subscribeResource({ uri: 'dagu://dags' })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'invalid_resource_uri' },
+    });
     await client.close();
   });
 
@@ -146,7 +214,19 @@ describe('MCP surface (dagu-model §8)', () => {
     const client = await connectClient(url);
     const progress: Progress[] = [];
     const result = await client.request(
-      { method: 'tools/call', params: { name: 'dagu_execute', arguments: { action: 'start', name: 'progress-e2e', spec: 'steps:\n  - name: nap\n    run: sleep 6\n', wait: true, waitTimeoutSeconds: 60 } } },
+      {
+        method: 'tools/call',
+        params: {
+          name: 'dagu_execute',
+          arguments: {
+            action: 'start',
+            name: 'progress-e2e',
+            spec: 'steps:\n  - name: nap\n    run: sleep 6\n',
+            wait: true,
+            waitTimeoutSeconds: 60,
+          },
+        },
+      },
       CallToolResultSchema,
       { onprogress: (p) => progress.push(p), timeout: 60_000 },
     );

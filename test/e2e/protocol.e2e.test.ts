@@ -13,7 +13,10 @@ let stack: Stack;
 let url: string;
 
 beforeAll(async () => {
-  stack = await startStack({ SSE_KEEPALIVE_MS: '500', SSE_RETRY_MS: '500' }, { gatewayReplicas: 2, conformanceFixture: true });
+  stack = await startStack(
+    { SSE_KEEPALIVE_MS: '500', SSE_RETRY_MS: '500' },
+    { gatewayReplicas: 2, conformanceFixture: true },
+  );
   url = stack.mcpUrl;
 }, 90_000);
 
@@ -21,7 +24,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
 const call = (id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
   rpc(id, 'tools/call', { name, arguments: args, ...(meta ? { _meta: meta } : {}) });
 
@@ -37,16 +45,23 @@ describe('POST (Streamable HTTP §Sending Messages to the Server)', () => {
         instructions: expect.stringContaining('dagu_read'),
       },
     });
-    expect((await initialize(url, '2024-11-05')).answer.json).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+    expect((await initialize(url, '2024-11-05')).answer.json).toMatchObject({
+      result: { protocolVersion: '2025-11-25' },
+    });
     const from = stack.proxy?.routed.length ?? 0;
-    for (let i = 0; i < 6; i++) expect((await post(url, rpc(i, 'tools/list'), { 'mcp-session-id': sid })).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await post(url, rpc(i, 'tools/list'), { 'mcp-session-id': sid })).status).toBe(200);
     const ports = new Set(stack.proxy?.routed.slice(from).map((r) => r.split(' ')[1]));
     expect(ports.size).toBe(2);
   });
 
   test('notifications and responses are answered 202 with no body', async () => {
     const { sid } = await initialize(url);
-    const note = await post(url, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { 'mcp-session-id': sid });
+    const note = await post(
+      url,
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { 'mcp-session-id': sid },
+    );
     expect([note.status, note.text]).toEqual([202, '']);
     const response = await post(url, { jsonrpc: '2.0', id: 's-000000000000-1', result: {} }, { 'mcp-session-id': sid });
     expect([response.status, response.text]).toEqual([202, '']);
@@ -54,7 +69,12 @@ describe('POST (Streamable HTTP §Sending Messages to the Server)', () => {
 
   test('batch arrays: 400 -32600 for 2025-06-18 and 2025-11-25, a JSON array of answers for 2025-03-26; never with initialize', async () => {
     const { sid } = await initialize(url, '2025-03-26');
-    const batch = [rpc(1, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(2, 'tools/list'), { bogus: true }];
+    const batch = [
+      rpc(1, 'ping'),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      rpc(2, 'tools/list'),
+      { bogus: true },
+    ];
     for (const version of ['2025-06-18', '2025-11-25']) {
       const refused = await post(url, batch, { 'mcp-session-id': sid, 'mcp-protocol-version': version });
       expect(refused.status).toBe(400);
@@ -67,7 +87,13 @@ describe('POST (Streamable HTTP §Sending Messages to the Server)', () => {
       expect.objectContaining({ id: 2, result: expect.objectContaining({ tools: expect.any(Array) }) }),
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
     ]);
-    const withInit = await post(url, [rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } })]);
+    const withInit = await post(url, [
+      rpc(0, 'initialize', {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      }),
+    ]);
     expect(withInit.status).toBe(400);
   });
 
@@ -96,22 +122,33 @@ describe('POST (Streamable HTTP §Sending Messages to the Server)', () => {
   test('invalid params -32602, unknown method -32601, internal failure -32603: each with the request id', async () => {
     const { sid } = await initialize(url);
     const h = { 'mcp-session-id': sid };
-    expect((await post(url, rpc(11, 'prompts/get', { name: 'dagu_edit_dag', arguments: { name: 'x' } }), h)).json).toMatchObject({
+    expect(
+      (await post(url, rpc(11, 'prompts/get', { name: 'dagu_edit_dag', arguments: { name: 'x' } }), h)).json,
+    ).toMatchObject({
       id: 11,
       error: { code: -32602, data: { details: { field: 'change' } } },
     });
     expect((await post(url, rpc(12, 'resources/read', {}), h)).json).toMatchObject({ id: 12, error: { code: -32602 } });
     expect((await post(url, rpc('13', 'no/such-method'), h)).json).toMatchObject({ id: '13', error: { code: -32601 } });
-    expect((await post(url, call(14, 'test_malformed_result'), { ...h, accept: 'application/json' })).json).toMatchObject({ id: 14, error: { code: -32603 } });
+    expect(
+      (await post(url, call(14, 'test_malformed_result'), { ...h, accept: 'application/json' })).json,
+    ).toMatchObject({ id: 14, error: { code: -32603 } });
     expect((await post(url, call(15, 'no_such_tool'), h)).json).toMatchObject({ id: 15, error: { code: -32602 } });
-    expect((await post(url, { jsonrpc: '1.0', id: 16, method: 'ping' }, h)).json).toMatchObject({ id: 16, error: { code: -32600 } });
+    expect((await post(url, { jsonrpc: '1.0', id: 16, method: 'ping' }, h)).json).toMatchObject({
+      id: 16,
+      error: { code: -32600 },
+    });
   });
 
   test('a client accepting only SSE gets SSE even for ping; JSON-capable clients get the JSON fast path', async () => {
     const { sid } = await initialize(url);
     const json = await post(url, rpc(1, 'ping'), { 'mcp-session-id': sid });
     expect(json.headers.get('content-type')).toContain('application/json');
-    const sse = await openSse(url, { method: 'POST', headers: { 'mcp-session-id': sid, accept: 'text/event-stream' }, body: rpc(2, 'ping') });
+    const sse = await openSse(url, {
+      method: 'POST',
+      headers: { 'mcp-session-id': sid, accept: 'text/event-stream' },
+      body: rpc(2, 'ping'),
+    });
     expect(sse.headers.get('content-type')).toContain('text/event-stream');
     await sse.ended;
     expect(messageOf(sse.blocks.at(-1) ?? { at: 0 })).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
@@ -130,7 +167,15 @@ describe('sessions (§Session Management)', () => {
 
   test('a second initialize on a live session is 400 -32600 and the session goes on; DELETE ends it on every replica', async () => {
     const { sid } = await initialize(url);
-    const again = await post(url, rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), { 'mcp-session-id': sid });
+    const again = await post(
+      url,
+      rpc(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      }),
+      { 'mcp-session-id': sid },
+    );
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ id: 1, error: { code: -32600 } });
     expect((await post(url, rpc(2, 'ping'), { 'mcp-session-id': sid })).status).toBe(200);
@@ -150,21 +195,35 @@ describe('MCP-Protocol-Version (§Protocol Version Header)', () => {
       expect((await fetch(url, { headers: { ...headers, accept: 'text/event-stream' } })).status).toBe(400);
       expect((await fetch(url, { method: 'DELETE', headers })).status).toBe(400);
     }
-    expect((await post(url, rpc(2, 'ping'), { 'mcp-session-id': sid })).json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect((await post(url, rpc(2, 'ping'), { 'mcp-session-id': sid })).json).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {},
+    });
     expect((await post(url, [rpc(3, 'ping')], { 'mcp-session-id': sid })).status).toBe(200);
   });
 });
 
 describe('Origin and Host (§Security Warning, DNS rebinding)', () => {
   test('a foreign Origin → 403; the gateway own origin and no Origin pass; a foreign Host → 403', async () => {
-    const body = rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const body = rpc(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+    });
     expect((await post(url, body, { origin: 'https://evil.example.com' })).status).toBe(403);
     expect((await post(url, body, { origin: new URL(url).origin })).status).toBe(200);
     expect((await post(url, body)).status).toBe(200);
     const port = new URL(url).port;
     const rebinding = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: `evil.example.com:${port}`, 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { host: `evil.example.com:${port}`, 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode);

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 
 /**
  * A plain round-robin HTTP load balancer for end-to-end tests: every request
@@ -49,11 +55,17 @@ export class RoundRobinProxy {
         return;
       }
     }
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no upstream answered' }));
+    if (!res.headersSent)
+      res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no upstream answered' }));
   }
 
   /** `refused` when the upstream could not be reached (try the next); `done` once a response started. */
-  private tryUpstream(port: number, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<'done' | 'refused'> {
+  private tryUpstream(
+    port: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+  ): Promise<'done' | 'refused'> {
     return new Promise((resolve) => {
       let started = false;
       const headers = { ...req.headers, 'content-length': String(body.length) };

@@ -25,7 +25,8 @@ const NAP =
   'steps:\n  - name: nap1\n    run: sleep 1\n  - name: nap2\n    depends: nap1\n    run: timeout 60 sh -c "until test -f go; do sleep 0.2; done"\n' +
   '  - name: nap3\n    depends: nap2\n    run: sleep 1\n';
 /** `second` outlasts the stop grace the first time it runs, and is quick when it runs again. */
-const LONG = 'steps:\n  - name: first\n    run: echo first\n  - name: second\n    depends: first\n    run: if test -f slept; then sleep 1; else touch slept; sleep 60; fi\n';
+const LONG =
+  'steps:\n  - name: first\n    run: echo first\n  - name: second\n    depends: first\n    run: if test -f slept; then sleep 1; else touch slept; sleep 60; fi\n';
 /** run-service's stop grace in this stack: the nap run fits in it, the long run does not. */
 const STOP_GRACE_MS = 4000;
 let stack: Stack;
@@ -38,7 +39,10 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'e2e-shutdown-'));
   stack = await startStack({ RUN_STOP_GRACE_MS: String(STOP_GRACE_MS), RUN_WORK_DIR: workDir });
   client = await connectClient(stack.mcpUrl);
-  for (const [name, spec] of [['shutdown-nap', NAP], ['shutdown-long', LONG]] as const) {
+  for (const [name, spec] of [
+    ['shutdown-nap', NAP],
+    ['shutdown-long', LONG],
+  ] as const) {
     const applied = await client.callTool({ name: 'dagu_change', arguments: { mode: 'apply', name, spec } });
     expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
   }
@@ -52,7 +56,9 @@ afterAll(async () => {
 });
 
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value))
+    : {};
 }
 
 async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -99,7 +105,10 @@ async function spawnReady(app: 'dag-service' | 'run-service'): Promise<ChildProc
   const until = Date.now() + 20_000;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${app} replica exited while starting\n${stack.output()}`);
-    const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return child;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -99,8 +99,18 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   };
   const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {
     const index = APPS.indexOf(app);
-    const env = { ...baseEnv, DB_SCHEMA: schemas[index] ?? '', OPS_PORT: String(await freePort()), METRICS_PORT: String(await freePort()), PORT: String(port), ...more };
-    const child = spawn(process.execPath, [join(ROOT, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...baseEnv,
+      DB_SCHEMA: schemas[index] ?? '',
+      OPS_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      PORT: String(port),
+      ...more,
+    };
+    const child = spawn(process.execPath, [join(ROOT, 'apps', app, 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     child.stderr?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     children.push(child);
@@ -183,10 +193,14 @@ async function waitForHealth(baseUrl: string, timeoutMs: number, alive: () => bo
  */
 function spawnFixture(env: Record<string, string>, logs: string[]): ChildProcess {
   const fixtures = join(ROOT, 'test', 'fixtures');
-  const child = spawn(process.execPath, ['-r', join(fixtures, 'ts-register.js'), join(fixtures, 'conformance-service', 'main.ts')], {
-    env: { PATH: env.PATH ?? '', REDIS_URL: env.REDIS_URL ?? '', BUS_PREFIX: env.BUS_PREFIX ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', join(fixtures, 'ts-register.js'), join(fixtures, 'conformance-service', 'main.ts')],
+    {
+      env: { PATH: env.PATH ?? '', REDIS_URL: env.REDIS_URL ?? '', BUS_PREFIX: env.BUS_PREFIX ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.on('data', (d: Buffer) => logs.push(`[conformance-fixture] ${d.toString()}`));
   child.stderr?.on('data', (d: Buffer) => logs.push(`[conformance-fixture] ${d.toString()}`));
   return child;
@@ -237,4 +251,3 @@ export function useStackAndClient(): { readonly stack: Stack; readonly client: C
     },
   };
 }
-

@@ -12,7 +12,8 @@ import { toolResult } from './tool-result';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
-const DEPLOY = '---\ntitle: Deploy runbook\ntags: [ops, deploy]\n---\n# Deploy\nRun the deploy job.\nThen verify the DEPLOY.\nRoll back a failed deploy.\n';
+const DEPLOY =
+  '---\ntitle: Deploy runbook\ntags: [ops, deploy]\n---\n# Deploy\nRun the deploy job.\nThen verify the DEPLOY.\nRoll back a failed deploy.\n';
 let stack: Stack;
 let developer: string;
 let viewer: string;
@@ -24,7 +25,10 @@ interface Reply {
   body: Record<string, unknown> | undefined;
 }
 
-async function rest(path: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function rest(
+  path: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   const res = await fetch(`${stack.baseUrl}/api/v1${path}`, {
@@ -33,11 +37,19 @@ async function rest(path: string, init: { method?: string; token?: string; body?
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
+  };
 }
 
 async function apiKey(adminToken: string, role: string): Promise<string> {
-  const created = await rest('/api-keys', { method: 'POST', token: adminToken, body: { name: `wiki-${role}`, role, surfaces: ['mcp', 'rest_api'] } });
+  const created = await rest('/api-keys', {
+    method: 'POST',
+    token: adminToken,
+    body: { name: `wiki-${role}`, role, surfaces: ['mcp', 'rest_api'] },
+  });
   return String(created.body?.key);
 }
 
@@ -79,16 +91,32 @@ afterAll(async () => {
 
 describe('REST page writes (dagu-model §7 frontmatter, §9 developer and up)', () => {
   test('PUT creates (201, ETag, Location) then updates (200); title and tags come from the frontmatter', async () => {
-    const created = await rest('/wiki/team/pages/runbooks/deploy', { method: 'PUT', token: developer, body: { content: DEPLOY } });
+    const created = await rest('/wiki/team/pages/runbooks/deploy', {
+      method: 'PUT',
+      token: developer,
+      body: { content: DEPLOY },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"1"');
     expect(created.headers.get('location')).toBe('/api/v1/wiki/team/pages/runbooks/deploy');
-    expect(created.body).toMatchObject({ created: true, workspace: 'team', path: 'runbooks/deploy', content: DEPLOY, id: 'runbooks/deploy', title: 'Deploy runbook', tags: ['ops', 'deploy'], updatedAt: expect.any(String), updatedBy: 'api_key:wiki-developer' });
+    expect(created.body).toMatchObject({
+      created: true,
+      workspace: 'team',
+      path: 'runbooks/deploy',
+      content: DEPLOY,
+      id: 'runbooks/deploy',
+      title: 'Deploy runbook',
+      tags: ['ops', 'deploy'],
+      updatedAt: expect.any(String),
+      updatedBy: 'api_key:wiki-developer',
+    });
     for (const [path, content] of [
       ['runbooks/db_restore', '# Restore\nRestore the database.\n'],
       ['readme', 'Welcome. See the deploy runbook.\n'],
     ] as const) {
-      expect((await rest(`/wiki/team/pages/${path}`, { method: 'PUT', token: developer, body: { content } })).status).toBe(201);
+      expect(
+        (await rest(`/wiki/team/pages/${path}`, { method: 'PUT', token: developer, body: { content } })).status,
+      ).toBe(201);
     }
     const markdown = await fetch(`${stack.baseUrl}/api/v1/wiki/ops/pages/oncall`, {
       method: 'PUT',
@@ -96,27 +124,68 @@ describe('REST page writes (dagu-model §7 frontmatter, §9 developer and up)', 
       body: 'Page the on-call engineer when a deploy fails.\n',
     });
     expect(markdown.status).toBe(201);
-    const updated = await rest('/wiki/team/pages/readme', { method: 'PUT', token: developer, body: { content: 'Welcome!\nSee the deploy runbook.\n' }, headers: { 'if-match': '"1"' } });
+    const updated = await rest('/wiki/team/pages/readme', {
+      method: 'PUT',
+      token: developer,
+      body: { content: 'Welcome!\nSee the deploy runbook.\n' },
+      headers: { 'if-match': '"1"' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.headers.get('etag')).toBe('"2"');
   });
 
   test('GET reads the page back as JSON or Markdown', async () => {
     const page = await rest('/wiki/team/pages/runbooks%2Fdeploy', { token: viewer });
-    expect(page.body).toMatchObject({ id: 'runbooks/deploy', content: DEPLOY, mimeType: 'text/markdown', uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
-    const raw = await fetch(`${stack.baseUrl}/api/v1/wiki/team/pages/runbooks/deploy`, { headers: { authorization: `Bearer ${viewer}`, accept: 'text/markdown' } });
+    expect(page.body).toMatchObject({
+      id: 'runbooks/deploy',
+      content: DEPLOY,
+      mimeType: 'text/markdown',
+      uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+    });
+    const raw = await fetch(`${stack.baseUrl}/api/v1/wiki/team/pages/runbooks/deploy`, {
+      headers: { authorization: `Bearer ${viewer}`, accept: 'text/markdown' },
+    });
     expect(await raw.text()).toBe(DEPLOY);
   });
 
   test('roles, conflicts and bad input (dagu-model §10: REST role failure → 403)', async () => {
-    expect((await rest('/wiki/team/pages/x', { method: 'PUT', token: viewer, body: { content: 'x' } })).status).toBe(403);
-    expect((await rest('/wiki/team/pages/readme', { method: 'PUT', token: developer, body: { content: 'x' }, headers: { 'if-none-match': '*' } })).body).toMatchObject({ code: 'conflict' });
-    expect((await rest('/wiki/all/pages/x', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'workspace' });
-    expect((await rest('/wiki/team/pages/a%20b', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'path' });
-    expect((await rest('/wiki/team/pages/bad', { method: 'PUT', token: developer, body: { content: '---\ntitle: [x\n---\n' } })).body).toMatchObject({ code: 'invalid_request', field: 'content' });
-    expect((await rest('/wiki/team/pages/notes.md', { method: 'PUT', token: developer, body: { content: 'x' } })).body).toMatchObject({ code: 'invalid_request', field: 'path' });
+    expect((await rest('/wiki/team/pages/x', { method: 'PUT', token: viewer, body: { content: 'x' } })).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await rest('/wiki/team/pages/readme', {
+          method: 'PUT',
+          token: developer,
+          body: { content: 'x' },
+          headers: { 'if-none-match': '*' },
+        })
+      ).body,
+    ).toMatchObject({ code: 'conflict' });
+    expect(
+      (await rest('/wiki/all/pages/x', { method: 'PUT', token: developer, body: { content: 'x' } })).body,
+    ).toMatchObject({ code: 'invalid_request', field: 'workspace' });
+    expect(
+      (await rest('/wiki/team/pages/a%20b', { method: 'PUT', token: developer, body: { content: 'x' } })).body,
+    ).toMatchObject({ code: 'invalid_request', field: 'path' });
+    expect(
+      (
+        await rest('/wiki/team/pages/bad', {
+          method: 'PUT',
+          token: developer,
+          body: { content: '---\ntitle: [x\n---\n' },
+        })
+      ).body,
+    ).toMatchObject({ code: 'invalid_request', field: 'content' });
+    expect(
+      (await rest('/wiki/team/pages/notes.md', { method: 'PUT', token: developer, body: { content: 'x' } })).body,
+    ).toMatchObject({ code: 'invalid_request', field: 'path' });
     // Oversize bodies (default WIKI_PAGE_MAX_BYTES = 1 MiB) are 413 and write nothing.
-    const big = await rest('/wiki/team/pages/big', { method: 'PUT', token: developer, body: { content: 'x'.repeat(1_048_577) } });
+    const big = await rest('/wiki/team/pages/big', {
+      method: 'PUT',
+      token: developer,
+      body: { content: 'x'.repeat(1_048_577) },
+    });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ code: 'invalid_request', field: 'content' });
     expect((await rest('/wiki/team/pages/big', { token: developer })).status).toBe(404);
@@ -127,10 +196,17 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
   test('wiki (tree mode): data.tree with folders and page URIs, pagination, uri and link of the workspace', async () => {
     const { result, sc } = await read({ target: 'wiki', workspace: 'team' });
     expect(result.isError).toBeFalsy();
-    expect(sc).toMatchObject({ target: 'wiki', uri: 'dagu://wiki/team', workspace: 'team', data: { pagination: { page: 1, total: 3 } } });
+    expect(sc).toMatchObject({
+      target: 'wiki',
+      uri: 'dagu://wiki/team',
+      workspace: 'team',
+      data: { pagination: { page: 1, total: 3 } },
+    });
     expect([...(sc.references as string[])].sort()).toEqual([...REFERENCES].sort());
     expect(leaves(sc.data.tree)).toEqual(['team:runbooks/db_restore', 'team:runbooks/deploy', 'team:readme']);
-    expect(sc.data.tree).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'directory', id: 'runbooks' })]));
+    expect(sc.data.tree).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'directory', id: 'runbooks' })]),
+    );
     expect(result.content).toEqual([
       { type: 'text', text: 'Dagu read completed.' },
       { type: 'resource_link', uri: 'dagu://wiki/team', name: 'wiki', mimeType: 'application/json' },
@@ -140,14 +216,26 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
   test('wiki (flat mode, target and URI mode): pages only in data.items with canonical URIs', async () => {
     const byTarget = await read({ target: 'wiki', query: 'flat=true&sort=name', prefix: 'runbooks/' });
     expect(byTarget.sc).toMatchObject({ uri: 'dagu://wiki?flat=true&sort=name', prefix: 'runbooks/' });
-    expect((byTarget.sc.data.items as Array<{ uri: string }>).map((i) => i.uri)).toEqual(['dagu://wiki/team/runbooks%2Fdb_restore', 'dagu://wiki/team/runbooks%2Fdeploy']);
+    expect((byTarget.sc.data.items as Array<{ uri: string }>).map((i) => i.uri)).toEqual([
+      'dagu://wiki/team/runbooks%2Fdb_restore',
+      'dagu://wiki/team/runbooks%2Fdeploy',
+    ]);
     const byUri = await read({ uri: 'dagu://wiki?flat=true&perPage=1&page=2' });
-    expect(byUri.sc).toMatchObject({ target: 'wiki', uri: 'dagu://wiki?flat=true&perPage=1&page=2', data: { pagination: { page: 2, perPage: 1, total: 4, totalPages: 4 } } });
+    expect(byUri.sc).toMatchObject({
+      target: 'wiki',
+      uri: 'dagu://wiki?flat=true&perPage=1&page=2',
+      data: { pagination: { page: 2, perPage: 1, total: 4, totalPages: 4 } },
+    });
     expect(byUri.sc.data.items).toHaveLength(1);
     expect(byUri.sc.data.tree).toBeUndefined();
     const all = await read({ target: 'docs' });
     expect(all.sc.target).toBe('wiki');
-    expect(leaves(all.sc.data.tree)).toEqual(['ops:oncall', 'team:runbooks/db_restore', 'team:runbooks/deploy', 'team:readme']);
+    expect(leaves(all.sc.data.tree)).toEqual([
+      'ops:oncall',
+      'team:runbooks/db_restore',
+      'team:runbooks/deploy',
+      'team:readme',
+    ]);
   });
 
   test('wiki_page in target and URI mode: the whole path is one percent-encoded segment (dagu-model §2)', async () => {
@@ -157,13 +245,31 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
       uri: 'dagu://wiki/team/runbooks%2Fdeploy',
       workspace: 'team',
       path: 'runbooks/deploy',
-      data: { id: 'runbooks/deploy', content: DEPLOY, mimeType: 'text/markdown', uri: 'dagu://wiki/team/runbooks%2Fdeploy' },
+      data: {
+        id: 'runbooks/deploy',
+        content: DEPLOY,
+        mimeType: 'text/markdown',
+        uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+      },
     });
-    expect(toolResult(byTarget.result).content[1]).toEqual({ type: 'resource_link', uri: 'dagu://wiki/team/runbooks%2Fdeploy', name: 'wiki_page', mimeType: 'text/markdown' });
+    expect(toolResult(byTarget.result).content[1]).toEqual({
+      type: 'resource_link',
+      uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+      name: 'wiki_page',
+      mimeType: 'text/markdown',
+    });
     const byUri = await read({ uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
-    expect(byUri.sc).toMatchObject({ target: 'wiki_page', uri: 'dagu://wiki/team/runbooks%2Fdeploy', workspace: 'team', path: 'runbooks/deploy' });
+    expect(byUri.sc).toMatchObject({
+      target: 'wiki_page',
+      uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+      workspace: 'team',
+      path: 'runbooks/deploy',
+    });
     expect(byUri.sc.data.content).toBe(DEPLOY);
-    expect((await read({ target: 'doc', workspace: 'team', path: 'readme' })).sc).toMatchObject({ target: 'wiki_page', data: { version: 2 } });
+    expect((await read({ target: 'doc', workspace: 'team', path: 'readme' })).sc).toMatchObject({
+      target: 'wiki_page',
+      data: { version: 2 },
+    });
   });
 
   test('wiki_search: line snippets per page, case-insensitive over titles and bodies, cursor paging, no uri', async () => {
@@ -171,7 +277,12 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
     expect(result.content).toEqual([{ type: 'text', text: 'Dagu read completed.' }]);
     expect(sc.uri).toBeUndefined();
     expect(sc).toMatchObject({ target: 'wiki_search', workspace: 'team', data: { hasMore: false } });
-    const results = sc.data.results as Array<{ id: string; uri: string; matches: Array<{ line: number; text: string }>; hasMoreMatches: boolean }>;
+    const results = sc.data.results as Array<{
+      id: string;
+      uri: string;
+      matches: Array<{ line: number; text: string }>;
+      hasMoreMatches: boolean;
+    }>;
     expect(results.map((r) => r.id)).toEqual(['readme', 'runbooks/deploy']);
     expect(results[1]).toMatchObject({ uri: 'dagu://wiki/team/runbooks%2Fdeploy', hasMoreMatches: true });
     expect(results[1]?.matches[0]).toEqual({ line: 2, text: 'title: Deploy runbook' });
@@ -180,7 +291,12 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await read({ target: 'wiki_search', search: 'DEPLOY', limit: 1, ...(cursor !== undefined ? { cursor } : {}) });
+      const page = await read({
+        target: 'wiki_search',
+        search: 'DEPLOY',
+        limit: 1,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
       expect(page.sc.data.hasMore).toBe(page.sc.data.nextCursor !== undefined);
       seen.push(...(page.sc.data.results as Array<{ uri: string }>).map((r) => r.uri));
       cursor = page.sc.data.nextCursor as string | undefined;
@@ -192,12 +308,16 @@ describe('dagu_read wiki targets (021 §Target contracts, Wiki models, §Output 
 describe('resources/read of the wiki families (020: MIME types and content)', () => {
   test('the page is its Markdown as text/markdown; the collections are JSON', async () => {
     const page = await client.readResource({ uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
-    expect(page.contents).toEqual([{ uri: 'dagu://wiki/team/runbooks%2Fdeploy', mimeType: 'text/markdown', text: DEPLOY }]);
+    expect(page.contents).toEqual([
+      { uri: 'dagu://wiki/team/runbooks%2Fdeploy', mimeType: 'text/markdown', text: DEPLOY },
+    ]);
     for (const uri of ['dagu://wiki', 'dagu://wiki/team', 'dagu://wiki/team?flat=true']) {
       const collection = await client.readResource({ uri });
       const [content] = collection.contents;
       expect(content?.mimeType).toBe('application/json');
-      const data = JSON.parse(content !== undefined && 'text' in content ? content.text : '{}') as { pagination?: unknown };
+      const data = JSON.parse(content !== undefined && 'text' in content ? content.text : '{}') as {
+        pagination?: unknown;
+      };
       expect(data.pagination).toBeDefined();
     }
   });
@@ -223,23 +343,36 @@ describe('errors (021 §Errors, 020 §Errors, dagu-model §10)', () => {
   test('an unknown page on resources/read is JSON-RPC -32002 with the 020 error object', async () => {
     const missing = await readResourceError('dagu://wiki/team/runbooks%2Fnope');
     expect(missing.code).toBe(-32002);
-    expect(missing.data).toMatchObject({ code: 'resource_not_found', resourceUri: 'dagu://wiki/team/runbooks%2Fnope', operation: 'resources/read' });
+    expect(missing.data).toMatchObject({
+      code: 'resource_not_found',
+      resourceUri: 'dagu://wiki/team/runbooks%2Fnope',
+      operation: 'resources/read',
+    });
   });
 
   test('DELETE (developer) removes a page: 204, then it is not found everywhere', async () => {
     expect((await rest('/wiki/team/pages/runbooks/db_restore', { method: 'DELETE', token: viewer })).status).toBe(403);
-    expect((await rest('/wiki/team/pages/runbooks/db_restore', { method: 'DELETE', token: developer })).status).toBe(204);
+    expect((await rest('/wiki/team/pages/runbooks/db_restore', { method: 'DELETE', token: developer })).status).toBe(
+      204,
+    );
     expect((await rest('/wiki/team/pages/runbooks/db_restore', { token: viewer })).status).toBe(404);
-    expect((await read({ uri: 'dagu://wiki/team/runbooks%2Fdb_restore' })).sc).toMatchObject({ code: 'resource_not_found' });
+    expect((await read({ uri: 'dagu://wiki/team/runbooks%2Fdb_restore' })).sc).toMatchObject({
+      code: 'resource_not_found',
+    });
   });
 });
 
 describe('non-ASCII titles (dagu-model §7)', () => {
   test('a frontmatter title outside ASCII is kept, read back by page and found by a case-insensitive search', async () => {
     const content = '---\ntitle: Übersicht – 日本語\ntags: [intl]\n---\nDiese Seite erklärt die Übersicht.\n';
-    expect((await rest('/wiki/intl/pages/guides/uebersicht', { method: 'PUT', token: developer, body: { content } })).status).toBe(201);
+    expect(
+      (await rest('/wiki/intl/pages/guides/uebersicht', { method: 'PUT', token: developer, body: { content } })).status,
+    ).toBe(201);
     const page = await read({ uri: 'dagu://wiki/intl/guides%2Fuebersicht' });
-    expect(page.sc).toMatchObject({ target: 'wiki_page', data: { id: 'guides/uebersicht', title: 'Übersicht – 日本語', content } });
+    expect(page.sc).toMatchObject({
+      target: 'wiki_page',
+      data: { id: 'guides/uebersicht', title: 'Übersicht – 日本語', content },
+    });
     const found = await read({ target: 'wiki_search', search: 'ÜBERSICHT', workspace: 'intl' });
     const results = (found.sc.data as { results: Array<{ id: string; matches: Array<{ text: string }> }> }).results;
     expect(results.map((r) => r.id)).toEqual(['guides/uebersicht']);

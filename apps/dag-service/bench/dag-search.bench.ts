@@ -46,7 +46,9 @@ async function measure(label: string, fn: () => Promise<unknown>): Promise<numbe
   }
   samples.sort((a, b) => a - b);
   const [p50, p99, max] = [percentile(samples, 50), percentile(samples, 99), samples[samples.length - 1] ?? 0];
-  console.log(`${label.padEnd(52)} p50 ${p50.toFixed(2).padStart(7)}  p99 ${p99.toFixed(2).padStart(7)}  max ${max.toFixed(2).padStart(7)}  ${detail}`);
+  console.log(
+    `${label.padEnd(52)} p50 ${p50.toFixed(2).padStart(7)}  p99 ${p99.toFixed(2).padStart(7)}  max ${max.toFixed(2).padStart(7)}  ${detail}`,
+  );
   return p50;
 }
 
@@ -59,7 +61,8 @@ function describe(result: unknown): string {
   }
   if ('items' in result && Array.isArray(result.items) && 'pagination' in result) {
     const pagination = result.pagination;
-    const total = typeof pagination === 'object' && pagination !== null && 'total' in pagination ? String(pagination.total) : '?';
+    const total =
+      typeof pagination === 'object' && pagination !== null && 'total' in pagination ? String(pagination.total) : '?';
     return `(${result.items.length} items of ${total})`;
   }
   return '';
@@ -67,7 +70,7 @@ function describe(result: unknown): string {
 
 async function explain(pool: Pool, search: string): Promise<void> {
   const plan = await pool.query(
-    "EXPLAIN (ANALYZE, COSTS OFF) SELECT name, spec FROM dags WHERE spec ILIKE $1 ORDER BY name LIMIT 11",
+    'EXPLAIN (ANALYZE, COSTS OFF) SELECT name, spec FROM dags WHERE spec ILIKE $1 ORDER BY name LIMIT 11',
     [`%${search}%`],
   );
   console.log(`\nplan of the search for ${JSON.stringify(search)}:`);
@@ -84,10 +87,17 @@ async function main(): Promise<void> {
     const seeded = performance.now();
     await seedDags(catalog, COUNT);
     await pool.query('ANALYZE dags');
-    const size = await pool.query("SELECT pg_size_pretty(pg_total_relation_size('dags')) AS size, avg(length(spec))::int AS avg FROM dags");
-    console.log(`seeded ${COUNT} DAGs into ${schema} in ${((performance.now() - seeded) / 1000).toFixed(1)} s; table ${String(size.rows[0]?.size)}, avg spec ${String(size.rows[0]?.avg)} chars; ${ITERATIONS} iterations each (ms)\n`);
+    const size = await pool.query(
+      "SELECT pg_size_pretty(pg_total_relation_size('dags')) AS size, avg(length(spec))::int AS avg FROM dags",
+    );
+    console.log(
+      `seeded ${COUNT} DAGs into ${schema} in ${((performance.now() - seeded) / 1000).toFixed(1)} s; table ${String(size.rows[0]?.size)}, avg spec ${String(size.rows[0]?.avg)} chars; ${ITERATIONS} iterations each (ms)\n`,
+    );
 
-    const search = (text: string, extra: { workspace?: string; limit?: number } = {}) => () => catalog.search({ search: text, ...extra });
+    const search =
+      (text: string, extra: { workspace?: string; limit?: number } = {}) =>
+      () =>
+        catalog.search({ search: text, ...extra });
     await measure('search rare token "batch-b4242" (few DAGs)', search('batch-b4242'));
     await measure('search rare token, other case "BATCH-B4242"', search('BATCH-B4242'));
     await measure('search medium word "reconcile" (~4 %)', search('reconcile'));
@@ -97,17 +107,23 @@ async function main(): Promise<void> {
     await measure('search absent "no-such-text-anywhere"', search('no-such-text-anywhere'));
     await measure('search "reconcile" in workspace ws-3', search('reconcile', { workspace: 'ws-3' }));
     const first = await catalog.search({ search: 'echo' });
-    await measure('search "echo" page 2 (cursor)', () => catalog.search({ search: 'echo', cursor: first.nextCursor ?? '' }));
+    await measure('search "echo" page 2 (cursor)', () =>
+      catalog.search({ search: 'echo', cursor: first.nextCursor ?? '' }),
+    );
     console.log('');
     await measure('list page 1 of 50, sort name', () => catalog.list({}));
     await measure('list page 100 of 50, sort name desc', () => catalog.list({ page: 100, order: 'desc' }));
     await measure('list name filter "report", 50', () => catalog.list({ name: 'report' }));
     await measure('list labels [team=data, env=prod], 50', () => catalog.list({ labels: ['team=data', 'env=prod'] }));
     await measure('list page 1 of 50, sort nextRun', () => catalog.list({ sort: 'nextRun' }));
-    await measure('list page 50 of 50, sort nextRun desc', () => catalog.list({ sort: 'nextRun', order: 'desc', page: 50 }));
+    await measure('list page 50 of 50, sort nextRun desc', () =>
+      catalog.list({ sort: 'nextRun', order: 'desc', page: 50 }),
+    );
     console.log('');
     await measure('get (found)', () => catalog.get('dag-04243'));
-    await measure('get unknown (did-you-mean over all names)', () => catalog.get('dag-0424x').catch((error: unknown) => error));
+    await measure('get unknown (did-you-mean over all names)', () =>
+      catalog.get('dag-0424x').catch((error: unknown) => error),
+    );
     await explain(pool, 'batch-b4242');
     await explain(pool, 'echo');
   } finally {

@@ -8,10 +8,38 @@ import type { DagCatalog } from '../src/dags/dag.catalog';
  * (`batch-b<i>`), so searches of every selectivity exist.
  */
 
-const WORDS = ['nightly', 'report', 'sync', 'export', 'import', 'cleanup', 'archive', 'billing', 'ledger', 'metrics',
-  'customer', 'orders', 'inventory', 'warehouse', 'refresh', 'snapshot', 'rollup', 'audit', 'digest', 'reconcile'];
-const COMMANDS = ['echo start', 'python3 etl.py --table {w}', 'psql -c "VACUUM {w}"', 'curl -fsS https://api.example.com/{w}',
-  'rsync -a /data/{w}/ /backup/{w}/', 'gzip -9 /tmp/{w}.csv', 'echo done {w}', 'aws s3 cp /tmp/{w}.parquet s3://lake/{w}/'];
+const WORDS = [
+  'nightly',
+  'report',
+  'sync',
+  'export',
+  'import',
+  'cleanup',
+  'archive',
+  'billing',
+  'ledger',
+  'metrics',
+  'customer',
+  'orders',
+  'inventory',
+  'warehouse',
+  'refresh',
+  'snapshot',
+  'rollup',
+  'audit',
+  'digest',
+  'reconcile',
+];
+const COMMANDS = [
+  'echo start',
+  'python3 etl.py --table {w}',
+  'psql -c "VACUUM {w}"',
+  'curl -fsS https://api.example.com/{w}',
+  'rsync -a /data/{w}/ /backup/{w}/',
+  'gzip -9 /tmp/{w}.csv',
+  'echo done {w}',
+  'aws s3 cp /tmp/{w}.parquet s3://lake/{w}/',
+];
 const TEAMS = ['data', 'ops', 'finance', 'web'];
 
 /** A deterministic pseudo-random generator (mulberry32), so every run seeds the same DAGs. */

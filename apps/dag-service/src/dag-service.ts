@@ -24,7 +24,10 @@ import { createDagSchedulesHandler } from './handlers/dag-schedules.handler';
  *
  * @param changes - the `dag.spec` cache and change announcer; default none (every read goes to PostgreSQL).
  */
-export function createDagHandlers(deps: Pick<ServiceDeps, 'pool' | 'replica'>, changes: DagChangeHooks = {}): HandlerMap<DagOps> {
+export function createDagHandlers(
+  deps: Pick<ServiceDeps, 'pool' | 'replica'>,
+  changes: DagChangeHooks = {},
+): HandlerMap<DagOps> {
   const catalog = new DagCatalog(new DagRepository(deps.pool), undefined, undefined, changes);
   return {
     ping: createPingHandler('dag-service', deps.replica),

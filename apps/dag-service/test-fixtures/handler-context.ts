@@ -37,16 +37,20 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Builds a small valid DAG YAML (dagu-model §3) with the given extras. */
-export function dagYaml(opts: {
-  description?: string;
-  labels?: readonly string[];
-  schedule?: readonly string[];
-  commands?: readonly string[];
-} = {}): string {
+export function dagYaml(
+  opts: {
+    description?: string;
+    labels?: readonly string[];
+    schedule?: readonly string[];
+    commands?: readonly string[];
+  } = {},
+): string {
   const lines: string[] = [];
   if (opts.description !== undefined) lines.push(`description: ${JSON.stringify(opts.description)}`);
-  if (opts.labels !== undefined) lines.push(`labels: [${opts.labels.map((label) => JSON.stringify(label)).join(', ')}]`);
-  if (opts.schedule !== undefined) lines.push(`schedule: [${opts.schedule.map((cron) => JSON.stringify(cron)).join(', ')}]`);
+  if (opts.labels !== undefined)
+    lines.push(`labels: [${opts.labels.map((label) => JSON.stringify(label)).join(', ')}]`);
+  if (opts.schedule !== undefined)
+    lines.push(`schedule: [${opts.schedule.map((cron) => JSON.stringify(cron)).join(', ')}]`);
   lines.push('steps:');
   (opts.commands ?? ['echo hello']).forEach((command, index) => {
     lines.push(`  - name: step${index + 1}`, `    run: ${JSON.stringify(command)}`);

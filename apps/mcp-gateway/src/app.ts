@@ -47,7 +47,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/readyz', async (_req, res) => {
     const failing = await runChecks(deps.readiness);
-    res.status(failing.length === 0 ? 200 : 503).json(failing.length === 0 ? { status: 'ready' } : { status: 'not_ready', failing });
+    res
+      .status(failing.length === 0 ? 200 : 503)
+      .json(failing.length === 0 ? { status: 'ready' } : { status: 'not_ready', failing });
   });
 
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
@@ -82,7 +84,11 @@ export function createApp(deps: AppDeps): Express {
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
 
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ code: 'resource_not_found', message: `No route for ${req.method} ${req.path}.`, requestId: requestIdOf(res) });
+    res.status(404).json({
+      code: 'resource_not_found',
+      message: `No route for ${req.method} ${req.path}.`,
+      requestId: requestIdOf(res),
+    });
   });
   return app;
 }
@@ -91,8 +97,9 @@ export function createApp(deps: AppDeps): Express {
 function mcpErrorHandler(logger: Logger) {
   return function mcpErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
-    const type = typeof err === 'object' && err !== null && 'type' in err ? (err).type : undefined;
-    if (type === 'entity.parse.failed') return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
+    const type = typeof err === 'object' && err !== null && 'type' in err ? err.type : undefined;
+    if (type === 'entity.parse.failed')
+      return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
     if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
     logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
     const body: unknown = req.body;

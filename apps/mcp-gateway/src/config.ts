@@ -97,7 +97,12 @@ function commaList(item: RegExp, message: string) {
   return z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
     .refine((items) => items.every((i) => item.test(i)), message);
 }
 
@@ -111,7 +116,9 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env): Gate
     );
   }
   if (config.AUTH_MODE === 'basic' && (config.BASIC_USERNAME === undefined || config.BASIC_PASSWORD === undefined)) {
-    throw new ConfigError('Invalid configuration: AUTH_MODE=basic needs BASIC_USERNAME and BASIC_PASSWORD (or BASIC_PASSWORD_FILE).');
+    throw new ConfigError(
+      'Invalid configuration: AUTH_MODE=basic needs BASIC_USERNAME and BASIC_PASSWORD (or BASIC_PASSWORD_FILE).',
+    );
   }
   return config;
 }

@@ -1,14 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
-import {
-  createAppMetrics,
-  createPool,
-  migrate,
-  runProcessMain,
-  startOpsServer,
-  type Logger,
-} from '@dagu-mcp/runtime';
+import { createAppMetrics, createPool, migrate, runProcessMain, startOpsServer, type Logger } from '@dagu-mcp/runtime';
 import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-metrics';
 import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
@@ -46,7 +39,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   migrated = true;
 
   const metrics = createAppMetrics({ app: 'mcp-gateway' });
-  const busOptions = { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, defaultTimeoutMs: config.BUS_TIMEOUT_MS, handoff: config.BUS_HANDOFF, logger };
+  const busOptions = {
+    redisUrl: config.REDIS_URL,
+    prefix: config.BUS_PREFIX,
+    defaultTimeoutMs: config.BUS_TIMEOUT_MS,
+    handoff: config.BUS_HANDOFF,
+    logger,
+  };
   const bus = new MeteredBusClient(busOptions, createBusCallMetrics(metrics.registry));
   await bus.start();
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
@@ -54,7 +53,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const auth = await setupAuth(config, pool, logger);
   const topics = loadReferenceTopics();
-  const handlers = createGatewayHandlers({ bus, topics, logger, runEvents, audit: (event) => auth.audit.record(event) });
+  const handlers = createGatewayHandlers({
+    bus,
+    topics,
+    logger,
+    runEvents,
+    audit: (event) => auth.audit.record(event),
+  });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
@@ -73,7 +78,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
-    restRoutes: [healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }), ...auth.routes, dagRoutes(bus), runRoutes(bus), checkpointRoutes(bus), wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES })],
+    restRoutes: [
+      healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }),
+      ...auth.routes,
+      dagRoutes(bus),
+      runRoutes(bus),
+      checkpointRoutes(bus),
+      wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
+    ],
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
@@ -82,13 +94,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
 
   const server: HttpServer = await new Promise((resolve) => {
-    const s = createServer(instrumentRequestListener(metrics.registry, app)).listen(config.PORT, config.HOST, () => resolve(s));
+    const s = createServer(instrumentRequestListener(metrics.registry, app)).listen(config.PORT, config.HOST, () =>
+      resolve(s),
+    );
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   logger.info({ url: `http://${config.HOST}:${port}${config.BASE_PATH}/mcp` }, 'gateway listening');
   // Prometheus /metrics on its own port, never on the public one (docs/architecture.md "Deployment").
-  const metricsServer = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics: () => metrics.render() });
+  const metricsServer = await startOpsServer({
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    metrics: () => metrics.render(),
+  });
   logger.info({ url: `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics` }, 'gateway metrics listening');
 
   return {

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { DaguError, RUN_STATUS_LABELS, dagOps, defineOps, runEventsChannel, runOps, type RunDetail } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  RUN_STATUS_LABELS,
+  dagOps,
+  defineOps,
+  runEventsChannel,
+  runOps,
+  type RunDetail,
+} from '@dagu-mcp/contracts';
 import { ServiceWorker } from '@dagu-mcp/bus';
 
 /**
@@ -35,13 +43,19 @@ export class FakeServices {
   private readonly workers: Array<{ start(): Promise<void>; close(): Promise<void> }>;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(redisUrl: string, private readonly prefix: string) {
+  constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+  ) {
     this.publisher = new Redis(redisUrl);
     const record = (op: string, payload: unknown): void => {
       this.calls.push({ op, payload });
     };
     const dagWorker = new ServiceWorker({
-      service: 'dag', catalog: dagCatalog, redisUrl, prefix,
+      service: 'dag',
+      catalog: dagCatalog,
+      redisUrl,
+      prefix,
       handlers: {
         'dag.spec': async (p) => {
           record('dag.spec', p);
@@ -51,20 +65,42 @@ export class FakeServices {
           record('dag.get', p);
           this.storedSpec(p.name);
           const now = new Date().toISOString();
-          return { name: p.name, specUri: `dagu://dags/${p.name}/spec`, suspended: false, labels: [], schedule: [], version: 1, createdAt: now, updatedAt: now, dag: {} };
+          return {
+            name: p.name,
+            specUri: `dagu://dags/${p.name}/spec`,
+            suspended: false,
+            labels: [],
+            schedule: [],
+            version: 1,
+            createdAt: now,
+            updatedAt: now,
+            dag: {},
+          };
         },
       },
     });
     const runWorker = new ServiceWorker({
-      service: 'run', catalog: runOps, redisUrl, prefix,
+      service: 'run',
+      catalog: runOps,
+      redisUrl,
+      prefix,
       handlers: {
         ping: async () => ({ service: 'run-service', replica: 'fake', at: new Date().toISOString() }),
         'run.start': async (p) => {
           record('run.start', p);
-          if (p.singleton === true && [...this.runs.values()].some((r) => r.dagName === p.dagName && [1, 5].includes(r.status))) {
+          if (
+            p.singleton === true &&
+            [...this.runs.values()].some((r) => r.dagName === p.dagName && [1, 5].includes(r.status))
+          ) {
             throw new DaguError('conflict', `A run of ${p.dagName} is already running or queued.`);
           }
-          const run: FakeRun = { dagName: p.dagName, dagRunId: p.dagRunId ?? `r${randomUUID().slice(0, 8)}`, attemptId: randomUUID(), status: p.enqueue ? 5 : 1, spec: p.spec };
+          const run: FakeRun = {
+            dagName: p.dagName,
+            dagRunId: p.dagRunId ?? `r${randomUUID().slice(0, 8)}`,
+            attemptId: randomUUID(),
+            status: p.enqueue ? 5 : 1,
+            spec: p.spec,
+          };
           this.runs.set(run.dagRunId, run);
           if (!p.enqueue) this.play(run);
           return this.ref(run);
@@ -91,7 +127,15 @@ export class FakeServices {
         },
         'run.list': async (p) => {
           record('run.list', p);
-          return { items: [...this.runs.values()].map((r) => ({ name: r.dagName, dagRunId: r.dagRunId, uri: `dagu://runs/${r.dagName}/${r.dagRunId}`, status: r.status, statusLabel: label(r.status) })) };
+          return {
+            items: [...this.runs.values()].map((r) => ({
+              name: r.dagName,
+              dagRunId: r.dagRunId,
+              uri: `dagu://runs/${r.dagName}/${r.dagRunId}`,
+              status: r.status,
+              statusLabel: label(r.status),
+            })),
+          };
         },
         'run.logs': async (p) => {
           record('run.logs', p);
@@ -104,7 +148,9 @@ export class FakeServices {
         'run.latest': async (p) => {
           record('run.latest', p);
           const latest: Record<string, { dagRunId: string; status: number; statusLabel: string }> = {};
-          for (const r of this.runs.values()) if (p.dagNames.includes(r.dagName)) latest[r.dagName] = { dagRunId: r.dagRunId, status: r.status, statusLabel: label(r.status) };
+          for (const r of this.runs.values())
+            if (p.dagNames.includes(r.dagName))
+              latest[r.dagName] = { dagRunId: r.dagRunId, status: r.status, statusLabel: label(r.status) };
           return { latest };
         },
         'run.humanTask': async (p) => {
@@ -151,7 +197,11 @@ export class FakeServices {
     const spec = this.dags.get(name);
     if (spec === undefined) {
       const close = [...this.dags.keys()].filter((n) => n.startsWith(name.slice(0, 3)));
-      throw new DaguError('resource_not_found', `DAG "${name}" does not exist.`, close.length > 0 ? { details: { didYouMean: close } } : {});
+      throw new DaguError(
+        'resource_not_found',
+        `DAG "${name}" does not exist.`,
+        close.length > 0 ? { details: { didYouMean: close } } : {},
+      );
     }
     return spec;
   }
@@ -178,17 +228,39 @@ export class FakeServices {
 
   private setStatus(run: FakeRun, status: number): void {
     run.status = status;
-    const event = { name: run.dagName, dagRunId: run.dagRunId, attemptId: run.attemptId, status, statusLabel: label(status), at: new Date().toISOString() };
+    const event = {
+      name: run.dagName,
+      dagRunId: run.dagRunId,
+      attemptId: run.attemptId,
+      status,
+      statusLabel: label(status),
+      at: new Date().toISOString(),
+    };
     void this.publisher.publish(runEventsChannel(this.prefix), JSON.stringify(event));
   }
 
   private ref(run: FakeRun) {
-    return { dagName: run.dagName, dagRunId: run.dagRunId, attemptId: run.attemptId, status: run.status, statusLabel: label(run.status) };
+    return {
+      dagName: run.dagName,
+      dagRunId: run.dagRunId,
+      attemptId: run.attemptId,
+      status: run.status,
+      statusLabel: label(run.status),
+    };
   }
 
   private detail(run: FakeRun): RunDetail {
     const uri = `dagu://runs/${run.dagName}/${run.dagRunId}`;
-    return { name: run.dagName, dagRunId: run.dagRunId, uri, logsUri: `${uri}/logs`, attemptId: run.attemptId, status: run.status, statusLabel: label(run.status), steps: [] };
+    return {
+      name: run.dagName,
+      dagRunId: run.dagRunId,
+      uri,
+      logsUri: `${uri}/logs`,
+      attemptId: run.attemptId,
+      status: run.status,
+      statusLabel: label(run.status),
+      steps: [],
+    };
   }
 }
 

@@ -38,14 +38,23 @@ export class FakeWikiService {
       ping: async () => ({ service: 'wiki-service', replica: 'fake', at: AT }),
       'wiki.list': async (p, ctx) => {
         this.record('wiki.list', p, ctx.principal);
-        const items = [...this.pages.keys()].filter((k) => p.workspace === undefined || p.workspace === 'all' || k.startsWith(`${p.workspace}/`)).sort();
+        const items = [...this.pages.keys()]
+          .filter((k) => p.workspace === undefined || p.workspace === 'all' || k.startsWith(`${p.workspace}/`))
+          .sort();
         const entries = items.map((key) => ({ type: 'file' as const, ...this.meta(key) }));
-        return { items: entries, pagination: { page: 1, perPage: 50, total: entries.length, totalPages: 1 }, flat: true, sort: 'name' as const, order: 'asc' as const };
+        return {
+          items: entries,
+          pagination: { page: 1, perPage: 50, total: entries.length, totalPages: 1 },
+          flat: true,
+          sort: 'name' as const,
+          order: 'asc' as const,
+        };
       },
       'wiki.get': async (p, ctx) => {
         this.record('wiki.get', p, ctx.principal);
         const page = this.pages.get(`${p.workspace}/${p.path}`);
-        if (page === undefined) throw new DaguError('resource_not_found', `Wiki page ${p.path} does not exist.`, { field: 'path' });
+        if (page === undefined)
+          throw new DaguError('resource_not_found', `Wiki page ${p.path} does not exist.`, { field: 'path' });
         return { ...this.meta(`${p.workspace}/${p.path}`), content: page.content, mimeType: 'text/markdown' as const };
       },
       'wiki.search': async (p, ctx) => {
@@ -56,12 +65,20 @@ export class FakeWikiService {
         this.record('wiki.put', p, ctx.principal);
         const key = `${p.workspace}/${p.path}`;
         const current = this.pages.get(key);
-        if (p.content.startsWith('---\n[')) throw new DaguError('invalid_tool_input', 'The page frontmatter is not valid YAML.', { field: 'content' });
+        if (p.content.startsWith('---\n['))
+          throw new DaguError('invalid_tool_input', 'The page frontmatter is not valid YAML.', { field: 'content' });
         if (p.expectedVersion !== undefined && p.expectedVersion !== (current?.version ?? 0)) {
-          throw new DaguError('conflict', 'Version mismatch.', { field: 'expectedVersion', details: { currentVersion: current?.version ?? 0 } });
+          throw new DaguError('conflict', 'Version mismatch.', {
+            field: 'expectedVersion',
+            details: { currentVersion: current?.version ?? 0 },
+          });
         }
         const changed = current?.content !== p.content;
-        this.pages.set(key, { content: p.content, version: (current?.version ?? 0) + (changed ? 1 : 0), updatedBy: ctx.principal.subject });
+        this.pages.set(key, {
+          content: p.content,
+          version: (current?.version ?? 0) + (changed ? 1 : 0),
+          updatedBy: ctx.principal.subject,
+        });
         return { page: this.meta(key), created: current === undefined, changed };
       },
       'wiki.delete': async (p, ctx) => {
@@ -73,7 +90,13 @@ export class FakeWikiService {
         return { workspace: p.workspace, path: p.path, version: current.version };
       },
     };
-    this.worker = new ServiceWorker({ service: 'wiki', catalog: wikiOps, handlers, redisUrl: REDIS_URL, prefix: this.prefix });
+    this.worker = new ServiceWorker({
+      service: 'wiki',
+      catalog: wikiOps,
+      handlers,
+      redisUrl: REDIS_URL,
+      prefix: this.prefix,
+    });
   }
 
   async start(): Promise<void> {
@@ -105,8 +128,18 @@ export class FakeWikiService {
     const page = this.pages.get(key);
     const name = path.slice(path.lastIndexOf('/') + 1);
     return {
-      id: path, path, name, workspace, uri: formatDaguUri({ kind: 'wiki_page', workspace, path }), title: name, tags: [],
-      size: Buffer.byteLength(page?.content ?? ''), version: page?.version ?? 1, updatedAt: AT, createdAt: AT, updatedBy: page?.updatedBy ?? '',
+      id: path,
+      path,
+      name,
+      workspace,
+      uri: formatDaguUri({ kind: 'wiki_page', workspace, path }),
+      title: name,
+      tags: [],
+      size: Buffer.byteLength(page?.content ?? ''),
+      version: page?.version ?? 1,
+      updatedAt: AT,
+      createdAt: AT,
+      updatedBy: page?.updatedBy ?? '',
     };
   }
 }

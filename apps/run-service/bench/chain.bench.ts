@@ -43,7 +43,16 @@ async function baselineMs(): Promise<number> {
   const signal = new AbortController().signal;
   const started = performance.now();
   for (let i = 0; i < STEPS; i++) {
-    await runProcess({ file: '/bin/sh', args: ['-c', 'true'], cwd: process.cwd(), env, signal, killGraceMs: 1000, onStdout: () => undefined, onStderr: () => undefined });
+    await runProcess({
+      file: '/bin/sh',
+      args: ['-c', 'true'],
+      cwd: process.cwd(),
+      env,
+      signal,
+      killGraceMs: 1000,
+      onStdout: () => undefined,
+      onStderr: () => undefined,
+    });
   }
   return performance.now() - started;
 }
@@ -65,7 +74,9 @@ async function main(): Promise<void> {
       const span = last - first;
       const perStep = (span - baseline) / STEPS;
       overheads.push(perStep);
-      const durations = detail.steps.map((step) => Date.parse(step.finishedAt ?? '') - Date.parse(step.startedAt ?? ''));
+      const durations = detail.steps.map(
+        (step) => Date.parse(step.finishedAt ?? '') - Date.parse(step.startedAt ?? ''),
+      );
       const busy = durations.reduce((sum, d) => sum + d, 0);
       console.log(
         `round ${round}: ${detail.statusLabel}; baseline ${STEPS} spawns ${baseline.toFixed(0)} ms (${(baseline / STEPS).toFixed(2)} ms each); ` +
@@ -73,7 +84,9 @@ async function main(): Promise<void> {
           `request → terminal ${total.toFixed(0)} ms; overhead/step ${perStep.toFixed(2)} ms`,
       );
     }
-    console.log(`engine overhead per step: median ${median(overheads).toFixed(2)} ms, best ${Math.min(...overheads).toFixed(2)} ms (target < 5 ms)`);
+    console.log(
+      `engine overhead per step: median ${median(overheads).toFixed(2)} ms, best ${Math.min(...overheads).toFixed(2)} ms (target < 5 ms)`,
+    );
   } finally {
     await env.close();
   }

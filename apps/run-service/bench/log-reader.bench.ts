@@ -50,7 +50,9 @@ async function measureReads(env: RunTestEnv, name: string, id: string, query: St
     times.push(performance.now() - started);
     lineCount = log.lineCount;
   }
-  const label = Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&');
+  const label = Object.entries(query)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
   return `  read ${label.padEnd(22)} lines=${lineCount}  p50=${percentile(times, 50).toFixed(1)} ms  p95=${percentile(times, 95).toFixed(1)} ms  max=${Math.max(...times).toFixed(1)} ms`;
 }
 
@@ -72,10 +74,14 @@ async function scenario(env: RunTestEnv, name: string, command: string): Promise
   console.log(`${name}: ${N} lines — ${command}`);
   console.log(`  raw command (to /dev/null): ${raw.toFixed(0)} ms`);
   console.log(`  step under the engine (process start → exit): ${stepMs} ms  (status ${detail.statusLabel})`);
-  console.log(`  run start → every line durable in PostgreSQL: ${durable.toFixed(0)} ms  (${((N / durable) * 1000).toFixed(0)} lines/s)`);
+  console.log(
+    `  run start → every line durable in PostgreSQL: ${durable.toFixed(0)} ms  (${((N / durable) * 1000).toFixed(0)} lines/s)`,
+  );
   console.log(`  stored: ${JSON.stringify(row)}`);
   const scheduler = await readRunLogs(env.pool, { dagName: name, dagRunId: id, tail: 10_000 });
-  const pauses = scheduler.schedulerLog.content.split('\n').filter((line) => line.includes('paused: the log buffer is full')).length;
+  const pauses = scheduler.schedulerLog.content
+    .split('\n')
+    .filter((line) => line.includes('paused: the log buffer is full')).length;
   console.log(`  times the step's output was paused for backpressure: ${pauses}`);
   const queries: StepLogQuery[] = [{ tail: 10_000 }, { offset: Math.floor(N / 2), limit: 1000 }, { head: 1000 }];
   for (const query of queries) {
@@ -87,7 +93,11 @@ async function main(): Promise<void> {
   const env = await createRunTestEnv('bench_logs');
   try {
     await scenario(env, 'seq', `seq 1 ${N}`);
-    await scenario(env, 'wide', `yes 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789 | head -n ${N}`);
+    await scenario(
+      env,
+      'wide',
+      `yes 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789 | head -n ${N}`,
+    );
   } finally {
     await env.close();
   }

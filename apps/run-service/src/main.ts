@@ -11,7 +11,10 @@ import { createRunService } from './run-service';
  * service's own configuration variables (database and Redis URLs, …).
  */
 const DEFAULTS = { schema: 'run_service', opsPort: 8082 };
-const SERVICE_VARIABLES = [...Object.keys(serviceConfigSchema(DEFAULTS).shape), ...Object.keys(runConfigSchema().shape)];
+const SERVICE_VARIABLES = [
+  ...Object.keys(serviceConfigSchema(DEFAULTS).shape),
+  ...Object.keys(runConfigSchema().shape),
+];
 let runConfig: RunConfig;
 try {
   runConfig = loadRunConfig();

@@ -39,11 +39,36 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     migrations: RUN_MIGRATIONS,
     createHandlers: ({ pool, logger, config, replica }) => {
       const log = logger.child({ module: 'run-engine' });
-      const publisher = new RootTaggingPublisher(new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log), pool, log);
-      const storedSpecs = createStoredSpecSource({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger: log });
-      const engine = new RunEngine({ pool, config: options.runConfig, logger: log, replica, publisher, processEnv: options.processEnv, readStoredSpec: storedSpecs.read });
-      const control = new RunControlChannel(config.REDIS_URL, config.BUS_PREFIX, (pk) => void engine.stopLocal(pk), log);
-      control.start().catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'run control subscribe failed'));
+      const publisher = new RootTaggingPublisher(
+        new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log),
+        pool,
+        log,
+      );
+      const storedSpecs = createStoredSpecSource({
+        redisUrl: config.REDIS_URL,
+        prefix: config.BUS_PREFIX,
+        logger: log,
+      });
+      const engine = new RunEngine({
+        pool,
+        config: options.runConfig,
+        logger: log,
+        replica,
+        publisher,
+        processEnv: options.processEnv,
+        readStoredSpec: storedSpecs.read,
+      });
+      const control = new RunControlChannel(
+        config.REDIS_URL,
+        config.BUS_PREFIX,
+        (pk) => void engine.stopLocal(pk),
+        log,
+      );
+      control
+        .start()
+        .catch((error: unknown) =>
+          log.warn({ err: error instanceof Error ? error.message : String(error) }, 'run control subscribe failed'),
+        );
       engine.start();
       const deps = {
         pool,
@@ -57,7 +82,13 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
       const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));
       recovery.start();
-      const retention = new RetentionSweeper({ pool, logger: log, defaultDays: options.runConfig.histRetentionDays, sweepMs: options.runConfig.retentionSweepMs, workDir: options.runConfig.workDir });
+      const retention = new RetentionSweeper({
+        pool,
+        logger: log,
+        defaultDays: options.runConfig.histRetentionDays,
+        sweepMs: options.runConfig.retentionSweepMs,
+        workDir: options.runConfig.workDir,
+      });
       retention.start();
       shutdown = async () => {
         // The engine's stop grace starts at once: a scheduler check waiting on dag-service

@@ -50,7 +50,11 @@ export interface RunTestEnv {
   readonly publisher: RecordingPublisher;
   readonly config: RunConfig;
   /** Starts a run of `spec` as `name`; resolves with its id once recorded. */
-  start(name: string, spec: string, extra?: { params?: string; enqueue?: boolean; dagRunId?: string; singleton?: boolean; labels?: string[] }): Promise<string>;
+  start(
+    name: string,
+    spec: string,
+    extra?: { params?: string; enqueue?: boolean; dagRunId?: string; singleton?: boolean; labels?: string[] },
+  ): Promise<string>;
   /** Polls the run detail until the run reached a terminal status (or `timeoutMs`). */
   waitForEnd(name: string, dagRunId: string, timeoutMs?: number): Promise<RunDetail>;
   detail(name: string, dagRunId: string): Promise<RunDetail>;
@@ -79,14 +83,37 @@ export async function createRunTestEnv(label: string, overrides: Partial<RunConf
   const pool = createPool({ url: TEST_DATABASE_URL, schema, max: 10, logger });
   await migrate(pool, schema, RUN_MIGRATIONS);
   const workDir = await mkdtemp(join(tmpdir(), 'run-test-'));
-  const config = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 500, killGraceMs: 2000, stopGraceMs: 5000, ...overrides });
+  const config = defaultRunConfig({
+    workDir,
+    queuePollMs: 200,
+    heartbeatMs: 500,
+    killGraceMs: 2000,
+    stopGraceMs: 5000,
+    ...overrides,
+  });
   const publisher = new RecordingPublisher();
   // As in run-service.ts: child-run events get `root` on their way to the recorder.
   const tagging = new RootTaggingPublisher(publisher, pool, logger);
-  const engine = new RunEngine({ pool, config, logger, replica: 'test-replica', publisher: tagging, processEnv: processEnvBase(process.env) });
+  const engine = new RunEngine({
+    pool,
+    config,
+    logger,
+    replica: 'test-replica',
+    publisher: tagging,
+    processEnv: processEnvBase(process.env),
+  });
   engine.start();
-  const deps: RunDeps = { pool, engine, publisher: tagging, requestRemoteStop: async () => undefined, replica: 'test-replica', config, logger };
-  const detail = (name: string, dagRunId: string): Promise<RunDetail> => getRunDetail(pool, { dagName: name, dagRunId });
+  const deps: RunDeps = {
+    pool,
+    engine,
+    publisher: tagging,
+    requestRemoteStop: async () => undefined,
+    replica: 'test-replica',
+    config,
+    logger,
+  };
+  const detail = (name: string, dagRunId: string): Promise<RunDetail> =>
+    getRunDetail(pool, { dagName: name, dagRunId });
   return {
     schema,
     pool,
@@ -111,7 +138,8 @@ export async function createRunTestEnv(label: string, overrides: Partial<RunConf
       for (;;) {
         const run = await detail(name, dagRunId);
         if (TERMINAL_RUN_STATUSES.has(run.status)) return run;
-        if (Date.now() > until) throw new Error(`run ${dagRunId} did not end within ${timeoutMs} ms (status ${run.statusLabel})`);
+        if (Date.now() > until)
+          throw new Error(`run ${dagRunId} did not end within ${timeoutMs} ms (status ${run.statusLabel})`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

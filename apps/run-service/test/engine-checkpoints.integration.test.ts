@@ -65,14 +65,33 @@ describe('human.task', () => {
   it('parks at 7 with prompt and form, runs the wait handler, validates values, then resumes and succeeds', async () => {
     const id = await env.start('ht', HUMAN);
     const waiting = await waitForStatus('ht', id, 7);
-    expect(stepOf(waiting, 'review')).toMatchObject({ status: 7, humanTask: { prompt: 'Choose a target for eu', form: { required: ['environment'] } } });
+    expect(stepOf(waiting, 'review')).toMatchObject({
+      status: 7,
+      humanTask: { prompt: 'Choose a target for eu', form: { required: ['environment'] } },
+    });
     expect(stepOf(waiting, 'deploy').status).toBe(0);
     expect(waiting.humanTaskResumePending).toBe(false);
     expect(waiting.handlers).toMatchObject({ onWait: { status: 4 } });
     expect(waiting.finishedAt).toBeUndefined();
-    expect(await codeOf(completeHumanTask(env.deps, { dagName: 'ht', dagRunId: id, stepName: 'review', values: { environment: 'dev' } }, testContext()))).toBe('invalid_tool_input');
-    expect(await codeOf(completeHumanTask(env.deps, { dagName: 'ht', dagRunId: id, stepName: 'deploy', values: {} }, testContext()))).toBe('conflict');
-    const ref = await completeHumanTask(env.deps, { dagName: 'ht', dagRunId: id, stepName: 'review', values: { environment: 'staging' } }, testContext());
+    expect(
+      await codeOf(
+        completeHumanTask(
+          env.deps,
+          { dagName: 'ht', dagRunId: id, stepName: 'review', values: { environment: 'dev' } },
+          testContext(),
+        ),
+      ),
+    ).toBe('invalid_tool_input');
+    expect(
+      await codeOf(
+        completeHumanTask(env.deps, { dagName: 'ht', dagRunId: id, stepName: 'deploy', values: {} }, testContext()),
+      ),
+    ).toBe('conflict');
+    const ref = await completeHumanTask(
+      env.deps,
+      { dagName: 'ht', dagRunId: id, stepName: 'review', values: { environment: 'staging' } },
+      testContext(),
+    );
     expect(ref).toMatchObject({ status: 1 });
     const done = await env.waitForEnd('ht', id);
     expect(done.status).toBe(4);
@@ -103,9 +122,24 @@ describe('approval', () => {
   it('approve: required input checked, the gate succeeds with its input as outputs, dependents run', async () => {
     const id = await env.start('gate', GATE);
     const waiting = await waitForStatus('gate', id, 7);
-    expect(stepOf(waiting, 'gate')).toMatchObject({ status: 7, approval: { prompt: 'Ship it?', input: ['FEEDBACK'], required: ['FEEDBACK'] } });
-    expect(await codeOf(decideApproval(env.deps, { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve' }, testContext()))).toBe('invalid_tool_input');
-    await decideApproval(env.deps, { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve', input: { FEEDBACK: 'lgtm' } }, testContext());
+    expect(stepOf(waiting, 'gate')).toMatchObject({
+      status: 7,
+      approval: { prompt: 'Ship it?', input: ['FEEDBACK'], required: ['FEEDBACK'] },
+    });
+    expect(
+      await codeOf(
+        decideApproval(
+          env.deps,
+          { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve' },
+          testContext(),
+        ),
+      ),
+    ).toBe('invalid_tool_input');
+    await decideApproval(
+      env.deps,
+      { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve', input: { FEEDBACK: 'lgtm' } },
+      testContext(),
+    );
     const done = await env.waitForEnd('gate', id);
     expect(done.status).toBe(4);
     expect(stepOf(done, 'gate')).toMatchObject({ status: 4, outputs: { FEEDBACK: 'lgtm' } });
@@ -115,7 +149,11 @@ describe('approval', () => {
   it('reject: the gate and the run end rejected (8); dependents never run', async () => {
     const id = await env.start('gate', GATE);
     await waitForStatus('gate', id, 7);
-    const ref = await decideApproval(env.deps, { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'reject' }, testContext());
+    const ref = await decideApproval(
+      env.deps,
+      { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'reject' },
+      testContext(),
+    );
     expect(ref).toMatchObject({ status: 8, statusLabel: 'rejected' });
     const done = await env.waitForEnd('gate', id);
     expect(done).toMatchObject({ status: 8, error: 'the approval of step gate was rejected' });
@@ -130,7 +168,15 @@ describe('approval', () => {
     expect(ref).toMatchObject({ status: 3 });
     const done = await env.detail('gate', id);
     expect(stepOf(done, 'gate').status).toBe(3);
-    expect(await codeOf(decideApproval(env.deps, { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve' }, testContext()))).toBe('conflict');
+    expect(
+      await codeOf(
+        decideApproval(
+          env.deps,
+          { dagName: 'gate', dagRunId: id, stepName: 'gate', decision: 'approve' },
+          testContext(),
+        ),
+      ),
+    ).toBe('conflict');
   });
 
   it('reject with rewind_to: the steps from the target to the gate run again with the feedback, the gate waits again', async () => {
@@ -156,17 +202,26 @@ describe('approval', () => {
 `;
     const id = await env.start('rewind', spec);
     await waitForStatus('rewind', id, 7);
-    const ref = await decideApproval(env.deps, { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'reject', input: { FEEDBACK: 'more tests' } }, testContext());
+    const ref = await decideApproval(
+      env.deps,
+      { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'reject', input: { FEEDBACK: 'more tests' } },
+      testContext(),
+    );
     expect(ref).toMatchObject({ status: 1 });
     const again = await waitForStatus('rewind', id, 7);
     expect(again).toMatchObject({ attemptNo: 2 });
     expect(stepOf(again, 'gate')).toMatchObject({ status: 7, approval: { prompt: 'Ship build?' } });
     expect(stepOf(again, 'after').status).toBe(0);
-    const log = (stepName: string) => readStepLog(env.pool, { dagName: 'rewind', dagRunId: id, stepName }).then((read) => read.stdoutContent);
+    const log = (stepName: string) =>
+      readStepLog(env.pool, { dagName: 'rewind', dagRunId: id, stepName }).then((read) => read.stdoutContent);
     expect(await log('build')).toBe('build feedback=more tests');
     // Kept (not on the path build → gate): one execution, its log unchanged.
     expect([await log('prepare'), await log('side')]).toEqual(['prepare', 'side']);
-    await decideApproval(env.deps, { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'approve', input: { FEEDBACK: 'ok' } }, testContext());
+    await decideApproval(
+      env.deps,
+      { dagName: 'rewind', dagRunId: id, stepName: 'gate', decision: 'approve', input: { FEEDBACK: 'ok' } },
+      testContext(),
+    );
     const done = await env.waitForEnd('rewind', id);
     expect(done).toMatchObject({ status: 4, attemptNo: 3 });
     expect(stepOf(done, 'after').status).toBe(4);

@@ -69,24 +69,41 @@ describe('dag.run of local sub-DAGs', () => {
     const done = await readStepLog(env.pool, { dagName: 'nested', dagRunId: id, stepName: 'done' });
     expect(done.stdoutContent).toBe('child said hello-123');
     const childDetail = await getRunDetail(env.pool, { dagName: 'nested', dagRunId: id, subRunId: child.dagRunId });
-    expect(childDetail).toMatchObject({ name: 'child-workflow', status: 4, uri: child.uri, rootRun: { name: 'nested', dagRunId: id }, parentRun: { name: 'nested', dagRunId: id } });
+    expect(childDetail).toMatchObject({
+      name: 'child-workflow',
+      status: 4,
+      uri: child.uri,
+      rootRun: { name: 'nested', dagRunId: id },
+      parentRun: { name: 'nested', dagRunId: id },
+    });
     expect(stepOf(childDetail, 'child_start').logUri).toBe(`${child.uri}/steps/child_start/logs`);
     const grand = (stepOf(childDetail, 'grand').subRuns as Array<{ dagRunId: string; uri: string }>)[0];
     expect(grand?.uri).toBe(`dagu://runs/nested/${id}/sub/${grand?.dagRunId ?? ''}`);
     const grandId = grand?.dagRunId ?? '';
     const grandDetail = await getRunDetail(env.pool, { dagName: 'nested', dagRunId: id, subRunId: grandId });
-    const grandLog = await readStepLog(env.pool, { dagName: 'nested', dagRunId: id, subRunId: grandId, stepName: grandDetail.steps[0]?.name ?? '' });
+    const grandLog = await readStepLog(env.pool, {
+      dagName: 'nested',
+      dagRunId: id,
+      subRunId: grandId,
+      stepName: grandDetail.steps[0]?.name ?? '',
+    });
     expect(grandLog.stdoutContent).toBe('grand');
     const listed = await listRuns(env.pool, {});
     expect(listed.items.map((item) => item.name)).not.toContain('child-workflow');
   });
 
   it('a failing child fails the parent step; an unknown sub-DAG fails it with the reason', async () => {
-    const id = await env.start('failing', 'steps:\n  - name: call\n    action: dag.run\n    with: {dag: bad}\n---\nname: bad\nsteps:\n  - run: exit 3\n');
+    const id = await env.start(
+      'failing',
+      'steps:\n  - name: call\n    action: dag.run\n    with: {dag: bad}\n---\nname: bad\nsteps:\n  - run: exit 3\n',
+    );
     const run = await env.waitForEnd('failing', id);
     expect(run.status).toBe(2);
     expect(stepOf(run, 'call').error).toMatch(/^sub-DAG run bad\/.+ ended failed$/);
-    const missing = await env.start('missing', 'steps:\n  - name: call\n    action: dag.run\n    with: {dag: nowhere}\n');
+    const missing = await env.start(
+      'missing',
+      'steps:\n  - name: call\n    action: dag.run\n    with: {dag: nowhere}\n',
+    );
     const ended = await env.waitForEnd('missing', missing);
     expect(stepOf(ended, 'call').error).toContain('sub-DAG nowhere not found');
   });
@@ -125,14 +142,23 @@ describe('a checkpoint inside a child run', () => {
   it('makes the parent and the root wait (7); approved, the child resumes and the root goes on to succeed', async () => {
     const id = await env.start('waits', WAITING_CHILD);
     await waitForStatus('waits', id, 7);
-    const kids = await env.pool.query("SELECT dag_name, dag_run_id, status FROM runs WHERE root_pk IS NOT NULL AND dag_name IN ('review', 'gatekeeper') ORDER BY pk");
+    const kids = await env.pool.query(
+      "SELECT dag_name, dag_run_id, status FROM runs WHERE root_pk IS NOT NULL AND dag_name IN ('review', 'gatekeeper') ORDER BY pk",
+    );
     const rows = kids.rows as Array<{ dag_name: string; dag_run_id: string; status: number }>;
-    expect(rows.map((row) => [row.dag_name, row.status])).toEqual([['review', 7], ['gatekeeper', 7]]);
+    expect(rows.map((row) => [row.dag_name, row.status])).toEqual([
+      ['review', 7],
+      ['gatekeeper', 7],
+    ]);
     const root = await env.detail('waits', id);
     expect(stepOf(root, 'call').status).toBe(1);
     expect(stepOf(root, 'after').status).toBe(0);
     const gatekeeper = rows[1]?.dag_run_id ?? '';
-    await decideApproval(env.deps, { dagName: 'gatekeeper', dagRunId: gatekeeper, stepName: 'gate', decision: 'approve' }, testContext());
+    await decideApproval(
+      env.deps,
+      { dagName: 'gatekeeper', dagRunId: gatekeeper, stepName: 'gate', decision: 'approve' },
+      testContext(),
+    );
     const done = await env.waitForEnd('waits', id);
     expect(done.status).toBe(4);
     expect(stepOf(done, 'after').status).toBe(4);
@@ -151,7 +177,10 @@ describe('a checkpoint inside a child run', () => {
     expect(ref).toMatchObject({ status: 3 });
     const done = await env.waitForEnd('waits-stop', id);
     expect(done.status).toBe(3);
-    const kids = await env.pool.query("SELECT status FROM runs WHERE root_pk = (SELECT pk FROM runs WHERE dag_run_id = $1) ORDER BY pk", [id]);
+    const kids = await env.pool.query(
+      'SELECT status FROM runs WHERE root_pk = (SELECT pk FROM runs WHERE dag_run_id = $1) ORDER BY pk',
+      [id],
+    );
     expect(kids.rows.map((row: { status: number }) => row.status)).toEqual([3, 3]);
   });
 });

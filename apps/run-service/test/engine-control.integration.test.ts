@@ -53,12 +53,15 @@ function runDir(name: string, id: string): string {
 
 describe('stop', () => {
   it('kills a running sleep 30 and its background child fast; steps and run end aborted', async () => {
-    const id = await env.start('stopme', `handler_on: {abort: {run: echo aborted-handler}}
+    const id = await env.start(
+      'stopme',
+      `handler_on: {abort: {run: echo aborted-handler}}
 steps:
   - name: sleeper
     run: 'sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; sleep 30'
   - {name: after, run: echo never, depends: [sleeper]}
-`);
+`,
+    );
     const dir = runDir('stopme', id);
     await waitFor(async () => (await readFile(join(dir, 'sh.pid'), 'utf8').catch(() => '')).trim() !== '', 5000);
     const shellPid = Number((await readFile(join(dir, 'sh.pid'), 'utf8')).trim());
@@ -73,11 +76,15 @@ steps:
     expect(stepOf(detail, 'sleeper').status).toBe(3);
     expect(stepOf(detail, 'after').status).toBe(3);
     expect(detail.handlers).toMatchObject({ onAbort: { status: 4 } });
-    expect(await codeOf(stopRun(env.deps, { dagName: 'stopme', dagRunId: id }, testContext()))).toBe('invalid_tool_input');
+    expect(await codeOf(stopRun(env.deps, { dagName: 'stopme', dagRunId: id }, testContext()))).toBe(
+      'invalid_tool_input',
+    );
   });
 
   it('an unknown run is resource_not_found', async () => {
-    expect(await codeOf(stopRun(env.deps, { dagName: 'stopme', dagRunId: 'nope' }, testContext()))).toBe('resource_not_found');
+    expect(await codeOf(stopRun(env.deps, { dagName: 'stopme', dagRunId: 'nope' }, testContext()))).toBe(
+      'resource_not_found',
+    );
   });
 });
 
@@ -104,12 +111,18 @@ describe('retry', () => {
     expect(stepOf(second, 'c').status).toBe(3);
     expect(second.statusLabel).toBe('failed');
 
-    await retryRun(env.deps, { dagName: 'retry-step', dagRunId: id, stepName: 'b', includeDownstream: true }, testContext());
+    await retryRun(
+      env.deps,
+      { dagName: 'retry-step', dagRunId: id, stepName: 'b', includeDownstream: true },
+      testContext(),
+    );
     const third = await env.waitForEnd('retry-step', id);
     expect(third.statusLabel).toBe('succeeded');
     expect(stepOf(third, 'a').startedAt).toBe(stepOf(first, 'a').startedAt);
     expect(stepOf(third, 'c').status).toBe(4);
-    expect((await readStepLog(env.pool, { dagName: 'retry-step', dagRunId: id, stepName: 'a' })).stdoutContent).toBe('a-ran');
+    expect((await readStepLog(env.pool, { dagName: 'retry-step', dagRunId: id, stepName: 'a' })).stdoutContent).toBe(
+      'a-ran',
+    );
   });
 
   it('a whole retry runs every step again as a new attempt', async () => {
@@ -127,8 +140,12 @@ describe('retry', () => {
     expect(await codeOf(retryRun(env.deps, { dagName: 'retry-busy', dagRunId: id }, testContext()))).toBe('conflict');
     await stopRun(env.deps, { dagName: 'retry-busy', dagRunId: id }, testContext());
     await env.waitForEnd('retry-busy', id);
-    expect(await codeOf(retryRun(env.deps, { dagName: 'retry-busy', dagRunId: id, stepName: 'zz' }, testContext()))).toBe('invalid_tool_input');
-    expect(await codeOf(retryRun(env.deps, { dagName: 'retry-busy', dagRunId: 'nope' }, testContext()))).toBe('resource_not_found');
+    expect(
+      await codeOf(retryRun(env.deps, { dagName: 'retry-busy', dagRunId: id, stepName: 'zz' }, testContext())),
+    ).toBe('invalid_tool_input');
+    expect(await codeOf(retryRun(env.deps, { dagName: 'retry-busy', dagRunId: 'nope' }, testContext()))).toBe(
+      'resource_not_found',
+    );
   });
 });
 
@@ -139,14 +156,20 @@ describe('start, queue and conflicts', () => {
       throw new Error('expected a failure');
     } catch (error) {
       expect(error).toBeInstanceOf(DaguError);
-      expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'spec', details: { errors: [expect.stringMatching(/command/)] } });
+      expect(error).toMatchObject({
+        code: 'invalid_tool_input',
+        field: 'spec',
+        details: { errors: [expect.stringMatching(/command/)] },
+      });
     }
   });
 
   it('refuses a used run id and a singleton clash', async () => {
     const id = await env.start('busy', 'steps: [{name: s, run: sleep 10}]\n', { dagRunId: 'fixed-id-1' });
     expect(id).toBe('fixed-id-1');
-    expect(await codeOf(env.start('busy', 'steps: [{name: s, run: "true"}]\n', { dagRunId: 'fixed-id-1' }))).toBe('conflict');
+    expect(await codeOf(env.start('busy', 'steps: [{name: s, run: "true"}]\n', { dagRunId: 'fixed-id-1' }))).toBe(
+      'conflict',
+    );
     expect(await codeOf(env.start('busy', 'steps: [{name: s, run: "true"}]\n', { singleton: true }))).toBe('conflict');
     await stopRun(env.deps, { dagName: 'busy', dagRunId: id }, testContext());
   });
@@ -174,6 +197,11 @@ describe('start, queue and conflicts', () => {
     const detail = await env.waitForEnd('events', id);
     const events = env.publisher.events.filter((event) => event.dagRunId === id);
     expect(events.map((event) => event.status)).toEqual([1, 4]);
-    expect(events[1]).toMatchObject({ name: 'events', attemptId: detail.attemptId, statusLabel: 'succeeded', at: detail.finishedAt });
+    expect(events[1]).toMatchObject({
+      name: 'events',
+      attemptId: detail.attemptId,
+      statusLabel: 'succeeded',
+      at: detail.finishedAt,
+    });
   });
 });

@@ -42,21 +42,53 @@ describe('foreach', () => {
     const id = await env.start('loop', LOOP);
     const run = await env.waitForEnd('loop', id);
     expect(run.status).toBe(2);
-    expect(stepOf(run, 'loop')).toMatchObject({ status: 2, error: '1 of 3 foreach items failed', foreachUri: `dagu://runs/loop/${id}/steps/loop/foreach` });
+    expect(stepOf(run, 'loop')).toMatchObject({
+      status: 2,
+      error: '1 of 3 foreach items failed',
+      foreachUri: `dagu://runs/loop/${id}/steps/loop/foreach`,
+    });
     const list = await readForeachItems(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop' });
-    expect(list).toMatchObject({ total: 3, counts: { notStarted: 0, running: 0, succeeded: 2, failed: 1, aborted: 0 } });
-    expect(list.items.map((i) => [i.item, i.key, i.status])).toEqual([['1', 'bad', 2], ['0', 'a', 4], ['2', 'c', 4]]);
-    const failedOnly = await readForeachItems(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop', query: { status: 'succeeded', perPage: 1, page: 2 } });
+    expect(list).toMatchObject({
+      total: 3,
+      counts: { notStarted: 0, running: 0, succeeded: 2, failed: 1, aborted: 0 },
+    });
+    expect(list.items.map((i) => [i.item, i.key, i.status])).toEqual([
+      ['1', 'bad', 2],
+      ['0', 'a', 4],
+      ['2', 'c', 4],
+    ]);
+    const failedOnly = await readForeachItems(env.pool, {
+      dagName: 'loop',
+      dagRunId: id,
+      stepName: 'loop',
+      query: { status: 'succeeded', perPage: 1, page: 2 },
+    });
     expect(failedOnly.items.map((i) => i.key)).toEqual(['c']);
     const item = await readForeachItem(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop', item: '1' });
-    expect(item).toMatchObject({ item: '1', key: 'bad', status: 2, error: expect.stringContaining('step check failed') });
-    expect(item.steps.map((s) => [s.name, s.status, s.hasStdout])).toEqual([['say', 4, true], ['check', 2, false]]);
-    const log = await readStepLog(env.pool, { dagName: 'loop', dagRunId: id, stepName: 'loop', item: '2', bodyStepName: 'say' });
+    expect(item).toMatchObject({
+      item: '1',
+      key: 'bad',
+      status: 2,
+      error: expect.stringContaining('step check failed'),
+    });
+    expect(item.steps.map((s) => [s.name, s.status, s.hasStdout])).toEqual([
+      ['say', 4, true],
+      ['check', 2, false],
+    ]);
+    const log = await readStepLog(env.pool, {
+      dagName: 'loop',
+      dagRunId: id,
+      stepName: 'loop',
+      item: '2',
+      bodyStepName: 'say',
+    });
     expect(log.stdoutContent).toBe('item c n=2');
   });
 
   it('nested foreach: inner items are listed with parent and addressed as <foreachParent>.<index>', async () => {
-    const id = await env.start('nested-loop', `steps:
+    const id = await env.start(
+      'nested-loop',
+      `steps:
   - id: outer
     foreach:
       items: [x, y]
@@ -69,16 +101,33 @@ describe('foreach', () => {
             steps:
               - id: pair
                 run: echo "\${foreach.i}"
-`);
+`,
+    );
     const run = await env.waitForEnd('nested-loop', id);
     expect(run.status).toBe(4);
-    const outerItem = await readForeachItem(env.pool, { dagName: 'nested-loop', dagRunId: id, stepName: 'outer', item: '1' });
+    const outerItem = await readForeachItem(env.pool, {
+      dagName: 'nested-loop',
+      dagRunId: id,
+      stepName: 'outer',
+      item: '1',
+    });
     const parent = outerItem.steps[0]?.foreachParent;
     expect(parent).toBe('1.inner');
-    const inner = await readForeachItems(env.pool, { dagName: 'nested-loop', dagRunId: id, stepName: 'outer', query: { parent: parent ?? '' } });
+    const inner = await readForeachItems(env.pool, {
+      dagName: 'nested-loop',
+      dagRunId: id,
+      stepName: 'outer',
+      query: { parent: parent ?? '' },
+    });
     expect(inner).toMatchObject({ total: 3, counts: { succeeded: 3 } });
     expect(inner.items.map((i) => i.item)).toEqual(['1.inner.0', '1.inner.1', '1.inner.2']);
-    const log = await readStepLog(env.pool, { dagName: 'nested-loop', dagRunId: id, stepName: 'outer', item: '1.inner.2', bodyStepName: 'pair' });
+    const log = await readStepLog(env.pool, {
+      dagName: 'nested-loop',
+      dagRunId: id,
+      stepName: 'outer',
+      item: '1.inner.2',
+      bodyStepName: 'pair',
+    });
     expect(log.stdoutContent).toBe('3');
   });
 });
@@ -109,16 +158,35 @@ const COLLECT = `steps:
 
 describe('foreach collect', () => {
   it('the real schema-foreach-collect.yaml: each item collects its body step stdout', async () => {
-    const spec = await readFile(join(__dirname, '..', '..', '..', 'packages', 'dag-spec', 'test-fixtures', 'dagu-examples', 'schema-foreach-collect.yaml'), 'utf8');
+    const spec = await readFile(
+      join(
+        __dirname,
+        '..',
+        '..',
+        '..',
+        'packages',
+        'dag-spec',
+        'test-fixtures',
+        'dagu-examples',
+        'schema-foreach-collect.yaml',
+      ),
+      'utf8',
+    );
     const id = await env.start('collect-example', spec);
     const run = await env.waitForEnd('collect-example', id);
     expect(run.status).toBe(4);
     const list = await readForeachItems(env.pool, { dagName: 'collect-example', dagRunId: id, stepName: 'summarize' });
-    expect(list.items.map((i) => [i.key, i.collected])).toEqual([['alpha', { value: 'alpha' }], ['beta', { value: 'beta' }]]);
+    expect(list.items.map((i) => [i.key, i.collected])).toEqual([
+      ['alpha', { value: 'alpha' }],
+      ['beta', { value: 'beta' }],
+    ]);
     const log = await readStepLog(env.pool, { dagName: 'collect-example', dagRunId: id, stepName: 'summarize' });
     expect(JSON.parse(log.stdoutContent)).toEqual({
       summary: { total: 2, succeeded: 2, failed: 0 },
-      items: [{ index: 0, key: 'alpha', status: 'succeeded', outputs: { value: 'alpha' } }, { index: 1, key: 'beta', status: 'succeeded', outputs: { value: 'beta' } }],
+      items: [
+        { index: 0, key: 'alpha', status: 'succeeded', outputs: { value: 'alpha' } },
+        { index: 1, key: 'beta', status: 'succeeded', outputs: { value: 'beta' } },
+      ],
       outputs: [{ value: 'alpha' }, { value: 'beta' }],
     });
     expect(stepOf(run, 'summarize').outputs).toEqual({ value: '["alpha","beta"]' });
@@ -130,13 +198,24 @@ describe('foreach collect', () => {
     expect(run.status).toBe(4);
     const use = await readStepLog(env.pool, { dagName: 'collect', dagRunId: id, stepName: 'use' });
     expect(use.stdoutContent).toBe('["alpha","beta","gamma"] total=3 first=alpha');
-    expect(stepOf(run, 'summarize').outputs).toMatchObject({ value: '["alpha","beta","gamma"]', n: '["0","1","2"]', key: '["k-alpha","k-beta","k-gamma"]' });
-    const item = await readForeachItem(env.pool, { dagName: 'collect', dagRunId: id, stepName: 'summarize', item: '2' });
+    expect(stepOf(run, 'summarize').outputs).toMatchObject({
+      value: '["alpha","beta","gamma"]',
+      n: '["0","1","2"]',
+      key: '["k-alpha","k-beta","k-gamma"]',
+    });
+    const item = await readForeachItem(env.pool, {
+      dagName: 'collect',
+      dagRunId: id,
+      stepName: 'summarize',
+      item: '2',
+    });
     expect(item).toMatchObject({ key: 'k-gamma', status: 4, collected: { value: 'gamma', n: '2', key: 'k-gamma' } });
   });
 
   it('an unresolved collect reference fails its item; the aggregate reports it', async () => {
-    const id = await env.start('collect-missing', `steps:
+    const id = await env.start(
+      'collect-missing',
+      `steps:
   - id: loop
     foreach:
       items: [a]
@@ -145,13 +224,23 @@ describe('foreach collect', () => {
           run: echo hi
       collect:
         v: \${steps.nope.outputs.V}
-`);
+`,
+    );
     const run = await env.waitForEnd('collect-missing', id);
     expect(stepOf(run, 'loop')).toMatchObject({ status: 2, error: '1 of 1 foreach items failed' });
-    const item = await readForeachItem(env.pool, { dagName: 'collect-missing', dagRunId: id, stepName: 'loop', item: '0' });
+    const item = await readForeachItem(env.pool, {
+      dagName: 'collect-missing',
+      dagRunId: id,
+      stepName: 'loop',
+      item: '0',
+    });
     expect(item).toMatchObject({ status: 2, error: 'collect v: unresolved ${steps.nope.outputs.V}' });
     expect(item.steps.map((s) => s.status)).toEqual([4]);
     const log = await readStepLog(env.pool, { dagName: 'collect-missing', dagRunId: id, stepName: 'loop' });
-    expect(JSON.parse(log.stdoutContent)).toMatchObject({ summary: { total: 1, succeeded: 0, failed: 1 }, items: [{ index: 0, status: 'failed', error: 'collect v: unresolved ${steps.nope.outputs.V}' }], outputs: [] });
+    expect(JSON.parse(log.stdoutContent)).toMatchObject({
+      summary: { total: 1, succeeded: 0, failed: 1 },
+      items: [{ index: 0, status: 'failed', error: 'collect v: unresolved ${steps.nope.outputs.V}' }],
+      outputs: [],
+    });
   });
 });

@@ -187,7 +187,9 @@ steps:
     run: echo "$DAG_NAME|$DAG_RUN_STEP_NAME|$LOCAL|$STAMP|\${context.run.id}|$DAG_RUN_ID"
 `,
     );
-    expect(await stdoutOf('vars', detail.dagRunId, 'show')).toBe(`vars|show|/data/in/x|computed|${detail.dagRunId}|${detail.dagRunId}`);
+    expect(await stdoutOf('vars', detail.dagRunId, 'show')).toBe(
+      `vars|show|/data/in/x|computed|${detail.dagRunId}|${detail.dagRunId}`,
+    );
   });
 
   it('conf-valid-string-output: outputs written to $DAGU_OUTPUT_FILE reach later steps', async () => {
@@ -241,7 +243,9 @@ ${[1, 2, 3, 4].map((i) => `  - {name: p${i}, run: "sleep 0.3"}`).join('\n')}
 `,
     );
     // The most steps running at one moment, from their own timestamps (load-independent).
-    const spans = parallel.steps.map((step) => [Date.parse(step.startedAt ?? ''), Date.parse(step.finishedAt ?? '')] as const);
+    const spans = parallel.steps.map(
+      (step) => [Date.parse(step.startedAt ?? ''), Date.parse(step.finishedAt ?? '')] as const,
+    );
     const overlap = Math.max(...spans.map(([start]) => spans.filter(([s, e]) => s <= start && start < e).length));
     expect(overlap).toBe(2);
   });
@@ -275,7 +279,10 @@ steps:
     expect(await stdoutOf('forms', detail.dagRunId, 'bash')).toBe('b world');
     expect(await stdoutOf('forms', detail.dagRunId, 'argv')).toBe('world world');
     expect(await stdoutOf('forms', detail.dagRunId, 'cwd')).toMatch(/^x\n.*\/forms\/[^/]+\/inner$/);
-    expect(stepOf(detail, 'nowhere')).toMatchObject({ status: 2, error: 'working directory /no/such/dir does not exist' });
+    expect(stepOf(detail, 'nowhere')).toMatchObject({
+      status: 2,
+      error: 'working directory /no/such/dir does not exist',
+    });
   });
 
   it('a dag.run of a missing DAG fails its step without crashing the engine', async () => {

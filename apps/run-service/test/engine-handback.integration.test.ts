@@ -3,7 +3,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusClient } from '@dagu-mcp/bus';
-import { RunEventSchema, runEventsChannel, runOps, type OpRequest, type RunDetail, type RunEvent, type RunOps } from '@dagu-mcp/contracts';
+import {
+  RunEventSchema,
+  runEventsChannel,
+  runOps,
+  type OpRequest,
+  type RunDetail,
+  type RunEvent,
+  type RunOps,
+} from '@dagu-mcp/contracts';
 import { createLogger, createPool, type Pool } from '@dagu-mcp/runtime';
 import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
@@ -37,12 +45,30 @@ const events: RunEvent[] = [];
 async function startReplica(): Promise<RunningService> {
   const config = loadServiceConfig(
     { schema: 'run_service', opsPort: 0 },
-    { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, DB_SCHEMA: schema, BUS_PREFIX: prefix, OPS_PORT: '0', OPS_HOST: '127.0.0.1' },
+    {
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      DB_SCHEMA: schema,
+      BUS_PREFIX: prefix,
+      OPS_PORT: '0',
+      OPS_HOST: '127.0.0.1',
+    },
   );
   // Heartbeats every 5 s: a run taken for orphaned would need 15 s; the hand-back must be far quicker.
   // No cron scheduler: there is no dag-service to list schedules from.
-  const runConfig = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 5000, stopGraceMs: 500, killGraceMs: 2000, scheduler: false });
-  const service = await startService(createRunService({ runConfig, processEnv: processEnvBase(process.env) }), config, logger);
+  const runConfig = defaultRunConfig({
+    workDir,
+    queuePollMs: 200,
+    heartbeatMs: 5000,
+    stopGraceMs: 500,
+    killGraceMs: 2000,
+    scheduler: false,
+  });
+  const service = await startService(
+    createRunService({ runConfig, processEnv: processEnvBase(process.env) }),
+    config,
+    logger,
+  );
   replicas.push(service);
   return service;
 }
@@ -82,7 +108,8 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
+const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) =>
+  client.call('run', runOps, op, payload, { principal });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function detail(dagName: string, dagRunId: string): Promise<RunDetail> {
@@ -90,12 +117,18 @@ async function detail(dagName: string, dagRunId: string): Promise<RunDetail> {
 }
 
 /** Polls the run until `done(detail)` holds. */
-async function until(dagName: string, dagRunId: string, done: (run: RunDetail) => boolean, timeoutMs = 15_000): Promise<RunDetail> {
+async function until(
+  dagName: string,
+  dagRunId: string,
+  done: (run: RunDetail) => boolean,
+  timeoutMs = 15_000,
+): Promise<RunDetail> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const run = await detail(dagName, dagRunId);
     if (done(run)) return run;
-    if (Date.now() > end) throw new Error(`run ${dagRunId} did not get there within ${timeoutMs} ms: ${JSON.stringify(run)}`);
+    if (Date.now() > end)
+      throw new Error(`run ${dagRunId} did not get there within ${timeoutMs} ms: ${JSON.stringify(run)}`);
     await pause(50);
   }
 }
@@ -110,9 +143,14 @@ function statusesOf(dagRunId: string): number[] {
 }
 
 it('a run the stopping replica cannot finish is handed back; the other replica re-runs only the unfinished step', async () => {
-  const spec = 'steps:\n  - {name: first, run: "echo first >> first.log"}\n  - {name: second, run: "echo run >> second.log; sleep 2", depends: [first]}\n';
+  const spec =
+    'steps:\n  - {name: first, run: "echo first >> first.log"}\n  - {name: second, run: "echo run >> second.log; sleep 2", depends: [first]}\n';
   const ref = await call('run.start', { dagName: 'handback', spec, inline: true, enqueue: false });
-  const before = await until('handback', ref.dagRunId, (run) => stepOf(run, 'first').status === 4 && stepOf(run, 'second').status === 1);
+  const before = await until(
+    'handback',
+    ref.dagRunId,
+    (run) => stepOf(run, 'first').status === 4 && stepOf(run, 'second').status === 1,
+  );
   const owner = await ownerOf(ref.dagRunId);
   const other = replicas.find((service) => service.replica !== owner)?.replica;
   if (owner === null || other === undefined) throw new Error(`unexpected owner ${String(owner)}`);
@@ -129,7 +167,9 @@ it('a run the stopping replica cannot finish is handed back; the other replica r
   // The finished step kept its result (same start) and did not run again; the interrupted one ran twice.
   expect(stepOf(done, 'first')).toMatchObject({ status: 4, startedAt: stepOf(before, 'first').startedAt });
   expect(stepOf(done, 'second').status).toBe(4);
-  expect(Date.parse(stepOf(done, 'second').startedAt ?? '')).toBeGreaterThan(Date.parse(stepOf(before, 'second').startedAt ?? ''));
+  expect(Date.parse(stepOf(done, 'second').startedAt ?? '')).toBeGreaterThan(
+    Date.parse(stepOf(before, 'second').startedAt ?? ''),
+  );
   const runDir = join(workDir, 'handback', ref.dagRunId);
   expect(await readFile(join(runDir, 'first.log'), 'utf8')).toBe('first\n');
   expect(await readFile(join(runDir, 'second.log'), 'utf8')).toBe('run\nrun\n');
@@ -172,7 +212,9 @@ steps:
   expect(await ownerOf(ref.dagRunId)).not.toBe(owner);
   expect(await readFile(join(workDir, 'parent', ref.dagRunId, 'prep.log'), 'utf8')).toBe('prep\n');
   expect(await readFile(join(workDir, 'kid.log'), 'utf8')).toBe('kid\nkid\n');
-  const kids = await pool.query<{ status: number; owner: string | null }>("SELECT status, owner FROM runs WHERE dag_name = 'kid' ORDER BY pk");
+  const kids = await pool.query<{ status: number; owner: string | null }>(
+    "SELECT status, owner FROM runs WHERE dag_name = 'kid' ORDER BY pk",
+  );
   expect(kids.rows).toHaveLength(2);
   expect([2, 3]).toContain(kids.rows[0]?.status);
   expect(kids.rows[0]?.owner).toBe(owner);
@@ -199,7 +241,11 @@ steps:
     depends: [early]
 `;
   const kids = async () =>
-    (await pool.query<{ dag_run_id: string; status: number; owner: string | null }>("SELECT dag_run_id, status, owner FROM runs WHERE dag_name = 'asker' ORDER BY pk")).rows;
+    (
+      await pool.query<{ dag_run_id: string; status: number; owner: string | null }>(
+        "SELECT dag_run_id, status, owner FROM runs WHERE dag_name = 'asker' ORDER BY pk",
+      )
+    ).rows;
   const ref = await call('run.start', { dagName: 'adopter', spec, inline: true, enqueue: false });
   await until('adopter', ref.dagRunId, (run) => run.status === 7);
   const parked = await kids();
@@ -242,11 +288,13 @@ it('handed-back runs were already admitted: max_active_runs does not hold them i
   await Promise.all(stopped.map((owner) => stopReplica(owner)));
 
   // Both are claimed by a live replica within a few queue polls, although each DAG allows one active run.
-  const claimed = (run: RunDetail) => run.status === 1 && run.attemptId !== a.attemptId && run.attemptId !== b.attemptId;
+  const claimed = (run: RunDetail) =>
+    run.status === 1 && run.attemptId !== a.attemptId && run.attemptId !== b.attemptId;
   await until('single', a.dagRunId, claimed, 3000);
   await until('single', b.dagRunId, claimed, 3000);
   for (const id of [a.dagRunId, b.dagRunId]) expect(stopped).not.toContain(await ownerOf(id));
   const flags = await pool.query<{ handed_back: boolean }>("SELECT handed_back FROM runs WHERE dag_name = 'single'");
   expect(flags.rows.map((row) => row.handed_back)).toEqual([false, false]);
-  for (const id of [a.dagRunId, b.dagRunId]) expect((await until('single', id, (run) => ![1, 5].includes(run.status), 20_000)).statusLabel).toBe('succeeded');
+  for (const id of [a.dagRunId, b.dagRunId])
+    expect((await until('single', id, (run) => ![1, 5].includes(run.status), 20_000)).statusLabel).toBe('succeeded');
 }, 60_000);

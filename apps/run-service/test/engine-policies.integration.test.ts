@@ -39,7 +39,10 @@ async function run(name: string, spec: string) {
 
 describe('retry_policy', () => {
   it('retries a failing step up to the limit, reporting retrying (9) between tries', async () => {
-    const id = await env.start('retry', 'steps: [{name: flaky, run: "echo try; exit 1", retry_policy: {limit: 2, interval_sec: 1}}]\n');
+    const id = await env.start(
+      'retry',
+      'steps: [{name: flaky, run: "echo try; exit 1", retry_policy: {limit: 2, interval_sec: 1}}]\n',
+    );
     const seen = new Set<number>();
     for (let i = 0; i < 200; i++) {
       const detail = await env.detail('retry', id);
@@ -76,7 +79,10 @@ describe('retry_policy', () => {
 
 describe('repeat_policy', () => {
   it('v1-int-repeat-with-limit: repeats a step `limit` times', async () => {
-    const detail = await run('repeat', 'steps: [{name: r, command: echo tick, repeatPolicy: {repeat: true, limit: 3, intervalSec: 0}}]\n');
+    const detail = await run(
+      'repeat',
+      'steps: [{name: r, command: echo tick, repeatPolicy: {repeat: true, limit: 3, intervalSec: 0}}]\n',
+    );
     const log = await readStepLog(env.pool, { dagName: 'repeat', dagRunId: detail.dagRunId, stepName: 'r' });
     expect(log.stdoutContent).toBe('tick\ntick\ntick');
     expect(detail.statusLabel).toBe('succeeded');
@@ -95,7 +101,11 @@ describe('repeat_policy', () => {
     repeat_policy: {repeat: while, exit_code: [7], interval_sec: 0, limit: 10}
 `,
     );
-    const count = await readStepLog(env.pool, { dagName: 'repeat-until', dagRunId: detail.dagRunId, stepName: 'count' });
+    const count = await readStepLog(env.pool, {
+      dagName: 'repeat-until',
+      dagRunId: detail.dagRunId,
+      stepName: 'count',
+    });
     expect(count.stdoutContent).toBe('1\n2\n3');
     expect(stepOf(detail, 'codes').status).toBe(4);
     expect(detail.statusLabel).toBe('succeeded');

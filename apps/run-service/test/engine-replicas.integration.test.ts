@@ -6,7 +6,14 @@ import { RunEngine } from '../src/engine/run-engine';
 import { RunControlChannel } from '../src/events/run-control';
 import type { RunDeps } from '../src/runs/run-deps';
 import { stopRun } from '../src/runs/run-stop';
-import { createReplicaEngine, createRunTestEnv, stepOf, testContext, TEST_REDIS_URL, type RunTestEnv } from '../test-fixtures/run-test-env';
+import {
+  createReplicaEngine,
+  createRunTestEnv,
+  stepOf,
+  testContext,
+  TEST_REDIS_URL,
+  type RunTestEnv,
+} from '../test-fixtures/run-test-env';
 
 /**
  * Two replicas over one schema: a stop handled by the replica that does not
@@ -49,7 +56,11 @@ it('a stop on another replica reaches the owner over the control channel at once
   const id = await env.start('remote', SLEEP);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const started = Date.now();
-  const ref = await stopRun(depsOfB({ requestRemoteStop: (pk) => control.b.requestStop(pk) }), { dagName: 'remote', dagRunId: id }, testContext());
+  const ref = await stopRun(
+    depsOfB({ requestRemoteStop: (pk) => control.b.requestStop(pk) }),
+    { dagName: 'remote', dagRunId: id },
+    testContext(),
+  );
   expect(ref.statusLabel).toBe('aborted');
   expect(Date.now() - started).toBeLessThan(2500);
 });

@@ -52,19 +52,29 @@ it('lets short runs finish, hands long ones back after the grace period, leaves 
     `SELECT a.attempt_no, a.status FROM run_attempts a JOIN runs r ON r.pk = a.run_pk WHERE r.dag_run_id = $1 ORDER BY a.attempt_no`,
     [long],
   );
-  expect(attempts.rows).toEqual([{ attempt_no: 1, status: 3 }, { attempt_no: 2, status: 5 }]);
+  expect(attempts.rows).toEqual([
+    { attempt_no: 1, status: 3 },
+    { attempt_no: 2, status: 5 },
+  ]);
   const old = await env.pool.query<{ name: string; status: number; error: string | null }>(
     `SELECT s.name, s.status, s.error FROM run_steps s JOIN runs r ON r.pk = s.run_pk WHERE r.dag_run_id = $1 AND s.attempt_no = 1 AND s.handler IS NULL ORDER BY s.seq`,
     [long],
   );
   expect(old.rows).toEqual([
     { name: 'f', status: 4, error: null },
-    { name: 's', status: 3, error: 'interrupted: run-service replica test-replica stopped; the step runs again in attempt 2' },
+    {
+      name: 's',
+      status: 3,
+      error: 'interrupted: run-service replica test-replica stopped; the step runs again in attempt 2',
+    },
     { name: 't', status: 0, error: null },
   ]);
   expect((await env.detail('queued', blocker)).statusLabel).toBe('queued');
   expect((await env.detail('queued', waiting)).statusLabel).toBe('queued');
-  expect(env.publisher.events.filter((event) => event.dagRunId === long).map((event) => event.statusLabel)).toEqual(['running', 'queued']);
+  expect(env.publisher.events.filter((event) => event.dagRunId === long).map((event) => event.statusLabel)).toEqual([
+    'running',
+    'queued',
+  ]);
 
   // No other replica: the restarted one claims the handed-back runs (the oldest first) and finishes them.
   restarted = createReplicaEngine(env, 'test-replica', 'restarted');

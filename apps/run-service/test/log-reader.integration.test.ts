@@ -14,7 +14,10 @@ const LINES = 20_000;
 
 beforeAll(async () => {
   env = await createRunTestEnv('logs');
-  runId = await env.start('logs', `steps:\n  - {name: big, run: "seq 1 ${LINES}; echo e1 >&2; echo e2 >&2"}\n  - {name: quiet, run: "true"}\n`);
+  runId = await env.start(
+    'logs',
+    `steps:\n  - {name: big, run: "seq 1 ${LINES}; echo e1 >&2; echo e2 >&2"}\n  - {name: quiet, run: "true"}\n`,
+  );
   await env.waitForEnd('logs', runId);
 });
 afterAll(async () => {
@@ -26,7 +29,12 @@ function lines(from: number, to: number): string {
 }
 
 async function stepLog(query?: Parameters<typeof readStepLog>[1]['query'], stepName = 'big') {
-  return readStepLog(env.pool, { dagName: 'logs', dagRunId: runId, stepName, ...(query !== undefined ? { query } : {}) });
+  return readStepLog(env.pool, {
+    dagName: 'logs',
+    dagRunId: runId,
+    stepName,
+    ...(query !== undefined ? { query } : {}),
+  });
 }
 
 describe('step log reader (dagu-model §6)', () => {
@@ -55,11 +63,22 @@ describe('step log reader (dagu-model §6)', () => {
   });
 
   it('stream=stderr counts stderr and leaves stdout empty', async () => {
-    expect(await stepLog({ stream: 'stderr', tail: 1 })).toMatchObject({ stdoutContent: '', stderrContent: 'e2', lineCount: 1, totalLines: 2, hasMore: true });
+    expect(await stepLog({ stream: 'stderr', tail: 1 })).toMatchObject({
+      stdoutContent: '',
+      stderrContent: 'e2',
+      lineCount: 1,
+      totalLines: 2,
+      hasMore: true,
+    });
   });
 
   it('an empty stream reads as no lines and no more', async () => {
-    expect(await stepLog(undefined, 'quiet')).toMatchObject({ stdoutContent: '', lineCount: 0, totalLines: 0, hasMore: false });
+    expect(await stepLog(undefined, 'quiet')).toMatchObject({
+      stdoutContent: '',
+      lineCount: 0,
+      totalLines: 0,
+      hasMore: false,
+    });
   });
 
   it('run logs: scheduler log tail and per-step stream flags', async () => {
@@ -88,7 +107,10 @@ describe('LogSink', () => {
     const laterSink = new LogSink(env.pool);
     expect(laterSink.stream(a, 2500).append('a2501')).toBe(2501);
     await laterSink.flush();
-    expect(await readStream(env.pool, a, { kind: 'tail', count: 2 })).toMatchObject({ content: 'a2500\na2501', totalLines: 2501 });
+    expect(await readStream(env.pool, a, { kind: 'tail', count: 2 })).toMatchObject({
+      content: 'a2500\na2501',
+      totalLines: 2501,
+    });
     expect(await readStream(env.pool, b, { kind: 'tail', count: 5 })).toMatchObject({ content: 'only', totalLines: 1 });
   });
 });

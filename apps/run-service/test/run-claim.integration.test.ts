@@ -17,7 +17,12 @@ const schema = randomSchemaName('claim');
 let pool: Pool;
 
 beforeAll(async () => {
-  pool = createPool({ url: TEST_DATABASE_URL, schema, max: 4, logger: createLogger({ name: 'run-claim-test', level: 'silent' }) });
+  pool = createPool({
+    url: TEST_DATABASE_URL,
+    schema,
+    max: 4,
+    logger: createLogger({ name: 'run-claim-test', level: 'silent' }),
+  });
   await migrate(pool, schema, RUN_MIGRATIONS);
 });
 afterAll(async () => {
@@ -32,13 +37,29 @@ function newRun(dagRunId: string, status: 1 | 5): NewRun {
   const parsed = parseDagSpec('steps: [{name: s, run: "true"}]\n', { name: 'one-at-a-time' });
   if (parsed.dag === undefined) throw new Error(parsed.errors.join('; '));
   return {
-    dagName: 'one-at-a-time', dagRunId, attemptId: `${dagRunId}-a1`, status, params: '', mergedParams: [], labels: [], queue: 'default',
-    maxActiveRuns: 1, inline: true, spec: 'steps: [{name: s, run: "true"}]\n', normalized: parsed.dag, nodes: nodesOfDag(parsed.dag).all,
-    requestId: `req-${dagRunId}`, ...(status === 1 ? { owner: 'replica-a' } : {}),
+    dagName: 'one-at-a-time',
+    dagRunId,
+    attemptId: `${dagRunId}-a1`,
+    status,
+    params: '',
+    mergedParams: [],
+    labels: [],
+    queue: 'default',
+    maxActiveRuns: 1,
+    inline: true,
+    spec: 'steps: [{name: s, run: "true"}]\n',
+    normalized: parsed.dag,
+    nodes: nodesOfDag(parsed.dag).all,
+    requestId: `req-${dagRunId}`,
+    ...(status === 1 ? { owner: 'replica-a' } : {}),
   };
 }
 
-const TimesSchema = z.object({ dag_run_id: z.string(), started_at: z.date().nullable(), finished_at: z.date().nullable() });
+const TimesSchema = z.object({
+  dag_run_id: z.string(),
+  started_at: z.date().nullable(),
+  finished_at: z.date().nullable(),
+});
 
 it('a run admitted by the end of the one before it starts after that end', async () => {
   const first = await insertRun(pool, newRun('first', 1));
@@ -47,12 +68,18 @@ it('a run admitted by the end of the one before it starts after that end', async
     // The claim's transaction begins; the running run ends 50 ms later; only then is the claim made.
     await client.query('SELECT 1');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const finished = await finishAttempt(pool, { pk: first, attemptNo: 1 }, { status: 4, params: '', resolvedParams: [], paramsEvaluated: true });
+    const finished = await finishAttempt(
+      pool,
+      { pk: first, attemptNo: 1 },
+      { status: 4, params: '', resolvedParams: [], paramsEvaluated: true },
+    );
     expect(finished).toBeInstanceOf(Date);
     return claimQueuedRuns(client, 'replica-b', { limitOf: () => 10 });
   });
   expect(claimed.map((run) => run.dagRunId)).toEqual(['second']);
-  const rows = (await pool.query('SELECT dag_run_id, started_at, finished_at FROM runs ORDER BY pk')).rows.map((row) => TimesSchema.parse(row));
+  const rows = (await pool.query('SELECT dag_run_id, started_at, finished_at FROM runs ORDER BY pk')).rows.map((row) =>
+    TimesSchema.parse(row),
+  );
   const [a, b] = rows;
   expect(a?.finished_at).toBeInstanceOf(Date);
   expect(b?.started_at).toBeInstanceOf(Date);

@@ -3,7 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusClient } from '@dagu-mcp/bus';
-import { DaguError, RunEventSchema, runEventsChannel, runOps, type OpRequest, type RunEvent, type RunOps } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  RunEventSchema,
+  runEventsChannel,
+  runOps,
+  type OpRequest,
+  type RunEvent,
+  type RunOps,
+} from '@dagu-mcp/contracts';
 import { createLogger, createPool } from '@dagu-mcp/runtime';
 import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
@@ -33,7 +41,14 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'run-bus-test-'));
   const config = loadServiceConfig(
     { schema: 'run_service', opsPort: 0 },
-    { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, DB_SCHEMA: schema, BUS_PREFIX: prefix, OPS_PORT: '0', OPS_HOST: '127.0.0.1' },
+    {
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      DB_SCHEMA: schema,
+      BUS_PREFIX: prefix,
+      OPS_PORT: '0',
+      OPS_HOST: '127.0.0.1',
+    },
   );
   const runConfig = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 500, stopGraceMs: 2000 });
   subscriber = new Redis(TEST_REDIS_URL);
@@ -42,7 +57,11 @@ beforeAll(async () => {
     if (parsed.success) events.push(parsed.data);
   });
   await subscriber.subscribe(runEventsChannel(prefix));
-  service = await startService(createRunService({ runConfig, processEnv: processEnvBase(process.env) }), config, logger);
+  service = await startService(
+    createRunService({ runConfig, processEnv: processEnvBase(process.env) }),
+    config,
+    logger,
+  );
   client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 10_000 });
   await client.start();
 });
@@ -78,11 +97,13 @@ async function errorOf(promise: Promise<unknown>): Promise<DaguError> {
   throw new Error('expected a DaguError');
 }
 
-const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) => client.call('run', runOps, op, payload, { principal });
+const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) =>
+  client.call('run', runOps, op, payload, { principal });
 
 describe('run-service over the bus', () => {
   it('starts a run, replies at once, publishes events, and serves detail, logs, list and latest', async () => {
-    const spec = 'steps:\n  - {name: hello, run: "for i in 1 2 3; do echo line$i; done; echo oops >&2"}\n  - {name: after, run: "sleep 0.3", depends: [hello]}\n';
+    const spec =
+      'steps:\n  - {name: hello, run: "for i in 1 2 3; do echo line$i; done; echo oops >&2"}\n  - {name: after, run: "sleep 0.3", depends: [hello]}\n';
     const started = Date.now();
     const ref = await call('run.start', { dagName: 'bus-dag', spec, inline: true, enqueue: false, labels: ['team=a'] });
     expect(Date.now() - started).toBeLessThan(3000);
@@ -110,30 +131,73 @@ describe('run-service over the bus', () => {
       expect.objectContaining({ stepName: 'hello', hasStdout: true, hasStderr: true }),
       expect.objectContaining({ stepName: 'after', hasStdout: false, hasStderr: false }),
     ]);
-    const tail = await call('run.stepLog', { dagName: 'bus-dag', dagRunId: ref.dagRunId, stepName: 'hello', query: { tail: 2 } });
-    expect(tail).toMatchObject({ stdoutContent: 'line2\nline3', stderrContent: 'oops', lineCount: 2, totalLines: 3, hasMore: true });
-    const stderr = await call('run.stepLog', { dagName: 'bus-dag', dagRunId: ref.dagRunId, stepName: 'hello', query: { stream: 'stderr' } });
-    expect(stderr).toMatchObject({ stdoutContent: '', stderrContent: 'oops', lineCount: 1, totalLines: 1, hasMore: false });
+    const tail = await call('run.stepLog', {
+      dagName: 'bus-dag',
+      dagRunId: ref.dagRunId,
+      stepName: 'hello',
+      query: { tail: 2 },
+    });
+    expect(tail).toMatchObject({
+      stdoutContent: 'line2\nline3',
+      stderrContent: 'oops',
+      lineCount: 2,
+      totalLines: 3,
+      hasMore: true,
+    });
+    const stderr = await call('run.stepLog', {
+      dagName: 'bus-dag',
+      dagRunId: ref.dagRunId,
+      stepName: 'hello',
+      query: { stream: 'stderr' },
+    });
+    expect(stderr).toMatchObject({
+      stdoutContent: '',
+      stderrContent: 'oops',
+      lineCount: 1,
+      totalLines: 1,
+      hasMore: false,
+    });
 
     const list = await call('run.list', { name: 'bus-dag' });
-    expect(list.items[0]).toMatchObject({ name: 'bus-dag', dagRunId: ref.dagRunId, status: 4, statusLabel: 'succeeded' });
+    expect(list.items[0]).toMatchObject({
+      name: 'bus-dag',
+      dagRunId: ref.dagRunId,
+      status: 4,
+      statusLabel: 'succeeded',
+    });
     const latest = await call('run.latest', { dagNames: ['bus-dag', 'no-such-dag'] });
     expect(latest.latest).toEqual({ 'bus-dag': { dagRunId: ref.dagRunId, status: 4, statusLabel: 'succeeded' } });
   });
 
   it('answers errors with contract codes', async () => {
-    const invalid = await errorOf(call('run.start', { dagName: 'bad', spec: 'steps: [{name: a}]\n', inline: true, enqueue: false }));
+    const invalid = await errorOf(
+      call('run.start', { dagName: 'bad', spec: 'steps: [{name: a}]\n', inline: true, enqueue: false }),
+    );
     expect(invalid).toMatchObject({ code: 'invalid_tool_input', field: 'spec' });
     expect(invalid.details?.errors).toEqual([expect.stringContaining('command')]);
     expect((await errorOf(call('run.get', { dagName: 'bus-dag', dagRunId: 'nope' }))).code).toBe('resource_not_found');
-    const ref = await call('run.start', { dagName: 'bus-dag2', spec: 'steps: [{name: a, run: "true"}]\n', inline: true, enqueue: false });
+    const ref = await call('run.start', {
+      dagName: 'bus-dag2',
+      spec: 'steps: [{name: a, run: "true"}]\n',
+      inline: true,
+      enqueue: false,
+    });
     await terminalEvent(ref.dagRunId);
-    expect((await errorOf(call('run.stepLog', { dagName: 'bus-dag2', dagRunId: ref.dagRunId, stepName: 'zz' }))).code).toBe('resource_not_found');
-    expect((await errorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe('invalid_tool_input');
+    expect(
+      (await errorOf(call('run.stepLog', { dagName: 'bus-dag2', dagRunId: ref.dagRunId, stepName: 'zz' }))).code,
+    ).toBe('resource_not_found');
+    expect((await errorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe(
+      'invalid_tool_input',
+    );
   });
 
   it('stops and retries through the bus', async () => {
-    const ref = await call('run.start', { dagName: 'bus-stop', spec: 'steps: [{name: s, run: sleep 30}]\n', inline: true, enqueue: false });
+    const ref = await call('run.start', {
+      dagName: 'bus-stop',
+      spec: 'steps: [{name: s, run: sleep 30}]\n',
+      inline: true,
+      enqueue: false,
+    });
     const stopped = await call('run.stop', { dagName: 'bus-stop', dagRunId: ref.dagRunId });
     expect(stopped).toMatchObject({ status: 3, statusLabel: 'aborted' });
     expect((await terminalEvent(ref.dagRunId)).status).toBe(3);
@@ -147,7 +211,12 @@ describe('run-service over the bus', () => {
   it('pages run.list with an opaque cursor', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const ref = await call('run.start', { dagName: 'bus-page', spec: 'steps: [{name: a, run: "true"}]\n', inline: true, enqueue: false });
+      const ref = await call('run.start', {
+        dagName: 'bus-page',
+        spec: 'steps: [{name: a, run: "true"}]\n',
+        inline: true,
+        enqueue: false,
+      });
       ids.push(ref.dagRunId);
     }
     const first = await call('run.list', { name: 'bus-page', limit: 2 });
@@ -158,7 +227,10 @@ describe('run-service over the bus', () => {
     expect(second.nextCursor).toBeUndefined();
     const latest = await call('run.list', { name: 'bus-page', dagRunId: 'latest' });
     expect(latest.items.map((item) => item.dagRunId)).toEqual([ids[2]]);
-    expect(await errorOf(call('run.list', { name: 'other', cursor: first.nextCursor ?? '' }))).toMatchObject({ code: 'invalid_tool_input', field: 'cursor' });
+    expect(await errorOf(call('run.list', { name: 'other', cursor: first.nextCursor ?? '' }))).toMatchObject({
+      code: 'invalid_tool_input',
+      field: 'cursor',
+    });
     for (const id of ids) await terminalEvent(id);
   });
 });

@@ -43,23 +43,41 @@ const DB = argument('db', 'postgres://postgres@127.0.0.1:5432/test');
 const REDIS = argument('redis', 'redis://127.0.0.1:6379');
 const KEEP = process.argv.includes('--keep');
 
-type Case = { name: string; kind: 'search'; request: WikiSearchRequest } | { name: string; kind: 'list'; request: WikiListRequest };
+type Case =
+  | { name: string; kind: 'search'; request: WikiSearchRequest }
+  | { name: string; kind: 'list'; request: WikiListRequest };
 
 const CASES: Case[] = [
   { name: `search rare "${RARE}" (10 pages), all workspaces`, kind: 'search', request: { search: RARE } },
   { name: `search medium "${MEDIUM}" (1 %), all workspaces`, kind: 'search', request: { search: MEDIUM } },
   { name: `search common "${COMMON}" (50 %), all workspaces`, kind: 'search', request: { search: COMMON } },
   { name: `search common "${COMMON}", one workspace`, kind: 'search', request: { search: COMMON, workspace: 'ws08' } },
-  { name: `search rare "${RARE}", one workspace (0 hits)`, kind: 'search', request: { search: RARE, workspace: 'ws07' } },
+  {
+    name: `search rare "${RARE}", one workspace (0 hits)`,
+    kind: 'search',
+    request: { search: RARE, workspace: 'ws07' },
+  },
   { name: `search title word "${TITLE_WORD}" (2 %)`, kind: 'search', request: { search: TITLE_WORD.toUpperCase() } },
   { name: 'search absent word "qqqxyz"', kind: 'search', request: { search: 'qqqxyz' } },
-  { name: 'search phrase "kubernetes deployment" (none adjacent)', kind: 'search', request: { search: `${MEDIUM} ${COMMON}` } },
+  {
+    name: 'search phrase "kubernetes deployment" (none adjacent)',
+    kind: 'search',
+    request: { search: `${MEDIUM} ${COMMON}` },
+  },
   { name: 'search 2 characters "zq"', kind: 'search', request: { search: 'zq' } },
   { name: 'collection tree, one workspace, page 1', kind: 'list', request: { workspace: 'ws03' } },
   { name: 'collection tree, all workspaces, page 1', kind: 'list', request: {} },
   { name: 'collection flat, all, perPage 200, page 50', kind: 'list', request: { flat: true, perPage: 200, page: 50 } },
-  { name: 'collection flat, all, sort mtime desc', kind: 'list', request: { flat: true, sort: 'mtime', order: 'desc' } },
-  { name: 'collection tree, one workspace, prefix area-2/', kind: 'list', request: { workspace: 'ws11', prefix: 'area-2/' } },
+  {
+    name: 'collection flat, all, sort mtime desc',
+    kind: 'list',
+    request: { flat: true, sort: 'mtime', order: 'desc' },
+  },
+  {
+    name: 'collection tree, one workspace, prefix area-2/',
+    kind: 'list',
+    request: { workspace: 'ws11', prefix: 'area-2/' },
+  },
   { name: 'collection flat, all, sort name, page 100', kind: 'list', request: { flat: true, sort: 'name', page: 100 } },
 ];
 
@@ -77,7 +95,12 @@ async function time(run: () => Promise<number>): Promise<{ p50: number; p95: num
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p95: percentile(samples, 95), max: samples[samples.length - 1] ?? Number.NaN, count };
+  return {
+    p50: percentile(samples, 50),
+    p95: percentile(samples, 95),
+    max: samples[samples.length - 1] ?? Number.NaN,
+    count,
+  };
 }
 
 async function main(): Promise<void> {
@@ -100,25 +123,39 @@ async function main(): Promise<void> {
     const corpus = generateCorpus({ pages: PAGES, workspaces: WORKSPACES, bytes: BYTES, seed: 42 });
     await storeCorpus(pool, corpus);
     const avg = corpus.reduce((sum, p) => sum + Buffer.byteLength(p.content), 0) / corpus.length;
-    console.log(`seeded ${corpus.length} pages (avg ${avg.toFixed(0)} B) in ${WORKSPACES} workspaces in ${((performance.now() - seeded) / 1000).toFixed(1)} s; schema ${schema}`);
+    console.log(
+      `seeded ${corpus.length} pages (avg ${avg.toFixed(0)} B) in ${WORKSPACES} workspaces in ${((performance.now() - seeded) / 1000).toFixed(1)} s; schema ${schema}`,
+    );
     await Promise.all([worker.start(), client.start()]);
     const principal = { principal: ANONYMOUS_PRINCIPAL };
     const sample = corpus[1234] ?? corpus[0];
     const ref = { workspace: sample?.workspace ?? 'ws00', path: sample?.path ?? 'x' };
 
-    console.log(`\n${'case'.padEnd(58)} ${'db p50'.padStart(8)} ${'p95'.padStart(7)} ${'bus p50'.padStart(8)} ${'p95'.padStart(7)} ${'max'.padStart(7)}  results`);
-    const row = (name: string, db: { p50: number; p95: number }, bus: { p50: number; p95: number; max: number; count: number }): void => {
+    console.log(
+      `\n${'case'.padEnd(58)} ${'db p50'.padStart(8)} ${'p95'.padStart(7)} ${'bus p50'.padStart(8)} ${'p95'.padStart(7)} ${'max'.padStart(7)}  results`,
+    );
+    const row = (
+      name: string,
+      db: { p50: number; p95: number },
+      bus: { p50: number; p95: number; max: number; count: number },
+    ): void => {
       const f = (ms: number): string => ms.toFixed(2).padStart(7);
-      console.log(`${name.padEnd(58)} ${f(db.p50)} ${f(db.p95)}  ${f(bus.p50)} ${f(bus.p95)} ${f(bus.max)}  ${bus.count}`);
+      console.log(
+        `${name.padEnd(58)} ${f(db.p50)} ${f(db.p95)}  ${f(bus.p50)} ${f(bus.p95)} ${f(bus.max)}  ${bus.count}`,
+      );
     };
     for (const c of CASES) {
       if (c.kind === 'search') {
         const db = await time(async () => (await searchWiki(pool, c.request)).results.length);
-        const bus = await time(async () => (await client.call('wiki', wikiOps, 'wiki.search', c.request, principal)).results.length);
+        const bus = await time(
+          async () => (await client.call('wiki', wikiOps, 'wiki.search', c.request, principal)).results.length,
+        );
         row(c.name, db, bus);
       } else {
         const db = await time(async () => (await readWikiCollection(pool, c.request)).pagination.total);
-        const bus = await time(async () => (await client.call('wiki', wikiOps, 'wiki.list', c.request, principal)).pagination.total);
+        const bus = await time(
+          async () => (await client.call('wiki', wikiOps, 'wiki.list', c.request, principal)).pagination.total,
+        );
         row(c.name, db, bus);
       }
     }

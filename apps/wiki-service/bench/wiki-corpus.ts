@@ -31,7 +31,28 @@ export function prng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'bra', 'cle', 'dro', 'fen', 'gul', 'hax', 'jor', 'pli', 'qua', 'ster', 'wen'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'to',
+  'vi',
+  'ze',
+  'bra',
+  'cle',
+  'dro',
+  'fen',
+  'gul',
+  'hax',
+  'jor',
+  'pli',
+  'qua',
+  'ster',
+  'wen',
+];
 
 /** The vocabulary: 5,000 distinct pseudo-words of two or three syllables. */
 function vocabulary(random: () => number): string[] {
@@ -62,9 +83,12 @@ export function generateCorpus(opts: { pages: number; workspaces: number; bytes:
     const workspace = `ws${String(i % opts.workspaces).padStart(2, '0')}`;
     const n = Math.floor(i / opts.workspaces);
     const path = `area-${n % 5}/topic_${Math.floor(n / 5) % 20}/page-${n}`;
-    const markers = [i % 1000 < 1 ? RARE : '', i % 100 === 7 ? MEDIUM : '', i % 2 === 0 ? COMMON : ''].filter((m) => m !== '');
+    const markers = [i % 1000 < 1 ? RARE : '', i % 100 === 7 ? MEDIUM : '', i % 2 === 0 ? COMMON : ''].filter(
+      (m) => m !== '',
+    );
     const lines: string[] = [];
-    if (i % 50 === 3) lines.push('---', `title: ${TITLE_WORD} of ${word()} ${word()}`, `tags: [${word()}, ${word()}]`, '---');
+    if (i % 50 === 3)
+      lines.push('---', `title: ${TITLE_WORD} of ${word()} ${word()}`, `tags: [${word()}, ${word()}]`, '---');
     lines.push(`# ${word()} ${word()} ${word()}`);
     let size = lines.join('\n').length;
     while (size < opts.bytes) {
@@ -93,7 +117,18 @@ export async function storeCorpus(pool: Pool, pages: readonly CorpusPage[]): Pro
     const rows = batch.map((page, index) => {
       const facts = readPageFacts(page.path, page.content);
       const at = new Date(Date.UTC(2026, 0, 1) + (start + index) * 1000);
-      values.push(page.workspace, page.path, nameKeyOf(page.path), typeKeyOf(page.path), page.content, facts.title, facts.tags, Buffer.byteLength(page.content), at, 'bench');
+      values.push(
+        page.workspace,
+        page.path,
+        nameKeyOf(page.path),
+        typeKeyOf(page.path),
+        page.content,
+        facts.title,
+        facts.tags,
+        Buffer.byteLength(page.content),
+        at,
+        'bench',
+      );
       const base = values.length - 10;
       const params = Array.from({ length: 10 }, (_, k) => `$${base + k + 1}`);
       return `(${params.join(', ')}, ${searchTextSql(params[5] ?? '', params[4] ?? '')})`;

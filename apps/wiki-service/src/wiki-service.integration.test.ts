@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
 import { DaguError, wikiOps } from '@dagu-mcp/contracts';
 import { loadServiceConfig } from '@dagu-mcp/service-kit';
-import { createTestDb, DEVELOPER, TEST_LOGGER, TEST_REDIS_URL, VIEWER, type TestDb } from '../test-fixtures/wiki-test-db';
+import {
+  createTestDb,
+  DEVELOPER,
+  TEST_LOGGER,
+  TEST_REDIS_URL,
+  VIEWER,
+  type TestDb,
+} from '../test-fixtures/wiki-test-db';
 import { wikiService } from './wiki-service';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 
@@ -48,8 +55,17 @@ describe('wiki-service over the bus', () => {
 
   test('put, get, list, search and delete round-trip with the writer recorded', async () => {
     const content = '---\ntitle: Deploy\ntags: [ops]\n---\nRun deploy.sh\n';
-    const written = await client.call('wiki', wikiOps, 'wiki.put', { workspace: 'team', path: 'runbooks/deploy', content }, as);
-    expect(written).toMatchObject({ created: true, page: { uri: 'dagu://wiki/team/runbooks%2Fdeploy', updatedBy: 'dana', title: 'Deploy' } });
+    const written = await client.call(
+      'wiki',
+      wikiOps,
+      'wiki.put',
+      { workspace: 'team', path: 'runbooks/deploy', content },
+      as,
+    );
+    expect(written).toMatchObject({
+      created: true,
+      page: { uri: 'dagu://wiki/team/runbooks%2Fdeploy', updatedBy: 'dana', title: 'Deploy' },
+    });
 
     const page = await client.call('wiki', wikiOps, 'wiki.get', { workspace: 'team', path: 'runbooks/deploy' }, as);
     expect(page).toMatchObject({ id: 'runbooks/deploy', content, mimeType: 'text/markdown' });
@@ -60,12 +76,17 @@ describe('wiki-service over the bus', () => {
     const found = await client.call('wiki', wikiOps, 'wiki.search', { search: 'DEPLOY.SH' }, as);
     expect(found.results[0]?.matches).toEqual([{ line: 5, text: 'Run deploy.sh' }]);
 
-    expect(await client.call('wiki', wikiOps, 'wiki.delete', { workspace: 'team', path: 'runbooks/deploy' }, as)).toEqual({
+    expect(
+      await client.call('wiki', wikiOps, 'wiki.delete', { workspace: 'team', path: 'runbooks/deploy' }, as),
+    ).toEqual({
       workspace: 'team',
       path: 'runbooks/deploy',
       version: 1,
     });
-    expect((await rejection(client.call('wiki', wikiOps, 'wiki.get', { workspace: 'team', path: 'runbooks/deploy' }, as))).code).toBe('resource_not_found');
+    expect(
+      (await rejection(client.call('wiki', wikiOps, 'wiki.get', { workspace: 'team', path: 'runbooks/deploy' }, as)))
+        .code,
+    ).toBe('resource_not_found');
   });
 
   test('the service re-validates payloads: a bad path or workspace all is invalid_tool_input', async () => {
@@ -76,7 +97,9 @@ describe('wiki-service over the bus', () => {
   });
 
   test('a viewer is refused writes by the service too (dagu-model §9)', async () => {
-    const refused = await rejection(client.call('wiki', wikiOps, 'wiki.put', { workspace: 'team', path: 'x', content: 'x' }, { principal: VIEWER }));
+    const refused = await rejection(
+      client.call('wiki', wikiOps, 'wiki.put', { workspace: 'team', path: 'x', content: 'x' }, { principal: VIEWER }),
+    );
     expect(refused.code).toBe('unauthorized');
   });
 
@@ -85,7 +108,13 @@ describe('wiki-service over the bus', () => {
     try {
       await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['dagu-mcp:wiki-page:team/slow']);
       const late = await rejection(
-        client.call('wiki', wikiOps, 'wiki.put', { workspace: 'team', path: 'slow', content: 'late' }, { ...as, timeoutMs: 300 }),
+        client.call(
+          'wiki',
+          wikiOps,
+          'wiki.put',
+          { workspace: 'team', path: 'slow', content: 'late' },
+          { ...as, timeoutMs: 300 },
+        ),
       );
       expect(late.code).toBe('resource_unavailable');
     } finally {
@@ -93,6 +122,8 @@ describe('wiki-service over the bus', () => {
       holder.release();
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await rejection(client.call('wiki', wikiOps, 'wiki.get', { workspace: 'team', path: 'slow' }, as))).code).toBe('resource_not_found');
+    expect(
+      (await rejection(client.call('wiki', wikiOps, 'wiki.get', { workspace: 'team', path: 'slow' }, as))).code,
+    ).toBe('resource_not_found');
   });
 });

@@ -15,7 +15,13 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { z } from 'zod';
 import { type Redis } from 'ioredis';
-import { busUnavailableError, clientClosedError, deadlineExceededError, internalError, invalidInputError } from './bus-errors';
+import {
+  busUnavailableError,
+  clientClosedError,
+  deadlineExceededError,
+  internalError,
+  invalidInputError,
+} from './bus-errors';
 import { bindLogger, describeError, SILENT_LOGGER, type BusLogger } from './bus-logger';
 import {
   attemptsOf,
@@ -200,7 +206,11 @@ export class BusClient {
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, definition.timeoutMs, this.defaultTimeoutMs);
     const span = trace.getTracer(TRACER_NAME).startSpan(`bus ${service}.${op}`, {
       kind: SpanKind.CLIENT,
-      attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': queueNameOf(service), 'rpc.method': op },
+      attributes: {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': queueNameOf(service),
+        'rpc.method': op,
+      },
     });
     let reply: BusReply;
     try {
@@ -216,7 +226,10 @@ export class BusClient {
     span.end();
     if (!reply.ok) {
       const { code, message, field, details } = reply.error;
-      throw new DaguError(code, message, { ...(field !== undefined ? { field } : {}), ...(details !== undefined ? { details } : {}) });
+      throw new DaguError(code, message, {
+        ...(field !== undefined ? { field } : {}),
+        ...(details !== undefined ? { details } : {}),
+      });
     }
     const replySchema: C[K]['reply'] = definition.reply;
     const data = z.safeParse(replySchema, reply.data);
@@ -258,7 +271,9 @@ export class BusClient {
     this.pending.rejectAll(clientClosedError());
     await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
     this.queues.clear();
-    await Promise.all([this.commands, this.subscriber].map((redis) => (redis ? closeRedisConnection(redis) : Promise.resolve())));
+    await Promise.all(
+      [this.commands, this.subscriber].map((redis) => (redis ? closeRedisConnection(redis) : Promise.resolve())),
+    );
   }
 
   private dispatch(
@@ -284,12 +299,15 @@ export class BusClient {
       ...(requestId !== undefined ? { requestId } : {}),
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then((as) => {
-      this.delivered[as] += 1;
-    }, (error: unknown) => {
-      this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
-      this.pending.reject(jobId, busUnavailableError());
-    });
+    this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then(
+      (as) => {
+        this.delivered[as] += 1;
+      },
+      (error: unknown) => {
+        this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
+        this.pending.reject(jobId, busUnavailableError());
+      },
+    );
     return reply;
   }
 

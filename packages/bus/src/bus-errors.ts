@@ -35,9 +35,13 @@ export function clientClosedError(): DaguError {
  * have been applied; it is not run again.
  */
 export function outcomeUnknownError(op: string): DaguError {
-  return new DaguError('resource_unavailable', `The service stopped while running ${op}; whether it took effect is unknown.`, {
-    details: { outcome: 'unknown' },
-  });
+  return new DaguError(
+    'resource_unavailable',
+    `The service stopped while running ${op}; whether it took effect is unknown.`,
+    {
+      details: { outcome: 'unknown' },
+    },
+  );
 }
 
 /** `internal_error` with the generic message: the cause is logged, never sent. */

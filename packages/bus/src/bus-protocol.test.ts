@@ -54,14 +54,19 @@ describe('bus protocol', () => {
     const ok = encodeReplyMessage('j1', { ok: true, data: { a: 1 } });
     expect(decodeReplyMessage(ok)).toEqual({ id: 'j1', reply: { ok: true, data: { a: 1 } } });
     const failed = encodeReplyMessage('j2', { ok: false, error: { code: 'conflict', message: 'm', field: 'f' } });
-    expect(decodeReplyMessage(failed)?.reply).toEqual({ ok: false, error: { code: 'conflict', message: 'm', field: 'f' } });
+    expect(decodeReplyMessage(failed)?.reply).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: 'm', field: 'f' },
+    });
     expect(decodeReplyMessage('not json')).toBeUndefined();
     expect(decodeReplyMessage('{"id":"x"}')).toBeUndefined();
     expect(decodeReplyMessage('{"id":"x","reply":{"ok":false,"error":{"code":"nope","message":""}}}')).toBeUndefined();
   });
 
   it('reconnects with a capped exponential backoff', () => {
-    expect([1, 2, 3, 4, 5, 6, 100].map((attempt) => reconnectDelayMs(attempt))).toEqual([50, 100, 200, 400, 800, 1000, 1000]);
+    expect([1, 2, 3, 4, 5, 6, 100].map((attempt) => reconnectDelayMs(attempt))).toEqual([
+      50, 100, 200, 400, 800, 1000, 1000,
+    ]);
     expect(reconnectDelayMs(3, 120)).toBe(120);
   });
 });

@@ -37,7 +37,13 @@ async function spawnWorker(prefix: string): Promise<{ child: ChildProcess; handl
     process.execPath,
     ['-r', path.join(fixtures, 'ts-register.js'), path.join(fixtures, 'killable-worker.ts')],
     {
-      env: { ...process.env, REDIS_URL: TEST_REDIS_URL, BUS_PREFIX: prefix, LOCK_MS: String(LOCK_MS), STALLED_MS: String(STALLED_MS) },
+      env: {
+        ...process.env,
+        REDIS_URL: TEST_REDIS_URL,
+        BUS_PREFIX: prefix,
+        LOCK_MS: String(LOCK_MS),
+        STALLED_MS: String(STALLED_MS),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -96,13 +102,23 @@ describe('a service replica killed mid-job', () => {
 
     const survivor = createTestHandlers();
     const worker = new ServiceWorker({
-      service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
-      lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
+      service: 'run',
+      catalog: testOps,
+      handlers: survivor.handlers,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      ...TEST_HANDOFF_OPTION,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_MS,
     });
     await worker.start();
     try {
       await waitFor(async () => (await queue.getJobState(jobId)) !== 'active', 4000, 'the stalled job to leave active');
-      await waitFor(async () => (await queue.getJobCountByTypes('waiting', 'active')) === 0, 2000, 'the queue to drain');
+      await waitFor(
+        async () => (await queue.getJobCountByTypes('waiting', 'active')) === 0,
+        2000,
+        'the queue to drain',
+      );
       expect(survivor.log.handled).toEqual([]);
     } finally {
       await worker.close();
@@ -114,8 +130,14 @@ describe('a service replica killed mid-job', () => {
     const fast = { ...survivor.handlers, slow: async () => ({ sleptMs: 0 }) };
     const { call, jobId } = await callAndKill(8000);
     const worker = new ServiceWorker({
-      service: 'run', catalog: testOps, handlers: fast, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
-      lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
+      service: 'run',
+      catalog: testOps,
+      handlers: fast,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      ...TEST_HANDOFF_OPTION,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_MS,
     });
     await worker.start();
     try {
@@ -123,7 +145,11 @@ describe('a service replica killed mid-job', () => {
       expect(settled).toMatchObject({ ok: true, value: { sleptMs: 0 } });
       expect(settled.elapsedMs).toBeLessThan(8000);
       // The reply is published before BullMQ's completion bookkeeping, so the job may still be active for a moment.
-      await waitFor(async () => (await queue.getJobState(jobId)) !== 'active', 2000, 'the recovered job to leave active');
+      await waitFor(
+        async () => (await queue.getJobState(jobId)) !== 'active',
+        2000,
+        'the recovered job to leave active',
+      );
     } finally {
       await worker.close();
     }
@@ -132,17 +158,28 @@ describe('a service replica killed mid-job', () => {
   it('a survivor does not run again a mutation the killed replica was running: outcome unknown, job failed', async () => {
     const survivor = createTestHandlers();
     const { child, handling } = await spawnWorker(prefix);
-    const call = settle(client.call('run', testOps, 'mutate', { key: 'k1', delayMs: 60_000 }, { ...options, timeoutMs: 8000 }));
+    const call = settle(
+      client.call('run', testOps, 'mutate', { key: 'k1', delayMs: 60_000 }, { ...options, timeoutMs: 8000 }),
+    );
     const jobId = await handling;
     await killHard(child);
     const worker = new ServiceWorker({
-      service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION,
-      lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS,
+      service: 'run',
+      catalog: testOps,
+      handlers: survivor.handlers,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      ...TEST_HANDOFF_OPTION,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_MS,
     });
     await worker.start();
     try {
       const settled = await call;
-      expect(settled).toMatchObject({ ok: false, error: { code: 'resource_unavailable', details: { outcome: 'unknown' } } });
+      expect(settled).toMatchObject({
+        ok: false,
+        error: { code: 'resource_unavailable', details: { outcome: 'unknown' } },
+      });
       expect(settled.elapsedMs).toBeLessThan(8000);
       await waitFor(async () => (await queue.getJobState(jobId)) === 'failed', 2000, 'the mutation job to fail');
       expect(survivor.log.handled).toEqual([]);
@@ -172,7 +209,15 @@ describe('a service replica killed while idle', () => {
         if (typeof fields.requeued === 'number') requeued += fields.requeued;
       },
     };
-    const worker = new ServiceWorker({ service: 'run', catalog: testOps, handlers: survivor.handlers, redisUrl: TEST_REDIS_URL, prefix, logger, ...TEST_HANDOFF_OPTION });
+    const worker = new ServiceWorker({
+      service: 'run',
+      catalog: testOps,
+      handlers: survivor.handlers,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      logger,
+      ...TEST_HANDOFF_OPTION,
+    });
     await worker.start();
     try {
       const { child } = await spawnWorker(prefix);
@@ -180,7 +225,9 @@ describe('a service replica killed while idle', () => {
       // The killed replica's 16 slots stay listed until its alive key (1 s) expires; calls handed to it
       // meanwhile are queued again by the survivor's sweep (every third of a second) and answered.
       const started = Date.now();
-      const calls = Array.from({ length: 40 }, (_, i) => client.call('run', testOps, 'echo', { text: `n${i}` }, { ...options, timeoutMs: 4000 }));
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        client.call('run', testOps, 'echo', { text: `n${i}` }, { ...options, timeoutMs: 4000 }),
+      );
       const replies = await Promise.all(calls);
       expect(replies.map((reply) => reply.text)).toEqual(Array.from({ length: 40 }, (_, i) => `n${i}`));
       expect(Date.now() - started).toBeLessThan(2500);
@@ -204,7 +251,14 @@ describe('Redis going away and coming back', () => {
   beforeAll(async () => {
     await redis.start();
     client = new BusClient({ redisUrl: redis.url, prefix, defaultTimeoutMs: 2000, ...TEST_HANDOFF_OPTION });
-    worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers: createTestHandlers().handlers, redisUrl: redis.url, prefix, ...TEST_HANDOFF_OPTION });
+    worker = new ServiceWorker({
+      service: 'dag',
+      catalog: testOps,
+      handlers: createTestHandlers().handlers,
+      redisUrl: redis.url,
+      prefix,
+      ...TEST_HANDOFF_OPTION,
+    });
     await Promise.all([client.start(), worker.start()]);
   });
   afterAll(async () => {
@@ -214,7 +268,9 @@ describe('Redis going away and coming back', () => {
   });
 
   it('fails calls fast while Redis is down and serves them again after it returns, with the same client and worker', async () => {
-    await expect(client.call('dag', testOps, 'echo', { text: 'before' }, options)).resolves.toMatchObject({ text: 'before' });
+    await expect(client.call('dag', testOps, 'echo', { text: 'before' }, options)).resolves.toMatchObject({
+      text: 'before',
+    });
 
     await redis.stop();
     await waitFor(() => !client.isReady(), 2000, 'the client to notice Redis is down');
@@ -227,6 +283,8 @@ describe('Redis going away and coming back', () => {
 
     await redis.start();
     await waitFor(() => client.isReady() && worker.isReady(), 10_000, 'the client and worker to reconnect');
-    await expect(client.call('dag', testOps, 'echo', { text: 'after' }, options)).resolves.toMatchObject({ text: 'after' });
+    await expect(client.call('dag', testOps, 'echo', { text: 'after' }, options)).resolves.toMatchObject({
+      text: 'after',
+    });
   });
 });

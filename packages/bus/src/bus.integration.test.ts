@@ -23,7 +23,14 @@ import {
 const prefix = randomPrefix('bus');
 const options = { principal: TEST_PRINCIPAL };
 const { handlers, log } = createTestHandlers();
-const worker = new ServiceWorker({ service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, ...TEST_HANDOFF_OPTION });
+const worker = new ServiceWorker({
+  service: 'dag',
+  catalog: testOps,
+  handlers,
+  redisUrl: TEST_REDIS_URL,
+  prefix,
+  ...TEST_HANDOFF_OPTION,
+});
 const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000, ...TEST_HANDOFF_OPTION });
 
 beforeAll(async () => {
@@ -95,7 +102,9 @@ describe('BusClient ↔ ServiceWorker', () => {
   });
 
   it('answers internal_error when the handler returns a reply that fails its schema', async () => {
-    await expect(client.call('dag', testOps, 'badReply', {}, options)).rejects.toMatchObject({ code: 'internal_error' });
+    await expect(client.call('dag', testOps, 'badReply', {}, options)).rejects.toMatchObject({
+      code: 'internal_error',
+    });
   });
 
   it('retries a transient failure while attempts are left', async () => {
@@ -117,7 +126,11 @@ describe('BusClient ↔ ServiceWorker', () => {
     expect(error).toMatchObject({ code: 'resource_unavailable', message: 'Database is down.' });
     const queue = new Queue(queueNameOf('dag'), { connection: { url: TEST_REDIS_URL }, prefix });
     try {
-      await waitFor(async () => (await queue.getJobs(['failed'])).some((job) => job.name === 'flakyMutation'), 2000, 'the job to fail');
+      await waitFor(
+        async () => (await queue.getJobs(['failed'])).some((job) => job.name === 'flakyMutation'),
+        2000,
+        'the job to fail',
+      );
       const failed = (await queue.getJobs(['failed'])).filter((job) => job.name === 'flakyMutation');
       expect(failed.map((job) => [job.opts.attempts, job.attemptsMade])).toEqual([[1, 1]]);
       await sleep(300);
@@ -165,7 +178,11 @@ describe('a request whose deadline passed before any worker took it', () => {
     try {
       expect(await queue.getWaitingCount()).toBe(1);
       await lateWorker.start();
-      await waitFor(async () => (await queue.getJobCountByTypes('waiting', 'active')) === 0, 5000, 'the queue to drain');
+      await waitFor(
+        async () => (await queue.getJobCountByTypes('waiting', 'active')) === 0,
+        5000,
+        'the queue to drain',
+      );
       expect(late.log.handled).toEqual([]);
       expect(late.log.applied).toEqual([]);
       expect(await queue.getFailedCount()).toBe(0);

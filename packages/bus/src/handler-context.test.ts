@@ -5,7 +5,14 @@ import { testOps, type TestOps } from '../test-fixtures/test-ops';
 import { TEST_PRINCIPAL } from '../test-fixtures/bus-test-env';
 
 function contextFor(deadline: number) {
-  return createHandlerContext({ principal: TEST_PRINCIPAL, deadline, op: 'mutate', jobId: 'j1', traceContext: {}, logger: SILENT_LOGGER });
+  return createHandlerContext({
+    principal: TEST_PRINCIPAL,
+    deadline,
+    op: 'mutate',
+    jobId: 'j1',
+    traceContext: {},
+    logger: SILENT_LOGGER,
+  });
 }
 
 describe('createHandlerContext', () => {

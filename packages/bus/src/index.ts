@@ -30,4 +30,9 @@ export {
 } from './bus-errors';
 export { evalScript } from './redis-script';
 export { currentRequestId, runWithRequestId } from './request-scope';
-export { reconnectDelayMs, DEFAULT_MAX_RECONNECT_DELAY_MS, openRedisConnection, closeRedisConnection } from './redis-connection';
+export {
+  reconnectDelayMs,
+  DEFAULT_MAX_RECONNECT_DELAY_MS,
+  openRedisConnection,
+  closeRedisConnection,
+} from './redis-connection';

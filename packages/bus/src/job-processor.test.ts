@@ -4,7 +4,12 @@ import { processBusJob, type JobInput } from './job-processor';
 import { createTestHandlers, testOps } from '../test-fixtures/test-ops';
 import { TEST_PRINCIPAL } from '../test-fixtures/bus-test-env';
 
-function job(op: string, payload: unknown, overrides: Partial<BusRequest> = {}, attempts = { made: 0, max: 1, stalled: 0 }): JobInput {
+function job(
+  op: string,
+  payload: unknown,
+  overrides: Partial<BusRequest> = {},
+  attempts = { made: 0, max: 1, stalled: 0 },
+): JobInput {
   const request: BusRequest = {
     op,
     payload,
@@ -14,13 +19,22 @@ function job(op: string, payload: unknown, overrides: Partial<BusRequest> = {}, 
     replyTo: 'dagu:reply:c1',
     ...overrides,
   };
-  return { data: request, jobId: 'job-1', attemptsMade: attempts.made, maxAttempts: attempts.max, stalledCount: attempts.stalled };
+  return {
+    data: request,
+    jobId: 'job-1',
+    attemptsMade: attempts.made,
+    maxAttempts: attempts.max,
+    stalledCount: attempts.stalled,
+  };
 }
 
 /** A logger that keeps its lines, to assert what was logged. */
-function recordingLogger(): BusLogger & { lines: { level: string; fields: Record<string, unknown>; message: string }[] } {
+function recordingLogger(): BusLogger & {
+  lines: { level: string; fields: Record<string, unknown>; message: string }[];
+} {
   const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) =>
+    void lines.push({ level, fields, message });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -54,17 +68,30 @@ describe('processBusJob', () => {
       reason: 'malformed_request',
     });
     const { outcome } = await run({ data: { replyTo: 'r', op: 'echo' }, jobId: 'j', attemptsMade: 0, maxAttempts: 1 });
-    expect(outcome).toMatchObject({ kind: 'reply', replyTo: 'r', failJob: true, reply: { ok: false, error: { code: 'internal_error' } } });
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      replyTo: 'r',
+      failJob: true,
+      reply: { ok: false, error: { code: 'internal_error' } },
+    });
   });
 
   it.each(['nope', 'constructor', 'toString'])('answers the unknown op %p with internal_error', async (op) => {
     const { outcome } = await run(job(op, {}));
-    expect(outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'internal_error' } } });
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      failJob: true,
+      reply: { ok: false, error: { code: 'internal_error' } },
+    });
   });
 
   it('answers a payload failing its schema with invalid_tool_input and the field', async () => {
     const { outcome, log } = await run(job('echo', { text: 7 }));
-    expect(outcome).toMatchObject({ kind: 'reply', failJob: false, reply: { ok: false, error: { code: 'invalid_tool_input', field: 'text' } } });
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      failJob: false,
+      reply: { ok: false, error: { code: 'invalid_tool_input', field: 'text' } },
+    });
     expect(log.handled).toEqual([]);
   });
 
@@ -81,7 +108,11 @@ describe('processBusJob', () => {
     const { outcome, lines } = await run(job('crash', {}));
     expect(lines).toContainEqual({
       level: 'error',
-      fields: expect.objectContaining({ jobId: 'job-1', op: 'crash', error: expect.objectContaining({ message: 'secret stack detail' }) }),
+      fields: expect.objectContaining({
+        jobId: 'job-1',
+        op: 'crash',
+        error: expect.objectContaining({ message: 'secret stack detail' }),
+      }),
       message: 'bus handler threw an unexpected error',
     });
     expect(outcome).toEqual({
@@ -95,25 +126,41 @@ describe('processBusJob', () => {
 
   it('answers internal_error when the reply fails its schema', async () => {
     const { outcome } = await run(job('badReply', {}));
-    expect(outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'internal_error' } } });
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      failJob: true,
+      reply: { ok: false, error: { code: 'internal_error' } },
+    });
   });
 
   it('retries a transient error while attempts are left, then answers it', async () => {
     const first = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 0, max: 3, stalled: 0 }));
     expect(first.outcome).toMatchObject({ kind: 'retry', error: { code: 'resource_unavailable' } });
     const last = await run(job('flaky', { key: 'k', failTimes: 9 }, {}, { made: 2, max: 3, stalled: 0 }));
-    expect(last.outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'resource_unavailable' } } });
+    expect(last.outcome).toMatchObject({
+      kind: 'reply',
+      failJob: true,
+      reply: { ok: false, error: { code: 'resource_unavailable' } },
+    });
   });
 
   it('a mutation that reaches its deadline mid-way is not applied and not retried', async () => {
-    const { outcome, log } = await run(job('mutate', { key: 'k', delayMs: 80 }, { deadline: Date.now() + 30 }, { made: 0, max: 3, stalled: 0 }));
+    const { outcome, log } = await run(
+      job('mutate', { key: 'k', delayMs: 80 }, { deadline: Date.now() + 30 }, { made: 0, max: 3, stalled: 0 }),
+    );
     expect(outcome).toMatchObject({ kind: 'reply', reply: { ok: false, error: { code: 'resource_unavailable' } } });
     expect(log.applied).toEqual([]);
   });
 
   it('never retries a transient failure of a mutation, even with attempts left: it is answered and the job failed', async () => {
-    const { outcome, log } = await run(job('flakyMutation', { key: 'm', failTimes: 1 }, {}, { made: 0, max: 3, stalled: 0 }));
-    expect(outcome).toMatchObject({ kind: 'reply', failJob: true, reply: { ok: false, error: { code: 'resource_unavailable', message: 'Database is down.' } } });
+    const { outcome, log } = await run(
+      job('flakyMutation', { key: 'm', failTimes: 1 }, {}, { made: 0, max: 3, stalled: 0 }),
+    );
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      failJob: true,
+      reply: { ok: false, error: { code: 'resource_unavailable', message: 'Database is down.' } },
+    });
     expect(log.attempts.get('m')).toBe(1);
   });
 

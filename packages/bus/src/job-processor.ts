@@ -1,4 +1,11 @@
-import { BusRequestSchema, DaguError, isTransientCode, type BusReply, type OpCatalog, type OpDefinition } from '@dagu-mcp/contracts';
+import {
+  BusRequestSchema,
+  DaguError,
+  isTransientCode,
+  type BusReply,
+  type OpCatalog,
+  type OpDefinition,
+} from '@dagu-mcp/contracts';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { internalError, invalidInputError, outcomeUnknownError } from './bus-errors';
 import { bindLogger, describeError, type BusLogger } from './bus-logger';
@@ -99,14 +106,21 @@ export async function processBusJob<C extends OpCatalog>(
   if (definition.mutation && (job.stalledCount ?? 0) > 0) {
     // The replica that took this mutation died while running it (BullMQ's stalled check put it back): it may
     // have been applied. Not run again (no automatic retry of a mutation); the caller learns its fate is unknown.
-    logger.warn({ jobId: job.jobId, op, stalledCount: job.stalledCount }, 'bus mutation not run again after its replica stopped');
+    logger.warn(
+      { jobId: job.jobId, op, stalledCount: job.stalledCount },
+      'bus mutation not run again after its replica stopped',
+    );
     return { kind: 'reply', replyTo, deadline, reply: failed(outcomeUnknownError(op)), failJob: true };
   }
   const payload = definition.request.safeParse(request.payload);
   if (!payload.success) {
     return { kind: 'reply', replyTo, deadline, reply: failed(invalidInputError(op, payload.error)), failJob: false };
   }
-  const jobLogger = bindLogger(logger, { op, jobId: job.jobId, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}) });
+  const jobLogger = bindLogger(logger, {
+    op,
+    jobId: job.jobId,
+    ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+  });
   const { context: handlerContext, dispose } = createHandlerContext({
     principal: request.principal,
     deadline,
@@ -119,7 +133,10 @@ export async function processBusJob<C extends OpCatalog>(
   const parent = propagation.extract(ROOT_CONTEXT, request.traceContext);
   const span = trace.getTracer('dagu-mcp').startSpan(
     `handle ${op}`,
-    { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.jobId, 'rpc.method': op } },
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: { 'messaging.system': 'bullmq', 'messaging.message.id': job.jobId, 'rpc.method': op },
+    },
     parent,
   );
   let result: unknown;
@@ -141,7 +158,14 @@ export async function processBusJob<C extends OpCatalog>(
   return { kind: 'reply', replyTo, deadline, reply: { ok: true, data: result }, failJob: false };
 }
 
-function outcomeOfThrow(error: unknown, job: JobInput, mutation: boolean, replyTo: string, deadline: number, logger: BusLogger): JobOutcome {
+function outcomeOfThrow(
+  error: unknown,
+  job: JobInput,
+  mutation: boolean,
+  replyTo: string,
+  deadline: number,
+  logger: BusLogger,
+): JobOutcome {
   if (error instanceof DaguError) {
     const transient = isTransientCode(error.code);
     if (transient && !mutation && job.attemptsMade + 1 < job.maxAttempts && Date.now() < deadline) {

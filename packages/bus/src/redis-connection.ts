@@ -60,7 +60,10 @@ export function openRedisConnection(redisUrl: string, role: ConnectionRole, name
   const redis = new Redis(redisUrl, optionsFor(role, name));
   let lost = false;
   redis.on('error', (error: unknown) => {
-    logger.debug({ connection: name, error: error instanceof Error ? error.message : String(error) }, 'redis connection error');
+    logger.debug(
+      { connection: name, error: error instanceof Error ? error.message : String(error) },
+      'redis connection error',
+    );
   });
   redis.on('close', () => {
     if (!lost) logger.warn({ connection: name }, 'redis connection lost');

@@ -12,7 +12,12 @@ const shas = new Map<string, string>();
  * @returns the script's reply.
  * @throws the Redis error (connection down: ioredis's error).
  */
-export async function evalScript(redis: Redis, script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown> {
+export async function evalScript(
+  redis: Redis,
+  script: string,
+  numKeys: number,
+  ...args: Array<string | number>
+): Promise<unknown> {
   let sha = shas.get(script);
   if (sha === undefined) {
     sha = createHash('sha1').update(script).digest('hex');

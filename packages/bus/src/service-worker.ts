@@ -172,7 +172,10 @@ export class ServiceWorker<C extends OpCatalog> {
     });
     this.lane = lane;
     const completionKeys = bullKeysOf(worker, ['active', 'events', 'stalled', 'meta', 'wait', 'prioritized']);
-    this.completer = new JobCompleter(connection, { ...completionKeys, idle: handoffKeysOf(prefix, queueNameOf(service)).idle });
+    this.completer = new JobCompleter(connection, {
+      ...completionKeys,
+      idle: handoffKeysOf(prefix, queueNameOf(service)).idle,
+    });
     await lane.start();
   }
 
@@ -250,7 +253,8 @@ export class ServiceWorker<C extends OpCatalog> {
     try {
       const processed = await this.execute(handedOffInput(handed, opts), false);
       clearInterval(renew);
-      const reply = processed.reply !== undefined && Date.now() < processed.reply.deadline ? processed.reply : undefined;
+      const reply =
+        processed.reply !== undefined && Date.now() < processed.reply.deadline ? processed.reply : undefined;
       if (processed.failure === undefined && removesOnComplete(opts)) {
         try {
           await completer.complete(worker.toKey(handed.id), handed.id, handed.token, reply, this.lane?.releaseSlot());
@@ -279,7 +283,10 @@ export class ServiceWorker<C extends OpCatalog> {
    */
   private async execute(job: JobInput, publishNow: boolean): Promise<Processed> {
     try {
-      const processed = processedOf(await processBusJob(this.options.catalog, this.options.handlers, job, this.logger), job.jobId);
+      const processed = processedOf(
+        await processBusJob(this.options.catalog, this.options.handlers, job, this.logger),
+        job.jobId,
+      );
       if (!publishNow || processed.reply === undefined) return processed;
       if (Date.now() < processed.reply.deadline) await this.publish(processed.reply, job.jobId);
       return processed.failure === undefined ? {} : { failure: processed.failure };
@@ -326,7 +333,11 @@ function processedOf(outcome: JobOutcome, jobId: string): Processed {
     case 'retry':
       return { failure: outcome.error };
     case 'reply': {
-      const reply = { channel: outcome.replyTo, message: encodeReplyMessage(jobId, outcome.reply), deadline: outcome.deadline };
+      const reply = {
+        channel: outcome.replyTo,
+        message: encodeReplyMessage(jobId, outcome.reply),
+        deadline: outcome.deadline,
+      };
       if (!outcome.failJob) return { reply };
       const reason = outcome.reply.ok ? 'failed' : `${outcome.reply.error.code}: ${outcome.reply.error.message}`;
       return { reply, failure: new UnrecoverableError(reason) };
@@ -336,7 +347,13 @@ function processedOf(outcome: JobOutcome, jobId: string): Processed {
 
 /** The processor's input of a job BullMQ fetched. */
 function inputOf(job: BusJob): JobInput {
-  return { data: job.data, jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1, stalledCount: job.stalledCounter };
+  return {
+    data: job.data,
+    jobId: job.id ?? '',
+    attemptsMade: job.attemptsMade,
+    maxAttempts: job.opts.attempts ?? 1,
+    stalledCount: job.stalledCounter,
+  };
 }
 
 /** The processor's input of a handed-off job (always its first attempt); unparsable JSON becomes `undefined`. */

@@ -79,5 +79,12 @@ export async function codeOf(promise: Promise<unknown>): Promise<ErrorCode> {
 
 /** A valid `echo` bus request from {@link TEST_PRINCIPAL}, due in a minute, answered on `replyTo`. */
 export function echoRequest(replyTo: string): BusRequest {
-  return { op: 'echo', payload: { text: 'hi' }, principal: TEST_PRINCIPAL, deadline: Date.now() + 60_000, traceContext: {}, replyTo };
+  return {
+    op: 'echo',
+    payload: { text: 'hi' },
+    principal: TEST_PRINCIPAL,
+    deadline: Date.now() + 60_000,
+    traceContext: {},
+    replyTo,
+  };
 }

@@ -25,7 +25,8 @@ export class ThrowawayRedis {
     this.process = child;
     const until = Date.now() + 5000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} (port ${this.port} in use?).`);
+      if (child.exitCode !== null)
+        throw new Error(`redis-server exited with ${child.exitCode} (port ${this.port} in use?).`);
       if (await this.answers()) return;
       if (Date.now() > until) throw new Error('redis-server did not start within 5 s.');
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,5 +1,14 @@
 import type { z } from 'zod';
-import { BusReplySchema, BusRequestSchema, defineOps, PingReplySchema, PingRequestSchema, ReplyMessageSchema, TraceContextSchema, type OpDefinition } from './bus';
+import {
+  BusReplySchema,
+  BusRequestSchema,
+  defineOps,
+  PingReplySchema,
+  PingRequestSchema,
+  ReplyMessageSchema,
+  TraceContextSchema,
+  type OpDefinition,
+} from './bus';
 import { dagOps, runOps, wikiOps } from './ops';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
@@ -9,7 +18,14 @@ function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
 }
 
 const principal = { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' };
-const request = { op: 'dag.get', payload: { name: 'a' }, principal, deadline: 1_900_000_000_000, traceContext: {}, replyTo: 'dagu:reply:c1' };
+const request = {
+  op: 'dag.get',
+  payload: { name: 'a' },
+  principal,
+  deadline: 1_900_000_000_000,
+  traceContext: {},
+  replyTo: 'dagu:reply:c1',
+};
 
 describe('bus contracts (docs/architecture.md "Request flow")', () => {
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
@@ -21,16 +37,46 @@ describe('bus contracts (docs/architecture.md "Request flow")', () => {
     ['request: deadline 0', BusRequestSchema, { ...request, deadline: 0 }, 'deadline'],
     ['request: deadline as a string', BusRequestSchema, { ...request, deadline: '2030-01-01' }, 'deadline'],
     ['request: empty replyTo', BusRequestSchema, { ...request, replyTo: '' }, 'replyTo'],
-    ['request: principal without role', BusRequestSchema, { ...request, principal: { ...principal, role: undefined } }, 'principal.role'],
-    ['request: principal with an unknown role', BusRequestSchema, { ...request, principal: { ...principal, role: 'root' } }, 'principal.role'],
+    [
+      'request: principal without role',
+      BusRequestSchema,
+      { ...request, principal: { ...principal, role: undefined } },
+      'principal.role',
+    ],
+    [
+      'request: principal with an unknown role',
+      BusRequestSchema,
+      { ...request, principal: { ...principal, role: 'root' } },
+      'principal.role',
+    ],
     ['request: with the gateway request id', BusRequestSchema, { ...request, requestId: 'req-1' }, null],
     ['request: empty request id', BusRequestSchema, { ...request, requestId: '' }, 'requestId'],
-    ['request: request id over 128 characters', BusRequestSchema, { ...request, requestId: 'r'.repeat(129) }, 'requestId'],
-    ['request: traceparent not a string', BusRequestSchema, { ...request, traceContext: { traceparent: 1 } }, 'traceContext.traceparent'],
+    [
+      'request: request id over 128 characters',
+      BusRequestSchema,
+      { ...request, requestId: 'r'.repeat(129) },
+      'requestId',
+    ],
+    [
+      'request: traceparent not a string',
+      BusRequestSchema,
+      { ...request, traceContext: { traceparent: 1 } },
+      'traceContext.traceparent',
+    ],
     ['trace context: both headers', TraceContextSchema, { traceparent: '00-abc-def-01', tracestate: 'k=v' }, null],
     ['reply: ok with data', BusReplySchema, { ok: true, data: { name: 'a' } }, null],
-    ['reply: failure with an error object', BusReplySchema, { ok: false, error: { code: 'resource_unavailable', message: 'm', details: { requestId: 'r' } } }, null],
-    ['reply: failure with an unknown code', BusReplySchema, { ok: false, error: { code: 'boom', message: 'm' } }, 'error.code'],
+    [
+      'reply: failure with an error object',
+      BusReplySchema,
+      { ok: false, error: { code: 'resource_unavailable', message: 'm', details: { requestId: 'r' } } },
+      null,
+    ],
+    [
+      'reply: failure with an unknown code',
+      BusReplySchema,
+      { ok: false, error: { code: 'boom', message: 'm' } },
+      'error.code',
+    ],
     ['reply: failure without error', BusReplySchema, { ok: false }, 'error'],
     ['reply: ok not a boolean', BusReplySchema, { ok: 'yes', data: 1 }, 'ok'],
     ['reply message: id and reply', ReplyMessageSchema, { id: 'j1', reply: { ok: true, data: null } }, null],
@@ -51,8 +97,11 @@ describe('bus contracts (docs/architecture.md "Request flow")', () => {
   });
 
   const catalog: Record<string, OpDefinition> = { ...dagOps, ...runOps, ...wikiOps };
-  test.each(Object.entries(catalog))('op %s: a mutation never declares retries (CONTRIBUTING §6)', (_op, definition) => {
-    if (definition.mutation) expect(definition.attempts ?? 1).toBe(1);
-    expect(typeof definition.mutation).toBe('boolean');
-  });
+  test.each(Object.entries(catalog))(
+    'op %s: a mutation never declares retries (CONTRIBUTING §6)',
+    (_op, definition) => {
+      if (definition.mutation) expect(definition.attempts ?? 1).toBe(1);
+      expect(typeof definition.mutation).toBe('boolean');
+    },
+  );
 });

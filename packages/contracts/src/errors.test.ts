@@ -14,8 +14,18 @@ describe('error contracts (020/021/022/036 error objects, dagu-model §10)', () 
     ['code: unknown', ErrorCodeSchema, 'not_found', ''],
     ['code: upper case', ErrorCodeSchema, 'INTERNAL_ERROR', ''],
     ['error: code and message', ServiceErrorSchema, { code: 'conflict', message: 'Taken.' }, null],
-    ['error: field and details', ServiceErrorSchema, { code: 'invalid_tool_input', message: 'm', field: 'name', details: { issues: [] } }, null],
-    ['error: details.requestId', ServiceErrorSchema, { code: 'internal_error', message: 'Internal error.', details: { requestId: 'r1' } }, null],
+    [
+      'error: field and details',
+      ServiceErrorSchema,
+      { code: 'invalid_tool_input', message: 'm', field: 'name', details: { issues: [] } },
+      null,
+    ],
+    [
+      'error: details.requestId',
+      ServiceErrorSchema,
+      { code: 'internal_error', message: 'Internal error.', details: { requestId: 'r1' } },
+      null,
+    ],
     ['error: unknown code', ServiceErrorSchema, { code: 'oops', message: 'm' }, 'code'],
     ['error: missing message', ServiceErrorSchema, { code: 'conflict' }, 'message'],
     ['error: field not a string', ServiceErrorSchema, { code: 'conflict', message: 'm', field: 3 }, 'field'],
@@ -30,7 +40,12 @@ describe('error contracts (020/021/022/036 error objects, dagu-model §10)', () 
     const bare = new DaguError('resource_not_found', 'No DAG x.');
     expect(bare.toServiceError()).toEqual({ code: 'resource_not_found', message: 'No DAG x.' });
     const full = new DaguError('invalid_tool_input', 'Bad name.', { field: 'name', details: { didYouMean: ['y'] } });
-    expect(full.toServiceError()).toEqual({ code: 'invalid_tool_input', message: 'Bad name.', field: 'name', details: { didYouMean: ['y'] } });
+    expect(full.toServiceError()).toEqual({
+      code: 'invalid_tool_input',
+      message: 'Bad name.',
+      field: 'name',
+      details: { didYouMean: ['y'] },
+    });
     expect(ServiceErrorSchema.parse(full.toServiceError())).toEqual(full.toServiceError());
     expect(full).toBeInstanceOf(Error);
     expect(full.name).toBe('DaguError');

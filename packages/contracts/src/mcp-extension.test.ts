@@ -1,5 +1,13 @@
 import type { z } from 'zod';
-import { callChannel, callQueueKey, catalogKey, ExtensionCallSchema, ExtensionCatalogSchema, ExtensionEventSchema, ExtensionReplySchema } from './mcp-extension';
+import {
+  callChannel,
+  callQueueKey,
+  catalogKey,
+  ExtensionCallSchema,
+  ExtensionCatalogSchema,
+  ExtensionEventSchema,
+  ExtensionReplySchema,
+} from './mcp-extension';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
 function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
@@ -8,13 +16,27 @@ function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
 }
 
 const principal = { id: 'u1', subject: 'alice', role: 'admin', credentialType: 'none' };
-const call = { callId: 'c1', method: 'tools/call', params: {}, principal, sessionId: 's', clientCapabilities: {}, replyTo: 'p:replica:1', deadline: 1 };
+const call = {
+  callId: 'c1',
+  method: 'tools/call',
+  params: {},
+  principal,
+  sessionId: 's',
+  clientCapabilities: {},
+  replyTo: 'p:replica:1',
+  deadline: 1,
+};
 
 describe('MCP extension wire protocol (docs/mcp-transport.md "Extensions")', () => {
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['catalog: empty gets defaults', ExtensionCatalogSchema, {}, null],
     ['catalog: tool without a name', ExtensionCatalogSchema, { tools: [{}] }, 'tools.0.name'],
-    ['catalog: template without uriTemplate', ExtensionCatalogSchema, { resourceTemplates: [{ name: 't' }] }, 'resourceTemplates.0.uriTemplate'],
+    [
+      'catalog: template without uriTemplate',
+      ExtensionCatalogSchema,
+      { resourceTemplates: [{ name: 't' }] },
+      'resourceTemplates.0.uriTemplate',
+    ],
     ['catalog: empty uri prefix', ExtensionCatalogSchema, { uriPrefixes: [''] }, 'uriPrefixes.0'],
     ['call: tools/call', ExtensionCallSchema, call, null],
     ['call: unknown method', ExtensionCallSchema, { ...call, method: 'tools/list' }, 'method'],
@@ -22,7 +44,12 @@ describe('MCP extension wire protocol (docs/mcp-transport.md "Extensions")', () 
     ['call: empty replyTo', ExtensionCallSchema, { ...call, replyTo: '' }, 'replyTo'],
     ['event: result', ExtensionEventSchema, { t: 'ext', callId: 'c1', type: 'result', result: {} }, null],
     ['event: close-stream', ExtensionEventSchema, { t: 'ext', callId: 'c1', type: 'close-stream' }, null],
-    ['event: error without a code', ExtensionEventSchema, { t: 'ext', callId: 'c1', type: 'error', error: { message: 'x' } }, 'error.code'],
+    [
+      'event: error without a code',
+      ExtensionEventSchema,
+      { t: 'ext', callId: 'c1', type: 'error', error: { message: 'x' } },
+      'error.code',
+    ],
     ['event: unknown type', ExtensionEventSchema, { t: 'ext', callId: 'c1', type: 'progress' }, 'type'],
     ['event: wrong routing tag', ExtensionEventSchema, { t: 'bus', callId: 'c1', type: 'close-stream' }, 't'],
     ['reply: cancel', ExtensionReplySchema, { type: 'cancel' }, null],

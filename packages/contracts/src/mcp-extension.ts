@@ -54,7 +54,14 @@ export const ExtensionCatalogSchema = z.object({
 export type ExtensionCatalog = z.infer<typeof ExtensionCatalogSchema>;
 
 /** Methods an extension may be asked to serve. */
-export const EXTENSION_METHODS = ['tools/call', 'resources/read', 'prompts/get', 'completion/complete', 'resources/subscribe', 'resources/unsubscribe'] as const;
+export const EXTENSION_METHODS = [
+  'tools/call',
+  'resources/read',
+  'prompts/get',
+  'completion/complete',
+  'resources/subscribe',
+  'resources/unsubscribe',
+] as const;
 
 /** One call, as queued for the extension. `deadline` is epoch ms. */
 export const ExtensionCallSchema = z.object({
@@ -74,17 +81,38 @@ const JsonRpcErrorShape = z.object({ code: z.number().int(), message: z.string()
 
 /** Extension → gateway, on the call's `replyTo`. `t` is always `ext` (the replica channel's routing tag). */
 export const ExtensionEventSchema = z.discriminatedUnion('type', [
-  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('notify'), notification: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }) }),
-  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('request'), key: z.string(), request: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }) }),
+  z.object({
+    t: z.literal('ext'),
+    callId: z.string(),
+    type: z.literal('notify'),
+    notification: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }),
+  }),
+  z.object({
+    t: z.literal('ext'),
+    callId: z.string(),
+    type: z.literal('request'),
+    key: z.string(),
+    request: z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }),
+  }),
   z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('close-stream') }),
-  z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('result'), result: z.record(z.string(), z.unknown()) }),
+  z.object({
+    t: z.literal('ext'),
+    callId: z.string(),
+    type: z.literal('result'),
+    result: z.record(z.string(), z.unknown()),
+  }),
   z.object({ t: z.literal('ext'), callId: z.string(), type: z.literal('error'), error: JsonRpcErrorShape }),
 ]);
 export type ExtensionEvent = z.infer<typeof ExtensionEventSchema>;
 
 /** Gateway → extension, on `<p>:mcp:ext:call:<callId>`. */
 export const ExtensionReplySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('response'), key: z.string(), result: z.record(z.string(), z.unknown()).optional(), error: JsonRpcErrorShape.optional() }),
+  z.object({
+    type: z.literal('response'),
+    key: z.string(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: JsonRpcErrorShape.optional(),
+  }),
   z.object({ type: z.literal('cancel') }),
 ]);
 export type ExtensionReply = z.infer<typeof ExtensionReplySchema>;

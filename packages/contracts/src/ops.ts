@@ -122,4 +122,3 @@ export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps } as const;
 export type DagOps = typeof dagOps;
 export type RunOps = typeof runOps;
 export type WikiOps = typeof wikiOps;
-

@@ -1,6 +1,14 @@
 import {
-  ACTIVE_RUN_STATUSES, ENDED_RUN_STATUSES, RUN_STATUS_LABELS, RunStatus, STEP_STATUS_LABELS, StepStatus, TERMINAL_RUN_STATUSES,
-  WAITING_RUN_STATUS, runStatusLabel, stepStatusLabel,
+  ACTIVE_RUN_STATUSES,
+  ENDED_RUN_STATUSES,
+  RUN_STATUS_LABELS,
+  RunStatus,
+  STEP_STATUS_LABELS,
+  StepStatus,
+  TERMINAL_RUN_STATUSES,
+  WAITING_RUN_STATUS,
+  runStatusLabel,
+  stepStatusLabel,
 } from './run-status';
 
 describe('run and step statuses (dagu-model §1)', () => {

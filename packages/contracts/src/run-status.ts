@@ -37,17 +37,38 @@ export type StepStatusCode = (typeof StepStatus)[keyof typeof StepStatus];
 
 /** DAG-run status labels, indexed by status int (dagu-model §1). */
 export const RUN_STATUS_LABELS = [
-  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'queued', 'partially_succeeded', 'waiting', 'rejected',
+  'not_started',
+  'running',
+  'failed',
+  'aborted',
+  'succeeded',
+  'queued',
+  'partially_succeeded',
+  'waiting',
+  'rejected',
 ] as const;
 export type RunStatusLabel = (typeof RUN_STATUS_LABELS)[number];
 /** Step (node) status labels, indexed by status int (dagu-model §1); 9 = retrying. */
 export const STEP_STATUS_LABELS = [
-  'not_started', 'running', 'failed', 'aborted', 'succeeded', 'skipped', 'partially_succeeded', 'waiting', 'rejected', 'retrying',
+  'not_started',
+  'running',
+  'failed',
+  'aborted',
+  'succeeded',
+  'skipped',
+  'partially_succeeded',
+  'waiting',
+  'rejected',
+  'retrying',
 ] as const;
 
 /** Terminal run statuses: a `wait` ends at these (036). */
 export const TERMINAL_RUN_STATUSES: ReadonlySet<number> = new Set<number>([
-  RunStatus.failed, RunStatus.aborted, RunStatus.succeeded, RunStatus.partiallySucceeded, RunStatus.rejected,
+  RunStatus.failed,
+  RunStatus.aborted,
+  RunStatus.succeeded,
+  RunStatus.partiallySucceeded,
+  RunStatus.rejected,
 ]);
 /** The waiting checkpoint (human task or approval gate): ends a `wait` with `completed=false`. */
 export const WAITING_RUN_STATUS = RunStatus.waiting;
@@ -57,7 +78,12 @@ export const ACTIVE_RUN_STATUSES: readonly number[] = [RunStatus.running, RunSta
 
 /** Run statuses of a run that ended: `finished_at` is set, retention may delete it (not started counts: it never will). */
 export const ENDED_RUN_STATUSES: readonly number[] = [
-  RunStatus.notStarted, RunStatus.failed, RunStatus.aborted, RunStatus.succeeded, RunStatus.partiallySucceeded, RunStatus.rejected,
+  RunStatus.notStarted,
+  RunStatus.failed,
+  RunStatus.aborted,
+  RunStatus.succeeded,
+  RunStatus.partiallySucceeded,
+  RunStatus.rejected,
 ];
 
 /** The label of a run status; `unknown` for an int outside the enum. */

@@ -9,7 +9,10 @@ import { ForeachItemsQuerySchema, RunsQuerySchema, StepLogQuerySchema } from './
  */
 
 const DagName = z.string().min(1).max(40);
-const DagRunId = z.string().regex(/^[-a-zA-Z0-9_]+$/).max(64);
+const DagRunId = z
+  .string()
+  .regex(/^[-a-zA-Z0-9_]+$/)
+  .max(64);
 const Timestamp = z.string();
 
 /**
@@ -55,7 +58,11 @@ export const RunRetryRequestSchema = z.strictObject({
 export const RunStopRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId });
 
 /** `run.get`: the run-detail model (021, dagu-model §5); `subRunId` addresses a child run. */
-export const RunGetRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId, subRunId: DagRunId.optional() });
+export const RunGetRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  subRunId: DagRunId.optional(),
+});
 
 /** One step entry of a run detail (021 run detail model, dagu-model §5). */
 export const RunStepSchema = z.looseObject({
@@ -94,14 +101,32 @@ export const RunSummarySchema = z.looseObject({
   startedAt: Timestamp.optional(),
   finishedAt: Timestamp.optional(),
 });
-export const RunListReplySchema = z.looseObject({ items: z.array(RunSummarySchema), nextCursor: z.string().optional() });
+export const RunListReplySchema = z.looseObject({
+  items: z.array(RunSummarySchema),
+  nextCursor: z.string().optional(),
+});
 
 /** `run.logs`: the run-log model (021): scheduler log (tail, default 500) and per-step stream flags. */
-export const RunLogsRequestSchema = z.strictObject({ dagName: DagName, dagRunId: DagRunId, tail: z.number().int().min(1).max(10000).optional() });
+export const RunLogsRequestSchema = z.strictObject({
+  dagName: DagName,
+  dagRunId: DagRunId,
+  tail: z.number().int().min(1).max(10000).optional(),
+});
 export const RunLogsReplySchema = z.looseObject({
-  schedulerLog: z.looseObject({ content: z.string(), lineCount: z.number().int(), totalLines: z.number().int(), hasMore: z.boolean() }),
+  schedulerLog: z.looseObject({
+    content: z.string(),
+    lineCount: z.number().int(),
+    totalLines: z.number().int(),
+    hasMore: z.boolean(),
+  }),
   stepLogs: z.array(
-    z.looseObject({ stepName: z.string(), status: z.number().int(), statusLabel: z.string(), hasStdout: z.boolean(), hasStderr: z.boolean() }),
+    z.looseObject({
+      stepName: z.string(),
+      status: z.number().int(),
+      statusLabel: z.string(),
+      hasStdout: z.boolean(),
+      hasStderr: z.boolean(),
+    }),
   ),
 });
 
@@ -161,8 +186,22 @@ export const ForeachItemsRequestSchema = z.strictObject({
 });
 export const ForeachItemsReplySchema = z.looseObject({
   total: z.number().int(),
-  counts: z.looseObject({ notStarted: z.number().int(), running: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), aborted: z.number().int() }),
-  items: z.array(z.looseObject({ item: z.string(), index: z.number().int(), key: z.string(), status: z.number().int(), statusLabel: z.string() })),
+  counts: z.looseObject({
+    notStarted: z.number().int(),
+    running: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    aborted: z.number().int(),
+  }),
+  items: z.array(
+    z.looseObject({
+      item: z.string(),
+      index: z.number().int(),
+      key: z.string(),
+      status: z.number().int(),
+      statusLabel: z.string(),
+    }),
+  ),
 });
 
 /** `run.foreachItem`: the foreach-item model (021): one item and its body steps. */
@@ -179,7 +218,15 @@ export const ForeachItemReplySchema = z.looseObject({
   index: z.number().int(),
   status: z.number().int(),
   statusLabel: z.string(),
-  steps: z.array(z.looseObject({ name: z.string(), status: z.number().int(), statusLabel: z.string(), hasStdout: z.boolean(), hasStderr: z.boolean() })),
+  steps: z.array(
+    z.looseObject({
+      name: z.string(),
+      status: z.number().int(),
+      statusLabel: z.string(),
+      hasStdout: z.boolean(),
+      hasStderr: z.boolean(),
+    }),
+  ),
 });
 
 /** `run.latest`: the latest run of each named DAG (for 021 `dag.latestRun`). Names without runs are absent. */

@@ -74,10 +74,7 @@ export function isRegName(host: string): boolean {
  * a lone surrogate makes this throw `URIError`.
  */
 export function encodeComponent(value: string): string {
-  return encodeURIComponent(value).replace(
-    EXTRA_ESCAPES,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  return encodeURIComponent(value).replace(EXTRA_ESCAPES, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /**

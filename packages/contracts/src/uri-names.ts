@@ -40,9 +40,7 @@ function codePointLength(text: string): number {
  * (dagu-model §2).
  */
 export function isValidDagName(name: string): boolean {
-  return (
-    name.length <= DAG_NAME_MAX_LENGTH && DAG_NAME_PATTERN.test(name) && name !== '.' && name !== '..'
-  );
+  return name.length <= DAG_NAME_MAX_LENGTH && DAG_NAME_PATTERN.test(name) && name !== '.' && name !== '..';
 }
 
 /** DAG-run id (root or child `subRunId`): `^[-a-zA-Z0-9_]+$`, at most 64 characters (dagu-model §2). */

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import type {
-  DagsQuery,
-  ForeachItemsQuery,
-  RunLogsQuery,
-  RunsQuery,
-  StepLogQuery,
-  WikiQuery,
-} from './read-query';
+import type { DagsQuery, ForeachItemsQuery, RunLogsQuery, RunsQuery, StepLogQuery, WikiQuery } from './read-query';
 
 /**
  * The parsed form of a `dagu://` resource URI (spec 020 "Resource URI Model",

@@ -11,7 +11,25 @@ import type { DaguResource } from './uri-resource';
 // ---- arbitraries of valid values (dagu-model §2) ----------------------------
 
 /** Characters that must be escaped, biased in so every run exercises them. */
-const reservedChar = fc.constantFrom('/', '?', '#', '%', '&', '=', '+', ' ', '.', ',', ':', '@', '!', "'", '*', 'é', '😀');
+const reservedChar = fc.constantFrom(
+  '/',
+  '?',
+  '#',
+  '%',
+  '&',
+  '=',
+  '+',
+  ' ',
+  '.',
+  ',',
+  ':',
+  '@',
+  '!',
+  "'",
+  '*',
+  'é',
+  '😀',
+);
 /** Any text of 1..max code points: full Unicode, or reserved-heavy. */
 const text = (max: number) =>
   fc.oneof(
@@ -39,43 +57,72 @@ const opt = { requiredKeys: [], noNullPrototype: true };
 /** A valid parsed query per target (spec 021 table). */
 const queries: { [K in QueryTarget]: fc.Arbitrary<ReadQueryMap[K]> } = {
   dags: fc.record(
-    { page: int(1, 1e9), perPage: int(1, 200), name: text(20), labels: fc.array(label, { minLength: 1, maxLength: 3 }),
-      sort: fc.constantFrom('name', 'nextRun'), order: fc.constantFrom('asc', 'desc') },
+    {
+      page: int(1, 1e9),
+      perPage: int(1, 200),
+      name: text(20),
+      labels: fc.array(label, { minLength: 1, maxLength: 3 }),
+      sort: fc.constantFrom('name', 'nextRun'),
+      order: fc.constantFrom('asc', 'desc'),
+    },
     opt,
   ),
   runs: fc.record(
-    { name: text(20), dagRunId: text(20), status: fc.array(int(0, 8), { minLength: 1, maxLength: 3 }), fromDate: int(0, 2 ** 40),
-      toDate: int(0, 2 ** 40), limit: int(1, 500), cursor: text(20), labels: fc.array(label, { minLength: 1, maxLength: 3 }) },
+    {
+      name: text(20),
+      dagRunId: text(20),
+      status: fc.array(int(0, 8), { minLength: 1, maxLength: 3 }),
+      fromDate: int(0, 2 ** 40),
+      toDate: int(0, 2 ** 40),
+      limit: int(1, 500),
+      cursor: text(20),
+      labels: fc.array(label, { minLength: 1, maxLength: 3 }),
+    },
     opt,
   ),
   wiki: fc.record(
-    { page: int(1, 1e9), perPage: int(1, 200), flat: fc.boolean(), sort: fc.constantFrom('name', 'type', 'mtime'),
-      order: fc.constantFrom('asc', 'desc'), prefix: fc.oneof(wikiPath, wikiPath.map((p) => `${p}/`)) },
+    {
+      page: int(1, 1e9),
+      perPage: int(1, 200),
+      flat: fc.boolean(),
+      sort: fc.constantFrom('name', 'type', 'mtime'),
+      order: fc.constantFrom('asc', 'desc'),
+      prefix: fc.oneof(
+        wikiPath,
+        wikiPath.map((p) => `${p}/`),
+      ),
+    },
     opt,
   ),
   run_logs: fc.record({ tail: int(1, 10000) }, opt),
-  step_log: fc.tuple(
-    fc.oneof(
-      fc.constant({}),
-      int(1, 10000).map((tail) => ({ tail })),
-      int(1, 10000).map((head) => ({ head })),
-      int(1, 10000).map((limit) => ({ limit })),
-      fc.record({ offset: int(1, 1e9), limit: int(1, 10000) }, { requiredKeys: ['offset'], noNullPrototype: true }),
-    ),
-    fc.record({ stream: fc.constantFrom('stdout', 'stderr') }, opt),
-  ).map(([range, stream]) => ({ ...range, ...stream })),
+  step_log: fc
+    .tuple(
+      fc.oneof(
+        fc.constant({}),
+        int(1, 10000).map((tail) => ({ tail })),
+        int(1, 10000).map((head) => ({ head })),
+        int(1, 10000).map((limit) => ({ limit })),
+        fc.record({ offset: int(1, 1e9), limit: int(1, 10000) }, { requiredKeys: ['offset'], noNullPrototype: true }),
+      ),
+      fc.record({ stream: fc.constantFrom('stdout', 'stderr') }, opt),
+    )
+    .map(([range, stream]) => ({ ...range, ...stream })),
   foreach_items: fc.record(
-    { parent: text(20), status: fc.constantFrom('not_started', 'running', 'succeeded', 'failed', 'aborted'),
-      page: int(1, 1e9), perPage: int(1, 500) },
+    {
+      parent: text(20),
+      status: fc.constantFrom('not_started', 'running', 'succeeded', 'failed', 'aborted'),
+      page: int(1, 1e9),
+      perPage: int(1, 500),
+    },
     opt,
   ),
 };
 
 /** `{query}` when the query has a parameter, else `{}` (an empty query is absent). */
 const queryPart = <K extends QueryTarget>(target: K) =>
-  fc.option(queries[target], { nil: undefined }).map((query) =>
-    query === undefined || Object.keys(query).length === 0 ? {} : { query },
-  );
+  fc
+    .option(queries[target], { nil: undefined })
+    .map((query) => (query === undefined || Object.keys(query).length === 0 ? {} : { query }));
 
 const run = fc.record(
   { name: dagName, dagRunId, subRunId: dagRunId },
@@ -102,7 +149,10 @@ const resource: fc.Arbitrary<DaguResource> = fc.oneof(
   queryPart('wiki').map((q) => ({ kind: 'wiki' as const, ...q })),
   fc.tuple(wikiWorkspace, queryPart('wiki')).map(([workspace, q]) => ({ kind: 'wiki' as const, workspace, ...q })),
   fc
-    .tuple(wikiWorkspace.filter((w) => w !== 'all'), wikiPath)
+    .tuple(
+      wikiWorkspace.filter((w) => w !== 'all'),
+      wikiPath,
+    )
     .map(([workspace, path]) => ({ kind: 'wiki_page' as const, workspace, path })),
 );
 
@@ -141,18 +191,21 @@ describe('dagu:// codec properties', () => {
   it('round-trips every valid query: parseReadQuery(formatReadQuery(q)) deep-equals q', () => {
     const targets = fc.constantFrom<QueryTarget>('dags', 'runs', 'wiki', 'run_logs', 'step_log', 'foreach_items');
     fc.assert(
-      fc.property(targets.chain((t) => queries[t].map((q) => [t, q] as const)), ([target, query]) => {
-        const textForm = formatReadQuery(target, query);
-        const expected = Object.keys(query).length === 0 ? undefined : query;
-        expect(parseReadQuery(target, textForm, 'target')).toStrictEqual(expected);
-      }),
+      fc.property(
+        targets.chain((t) => queries[t].map((q) => [t, q] as const)),
+        ([target, query]) => {
+          const textForm = formatReadQuery(target, query);
+          const expected = Object.keys(query).length === 0 ? undefined : query;
+          expect(parseReadQuery(target, textForm, 'target')).toStrictEqual(expected);
+        },
+      ),
     );
   });
 
   it('accepts the scheme in any letter case (RFC 3986 §3.1)', () => {
-    const scheme = fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean()).map((caps) =>
-      [...'dagu'].map((c, i) => (caps[i] ? c.toUpperCase() : c)).join(''),
-    );
+    const scheme = fc
+      .tuple(fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean())
+      .map((caps) => [...'dagu'].map((c, i) => (caps[i] ? c.toUpperCase() : c)).join(''));
     fc.assert(
       fc.property(resource, scheme, (r, s) => {
         expect(parseDaguUri(formatDaguUri(r).replace(/^dagu/, s))).toStrictEqual(r);
@@ -169,7 +222,19 @@ describe('dagu:// error properties (spec 020 "Errors", dagu-model §10)', () => 
     if (details !== undefined) expect(error?.details).toEqual(details);
   };
   /** A token that is malformed wherever it lands: bad hex, a never-valid byte, or a cut UTF-8 sequence. */
-  const malformed = fc.constantFrom('%zz', '%g0', '%-1', '%FF', '%C0%AF', '%E0%A4x', '%ED%A0%80', '%F5%80%80%80', ' ', 'é', '"');
+  const malformed = fc.constantFrom(
+    '%zz',
+    '%g0',
+    '%-1',
+    '%FF',
+    '%C0%AF',
+    '%E0%A4x',
+    '%ED%A0%80',
+    '%F5%80%80%80',
+    ' ',
+    'é',
+    '"',
+  );
   /** A URI without query, and the index where its path starts (just after `dagu://host`). */
   const bare = resource.map((r) => {
     const uri = formatDaguUri(r).split('?')[0] ?? '';
@@ -187,7 +252,12 @@ describe('dagu:// error properties (spec 020 "Errors", dagu-model §10)', () => 
   });
 
   it('refuses a malformed escape in a query value', () => {
-    const target = fc.constantFrom('dagu://dags?name=', 'dagu://runs?cursor=', 'dagu://wiki?prefix=', 'dagu://widgets?x=');
+    const target = fc.constantFrom(
+      'dagu://dags?name=',
+      'dagu://runs?cursor=',
+      'dagu://wiki?prefix=',
+      'dagu://widgets?x=',
+    );
     fc.assert(
       fc.property(target, malformed, (prefix, token) => {
         expectError(`${prefix}a${token}`, 'invalid_resource_uri');
@@ -198,7 +268,9 @@ describe('dagu:// error properties (spec 020 "Errors", dagu-model §10)', () => 
   it('answers unsupported_resource for a well-formed URI with an unknown host', () => {
     const families = ['reference', 'dags', 'runs', 'wiki'];
     const host = fc.stringMatching(/^[A-Za-z][A-Za-z0-9.-]{0,15}$/).filter((h) => !families.includes(h));
-    const path = fc.array(text(10).map(encodePathSegment), { maxLength: 3 }).map((segs) => segs.map((s) => `/${s}`).join(''));
+    const path = fc
+      .array(text(10).map(encodePathSegment), { maxLength: 3 })
+      .map((segs) => segs.map((s) => `/${s}`).join(''));
     fc.assert(
       fc.property(host, path, fc.option(fc.constant('?a=1'), { nil: '' }), (h, p, q) => {
         expectError(`dagu://${h}${p}${q}`, 'unsupported_resource');

@@ -36,7 +36,10 @@ describe('parseDaguUri: valid URIs (spec 020 families, spec 021 target derivatio
     [R, { kind: 'run', name: 'nightly-report', dagRunId: '20260701T010000Z' }],
     ['dagu://runs/a/logs', { kind: 'run', name: 'a', dagRunId: 'logs' }],
     [`${R}/logs`, { kind: 'run_logs', name: 'nightly-report', dagRunId: '20260701T010000Z' }],
-    [`${R}/logs?tail=100`, { kind: 'run_logs', name: 'nightly-report', dagRunId: '20260701T010000Z', query: { tail: 100 } }],
+    [
+      `${R}/logs?tail=100`,
+      { kind: 'run_logs', name: 'nightly-report', dagRunId: '20260701T010000Z', query: { tail: 100 } },
+    ],
     [`${R}/sub/child-1`, { kind: 'run', name: 'nightly-report', dagRunId: '20260701T010000Z', subRunId: 'child-1' }],
     [
       `${R}/steps/build%2Fall/logs?tail=5&stream=stderr`,
@@ -52,7 +55,10 @@ describe('parseDaguUri: valid URIs (spec 020 families, spec 021 target derivatio
       `${R}/sub/c1/steps/s%20one/logs`,
       { kind: 'step_log', name: 'nightly-report', dagRunId: '20260701T010000Z', subRunId: 'c1', stepName: 's one' },
     ],
-    [`${R}/steps/foreach/logs`, { kind: 'step_log', name: 'nightly-report', dagRunId: '20260701T010000Z', stepName: 'foreach' }],
+    [
+      `${R}/steps/foreach/logs`,
+      { kind: 'step_log', name: 'nightly-report', dagRunId: '20260701T010000Z', stepName: 'foreach' },
+    ],
     [
       `${R}/steps/fan/foreach?status=failed&page=2`,
       {
@@ -93,7 +99,10 @@ describe('parseDaguUri: valid URIs (spec 020 families, spec 021 target derivatio
     ['dagu://wiki', { kind: 'wiki' }],
     ['dagu://wiki?flat=true&prefix=guides%2F', { kind: 'wiki', query: { flat: true, prefix: 'guides/' } }],
     ['dagu://wiki/all', { kind: 'wiki', workspace: 'all' }],
-    ['dagu://wiki/ops?sort=mtime&order=desc', { kind: 'wiki', workspace: 'ops', query: { sort: 'mtime', order: 'desc' } }],
+    [
+      'dagu://wiki/ops?sort=mtime&order=desc',
+      { kind: 'wiki', workspace: 'ops', query: { sort: 'mtime', order: 'desc' } },
+    ],
     ['dagu://wiki/ops/guides%2Fintro', { kind: 'wiki_page', workspace: 'ops', path: 'guides/intro' }],
     ['dagu://wiki/ops/readme', { kind: 'wiki_page', workspace: 'ops', path: 'readme' }],
   ];
@@ -232,8 +241,14 @@ describe('formatDaguUri (spec 021 "URI path segments follow Spec 020 escaping")'
       { kind: 'step_log', name: 'n', dagRunId: 'r', stepName: 's/1', item: '2', bodyStepName: 'b?' },
       'dagu://runs/n/r/steps/s%2F1/foreach/2/steps/b%3F/logs',
     ],
-    [{ kind: 'foreach_items', name: 'n', dagRunId: 'r', subRunId: 'c', stepName: 's' }, 'dagu://runs/n/r/sub/c/steps/s/foreach'],
-    [{ kind: 'foreach_item', name: 'n', dagRunId: 'r', stepName: 's', item: 'p.1' }, 'dagu://runs/n/r/steps/s/foreach/p.1'],
+    [
+      { kind: 'foreach_items', name: 'n', dagRunId: 'r', subRunId: 'c', stepName: 's' },
+      'dagu://runs/n/r/sub/c/steps/s/foreach',
+    ],
+    [
+      { kind: 'foreach_item', name: 'n', dagRunId: 'r', stepName: 's', item: 'p.1' },
+      'dagu://runs/n/r/steps/s/foreach/p.1',
+    ],
     [{ kind: 'wiki', workspace: 'ops', query: { flat: false } }, 'dagu://wiki/ops?flat=false'],
     [{ kind: 'wiki_page', workspace: 'ops', path: 'a/b' }, 'dagu://wiki/ops/a%2Fb'],
   ];

@@ -178,7 +178,9 @@ export const WikiPutReplySchema = z.object({ page: WikiPageMetaSchema, created: 
 export type WikiPutReply = z.infer<typeof WikiPutReplySchema>;
 
 /** `wiki.delete` request; `expectedVersion` (≥ 1) must match the current version when given. */
-export const WikiDeleteRequestSchema = WikiPageRefSchema.extend({ expectedVersion: z.number().int().min(1).optional() });
+export const WikiDeleteRequestSchema = WikiPageRefSchema.extend({
+  expectedVersion: z.number().int().min(1).optional(),
+});
 export type WikiDeleteRequest = z.infer<typeof WikiDeleteRequestSchema>;
 
 export const WikiDeleteReplySchema = z.object({ workspace: z.string(), path: z.string(), version: z.number().int() });

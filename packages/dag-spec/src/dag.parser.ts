@@ -18,7 +18,8 @@ const DAG_NAME = /^[a-zA-Z0-9_.-]+$/;
 
 /** Checks a DAG name (§2): `^[a-zA-Z0-9_.-]+$`, at most 40 chars, not `.` or `..`. Returns a message or undefined. */
 export function checkDagName(name: string): string | undefined {
-  if (!DAG_NAME.test(name) || name === '.' || name === '..') return 'DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or ..';
+  if (!DAG_NAME.test(name) || name === '.' || name === '..')
+    return 'DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or ..';
   if (name.length > 40) return 'DAG name must be at most 40 characters';
   return undefined;
 }
@@ -91,8 +92,12 @@ function parseDefaults(value: unknown, rootWorkingDir: string | undefined, sink:
   const keys = readKeys(map, DEFAULTS_KEYS, sink, 'defaults.');
   const get = (key: string): unknown => (keys.get(key) === null ? undefined : keys.get(key));
   return compact<StepDefaults>({
-    retryPolicy: get('retry_policy') === undefined ? undefined : parseRetryPolicy(get('retry_policy'), 'defaults.retry_policy', sink),
-    continueOn: get('continue_on') === undefined ? undefined : parseContinueOn(get('continue_on'), 'defaults.continue_on', sink),
+    retryPolicy:
+      get('retry_policy') === undefined
+        ? undefined
+        : parseRetryPolicy(get('retry_policy'), 'defaults.retry_policy', sink),
+    continueOn:
+      get('continue_on') === undefined ? undefined : parseContinueOn(get('continue_on'), 'defaults.continue_on', sink),
     timeoutSec: readNonNegativeInt(get('timeout_sec'), 'defaults.timeout_sec', sink),
     env: parseEnv(get('env'), 'defaults.env', sink),
     workingDir: scalarToString(get('working_dir')) || rootWorkingDir,

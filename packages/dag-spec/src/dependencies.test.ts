@@ -2,7 +2,15 @@
  * topologicalOrder and findCycles (dagu-model.md §4: cycles are rejected at
  * validation; the engine runs steps in topological order).
  */
-import { findCycles, parseDagSpec, rewindSet, topologicalOrder, upstreamOf, type NormalizedDag, type NormalizedStep } from './index';
+import {
+  findCycles,
+  parseDagSpec,
+  rewindSet,
+  topologicalOrder,
+  upstreamOf,
+  type NormalizedDag,
+  type NormalizedStep,
+} from './index';
 
 function stepsOf(spec: Record<string, string[]>): NormalizedStep[] {
   return Object.entries(spec).map(([name, depends]) => ({
@@ -31,14 +39,18 @@ describe('topologicalOrder', () => {
   });
 
   it('orders a parsed chain DAG', () => {
-    const result = parseDagSpec('type: chain\nsteps:\n  - {name: x, run: a}\n  - {name: y, run: b}\n  - {name: z, run: c}\n', { name: 't' });
+    const result = parseDagSpec(
+      'type: chain\nsteps:\n  - {name: x, run: a}\n  - {name: y, run: b}\n  - {name: z, run: c}\n',
+      { name: 't' },
+    );
     const dag: NormalizedDag | undefined = result.dag;
     expect(dag && topologicalOrder(dag).map((s) => s.name)).toEqual(['x', 'y', 'z']);
   });
 });
 
 it('orders a foreach body', () => {
-  const yaml = 'steps:\n  - id: l\n    foreach:\n      items: [a]\n      steps:\n        - {id: b, run: x, depends: c}\n        - {id: c, run: y}\n';
+  const yaml =
+    'steps:\n  - id: l\n    foreach:\n      items: [a]\n      steps:\n        - {id: b, run: x, depends: c}\n        - {id: c, run: y}\n';
   const body = parseDagSpec(yaml, { name: 't' }).dag?.steps[0]?.foreach?.steps ?? [];
   expect(topologicalOrder({ steps: body }).map((s) => s.name)).toEqual(['c', 'b']);
 });
@@ -47,7 +59,14 @@ describe('findCycles', () => {
   it.each<[string, Record<string, string[]>, string[][]]>([
     ['none', { a: [], b: ['a'] }, []],
     ['self', { a: ['a'] }, [['a', 'a']]],
-    ['two independent cycles', { a: ['b'], b: ['a'], c: ['d'], d: ['c'] }, [['a', 'b', 'a'], ['c', 'd', 'c']]],
+    [
+      'two independent cycles',
+      { a: ['b'], b: ['a'], c: ['d'], d: ['c'] },
+      [
+        ['a', 'b', 'a'],
+        ['c', 'd', 'c'],
+      ],
+    ],
     ['starts at the first declared step', { x: [], b: ['c'], c: ['a'], a: ['b'] }, [['b', 'c', 'a', 'b']]],
   ])('%s', (_label, spec, expected) => {
     expect(findCycles(stepsOf(spec))).toEqual(expected);

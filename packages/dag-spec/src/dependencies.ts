@@ -98,7 +98,11 @@ export function upstreamOf(steps: readonly Pick<NormalizedStep, 'name' | 'depend
  * between them — steps `to` depends on that depend on `from`. Empty when
  * `from` is neither `to` nor upstream of it (the validator refuses that).
  */
-export function rewindSet(steps: readonly Pick<NormalizedStep, 'name' | 'depends'>[], from: string, to: string): Set<string> {
+export function rewindSet(
+  steps: readonly Pick<NormalizedStep, 'name' | 'depends'>[],
+  from: string,
+  to: string,
+): Set<string> {
   if (from === to) return new Set([to]);
   const upstream = upstreamOf(steps, to);
   if (!upstream.has(from)) return new Set();

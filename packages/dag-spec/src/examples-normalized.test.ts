@@ -25,7 +25,13 @@ describe('normalized examples', () => {
     const { dag } = dagOf('v1-chain-workflow.yaml');
     expect(dag.type).toBe('chain');
     expect(dag.yamlName).toBe('data-processing-pipeline');
-    expect(dag.steps.map((s) => s.depends)).toEqual([[], ['download-data'], ['validate-data'], ['process-data'], ['upload-results']]);
+    expect(dag.steps.map((s) => s.depends)).toEqual([
+      [],
+      ['download-data'],
+      ['validate-data'],
+      ['process-data'],
+      ['upload-results'],
+    ]);
   });
 
   it('legacy command list is one argv (v1-command-array)', () => {
@@ -53,10 +59,16 @@ describe('normalized examples', () => {
 
   it('legacy retryPolicy / repeatPolicy camelCase keys', () => {
     expect(step(dagOf('v1-int-retry-with-backoff.yaml').dag, 'failing-step').retryPolicy).toEqual({
-      limit: 3, intervalSec: 1, backoff: 2, exitCodes: [1],
+      limit: 3,
+      intervalSec: 1,
+      backoff: 2,
+      exitCodes: [1],
     });
     expect(step(dagOf('v1-int-repeat-with-limit.yaml').dag, 'repeat-step').repeatPolicy).toEqual({
-      mode: 'while', intervalSec: 0, limit: 3, exitCodes: [],
+      mode: 'while',
+      intervalSec: 0,
+      limit: 3,
+      exitCodes: [],
     });
   });
 
@@ -68,15 +80,26 @@ describe('normalized examples', () => {
 
   it('local sub-DAGs come from later documents (ex04-nested-workflows)', () => {
     const { dag, subDags } = dagOf('ex04-nested-workflows.yaml');
-    expect(step(dag, 'run_child').action).toEqual({ type: 'dag.run', dag: 'child-workflow', params: { task_id: '123' } });
+    expect(step(dag, 'run_child').action).toEqual({
+      type: 'dag.run',
+      dag: 'child-workflow',
+      params: { task_id: '123' },
+    });
     expect(subDags.map((d) => d.name)).toEqual(['child-workflow']);
-    expect(subDags[0]?.params).toEqual([{ name: 'task_id', default: '000', type: 'string', description: 'Task ID passed by the parent DAG' }]);
+    expect(subDags[0]?.params).toEqual([
+      { name: 'task_id', default: '000', type: 'string', description: 'Task ID passed by the parent DAG' },
+    ]);
   });
 
   it('defaults.retry_policy is inherited; http.request output fields (cli-http-requests)', () => {
     const get = step(dagOf('cli-http-requests.yaml').dag, 'get_todo');
     expect(get.retryPolicy).toEqual({ limit: 2, intervalSec: 5, exitCodes: [] });
-    expect(get.action).toEqual({ type: 'http.request', method: 'GET', url: 'https://jsonplaceholder.typicode.com/todos/1', headers: {} });
+    expect(get.action).toEqual({
+      type: 'http.request',
+      method: 'GET',
+      url: 'https://jsonplaceholder.typicode.com/todos/1',
+      headers: {},
+    });
     expect(get.output).toEqual({
       kind: 'fields',
       fields: [
@@ -87,7 +110,10 @@ describe('normalized examples', () => {
   });
 
   it('params string, positional params, env list, precondition string', () => {
-    expect(dagOf('v1-pass-parameters.yaml').dag.params).toEqual([{ name: 'FOO', default: 'foo' }, { name: 'BAR', default: 'bar' }]);
+    expect(dagOf('v1-pass-parameters.yaml').dag.params).toEqual([
+      { name: 'FOO', default: 'foo' },
+      { name: 'BAR', default: 'bar' },
+    ]);
     expect(dagOf('v1-define-condition.yaml').dag.params).toEqual([{ name: '1', default: 'foo' }]);
     expect(dagOf('ex03-scheduling.yaml').dag.env).toEqual([{ key: 'LOG_LEVEL', value: 'info' }]);
     expect(dagOf('intg-dag-precondition-false.yaml').dag.preconditions).toEqual([{ condition: 'false' }]);
@@ -95,13 +121,24 @@ describe('normalized examples', () => {
 
   it('foreach, approval, human task, continue_on', () => {
     const loop = step(dagOf('schema-foreach-collect.yaml').dag, 'summarize');
-    expect(loop.foreach).toMatchObject({ items: ['alpha', 'beta'], as: 'episode', maxConcurrent: 2, collect: { value: '${steps.write.stdout}' } });
+    expect(loop.foreach).toMatchObject({
+      items: ['alpha', 'beta'],
+      as: 'episode',
+      maxConcurrent: 2,
+      collect: { value: '${steps.write.stdout}' },
+    });
     expect(step(dagOf('intg-approval-input-required.yaml').dag, 'review-step').approval).toEqual({
-      prompt: 'Please provide feedback', input: ['FEEDBACK', 'NOTES'], required: ['FEEDBACK'],
+      prompt: 'Please provide feedback',
+      input: ['FEEDBACK', 'NOTES'],
+      required: ['FEEDBACK'],
     });
     expect(step(dagOf('ht-acknowledgement-shape.yaml').dag, 'acknowledge')).toMatchObject({
-      kind: 'human_task', action: { type: 'human.task', prompt: 'Confirm maintenance' },
+      kind: 'human_task',
+      action: { type: 'human.task', prompt: 'Confirm maintenance' },
     });
-    expect(step(dagOf('intg-mark-success.yaml').dag, 'fail-step').continueOn).toMatchObject({ failure: true, markSuccess: true });
+    expect(step(dagOf('intg-mark-success.yaml').dag, 'fail-step').continueOn).toMatchObject({
+      failure: true,
+      markSuccess: true,
+    });
   });
 });

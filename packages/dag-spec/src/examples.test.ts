@@ -35,7 +35,9 @@ const EXPECTED: Record<string, string[]> = {
   'conf-unknown-dependency.yaml': ['step deploy depends on non-existent step build'],
   'conf-unknown-root-field.yaml': ["field 'unknown': unknown field"],
   'conf-valid-string-output.yaml': VALID,
-  'embedded-custom-executor.yaml': ["step 'call-go-code': field 'action': action 'embedded_echo' is not supported here"],
+  'embedded-custom-executor.yaml': [
+    "step 'call-go-code': field 'action': action 'embedded_echo' is not supported here",
+  ],
   'embedded-distributed.yaml': VALID,
   'ex01-basic-sequential.yaml': VALID,
   'ex02-parallel-execution.yaml': VALID,
@@ -81,7 +83,9 @@ const EXPECTED: Record<string, string[]> = {
     "step 'run query': field 'executor': executor type 'jq' is not supported here",
     "step 'format json': field 'executor': executor type 'jq' is not supported here",
   ],
-  'v1-execute-ssh-command.yaml': ["step 'print ec2 instance id': field 'executor': executor type 'ssh' is not supported here"],
+  'v1-execute-ssh-command.yaml': [
+    "step 'print ec2 instance id': field 'executor': executor type 'ssh' is not supported here",
+  ],
   'v1-hello-world.yaml': VALID,
   'v1-int-call-sub.yaml': VALID,
   'v1-int-chain.yaml': VALID,
@@ -104,7 +108,10 @@ function load(file: string): string {
 
 describe('dagu-examples', () => {
   it('has an expectation for every example file', () => {
-    const files = fs.readdirSync(DIR).filter((file) => file.endsWith('.yaml')).sort();
+    const files = fs
+      .readdirSync(DIR)
+      .filter((file) => file.endsWith('.yaml'))
+      .sort();
     expect(files).toEqual(Object.keys(EXPECTED).sort());
   });
 

@@ -43,7 +43,8 @@ export function parseForeach(value: unknown, sink: ErrorSink, parseBody: Foreach
     sink.field('foreach.max_concurrent', 'must be a positive integer', maxRaw);
   }
   const stepsValue = keys.get('steps');
-  const empty = stepsValue === undefined || stepsValue === null || (Array.isArray(stepsValue) && stepsValue.length === 0);
+  const empty =
+    stepsValue === undefined || stepsValue === null || (Array.isArray(stepsValue) && stepsValue.length === 0);
   const steps = empty ? [] : parseBody(stepsValue, sink);
   if (empty) sink.field('foreach.steps', 'foreach requires at least one step');
   return compact<ForeachSpec>({
@@ -56,7 +57,12 @@ export function parseForeach(value: unknown, sink: ErrorSink, parseBody: Foreach
   });
 }
 
-function parseItems(value: unknown, key: string | undefined, as: string, sink: ErrorSink): JsonValue[] | string | undefined {
+function parseItems(
+  value: unknown,
+  key: string | undefined,
+  as: string,
+  sink: ErrorSink,
+): JsonValue[] | string | undefined {
   if (typeof value === 'string' && value.trim() !== '') return value;
   if (!Array.isArray(value)) {
     sink.field('foreach.items', 'foreach items are required (a list or an expression string)', value);

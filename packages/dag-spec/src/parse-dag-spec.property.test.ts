@@ -6,8 +6,30 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { parseDagSpec } from './index';
 
-const KEYS = ['name', 'id', 'run', 'command', 'steps', 'depends', 'params', 'env', 'foreach', 'items', 'action', 'with',
-  'type', 'schedule', 'handler_on', 'continue_on', 'retry_policy', 'output', 'outputs', 'approval', 'script', 'dag'];
+const KEYS = [
+  'name',
+  'id',
+  'run',
+  'command',
+  'steps',
+  'depends',
+  'params',
+  'env',
+  'foreach',
+  'items',
+  'action',
+  'with',
+  'type',
+  'schedule',
+  'handler_on',
+  'continue_on',
+  'retry_policy',
+  'output',
+  'outputs',
+  'approval',
+  'script',
+  'dag',
+];
 
 const value = fc.letrec((tie) => ({
   node: fc.oneof(
@@ -31,12 +53,18 @@ function checkResult(text: string): void {
 
 describe('parseDagSpec properties', () => {
   it('never throws on arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (text) => checkResult(text)), { numRuns: Number(process.env.FUZZ_RUNS ?? 300) });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => checkResult(text)),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    );
   });
 
   it('never throws on arbitrary YAML built from DAG keys', () => {
     const doc = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 6 });
-    fc.assert(fc.property(doc, (dag) => checkResult(stringify(dag))), { numRuns: Number(process.env.FUZZ_RUNS ?? 500) });
+    fc.assert(
+      fc.property(doc, (dag) => checkResult(stringify(dag))),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
+    );
   });
 
   it('a steps list of shell commands is always valid', () => {
@@ -45,7 +73,9 @@ describe('parseDagSpec properties', () => {
       fc.property(names, (ids) => {
         const steps = ids.map((id, i) => ({ id, run: `echo ${i}`, ...(i > 0 ? { depends: [ids[i - 1]] } : {}) }));
         const result = parseDagSpec(stringify({ steps }), { name: 'gen' });
-        const reserved = ids.some((id) => ['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs'].includes(id));
+        const reserved = ids.some((id) =>
+          ['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs'].includes(id),
+        );
         expect(result.valid).toBe(!reserved);
       }),
       { numRuns: 200 },

@@ -16,23 +16,67 @@ describe('parseDagSpec: invalid root documents', () => {
     ['scalar document', 'hello', ['DAG spec must be a YAML mapping']],
     ['duplicate YAML keys', `name: a\nname: b\n${STEP}`, ['invalid YAML: Map keys must be unique at line 2, column 1']],
     ['no steps', 'description: x\n', ["field 'steps': at least one step is required"]],
-    ['steps is a scalar', 'steps: hello\n', ["field 'steps': must be a list of steps or a map of step names to steps (value: hello)"]],
+    [
+      'steps is a scalar',
+      'steps: hello\n',
+      ["field 'steps': must be a list of steps or a map of step names to steps (value: hello)"],
+    ],
     ['unknown root key', `foo: 1\n${STEP}`, ["field 'foo': unknown field"]],
     ['unsupported root key', `ssh: {user: a}\n${STEP}`, ["field 'ssh': ssh is not supported here"]],
-    ['both spellings of a key', `handlerOn: {}\nhandler_on: {}\n${STEP}`, ["field 'handler_on': duplicates 'handler_on'"]],
+    [
+      'both spellings of a key',
+      `handlerOn: {}\nhandler_on: {}\n${STEP}`,
+      ["field 'handler_on': duplicates 'handler_on'"],
+    ],
     ['bad type', `type: dag\n${STEP}`, ["field 'type': must be 'graph' or 'chain' (value: dag)"]],
-    ['bad cron value', `schedule: "61 * * * *"\n${STEP}`, ["field 'schedule': invalid cron expression: CronPattern: Invalid value for minute: 61 (value: 61 * * * *)"]],
-    ['6-field cron', `schedule: ["0 0 * * * *"]\n${STEP}`, ["field 'schedule': cron expression must have exactly 5 fields (value: 0 0 * * * *)"]],
-    ['stop schedule', `schedule: {start: "0 1 * * *", stop: "0 2 * * *"}\n${STEP}`, ["field 'schedule.stop': stop schedules are not supported here"]],
+    [
+      'bad cron value',
+      `schedule: "61 * * * *"\n${STEP}`,
+      ["field 'schedule': invalid cron expression: CronPattern: Invalid value for minute: 61 (value: 61 * * * *)"],
+    ],
+    [
+      '6-field cron',
+      `schedule: ["0 0 * * * *"]\n${STEP}`,
+      ["field 'schedule': cron expression must have exactly 5 fields (value: 0 0 * * * *)"],
+    ],
+    [
+      'stop schedule',
+      `schedule: {start: "0 1 * * *", stop: "0 2 * * *"}\n${STEP}`,
+      ["field 'schedule.stop': stop schedules are not supported here"],
+    ],
     ['env item without =', `env: [FOO]\n${STEP}`, ["field 'env[0]': must be KEY=value (value: FOO)"]],
     ['env bad key', `env: {"1X": a}\n${STEP}`, ["field 'env.1X': invalid environment variable name (value: 1X)"]],
-    ['negative timeout', `timeout_sec: -1\n${STEP}`, ["field 'timeout_sec': must be a non-negative integer (value: -1)"]],
-    ['unknown defaults key', `defaults: {preconditions: x}\n${STEP}`, ["field 'defaults.preconditions': unknown field"]],
-    ['handler with depends', `handler_on:\n  exit: {run: x, depends: a}\n${STEP}`, ["handler_on.exit: field 'depends': handlers cannot have depends (value: [\"a\"])"]],
+    [
+      'negative timeout',
+      `timeout_sec: -1\n${STEP}`,
+      ["field 'timeout_sec': must be a non-negative integer (value: -1)"],
+    ],
+    [
+      'unknown defaults key',
+      `defaults: {preconditions: x}\n${STEP}`,
+      ["field 'defaults.preconditions': unknown field"],
+    ],
+    [
+      'handler with depends',
+      `handler_on:\n  exit: {run: x, depends: a}\n${STEP}`,
+      ['handler_on.exit: field \'depends\': handlers cannot have depends (value: ["a"])'],
+    ],
     ['unknown handler', `handler_on:\n  start: {run: x}\n${STEP}`, ["field 'handler_on.start': unknown field"]],
-    ['human task in handler', `handler_on:\n  exit: {id: h, action: human.task, with: {prompt: p}}\n${STEP}`, ["handler_on.exit: field 'action': human.task is not allowed in handler_on (value: human.task)"]],
-    ['approval in handler', `handler_on:\n  exit: {run: x, approval: {prompt: ok?}}\n${STEP}`, ["handler_on.exit: field 'approval': an approval gate is not allowed in handler_on (value: approval)"]],
-    ['approval in foreach', `steps:\n  - name: loop\n    foreach: {items: [a], steps: [{name: gate, run: x, approval: {}}]}\n`, ["step 'loop': step 'gate': field 'approval': an approval gate is not allowed inside foreach (value: approval)"]],
+    [
+      'human task in handler',
+      `handler_on:\n  exit: {id: h, action: human.task, with: {prompt: p}}\n${STEP}`,
+      ["handler_on.exit: field 'action': human.task is not allowed in handler_on (value: human.task)"],
+    ],
+    [
+      'approval in handler',
+      `handler_on:\n  exit: {run: x, approval: {prompt: ok?}}\n${STEP}`,
+      ["handler_on.exit: field 'approval': an approval gate is not allowed in handler_on (value: approval)"],
+    ],
+    [
+      'approval in foreach',
+      `steps:\n  - name: loop\n    foreach: {items: [a], steps: [{name: gate, run: x, approval: {}}]}\n`,
+      ["step 'loop': step 'gate': field 'approval': an approval gate is not allowed inside foreach (value: approval)"],
+    ],
   ])('%s', (_label, yaml, expected) => {
     expect(errorsOf(yaml)).toEqual(expected);
   });
@@ -41,10 +85,25 @@ describe('parseDagSpec: invalid root documents', () => {
 describe('parseDagSpec: names', () => {
   it.each<[string, string, string | undefined, string[]]>([
     ['no name anywhere', STEP, undefined, ["field 'name': DAG name is required"]],
-    ['bad tool name', STEP, 'a b', ["field 'name': DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or .. (value: a b)"]],
+    [
+      'bad tool name',
+      STEP,
+      'a b',
+      ["field 'name': DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or .. (value: a b)"],
+    ],
     ['dot name', STEP, '..', ["field 'name': DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or .. (value: ..)"]],
-    ['41 chars', STEP, 'x'.repeat(41), [`field 'name': DAG name must be at most 40 characters (value: ${'x'.repeat(41)})`]],
-    ['bad YAML name without tool name', `name: "a/b"\n${STEP}`, undefined, ["field 'name': DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or .. (value: a/b)"]],
+    [
+      '41 chars',
+      STEP,
+      'x'.repeat(41),
+      [`field 'name': DAG name must be at most 40 characters (value: ${'x'.repeat(41)})`],
+    ],
+    [
+      'bad YAML name without tool name',
+      `name: "a/b"\n${STEP}`,
+      undefined,
+      ["field 'name': DAG name must match ^[a-zA-Z0-9_.-]+$ and not be . or .. (value: a/b)"],
+    ],
   ])('%s', (_label, yaml, name, expected) => {
     expect(errorsOf(yaml, name === undefined ? {} : { name })).toEqual(expected);
   });
@@ -61,8 +120,16 @@ describe('parseDagSpec: sub-DAG documents', () => {
   it.each<[string, string, string[]]>([
     ['no name', `${STEP}---\n${STEP}`, ["document 2: field 'name': a sub-DAG document must have a name"]],
     ['not a map', `${STEP}---\n- a\n`, ['document 2: a sub-DAG document must be a YAML mapping']],
-    ['duplicate names', `${STEP}---\nname: c\n${STEP}---\nname: c\n${STEP}`, ["sub-DAG 'c': field 'name': duplicate DAG name in this file (value: c)"]],
-    ['errors inside', `${STEP}---\nname: c\nsteps:\n  - name: x\n`, ["sub-DAG 'c': step 'x': field 'command': step command is required"]],
+    [
+      'duplicate names',
+      `${STEP}---\nname: c\n${STEP}---\nname: c\n${STEP}`,
+      ["sub-DAG 'c': field 'name': duplicate DAG name in this file (value: c)"],
+    ],
+    [
+      'errors inside',
+      `${STEP}---\nname: c\nsteps:\n  - name: x\n`,
+      ["sub-DAG 'c': step 'x': field 'command': step command is required"],
+    ],
   ])('%s', (_label, yaml, expected) => {
     expect(errorsOf(yaml)).toEqual(expected);
   });
@@ -75,19 +142,67 @@ describe('parseDagSpec: sub-DAG documents', () => {
 
 describe('parseDagSpec: root normalization', () => {
   it.each<[string, string, Record<string, unknown>]>([
-    ['defaults', STEP, { type: 'graph', maxActiveRuns: 1, maxActiveSteps: 0, params: [], env: [], labels: [], schedule: [], handlerOn: {} }],
-    ['camelCase root keys', `maxActiveRuns: 3\nmaxActiveSteps: 2\ntimeoutSec: 60\nhistRetentionDays: 5\nworkingDir: /tmp\n${STEP}`,
-      { maxActiveRuns: 3, maxActiveSteps: 2, timeoutSec: 60, histRetentionDays: 5, workingDir: '/tmp' }],
-    ['env map', `env:\n  A: 1\n  B: x\n${STEP}`, { env: [{ key: 'A', value: '1' }, { key: 'B', value: 'x' }] }],
-    ['env KEY=value list', `env: ["A=1", "B=x=y"]\n${STEP}`, { env: [{ key: 'A', value: '1' }, { key: 'B', value: 'x=y' }] }],
+    [
+      'defaults',
+      STEP,
+      {
+        type: 'graph',
+        maxActiveRuns: 1,
+        maxActiveSteps: 0,
+        params: [],
+        env: [],
+        labels: [],
+        schedule: [],
+        handlerOn: {},
+      },
+    ],
+    [
+      'camelCase root keys',
+      `maxActiveRuns: 3\nmaxActiveSteps: 2\ntimeoutSec: 60\nhistRetentionDays: 5\nworkingDir: /tmp\n${STEP}`,
+      { maxActiveRuns: 3, maxActiveSteps: 2, timeoutSec: 60, histRetentionDays: 5, workingDir: '/tmp' },
+    ],
+    [
+      'env map',
+      `env:\n  A: 1\n  B: x\n${STEP}`,
+      {
+        env: [
+          { key: 'A', value: '1' },
+          { key: 'B', value: 'x' },
+        ],
+      },
+    ],
+    [
+      'env KEY=value list',
+      `env: ["A=1", "B=x=y"]\n${STEP}`,
+      {
+        env: [
+          { key: 'A', value: '1' },
+          { key: 'B', value: 'x=y' },
+        ],
+      },
+    ],
     ['labels string', `labels: "a, b,,c"\n${STEP}`, { labels: ['a', 'b', 'c'] }],
-    ['labels map and tags list merged', `labels: {team: ops}\ntags: [x, team=ops]\n${STEP}`, { labels: ['team=ops', 'x'] }],
-    ['schedule list with CRON_TZ', `schedule: ["CRON_TZ=Europe/Paris 0 9 * * 1-5", "*/5 * * * *"]\n${STEP}`,
-      { schedule: ['CRON_TZ=Europe/Paris 0 9 * * 1-5', '*/5 * * * *'] }],
+    [
+      'labels map and tags list merged',
+      `labels: {team: ops}\ntags: [x, team=ops]\n${STEP}`,
+      { labels: ['team=ops', 'x'] },
+    ],
+    [
+      'schedule list with CRON_TZ',
+      `schedule: ["CRON_TZ=Europe/Paris 0 9 * * 1-5", "*/5 * * * *"]\n${STEP}`,
+      { schedule: ['CRON_TZ=Europe/Paris 0 9 * * 1-5', '*/5 * * * *'] },
+    ],
     ['queue', `queue: heavy\n${STEP}`, { queue: 'heavy' }],
-    ['preconditions list', `preconditions:\n  - condition: "\`date +%u\`"\n    expected: "re:[1-5]"\n${STEP}`,
-      { preconditions: [{ condition: '`date +%u`', expected: 're:[1-5]' }] }],
-    ['cancel handler is abort', `handler_on:\n  cancel: {run: echo c}\n${STEP}`, { handlerOn: { abort: expect.objectContaining({ name: 'onAbort' }) } }],
+    [
+      'preconditions list',
+      `preconditions:\n  - condition: "\`date +%u\`"\n    expected: "re:[1-5]"\n${STEP}`,
+      { preconditions: [{ condition: '`date +%u`', expected: 're:[1-5]' }] },
+    ],
+    [
+      'cancel handler is abort',
+      `handler_on:\n  cancel: {run: echo c}\n${STEP}`,
+      { handlerOn: { abort: expect.objectContaining({ name: 'onAbort' }) } },
+    ],
   ])('%s', (_label, yaml, expected) => {
     const result = parseDagSpec(yaml, { name: 't' });
     expect(result.errors).toEqual([]);
@@ -95,7 +210,14 @@ describe('parseDagSpec: root normalization', () => {
   });
 
   it('never throws on odd input', () => {
-    for (const yaml of ['[1, 2]', '~', 'steps: [null, 1, "x"]', '&a [*a]', 'a: !!binary zz', 'steps:\n  - {run: [[]]}']) {
+    for (const yaml of [
+      '[1, 2]',
+      '~',
+      'steps: [null, 1, "x"]',
+      '&a [*a]',
+      'a: !!binary zz',
+      'steps:\n  - {run: [[]]}',
+    ]) {
       const result = parseDagSpec(yaml, { name: 't' });
       expect(result.valid).toBe(false);
       expect(result.errors.length).toBeGreaterThan(0);

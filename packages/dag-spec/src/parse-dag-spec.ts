@@ -55,7 +55,8 @@ function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSin
     sink.plain('DAG spec is empty');
     return invalid();
   }
-  for (const doc of documents) for (const error of doc.errors) sink.plain(`invalid YAML: ${yamlMessage(error.message)}`);
+  for (const doc of documents)
+    for (const error of doc.errors) sink.plain(`invalid YAML: ${yamlMessage(error.message)}`);
   if (sink.count > 0) return invalid();
   const values = documents.map((doc): unknown => {
     try {

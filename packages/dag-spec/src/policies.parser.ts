@@ -56,7 +56,10 @@ export function parseContinueOn(value: unknown, field: string, sink: ErrorSink):
     if (value !== null && value !== undefined) sink.field(field, "must be 'failed', 'skipped' or a map", value);
     return result;
   }
-  const spec = { allowed: ['failure', 'skipped', 'exit_code', 'output', 'mark_success'], aliases: { failed: 'failure' } };
+  const spec = {
+    allowed: ['failure', 'skipped', 'exit_code', 'output', 'mark_success'],
+    aliases: { failed: 'failure' },
+  };
   const keys = readKeys(map, spec, sink, `${field}.`);
   result.failure = readBool(keys.get('failure'), `${field}.failure`, sink);
   result.skipped = readBool(keys.get('skipped'), `${field}.skipped`, sink);
@@ -104,7 +107,16 @@ export function parseRepeatPolicy(value: unknown, field: string, sink: ErrorSink
     sink.field(field, 'must be a map', value);
     return undefined;
   }
-  const allowed = ['repeat', 'interval_sec', 'limit', 'condition', 'expected', 'exit_code', 'backoff', 'max_interval_sec'];
+  const allowed = [
+    'repeat',
+    'interval_sec',
+    'limit',
+    'condition',
+    'expected',
+    'exit_code',
+    'backoff',
+    'max_interval_sec',
+  ];
   const keys = readKeys(map, { allowed }, sink, `${field}.`);
   const repeat = keys.get('repeat');
   const condition = scalarToString(keys.get('condition'));

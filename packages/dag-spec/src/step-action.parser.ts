@@ -49,11 +49,20 @@ export function parseAction(
   return parseDagCall(name === 'dag.enqueue' ? 'dag.enqueue' : 'dag.run', present, sink, withField);
 }
 
-function parseDagCall(type: 'dag.run' | 'dag.enqueue', map: YamlMap, sink: ErrorSink, field: string): StepAction | undefined {
+function parseDagCall(
+  type: 'dag.run' | 'dag.enqueue',
+  map: YamlMap,
+  sink: ErrorSink,
+  field: string,
+): StepAction | undefined {
   const keys = readKeys(map, { allowed: ['dag', 'params'] }, sink, `${field}.`);
   const dag = keys.get('dag');
   if (typeof dag !== 'string' || !DAG_NAME.test(dag) || dag.length > 40 || dag === '.' || dag === '..') {
-    sink.field(field === 'call' ? 'call' : `${field}.dag`, 'sub-DAG name is required and must be a valid DAG name', dag);
+    sink.field(
+      field === 'call' ? 'call' : `${field}.dag`,
+      'sub-DAG name is required and must be a valid DAG name',
+      dag,
+    );
     return undefined;
   }
   const params = keys.get('params');
@@ -78,7 +87,8 @@ function parseHttp(map: YamlMap, sink: ErrorSink, field: string): StepAction | u
   const url = keys.get('url');
   const method = scalarToString(keys.get('method') ?? 'GET')?.toUpperCase() ?? '';
   if (typeof url !== 'string' || url.trim() === '') sink.field(`${field}.url`, 'url is required', url);
-  if (!HTTP_METHODS.includes(method)) sink.field(`${field}.method`, `must be one of ${HTTP_METHODS.join(', ')}`, method);
+  if (!HTTP_METHODS.includes(method))
+    sink.field(`${field}.method`, `must be one of ${HTTP_METHODS.join(', ')}`, method);
   const headers: Record<string, string> = {};
   const headerValue = keys.get('headers');
   const headerMap = asMap(headerValue);
@@ -95,7 +105,8 @@ function parseHttp(map: YamlMap, sink: ErrorSink, field: string): StepAction | u
     method,
     url,
     headers,
-    body: body === undefined || body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(toPlain(body)),
+    body:
+      body === undefined || body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(toPlain(body)),
     timeoutSec: readNonNegativeInt(keys.get('timeout_sec'), `${field}.timeout_sec`, sink),
   });
 }

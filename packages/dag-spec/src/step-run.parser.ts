@@ -24,7 +24,11 @@ export function parseShell(value: unknown, field: string, sink: ErrorSink): stri
 }
 
 function toArgv(value: unknown): string[] | undefined {
-  if (typeof value === 'string') return value.trim().split(/\s+/).filter((part) => part !== '');
+  if (typeof value === 'string')
+    return value
+      .trim()
+      .split(/\s+/)
+      .filter((part) => part !== '');
   if (!Array.isArray(value)) return undefined;
   const argv = value.map((item: unknown) => scalarToString(item));
   return argv.every((item): item is string => item !== undefined) ? argv : undefined;
@@ -56,7 +60,11 @@ export function parseRun(keys: Map<string, unknown>, context: ActionContext, sin
   const fromCommand = !keys.has('run') && keys.has('command');
   const runValue = keys.get('run') ?? keys.get('command');
   const legacyCall =
-    !keys.has('call') && !fromCommand && keys.has('params') && typeof runValue === 'string' && DAG_NAME.test(runValue.trim());
+    !keys.has('call') &&
+    !fromCommand &&
+    keys.has('params') &&
+    typeof runValue === 'string' &&
+    DAG_NAME.test(runValue.trim());
   const callTarget = keys.has('call') ? keys.get('call') : legacyCall ? runValue : undefined;
   const modes: string[] = [];
   if (keys.has('call')) modes.push('call');
@@ -68,7 +76,8 @@ export function parseRun(keys: Map<string, unknown>, context: ActionContext, sin
   if (keys.has('script') && first !== undefined && !['run', 'command'].includes(first)) {
     sink.field('script', `cannot be combined with '${first}'`);
   }
-  if (keys.has('params') && callTarget === undefined) sink.field('params', 'step params are only valid with call; use with.params');
+  if (keys.has('params') && callTarget === undefined)
+    sink.field('params', 'step params are only valid with call; use with.params');
   if (keys.has('with') && !keys.has('action') && callTarget === undefined) sink.field('with', "requires 'action'");
   if (callTarget !== undefined) return runCall(callTarget, keys, sink);
   if (first === 'action') return runAction(keys, context, sink);
@@ -83,7 +92,16 @@ export function parseRun(keys: Map<string, unknown>, context: ActionContext, sin
 function runCall(target: unknown, keys: Map<string, unknown>, sink: ErrorSink): RunSpec {
   const withMap = asMap(keys.get('with'));
   const params = keys.get('params') ?? withMap?.get('params');
-  const action = parseAction('dag.run', new Map([['dag', target], ['params', params]]), { inForeach: false, inHandler: false }, sink, 'call');
+  const action = parseAction(
+    'dag.run',
+    new Map([
+      ['dag', target],
+      ['params', params],
+    ]),
+    { inForeach: false, inHandler: false },
+    sink,
+    'call',
+  );
   return { kind: 'sub_dag', ...(action ? { action } : {}) };
 }
 

@@ -11,7 +11,12 @@ import { parseForeach, type ForeachBodyParser } from './foreach.parser';
 import { readKeys, STEP_KEYS } from './keys';
 import { parseApproval, parseOutput, parseOutputs } from './outputs.parser';
 import {
-  defaultContinueOn, parseContinueOn, parsePreconditions, parseRepeatPolicy, parseRetryPolicy, readNonNegativeInt,
+  defaultContinueOn,
+  parseContinueOn,
+  parsePreconditions,
+  parseRepeatPolicy,
+  parseRetryPolicy,
+  readNonNegativeInt,
 } from './policies.parser';
 import type { ActionContext } from './step-action.parser';
 import { parseRun, parseShell } from './step-run.parser';
@@ -71,7 +76,12 @@ function readDepends(value: unknown, sink: ErrorSink): string[] {
  * step's name). The step's `name` is `''` when neither a name nor an id is
  * given; the list parser generates one.
  */
-export function parseStep(map: YamlMap, keyName: string | undefined, context: StepContext, sink: ErrorSink): ParsedStep {
+export function parseStep(
+  map: YamlMap,
+  keyName: string | undefined,
+  context: StepContext,
+  sink: ErrorSink,
+): ParsedStep {
   const keys = readKeys(map, STEP_KEYS, sink);
   const rawName = keys.get('name');
   const rawId = keys.get('id');
@@ -79,7 +89,7 @@ export function parseStep(map: YamlMap, keyName: string | undefined, context: St
   if (rawId !== undefined && id === undefined) sink.field('id', 'step id must be a string', rawId);
   if (id !== undefined) checkStepId(id, sink);
   let name = keyName ?? (typeof rawName === 'string' || typeof rawName === 'number' ? String(rawName) : undefined);
-  if (rawName !== undefined && (typeof rawName !== 'string' && typeof rawName !== 'number')) {
+  if (rawName !== undefined && typeof rawName !== 'string' && typeof rawName !== 'number') {
     sink.field('name', 'step name must be a string', rawName);
   } else if (keyName !== undefined && rawName !== undefined && String(rawName) !== keyName) {
     sink.field('name', `differs from the steps map key '${keyName}'`, rawName);
@@ -106,17 +116,25 @@ export function parseStep(map: YamlMap, keyName: string | undefined, context: St
     continueOn: has('continue_on')
       ? parseContinueOn(keys.get('continue_on'), 'continue_on', sink)
       : (defaults.continueOn ?? defaultContinueOn()),
-    retryPolicy: has('retry_policy') ? parseRetryPolicy(keys.get('retry_policy'), 'retry_policy', sink) : defaults.retryPolicy,
-    repeatPolicy: has('repeat_policy') ? parseRepeatPolicy(keys.get('repeat_policy'), 'repeat_policy', sink) : undefined,
+    retryPolicy: has('retry_policy')
+      ? parseRetryPolicy(keys.get('retry_policy'), 'retry_policy', sink)
+      : defaults.retryPolicy,
+    repeatPolicy: has('repeat_policy')
+      ? parseRepeatPolicy(keys.get('repeat_policy'), 'repeat_policy', sink)
+      : undefined,
     preconditions: parsePreconditions(keys.get('preconditions'), 'preconditions', sink),
-    timeoutSec: has('timeout_sec') ? readNonNegativeInt(keys.get('timeout_sec'), 'timeout_sec', sink) : defaults.timeoutSec,
+    timeoutSec: has('timeout_sec')
+      ? readNonNegativeInt(keys.get('timeout_sec'), 'timeout_sec', sink)
+      : defaults.timeoutSec,
     outputs: parseOutputs(keys.get('outputs'), sink),
     output: has('output') ? parseOutput(keys.get('output'), sink) : undefined,
     foreach: run.kind === 'foreach' ? parseForeach(keys.get('foreach'), sink, context.parseBody) : undefined,
     approval: keys.has('approval') ? parseApproval(keys.get('approval'), sink) : undefined,
   });
   // An approval parks the whole run, like a human task: only among a DAG's top-level steps.
-  if (keys.has('approval') && context.inForeach) sink.field('approval', 'an approval gate is not allowed inside foreach', 'approval');
-  if (keys.has('approval') && context.inHandler) sink.field('approval', 'an approval gate is not allowed in handler_on', 'approval');
+  if (keys.has('approval') && context.inForeach)
+    sink.field('approval', 'an approval gate is not allowed inside foreach', 'approval');
+  if (keys.has('approval') && context.inHandler)
+    sink.field('approval', 'an approval gate is not allowed in handler_on', 'approval');
   return { step, named, ...(keys.has('depends') ? { depends: readDepends(keys.get('depends'), sink) } : {}) };
 }

@@ -42,9 +42,16 @@ export function parseStepList(value: unknown, options: StepListOptions, sink: Er
   const steps = parsed.map(({ parsed: p }) => p.step);
   nameUnnamedSteps(steps);
   checkUniqueness(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, parsed: p })));
-  resolveDepends(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, parsed: p })), options.chain, sink);
+  resolveDepends(
+    parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, parsed: p })),
+    options.chain,
+    sink,
+  );
   for (const cycle of findCycles(steps)) sink.plain(`dependency cycle detected: ${cycle.join(' -> ')}`);
-  checkRewindTargets(parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, step: p.step })), steps);
+  checkRewindTargets(
+    parsed.map(({ entry, parsed: p }) => ({ sink: entry.sink, step: p.step })),
+    steps,
+  );
   return steps;
 }
 
@@ -54,7 +61,10 @@ export function parseStepList(value: unknown, options: StepListOptions, sink: Er
  * (README "Checkpoints" of run-service). Unknown names are reported by
  * {@link resolveDepends}.
  */
-function checkRewindTargets(items: { sink: ErrorSink; step: NormalizedStep }[], steps: readonly NormalizedStep[]): void {
+function checkRewindTargets(
+  items: { sink: ErrorSink; step: NormalizedStep }[],
+  steps: readonly NormalizedStep[],
+): void {
   const names = new Set(steps.map((step) => step.name));
   for (const { sink, step } of items) {
     const target = step.approval?.rewindTo;

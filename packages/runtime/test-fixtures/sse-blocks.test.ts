@@ -20,6 +20,8 @@ describe('SSE block reader fixture', () => {
   it('rejects a wait that times out, listing what arrived', async () => {
     const reader = createSseBlockReader({ defaultTimeoutMs: 1000 });
     reader.push(': hello\n\n');
-    await expect(reader.next((block) => block.id !== undefined, 20)).rejects.toThrow(/within 20 ms; got .*"comment":"hello"/);
+    await expect(reader.next((block) => block.id !== undefined, 20)).rejects.toThrow(
+      /within 20 ms; got .*"comment":"hello"/,
+    );
   });
 });

@@ -1,5 +1,8 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import { decodeDagSearchCursor as decodeSearchCursor, encodeDagSearchCursor as encodeSearchCursor } from './dag-search-cursor';
+import {
+  decodeDagSearchCursor as decodeSearchCursor,
+  encodeDagSearchCursor as encodeSearchCursor,
+} from './dag-search-cursor';
 
 /** Spec 021 `cursor`: opaque, returned by the same search target; a bad one is invalid_tool_input on `cursor`. */
 const scope = { search: 'echo', workspace: undefined };

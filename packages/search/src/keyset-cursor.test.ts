@@ -19,7 +19,8 @@ function expectInvalidCursor(fn: () => unknown): void {
   expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'cursor' });
 }
 
-const b64 = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: unknown): string =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 const names = createKeysetCursor(z.string().min(1));
 const pks = createKeysetCursor(z.number().int().positive());
@@ -31,14 +32,20 @@ describe('createKeysetCursor', () => {
     ['a DAG name', names, 'nightly-report'],
     ['a run primary key', pks, 42],
     ['a wiki page', pages, { workspace: 'team', path: 'a/b' }],
-  ] as const)('round-trips %s', (_label, codec: { encode(p: unknown, s: unknown): string; decode(c: string, s: unknown): unknown }, position) => {
-    const cursor = codec.encode(position, scope);
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(codec.decode(cursor, scope)).toEqual(position);
-  });
+  ] as const)(
+    'round-trips %s',
+    (_label, codec: { encode(p: unknown, s: unknown): string; decode(c: string, s: unknown): unknown }, position) => {
+      const cursor = codec.encode(position, scope);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(codec.decode(cursor, scope)).toEqual(position);
+    },
+  );
 
   it('writes {v, after, scope}: DAG and run cursors issued before the shared codec still decode', () => {
-    const fingerprint = createHash('sha256').update(JSON.stringify(['echo', 'all'])).digest('base64url').slice(0, 16);
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(['echo', 'all']))
+      .digest('base64url')
+      .slice(0, 16);
     const legacy = b64({ v: 1, after: 'nightly-report', scope: fingerprint });
     expect(names.encode('nightly-report', scope)).toBe(legacy);
     expect(names.decode(legacy, scope)).toBe('nightly-report');
@@ -70,7 +77,10 @@ describe('createKeysetCursor', () => {
   });
 
   it('refuses a tampered cursor', () => {
-    const payload = JSON.parse(Buffer.from(pks.encode(42, scope), 'base64url').toString('utf8')) as Record<string, unknown>;
+    const payload = JSON.parse(Buffer.from(pks.encode(42, scope), 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
     expectInvalidCursor(() => pks.decode(b64({ ...payload, after: -1 }), scope));
     expectInvalidCursor(() => pks.decode(b64({ ...payload, after: 1.5 }), scope));
     expectInvalidCursor(() => pks.decode(b64({ ...payload, scope: 'AAAAAAAAAAAAAAAA' }), scope));

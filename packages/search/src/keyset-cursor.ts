@@ -67,7 +67,9 @@ export function scopeFingerprint(scope: unknown): string {
 
 /** `invalid_tool_input` on `cursor`: the error of every cursor that cannot be used. */
 export function invalidCursorError(): DaguError {
-  return new DaguError('invalid_tool_input', 'The cursor was not returned by this query; start again without it.', { field: 'cursor' });
+  return new DaguError('invalid_tool_input', 'The cursor was not returned by this query; start again without it.', {
+    field: 'cursor',
+  });
 }
 
 /**
@@ -78,7 +80,9 @@ export function createKeysetCursor<P>(position: z.ZodType<P>): KeysetCursor<P> {
   const payloadSchema = z.strictObject({ v: z.literal(CURSOR_VERSION), after: position, scope: z.string().min(1) });
   return {
     encode(after: P, scope: unknown): string {
-      return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, after, scope: scopeFingerprint(scope) }), 'utf8').toString('base64url');
+      return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, after, scope: scopeFingerprint(scope) }), 'utf8').toString(
+        'base64url',
+      );
     },
     decode(cursor: string, scope: unknown): P {
       if (cursor.length > MAX_CURSOR_CHARS || !BASE64URL.test(cursor)) throw invalidCursorError();

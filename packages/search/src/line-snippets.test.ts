@@ -2,7 +2,14 @@ import { clipLine, findLineMatches, MAX_MATCHES_PER_RESULT, MAX_SNIPPET_CHARS } 
 
 /** Spec 021 DAG and Wiki search models: line-level snippets `{line, text}` and `hasMoreMatches`. */
 describe('findLineMatches', () => {
-  const spec = ['description: Nightly ECHO', 'steps:', '  - name: a', '    run: echo one', '  - name: b', '    run: echo two'].join('\n');
+  const spec = [
+    'description: Nightly ECHO',
+    'steps:',
+    '  - name: a',
+    '    run: echo one',
+    '  - name: b',
+    '    run: echo two',
+  ].join('\n');
 
   it('returns matching lines, 1-based, with their full text, case-insensitively', () => {
     expect(findLineMatches(spec, 'Echo')).toEqual({
@@ -38,7 +45,9 @@ describe('findLineMatches', () => {
 
   it('reports the line each occurrence of a multi-line search text starts on', () => {
     expect(findLineMatches(spec, 'name: a\n    run').matches).toEqual([{ line: 3, text: '  - name: a' }]);
-    expect(findLineMatches('a\nend of one\nstart of two\nend of one\nstart of two', 'one\nSTART').matches.map((m) => m.line)).toEqual([2, 4]);
+    expect(
+      findLineMatches('a\nend of one\nstart of two\nend of one\nstart of two', 'one\nSTART').matches.map((m) => m.line),
+    ).toEqual([2, 4]);
   });
 
   it('treats LIKE wildcards in the search text literally', () => {

@@ -23,11 +23,20 @@ describe('runs cursor', () => {
 
   it('ignores the order of list filters, and limit and cursor', () => {
     const cursor = encodeRunsCursor(7, query);
-    expect(decodeRunsCursor(cursor, { name: 'nightly', status: [2, 4], labels: ['a', 'b'], limit: 5, cursor: 'x' })).toBe(7);
+    expect(
+      decodeRunsCursor(cursor, { name: 'nightly', status: [2, 4], labels: ['a', 'b'], limit: 5, cursor: 'x' }),
+    ).toBe(7);
   });
 
   it('decodes what run-service run-list-cursor.ts wrote (same payload and fingerprint)', () => {
-    const filters = { name: 'nightly', dagRunId: null, status: [2, 4], fromDate: null, toDate: null, labels: ['a', 'b'] };
+    const filters = {
+      name: 'nightly',
+      dagRunId: null,
+      status: [2, 4],
+      fromDate: null,
+      toDate: null,
+      labels: ['a', 'b'],
+    };
     const scope = createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 16);
     const legacy = Buffer.from(JSON.stringify({ v: 1, after: 99, scope }), 'utf8').toString('base64url');
     expect(encodeRunsCursor(99, query)).toBe(legacy);
@@ -48,7 +57,9 @@ describe('runs cursor', () => {
     ['a string pk', { v: 1, after: '7' }],
   ])('refuses %s', (_label, payload) => {
     const scope = JSON.parse(Buffer.from(encodeRunsCursor(7, query), 'base64url').toString('utf8')).scope as string;
-    expectInvalidCursor(() => decodeRunsCursor(Buffer.from(JSON.stringify({ ...payload, scope })).toString('base64url'), query));
+    expectInvalidCursor(() =>
+      decodeRunsCursor(Buffer.from(JSON.stringify({ ...payload, scope })).toString('base64url'), query),
+    );
   });
 
   it('refuses garbage', () => {

@@ -1,5 +1,9 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import { decodeWikiSearchCursor as decodeSearchCursor, encodeWikiSearchCursor as encodeSearchCursor, type WikiSearchScope as SearchScope } from './wiki-search-cursor';
+import {
+  decodeWikiSearchCursor as decodeSearchCursor,
+  encodeWikiSearchCursor as encodeSearchCursor,
+  type WikiSearchScope as SearchScope,
+} from './wiki-search-cursor';
 
 const scope: SearchScope = { search: 'deploy', workspace: undefined, prefix: undefined };
 

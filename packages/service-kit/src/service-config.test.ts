@@ -42,10 +42,20 @@ describe('loadServiceConfig', () => {
       OTEL_SERVICE_NAME: 'dag-service-blue',
     });
     expect(config).toMatchObject({
-      REDIS_URL: 'rediss://cache:6380/2', DB_SCHEMA: 'dag_service_2', DB_POOL_SIZE: 4, BUS_PREFIX: 'staging.dagu',
-      WORKER_CONCURRENCY: 32, BUS_LOCK_MS: 30_000, BUS_STALLED_INTERVAL_MS: 1000, BUS_HANDOFF: false,
-      OPS_HOST: '127.0.0.1', OPS_PORT: 0, LOG_LEVEL: 'debug', LOG_PRETTY: true,
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318', OTEL_SERVICE_NAME: 'dag-service-blue',
+      REDIS_URL: 'rediss://cache:6380/2',
+      DB_SCHEMA: 'dag_service_2',
+      DB_POOL_SIZE: 4,
+      BUS_PREFIX: 'staging.dagu',
+      WORKER_CONCURRENCY: 32,
+      BUS_LOCK_MS: 30_000,
+      BUS_STALLED_INTERVAL_MS: 1000,
+      BUS_HANDOFF: false,
+      OPS_HOST: '127.0.0.1',
+      OPS_PORT: 0,
+      LOG_LEVEL: 'debug',
+      LOG_PRETTY: true,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318',
+      OTEL_SERVICE_NAME: 'dag-service-blue',
     });
   });
 
@@ -71,10 +81,14 @@ describe('loadServiceConfig', () => {
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://otel:4317'],
   ])('refuses %s=%p with a ConfigError naming it', (name, value) => {
     expect(() => loadServiceConfig(defaults, { [name]: value })).toThrow(ConfigError);
-    expect(() => loadServiceConfig(defaults, { [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
+    expect(() => loadServiceConfig(defaults, { [name]: value })).toThrow(
+      new RegExp(`^Invalid configuration: ${name}: `),
+    );
   });
 
   it('names every bad variable at once', () => {
-    expect(() => loadServiceConfig(defaults, { DB_POOL_SIZE: 'x', OPS_PORT: '-1' })).toThrow(/DB_POOL_SIZE: .*; OPS_PORT: /);
+    expect(() => loadServiceConfig(defaults, { DB_POOL_SIZE: 'x', OPS_PORT: '-1' })).toThrow(
+      /DB_POOL_SIZE: .*; OPS_PORT: /,
+    );
   });
 });

@@ -31,7 +31,8 @@ const ops = defineOps({
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write: (chunk: Buffer, _encoding, done) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -43,7 +44,15 @@ let client: BusClient;
 beforeAll(async () => {
   const config = loadServiceConfig(
     { schema: 'unused', opsPort: 0 },
-    { REDIS_URL, DATABASE_URL, DB_SCHEMA: schema, DB_POOL_SIZE: '2', BUS_PREFIX: prefix, OPS_HOST: '127.0.0.1', WORKER_CONCURRENCY: '4' },
+    {
+      REDIS_URL,
+      DATABASE_URL,
+      DB_SCHEMA: schema,
+      DB_POOL_SIZE: '2',
+      BUS_PREFIX: prefix,
+      OPS_HOST: '127.0.0.1',
+      WORKER_CONCURRENCY: '4',
+    },
   );
   running = await startService(
     {
@@ -98,14 +107,23 @@ describe('startService', () => {
     expect(metrics).toMatch(/service="wiki"/);
   });
 
-  it('answers a handler\'s unexpected failure internal_error without its message, and logs it once with its stack, job id and request id', async () => {
+  it("answers a handler's unexpected failure internal_error without its message, and logs it once with its stack, job id and request id", async () => {
     lines.length = 0;
     // Called as the gateway does while serving request req-kit-1 (request-runner.ts): the service's line names it.
     const call = runWithRequestId('req-kit-1', () => client.call('wiki', ops, 'boom', {}, { principal }));
-    await expect(call).rejects.toMatchObject({ code: 'internal_error', message: 'Internal error.', details: undefined });
+    await expect(call).rejects.toMatchObject({
+      code: 'internal_error',
+      message: 'Internal error.',
+      details: undefined,
+    });
     const errors = lines.filter((line) => typeof line.level === 'number' && line.level >= 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: 'bus handler threw an unexpected error', op: 'boom', jobId: expect.any(String), requestId: 'req-kit-1' });
+    expect(errors[0]).toMatchObject({
+      msg: 'bus handler threw an unexpected error',
+      op: 'boom',
+      jobId: expect.any(String),
+      requestId: 'req-kit-1',
+    });
     const error = errors[0]?.error as { stack: string };
     expect(error.stack).toContain('Error: connection string');
     expect(error.stack).toMatch(/service-host\.integration\.test\.ts/);

@@ -69,7 +69,9 @@ export async function startService<C extends OpCatalog>(
   depthRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth redis error'));
   const depthQueue = new Queue(queueNameOf(def.service), { connection: depthRedis, prefix: config.BUS_PREFIX });
   depthQueue.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth error'));
-  registerQueueDepth(metrics.registry, queueNameOf(def.service), () => depthQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'));
+  registerQueueDepth(metrics.registry, queueNameOf(def.service), () =>
+    depthQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+  );
 
   const worker = new ServiceWorker({
     service: def.service,

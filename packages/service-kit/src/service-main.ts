@@ -14,5 +14,9 @@ export function runServiceMain<C extends OpCatalog>(
   def: ServiceDefinition<C>,
   defaults: { schema: string; opsPort: number },
 ): void {
-  runProcessMain(name, () => loadServiceConfig(defaults), (config, logger) => startService(def, config, logger));
+  runProcessMain(
+    name,
+    () => loadServiceConfig(defaults),
+    (config, logger) => startService(def, config, logger),
+  );
 }

@@ -54,11 +54,18 @@ export class DagChangeChannel {
       maxRetriesPerRequest: 1,
       commandTimeout: PUBLISH_TIMEOUT_MS,
     });
-    this.publisher.on('error', (error: Error) => options.logger.debug({ err: error.message }, 'dag changes: publisher error'));
+    this.publisher.on('error', (error: Error) =>
+      options.logger.debug({ err: error.message }, 'dag changes: publisher error'),
+    );
     const cache = options.cache;
     if (cache === undefined) return;
     cache.setLive(false);
-    this.subscriber = openRedisConnection(options.redisUrl, 'subscriber', `${options.prefix}:dag-changes:sub:${options.replica}`, options.logger);
+    this.subscriber = openRedisConnection(
+      options.redisUrl,
+      'subscriber',
+      `${options.prefix}:dag-changes:sub:${options.replica}`,
+      options.logger,
+    );
     this.subscriber.on('message', (channel: string, name: string) => {
       if (channel === this.channel) cache.invalidate(name);
     });
@@ -75,19 +82,27 @@ export class DagChangeChannel {
     try {
       await this.publisher.publish(this.channel, name);
     } catch (error) {
-      this.options.logger.warn({ dag: name, err: error instanceof Error ? error.message : String(error) }, 'dag changes: change not announced');
+      this.options.logger.warn(
+        { dag: name, err: error instanceof Error ? error.message : String(error) },
+        'dag changes: change not announced',
+      );
     }
   }
 
   /** Closes both connections; the cache stays bypassed. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.publisher, this.subscriber].map((redis) => (redis === undefined ? Promise.resolve() : closeRedisConnection(redis))));
+    await Promise.all(
+      [this.publisher, this.subscriber].map((redis) =>
+        redis === undefined ? Promise.resolve() : closeRedisConnection(redis),
+      ),
+    );
   }
 
   private goDown(cache: DagSpecCache): void {
     this.generation += 1;
-    if (cache.enabled && !this.closed) this.options.logger.warn({ channel: this.channel }, 'dag changes: subscription lost, spec cache bypassed');
+    if (cache.enabled && !this.closed)
+      this.options.logger.warn({ channel: this.channel }, 'dag changes: subscription lost, spec cache bypassed');
     cache.setLive(false);
   }
 
@@ -99,7 +114,10 @@ export class DagChangeChannel {
     try {
       await subscriber.subscribe(this.channel);
     } catch (error) {
-      this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'dag changes: subscribe failed');
+      this.options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'dag changes: subscribe failed',
+      );
       // Still the same connection: try again (a reconnect subscribes by itself).
       const retry = setTimeout(() => {
         if (generation === this.generation && subscriber.status === 'ready') void this.subscribe(cache);

@@ -17,11 +17,11 @@ let catalog: DagCatalog;
 const SEED: Record<string, Parameters<typeof dagYaml>[0]> = {
   'alpha-etl': { labels: ['team=data', 'env=prod'], schedule: ['CRON_TZ=UTC 0 11 * * *'], description: 'Alpha' },
   'beta-report': { labels: ['team=data'], schedule: ['CRON_TZ=UTC */5 * * * *'] },
-  'gamma_sync': { labels: ['team=ops', 'env=prod'], schedule: ['CRON_TZ=UTC 0 0 * * *'] },
+  gamma_sync: { labels: ['team=ops', 'env=prod'], schedule: ['CRON_TZ=UTC 0 0 * * *'] },
   'delta-REPORT': { labels: ['team=ops'] },
-  'epsilon': { schedule: ['CRON_TZ=UTC 0 11 * * *'] },
+  epsilon: { schedule: ['CRON_TZ=UTC 0 11 * * *'] },
   'zeta-paused': { schedule: ['CRON_TZ=UTC * * * * *'] },
-  'eta': {},
+  eta: {},
 };
 const ALL_NAMES = Object.keys(SEED).sort();
 
@@ -89,7 +89,15 @@ describe('dag.list', () => {
 
   it('sorts by next run: earliest first, ties by name, unscheduled and suspended DAGs last', async () => {
     const reply = await catalog.list({ sort: 'nextRun' });
-    expect(namesOf(reply)).toEqual(['beta-report', 'alpha-etl', 'epsilon', 'gamma_sync', 'delta-REPORT', 'eta', 'zeta-paused']);
+    expect(namesOf(reply)).toEqual([
+      'beta-report',
+      'alpha-etl',
+      'epsilon',
+      'gamma_sync',
+      'delta-REPORT',
+      'eta',
+      'zeta-paused',
+    ]);
     expect(reply.items.map((item) => item.nextRun)).toEqual([
       '2030-01-01T10:35:00.000Z',
       '2030-01-01T11:00:00.000Z',

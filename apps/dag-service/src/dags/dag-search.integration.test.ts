@@ -16,9 +16,18 @@ beforeAll(async () => {
   db = await createTestSchema('search');
   catalog = new DagCatalog(new DagRepository(db.pool));
   const apply = (name: string, spec: string) => catalog.upsert({ name, spec }, Date.now() + 5000);
-  await apply('ops-backup', dagYaml({ labels: ['workspace=ops'], commands: ['pg_dump main > /backup/main.sql', 'gzip /backup/main.sql'] }));
-  await apply('ops-cleanup', dagYaml({ labels: ['workspace=ops'], commands: ['rm -rf /tmp/old', 'echo Cleanup done'] }));
-  await apply('data-load', dagYaml({ labels: ['workspace=data'], commands: ['python load.py --discount 50%', 'echo LOAD'] }));
+  await apply(
+    'ops-backup',
+    dagYaml({ labels: ['workspace=ops'], commands: ['pg_dump main > /backup/main.sql', 'gzip /backup/main.sql'] }),
+  );
+  await apply(
+    'ops-cleanup',
+    dagYaml({ labels: ['workspace=ops'], commands: ['rm -rf /tmp/old', 'echo Cleanup done'] }),
+  );
+  await apply(
+    'data-load',
+    dagYaml({ labels: ['workspace=data'], commands: ['python load.py --discount 50%', 'echo LOAD'] }),
+  );
   await apply('no-workspace', dagYaml({ commands: Array.from({ length: 7 }, (_, i) => `echo backup part ${i}`) }));
   for (let i = 0; i < 5; i += 1) await apply(`page-${i}`, dagYaml({ description: 'paging marker' }));
 });
@@ -59,7 +68,9 @@ describe('dag.search', () => {
 
   it('filters by workspace label; `all` and no workspace search everything', async () => {
     const names = async (workspace?: string) =>
-      (await catalog.search({ search: 'echo', ...(workspace !== undefined ? { workspace } : {}) })).results.map((r) => r.name);
+      (await catalog.search({ search: 'echo', ...(workspace !== undefined ? { workspace } : {}) })).results.map(
+        (r) => r.name,
+      );
     expect(await names('ops')).toEqual(['ops-cleanup']);
     expect(await names('data')).toEqual(['data-load']);
     expect(await names('nowhere')).toEqual([]);
@@ -72,7 +83,11 @@ describe('dag.search', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const reply = await catalog.search({ search: 'paging marker', limit: 2, ...(cursor !== undefined ? { cursor } : {}) });
+      const reply = await catalog.search({
+        search: 'paging marker',
+        limit: 2,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
       pages += 1;
       seen.push(...reply.results.map((result) => result.name));
       expect(reply.hasMore).toBe(reply.nextCursor !== undefined);

@@ -38,8 +38,17 @@ async function startReplica(label: string): Promise<Replica> {
   const prefix = randomBusPrefix(`dag-cache-${label}`);
   const skew = { ms: 0 };
   const cache = new DagSpecCache({ ttlMs: TTL_MS, now: () => Date.now() + skew.ms });
-  const channel = new DagChangeChannel({ redisUrl: TEST_REDIS_URL, prefix: changes, replica: label, cache, logger: SILENT_LOGGER });
-  const handlers = createDagHandlers({ pool: db.pool, replica: label }, { specCache: cache, announceChange: (name) => channel.publish(name) });
+  const channel = new DagChangeChannel({
+    redisUrl: TEST_REDIS_URL,
+    prefix: changes,
+    replica: label,
+    cache,
+    logger: SILENT_LOGGER,
+  });
+  const handlers = createDagHandlers(
+    { pool: db.pool, replica: label },
+    { specCache: cache, announceChange: (name) => channel.publish(name) },
+  );
   const worker = new ServiceWorker({ service: 'dag', catalog: dagOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
   const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
   await Promise.all([worker.start(), client.start()]);
@@ -54,8 +63,10 @@ async function stopReplica(replica: Replica): Promise<void> {
   await deleteKeysWithPrefix(TEST_REDIS_URL, replica.prefix);
 }
 
-const upsert = (on: Replica, name: string, spec: string) => on.client.call('dag', dagOps, 'dag.upsert', { name, spec }, options);
-const readSpec = async (on: Replica, name: string): Promise<string> => (await on.client.call('dag', dagOps, 'dag.spec', { name }, options)).spec;
+const upsert = (on: Replica, name: string, spec: string) =>
+  on.client.call('dag', dagOps, 'dag.upsert', { name, spec }, options);
+const readSpec = async (on: Replica, name: string): Promise<string> =>
+  (await on.client.call('dag', dagOps, 'dag.spec', { name }, options)).spec;
 
 beforeAll(async () => {
   db = await createTestSchema('spec_cache');
@@ -143,10 +154,20 @@ describe('dag.spec cache across two replicas', () => {
   it('still applies a change when the announcement cannot be published, and logs a warning', async () => {
     const warnings: string[] = [];
     const logger: BusLogger = { ...SILENT_LOGGER, warn: (_fields, message) => warnings.push(message) };
-    const channel = new DagChangeChannel({ redisUrl: 'redis://127.0.0.1:1', prefix: changes, replica: 'offline', logger });
+    const channel = new DagChangeChannel({
+      redisUrl: 'redis://127.0.0.1:1',
+      prefix: changes,
+      replica: 'offline',
+      logger,
+    });
     try {
-      const handlers = createDagHandlers({ pool: db.pool, replica: 'offline' }, { announceChange: (name) => channel.publish(name) });
-      const reply = await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'unannounced', spec: dagYaml() }, ctx));
+      const handlers = createDagHandlers(
+        { pool: db.pool, replica: 'offline' },
+        { announceChange: (name) => channel.publish(name) },
+      );
+      const reply = await withHandlerContext((ctx) =>
+        handlers['dag.upsert']({ name: 'unannounced', spec: dagYaml() }, ctx),
+      );
       expect(reply).toMatchObject({ applied: true, created: true });
       expect(warnings).toEqual(['dag changes: change not announced']);
     } finally {

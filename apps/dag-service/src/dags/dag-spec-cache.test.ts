@@ -6,7 +6,12 @@ import { DagSpecCache } from './dag-spec-cache';
  * cap, the epoch guard against a read that fetched a row before a change,
  * and the bypass while the change subscription is down.
  */
-const reply = (name: string, spec = 'steps: []\n'): DagSpecReply => ({ name, mimeType: 'application/yaml', spec, errors: [] });
+const reply = (name: string, spec = 'steps: []\n'): DagSpecReply => ({
+  name,
+  mimeType: 'application/yaml',
+  spec,
+  errors: [],
+});
 
 function cacheAt(ttlMs: number, maxEntries?: number): { cache: DagSpecCache; clock: { now: number } } {
   const clock = { now: 1_000 };

@@ -68,7 +68,8 @@ export class DagSpecCache {
   constructor(private readonly options: DagSpecCacheOptions) {
     if (!(options.ttlMs >= 0)) throw new RangeError('ttlMs must be 0 or more');
     this.maxEntries = options.maxEntries ?? DAG_SPEC_CACHE_MAX_ENTRIES;
-    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1)
+      throw new RangeError('maxEntries must be a positive integer');
     this.now = options.now ?? Date.now;
   }
 
@@ -138,6 +139,12 @@ export class DagSpecCache {
 
   /** Hit and miss counters and the current size. */
   stats(): DagSpecCacheStats {
-    return { hits: this.hits, misses: this.misses, entries: this.entries.size, live: this.enabled, outages: this.outages };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      entries: this.entries.size,
+      live: this.enabled,
+      outages: this.outages,
+    };
   }
 }

@@ -137,7 +137,8 @@ export class DagCatalog {
    */
   async delete(name: string, deadline: number): Promise<{ name: string; deleted: true }> {
     assertValidDagName(name);
-    if (!(await this.changing(name, () => this.repository.delete(name, deadline)))) throw dagNotFoundError(name, await this.repository.listNames());
+    if (!(await this.changing(name, () => this.repository.delete(name, deadline))))
+      throw dagNotFoundError(name, await this.repository.listNames());
     return { name, deleted: true };
   }
 
@@ -147,7 +148,8 @@ export class DagCatalog {
    */
   async setSuspended(name: string, suspended: boolean, deadline: number): Promise<DagDetail> {
     assertValidDagName(name);
-    if (!(await this.changing(name, () => this.repository.setSuspended(name, suspended, deadline)))) throw dagNotFoundError(name, await this.repository.listNames());
+    if (!(await this.changing(name, () => this.repository.setSuspended(name, suspended, deadline))))
+      throw dagNotFoundError(name, await this.repository.listNames());
     return this.get(name);
   }
 

@@ -77,7 +77,9 @@ describe('DagRepository.upsert', () => {
   });
 
   it(`writes nothing when less than the commit margin (${COMMIT_MARGIN_MS} ms) remains`, async () => {
-    const error = await rejectionOf(repository.upsert(writeOf('nearly-late', dagYaml()), Date.now() + COMMIT_MARGIN_MS / 2));
+    const error = await rejectionOf(
+      repository.upsert(writeOf('nearly-late', dagYaml()), Date.now() + COMMIT_MARGIN_MS / 2),
+    );
     expect(error).toMatchObject({ code: 'resource_unavailable' });
     expect(await repository.get('nearly-late')).toBeUndefined();
   });
@@ -115,8 +117,12 @@ describe('DagRepository.setSuspended', () => {
       );
       await holder.query('COMMIT');
       expect(await suspending).toBe(true);
-      const after = await db.pool.query<{ updated_at: Date }>("SELECT updated_at FROM dags WHERE name = 'suspend-order'");
-      expect(after.rows[0]?.updated_at.getTime() ?? 0).toBeGreaterThanOrEqual(held.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY);
+      const after = await db.pool.query<{ updated_at: Date }>(
+        "SELECT updated_at FROM dags WHERE name = 'suspend-order'",
+      );
+      expect(after.rows[0]?.updated_at.getTime() ?? 0).toBeGreaterThanOrEqual(
+        held.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY,
+      );
     } finally {
       holder.release();
     }

@@ -57,7 +57,12 @@ export interface UpsertOutcome {
  */
 export const COMMIT_MARGIN_MS = 50;
 
-const UpsertRowSchema = z.object({ created: z.boolean(), version: z.number().int(), created_at: z.date(), updated_at: z.date() });
+const UpsertRowSchema = z.object({
+  created: z.boolean(),
+  version: z.number().int(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
 const NameRowSchema = z.object({ name: z.string() });
 const CountRowSchema = z.object({ total: z.number().int() });
 const SearchRowSchema = z.object({ name: z.string(), spec: z.string() });
@@ -163,14 +168,21 @@ export class DagRepository {
    * @returns false when no such DAG exists
    */
   setSuspended(name: string, suspended: boolean, deadline: number): Promise<boolean> {
-    return this.mutateOne('UPDATE dags SET suspended = $2, updated_at = clock_timestamp() WHERE name = $1', [name, suspended], deadline);
+    return this.mutateOne(
+      'UPDATE dags SET suspended = $2, updated_at = clock_timestamp() WHERE name = $1',
+      [name, suspended],
+      deadline,
+    );
   }
 
   private mutateOne(sql: string, values: unknown[], deadline: number): Promise<boolean> {
     const commitBy = deadline - COMMIT_MARGIN_MS;
     return withStorageErrors(async () => {
       if (Date.now() >= commitBy) throw deadlinePassedError();
-      const result = await withTransaction(this.pool, (client) => client.query(sql, values), { deadline: commitBy, onLate: deadlinePassedError });
+      const result = await withTransaction(this.pool, (client) => client.query(sql, values), {
+        deadline: commitBy,
+        onLate: deadlinePassedError,
+      });
       return (result.rowCount ?? 0) > 0;
     });
   }
@@ -236,9 +248,13 @@ export class DagRepository {
     offset: number,
   ): Promise<DagSummaryRecord[]> {
     const where = conditionsOf(filters);
-    const runs = where.bind(JSON.stringify(nextRuns.map((entry) => ({ s: entry.schedule, t: entry.nextRun.toISOString() }))));
+    const runs = where.bind(
+      JSON.stringify(nextRuns.map((entry) => ({ s: entry.schedule, t: entry.nextRun.toISOString() }))),
+    );
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const columns = SUMMARY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ');
+    const columns = SUMMARY_COLUMNS.split(', ')
+      .map((column) => `d.${column}`)
+      .join(', ');
     const sql = `
 WITH next_runs AS MATERIALIZED (
   SELECT ARRAY(SELECT jsonb_array_elements_text(e -> 's')) AS schedule, (e ->> 't')::timestamptz AS next_run

@@ -17,7 +17,10 @@ export function dagSpecUri(name: string): string {
 }
 
 /** `{description?, nextRun?}` with only the keys that have a value. */
-function optionalFacts(description: string | undefined, nextRun: Date | undefined): {
+function optionalFacts(
+  description: string | undefined,
+  nextRun: Date | undefined,
+): {
   description?: string;
   nextRun?: string;
 } {

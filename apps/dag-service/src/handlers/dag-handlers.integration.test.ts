@@ -25,7 +25,9 @@ const countRows = async (): Promise<number> => (await db.pool.query('SELECT name
 
 describe('dag.validate', () => {
   it('validates without writing: valid with the normalized model, or invalid with errors', async () => {
-    const valid = await withHandlerContext((ctx) => handlers['dag.validate']({ name: 'preview', spec: dagYaml() }, ctx));
+    const valid = await withHandlerContext((ctx) =>
+      handlers['dag.validate']({ name: 'preview', spec: dagYaml() }, ctx),
+    );
     expect(valid).toMatchObject({ valid: true, errors: [], dag: { name: 'preview', steps: [{ name: 'step1' }] } });
     const invalid = await withHandlerContext((ctx) =>
       handlers['dag.validate']({ name: 'preview', spec: 'steps:\n  - name: [\n' }, ctx),
@@ -39,20 +41,38 @@ describe('dag.validate', () => {
 describe('dag.upsert', () => {
   it('does not write an invalid spec: valid false, applied false', async () => {
     const reply = await withHandlerContext((ctx) =>
-      handlers['dag.upsert']({ name: 'broken', spec: 'steps:\n  - name: a\n    depends: [missing]\n    run: echo\n' }, ctx),
+      handlers['dag.upsert'](
+        { name: 'broken', spec: 'steps:\n  - name: a\n    depends: [missing]\n    run: echo\n' },
+        ctx,
+      ),
     );
     expect(reply).toEqual({ valid: false, errors: [expect.stringContaining('missing')], applied: false });
     expect(await countRows()).toBe(0);
   });
 
   it('creates, then updates, a valid DAG', async () => {
-    const created = await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'nightly-report', spec: dagYaml() }, ctx));
-    expect(created).toMatchObject({ valid: true, errors: [], applied: true, created: true, updated: false, version: 1 });
+    const created = await withHandlerContext((ctx) =>
+      handlers['dag.upsert']({ name: 'nightly-report', spec: dagYaml() }, ctx),
+    );
+    expect(created).toMatchObject({
+      valid: true,
+      errors: [],
+      applied: true,
+      created: true,
+      updated: false,
+      version: 1,
+    });
     expect(created.dag).toMatchObject({ name: 'nightly-report' });
     const updated = await withHandlerContext((ctx) =>
       handlers['dag.upsert']({ name: 'nightly-report', spec: dagYaml({ description: 'v2' }) }, ctx),
     );
-    expect(updated).toMatchObject({ applied: true, created: false, updated: true, version: 2, dag: { description: 'v2' } });
+    expect(updated).toMatchObject({
+      applied: true,
+      created: false,
+      updated: true,
+      version: 2,
+      dag: { description: 'v2' },
+    });
   });
 
   it('refuses to start an apply whose deadline has passed, and writes nothing', async () => {
@@ -65,7 +85,9 @@ describe('dag.upsert', () => {
   });
 
   it('refuses a DAG name that breaks dagu-model §2', async () => {
-    const error = await rejectionOf(withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'a b', spec: dagYaml() }, ctx)));
+    const error = await rejectionOf(
+      withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'a b', spec: dagYaml() }, ctx)),
+    );
     expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'name' });
   });
 });
@@ -107,16 +129,19 @@ describe('dag.get and dag.spec', () => {
     await db.pool.query('UPDATE dags SET spec = $1 WHERE name = $2', [spec, 'weekly-report']);
   });
 
-  it.each(['dag.get', 'dag.spec'] as const)('%s of an unknown DAG is resource_not_found with didYouMean', async (op) => {
-    const handler = handlers[op];
-    const error = await rejectionOf(withHandlerContext(async (ctx) => handler({ name: 'weekly-reprot' }, ctx)));
-    expect(error).toBeInstanceOf(DaguError);
-    expect(error instanceof DaguError ? error.toServiceError() : undefined).toEqual({
-      code: 'resource_not_found',
-      message: 'DAG "weekly-reprot" does not exist.',
-      details: { didYouMean: ['weekly-report'] },
-    });
-  });
+  it.each(['dag.get', 'dag.spec'] as const)(
+    '%s of an unknown DAG is resource_not_found with didYouMean',
+    async (op) => {
+      const handler = handlers[op];
+      const error = await rejectionOf(withHandlerContext(async (ctx) => handler({ name: 'weekly-reprot' }, ctx)));
+      expect(error).toBeInstanceOf(DaguError);
+      expect(error instanceof DaguError ? error.toServiceError() : undefined).toEqual({
+        code: 'resource_not_found',
+        message: 'DAG "weekly-reprot" does not exist.',
+        details: { didYouMean: ['weekly-report'] },
+      });
+    },
+  );
 
   it('suggests up to 3 names, substring matches included, and none when nothing is close', async () => {
     const report = await rejectionOf(withHandlerContext((ctx) => handlers['dag.get']({ name: 'report' }, ctx)));
@@ -130,11 +155,18 @@ describe('dag.get and dag.spec', () => {
 describe('dag.setSuspended and dag.delete (REST DAG routes)', () => {
   it('suspends and resumes a DAG, then deletes it; unknown names are resource_not_found', async () => {
     await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'to-suspend', spec: dagYaml() }, ctx));
-    const suspended = await withHandlerContext((ctx) => handlers['dag.setSuspended']({ name: 'to-suspend', suspended: true }, ctx));
+    const suspended = await withHandlerContext((ctx) =>
+      handlers['dag.setSuspended']({ name: 'to-suspend', suspended: true }, ctx),
+    );
     expect(suspended).toMatchObject({ name: 'to-suspend', suspended: true });
-    const resumed = await withHandlerContext((ctx) => handlers['dag.setSuspended']({ name: 'to-suspend', suspended: false }, ctx));
+    const resumed = await withHandlerContext((ctx) =>
+      handlers['dag.setSuspended']({ name: 'to-suspend', suspended: false }, ctx),
+    );
     expect(resumed.suspended).toBe(false);
-    expect(await withHandlerContext((ctx) => handlers['dag.delete']({ name: 'to-suspend' }, ctx))).toEqual({ name: 'to-suspend', deleted: true });
+    expect(await withHandlerContext((ctx) => handlers['dag.delete']({ name: 'to-suspend' }, ctx))).toEqual({
+      name: 'to-suspend',
+      deleted: true,
+    });
     const gone = await rejectionOf(withHandlerContext((ctx) => handlers['dag.delete']({ name: 'to-suspend' }, ctx)));
     expect(gone).toBeInstanceOf(DaguError);
     expect((gone as DaguError).code).toBe('resource_not_found');

@@ -9,7 +9,8 @@ let handlers: ReturnType<typeof createDagHandlers>;
 beforeAll(async () => {
   db = await createTestSchema('schedules');
   handlers = createDagHandlers({ pool: db.pool, replica: 'test-replica' });
-  const apply = (name: string, spec: string) => withHandlerContext((ctx) => handlers['dag.upsert']({ name, spec }, ctx));
+  const apply = (name: string, spec: string) =>
+    withHandlerContext((ctx) => handlers['dag.upsert']({ name, spec }, ctx));
   await apply('every-minute', `schedule: "* * * * *"\n${dagYaml()}`);
   await apply('two-crons', `schedule:\n  - "0 1 * * *"\n  - "CRON_TZ=Europe/Paris 30 2 * * 1"\n${dagYaml()}`);
   await apply('unscheduled', dagYaml());
@@ -32,7 +33,9 @@ describe('dag.schedules', () => {
   });
 
   it('narrows to names and carries the stored YAML on request', async () => {
-    const reply = await withHandlerContext((ctx) => handlers['dag.schedules']({ names: ['every-minute', 'unscheduled', 'missing'], withSpec: true }, ctx));
+    const reply = await withHandlerContext((ctx) =>
+      handlers['dag.schedules']({ names: ['every-minute', 'unscheduled', 'missing'], withSpec: true }, ctx),
+    );
     expect(reply.schedules).toHaveLength(1);
     expect(reply.schedules[0]).toMatchObject({ name: 'every-minute', spec: expect.stringContaining('* * * * *') });
   });

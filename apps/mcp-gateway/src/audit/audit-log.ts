@@ -60,8 +60,19 @@ export class AuditLog {
     const values: unknown[] = [];
     const rows = batch.map((e, i) => {
       const p = e.principal;
-      values.push(e.at, e.category, e.action, p?.subject ?? 'unknown', p?.id ?? 'unknown', p?.credentialType ?? 'none',
-        e.target ?? null, e.outcome, e.durationMs ?? null, e.requestId ?? null, e.details === undefined ? null : JSON.stringify(e.details));
+      values.push(
+        e.at,
+        e.category,
+        e.action,
+        p?.subject ?? 'unknown',
+        p?.id ?? 'unknown',
+        p?.credentialType ?? 'none',
+        e.target ?? null,
+        e.outcome,
+        e.durationMs ?? null,
+        e.requestId ?? null,
+        e.details === undefined ? null : JSON.stringify(e.details),
+      );
       const b = i * 11;
       return `($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8},$${b + 9},$${b + 10},$${b + 11})`;
     });

@@ -66,5 +66,7 @@ export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: un
     details: r.details ?? undefined,
   }));
   const last = page[page.length - 1];
-  return rows.length > limit && last !== undefined ? { items, nextCursor: Buffer.from(last.id).toString('base64url') } : { items };
+  return rows.length > limit && last !== undefined
+    ? { items, nextCursor: Buffer.from(last.id).toString('base64url') }
+    : { items };
 }

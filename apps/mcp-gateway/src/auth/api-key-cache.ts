@@ -23,7 +23,13 @@ export class ApiKeyVerifier {
    * @param channel Redis pub/sub channel of revocations, e.g. `dagu:apikeys:revoked`
    */
   constructor(
-    private readonly deps: { repository: ApiKeyRepository; publisher: Redis; subscriber: Redis; channel: string; logger: Logger },
+    private readonly deps: {
+      repository: ApiKeyRepository;
+      publisher: Redis;
+      subscriber: Redis;
+      channel: string;
+      logger: Logger;
+    },
   ) {}
 
   /** Subscribes to revocations; call once at start. */
@@ -67,6 +73,8 @@ export class ApiKeyVerifier {
     const last = this.touched.get(id) ?? 0;
     if (now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
-    this.deps.repository.touch(id).catch((err: unknown) => this.deps.logger.warn({ err, apiKeyId: id }, 'api key touch failed'));
+    this.deps.repository
+      .touch(id)
+      .catch((err: unknown) => this.deps.logger.warn({ err, apiKeyId: id }, 'api key touch failed'));
   }
 }

@@ -10,7 +10,13 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const input = { name: 'ci', role: 'operator' as const, surfaces: ['mcp' as const], expiresAt: null, createdBy: 'user:admin' };
+const input = {
+  name: 'ci',
+  role: 'operator' as const,
+  surfaces: ['mcp' as const],
+  expiresAt: null,
+  createdBy: 'user:admin',
+};
 
 describe('API keys', () => {
   it('generates dagu_ keys of 256 random bits and hashes them with SHA-256', () => {
@@ -25,8 +31,14 @@ describe('API keys', () => {
     const expiresAt = new Date('2031-01-02T03:04:05.000Z');
     const { record, key } = await keys.create({ ...input, surfaces: ['mcp', 'rest_api'], expiresAt });
     expect(record).toMatchObject({
-      name: 'ci', role: 'operator', surfaces: ['mcp', 'rest_api'], expiresAt: '2031-01-02T03:04:05.000Z',
-      lastUsedAt: null, revoked: false, prefix: key.slice(0, KEY_PREFIX_LENGTH), keyHash: hashApiKey(key),
+      name: 'ci',
+      role: 'operator',
+      surfaces: ['mcp', 'rest_api'],
+      expiresAt: '2031-01-02T03:04:05.000Z',
+      lastUsedAt: null,
+      revoked: false,
+      prefix: key.slice(0, KEY_PREFIX_LENGTH),
+      keyHash: hashApiKey(key),
     });
     const { rows } = await db.pool.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [record.id]);
     expect(JSON.stringify(rows)).not.toContain(key);

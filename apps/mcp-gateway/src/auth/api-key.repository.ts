@@ -78,7 +78,16 @@ export class ApiKeyRepository {
     const { rows } = await this.pool.query<ApiKeyRow>(
       `INSERT INTO api_keys (id, prefix, key_hash, name, role, surfaces, expires_at, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [randomUUID(), key.slice(0, KEY_PREFIX_LENGTH), hashApiKey(key), input.name, input.role, input.surfaces, input.expiresAt, input.createdBy],
+      [
+        randomUUID(),
+        key.slice(0, KEY_PREFIX_LENGTH),
+        hashApiKey(key),
+        input.name,
+        input.role,
+        input.surfaces,
+        input.expiresAt,
+        input.createdBy,
+      ],
     );
     const row = rows[0];
     if (row === undefined) throw new Error('insert returned no row');
@@ -94,7 +103,9 @@ export class ApiKeyRepository {
 
   /** Keys that are not revoked, newest first. */
   async list(): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at DESC');
+    const { rows } = await this.pool.query<ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at DESC',
+    );
     return rows.map(toRecord);
   }
 

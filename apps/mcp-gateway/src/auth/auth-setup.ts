@@ -37,7 +37,11 @@ export interface AuthSetup {
 export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logger): Promise<AuthSetup> {
   const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
   const redis = new Redis(config.REDIS_URL, { ...redisOptions, connectionName: 'gateway-auth' });
-  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true, connectionName: 'gateway-auth-sub' });
+  const subscriber = new Redis(config.REDIS_URL, {
+    maxRetriesPerRequest: null,
+    lazyConnect: true,
+    connectionName: 'gateway-auth-sub',
+  });
   redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'auth redis error'));
   subscriber.on('error', (err: Error) => logger.debug({ err: err.message }, 'auth redis subscriber error'));
   await Promise.all([redis.connect(), subscriber.connect()]);
@@ -45,7 +49,13 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
   const users = new UserRepository(pool);
   const keys = new ApiKeyRepository(pool);
   const audit = new AuditLog({ pool, logger });
-  const verifier = new ApiKeyVerifier({ repository: keys, publisher: redis, subscriber, channel: `${config.BUS_PREFIX}:apikeys:revoked`, logger });
+  const verifier = new ApiKeyVerifier({
+    repository: keys,
+    publisher: redis,
+    subscriber,
+    channel: `${config.BUS_PREFIX}:apikeys:revoked`,
+    logger,
+  });
   await verifier.start();
   const tokens = await LoginTokens.create({ secret: config.TOKEN_SECRET, ttlSeconds: config.TOKEN_TTL_SECONDS, pool });
   const limiter = new FailureLimiter({
@@ -55,10 +65,18 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
     perAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
   });
-  const basic = config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
-    ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
-    : undefined;
-  const authenticator = new Authenticator({ mode: config.AUTH_MODE, users, apiKeys: verifier, tokens, limiter, ...(basic ? { basic } : {}) });
+  const basic =
+    config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
+      ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
+      : undefined;
+  const authenticator = new Authenticator({
+    mode: config.AUTH_MODE,
+    users,
+    apiKeys: verifier,
+    tokens,
+    limiter,
+    ...(basic ? { basic } : {}),
+  });
   if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
 
   return {
@@ -98,6 +116,8 @@ async function bootstrapAdmin(users: UserRepository, config: GatewayConfig, logg
   logger.info({ username: config.ADMIN_USERNAME }, 'first admin created');
   if (generated) {
     // Printed once, outside the structured logs, so log shipping never keeps it.
-    process.stdout.write(`\nFirst admin created: username "${config.ADMIN_USERNAME}", password "${password}" (shown only now).\n\n`);
+    process.stdout.write(
+      `\nFirst admin created: username "${config.ADMIN_USERNAME}", password "${password}" (shown only now).\n\n`,
+    );
   }
 }

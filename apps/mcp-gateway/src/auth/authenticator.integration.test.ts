@@ -34,10 +34,18 @@ beforeAll(async () => {
   subscriber = new Redis(REDIS_URL);
   users = new UserRepository(db.pool);
   apiKeys = new ApiKeyRepository(db.pool);
-  verifier = new ApiKeyVerifier({ repository: apiKeys, publisher: redis, subscriber, channel: `${prefix}:revoked`, logger: createLogger({ name: 'authn-test', level: 'silent' }) });
+  verifier = new ApiKeyVerifier({
+    repository: apiKeys,
+    publisher: redis,
+    subscriber,
+    channel: `${prefix}:revoked`,
+    logger: createLogger({ name: 'authn-test', level: 'silent' }),
+  });
   await verifier.start();
   tokens = await LoginTokens.create({ secret: 'authenticator-test-secret-0123456789', ttlSeconds: 600, pool: db.pool });
-  aliceId = (await users.create({ username: 'alice', role: 'developer', passwordHash: await hashPassword('alice-pass') })).id;
+  aliceId = (
+    await users.create({ username: 'alice', role: 'developer', passwordHash: await hashPassword('alice-pass') })
+  ).id;
 });
 
 afterAll(async () => {
@@ -51,8 +59,21 @@ afterAll(async () => {
 /** An authenticator in `mode` with a failure limit of its own (3 per address, 2 per username). */
 function authenticator(mode: AuthMode): Authenticator {
   limiterCount += 1;
-  const limiter = new FailureLimiter({ redis, prefix: `${prefix}:${limiterCount}`, perUser: 2, perAddress: 3, windowSeconds: 60 });
-  return new Authenticator({ mode, users, apiKeys: verifier, tokens, limiter, basic: { username: 'root', password: 'root-pass' } });
+  const limiter = new FailureLimiter({
+    redis,
+    prefix: `${prefix}:${limiterCount}`,
+    perUser: 2,
+    perAddress: 3,
+    windowSeconds: 60,
+  });
+  return new Authenticator({
+    mode,
+    users,
+    apiKeys: verifier,
+    tokens,
+    limiter,
+    basic: { username: 'root', password: 'root-pass' },
+  });
 }
 
 const basic = (username: string, password: string) => ({ scheme: 'basic' as const, username, password });
@@ -89,7 +110,13 @@ describe('Authenticator', () => {
   });
 
   it('an API key (Bearer dagu_…) in any mode but none, with its surfaces; revoked or wrong keys fail', async () => {
-    const { record, key } = await apiKeys.create({ name: 'ci', role: 'operator', surfaces: ['rest_api'], expiresAt: null, createdBy: 'user:admin' });
+    const { record, key } = await apiKeys.create({
+      name: 'ci',
+      role: 'operator',
+      surfaces: ['rest_api'],
+      expiresAt: null,
+      createdBy: 'user:admin',
+    });
     for (const mode of ['builtin', 'basic'] as const) {
       expect(await authenticator(mode).authenticate(bearer(key), '10.0.2.1')).toEqual({
         principal: { id: `api_key:${record.id}`, subject: 'api_key:ci', role: 'operator', credentialType: 'api_key' },
@@ -104,7 +131,13 @@ describe('Authenticator', () => {
   });
 
   it('an expired API key fails', async () => {
-    const { key } = await apiKeys.create({ name: 'old', role: 'viewer', surfaces: ['mcp'], expiresAt: new Date(Date.now() - 1000), createdBy: 'user:admin' });
+    const { key } = await apiKeys.create({
+      name: 'old',
+      role: 'viewer',
+      surfaces: ['mcp'],
+      expiresAt: new Date(Date.now() - 1000),
+      createdBy: 'user:admin',
+    });
     expect(await codeOf(authenticator('builtin').authenticate(bearer(key), '10.0.3.1'))).toBe('unauthenticated');
   });
 
@@ -132,7 +165,9 @@ describe('Authenticator', () => {
     const builtin = authenticator('builtin');
     await codeOf(builtin.authenticate(basic('alice', 'x'), '10.0.6.1'));
     await codeOf(builtin.authenticate(basic('alice', 'y'), '10.0.6.2'));
-    expect(await codeOf(builtin.authenticate(basic('alice', 'alice-pass'), '10.0.6.3'))).toMatch(/^too_many_failures after \d+s$/);
+    expect(await codeOf(builtin.authenticate(basic('alice', 'alice-pass'), '10.0.6.3'))).toMatch(
+      /^too_many_failures after \d+s$/,
+    );
   });
 
   it('counts failures: an address over its limit is refused for bearer credentials too', async () => {
@@ -140,7 +175,19 @@ describe('Authenticator', () => {
     for (let i = 0; i < 3; i += 1) await codeOf(builtin.authenticate(bearer(`dagu_wrong${i}`), '10.0.7.1'));
     const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer' });
     // A fresh authenticator has no memo of the address being clear.
-    const again = new Authenticator({ mode: 'builtin', users, apiKeys: verifier, tokens, limiter: new FailureLimiter({ redis, prefix: `${prefix}:${limiterCount}`, perUser: 2, perAddress: 3, windowSeconds: 60 }) });
+    const again = new Authenticator({
+      mode: 'builtin',
+      users,
+      apiKeys: verifier,
+      tokens,
+      limiter: new FailureLimiter({
+        redis,
+        prefix: `${prefix}:${limiterCount}`,
+        perUser: 2,
+        perAddress: 3,
+        windowSeconds: 60,
+      }),
+    });
     expect(await codeOf(again.authenticate(bearer(token), '10.0.7.1'))).toMatch(/^too_many_failures/);
     expect((await again.authenticate(bearer(token), '10.0.7.2')).principal.subject).toBe('alice');
   });

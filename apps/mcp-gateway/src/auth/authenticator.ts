@@ -88,22 +88,53 @@ export class Authenticator {
         const key = await this.deps.apiKeys.verify(credential.token);
         if (key === undefined) return undefined;
         return {
-          principal: { id: `api_key:${key.id}`, subject: `api_key:${key.name}`, role: key.role, credentialType: 'api_key' },
+          principal: {
+            id: `api_key:${key.id}`,
+            subject: `api_key:${key.name}`,
+            role: key.role,
+            credentialType: 'api_key',
+          },
           surfaces: key.surfaces,
         };
       }
       if (this.deps.mode !== 'builtin') return undefined;
       const claims = await this.deps.tokens.verify(credential.token);
       if (claims === undefined) return undefined;
-      return { principal: { id: `user:${claims.userId}`, subject: claims.username, role: claims.role, credentialType: 'token' } };
+      return {
+        principal: {
+          id: `user:${claims.userId}`,
+          subject: claims.username,
+          role: claims.role,
+          credentialType: 'token',
+        },
+      };
     }
     if (this.deps.mode === 'basic') {
       const basic = this.deps.basic;
-      const ok = basic !== undefined && safeEqual(credential.username, basic.username) && safeEqual(credential.password, basic.password);
-      return ok ? { principal: { id: `user:${basic.username}`, subject: basic.username, role: 'admin', credentialType: 'basic' } } : undefined;
+      const ok =
+        basic !== undefined &&
+        safeEqual(credential.username, basic.username) &&
+        safeEqual(credential.password, basic.password);
+      return ok
+        ? {
+            principal: {
+              id: `user:${basic.username}`,
+              subject: basic.username,
+              role: 'admin',
+              credentialType: 'basic',
+            },
+          }
+        : undefined;
     }
     const found = await this.deps.users.findByUsername(credential.username);
     if (!(await verifyUserPassword(found?.passwordHash, credential.password)) || found === undefined) return undefined;
-    return { principal: { id: `user:${found.user.id}`, subject: found.user.username, role: found.user.role, credentialType: 'basic' } };
+    return {
+      principal: {
+        id: `user:${found.user.id}`,
+        subject: found.user.username,
+        role: found.user.role,
+        credentialType: 'basic',
+      },
+    };
   }
 }

@@ -16,9 +16,12 @@ describe('parseAuthorization', () => {
     expect(parseAuthorization(header)).toEqual(expected);
   });
 
-  it.each(['Bearer', 'Bearer ', 'Basic', basic('no-colon'), 'Digest abc', 'Token abc', ''])('calls %p malformed', (header) => {
-    expect(parseAuthorization(header)).toBe('malformed');
-  });
+  it.each(['Bearer', 'Bearer ', 'Basic', basic('no-colon'), 'Digest abc', 'Token abc', ''])(
+    'calls %p malformed',
+    (header) => {
+      expect(parseAuthorization(header)).toBe('malformed');
+    },
+  );
 });
 
 function request(url: string, authorization?: string): Request {

@@ -24,7 +24,11 @@ export class FailureLimiter {
   constructor(opts: { redis: Redis; prefix: string; perUser: number; perAddress: number; windowSeconds: number }) {
     const common = { storeClient: opts.redis, duration: opts.windowSeconds, blockDuration: opts.windowSeconds };
     this.byUser = new RateLimiterRedis({ ...common, keyPrefix: `${opts.prefix}:authfail:user`, points: opts.perUser });
-    this.byAddress = new RateLimiterRedis({ ...common, keyPrefix: `${opts.prefix}:authfail:addr`, points: opts.perAddress });
+    this.byAddress = new RateLimiterRedis({
+      ...common,
+      keyPrefix: `${opts.prefix}:authfail:addr`,
+      points: opts.perAddress,
+    });
   }
 
   /** Refusal when the username or address has used up its failures, else undefined. */

@@ -13,7 +13,11 @@ const claims = { userId: '0b0e5c6a-0000-4000-8000-000000000001', username: 'alic
 
 describe('LoginTokens', () => {
   it('issues a token that verifies to its claims, expiring after the ttl', async () => {
-    const tokens = await LoginTokens.create({ secret: 'a-configured-secret-of-enough-length', ttlSeconds: 3600, pool: db.pool });
+    const tokens = await LoginTokens.create({
+      secret: 'a-configured-secret-of-enough-length',
+      ttlSeconds: 3600,
+      pool: db.pool,
+    });
     const before = Date.now();
     const { token, expiresAt } = await tokens.issue(claims);
     expect(token.split('.')).toHaveLength(3);
@@ -23,12 +27,26 @@ describe('LoginTokens', () => {
   });
 
   it('refuses an expired token, a tampered one, one signed with another secret, and garbage', async () => {
-    const tokens = await LoginTokens.create({ secret: 'secret-one-secret-one-secret-one', ttlSeconds: 3600, pool: db.pool });
-    const other = await LoginTokens.create({ secret: 'secret-two-secret-two-secret-two', ttlSeconds: 3600, pool: db.pool });
-    const expired = await LoginTokens.create({ secret: 'secret-one-secret-one-secret-one', ttlSeconds: -10, pool: db.pool });
+    const tokens = await LoginTokens.create({
+      secret: 'secret-one-secret-one-secret-one',
+      ttlSeconds: 3600,
+      pool: db.pool,
+    });
+    const other = await LoginTokens.create({
+      secret: 'secret-two-secret-two-secret-two',
+      ttlSeconds: 3600,
+      pool: db.pool,
+    });
+    const expired = await LoginTokens.create({
+      secret: 'secret-one-secret-one-secret-one',
+      ttlSeconds: -10,
+      pool: db.pool,
+    });
     const { token } = await tokens.issue(claims);
     const [header = '', payload = '', signature = ''] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'admin' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'admin' }),
+    ).toString('base64url');
     expect(await tokens.verify((await expired.issue(claims)).token)).toBeUndefined();
     expect(await tokens.verify(`${header}.${forged}.${signature}`)).toBeUndefined();
     expect(await other.verify(token)).toBeUndefined();
@@ -41,10 +59,18 @@ describe('LoginTokens', () => {
     const tokens = await LoginTokens.create({ secret, ttlSeconds: 3600, pool: db.pool });
     const key = new TextEncoder().encode(secret);
     const sign = (payload: Record<string, unknown>, issuer: string, subject?: string) => {
-      const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setIssuedAt().setExpirationTime('1h');
+      const jwt = new SignJWT(payload)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(issuer)
+        .setIssuedAt()
+        .setExpirationTime('1h');
       return (subject === undefined ? jwt : jwt.setSubject(subject)).sign(key);
     };
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp', 'u1'))).toEqual({ userId: 'u1', username: 'alice', role: 'admin' });
+    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp', 'u1'))).toEqual({
+      userId: 'u1',
+      username: 'alice',
+      role: 'admin',
+    });
     expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'someone-else', 'u1'))).toBeUndefined();
     expect(await tokens.verify(await sign({ username: 'alice', role: 'root' }, 'dagu-mcp', 'u1'))).toBeUndefined();
     expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp'))).toBeUndefined();

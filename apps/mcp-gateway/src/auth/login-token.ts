@@ -30,10 +30,13 @@ export class LoginTokens {
   static async create(opts: { secret: string | undefined; ttlSeconds: number; pool: Pool }): Promise<LoginTokens> {
     let secret = opts.secret;
     if (secret === undefined) {
-      await opts.pool.query("INSERT INTO settings (key, value) VALUES ('token_secret', $1) ON CONFLICT (key) DO NOTHING", [
-        randomBytes(48).toString('base64url'),
-      ]);
-      const { rows } = await opts.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'token_secret'");
+      await opts.pool.query(
+        "INSERT INTO settings (key, value) VALUES ('token_secret', $1) ON CONFLICT (key) DO NOTHING",
+        [randomBytes(48).toString('base64url')],
+      );
+      const { rows } = await opts.pool.query<{ value: string }>(
+        "SELECT value FROM settings WHERE key = 'token_secret'",
+      );
       secret = rows[0]?.value;
       if (secret === undefined) throw new Error('token secret missing after insert');
     }

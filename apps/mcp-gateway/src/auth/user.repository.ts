@@ -68,7 +68,8 @@ export class UserRepository {
       if (row === undefined) throw new Error('insert returned no row');
       return toUser(row);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new DaguError('conflict', `User ${input.username} already exists.`, { field: 'username' });
+      if (isUniqueViolation(err))
+        throw new DaguError('conflict', `User ${input.username} already exists.`, { field: 'username' });
       throw err;
     }
   }

@@ -22,16 +22,35 @@ export function authenticate(deps: { authenticator: Authenticator; surface: Surf
     try {
       const result = await deps.authenticator.authenticate(credential, req.ip ?? 'unknown');
       if (result.surfaces !== undefined && !result.surfaces.includes(deps.surface)) {
-        deny(res, 403, new DaguError('invalid_api_key_surface', `This API key is not accepted on the ${deps.surface} surface.`), deps, req, result.principal);
+        deny(
+          res,
+          403,
+          new DaguError('invalid_api_key_surface', `This API key is not accepted on the ${deps.surface} surface.`),
+          deps,
+          req,
+          result.principal,
+        );
         return;
       }
       res.locals.principal = result.principal;
-      (req as Request & { auth?: unknown }).auth = { token: '', clientId: result.principal.id, scopes: [], extra: { principal: result.principal } };
+      (req as Request & { auth?: unknown }).auth = {
+        token: '',
+        clientId: result.principal.id,
+        scopes: [],
+        extra: { principal: result.principal },
+      };
       next();
     } catch (err) {
       if (err instanceof TooManyFailures) {
         res.setHeader('Retry-After', String(err.retryAfterSeconds));
-        deny(res, 429, new DaguError('rate_limited', 'Too many failed attempts; try again later.'), deps, req, undefined);
+        deny(
+          res,
+          429,
+          new DaguError('rate_limited', 'Too many failed attempts; try again later.'),
+          deps,
+          req,
+          undefined,
+        );
         return;
       }
       if (err instanceof DaguError && err.code === 'unauthenticated') {

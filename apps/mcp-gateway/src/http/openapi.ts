@@ -14,8 +14,13 @@ const ERROR_SCHEMA = {
 };
 
 const ERROR_STATUSES: Record<string, string> = {
-  '400': 'Invalid request', '401': 'Not authenticated', '403': 'Not authorized, or API key not accepted on rest_api',
-  '404': 'Not found', '409': 'Conflict', '429': 'Too many failed attempts', '503': 'A backend is unavailable',
+  '400': 'Invalid request',
+  '401': 'Not authenticated',
+  '403': 'Not authorized, or API key not accepted on rest_api',
+  '404': 'Not found',
+  '409': 'Conflict',
+  '429': 'Too many failed attempts',
+  '503': 'A backend is unavailable',
 };
 
 /** Express `/a/:id/*path` → OpenAPI `/a/{id}/{path}`; returns the path and its parameter names. */
@@ -37,23 +42,37 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
  * (their access, summary and zod schemas), so the document and the routes
  * cannot drift apart.
  */
-export function buildOpenApiDocument(routes: readonly RegisteredRoute[], opts: { version: string; basePath: string }): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: readonly RegisteredRoute[],
+  opts: { version: string; basePath: string },
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const { path, params } = toOpenApiPath(route.path);
     const key = `${opts.basePath}/api/v1${path}`;
-    const parameters: Array<Record<string, unknown>> = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const parameters: Array<Record<string, unknown>> = params.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     if (route.spec.query !== undefined) {
       const query = jsonSchema(route.spec.query);
       const properties = isRecord(query.properties) ? query.properties : {};
-      const required = new Set(Array.isArray(query.required) ? query.required.filter((name): name is string => typeof name === 'string') : []);
-      for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: 'query', required: required.has(name), schema });
+      const required = new Set(
+        Array.isArray(query.required) ? query.required.filter((name): name is string => typeof name === 'string') : [],
+      );
+      for (const [name, schema] of Object.entries(properties))
+        parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
     const status = String(route.spec.status ?? 200);
     const errors = Object.fromEntries(
       Object.entries(ERROR_STATUSES)
         .filter(([code]) => route.spec.access !== 'public' || !['401', '403'].includes(code))
-        .map(([code, description]) => [code, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+        .map(([code, description]) => [
+          code,
+          { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        ]),
     );
     paths[key] = {
       ...(paths[key] ?? {}),
@@ -64,10 +83,15 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], opts: {
         ...(route.spec.access === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(route.spec.body !== undefined
-          ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.spec.body) } } } }
+          ? {
+              requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.spec.body) } } },
+            }
           : {}),
         responses: {
-          [status]: status === '204' ? { description: 'Done' } : { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
+          [status]:
+            status === '204'
+              ? { description: 'Done' }
+              : { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
           ...errors,
         },
       },
@@ -75,12 +99,20 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], opts: {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Dagu MCP REST API', version: opts.version, description: 'The REST surface of the gateway; the same origin serves MCP at /mcp.' },
+    info: {
+      title: 'Dagu MCP REST API',
+      version: opts.version,
+      description: 'The REST surface of the gateway; the same origin serves MCP at /mcp.',
+    },
     servers: [{ url: opts.basePath === '' ? '/' : opts.basePath }],
     security: [{ bearer: [] }, { basic: [] }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'A login token or an API key with the rest_api surface.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A login token or an API key with the rest_api surface.',
+        },
         basic: { type: 'http', scheme: 'basic' },
       },
       schemas: { Error: ERROR_SCHEMA },

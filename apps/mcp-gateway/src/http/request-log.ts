@@ -21,7 +21,9 @@ export function requestLog(logger: Logger) {
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
-        ...(session !== undefined ? { sessionRef: createHash('sha256').update(session).digest('hex').slice(0, 12) } : {}),
+        ...(session !== undefined
+          ? { sessionRef: createHash('sha256').update(session).digest('hex').slice(0, 12) }
+          : {}),
       };
       if (res.statusCode >= 500) logger.warn(line, 'request failed');
       else logger.debug(line, 'request');

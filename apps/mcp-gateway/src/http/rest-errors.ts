@@ -32,9 +32,10 @@ export function sendRestError(res: Response, err: unknown): void {
   const dagu = err instanceof DaguError ? err : new DaguError('internal_error', 'Internal error.');
   const requestId = requestIdOf(res);
   const body = dagu.toServiceError();
-  const details = (dagu.code === 'internal_error' || dagu.code === 'resource_unavailable') && requestId !== undefined
-    ? { ...(body.details ?? {}), requestId }
-    : body.details;
+  const details =
+    (dagu.code === 'internal_error' || dagu.code === 'resource_unavailable') && requestId !== undefined
+      ? { ...(body.details ?? {}), requestId }
+      : body.details;
   res.status(HTTP_STATUS[dagu.code]).json({ ...body, ...(details !== undefined ? { details } : {}), requestId });
 }
 
@@ -42,12 +43,14 @@ export function sendRestError(res: Response, err: unknown): void {
 export function restErrorHandler(logger: Logger) {
   return function restErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
-    const type = typeof err === 'object' && err !== null && 'type' in err ? (err).type : undefined;
+    const type = typeof err === 'object' && err !== null && 'type' in err ? err.type : undefined;
     if (type === 'entity.parse.failed') {
       return sendRestError(res, new DaguError('invalid_request', 'Request body is not valid JSON.', { field: 'body' }));
     }
     if (type === 'entity.too.large') {
-      res.status(413).json({ code: 'invalid_request', message: 'Request body is too large.', requestId: requestIdOf(res) });
+      res
+        .status(413)
+        .json({ code: 'invalid_request', message: 'Request body is too large.', requestId: requestIdOf(res) });
       return;
     }
     if (!(err instanceof DaguError)) logger.error({ err, requestId: requestIdOf(res) }, 'rest request failed');

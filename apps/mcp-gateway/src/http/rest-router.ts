@@ -70,9 +70,13 @@ export function createRestRouter(opts: {
   router.use(express.json({ limit: opts.bodyLimitBytes }));
   const registered: RegisteredRoute[] = [];
   const registrar = createRegistrar(router, opts.authenticate, registered);
-  registrar.get('/openapi.json', { access: 'public', summary: 'This OpenAPI 3.1 document', tag: 'meta' }, (_req, res) => {
-    res.json(document);
-  });
+  registrar.get(
+    '/openapi.json',
+    { access: 'public', summary: 'This OpenAPI 3.1 document', tag: 'meta' },
+    (_req, res) => {
+      res.json(document);
+    },
+  );
   for (const add of opts.routes) add(registrar);
   const document = opts.openApi(registered);
   router.use((req, _res, next) => {
@@ -82,7 +86,11 @@ export function createRestRouter(opts: {
   return router;
 }
 
-function createRegistrar(router: Router, authenticate: RequestHandler, registered: RegisteredRoute[]): RestRouteRegistrar {
+function createRegistrar(
+  router: Router,
+  authenticate: RequestHandler,
+  registered: RegisteredRoute[],
+): RestRouteRegistrar {
   const add =
     (method: RegisteredRoute['method']) =>
     (path: string, spec: RouteSpec, handler: RestHandler): void => {

@@ -13,10 +13,22 @@ export function createServiceProber(bus: BusClient, timeoutMs = 2000): () => Pro
       SERVICE_NAMES.map(async (service) => {
         const started = performance.now();
         try {
-          const reply = await bus.call(service, OP_CATALOGS[service], 'ping', {}, { principal: SYSTEM_PRINCIPAL, timeoutMs });
-          return [QUEUE_NAMES[service], { ok: true, replica: reply.replica, latencyMs: round(performance.now() - started) }] as const;
+          const reply = await bus.call(
+            service,
+            OP_CATALOGS[service],
+            'ping',
+            {},
+            { principal: SYSTEM_PRINCIPAL, timeoutMs },
+          );
+          return [
+            QUEUE_NAMES[service],
+            { ok: true, replica: reply.replica, latencyMs: round(performance.now() - started) },
+          ] as const;
         } catch (err) {
-          return [QUEUE_NAMES[service], { ok: false, error: err instanceof DaguError ? err.code : 'internal_error' }] as const;
+          return [
+            QUEUE_NAMES[service],
+            { ok: false, error: err instanceof DaguError ? err.code : 'internal_error' },
+          ] as const;
         }
       }),
     );

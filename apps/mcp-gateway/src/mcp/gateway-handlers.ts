@@ -49,14 +49,18 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
     tools: {
       dagu_read: createReadTool(backends),
       dagu_change: createChangeTool(deps.bus),
-      dagu_execute: createExecuteTool({ bus: deps.bus, ...(deps.runEvents !== undefined ? { events: deps.runEvents } : {}) }),
+      dagu_execute: createExecuteTool({
+        bus: deps.bus,
+        ...(deps.runEvents !== undefined ? { events: deps.runEvents } : {}),
+      }),
     },
     audit: deps.audit,
     listResources: () => listResources(deps.topics),
     listResourceTemplates,
     readResource: async (uri, ctx): Promise<ReadResourceResult> => {
       const request = parseReadInput({ uri }, {});
-      if (request.resource === undefined) throw new DaguError('invalid_resource_uri', 'Resource URI is malformed.', { field: 'uri' });
+      if (request.resource === undefined)
+        throw new DaguError('invalid_resource_uri', 'Resource URI is malformed.', { field: 'uri' });
       const data = await backends[request.target](request, ctx.principal);
       const mimeType = mimeTypeFor(request.resource.kind);
       return { contents: [{ uri, mimeType, text: contentText(request.target, data) }] };
@@ -66,7 +70,8 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
 
 /** The resource body: Markdown, YAML or page text for the text families (020), JSON for the rest. */
 function contentText(target: string, data: Record<string, unknown>): string {
-  const textKey = target === 'reference' ? 'text' : target === 'dag_spec' ? 'spec' : target === 'wiki_page' ? 'content' : undefined;
+  const textKey =
+    target === 'reference' ? 'text' : target === 'dag_spec' ? 'spec' : target === 'wiki_page' ? 'content' : undefined;
   const text = textKey === undefined ? undefined : data[textKey];
   return typeof text === 'string' ? text : JSON.stringify(data);
 }

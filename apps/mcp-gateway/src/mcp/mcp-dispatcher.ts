@@ -2,7 +2,13 @@ import { SpanKind, withSpan } from '@dagu-mcp/runtime';
 import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
 import { completionMethods, type CompletionSource } from './completion/completion';
 import type { ExtensionRouter } from './extensions/extension-router';
-import { initializeResult, LooseCallToolParamsSchema, toolMethods, type MethodCall, type MethodHandler } from './mcp-server';
+import {
+  initializeResult,
+  LooseCallToolParamsSchema,
+  toolMethods,
+  type MethodCall,
+  type MethodHandler,
+} from './mcp-server';
 import type { McpHandlers } from './mcp-types';
 import { promptMethods } from './prompts/prompt-catalog';
 import { parseParams, resourceMethods } from './resource-methods';
@@ -54,7 +60,11 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
     Object.entries({
       ping: async () => ({}),
       'logging/setLevel': async (params: unknown, { session }: MethodCall) => {
-        const { level } = parseParams(SetLevelRequestParamsSchema, params, 'logging/setLevel needs a level (debug … emergency)');
+        const { level } = parseParams(
+          SetLevelRequestParamsSchema,
+          params,
+          'logging/setLevel needs a level (debug … emergency)',
+        );
         await sessions.setLogLevel(session.id, level);
         return {};
       },
@@ -73,7 +83,10 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
       const target = spanTarget(method, params);
       return withSpan(
         target === undefined ? `mcp ${method}` : `mcp ${method} ${target}`,
-        { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...(target !== undefined ? { 'mcp.target': target } : {}) } },
+        {
+          kind: SpanKind.SERVER,
+          attributes: { 'mcp.method.name': method, ...(target !== undefined ? { 'mcp.target': target } : {}) },
+        },
         () => handler(params, call),
       );
     },
@@ -82,7 +95,9 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
       const parsed = LooseCallToolParamsSchema.safeParse(params);
       if (!parsed.success) return false;
       if (parsed.data._meta?.progressToken !== undefined) return true;
-      return handlers.tools[parsed.data.name] === undefined && (await extensions?.toolOwner(parsed.data.name)) !== undefined;
+      return (
+        handlers.tools[parsed.data.name] === undefined && (await extensions?.toolOwner(parsed.data.name)) !== undefined
+      );
     },
   };
 }

@@ -51,7 +51,10 @@ export const LooseCallToolParamsSchema = z.looseObject({
   _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
 });
 /** The whole loose `tools/call` request (for callers that validate requests). */
-export const LooseCallToolRequestSchema = RequestSchema.extend({ method: z.literal('tools/call'), params: LooseCallToolParamsSchema });
+export const LooseCallToolRequestSchema = RequestSchema.extend({
+  method: z.literal('tools/call'),
+  params: LooseCallToolParamsSchema,
+});
 
 /** What one method handler gets: the call context and the session it runs in. */
 export interface MethodCall {
@@ -88,7 +91,9 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
       if (tool !== undefined) {
         result = await tool(parsed.data.arguments, ctx);
       } else {
-        const relayed = CallToolResultSchema.safeParse(await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities));
+        const relayed = CallToolResultSchema.safeParse(
+          await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities),
+        );
         if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Tool ${name} returned a malformed result.`);
         result = relayed.data;
       }
@@ -103,7 +108,12 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
  * Records `<prefix>.received` now and returns the function that records the
  * outcome: `succeeded`, `denied` (code `unauthorized`) or `failed` (with the code).
  */
-export function auditor(handlers: McpHandlers, ctx: McpCallContext, prefix: string, target: string): (errorCode: string | undefined) => void {
+export function auditor(
+  handlers: McpHandlers,
+  ctx: McpCallContext,
+  prefix: string,
+  target: string,
+): (errorCode: string | undefined) => void {
   const started = performance.now();
   const base = { category: 'mcp', principal: ctx.principal, target, details: { sessionId: ctx.sessionId } };
   handlers.audit({ ...base, action: `${prefix}.received`, outcome: 'received' });
@@ -128,6 +138,8 @@ export function auditCode(err: unknown): string {
 function describeCall(tool: string, args: unknown): string {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return tool;
   const record: Record<string, unknown> = { ...args };
-  const parts = ['target', 'action', 'mode', 'name', 'uri', 'dagRunId'].map((k) => record[k]).filter((v): v is string => typeof v === 'string');
+  const parts = ['target', 'action', 'mode', 'name', 'uri', 'dagRunId']
+    .map((k) => record[k])
+    .filter((v): v is string => typeof v === 'string');
   return [tool, ...parts].join(':').slice(0, 500);
 }

@@ -52,9 +52,23 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
       const extensions =
         config.MCP_EXTENSIONS.length === 0
           ? undefined
-          : new ExtensionRouter({ redis, prefix: config.BUS_PREFIX, names: config.MCP_EXTENSIONS, hub, logger, callTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS });
-      if (extensions !== undefined) logger.warn({ extensions: config.MCP_EXTENSIONS }, 'MCP extensions enabled (test fixtures)');
-      return createMcpDispatcher({ handlers, sessions: store, version, completions, ...(extensions !== undefined ? { extensions } : {}) });
+          : new ExtensionRouter({
+              redis,
+              prefix: config.BUS_PREFIX,
+              names: config.MCP_EXTENSIONS,
+              hub,
+              logger,
+              callTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
+            });
+      if (extensions !== undefined)
+        logger.warn({ extensions: config.MCP_EXTENSIONS }, 'MCP extensions enabled (test fixtures)');
+      return createMcpDispatcher({
+        handlers,
+        sessions: store,
+        version,
+        completions,
+        ...(extensions !== undefined ? { extensions } : {}),
+      });
     },
   });
   await sessions.start();

@@ -1,4 +1,10 @@
-import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
 import type { AuditEvent } from '../audit/audit-log';
 
@@ -32,7 +38,10 @@ export interface McpCallContext {
    * @throws JsonRpcError when the client lacks the capability (-32601),
    *   answers with an error, or does not answer in time (-32001)
    */
-  readonly sendRequest?: (request: { method: string; params?: Record<string, unknown> }) => Promise<Record<string, unknown>>;
+  readonly sendRequest?: (request: {
+    method: string;
+    params?: Record<string, unknown>;
+  }) => Promise<Record<string, unknown>>;
   /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
   readonly releaseStream?: () => void;
 }

@@ -1,4 +1,9 @@
-import { McpError, ReadResourceRequestParamsSchema, ReadResourceResultSchema, SubscribeRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpError,
+  ReadResourceRequestParamsSchema,
+  ReadResourceResultSchema,
+  SubscribeRequestParamsSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, parseDaguUri } from '@dagu-mcp/contracts';
 import { auditCode, auditor, type MethodHandler } from './mcp-server';
 import type { McpHandlers } from './mcp-types';
@@ -26,15 +31,22 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
   const { handlers, sessions, extensions } = deps;
   const catalogs = async () => (extensions === undefined ? [] : extensions.catalogs());
   return {
-    'resources/list': async () => ({ resources: [...handlers.listResources(), ...(await catalogs()).flatMap((c) => c.catalog.resources)] }),
+    'resources/list': async () => ({
+      resources: [...handlers.listResources(), ...(await catalogs()).flatMap((c) => c.catalog.resources)],
+    }),
     'resources/templates/list': async () => ({
-      resourceTemplates: [...handlers.listResourceTemplates(), ...(await catalogs()).flatMap((c) => c.catalog.resourceTemplates)],
+      resourceTemplates: [
+        ...handlers.listResourceTemplates(),
+        ...(await catalogs()).flatMap((c) => c.catalog.resourceTemplates),
+      ],
     }),
     'resources/read': async (params, { ctx, session }) => {
       const { uri } = parseParams(ReadResourceRequestParamsSchema, params, 'resources/read needs a uri');
       const owner = await extensions?.uriOwner(uri);
       if (owner !== undefined) {
-        const relayed = ReadResourceResultSchema.safeParse(await extensions?.call(owner, 'resources/read', { uri }, ctx, session.clientCapabilities));
+        const relayed = ReadResourceResultSchema.safeParse(
+          await extensions?.call(owner, 'resources/read', { uri }, ctx, session.clientCapabilities),
+        );
         if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Resource ${uri} came back malformed.`);
         return relayed.data;
       }
@@ -46,14 +58,16 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
       } catch (err) {
         audit(auditCode(err));
         // Not a domain error: the request runner logs it and answers internal_error (unexpected-failure.ts).
-        if (!(err instanceof DaguError)) throw new UnexpectedFailure(err, { resourceUri: uri, operation: 'resources/read' });
+        if (!(err instanceof DaguError))
+          throw new UnexpectedFailure(err, { resourceUri: uri, operation: 'resources/read' });
         throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/read' }));
       }
     },
     'resources/subscribe': async (params, { ctx, session }) => {
       const { uri } = parseParams(SubscribeRequestParamsSchema, params, 'resources/subscribe needs a uri');
       const owner = await extensions?.uriOwner(uri);
-      if (owner !== undefined) await extensions?.call(owner, 'resources/subscribe', { uri }, ctx, session.clientCapabilities);
+      if (owner !== undefined)
+        await extensions?.call(owner, 'resources/subscribe', { uri }, ctx, session.clientCapabilities);
       else checkSubscribable(uri);
       await sessions.subscribe(session.id, uri);
       return {};
@@ -61,7 +75,8 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
     'resources/unsubscribe': async (params, { ctx, session }) => {
       const { uri } = parseParams(SubscribeRequestParamsSchema, params, 'resources/unsubscribe needs a uri');
       const owner = await extensions?.uriOwner(uri);
-      if (owner !== undefined) await extensions?.call(owner, 'resources/unsubscribe', { uri }, ctx, session.clientCapabilities);
+      if (owner !== undefined)
+        await extensions?.call(owner, 'resources/unsubscribe', { uri }, ctx, session.clientCapabilities);
       await sessions.unsubscribe(session.id, uri);
       return {};
     },
@@ -73,14 +88,22 @@ function checkSubscribable(uri: string): void {
   try {
     const resource = parseDaguUri(uri);
     if (resource.kind === 'run' || resource.kind === 'run_logs') return;
-    throw new DaguError('invalid_resource_uri', 'Subscriptions are offered on DAG-run URIs (dagu://runs/{name}/{dagRunId}) and their /logs.', { field: 'uri' });
+    throw new DaguError(
+      'invalid_resource_uri',
+      'Subscriptions are offered on DAG-run URIs (dagu://runs/{name}/{dagRunId}) and their /logs.',
+      { field: 'uri' },
+    );
   } catch (err) {
     throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/subscribe' }));
   }
 }
 
 /** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */
-export function parseParams<T>(schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } }, params: unknown, hint: string): T {
+export function parseParams<T>(
+  schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } },
+  params: unknown,
+  hint: string,
+): T {
   const parsed = schema.safeParse(params ?? {});
   if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, `Invalid params: ${hint}.`);
   return parsed.data;

@@ -3,7 +3,14 @@ import { createLogger } from '@dagu-mcp/runtime';
 import { RunEventDispatcher } from './run-events';
 import { claimKeyOf, RunSubscriptionRelay, subscribedUrisOf } from './run-subscriptions';
 
-const event = (status: number, at = '2026-11-29T10:00:00.000Z'): RunEvent => ({ name: 'nightly', dagRunId: 'r1', attemptId: 'a1', status, statusLabel: String(status), at });
+const event = (status: number, at = '2026-11-29T10:00:00.000Z'): RunEvent => ({
+  name: 'nightly',
+  dagRunId: 'r1',
+  attemptId: 'a1',
+  status,
+  statusLabel: String(status),
+  at,
+});
 
 /** Two replicas hearing the same events, sharing one claim store (Redis SET NX). */
 function twoReplicas() {
@@ -38,7 +45,10 @@ function twoReplicas() {
 
 describe('run subscription relay (dagu-model §8)', () => {
   it('names the run and its logs', () => {
-    expect(subscribedUrisOf({ name: 'nightly', dagRunId: 'r1' })).toEqual(['dagu://runs/nightly/r1', 'dagu://runs/nightly/r1/logs']);
+    expect(subscribedUrisOf({ name: 'nightly', dagRunId: 'r1' })).toEqual([
+      'dagu://runs/nightly/r1',
+      'dagu://runs/nightly/r1/logs',
+    ]);
   });
 
   it('notifies once over two replicas when a run ends', async () => {

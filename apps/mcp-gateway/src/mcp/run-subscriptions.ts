@@ -73,9 +73,16 @@ export class RunSubscriptionRelay {
       if (!(await this.deps.claim(claimKeyOf(event), CLAIM_TTL_MS))) return;
       const counts = await Promise.all(subscribedUrisOf(event).map((uri) => this.deps.notify(uri)));
       const sessions = counts.reduce((a, b) => a + b, 0);
-      if (sessions > 0) this.deps.logger.debug({ dag: event.name, dagRunId: event.dagRunId, status: event.status, sessions }, 'run subscription notified');
+      if (sessions > 0)
+        this.deps.logger.debug(
+          { dag: event.name, dagRunId: event.dagRunId, status: event.status, sessions },
+          'run subscription notified',
+        );
     } catch (err) {
-      this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err), dag: event.name, dagRunId: event.dagRunId }, 'run subscription relay failed');
+      this.deps.logger.warn(
+        { err: err instanceof Error ? err.message : String(err), dag: event.name, dagRunId: event.dagRunId },
+        'run subscription relay failed',
+      );
     }
   }
 }

@@ -30,7 +30,11 @@ export interface McpSessionManagerOptions {
   /** How long a server→client request (sampling, elicitation) waits for the client, ms. */
   readonly clientRequestTimeoutMs: number;
   /** Builds the JSON-RPC dispatcher once the Redis parts exist. */
-  readonly createDispatcher: (parts: { readonly sessions: SessionStore; readonly hub: ReplicaHub; readonly redis: Redis }) => McpDispatcher;
+  readonly createDispatcher: (parts: {
+    readonly sessions: SessionStore;
+    readonly hub: ReplicaHub;
+    readonly redis: Redis;
+  }) => McpDispatcher;
 }
 
 /**
@@ -64,12 +68,16 @@ export class McpSessionManager {
       maxRetriesPerRequest: 2,
       retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt - 1, 10), 1000),
     });
-    redis.on('error', (error: Error) => options.logger.debug({ error: error.message }, 'mcp session store connection error'));
+    redis.on('error', (error: Error) =>
+      options.logger.debug({ error: error.message }, 'mcp session store connection error'),
+    );
     this.redis = redis;
     const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
     await hub.start();
     this.hub = hub;
-    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0, (sid) => hub.announceSessionChange(sid));
+    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0, (sid) =>
+      hub.announceSessionChange(sid),
+    );
     hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {
       retentionMs: options.eventRetentionMs,
@@ -107,7 +115,9 @@ export class McpSessionManager {
    */
   async resourceUpdated(uri: string): Promise<number> {
     const sessions = await this.requireStore().subscribersOf(uri);
-    await Promise.all(sessions.map((sid) => this.notifySession(sid, { method: 'notifications/resources/updated', params: { uri } })));
+    await Promise.all(
+      sessions.map((sid) => this.notifySession(sid, { method: 'notifications/resources/updated', params: { uri } })),
+    );
     return sessions.length;
   }
 

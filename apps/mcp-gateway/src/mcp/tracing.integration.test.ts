@@ -91,7 +91,11 @@ function dispatcherWithBusTool() {
     readResource: async () => ({ contents: [] }),
     audit: () => undefined,
   };
-  return createMcpDispatcher({ handlers, sessions: new SessionStore(redis, new McpKeys(prefix), 60_000), version: 'test' });
+  return createMcpDispatcher({
+    handlers,
+    sessions: new SessionStore(redis, new McpKeys(prefix), 60_000),
+    version: 'test',
+  });
 }
 
 const session: SessionRecord = {
@@ -124,7 +128,11 @@ describe('a trace from the gateway through the bus into the service and its SQL'
   it('shares one trace id, with each span the child of the one before', async () => {
     exporter.reset();
     const dispatcher = dispatcherWithBusTool();
-    const result = await dispatcher.handle('tools/call', { name: 'dagu_read', arguments: { target: 'dag' } }, { ctx, session });
+    const result = await dispatcher.handle(
+      'tools/call',
+      { name: 'dagu_read', arguments: { target: 'dag' } },
+      { ctx, session },
+    );
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'hello' }] });
 
     const spans = exporter.getFinishedSpans();
@@ -154,14 +162,21 @@ describe('a trace from the gateway through the bus into the service and its SQL'
     const dispatcher = dispatcherWithBusTool();
     // 8 concurrent calls over a pool of 2: queries queue for connections.
     await Promise.all(
-      Array.from({ length: 8 }, () => dispatcher.handle('tools/call', { name: 'dagu_read', arguments: {} }, { ctx, session })),
+      Array.from({ length: 8 }, () =>
+        dispatcher.handle('tools/call', { name: 'dagu_read', arguments: {} }, { ctx, session }),
+      ),
     );
     const spans = exporter.getFinishedSpans();
     const roots = spans.filter((s) => s.name === 'mcp tools/call dagu_read');
     expect(roots).toHaveLength(8);
     for (const root of roots) {
       const inTrace = spans.filter((s) => s.spanContext().traceId === root.spanContext().traceId);
-      expect(inTrace.map((s) => s.name).sort()).toEqual(['bus dag.lookup', 'handle lookup', 'mcp tools/call dagu_read', 'pg SELECT']);
+      expect(inTrace.map((s) => s.name).sort()).toEqual([
+        'bus dag.lookup',
+        'handle lookup',
+        'mcp tools/call dagu_read',
+        'pg SELECT',
+      ]);
     }
   });
 

@@ -13,12 +13,14 @@ export interface BusCallMetrics {
 
 /** The gateway's bus-call timer on `registry`. */
 export function createBusCallMetrics(registry: Registry): BusCallMetrics {
-  const histogram = durationHistogram(registry, METRIC_NAMES.busCallDuration, 'Bus calls from the gateway to a service, until the reply or failure.', [
-    'service',
-    'op',
-    'outcome',
-  ]);
+  const histogram = durationHistogram(
+    registry,
+    METRIC_NAMES.busCallDuration,
+    'Bus calls from the gateway to a service, until the reply or failure.',
+    ['service', 'op', 'outcome'],
+  );
   return {
-    time: (service, op, call) => timeAsync(call, (outcome, seconds) => histogram.observe({ service, op, outcome }, seconds)),
+    time: (service, op, call) =>
+      timeAsync(call, (outcome, seconds) => histogram.observe({ service, op, outcome }, seconds)),
   };
 }

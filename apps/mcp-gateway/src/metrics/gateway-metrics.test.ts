@@ -23,7 +23,9 @@ describe('createBusCallMetrics', () => {
     const bus = createBusCallMetrics(metrics.registry);
     await bus.time('dag', 'dag.get', async () => 'ok');
     await bus.time('dag', 'dag.get', async () => 'ok');
-    await expect(bus.time('run', 'run.start', async () => Promise.reject(new CodedError('resource_unavailable')))).rejects.toThrow();
+    await expect(
+      bus.time('run', 'run.start', async () => Promise.reject(new CodedError('resource_unavailable'))),
+    ).rejects.toThrow();
     expect(await samples(metrics.render, `${METRIC_NAMES.busCallDuration}_count`)).toEqual([
       { labels: { app: 'mcp-gateway', service: 'dag', op: 'dag.get', outcome: 'ok' }, value: 2 },
       { labels: { app: 'mcp-gateway', service: 'run', op: 'run.start', outcome: 'resource_unavailable' }, value: 1 },
@@ -70,7 +72,12 @@ describe('instrumentRequestListener', () => {
     const server = createServer(
       instrumentRequestListener(metrics.registry, (req, res) => {
         // What Express leaves on the request: the mount path, the matched route, the parsed body.
-        if (req.url === '/mcp') Object.assign(req, { baseUrl: '/mcp', route: { path: '/' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+        if (req.url === '/mcp')
+          Object.assign(req, {
+            baseUrl: '/mcp',
+            route: { path: '/' },
+            body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          });
         res.statusCode = req.url === '/mcp' ? 200 : 404;
         res.end('{}');
       }),
@@ -81,7 +88,10 @@ describe('instrumentRequestListener', () => {
       expect((await fetch(`${base}/no/such/${Math.random()}`)).status).toBe(404);
       await new Promise((resolve) => setImmediate(resolve));
       expect(await samples(metrics.render, `${METRIC_NAMES.httpRequestDuration}_count`)).toEqual([
-        { labels: { app: 'mcp-gateway', route: '/mcp', method: 'POST', status: '200', mcp_method: 'tools/list' }, value: 1 },
+        {
+          labels: { app: 'mcp-gateway', route: '/mcp', method: 'POST', status: '200', mcp_method: 'tools/list' },
+          value: 1,
+        },
         { labels: { app: 'mcp-gateway', route: 'unmatched', method: 'GET', status: '404', mcp_method: '' }, value: 1 },
       ]);
     } finally {

@@ -48,7 +48,8 @@ export function mcpMethodOf(body: unknown): string {
  */
 export function routeOf(req: object): string {
   const route: unknown = Reflect.get(req, 'route');
-  if (typeof route !== 'object' || route === null || !('path' in route) || typeof route.path !== 'string') return 'unmatched';
+  if (typeof route !== 'object' || route === null || !('path' in route) || typeof route.path !== 'string')
+    return 'unmatched';
   const baseUrl: unknown = Reflect.get(req, 'baseUrl');
   const joined = `${typeof baseUrl === 'string' ? baseUrl : ''}${route.path}`;
   return joined.length > 1 ? joined.replace(/\/+$/, '') : joined;
@@ -63,19 +64,22 @@ export function routeOf(req: object): string {
  * @returns a listener for `http.createServer(listener)`
  */
 export function instrumentRequestListener(registry: Registry, listener: RequestListener): RequestListener {
-  const histogram = durationHistogram(registry, METRIC_NAMES.httpRequestDuration, 'HTTP requests to the gateway, until the response ended.', [
-    'route',
-    'method',
-    'status',
-    'mcp_method',
-  ]);
+  const histogram = durationHistogram(
+    registry,
+    METRIC_NAMES.httpRequestDuration,
+    'HTTP requests to the gateway, until the response ended.',
+    ['route', 'method', 'status', 'mcp_method'],
+  );
   return function meteredRequestListener(req: IncomingMessage, res: ServerResponse): void {
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const route = routeOf(req);
       const mcpMethod = route.endsWith('/mcp') ? mcpMethodOf(Reflect.get(req, 'body')) : '';
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      histogram.observe({ route, method: req.method ?? 'UNKNOWN', status, mcp_method: mcpMethod }, secondsSince(started));
+      histogram.observe(
+        { route, method: req.method ?? 'UNKNOWN', status, mcp_method: mcpMethod },
+        secondsSince(started),
+      );
     });
     listener(req, res);
   };

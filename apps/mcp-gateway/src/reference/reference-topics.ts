@@ -36,7 +36,9 @@ export const RESULT_REFERENCES: readonly string[] = [
  *
  * @throws Error when a topic file is missing (a packaging bug, caught at start)
  */
-export function loadReferenceTopics(dir = join(__dirname, '..', '..', 'reference-topics')): Map<string, ReferenceTopic> {
+export function loadReferenceTopics(
+  dir = join(__dirname, '..', '..', 'reference-topics'),
+): Map<string, ReferenceTopic> {
   const topics = new Map<string, ReferenceTopic>();
   for (const name of REFERENCE_TOPIC_NAMES) {
     const text = readFileSync(join(dir, `${name}.md`), 'utf8');

@@ -12,7 +12,10 @@ import { requestIdOf } from '../http/request-id';
 const CreateKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
   role: RoleSchema,
-  surfaces: z.array(z.enum(['mcp', 'rest_api'])).min(1, 'at least one surface').transform((s) => [...new Set(s)]),
+  surfaces: z
+    .array(z.enum(['mcp', 'rest_api']))
+    .min(1, 'at least one surface')
+    .transform((s) => [...new Set(s)]),
   expiresAt: z.iso.datetime({ offset: true }).optional(),
 });
 
@@ -36,29 +39,56 @@ function view(record: ApiKeyRecord): Record<string, unknown> {
  */
 export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVerifier; audit: AuditLog }): RestRoutes {
   const audit = (res: Response, action: string, target: string): void =>
-    deps.audit.record({ category: 'api_key', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: requestIdOf(res) });
-  return (routes) => {
-    routes.post('/api-keys', { access: 'admin', summary: 'Create an API key (the key is shown only in this response)', tag: 'api-keys', body: CreateKeySchema, status: 201 }, async (req, res) => {
-      const input = parseRequest(CreateKeySchema, req.body);
-      const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
-      if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-        throw new DaguError('invalid_request', 'expiresAt: must be in the future', { field: 'expiresAt' });
-      }
-      const { record, key } = await deps.keys.create({ name: input.name, role: input.role, surfaces: input.surfaces, expiresAt, createdBy: principalOf(res).subject });
-      audit(res, 'api_key.created', record.id);
-      const { lastUsedAt: _unused, ...shown } = view(record);
-      res.status(201).json({ ...shown, key });
+    deps.audit.record({
+      category: 'api_key',
+      action,
+      principal: principalOf(res),
+      target,
+      outcome: 'succeeded',
+      requestId: requestIdOf(res),
     });
+  return (routes) => {
+    routes.post(
+      '/api-keys',
+      {
+        access: 'admin',
+        summary: 'Create an API key (the key is shown only in this response)',
+        tag: 'api-keys',
+        body: CreateKeySchema,
+        status: 201,
+      },
+      async (req, res) => {
+        const input = parseRequest(CreateKeySchema, req.body);
+        const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
+        if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
+          throw new DaguError('invalid_request', 'expiresAt: must be in the future', { field: 'expiresAt' });
+        }
+        const { record, key } = await deps.keys.create({
+          name: input.name,
+          role: input.role,
+          surfaces: input.surfaces,
+          expiresAt,
+          createdBy: principalOf(res).subject,
+        });
+        audit(res, 'api_key.created', record.id);
+        const { lastUsedAt: _unused, ...shown } = view(record);
+        res.status(201).json({ ...shown, key });
+      },
+    );
     routes.get('/api-keys', { access: 'admin', summary: 'List live API keys', tag: 'api-keys' }, async (_req, res) => {
       res.json({ items: (await deps.keys.list()).map(view) });
     });
-    routes.delete('/api-keys/:id', { access: 'admin', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 }, async (req, res) => {
-      const id = String(req.params.id);
-      const prefix = /^[0-9a-f-]{36}$/.test(id) ? await deps.keys.revoke(id) : undefined;
-      if (prefix === undefined) throw new DaguError('resource_not_found', 'API key not found.');
-      await deps.verifier.invalidate(prefix);
-      audit(res, 'api_key.revoked', id);
-      res.status(204).end();
-    });
+    routes.delete(
+      '/api-keys/:id',
+      { access: 'admin', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 },
+      async (req, res) => {
+        const id = String(req.params.id);
+        const prefix = /^[0-9a-f-]{36}$/.test(id) ? await deps.keys.revoke(id) : undefined;
+        if (prefix === undefined) throw new DaguError('resource_not_found', 'API key not found.');
+        await deps.verifier.invalidate(prefix);
+        audit(res, 'api_key.revoked', id);
+        res.status(204).end();
+      },
+    );
   };
 }

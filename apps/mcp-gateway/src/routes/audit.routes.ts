@@ -11,15 +11,23 @@ const AuditQuerySchema = z.strictObject({
   outcome: z.enum(['received', 'succeeded', 'failed', 'denied']).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/).refine((c) => /^\d+$/.test(Buffer.from(c, 'base64url').toString('utf8')), 'malformed cursor').optional(),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,24}$/)
+    .refine((c) => /^\d+$/.test(Buffer.from(c, 'base64url').toString('utf8')), 'malformed cursor')
+    .optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 
 /** `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`. */
 export function auditRoutes(deps: { pool: Pool }): RestRoutes {
   return (routes) => {
-    routes.get('/audit', { access: 'admin', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema }, async (req, res) => {
-      res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
-    });
+    routes.get(
+      '/audit',
+      { access: 'admin', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema },
+      async (req, res) => {
+        res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
+      },
+    );
   };
 }

@@ -18,37 +18,59 @@ const LoginSchema = z.strictObject({ username: z.string().min(1).max(200), passw
  * `GET /api/v1/auth/me` → the caller's principal. Failed logins count towards
  * the per-username and per-address limits (429 with `Retry-After`).
  */
-export function authRoutes(deps: { mode: AuthMode; users: UserRepository; tokens: LoginTokens; limiter: FailureLimiter; audit: AuditLog }): RestRoutes {
+export function authRoutes(deps: {
+  mode: AuthMode;
+  users: UserRepository;
+  tokens: LoginTokens;
+  limiter: FailureLimiter;
+  audit: AuditLog;
+}): RestRoutes {
   return (routes) => {
-    routes.post('/auth/login', { access: 'public', summary: 'Log in (builtin mode); returns a login token', tag: 'auth', body: LoginSchema }, async (req, res) => {
-      if (deps.mode !== 'builtin') throw new DaguError('resource_not_found', 'Login is only available with AUTH_MODE=builtin.');
-      const { username, password } = parseRequest(LoginSchema, req.body);
-      const address = req.ip ?? 'unknown';
-      const blocked = await deps.limiter.check(address, username);
-      if (blocked !== undefined) {
-        res.setHeader('Retry-After', String(blocked.retryAfterSeconds));
-        throw new DaguError('rate_limited', 'Too many failed attempts; try again later.');
-      }
-      const found = await deps.users.findByUsername(username);
-      const ok = await verifyUserPassword(found?.passwordHash, password);
-      if (!ok || found === undefined) {
-        await deps.limiter.recordFailure(address, username);
-        deps.audit.record({ category: 'auth', action: 'auth.login.failed', principal: undefined, target: username, outcome: 'failed', requestId: requestIdOf(res) });
-        throw new DaguError('unauthenticated', 'Wrong username or password.');
-      }
-      await deps.limiter.recordSuccess(username);
-      const { user } = found;
-      const issued = await deps.tokens.issue({ userId: user.id, username: user.username, role: user.role });
-      deps.audit.record({
-        category: 'auth',
-        action: 'auth.login.succeeded',
-        principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'basic' },
-        target: username,
-        outcome: 'succeeded',
-        requestId: requestIdOf(res),
-      });
-      res.json({ token: issued.token, expiresAt: issued.expiresAt, user: { id: user.id, username: user.username, role: user.role } });
-    });
+    routes.post(
+      '/auth/login',
+      { access: 'public', summary: 'Log in (builtin mode); returns a login token', tag: 'auth', body: LoginSchema },
+      async (req, res) => {
+        if (deps.mode !== 'builtin')
+          throw new DaguError('resource_not_found', 'Login is only available with AUTH_MODE=builtin.');
+        const { username, password } = parseRequest(LoginSchema, req.body);
+        const address = req.ip ?? 'unknown';
+        const blocked = await deps.limiter.check(address, username);
+        if (blocked !== undefined) {
+          res.setHeader('Retry-After', String(blocked.retryAfterSeconds));
+          throw new DaguError('rate_limited', 'Too many failed attempts; try again later.');
+        }
+        const found = await deps.users.findByUsername(username);
+        const ok = await verifyUserPassword(found?.passwordHash, password);
+        if (!ok || found === undefined) {
+          await deps.limiter.recordFailure(address, username);
+          deps.audit.record({
+            category: 'auth',
+            action: 'auth.login.failed',
+            principal: undefined,
+            target: username,
+            outcome: 'failed',
+            requestId: requestIdOf(res),
+          });
+          throw new DaguError('unauthenticated', 'Wrong username or password.');
+        }
+        await deps.limiter.recordSuccess(username);
+        const { user } = found;
+        const issued = await deps.tokens.issue({ userId: user.id, username: user.username, role: user.role });
+        deps.audit.record({
+          category: 'auth',
+          action: 'auth.login.succeeded',
+          principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'basic' },
+          target: username,
+          outcome: 'succeeded',
+          requestId: requestIdOf(res),
+        });
+        res.json({
+          token: issued.token,
+          expiresAt: issued.expiresAt,
+          user: { id: user.id, username: user.username, role: user.role },
+        });
+      },
+    );
 
     routes.get('/auth/me', { access: 'viewer', summary: 'The authenticated caller', tag: 'auth' }, (_req, res) => {
       const p = principalOf(res);

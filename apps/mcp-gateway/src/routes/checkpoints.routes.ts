@@ -11,11 +11,18 @@ import { parseRequest } from './parse-body';
 /** `{values}` of a completed human task (validated against the task's form by run-service). */
 const HumanTaskBodySchema = z.strictObject({ values: z.record(z.string(), z.unknown()).optional() });
 /** `{decision, input?}` of an approval gate. */
-const ApprovalBodySchema = z.strictObject({ decision: z.enum(['approve', 'reject']), input: z.record(z.string(), z.string()).optional() });
+const ApprovalBodySchema = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  input: z.record(z.string(), z.string()).optional(),
+});
 
 /** The step a checkpoint route addresses: `/dag-runs/{name}/{dagRunId}/steps/{stepName}/…`. */
 function stepOf(req: Request): { dagName: string; dagRunId: string; stepName: string } {
-  return { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), stepName: String(req.params.stepName) };
+  return {
+    dagName: dagNameParam(req.params.name),
+    dagRunId: String(req.params.dagRunId),
+    stepName: String(req.params.stepName),
+  };
 }
 
 /**
@@ -32,7 +39,12 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
     routes.post(
       '/dag-runs/:name/:dagRunId/steps/:stepName/human-task',
-      { access: 'operator', summary: 'Complete a waiting human task; the run resumes', tag: 'dag-runs', body: HumanTaskBodySchema },
+      {
+        access: 'operator',
+        summary: 'Complete a waiting human task; the run resumes',
+        tag: 'dag-runs',
+        body: HumanTaskBodySchema,
+      },
       async (req, res) => {
         const body = parseRequest(HumanTaskBodySchema, req.body);
         const payload = { ...stepOf(req), ...body };
@@ -42,7 +54,12 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
     );
     routes.post(
       '/dag-runs/:name/:dagRunId/steps/:stepName/approval',
-      { access: 'operator', summary: 'Approve or reject a waiting approval gate', tag: 'dag-runs', body: ApprovalBodySchema },
+      {
+        access: 'operator',
+        summary: 'Approve or reject a waiting approval gate',
+        tag: 'dag-runs',
+        body: ApprovalBodySchema,
+      },
       async (req, res) => {
         const body = parseRequest(ApprovalBodySchema, req.body);
         const payload = { ...stepOf(req), ...body };

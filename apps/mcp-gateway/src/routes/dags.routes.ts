@@ -9,7 +9,12 @@ const DagListQuerySchema = z.strictObject({
   page: z.coerce.number().int().min(1).optional(),
   perPage: z.coerce.number().int().min(1).max(200).optional(),
   name: z.string().min(1).optional(),
-  labels: z.string().min(1).transform((v) => v.split(',').map((l) => l.trim())).pipe(z.array(z.string().min(1))).optional(),
+  labels: z
+    .string()
+    .min(1)
+    .transform((v) => v.split(',').map((l) => l.trim()))
+    .pipe(z.array(z.string().min(1)))
+    .optional(),
   sort: z.enum(['name', 'nextRun']).optional(),
   order: z.enum(['asc', 'desc']).optional(),
 });
@@ -18,7 +23,8 @@ const SpecBodySchema = z.strictObject({ spec: z.string().refine((s) => s.trim() 
 /** The DAG name of a path, checked per dagu-model §2. */
 export function dagNameParam(value: unknown): string {
   const name = String(value);
-  if (!isValidDagName(name)) throw new DaguError('invalid_request', `Not a valid DAG name: ${name}.`, { field: 'name' });
+  if (!isValidDagName(name))
+    throw new DaguError('invalid_request', `Not a valid DAG name: ${name}.`, { field: 'name' });
   return name;
 }
 
@@ -29,34 +35,118 @@ export function dagNameParam(value: unknown): string {
  */
 export function dagRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
-    routes.get('/dags', { access: 'viewer', summary: 'List DAGs (the 021 `dags` query)', tag: 'dags', query: DagListQuerySchema }, async (req, res) => {
-      const query = DagListRequestSchema.parse(parseRequest(DagListQuerySchema, req.query));
-      res.json(await bus.call('dag', dagOps, 'dag.list', query, { principal: principalOf(res) }));
-    });
+    routes.get(
+      '/dags',
+      { access: 'viewer', summary: 'List DAGs (the 021 `dags` query)', tag: 'dags', query: DagListQuerySchema },
+      async (req, res) => {
+        const query = DagListRequestSchema.parse(parseRequest(DagListQuerySchema, req.query));
+        res.json(await bus.call('dag', dagOps, 'dag.list', query, { principal: principalOf(res) }));
+      },
+    );
     routes.get('/dags/:name', { access: 'viewer', summary: 'The DAG detail model', tag: 'dags' }, async (req, res) => {
-      res.json(await bus.call('dag', dagOps, 'dag.get', { name: dagNameParam(req.params.name) }, { principal: principalOf(res) }));
+      res.json(
+        await bus.call(
+          'dag',
+          dagOps,
+          'dag.get',
+          { name: dagNameParam(req.params.name) },
+          { principal: principalOf(res) },
+        ),
+      );
     });
-    routes.get('/dags/:name/spec', { access: 'viewer', summary: 'The stored YAML and its validation errors', tag: 'dags' }, async (req, res) => {
-      res.json(await bus.call('dag', dagOps, 'dag.spec', { name: dagNameParam(req.params.name) }, { principal: principalOf(res) }));
-    });
-    routes.post('/dags/:name/validate', { access: 'viewer', summary: 'Validate a YAML spec without writing it', tag: 'dags', body: SpecBodySchema }, async (req, res) => {
-      const { spec } = parseRequest(SpecBodySchema, req.body);
-      res.json(await bus.call('dag', dagOps, 'dag.validate', { name: dagNameParam(req.params.name), spec }, { principal: principalOf(res) }));
-    });
-    routes.put('/dags/:name', { access: 'developer', summary: 'Create or update a DAG (400 with details.errors when invalid)', tag: 'dags', body: SpecBodySchema }, async (req, res) => {
-      const { spec } = parseRequest(SpecBodySchema, req.body);
-      const reply = await bus.call('dag', dagOps, 'dag.upsert', { name: dagNameParam(req.params.name), spec }, { principal: principalOf(res) });
-      if (!reply.valid) throw new DaguError('invalid_request', 'The DAG spec is not valid; nothing was written.', { field: 'spec', details: { errors: reply.errors } });
-      res.status(reply.created === true ? 201 : 200).json(reply);
-    });
-    routes.delete('/dags/:name', { access: 'developer', summary: 'Delete a DAG (its runs stay readable)', tag: 'dags', status: 204 }, async (req, res) => {
-      await bus.call('dag', dagOps, 'dag.delete', { name: dagNameParam(req.params.name) }, { principal: principalOf(res) });
-      res.status(204).end();
-    });
-    for (const [action, suspended] of [['suspend', true], ['resume', false]] as const) {
-      routes.post(`/dags/:name/${action}`, { access: 'developer', summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a DAG's schedule`, tag: 'dags' }, async (req, res) => {
-        res.json(await bus.call('dag', dagOps, 'dag.setSuspended', { name: dagNameParam(req.params.name), suspended }, { principal: principalOf(res) }));
-      });
+    routes.get(
+      '/dags/:name/spec',
+      { access: 'viewer', summary: 'The stored YAML and its validation errors', tag: 'dags' },
+      async (req, res) => {
+        res.json(
+          await bus.call(
+            'dag',
+            dagOps,
+            'dag.spec',
+            { name: dagNameParam(req.params.name) },
+            { principal: principalOf(res) },
+          ),
+        );
+      },
+    );
+    routes.post(
+      '/dags/:name/validate',
+      { access: 'viewer', summary: 'Validate a YAML spec without writing it', tag: 'dags', body: SpecBodySchema },
+      async (req, res) => {
+        const { spec } = parseRequest(SpecBodySchema, req.body);
+        res.json(
+          await bus.call(
+            'dag',
+            dagOps,
+            'dag.validate',
+            { name: dagNameParam(req.params.name), spec },
+            { principal: principalOf(res) },
+          ),
+        );
+      },
+    );
+    routes.put(
+      '/dags/:name',
+      {
+        access: 'developer',
+        summary: 'Create or update a DAG (400 with details.errors when invalid)',
+        tag: 'dags',
+        body: SpecBodySchema,
+      },
+      async (req, res) => {
+        const { spec } = parseRequest(SpecBodySchema, req.body);
+        const reply = await bus.call(
+          'dag',
+          dagOps,
+          'dag.upsert',
+          { name: dagNameParam(req.params.name), spec },
+          { principal: principalOf(res) },
+        );
+        if (!reply.valid)
+          throw new DaguError('invalid_request', 'The DAG spec is not valid; nothing was written.', {
+            field: 'spec',
+            details: { errors: reply.errors },
+          });
+        res.status(reply.created === true ? 201 : 200).json(reply);
+      },
+    );
+    routes.delete(
+      '/dags/:name',
+      { access: 'developer', summary: 'Delete a DAG (its runs stay readable)', tag: 'dags', status: 204 },
+      async (req, res) => {
+        await bus.call(
+          'dag',
+          dagOps,
+          'dag.delete',
+          { name: dagNameParam(req.params.name) },
+          { principal: principalOf(res) },
+        );
+        res.status(204).end();
+      },
+    );
+    for (const [action, suspended] of [
+      ['suspend', true],
+      ['resume', false],
+    ] as const) {
+      routes.post(
+        `/dags/:name/${action}`,
+        {
+          access: 'developer',
+          summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a DAG's schedule`,
+          tag: 'dags',
+        },
+        async (req, res) => {
+          res.json(
+            await bus.call(
+              'dag',
+              dagOps,
+              'dag.setSuspended',
+              { name: dagNameParam(req.params.name), suspended },
+              { principal: principalOf(res) },
+            ),
+          );
+        },
+      );
     }
   };
 }

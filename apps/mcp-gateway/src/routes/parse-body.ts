@@ -10,5 +10,9 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown): z.
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || undefined;
-  throw new DaguError('invalid_request', `${field ?? 'body'}: ${issue?.message ?? 'invalid'}`, field === undefined ? {} : { field });
+  throw new DaguError(
+    'invalid_request',
+    `${field ?? 'body'}: ${issue?.message ?? 'invalid'}`,
+    field === undefined ? {} : { field },
+  );
 }

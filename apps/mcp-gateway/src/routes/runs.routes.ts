@@ -21,11 +21,21 @@ const StartBodySchema = z.strictObject({
 const EnqueueBodySchema = StartBodySchema.extend({ queue: z.string().optional() });
 const RetryBodySchema = z.strictObject({ stepName: z.string().optional(), includeDownstream: z.boolean().optional() });
 const RunsQueryDoc = z.strictObject({
-  name: z.string().optional(), dagRunId: z.string().optional(), status: z.string().optional(), fromDate: z.string().optional(),
-  toDate: z.string().optional(), limit: z.string().optional(), cursor: z.string().optional(), labels: z.string().optional(),
+  name: z.string().optional(),
+  dagRunId: z.string().optional(),
+  status: z.string().optional(),
+  fromDate: z.string().optional(),
+  toDate: z.string().optional(),
+  limit: z.string().optional(),
+  cursor: z.string().optional(),
+  labels: z.string().optional(),
 });
 const LogQueryDoc = z.strictObject({
-  tail: z.string().optional(), head: z.string().optional(), offset: z.string().optional(), limit: z.string().optional(), stream: z.enum(['stdout', 'stderr']).optional(),
+  tail: z.string().optional(),
+  head: z.string().optional(),
+  offset: z.string().optional(),
+  limit: z.string().optional(),
+  stream: z.enum(['stdout', 'stderr']).optional(),
 });
 
 /** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
@@ -53,40 +63,108 @@ export function runRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
     for (const action of ['start', 'enqueue'] as const) {
       const body = action === 'start' ? StartBodySchema : EnqueueBodySchema;
-      routes.post(`/dags/:name/${action}`, { access: 'operator', summary: `${action === 'start' ? 'Start' : 'Enqueue'} a run of a DAG`, tag: 'dag-runs', body, status: 201 }, async (req, res) => {
-        const input = parseRequest(body, req.body);
-        res.status(201).json(await control(bus, principalOf(res), { ...input, action, name: dagNameParam(req.params.name) }));
-      });
+      routes.post(
+        `/dags/:name/${action}`,
+        {
+          access: 'operator',
+          summary: `${action === 'start' ? 'Start' : 'Enqueue'} a run of a DAG`,
+          tag: 'dag-runs',
+          body,
+          status: 201,
+        },
+        async (req, res) => {
+          const input = parseRequest(body, req.body);
+          res
+            .status(201)
+            .json(await control(bus, principalOf(res), { ...input, action, name: dagNameParam(req.params.name) }));
+        },
+      );
     }
-    routes.post('/dag-runs/:name/:dagRunId/stop', { access: 'operator', summary: 'Stop a running or waiting run', tag: 'dag-runs' }, async (req, res) => {
-      res.json(await control(bus, principalOf(res), { action: 'stop', name: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) }));
-    });
-    routes.post('/dag-runs/:name/:dagRunId/retry', { access: 'operator', summary: 'Retry a run (whole, or from stepName)', tag: 'dag-runs', body: RetryBodySchema }, async (req, res) => {
-      const input = parseRequest(RetryBodySchema, req.body);
-      res.json(await control(bus, principalOf(res), { ...input, action: 'retry', name: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) }));
-    });
-    routes.get('/dag-runs', { access: 'viewer', summary: 'List DAG-runs (the 021 `runs` query; status repeatable)', tag: 'dag-runs', query: RunsQueryDoc }, async (req, res) => {
-      const query = parseReadQuery('runs', queryText(req), 'target') ?? {};
-      res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
-    });
-    routes.get('/dag-runs/:name/:dagRunId', { access: 'viewer', summary: 'The run-detail model', tag: 'dag-runs' }, async (req, res) => {
-      const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) };
-      res.json(await bus.call('run', runOps, 'run.get', payload, { principal: principalOf(res) }));
-    });
-    routes.get('/dag-runs/:name/:dagRunId/logs', { access: 'viewer', summary: 'The run-log model (scheduler log tail and step streams)', tag: 'dag-runs', query: z.strictObject({ tail: z.string().optional() }) }, async (req, res) => {
-      const query = parseReadQuery('run_logs', queryText(req), 'target');
-      const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId), ...(query?.tail !== undefined ? { tail: query.tail } : {}) };
-      res.json(await bus.call('run', runOps, 'run.logs', payload, { principal: principalOf(res) }));
-    });
-    routes.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', { access: 'viewer', summary: 'One step\'s stdout/stderr with the log reader options', tag: 'dag-runs', query: LogQueryDoc }, async (req, res) => {
-      const query = parseReadQuery('step_log', queryText(req), 'target');
-      const payload = {
-        dagName: dagNameParam(req.params.name),
-        dagRunId: String(req.params.dagRunId),
-        stepName: String(req.params.stepName),
-        ...(query !== undefined ? { query } : {}),
-      };
-      res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
-    });
+    routes.post(
+      '/dag-runs/:name/:dagRunId/stop',
+      { access: 'operator', summary: 'Stop a running or waiting run', tag: 'dag-runs' },
+      async (req, res) => {
+        res.json(
+          await control(bus, principalOf(res), {
+            action: 'stop',
+            name: dagNameParam(req.params.name),
+            dagRunId: String(req.params.dagRunId),
+          }),
+        );
+      },
+    );
+    routes.post(
+      '/dag-runs/:name/:dagRunId/retry',
+      { access: 'operator', summary: 'Retry a run (whole, or from stepName)', tag: 'dag-runs', body: RetryBodySchema },
+      async (req, res) => {
+        const input = parseRequest(RetryBodySchema, req.body);
+        res.json(
+          await control(bus, principalOf(res), {
+            ...input,
+            action: 'retry',
+            name: dagNameParam(req.params.name),
+            dagRunId: String(req.params.dagRunId),
+          }),
+        );
+      },
+    );
+    routes.get(
+      '/dag-runs',
+      {
+        access: 'viewer',
+        summary: 'List DAG-runs (the 021 `runs` query; status repeatable)',
+        tag: 'dag-runs',
+        query: RunsQueryDoc,
+      },
+      async (req, res) => {
+        const query = parseReadQuery('runs', queryText(req), 'target') ?? {};
+        res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
+      },
+    );
+    routes.get(
+      '/dag-runs/:name/:dagRunId',
+      { access: 'viewer', summary: 'The run-detail model', tag: 'dag-runs' },
+      async (req, res) => {
+        const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) };
+        res.json(await bus.call('run', runOps, 'run.get', payload, { principal: principalOf(res) }));
+      },
+    );
+    routes.get(
+      '/dag-runs/:name/:dagRunId/logs',
+      {
+        access: 'viewer',
+        summary: 'The run-log model (scheduler log tail and step streams)',
+        tag: 'dag-runs',
+        query: z.strictObject({ tail: z.string().optional() }),
+      },
+      async (req, res) => {
+        const query = parseReadQuery('run_logs', queryText(req), 'target');
+        const payload = {
+          dagName: dagNameParam(req.params.name),
+          dagRunId: String(req.params.dagRunId),
+          ...(query?.tail !== undefined ? { tail: query.tail } : {}),
+        };
+        res.json(await bus.call('run', runOps, 'run.logs', payload, { principal: principalOf(res) }));
+      },
+    );
+    routes.get(
+      '/dag-runs/:name/:dagRunId/steps/:stepName/log',
+      {
+        access: 'viewer',
+        summary: "One step's stdout/stderr with the log reader options",
+        tag: 'dag-runs',
+        query: LogQueryDoc,
+      },
+      async (req, res) => {
+        const query = parseReadQuery('step_log', queryText(req), 'target');
+        const payload = {
+          dagName: dagNameParam(req.params.name),
+          dagRunId: String(req.params.dagRunId),
+          stepName: String(req.params.stepName),
+          ...(query !== undefined ? { query } : {}),
+        };
+        res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+      },
+    );
   };
 }

@@ -17,36 +17,60 @@ const UpdateUserSchema = z.strictObject({ password: Password.optional(), role: R
 /** Users (builtin mode), admin only (dagu-model §9): `GET/POST /users`, `GET/PATCH/DELETE /users/{id}`. */
 export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): RestRoutes {
   const audit = (res: Response, action: string, target: string): void =>
-    deps.audit.record({ category: 'user', action, principal: principalOf(res), target, outcome: 'succeeded', requestId: requestIdOf(res) });
+    deps.audit.record({
+      category: 'user',
+      action,
+      principal: principalOf(res),
+      target,
+      outcome: 'succeeded',
+      requestId: requestIdOf(res),
+    });
   return (routes) => {
     routes.get('/users', { access: 'admin', summary: 'List users', tag: 'users' }, async (_req, res) => {
       res.json({ items: await deps.users.list() });
     });
-    routes.post('/users', { access: 'admin', summary: 'Create a user', tag: 'users', body: CreateUserSchema, status: 201 }, async (req, res) => {
-      const input = parseRequest(CreateUserSchema, req.body);
-      const user = await deps.users.create({ username: input.username, role: input.role, passwordHash: await hashPassword(input.password) });
-      audit(res, 'user.created', user.username);
-      res.status(201).json(user);
-    });
+    routes.post(
+      '/users',
+      { access: 'admin', summary: 'Create a user', tag: 'users', body: CreateUserSchema, status: 201 },
+      async (req, res) => {
+        const input = parseRequest(CreateUserSchema, req.body);
+        const user = await deps.users.create({
+          username: input.username,
+          role: input.role,
+          passwordHash: await hashPassword(input.password),
+        });
+        audit(res, 'user.created', user.username);
+        res.status(201).json(user);
+      },
+    );
     routes.get('/users/:id', { access: 'admin', summary: 'Get a user', tag: 'users' }, async (req, res) => {
       const user = await deps.users.findById(String(req.params.id));
       if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
       res.json(user);
     });
-    routes.patch('/users/:id', { access: 'admin', summary: 'Change a user\'s role or password', tag: 'users', body: UpdateUserSchema }, async (req, res) => {
-      const change = parseRequest(UpdateUserSchema, req.body);
-      const user = await deps.users.update(String(req.params.id), {
-        ...(change.role !== undefined ? { role: change.role } : {}),
-        ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
-      });
-      if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
-      audit(res, 'user.updated', user.username);
-      res.json(user);
-    });
-    routes.delete('/users/:id', { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 }, async (req, res) => {
-      if (!(await deps.users.delete(String(req.params.id)))) throw new DaguError('resource_not_found', 'User not found.');
-      audit(res, 'user.deleted', String(req.params.id));
-      res.status(204).end();
-    });
+    routes.patch(
+      '/users/:id',
+      { access: 'admin', summary: "Change a user's role or password", tag: 'users', body: UpdateUserSchema },
+      async (req, res) => {
+        const change = parseRequest(UpdateUserSchema, req.body);
+        const user = await deps.users.update(String(req.params.id), {
+          ...(change.role !== undefined ? { role: change.role } : {}),
+          ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
+        });
+        if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
+        audit(res, 'user.updated', user.username);
+        res.json(user);
+      },
+    );
+    routes.delete(
+      '/users/:id',
+      { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 },
+      async (req, res) => {
+        if (!(await deps.users.delete(String(req.params.id))))
+          throw new DaguError('resource_not_found', 'User not found.');
+        audit(res, 'user.deleted', String(req.params.id));
+        res.status(204).end();
+      },
+    );
   };
 }

@@ -32,7 +32,8 @@ export function expectedVersionOf(req: Request, method: 'put' | 'delete'): numbe
     throw badHeader('If-Match', 'give either If-Match or If-None-Match, not both');
   }
   if (ifNoneMatch !== undefined) {
-    if (method !== 'put' || ifNoneMatch !== '*') throw badHeader('If-None-Match', 'only "If-None-Match: *" on PUT (create only) is supported');
+    if (method !== 'put' || ifNoneMatch !== '*')
+      throw badHeader('If-None-Match', 'only "If-None-Match: *" on PUT (create only) is supported');
     return 0;
   }
   if (ifMatch === undefined) return undefined;
@@ -44,7 +45,11 @@ export function expectedVersionOf(req: Request, method: 'put' | 'delete'): numbe
 /** Runs a body parser middleware as a promise (it rejects with body-parser's error, e.g. too large → 413). */
 function runParser(parser: RequestHandler, req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
-    parser(req, res, (err?: unknown) => (err === undefined || err === null ? resolve() : reject(err instanceof Error ? err : new Error('body parser failed', { cause: err }))));
+    parser(req, res, (err?: unknown) =>
+      err === undefined || err === null
+        ? resolve()
+        : reject(err instanceof Error ? err : new Error('body parser failed', { cause: err })),
+    );
   });
 }
 
@@ -66,7 +71,8 @@ export async function readPageBody(
   if (typeof req.is(['text/markdown', 'text/plain']) === 'string') {
     await runParser(textParser, req, res);
     const body: unknown = req.body;
-    if (typeof body !== 'string') throw new DaguError('invalid_request', 'body: the Markdown body could not be read', { field: 'body' });
+    if (typeof body !== 'string')
+      throw new DaguError('invalid_request', 'body: the Markdown body could not be read', { field: 'body' });
     return body;
   }
   return parseRequest(schema, req.body).content;

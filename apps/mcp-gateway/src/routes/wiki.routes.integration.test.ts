@@ -62,40 +62,77 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 
 describe('PUT /api/v1/wiki/{workspace}/pages/{path}', () => {
   test('creates (201, Location, ETag) then updates (200); the writer is the caller', async () => {
-    const created = await fetch(`${base}/wiki/team/pages/runbooks/deploy`, { method: 'PUT', ...json({ content: '# Deploy\n' }) });
+    const created = await fetch(`${base}/wiki/team/pages/runbooks/deploy`, {
+      method: 'PUT',
+      ...json({ content: '# Deploy\n' }),
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/api/v1/wiki/team/pages/runbooks/deploy');
     expect(created.headers.get('etag')).toBe('"1"');
-    expect(await created.json()).toMatchObject({ created: true, changed: true, content: '# Deploy\n', id: 'runbooks/deploy', uri: 'dagu://wiki/team/runbooks%2Fdeploy' });
-    expect(wiki.last('wiki.put')).toMatchObject({ payload: { workspace: 'team', path: 'runbooks/deploy', content: '# Deploy\n' }, principal: { subject: 'developer-user' } });
+    expect(await created.json()).toMatchObject({
+      created: true,
+      changed: true,
+      content: '# Deploy\n',
+      id: 'runbooks/deploy',
+      uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+    });
+    expect(wiki.last('wiki.put')).toMatchObject({
+      payload: { workspace: 'team', path: 'runbooks/deploy', content: '# Deploy\n' },
+      principal: { subject: 'developer-user' },
+    });
 
-    const encoded = await fetch(`${base}/wiki/team/pages/runbooks%2Fdeploy`, { method: 'PUT', ...json({ content: '# Deploy v2\n' }) });
+    const encoded = await fetch(`${base}/wiki/team/pages/runbooks%2Fdeploy`, {
+      method: 'PUT',
+      ...json({ content: '# Deploy v2\n' }),
+    });
     expect(encoded.status).toBe(200);
     expect(encoded.headers.get('etag')).toBe('"2"');
     expect(wiki.last('wiki.put')?.payload).toMatchObject({ path: 'runbooks/deploy' });
   });
 
   test('a text/markdown body is the page as is', async () => {
-    const res = await fetch(`${base}/wiki/team/pages/notes`, { method: 'PUT', headers: { 'content-type': 'text/markdown' }, body: '---\ntitle: N\n---\nbody\n' });
+    const res = await fetch(`${base}/wiki/team/pages/notes`, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/markdown' },
+      body: '---\ntitle: N\n---\nbody\n',
+    });
     expect(res.status).toBe(201);
     expect(wiki.last('wiki.put')?.payload).toMatchObject({ content: '---\ntitle: N\n---\nbody\n' });
   });
 
   test('If-Match and If-None-Match: * make writes conditional (409 conflict when not met)', async () => {
-    const ok = await fetch(`${base}/wiki/team/pages/notes`, { method: 'PUT', ...json({ content: 'v2' }, { 'if-match': '"1"' }) });
+    const ok = await fetch(`${base}/wiki/team/pages/notes`, {
+      method: 'PUT',
+      ...json({ content: 'v2' }, { 'if-match': '"1"' }),
+    });
     expect(ok.status).toBe(200);
     expect(wiki.last('wiki.put')?.payload).toMatchObject({ expectedVersion: 1 });
-    const stale = await fetch(`${base}/wiki/team/pages/notes`, { method: 'PUT', ...json({ content: 'v3' }, { 'if-match': '"1"' }) });
+    const stale = await fetch(`${base}/wiki/team/pages/notes`, {
+      method: 'PUT',
+      ...json({ content: 'v3' }, { 'if-match': '"1"' }),
+    });
     expect(stale.status).toBe(409);
-    expect(await stale.json()).toMatchObject({ code: 'conflict', field: 'expectedVersion', details: { currentVersion: 2 } });
-    const createOnly = await fetch(`${base}/wiki/team/pages/notes`, { method: 'PUT', ...json({ content: 'x' }, { 'if-none-match': '*' }) });
+    expect(await stale.json()).toMatchObject({
+      code: 'conflict',
+      field: 'expectedVersion',
+      details: { currentVersion: 2 },
+    });
+    const createOnly = await fetch(`${base}/wiki/team/pages/notes`, {
+      method: 'PUT',
+      ...json({ content: 'x' }, { 'if-none-match': '*' }),
+    });
     expect(createOnly.status).toBe(409);
     expect(wiki.last('wiki.put')?.payload).toMatchObject({ expectedVersion: 0 });
   });
 
   test.each([
     ['workspace all', '/wiki/all/pages/a', json({ content: 'x' }), 'workspace'],
-    ['a ".." segment (sent encoded, as clients normalize a raw one away)', '/wiki/team/pages/a/..%2Fb', json({ content: 'x' }), 'path'],
+    [
+      'a ".." segment (sent encoded, as clients normalize a raw one away)',
+      '/wiki/team/pages/a/..%2Fb',
+      json({ content: 'x' }),
+      'path',
+    ],
     ['a space in the path', '/wiki/team/pages/a%20b', json({ content: 'x' }), 'path'],
     ['content not a string', '/wiki/team/pages/a', json({ content: 1 }), 'content'],
     ['an unknown body field', '/wiki/team/pages/a', json({ content: 'x', title: 't' }), ''],
@@ -115,7 +152,10 @@ describe('PUT /api/v1/wiki/{workspace}/pages/{path}', () => {
   test('a viewer or operator may not write: 403 unauthorized, nothing sent to the service (dagu-model §9, §10)', async () => {
     const before = wiki.calls.length;
     for (const role of ['viewer', 'operator']) {
-      const res = await fetch(`${base}/wiki/team/pages/a`, { method: 'PUT', ...json({ content: 'x' }, { 'x-test-role': role }) });
+      const res = await fetch(`${base}/wiki/team/pages/a`, {
+        method: 'PUT',
+        ...json({ content: 'x' }, { 'x-test-role': role }),
+      });
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ code: 'unauthorized' });
     }
@@ -123,7 +163,11 @@ describe('PUT /api/v1/wiki/{workspace}/pages/{path}', () => {
   });
 
   test('a Markdown body over the page limit is 413', async () => {
-    const res = await fetch(`${base}/wiki/team/pages/big`, { method: 'PUT', headers: { 'content-type': 'text/markdown' }, body: 'x'.repeat(WIKI_PAGE_MAX_BYTES + 1) });
+    const res = await fetch(`${base}/wiki/team/pages/big`, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/markdown' },
+      body: 'x'.repeat(WIKI_PAGE_MAX_BYTES + 1),
+    });
     expect(res.status).toBe(413);
   });
 });
@@ -133,19 +177,27 @@ describe('GET and DELETE /api/v1/wiki/{workspace}/pages/{path}', () => {
     const page = await fetch(`${base}/wiki/team/pages/runbooks/deploy`, { headers: { 'x-test-role': 'viewer' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('etag')).toBe('"2"');
-    expect(await page.json()).toMatchObject({ id: 'runbooks/deploy', content: '# Deploy v2\n', mimeType: 'text/markdown' });
+    expect(await page.json()).toMatchObject({
+      id: 'runbooks/deploy',
+      content: '# Deploy v2\n',
+      mimeType: 'text/markdown',
+    });
     const markdown = await fetch(`${base}/wiki/team/pages/runbooks/deploy`, { headers: { accept: 'text/markdown' } });
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(await markdown.text()).toBe('# Deploy v2\n');
   });
 
   test('DELETE: 204, honours If-Match, then the page is 404', async () => {
-    expect((await fetch(`${base}/wiki/team/pages/notes`, { method: 'DELETE', headers: { 'if-match': '"2"' } })).status).toBe(204);
+    expect(
+      (await fetch(`${base}/wiki/team/pages/notes`, { method: 'DELETE', headers: { 'if-match': '"2"' } })).status,
+    ).toBe(204);
     expect(wiki.last('wiki.delete')?.payload).toEqual({ workspace: 'team', path: 'notes', expectedVersion: 2 });
     const gone = await fetch(`${base}/wiki/team/pages/notes`);
     expect(gone.status).toBe(404);
     expect(await gone.json()).toMatchObject({ code: 'resource_not_found' });
-    expect((await fetch(`${base}/wiki/team/pages/notes`, { method: 'DELETE', headers: { 'x-test-role': 'viewer' } })).status).toBe(403);
+    expect(
+      (await fetch(`${base}/wiki/team/pages/notes`, { method: 'DELETE', headers: { 'x-test-role': 'viewer' } })).status,
+    ).toBe(403);
   });
 });
 
@@ -153,23 +205,37 @@ describe('GET /api/v1/wiki/{workspace}/pages', () => {
   test('maps the spec 021 wiki query; workspace all lists every workspace', async () => {
     const res = await fetch(`${base}/wiki/all/pages?flat=true&perPage=5&sort=mtime&order=desc&prefix=runbooks%2F`);
     expect(res.status).toBe(200);
-    expect(wiki.last('wiki.list')?.payload).toEqual({ workspace: 'all', flat: true, perPage: 5, sort: 'mtime', order: 'desc', prefix: 'runbooks/' });
-    expect(await res.json()).toMatchObject({ items: expect.arrayContaining([expect.objectContaining({ id: 'runbooks/deploy' })]) });
+    expect(wiki.last('wiki.list')?.payload).toEqual({
+      workspace: 'all',
+      flat: true,
+      perPage: 5,
+      sort: 'mtime',
+      order: 'desc',
+      prefix: 'runbooks/',
+    });
+    expect(await res.json()).toMatchObject({
+      items: expect.arrayContaining([expect.objectContaining({ id: 'runbooks/deploy' })]),
+    });
   });
 
-  test.each([['perPage=0', 'perPage'], ['sort=size', 'sort'], ['flat=yes', 'flat'], ['prefix=..%2Fx', 'prefix'], ['bogus=1', '']])(
-    '400 invalid_request for ?%s',
-    async (query, field) => {
-      const res = await fetch(`${base}/wiki/team/pages?${query}`);
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as { code: string; field?: string };
-      expect(body.code).toBe('invalid_request');
-      if (field !== '') expect(body.field).toBe(field);
-    },
-  );
+  test.each([
+    ['perPage=0', 'perPage'],
+    ['sort=size', 'sort'],
+    ['flat=yes', 'flat'],
+    ['prefix=..%2Fx', 'prefix'],
+    ['bogus=1', ''],
+  ])('400 invalid_request for ?%s', async (query, field) => {
+    const res = await fetch(`${base}/wiki/team/pages?${query}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; field?: string };
+    expect(body.code).toBe('invalid_request');
+    if (field !== '') expect(body.field).toBe(field);
+  });
 
   test('the OpenAPI document lists the wiki routes with their roles', async () => {
-    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { 'x-dagu-role'?: string }>> };
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { 'x-dagu-role'?: string }>>;
+    };
     const page = doc.paths['/api/v1/wiki/{workspace}/pages/{path}'];
     expect(page?.put?.['x-dagu-role']).toBe('developer');
     expect(page?.delete?.['x-dagu-role']).toBe('developer');

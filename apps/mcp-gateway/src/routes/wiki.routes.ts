@@ -39,7 +39,10 @@ import { requestIdOf } from '../http/request-id';
 const ListQuerySchema = z.strictObject({
   page: z.coerce.number().int().min(1).optional(),
   perPage: z.coerce.number().int().min(1).max(200).optional(),
-  flat: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  flat: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
   sort: z.enum(['name', 'type', 'mtime']).optional(),
   order: z.enum(['asc', 'desc']).optional(),
   prefix: WikiPrefixSchema.optional(),
@@ -47,7 +50,11 @@ const ListQuerySchema = z.strictObject({
 
 /** `PUT` JSON body. */
 export const PutPageBodySchema = z.strictObject({
-  content: z.string().describe(`The page Markdown, optional YAML frontmatter (title, tags) included; at most ${WIKI_PAGE_MAX_BYTES} bytes.`),
+  content: z
+    .string()
+    .describe(
+      `The page Markdown, optional YAML frontmatter (title, tags) included; at most ${WIKI_PAGE_MAX_BYTES} bytes.`,
+    ),
 });
 
 const PAGE_PATH = '/wiki/:workspace/pages/*path';
@@ -67,7 +74,11 @@ function pathOf(req: Request): string {
   const raw: unknown = req.params.path;
   const path = Array.isArray(raw) ? raw.map(String).join('/') : typeof raw === 'string' ? raw : '';
   if (!isValidWikiPath(path)) {
-    throw new DaguError('invalid_request', 'path: segments of A-Z a-z 0-9 . _ - joined by /, no "..", no leading or trailing /', { field: 'path' });
+    throw new DaguError(
+      'invalid_request',
+      'path: segments of A-Z a-z 0-9 . _ - joined by /, no "..", no leading or trailing /',
+      { field: 'path' },
+    );
   }
   return path;
 }
@@ -91,45 +102,84 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
   const options = (res: Response): { principal: Principal } => ({ principal: principalOf(res) });
   const textBody = express.text({ type: ['text/markdown', 'text/plain'], limit: maxPageBytes });
   return (routes) => {
-    routes.get('/wiki/:workspace/pages', { access: 'viewer', summary: 'List wiki pages: tree (default) or flat=true', tag: 'wiki', query: ListQuerySchema }, async (req, res) => {
-      const workspace = workspaceOf(req, true);
-      const query = parseRequest(ListQuerySchema, req.query);
-      res.json(await asRest(deps.bus.call('wiki', wikiOps, 'wiki.list', { ...query, workspace }, options(res))));
-    });
+    routes.get(
+      '/wiki/:workspace/pages',
+      {
+        access: 'viewer',
+        summary: 'List wiki pages: tree (default) or flat=true',
+        tag: 'wiki',
+        query: ListQuerySchema,
+      },
+      async (req, res) => {
+        const workspace = workspaceOf(req, true);
+        const query = parseRequest(ListQuerySchema, req.query);
+        res.json(await asRest(deps.bus.call('wiki', wikiOps, 'wiki.list', { ...query, workspace }, options(res))));
+      },
+    );
 
-    routes.get(PAGE_PATH, { access: 'viewer', summary: 'Read one wiki page (JSON, or Markdown with Accept: text/markdown)', tag: 'wiki' }, async (req, res) => {
-      const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
-      const page = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.get', ref, options(res)));
-      res.setHeader('ETag', `"${page.version}"`);
-      if (req.accepts(['application/json', 'text/markdown']) === 'text/markdown') {
-        res.type('text/markdown; charset=utf-8').send(page.content);
-        return;
-      }
-      res.json(page);
-    });
+    routes.get(
+      PAGE_PATH,
+      { access: 'viewer', summary: 'Read one wiki page (JSON, or Markdown with Accept: text/markdown)', tag: 'wiki' },
+      async (req, res) => {
+        const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
+        const page = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.get', ref, options(res)));
+        res.setHeader('ETag', `"${page.version}"`);
+        if (req.accepts(['application/json', 'text/markdown']) === 'text/markdown') {
+          res.type('text/markdown; charset=utf-8').send(page.content);
+          return;
+        }
+        res.json(page);
+      },
+    );
 
-    routes.put(PAGE_PATH, { access: 'developer', summary: 'Create or replace a wiki page (If-Match / If-None-Match: *)', tag: 'wiki', body: PutPageBodySchema }, async (req, res) => {
-      const workspace = workspaceOf(req, false);
-      const path = pathOf(req);
-      const content = await readPageBody(req, res, textBody, PutPageBodySchema);
-      if (Buffer.byteLength(content, 'utf8') > maxPageBytes) {
-        res.status(413).json({ code: 'invalid_request', message: `content: a page is at most ${maxPageBytes} bytes.`, field: 'content', requestId: requestIdOf(res) });
-        return;
-      }
-      const expectedVersion = expectedVersionOf(req, 'put');
-      const payload = { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
-      const reply = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.put', payload, options(res)));
-      res.setHeader('ETag', `"${reply.page.version}"`);
-      if (reply.created) res.status(201).setHeader('Location', pageLocation(req, workspace, path));
-      // The body is the page as GET shows it (issue: "body as GET"), plus what the write did.
-      res.json({ ...reply.page, content, mimeType: 'text/markdown', created: reply.created, changed: reply.changed });
-    });
+    routes.put(
+      PAGE_PATH,
+      {
+        access: 'developer',
+        summary: 'Create or replace a wiki page (If-Match / If-None-Match: *)',
+        tag: 'wiki',
+        body: PutPageBodySchema,
+      },
+      async (req, res) => {
+        const workspace = workspaceOf(req, false);
+        const path = pathOf(req);
+        const content = await readPageBody(req, res, textBody, PutPageBodySchema);
+        if (Buffer.byteLength(content, 'utf8') > maxPageBytes) {
+          res.status(413).json({
+            code: 'invalid_request',
+            message: `content: a page is at most ${maxPageBytes} bytes.`,
+            field: 'content',
+            requestId: requestIdOf(res),
+          });
+          return;
+        }
+        const expectedVersion = expectedVersionOf(req, 'put');
+        const payload = { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
+        const reply = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.put', payload, options(res)));
+        res.setHeader('ETag', `"${reply.page.version}"`);
+        if (reply.created) res.status(201).setHeader('Location', pageLocation(req, workspace, path));
+        // The body is the page as GET shows it (issue: "body as GET"), plus what the write did.
+        res.json({ ...reply.page, content, mimeType: 'text/markdown', created: reply.created, changed: reply.changed });
+      },
+    );
 
-    routes.delete(PAGE_PATH, { access: 'developer', summary: 'Delete a wiki page (If-Match)', tag: 'wiki', status: 204 }, async (req, res) => {
-      const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
-      const expectedVersion = expectedVersionOf(req, 'delete');
-      await asRest(deps.bus.call('wiki', wikiOps, 'wiki.delete', { ...ref, ...(expectedVersion !== undefined ? { expectedVersion } : {}) }, options(res)));
-      res.status(204).end();
-    });
+    routes.delete(
+      PAGE_PATH,
+      { access: 'developer', summary: 'Delete a wiki page (If-Match)', tag: 'wiki', status: 204 },
+      async (req, res) => {
+        const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
+        const expectedVersion = expectedVersionOf(req, 'delete');
+        await asRest(
+          deps.bus.call(
+            'wiki',
+            wikiOps,
+            'wiki.delete',
+            { ...ref, ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+            options(res),
+          ),
+        );
+        res.status(204).end();
+      },
+    );
   };
 }

@@ -101,15 +101,24 @@ export class ChildRunner implements SubDagRunner {
     this.parents = new ParentWaitTracker({ db: deps.pool, publisher: deps.publisher });
   }
 
-  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
+  async run(
+    ctx: RunContext,
+    node: NodeSpec,
+    scope: InterpolationScope,
+    signal: AbortSignal,
+    io: { onStdout(line: string): void; onStderr(line: string): void },
+  ): Promise<SubDagOutcome> {
     const action = node.step.action;
-    if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue')) return this.fail(io, 'the step has no dag.run action');
+    if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue'))
+      return this.fail(io, 'the step has no dag.run action');
     // A child an earlier attempt of this run left active (hand-back on shutdown): wait for it, start none.
     const adopted = await findOpenChild(this.deps.pool, ctx.attempt.runPk, node.name);
     let child: ChildRef;
     if (adopted !== undefined) {
       child = adopted;
-      ctx.log(`sub-DAG run adopted: ${child.dagName} ${child.dagRunId} (step ${node.name}; started by an earlier attempt, still active)`);
+      ctx.log(
+        `sub-DAG run adopted: ${child.dagName} ${child.dagRunId} (step ${node.name}; started by an earlier attempt, still active)`,
+      );
     } else {
       const started = await this.start(ctx, node, action, scope, signal, io);
       if ('error' in started) return started.error;
@@ -124,7 +133,9 @@ export class ChildRunner implements SubDagRunner {
       await this.parents.update(parent, pk, false).catch((error: unknown) => this.logWarn(error));
     }
     if (status === LEFT) {
-      ctx.log(`sub-DAG run left for the next attempt: ${child.dagName} ${child.dagRunId} (run-service replica stopped; the run is handed back)`);
+      ctx.log(
+        `sub-DAG run left for the next attempt: ${child.dagName} ${child.dagRunId} (run-service replica stopped; the run is handed back)`,
+      );
       const error = `run-service replica stopped; sub-DAG run ${child.dagName}/${child.dagRunId} is left for the next attempt`;
       io.onStderr(error);
       return { ok: false, error, aborted: false };
@@ -137,7 +148,15 @@ export class ChildRunner implements SubDagRunner {
       Object.assign(outputs, row.outputs.outputs ?? {}, row.outputs.fields ?? {});
       if (row.outputs.variable !== undefined) outputs[row.outputs.variable.name] = row.outputs.variable.value;
     }
-    io.onStdout(JSON.stringify({ name: child.dagName, dagRunId: child.dagRunId, params: child.params, status: runStatusLabel(status), outputs }));
+    io.onStdout(
+      JSON.stringify({
+        name: child.dagName,
+        dagRunId: child.dagRunId,
+        params: child.params,
+        status: runStatusLabel(status),
+        outputs,
+      }),
+    );
     if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
     const error = `sub-DAG run ${child.dagName}/${child.dagRunId} ended ${runStatusLabel(status)}`;
     io.onStderr(error);
@@ -181,30 +200,55 @@ export class ChildRunner implements SubDagRunner {
     try {
       merged = mergeParams(resolved.dag.params, paramsText(action, scope));
     } catch (error) {
-      return { error: this.fail(io, `invalid params for sub-DAG ${name}: ${error instanceof Error ? error.message : String(error)}`) };
+      return {
+        error: this.fail(
+          io,
+          `invalid params for sub-DAG ${name}: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      };
     }
     const dagRunId = generateRunId();
     const attemptId = generateAttemptId();
     const { pk, root } = await withTransaction(this.deps.pool, async (client) => {
       const root = await rootOf(client, ctx.attempt.runPk);
       const pk = await insertRun(client, {
-        dagName: resolved.dag.name, dagRunId, attemptId, status: RunStatus.running, params: formatParams(merged), mergedParams: merged,
-        labels: resolved.dag.labels, queue: resolved.dag.queue ?? 'default', maxActiveRuns: resolved.dag.maxActiveRuns, inline: resolved.source === 'local',
-        spec: resolved.spec, normalized: resolved.dag, nodes: nodesOfDag(resolved.dag).all, requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
+        dagName: resolved.dag.name,
+        dagRunId,
+        attemptId,
+        status: RunStatus.running,
+        params: formatParams(merged),
+        mergedParams: merged,
+        labels: resolved.dag.labels,
+        queue: resolved.dag.queue ?? 'default',
+        maxActiveRuns: resolved.dag.maxActiveRuns,
+        inline: resolved.source === 'local',
+        spec: resolved.spec,
+        normalized: resolved.dag,
+        nodes: nodesOfDag(resolved.dag).all,
+        requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
         owner: this.deps.replica,
       });
       await linkChildRun(client, { pk, rootPk: root.pk, parentPk: ctx.attempt.runPk, parentStep: node.name });
       return { pk, root };
     });
     ctx.log(`sub-DAG run started: ${resolved.dag.name} ${dagRunId} (step ${node.name}, ${resolved.source})`);
-    await this.deps.publisher.publish({ ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running), root: { name: root.dagName, dagRunId: root.dagRunId } });
+    await this.deps.publisher.publish({
+      ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running),
+      root: { name: root.dagName, dagRunId: root.dagRunId },
+    });
     await this.deps.execute(pk, signal);
     return { pk, dagName: resolved.dag.name, dagRunId, params: formatParams(merged) };
   }
 
   private async abortChild(pk: number): Promise<void> {
     const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
-    if (ended !== undefined) await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.aborted));
+    if (ended !== undefined)
+      await this.deps.publisher.publish(
+        runEventOf(
+          { dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id },
+          RunStatus.aborted,
+        ),
+      );
   }
 
   /**
@@ -213,12 +257,20 @@ export class ChildRunner implements SubDagRunner {
    * A shutdown kill of the parent leaves the child alone when
    * `leavesOnShutdown` allows it: @returns {@link LEFT} then.
    */
-  private async awaitEnd(parentPk: number, pk: number, signal: AbortSignal, onWaiting: (waits: boolean) => Promise<void>): Promise<number | typeof LEFT> {
+  private async awaitEnd(
+    parentPk: number,
+    pk: number,
+    signal: AbortSignal,
+    onWaiting: (waits: boolean) => Promise<void>,
+  ): Promise<number | typeof LEFT> {
     for (;;) {
       const child = await findRunByPk(this.deps.pool, pk);
       if (child === undefined) return RunStatus.failed;
-      if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued) return child.status;
-      await onWaiting(child.status === RunStatus.waiting && !signal.aborted).catch((error: unknown) => this.logWarn(error));
+      if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued)
+        return child.status;
+      await onWaiting(child.status === RunStatus.waiting && !signal.aborted).catch((error: unknown) =>
+        this.logWarn(error),
+      );
       if (signal.aborted) {
         if (isShutdown(signal) && this.deps.leavesOnShutdown?.(parentPk, pk) === true) {
           const left = this.left.get(parentPk) ?? new Set<number>();
@@ -242,7 +294,10 @@ export class ChildRunner implements SubDagRunner {
   }
 
   private logWarn(error: unknown): void {
-    this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'parent run status could not follow its child');
+    this.deps.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'parent run status could not follow its child',
+    );
   }
 
   private fail(io: { onStderr(line: string): void }, error: string): SubDagOutcome {

@@ -44,7 +44,9 @@ export class ParentWaitTracker {
     const status = now ? RunStatus.waiting : RunStatus.running;
     const changed = await setParentStatus(this.deps.db, parent, status);
     if (changed === undefined) return;
-    await this.deps.publisher.publish(runEventOf({ dagName: changed.dag_name, dagRunId: changed.dag_run_id, attemptId: changed.attempt_id }, status));
+    await this.deps.publisher.publish(
+      runEventOf({ dagName: changed.dag_name, dagRunId: changed.dag_run_id, attemptId: changed.attempt_id }, status),
+    );
     if (changed.parent_pk !== null && changed.parent_attempt_no !== null) {
       await this.update({ pk: changed.parent_pk, attemptNo: changed.parent_attempt_no }, parent.pk, now);
     }

@@ -32,14 +32,35 @@ describe('sub-DAG specs (dagu-model §3 dag.run)', () => {
   test('resolves local first, then stored; errors name the DAG', async () => {
     const local = await resolveChildSpec(STREAM, 'grandchild', async () => 'steps:\n  - run: echo stored\n');
     expect(local).toMatchObject({ source: 'local', dag: { name: 'grandchild' } });
-    const stored = await resolveChildSpec(STREAM, 'other', async (name) => (name === 'other' ? 'steps:\n  - run: echo stored\n' : undefined));
+    const stored = await resolveChildSpec(STREAM, 'other', async (name) =>
+      name === 'other' ? 'steps:\n  - run: echo stored\n' : undefined,
+    );
     expect(stored).toMatchObject({ source: 'stored', dag: { name: 'other' } });
-    expect(await resolveChildSpec(STREAM, 'missing', async () => undefined)).toEqual({ error: expect.stringContaining('sub-DAG missing not found') });
+    expect(await resolveChildSpec(STREAM, 'missing', async () => undefined)).toEqual({
+      error: expect.stringContaining('sub-DAG missing not found'),
+    });
   });
 
   test('the nested-workflows example resolves its child', async () => {
     // dag-spec's copy of the Dagu examples; a missing file fails the test rather than skipping it.
-    const spec = await readFile(join(__dirname, '..', '..', '..', '..', 'packages', 'dag-spec', 'test-fixtures', 'dagu-examples', 'ex04-nested-workflows.yaml'), 'utf8');
-    expect(await resolveChildSpec(spec, 'child-workflow', undefined)).toMatchObject({ source: 'local', dag: { name: 'child-workflow' } });
+    const spec = await readFile(
+      join(
+        __dirname,
+        '..',
+        '..',
+        '..',
+        '..',
+        'packages',
+        'dag-spec',
+        'test-fixtures',
+        'dagu-examples',
+        'ex04-nested-workflows.yaml',
+      ),
+      'utf8',
+    );
+    expect(await resolveChildSpec(spec, 'child-workflow', undefined)).toMatchObject({
+      source: 'local',
+      dag: { name: 'child-workflow' },
+    });
   });
 });

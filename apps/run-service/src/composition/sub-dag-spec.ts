@@ -45,13 +45,18 @@ export function localSubDagStream(parentSpec: string, name: string): string | un
  * Resolves the child DAG `name` of a parent run.
  * @returns the child spec, or an error text (unknown DAG, invalid spec).
  */
-export async function resolveChildSpec(parentSpec: string, name: string, readStored: StoredSpecReader | undefined): Promise<ChildSpec | { error: string }> {
+export async function resolveChildSpec(
+  parentSpec: string,
+  name: string,
+  readStored: StoredSpecReader | undefined,
+): Promise<ChildSpec | { error: string }> {
   const local = localSubDagStream(parentSpec, name);
   let spec = local;
   if (spec === undefined && readStored !== undefined) spec = await readStored(name);
   if (spec === undefined) return { error: `sub-DAG ${name} not found (no local sub-DAG or stored DAG of that name)` };
   const parsed = parseDagSpec(spec, { name });
-  if (!parsed.valid || parsed.dag === undefined) return { error: `sub-DAG ${name} is invalid: ${parsed.errors.join('; ')}` };
+  if (!parsed.valid || parsed.dag === undefined)
+    return { error: `sub-DAG ${name} is invalid: ${parsed.errors.join('; ')}` };
   return { spec, dag: parsed.dag, source: local !== undefined ? 'local' : 'stored' };
 }
 
@@ -77,10 +82,19 @@ export interface StoredSpecSource {
 }
 
 /** Creates the reader; the bus client connects in the background (a read waits for it). */
-export function createStoredSpecSource(options: { redisUrl: string; prefix: string; logger: Logger }): StoredSpecSource {
+export function createStoredSpecSource(options: {
+  redisUrl: string;
+  prefix: string;
+  logger: Logger;
+}): StoredSpecSource {
   const client = new BusClient({ redisUrl: options.redisUrl, prefix: options.prefix, defaultTimeoutMs: 10_000 });
   const started = client.start();
-  started.catch((error: unknown) => options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'dag-service bus client did not start'));
+  started.catch((error: unknown) =>
+    options.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'dag-service bus client did not start',
+    ),
+  );
   return {
     async read(name) {
       await started;

@@ -9,8 +9,16 @@ export function subDagExecutor(children: SubDagRunner): StepExecutor {
   return {
     publishesOutputs: true,
     run: async (ctx, input) => {
-      const outcome = await children.run(ctx, input.node, input.scope, input.signal, { onStdout: input.onStdout, onStderr: input.onStderr });
-      return { ok: outcome.ok, ...(outcome.error !== undefined ? { error: outcome.error } : {}), timedOut: false, aborted: outcome.aborted };
+      const outcome = await children.run(ctx, input.node, input.scope, input.signal, {
+        onStdout: input.onStdout,
+        onStderr: input.onStderr,
+      });
+      return {
+        ok: outcome.ok,
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+        timedOut: false,
+        aborted: outcome.aborted,
+      };
     },
   };
 }

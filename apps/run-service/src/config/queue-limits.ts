@@ -20,7 +20,10 @@ export interface QueueLimits {
 const QUEUE_NAME = /^[-A-Za-z0-9_.]+$/;
 
 /** One `name:limit` entry of `RUN_QUEUES`. */
-const EntrySchema = z.tuple([z.string().regex(QUEUE_NAME, 'queue names use letters, digits, - _ .'), z.coerce.number().int().positive()]);
+const EntrySchema = z.tuple([
+  z.string().regex(QUEUE_NAME, 'queue names use letters, digits, - _ .'),
+  z.coerce.number().int().positive(),
+]);
 
 /**
  * Parses `RUN_QUEUES` (`name:limit` entries separated by commas; blanks
@@ -34,7 +37,9 @@ export function parseQueueList(text: string): Map<string, number> {
     const entry = raw.trim();
     if (entry === '') continue;
     const at = entry.lastIndexOf(':');
-    const parsed = EntrySchema.safeParse(at < 0 ? [entry, ''] : [entry.slice(0, at).trim(), entry.slice(at + 1).trim()]);
+    const parsed = EntrySchema.safeParse(
+      at < 0 ? [entry, ''] : [entry.slice(0, at).trim(), entry.slice(at + 1).trim()],
+    );
     if (!parsed.success) throw new Error(`bad queue entry "${entry}" (expected name:limit with a positive limit)`);
     const [name, limit] = parsed.data;
     if (named.has(name)) throw new Error(`queue "${name}" is listed twice`);

@@ -45,7 +45,9 @@ export type Checkpoint = z.output<typeof CheckpointSchema>;
 export function checkpointOf(step: NormalizedStep, scope: InterpolationScope): Checkpoint | undefined {
   if (step.action?.type === 'human.task') {
     const prompt = interpolate(step.action.prompt, scope, 'plain');
-    return step.action.form !== undefined ? { kind: 'human_task', prompt, form: step.action.form } : { kind: 'human_task', prompt };
+    return step.action.form !== undefined
+      ? { kind: 'human_task', prompt, form: step.action.form }
+      : { kind: 'human_task', prompt };
   }
   if (step.approval !== undefined) {
     const { prompt, input, required } = step.approval;
@@ -62,7 +64,9 @@ export function checkpointOf(step: NormalizedStep, scope: InterpolationScope): C
 /** The 021 run-detail fields of a waiting step's open checkpoint (`humanTask` / `approval`). */
 export function checkpointDetail(checkpoint: Checkpoint): Record<string, unknown> {
   if (checkpoint.kind === 'human_task') {
-    return { humanTask: { prompt: checkpoint.prompt, ...(checkpoint.form !== undefined ? { form: checkpoint.form } : {}) } };
+    return {
+      humanTask: { prompt: checkpoint.prompt, ...(checkpoint.form !== undefined ? { form: checkpoint.form } : {}) },
+    };
   }
   return {
     approval: {

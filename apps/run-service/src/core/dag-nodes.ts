@@ -1,4 +1,10 @@
-import { parseDagSpec, topologicalOrder, type HandlerKind, type NormalizedDag, type NormalizedStep } from '@dagu-mcp/dag-spec';
+import {
+  parseDagSpec,
+  topologicalOrder,
+  type HandlerKind,
+  type NormalizedDag,
+  type NormalizedStep,
+} from '@dagu-mcp/dag-spec';
 import type { NodeSpec } from './run-types';
 
 /**
@@ -47,7 +53,8 @@ export function nodesOfDag(dag: NormalizedDag): DagNodes {
  */
 export function dagOfSnapshot(spec: string, name: string): NormalizedDag {
   const result = parseDagSpec(spec, { name });
-  if (!result.valid || result.dag === undefined) throw new Error(`the run's spec snapshot is no longer valid: ${result.errors.join('; ')}`);
+  if (!result.valid || result.dag === undefined)
+    throw new Error(`the run's spec snapshot is no longer valid: ${result.errors.join('; ')}`);
   return result.dag;
 }
 

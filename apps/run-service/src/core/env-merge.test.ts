@@ -1,7 +1,8 @@
 import { applyEnvVars, isExportableName, processEnvBase, withEngineVariables, withExported } from './env-merge';
 import { expandVariables } from './interpolate';
 
-const expand = (value: string, env: Readonly<Record<string, string>>): string => expandVariables(value, (name) => env[name]);
+const expand = (value: string, env: Readonly<Record<string, string>>): string =>
+  expandVariables(value, (name) => env[name]);
 
 describe('env merge (dagu-model §3 layers)', () => {
   it('drops unset process variables', () => {
@@ -9,16 +10,36 @@ describe('env merge (dagu-model §3 layers)', () => {
   });
 
   it("hides the service's own configuration variables and their _FILE forms", () => {
-    expect(processEnvBase({ DATABASE_URL: 'postgres://secret', DATABASE_URL_FILE: '/run/x', A: '1' }, ['DATABASE_URL', 'REDIS_URL'])).toEqual({ A: '1' });
+    expect(
+      processEnvBase({ DATABASE_URL: 'postgres://secret', DATABASE_URL_FILE: '/run/x', A: '1' }, [
+        'DATABASE_URL',
+        'REDIS_URL',
+      ]),
+    ).toEqual({ A: '1' });
   });
 
   it('applies DAG env in order, each value seeing the earlier ones and the base', () => {
-    const env = applyEnvVars({ HOME: '/h' }, [{ key: 'A', value: '${HOME}/a' }, { key: 'B', value: '$A/b' }, { key: 'HOME', value: '/other' }], expand);
+    const env = applyEnvVars(
+      { HOME: '/h' },
+      [
+        { key: 'A', value: '${HOME}/a' },
+        { key: 'B', value: '$A/b' },
+        { key: 'HOME', value: '/other' },
+      ],
+      expand,
+    );
     expect(env).toEqual({ HOME: '/other', A: '/h/a', B: '/h/a/b' });
   });
 
   it('exports params and output variables with valid names only (positional ones become $1, $2)', () => {
-    expect(withExported({ A: 'base' }, [['A', 'param'], ['1', 'pos'], ['OUT', 'x'], ['bad-name', 'y']])).toEqual({ A: 'param', OUT: 'x' });
+    expect(
+      withExported({ A: 'base' }, [
+        ['A', 'param'],
+        ['1', 'pos'],
+        ['OUT', 'x'],
+        ['bad-name', 'y'],
+      ]),
+    ).toEqual({ A: 'param', OUT: 'x' });
     expect(isExportableName('_ok1')).toBe(true);
     expect(isExportableName('9x')).toBe(false);
   });
@@ -27,7 +48,14 @@ describe('env merge (dagu-model §3 layers)', () => {
     const layered = applyEnvVars(withExported({ X: 'dag' }, [['X', 'param']]), [{ key: 'X', value: 'step' }], expand);
     const env = withEngineVariables(
       { ...layered, DAG_NAME: 'spoofed' },
-      { dagName: 'd', dagRunId: 'r', logsUri: 'dagu://runs/d/r/logs', stepName: 's', workDir: '/w', outputFile: '/tmp/o' },
+      {
+        dagName: 'd',
+        dagRunId: 'r',
+        logsUri: 'dagu://runs/d/r/logs',
+        stepName: 's',
+        workDir: '/w',
+        outputFile: '/tmp/o',
+      },
     );
     expect(env).toMatchObject({
       X: 'step',

@@ -57,7 +57,10 @@ export function applyEnvVars(
 }
 
 /** Adds `values` (params, output variables) whose names are exportable. */
-export function withExported(target: Readonly<Record<string, string>>, values: Iterable<readonly [string, string]>): Record<string, string> {
+export function withExported(
+  target: Readonly<Record<string, string>>,
+  values: Iterable<readonly [string, string]>,
+): Record<string, string> {
   const out: Record<string, string> = { ...target };
   for (const [name, value] of values) if (isExportableName(name)) out[name] = value;
   return out;
@@ -76,7 +79,10 @@ export interface EngineVariables {
 }
 
 /** Layer 6 over `target`. */
-export function withEngineVariables(target: Readonly<Record<string, string>>, vars: EngineVariables): Record<string, string> {
+export function withEngineVariables(
+  target: Readonly<Record<string, string>>,
+  vars: EngineVariables,
+): Record<string, string> {
   return {
     ...target,
     DAG_NAME: vars.dagName,

@@ -12,19 +12,34 @@ const scope: InterpolationScope = {
 
 describe('foreach collect', () => {
   it('reads stdout, outputs, foreach values and params in the item scope', () => {
-    expect(evaluateCollect({ out: '${steps.write.stdout}', n: 'n=${steps.write.outputs.N}', id: '${foreach.item.id}/${foreach.key}', p: '${params.P}' }, scope)).toEqual({
+    expect(
+      evaluateCollect(
+        {
+          out: '${steps.write.stdout}',
+          n: 'n=${steps.write.outputs.N}',
+          id: '${foreach.item.id}/${foreach.key}',
+          p: '${params.P}',
+        },
+        scope,
+      ),
+    ).toEqual({
       ok: true,
       values: { out: 'hello', n: 'n=3', id: '7/k7', p: 'p1' },
     });
   });
 
   it('an unresolved Dagu reference fails; other text stays literal', () => {
-    expect(evaluateCollect({ v: '${steps.write.stderr} ${steps.nope.outputs.X}' }, scope)).toEqual({ ok: false, error: 'collect v: unresolved ${steps.write.stderr}, ${steps.nope.outputs.X}' });
+    expect(evaluateCollect({ v: '${steps.write.stderr} ${steps.nope.outputs.X}' }, scope)).toEqual({
+      ok: false,
+      error: 'collect v: unresolved ${steps.write.stderr}, ${steps.nope.outputs.X}',
+    });
     expect(evaluateCollect({ v: '$HOME ${UNKNOWN}' }, scope)).toEqual({ ok: true, values: { v: '$HOME ${UNKNOWN}' } });
   });
 
   it('captures only the streams collect names', () => {
-    expect([...capturedStepsOf({ a: '${steps.write.stdout}', b: '${steps.other.stderr} ${steps.x.outputs.Y}' })]).toEqual(['write', 'other']);
+    expect([
+      ...capturedStepsOf({ a: '${steps.write.stdout}', b: '${steps.other.stderr} ${steps.x.outputs.Y}' }),
+    ]).toEqual(['write', 'other']);
     expect(capturedStepsOf(undefined).size).toBe(0);
   });
 

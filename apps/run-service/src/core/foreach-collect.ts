@@ -33,7 +33,10 @@ export function capturedStepsOf(collect: Readonly<Record<string, string>> | unde
 }
 
 /** Evaluates the collect map of a succeeded item, or the error that fails the item. */
-export function evaluateCollect(collect: Readonly<Record<string, string>>, scope: InterpolationScope): { ok: true; values: Record<string, string> } | { ok: false; error: string } {
+export function evaluateCollect(
+  collect: Readonly<Record<string, string>>,
+  scope: InterpolationScope,
+): { ok: true; values: Record<string, string> } | { ok: false; error: string } {
   const values: Record<string, string> = {};
   for (const [name, expression] of Object.entries(collect)) {
     const missing = unresolvedReferences(expression, scope);
@@ -57,7 +60,10 @@ export interface ItemResult {
  * The aggregate of a foreach step: its stdout line and, per collect name, the
  * JSON array of the succeeded items' values (the step's outputs).
  */
-export function aggregateOf(results: readonly ItemResult[], collectNames: readonly string[]): { line: string; outputs: Record<string, string> } {
+export function aggregateOf(
+  results: readonly ItemResult[],
+  collectNames: readonly string[],
+): { line: string; outputs: Record<string, string> } {
   const ordered = [...results].sort((a, b) => a.index - b.index);
   const succeeded = ordered.filter((item) => item.status === StepStatus.succeeded);
   const items = ordered.map((item) => ({
@@ -73,6 +79,7 @@ export function aggregateOf(results: readonly ItemResult[], collectNames: readon
     outputs: succeeded.map((item) => item.collected ?? {}),
   });
   const outputs: Record<string, string> = {};
-  for (const name of collectNames) outputs[name] = JSON.stringify(succeeded.map((item) => item.collected?.[name] ?? ''));
+  for (const name of collectNames)
+    outputs[name] = JSON.stringify(succeeded.map((item) => item.collected?.[name] ?? ''));
   return { line, outputs };
 }

@@ -36,7 +36,10 @@ function withForeach(scope: InterpolationScope, value: string): InterpolationSco
 }
 
 /** Resolves the items, or the error that fails the step. */
-export function resolveItems(spec: ForeachSpec, scope: InterpolationScope): { ok: true; items: ForeachItem[] } | { ok: false; error: string } {
+export function resolveItems(
+  spec: ForeachSpec,
+  scope: InterpolationScope,
+): { ok: true; items: ForeachItem[] } | { ok: false; error: string } {
   let values: JsonValue[];
   if (typeof spec.items === 'string') {
     const text = interpolate(spec.items, scope, 'plain').trim();
@@ -46,15 +49,22 @@ export function resolveItems(spec: ForeachSpec, scope: InterpolationScope): { ok
     } catch {
       parsed = undefined;
     }
-    values = Array.isArray(parsed) ? parsed.filter(isJson) : text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    values = Array.isArray(parsed)
+      ? parsed.filter(isJson)
+      : text
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== '');
   } else values = spec.items;
-  if (values.length > MAX_ITEMS) return { ok: false, error: `foreach resolved ${values.length} items; at most ${MAX_ITEMS} are allowed` };
+  if (values.length > MAX_ITEMS)
+    return { ok: false, error: `foreach resolved ${values.length} items; at most ${MAX_ITEMS} are allowed` };
   const items: ForeachItem[] = [];
   const seen = new Set<string>();
   for (const [index, value] of values.entries()) {
     const provisional: ForeachItem = { index, key: String(index), value };
     let key = typeof value === 'object' && value !== null ? String(index) : itemText(value);
-    if (spec.key !== undefined) key = interpolate(spec.key, withForeach(scope, foreachVariable(spec, provisional)), 'plain');
+    if (spec.key !== undefined)
+      key = interpolate(spec.key, withForeach(scope, foreachVariable(spec, provisional)), 'plain');
     if (seen.has(key)) return { ok: false, error: `duplicate foreach item key ${key}` };
     seen.add(key);
     items.push({ index, key, value });
@@ -65,4 +75,3 @@ export function resolveItems(spec: ForeachSpec, scope: InterpolationScope): { ok
 function isJson(value: unknown): value is JsonValue {
   return value === null || ['string', 'number', 'boolean', 'object'].includes(typeof value);
 }
-

@@ -22,8 +22,13 @@ describe('checkFormValues (human.task form)', () => {
     const check = checkFormValues(FORM, { count: 0, notify: 'yes' });
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.errors).toEqual(expect.arrayContaining(['environment is required', 'count must be at least 1', 'notify must be a boolean']));
-    expect(checkFormValues(FORM, { environment: 'dev' })).toMatchObject({ ok: false, errors: ['environment must be one of "staging", "production"'] });
+    expect(check.errors).toEqual(
+      expect.arrayContaining(['environment is required', 'count must be at least 1', 'notify must be a boolean']),
+    );
+    expect(checkFormValues(FORM, { environment: 'dev' })).toMatchObject({
+      ok: false,
+      errors: ['environment must be one of "staging", "production"'],
+    });
   });
   test('no form: any scalar values; objects are refused', () => {
     expect(checkFormValues(undefined, { a: 'x', b: 1 })).toEqual({ ok: true, outputs: { a: 'x', b: '1' } });
@@ -36,18 +41,32 @@ describe('checkFormValues (human.task form)', () => {
 
 describe('checkApprovalInput', () => {
   test('required inputs must be non-empty; undeclared names are refused', () => {
-    expect(checkApprovalInput(['FEEDBACK', 'NOTES'], ['FEEDBACK'], { FEEDBACK: 'ok' })).toEqual({ ok: true, outputs: { FEEDBACK: 'ok' } });
-    expect(checkApprovalInput(['FEEDBACK'], ['FEEDBACK'], {})).toMatchObject({ ok: false, errors: ['FEEDBACK is required'] });
+    expect(checkApprovalInput(['FEEDBACK', 'NOTES'], ['FEEDBACK'], { FEEDBACK: 'ok' })).toEqual({
+      ok: true,
+      outputs: { FEEDBACK: 'ok' },
+    });
+    expect(checkApprovalInput(['FEEDBACK'], ['FEEDBACK'], {})).toMatchObject({
+      ok: false,
+      errors: ['FEEDBACK is required'],
+    });
     expect(checkApprovalInput(['FEEDBACK'], [], { OTHER: 'x' })).toMatchObject({ ok: false });
   });
 });
 
 describe('checkRejectionInput', () => {
   test('only declared input names, required ones not enforced; a gate without inputs takes none', () => {
-    expect(checkRejectionInput(['FEEDBACK'], { FEEDBACK: 'fix it' })).toEqual({ ok: true, outputs: { FEEDBACK: 'fix it' } });
+    expect(checkRejectionInput(['FEEDBACK'], { FEEDBACK: 'fix it' })).toEqual({
+      ok: true,
+      outputs: { FEEDBACK: 'fix it' },
+    });
     expect(checkRejectionInput(['FEEDBACK'], {})).toEqual({ ok: true, outputs: {} });
-    expect(checkRejectionInput(['FEEDBACK'], { PATH: '/nonexistent' })).toEqual({ ok: false, errors: ['PATH is not an input of the approval'] });
-    expect(checkRejectionInput([], { FEEDBACK: 'x' })).toEqual({ ok: false, errors: ['FEEDBACK: the approval declares no input'] });
+    expect(checkRejectionInput(['FEEDBACK'], { PATH: '/nonexistent' })).toEqual({
+      ok: false,
+      errors: ['PATH is not an input of the approval'],
+    });
+    expect(checkRejectionInput([], { FEEDBACK: 'x' })).toEqual({
+      ok: false,
+      errors: ['FEEDBACK: the approval declares no input'],
+    });
   });
 });
-

@@ -24,7 +24,8 @@ function typeError(name: string, type: unknown, value: unknown): string | undefi
   if (type === 'string' && typeof value !== 'string') return `${name} must be a string`;
   if (type === 'boolean' && typeof value !== 'boolean') return `${name} must be a boolean`;
   if (type === 'number' && (typeof value !== 'number' || !Number.isFinite(value))) return `${name} must be a number`;
-  if (type === 'integer' && (typeof value !== 'number' || !Number.isInteger(value))) return `${name} must be an integer`;
+  if (type === 'integer' && (typeof value !== 'number' || !Number.isInteger(value)))
+    return `${name} must be an integer`;
   return undefined;
 }
 
@@ -33,14 +34,19 @@ function propertyErrors(name: string, schema: Record<string, unknown>, value: un
   if (wrongType !== undefined) return [wrongType];
   const errors: string[] = [];
   const allowed = schema.enum;
-  if (Array.isArray(allowed) && !allowed.some((option) => option === value)) errors.push(`${name} must be one of ${allowed.map((o) => JSON.stringify(o)).join(', ')}`);
+  if (Array.isArray(allowed) && !allowed.some((option) => option === value))
+    errors.push(`${name} must be one of ${allowed.map((o) => JSON.stringify(o)).join(', ')}`);
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) errors.push(`${name} must be at least ${schema.minimum}`);
-    if (typeof schema.maximum === 'number' && value > schema.maximum) errors.push(`${name} must be at most ${schema.maximum}`);
+    if (typeof schema.minimum === 'number' && value < schema.minimum)
+      errors.push(`${name} must be at least ${schema.minimum}`);
+    if (typeof schema.maximum === 'number' && value > schema.maximum)
+      errors.push(`${name} must be at most ${schema.maximum}`);
   }
   if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) errors.push(`${name} must have at least ${schema.minLength} characters`);
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) errors.push(`${name} must have at most ${schema.maxLength} characters`);
+    if (typeof schema.minLength === 'number' && value.length < schema.minLength)
+      errors.push(`${name} must have at least ${schema.minLength} characters`);
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength)
+      errors.push(`${name} must have at most ${schema.maxLength} characters`);
   }
   if (scalarText(value) === undefined) errors.push(`${name} must be a string, number or boolean`);
   return errors;
@@ -51,7 +57,9 @@ export function checkFormValues(form: Record<string, unknown> | undefined, value
   const errors: string[] = [];
   const outputs: Record<string, string> = {};
   const properties = isRecord(form?.properties) ? form.properties : {};
-  const required = Array.isArray(form?.required) ? form.required.filter((name): name is string => typeof name === 'string') : [];
+  const required = Array.isArray(form?.required)
+    ? form.required.filter((name): name is string => typeof name === 'string')
+    : [];
   const closed = form !== undefined && form.additionalProperties === false;
   for (const [name, value] of Object.entries(values)) {
     const schema = properties[name];
@@ -78,10 +86,16 @@ export function checkFormValues(form: Record<string, unknown> | undefined, value
 }
 
 /** Checks approval `input` against the gate's declared `input` and `required` names. */
-export function checkApprovalInput(declared: readonly string[], required: readonly string[], input: Record<string, string>): FormCheck {
+export function checkApprovalInput(
+  declared: readonly string[],
+  required: readonly string[],
+  input: Record<string, string>,
+): FormCheck {
   const errors: string[] = [];
   for (const name of required) if ((input[name] ?? '') === '') errors.push(`${name} is required`);
-  if (declared.length > 0) for (const name of Object.keys(input)) if (!declared.includes(name)) errors.push(`${name} is not an input of the approval`);
+  if (declared.length > 0)
+    for (const name of Object.keys(input))
+      if (!declared.includes(name)) errors.push(`${name} is not an input of the approval`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, outputs: { ...input } };
 }
 
@@ -95,7 +109,8 @@ export function checkApprovalInput(declared: readonly string[], required: readon
 export function checkRejectionInput(declared: readonly string[], input: Record<string, string>): FormCheck {
   const errors = Object.keys(input)
     .filter((name) => !declared.includes(name))
-    .map((name) => (declared.length === 0 ? `${name}: the approval declares no input` : `${name} is not an input of the approval`));
+    .map((name) =>
+      declared.length === 0 ? `${name}: the approval declares no input` : `${name} is not an input of the approval`,
+    );
   return errors.length > 0 ? { ok: false, errors } : { ok: true, outputs: { ...input } };
 }
-

@@ -41,9 +41,13 @@ describe('interpolate (shell mode: text a shell will run)', () => {
   });
 
   it('keeps unknown references literal', () => {
-    expect(interpolate('${params.NOPE} ${steps.nope.outputs.x} ${steps.build.outputs.nope} ${nope.output.x}', scope, 'shell')).toBe(
-      '${params.NOPE} ${steps.nope.outputs.x} ${steps.build.outputs.nope} ${nope.output.x}',
-    );
+    expect(
+      interpolate(
+        '${params.NOPE} ${steps.nope.outputs.x} ${steps.build.outputs.nope} ${nope.output.x}',
+        scope,
+        'shell',
+      ),
+    ).toBe('${params.NOPE} ${steps.nope.outputs.x} ${steps.build.outputs.nope} ${nope.output.x}');
   });
 });
 

@@ -82,7 +82,8 @@ function resolveBraced(expr: string, scope: InterpolationScope, mode: Interpolat
     if ((second === 'exit_code' || second === 'exitCode') && parts.length === 2) return exitCodeText(step);
   }
   const variable = scope.outputVars.get(head);
-  if (variable !== undefined) return parts.length === 1 ? variable : selectFromVariable(variable, parts.slice(1).join('.'));
+  if (variable !== undefined)
+    return parts.length === 1 ? variable : selectFromVariable(variable, parts.slice(1).join('.'));
   if (mode === 'plain' && parts.length === 1) return scope.env[head] ?? scope.params.get(head);
   return undefined;
 }

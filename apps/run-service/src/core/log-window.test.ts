@@ -13,7 +13,10 @@ describe('selectionOf', () => {
     [{ tail: 5 }, { kind: 'tail', count: 5 }],
     [{ head: 7 }, { kind: 'head', count: 7 }],
     [{ offset: 3 }, { kind: 'range', offset: 3, limit: 1000 }],
-    [{ offset: 3, limit: 2 }, { kind: 'range', offset: 3, limit: 2 }],
+    [
+      { offset: 3, limit: 2 },
+      { kind: 'range', offset: 3, limit: 2 },
+    ],
     [{ limit: 4 }, { kind: 'range', offset: 1, limit: 4 }],
     [{ stream: 'stderr' as const }, { kind: 'tail', count: 1000 }],
   ])('%j → %j', (query, expected) => {
@@ -34,11 +37,36 @@ describe('windowOf / hasMoreOf (dagu-model §6)', () => {
     ['head covering everything', { kind: 'head', count: 10 }, 10, { from: 1, to: 10, count: 10, hasMore: false }],
     ['range in the middle', { kind: 'range', offset: 5, limit: 2 }, 10, { from: 5, to: 6, count: 2, hasMore: true }],
     ['range to the end', { kind: 'range', offset: 9, limit: 5 }, 10, { from: 9, to: 10, count: 2, hasMore: false }],
-    ['range ending exactly at the end', { kind: 'range', offset: 6, limit: 5 }, 10, { from: 6, to: 10, count: 5, hasMore: false }],
-    ['offset past the end', { kind: 'range', offset: 11, limit: 5 }, 10, { from: 11, to: 10, count: 0, hasMore: false }],
-    ['offset far past the end', { kind: 'range', offset: 500, limit: 5 }, 10, { from: 500, to: 10, count: 0, hasMore: false }],
-    ['range of an empty stream', { kind: 'range', offset: 1, limit: 5 }, 0, { from: 1, to: 0, count: 0, hasMore: false }],
-    ['the 500000th line of a million', { kind: 'range', offset: 500_000, limit: 1000 }, 1_000_000, { from: 500_000, to: 500_999, count: 1000, hasMore: true }],
+    [
+      'range ending exactly at the end',
+      { kind: 'range', offset: 6, limit: 5 },
+      10,
+      { from: 6, to: 10, count: 5, hasMore: false },
+    ],
+    [
+      'offset past the end',
+      { kind: 'range', offset: 11, limit: 5 },
+      10,
+      { from: 11, to: 10, count: 0, hasMore: false },
+    ],
+    [
+      'offset far past the end',
+      { kind: 'range', offset: 500, limit: 5 },
+      10,
+      { from: 500, to: 10, count: 0, hasMore: false },
+    ],
+    [
+      'range of an empty stream',
+      { kind: 'range', offset: 1, limit: 5 },
+      0,
+      { from: 1, to: 0, count: 0, hasMore: false },
+    ],
+    [
+      'the 500000th line of a million',
+      { kind: 'range', offset: 500_000, limit: 1000 },
+      1_000_000,
+      { from: 500_000, to: 500_999, count: 1000, hasMore: true },
+    ],
   ])('%s', (_label, selection, total, expected) => {
     expect(read(selection, total)).toEqual(expected);
   });

@@ -22,9 +22,7 @@ export const DEFAULT_RANGE_LIMIT = 1000;
 
 /** Which lines to read. */
 export type LogSelection =
-  | { kind: 'tail'; count: number }
-  | { kind: 'head'; count: number }
-  | { kind: 'range'; offset: number; limit: number };
+  { kind: 'tail'; count: number } | { kind: 'head'; count: number } | { kind: 'range'; offset: number; limit: number };
 
 /** Lines `from` … `to` (1-based, inclusive); empty when `to < from`. */
 export interface LineWindow {

@@ -156,8 +156,10 @@ function checkParam(def: ParamDef, merged: readonly RunParam[], given: ReadonlyS
     throw invalid(`The param ${def.name} must be one of ${def.enum.join(', ')}.`);
   }
   const numeric = Number(value);
-  if (def.minimum !== undefined && numeric < def.minimum) throw invalid(`The param ${def.name} must be at least ${def.minimum}.`);
-  if (def.maximum !== undefined && numeric > def.maximum) throw invalid(`The param ${def.name} must be at most ${def.maximum}.`);
+  if (def.minimum !== undefined && numeric < def.minimum)
+    throw invalid(`The param ${def.name} must be at least ${def.minimum}.`);
+  if (def.maximum !== undefined && numeric > def.maximum)
+    throw invalid(`The param ${def.name} must be at most ${def.maximum}.`);
 }
 
 function quoteParamValue(value: string): string {
@@ -167,6 +169,8 @@ function quoteParamValue(value: string): string {
 /** The params as one string, `A=1 B="two words" pos` (the run-detail `params`). */
 export function formatParams(params: readonly RunParam[]): string {
   return params
-    .map((param) => (/^\d+$/.test(param.name) ? quoteParamValue(param.value) : `${param.name}=${quoteParamValue(param.value)}`))
+    .map((param) =>
+      /^\d+$/.test(param.name) ? quoteParamValue(param.value) : `${param.name}=${quoteParamValue(param.value)}`,
+    )
     .join(' ');
 }

@@ -15,7 +15,12 @@ describe('generateRunId', () => {
   });
 
   it('sorts by creation time as a plain string', () => {
-    const times = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z', '2026-01-01T00:00:01.000Z', '2027-01-01T00:00:00.000Z'];
+    const times = [
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.001Z',
+      '2026-01-01T00:00:01.000Z',
+      '2027-01-01T00:00:00.000Z',
+    ];
     const ids = times.map((t) => generateRunId(new Date(t)));
     expect([...ids].reverse().sort()).toEqual(ids);
   });

@@ -78,5 +78,6 @@ export const formatUri = {
   /** `dagu://runs/{name}/{dagRunId}/logs`. */
   runLogs: (name: string, dagRunId: string): string => formatDaguUri({ kind: 'run_logs', name, dagRunId }),
   /** `dagu://runs/{name}/{dagRunId}/steps/{stepName}/logs`. */
-  stepLog: (name: string, dagRunId: string, stepName: string): string => formatDaguUri({ kind: 'step_log', name, dagRunId, stepName }),
+  stepLog: (name: string, dagRunId: string, stepName: string): string =>
+    formatDaguUri({ kind: 'step_log', name, dagRunId, stepName }),
 };

@@ -160,16 +160,33 @@ export interface StepExecutors {
  * executors through the context so a foreach item can run its body without
  * importing the engine above it.
  */
-export type GraphRunner = (ctx: RunContext, nodes: readonly NodeSpec[], states: Map<string, NodeState>, signal: AbortSignal) => Promise<void>;
+export type GraphRunner = (
+  ctx: RunContext,
+  nodes: readonly NodeSpec[],
+  states: Map<string, NodeState>,
+  signal: AbortSignal,
+) => Promise<void>;
 
 /** Runs the child run of a `dag.run` / `dag.enqueue` step to its end. */
 export interface SubDagRunner {
-  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome>;
+  run(
+    ctx: RunContext,
+    node: NodeSpec,
+    scope: InterpolationScope,
+    signal: AbortSignal,
+    io: { onStdout(line: string): void; onStderr(line: string): void },
+  ): Promise<SubDagOutcome>;
 }
 
 /** Runs a `foreach` step's items (foreach/foreach-runner.ts). */
 export interface ForeachRunner {
-  run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome>;
+  run(
+    ctx: RunContext,
+    node: NodeSpec,
+    scope: InterpolationScope,
+    signal: AbortSignal,
+    io: { onStdout(line: string): void; onStderr(line: string): void },
+  ): Promise<SubDagOutcome>;
 }
 
 /** Everything a node needs while it runs. */

@@ -25,7 +25,10 @@ describe('parseOutputFile (Dagu spec 012)', () => {
 
 describe('readStepOutput', () => {
   it('a variable is the trimmed stdout', () => {
-    expect(readStepOutput({ kind: 'variable', name: 'OUT' }, '  hi \n', '')).toEqual({ ok: true, value: { variable: { name: 'OUT', value: 'hi' } } });
+    expect(readStepOutput({ kind: 'variable', name: 'OUT' }, '  hi \n', '')).toEqual({
+      ok: true,
+      value: { variable: { name: 'OUT', value: 'hi' } },
+    });
   });
 
   it('fields decode JSON and select by path', () => {
@@ -36,9 +39,18 @@ describe('readStepOutput', () => {
         { name: 'raw', from: 'stderr' as const },
       ],
     };
-    expect(readStepOutput(output, '{"title": "t"}', 'warn')).toEqual({ ok: true, value: { fields: { title: 't', raw: 'warn' } } });
+    expect(readStepOutput(output, '{"title": "t"}', 'warn')).toEqual({
+      ok: true,
+      value: { fields: { title: 't', raw: 'warn' } },
+    });
     expect(readStepOutput(output, 'not json', '').ok).toBe(false);
-    expect(readStepOutput({ kind: 'fields', fields: [{ name: 'x', from: 'stdout', decode: 'json', select: '.nope' }] }, '{}', '').ok).toBe(false);
+    expect(
+      readStepOutput(
+        { kind: 'fields', fields: [{ name: 'x', from: 'stdout', decode: 'json', select: '.nope' }] },
+        '{}',
+        '',
+      ).ok,
+    ).toBe(false);
   });
 });
 

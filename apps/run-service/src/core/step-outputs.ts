@@ -65,7 +65,8 @@ export function parseOutputFile(content: string, declared: readonly string[]): O
     let value: string;
     if (heredoc?.[1] !== undefined && heredoc[2] !== undefined) {
       const end = lines.indexOf(heredoc[2], i + 1);
-      if (end < 0) return { ok: false, error: `output ${heredoc[1]}: unclosed ${heredoc[2]} block in $DAGU_OUTPUT_FILE` };
+      if (end < 0)
+        return { ok: false, error: `output ${heredoc[1]}: unclosed ${heredoc[2]} block in $DAGU_OUTPUT_FILE` };
       name = heredoc[1];
       value = lines.slice(i + 1, end).join('\n');
       i = end;
@@ -76,11 +77,13 @@ export function parseOutputFile(content: string, declared: readonly string[]): O
       value = line.slice(eq + 1);
     }
     if (!allowed.has(name)) return { ok: false, error: `output ${name} is not declared in outputs` };
-    if (Object.prototype.hasOwnProperty.call(values, name)) return { ok: false, error: `output ${name} was written twice` };
+    if (Object.prototype.hasOwnProperty.call(values, name))
+      return { ok: false, error: `output ${name} was written twice` };
     values[name] = value;
   }
   const missing = declared.filter((name) => !Object.prototype.hasOwnProperty.call(values, name));
-  if (missing.length > 0) return { ok: false, error: `declared outputs not written to $DAGU_OUTPUT_FILE: ${missing.join(', ')}` };
+  if (missing.length > 0)
+    return { ok: false, error: `declared outputs not written to $DAGU_OUTPUT_FILE: ${missing.join(', ')}` };
   return { ok: true, value: values };
 }
 
@@ -99,7 +102,8 @@ export function readStepOutput(output: StepOutput, stdout: string, stderr: strin
       continue;
     }
     const parsed = tryParseJson(source);
-    if (!parsed.ok) return { ok: false, error: `output ${field.name}: ${field.from} is not valid JSON (${parsed.error})` };
+    if (!parsed.ok)
+      return { ok: false, error: `output ${field.name}: ${field.from} is not valid JSON (${parsed.error})` };
     if (field.select === undefined) {
       fields[field.name] = jsonValueToText(parsed.value);
       continue;

@@ -28,7 +28,11 @@ export function rewindTargetOf(dag: NormalizedDag, stepName: string): string | u
  * attempt that ended `rejected` (only a rejected approval with `rewind_to`
  * is ever resumed), its rewind set.
  */
-export function rewoundSeqs(dag: NormalizedDag, steps: readonly NodeSpec[], rows: ReadonlyArray<{ seq: number; status: number; handler: string | null }>): Set<number> {
+export function rewoundSeqs(
+  dag: NormalizedDag,
+  steps: readonly NodeSpec[],
+  rows: ReadonlyArray<{ seq: number; status: number; handler: string | null }>,
+): Set<number> {
   const names = new Set<string>();
   for (const row of rows) {
     if (row.handler !== null || row.status !== StepStatus.rejected) continue;
@@ -50,7 +54,11 @@ export function rewoundSeqs(dag: NormalizedDag, steps: readonly NodeSpec[], rows
  * Empty for a first attempt, when nothing was rejected, or once the approval
  * was approved.
  */
-export async function rewindInputOf(db: Queryable, run: { pk: number; attemptNo: number }, dag: NormalizedDag): Promise<Map<string, string>> {
+export async function rewindInputOf(
+  db: Queryable,
+  run: { pk: number; attemptNo: number },
+  dag: NormalizedDag,
+): Promise<Map<string, string>> {
   const carried = new Map<string, string>();
   const open = new Set(dag.steps.filter((step) => step.approval?.rewindTo !== undefined).map((step) => step.name));
   for (let attemptNo = run.attemptNo - 1; attemptNo >= 1 && open.size > 0; attemptNo--) {

@@ -26,7 +26,8 @@ export function planAttempt(run: RunRecord, rows: readonly StepRecord[], schedul
   };
   const states = new Map<string, NodeState>(nodes.steps.map((node) => [node.name, stateOf(node)]));
   const handlerStates = new Map<HandlerKind, NodeState>();
-  for (const [kind, node] of nodes.handlers) handlerStates.set(kind, { ...stateOf(node), status: StepStatus.notStarted });
+  for (const [kind, node] of nodes.handlers)
+    handlerStates.set(kind, { ...stateOf(node), status: StepStatus.notStarted });
   const anyDone = [...states.values()].some((state) => state.status !== StepStatus.notStarted);
   return {
     identity: {

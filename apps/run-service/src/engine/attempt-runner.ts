@@ -11,7 +11,14 @@ import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from '../core/params';
 import { prepareRunEnvironment } from '../process/run-environment';
-import type { AttemptIdentity, NodeSpec, NodeState, RunContext, RunEnvironment, StepExecutors } from '../core/run-types';
+import type {
+  AttemptIdentity,
+  NodeSpec,
+  NodeState,
+  RunContext,
+  RunEnvironment,
+  StepExecutors,
+} from '../core/run-types';
 import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import { runNode, type RunAbortReason } from './step-runner';
 
@@ -89,9 +96,17 @@ function describe(error: unknown): string {
 }
 
 /** Runs the attempt; never rejects for anything a user's DAG does. */
-export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: AttemptControl): Promise<AttemptOutcome> {
+export async function runAttempt(
+  deps: AttemptDeps,
+  plan: AttemptPlan,
+  control: AttemptControl,
+): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
-  const sink = new LogSink(deps.pool, { flushMs: deps.config.logFlushMs, batchLines: deps.config.logBatchLines, logger: deps.logger });
+  const sink = new LogSink(deps.pool, {
+    flushMs: deps.config.logFlushMs,
+    batchLines: deps.config.logBatchLines,
+    logger: deps.logger,
+  });
   const scheduler = sink.stream(plan.schedulerLog.id, plan.schedulerLog.startLine);
   const log = (message: string): void => void scheduler.append(`${new Date().toISOString()} ${message}`);
   const states = new NodeStateWriter(deps.pool, identity.runPk, identity.attemptNo, deps.logger);
@@ -106,8 +121,15 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
   if (control.stop.aborted) onStop();
   const timeoutMs = dag.timeoutSec !== undefined && dag.timeoutSec > 0 ? dag.timeoutSec * 1000 : undefined;
   const timer =
-    timeoutMs === undefined ? undefined : setTimeout(forward({ kind: 'timeout', error: `run timed out after ${dag.timeoutSec ?? 0}s (timeout_sec)` }), timeoutMs);
-  log(`attempt ${identity.attemptNo} started: ${identity.dagName} ${identity.dagRunId} (attempt id ${identity.attemptId})`);
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          forward({ kind: 'timeout', error: `run timed out after ${dag.timeoutSec ?? 0}s (timeout_sec)` }),
+          timeoutMs,
+        );
+  log(
+    `attempt ${identity.attemptNo} started: ${identity.dagName} ${identity.dagRunId} (attempt id ${identity.attemptId})`,
+  );
   let params = plan.params;
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
@@ -115,7 +137,15 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
   try {
     let env: RunEnvironment;
     try {
-      env = await prepareRunEnvironment({ dag, params: plan.params, paramsEvaluated: plan.paramsEvaluated, processEnv: deps.processEnv, shell: deps.config.defaultShell, workDirBase: deps.config.workDir, dagRunId: identity.dagRunId });
+      env = await prepareRunEnvironment({
+        dag,
+        params: plan.params,
+        paramsEvaluated: plan.paramsEvaluated,
+        processEnv: deps.processEnv,
+        shell: deps.config.defaultShell,
+        workDirBase: deps.config.workDir,
+        dagRunId: identity.dagRunId,
+      });
     } catch (cause) {
       error = `could not prepare the run: ${describe(cause)}`;
       log(error);
@@ -130,12 +160,16 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan, control: 
     const handlerFailed = await runFinalHandlers(ctx, plan, status, control.kill);
     status = applyHandlerOutcome(status, handlerFailed);
     if (handlerFailed && error === undefined && status === RunStatus.failed) error = 'a lifecycle handler failed';
-    return error === undefined ? { status, params, paramsEvaluated: true } : { status, error, params, paramsEvaluated: true };
+    return error === undefined
+      ? { status, params, paramsEvaluated: true }
+      : { status, error, params, paramsEvaluated: true };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     control.stop.removeEventListener('abort', onStop);
     control.kill.removeEventListener('abort', onKill);
-    log(`attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`);
+    log(
+      `attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`,
+    );
     await states.flush();
     await sink.flush();
     if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
@@ -152,7 +186,10 @@ function contextOf(
   scratchDir: string,
 ): RunContext {
   const outputVars = new Map<string, string>(plan.carriedVars ?? []);
-  const stepRefs = new Map<string, { outputs: Record<string, string>; fields: Record<string, string>; exitCode?: number }>();
+  const stepRefs = new Map<
+    string,
+    { outputs: Record<string, string>; fields: Record<string, string>; exitCode?: number }
+  >();
   for (const node of plan.steps) {
     const state = plan.states.get(node.name);
     if (state === undefined || (state.status !== StepStatus.succeeded && state.status !== StepStatus.failed)) continue;
@@ -184,14 +221,33 @@ function contextOf(
   };
 }
 
-async function runMainPhase(ctx: RunContext, plan: AttemptPlan, signal: AbortSignal): Promise<{ status: RunStatusCode; error?: string }> {
+async function runMainPhase(
+  ctx: RunContext,
+  plan: AttemptPlan,
+  signal: AbortSignal,
+): Promise<{ status: RunStatusCode; error?: string }> {
   const { dag } = plan;
   if (dag.preconditions.length > 0) {
-    const scope = { params: ctx.env.paramMap, env: ctx.env.base, outputVars: new Map<string, string>(), steps: new Map(), context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId } };
+    const scope = {
+      params: ctx.env.paramMap,
+      env: ctx.env.base,
+      outputVars: new Map<string, string>(),
+      steps: new Map(),
+      context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId },
+    };
     const shell = [ctx.config.defaultShell];
-    const check = await checkConditions(dag.preconditions, { scope, shell, cwd: ctx.env.workDir, env: ctx.env.base, positional: ctx.env.positional, signal, killGraceMs: ctx.config.killGraceMs });
+    const check = await checkConditions(dag.preconditions, {
+      scope,
+      shell,
+      cwd: ctx.env.workDir,
+      env: ctx.env.base,
+      positional: ctx.env.positional,
+      signal,
+      killGraceMs: ctx.config.killGraceMs,
+    });
     if (check.kind !== 'met') {
-      const error = check.kind === 'error' ? `precondition: ${check.error}` : `precondition not met: ${check.condition}`;
+      const error =
+        check.kind === 'error' ? `precondition: ${check.error}` : `precondition not met: ${check.condition}`;
       ctx.log(`run not started: ${error}`);
       return { status: check.kind === 'error' ? RunStatus.failed : RunStatus.aborted, error };
     }
@@ -208,7 +264,10 @@ async function runMainPhase(ctx: RunContext, plan: AttemptPlan, signal: AbortSig
   }
   await runGraph(ctx, plan.steps, plan.states, signal);
   const interruption = interruptionOf(signal);
-  const rollup = [...plan.states.values()].map((state) => ({ status: state.status, allowedFailure: state.allowedFailure }));
+  const rollup = [...plan.states.values()].map((state) => ({
+    status: state.status,
+    allowedFailure: state.allowedFailure,
+  }));
   const status = rollupRunStatus(rollup, interruption.kind);
   return interruption.error !== undefined ? { status, error: interruption.error } : { status };
 }
@@ -216,14 +275,29 @@ async function runMainPhase(ctx: RunContext, plan: AttemptPlan, signal: AbortSig
 function interruptionOf(signal: AbortSignal): { kind: RunInterruption; error?: string } {
   if (!signal.aborted) return { kind: 'none' };
   const reason: unknown = signal.reason;
-  if (typeof reason === 'object' && reason !== null && 'kind' in reason && reason.kind === 'stop') return { kind: 'aborted', error: 'the run was stopped' };
-  const error = typeof reason === 'object' && reason !== null && 'error' in reason && typeof reason.error === 'string' ? reason.error : 'the run was interrupted';
+  if (typeof reason === 'object' && reason !== null && 'kind' in reason && reason.kind === 'stop')
+    return { kind: 'aborted', error: 'the run was stopped' };
+  const error =
+    typeof reason === 'object' && reason !== null && 'error' in reason && typeof reason.error === 'string'
+      ? reason.error
+      : 'the run was interrupted';
   return { kind: 'failed', error };
 }
 
-async function runFinalHandlers(ctx: RunContext, plan: AttemptPlan, status: RunStatusCode, kill: AbortSignal): Promise<boolean> {
+async function runFinalHandlers(
+  ctx: RunContext,
+  plan: AttemptPlan,
+  status: RunStatusCode,
+  kill: AbortSignal,
+): Promise<boolean> {
   const kind: HandlerKind | undefined =
-    status === RunStatus.succeeded || status === RunStatus.partiallySucceeded ? 'success' : status === RunStatus.failed ? 'failure' : status === RunStatus.aborted ? 'abort' : undefined;
+    status === RunStatus.succeeded || status === RunStatus.partiallySucceeded
+      ? 'success'
+      : status === RunStatus.failed
+        ? 'failure'
+        : status === RunStatus.aborted
+          ? 'abort'
+          : undefined;
   let failed = false;
   // A parked run (status 7) is not over: only the `wait` handler runs (its failure changes nothing).
   const order: ReadonlyArray<HandlerKind | undefined> = status === RunStatus.waiting ? ['wait'] : [kind, 'exit'];

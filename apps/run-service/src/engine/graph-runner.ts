@@ -22,7 +22,11 @@ import { runNode } from './step-runner';
 
 type Decision = 'wait' | 'run' | 'skip' | 'abort';
 
-function decide(node: NodeSpec, states: ReadonlyMap<string, NodeState>, specs: ReadonlyMap<string, NodeSpec>): { decision: Decision; because?: string } {
+function decide(
+  node: NodeSpec,
+  states: ReadonlyMap<string, NodeState>,
+  specs: ReadonlyMap<string, NodeSpec>,
+): { decision: Decision; because?: string } {
   let skipBecause: string | undefined;
   for (const dep of node.step.depends) {
     const state = states.get(dep);
@@ -45,13 +49,25 @@ function decide(node: NodeSpec, states: ReadonlyMap<string, NodeState>, specs: R
  * Resolves when no step runs and none can start. Never rejects: an engine
  * failure inside a step marks that step failed.
  */
-export function runGraph(ctx: RunContext, nodes: readonly NodeSpec[], states: Map<string, NodeState>, signal: AbortSignal): Promise<void> {
+export function runGraph(
+  ctx: RunContext,
+  nodes: readonly NodeSpec[],
+  states: Map<string, NodeState>,
+  signal: AbortSignal,
+): Promise<void> {
   const specs = new Map(nodes.map((node) => [node.name, node]));
-  const pending = new Set(nodes.filter((node) => !isStepDone(states.get(node.name)?.status ?? 0)).map((node) => node.name));
+  const pending = new Set(
+    nodes.filter((node) => !isStepDone(states.get(node.name)?.status ?? 0)).map((node) => node.name),
+  );
   const running = new Set<string>();
   const maxActive = ctx.dag.maxActiveSteps;
   return new Promise((resolve) => {
-    const settle = (node: NodeSpec, state: NodeState, status: typeof StepStatus.aborted | typeof StepStatus.skipped, why: string): void => {
+    const settle = (
+      node: NodeSpec,
+      state: NodeState,
+      status: typeof StepStatus.aborted | typeof StepStatus.skipped,
+      why: string,
+    ): void => {
       state.status = status;
       ctx.states.save(node, state);
       ctx.log(`step ${status === StepStatus.skipped ? 'skipped' : 'canceled'}: ${node.name} (${why})`);
@@ -94,7 +110,8 @@ export function runGraph(ctx: RunContext, nodes: readonly NodeSpec[], states: Ma
         for (const name of pending) {
           const node = specs.get(name);
           const state = states.get(name);
-          if (node !== undefined && state !== undefined) settle(node, state, StepStatus.aborted, 'run ended before it started');
+          if (node !== undefined && state !== undefined)
+            settle(node, state, StepStatus.aborted, 'run ended before it started');
         }
         pending.clear();
       }

@@ -66,7 +66,11 @@ export async function handBack(
   const error = `interrupted: run-service replica ${deps.replica} stopped; the step runs again in attempt ${nextAttempt}`;
   // The line goes in before the run is queued: the next attempt, on another replica, continues the numbering.
   if (!(await isStillRunningHere(deps, run))) return false;
-  await appendSchedulerLine(deps, run.scheduler_log, `handing back: run-service replica ${deps.replica} stopped before the run ended; ${keep.size} finished step(s) kept, the rest runs again in attempt ${nextAttempt} on the next replica that claims it`);
+  await appendSchedulerLine(
+    deps,
+    run.scheduler_log,
+    `handing back: run-service replica ${deps.replica} stopped before the run ended; ${keep.size} finished step(s) kept, the rest runs again in attempt ${nextAttempt} on the next replica that claims it`,
+  );
   const queued = await withTransaction(deps.pool, (client) =>
     handBackRun(client, {
       pk: run.pk,
@@ -76,12 +80,28 @@ export async function handBack(
       keep: [...keep],
       fresh: [...plan.steps.filter((node) => !keep.has(node.seq)), ...plan.handlers.values()],
       error,
-      ...(outcome !== undefined ? { params: { text: formatParams(outcome.params), resolved: outcome.params, evaluated: outcome.paramsEvaluated } } : {}),
+      ...(outcome !== undefined
+        ? {
+            params: {
+              text: formatParams(outcome.params),
+              resolved: outcome.params,
+              evaluated: outcome.paramsEvaluated,
+            },
+          }
+        : {}),
     }),
   );
   if (queued === undefined) return false;
-  deps.logger.info({ runPk: run.pk, dagRunId: run.dag_run_id, attemptNo: nextAttempt, kept: keep.size }, 'run handed back to the queue on shutdown');
-  await deps.publisher.publish(runEventOf({ dagName: queued.dag_name, dagRunId: queued.dag_run_id, attemptId: queued.attempt_id }, RunStatus.queued));
+  deps.logger.info(
+    { runPk: run.pk, dagRunId: run.dag_run_id, attemptNo: nextAttempt, kept: keep.size },
+    'run handed back to the queue on shutdown',
+  );
+  await deps.publisher.publish(
+    runEventOf(
+      { dagName: queued.dag_name, dagRunId: queued.dag_run_id, attemptId: queued.attempt_id },
+      RunStatus.queued,
+    ),
+  );
   return true;
 }
 
@@ -99,10 +119,17 @@ async function isStillRunningHere(deps: HandBackDeps, run: RunRecord): Promise<b
 async function appendSchedulerLine(deps: HandBackDeps, streamId: number, message: string): Promise<void> {
   try {
     const totals = await readStreamTotals(deps.pool, [streamId]);
-    const sink = new LogSink(deps.pool, { flushMs: deps.config.logFlushMs, batchLines: deps.config.logBatchLines, logger: deps.logger });
+    const sink = new LogSink(deps.pool, {
+      flushMs: deps.config.logFlushMs,
+      batchLines: deps.config.logBatchLines,
+      logger: deps.logger,
+    });
     sink.stream(streamId, totals.get(streamId) ?? 0).append(`${new Date().toISOString()} ${message}`);
     await sink.flush();
   } catch (error) {
-    deps.logger.warn({ err: error instanceof Error ? error.message : String(error), streamId }, 'could not log the hand-back');
+    deps.logger.warn(
+      { err: error instanceof Error ? error.message : String(error), streamId },
+      'could not log the hand-back',
+    );
   }
 }

@@ -31,7 +31,9 @@ export function setUpNode(ctx: RunContext, node: NodeSpec): NodeSetup {
     context,
   });
   const withOutputs = withExported(runEnv.base, outputVars);
-  const withStepEnv = applyEnvVars(withOutputs, node.step.env, (value, current) => interpolate(value, scopeWith(current), 'plain'));
+  const withStepEnv = applyEnvVars(withOutputs, node.step.env, (value, current) =>
+    interpolate(value, scopeWith(current), 'plain'),
+  );
   const provisional = scopeWith(withStepEnv);
   const cwd =
     node.step.workingDir === undefined
@@ -77,5 +79,7 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boo
 /** `interval × backoff^n`, capped at `max` (seconds → ms). */
 export function backoffDelayMs(intervalSec: number, n: number, backoff?: number, maxIntervalSec?: number): number {
   const seconds = intervalSec * Math.pow(backoff ?? 1, n);
-  return Math.round((maxIntervalSec !== undefined && maxIntervalSec > 0 ? Math.min(seconds, maxIntervalSec) : seconds) * 1000);
+  return Math.round(
+    (maxIntervalSec !== undefined && maxIntervalSec > 0 ? Math.min(seconds, maxIntervalSec) : seconds) * 1000,
+  );
 }

@@ -93,7 +93,8 @@ export class RunEngine {
       replica: deps.replica,
       publisher: deps.publisher,
       execute: (pk, parent) => this.executeChild(pk, parent),
-      leavesOnShutdown: (parentPk, childPk) => this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
+      leavesOnShutdown: (parentPk, childPk) =>
+        this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
       ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
     });
     this.executors = buildExecutorRegistry(this.children, this.foreach);
@@ -190,9 +191,12 @@ export class RunEngine {
   async shutdown(): Promise<void> {
     this.closing = true;
     await this.dispatcher.stop();
-    const all = (): Promise<void> => Promise.all([...this.active.values()].map((entry) => entry.done)).then(() => undefined);
+    const all = (): Promise<void> =>
+      Promise.all([...this.active.values()].map((entry) => entry.done)).then(() => undefined);
     let graceTimer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'grace'>((resolve) => (graceTimer = setTimeout(() => resolve('grace'), this.deps.config.stopGraceMs)));
+    const graceOver = new Promise<'grace'>(
+      (resolve) => (graceTimer = setTimeout(() => resolve('grace'), this.deps.config.stopGraceMs)),
+    );
     const first = await Promise.race([all().then(() => 'done' as const), graceOver]);
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     if (first === 'grace') {
@@ -223,10 +227,19 @@ export class RunEngine {
       const rows = await loadSteps(pool, pk, run.attempt_no);
       const totals = await readStreamTotals(pool, [run.scheduler_log]);
       const planned = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
-      const plan = { ...planned, carriedVars: await rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag) };
+      const plan = {
+        ...planned,
+        carriedVars: await rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag),
+      };
       if (run.stop_requested_at !== null) entry.stop.abort();
       // Launched while shutting down (a resume, a retry): hand it back before anything runs.
-      if (entry.handBack && entry.kill.signal.aborted && !entry.stop.signal.aborted && (await handBack(this.deps, run, plan, finishedSteps(plan)))) return true;
+      if (
+        entry.handBack &&
+        entry.kill.signal.aborted &&
+        !entry.stop.signal.aborted &&
+        (await handBack(this.deps, run, plan, finishedSteps(plan)))
+      )
+        return true;
       // What had finished when the kill came (this listener fires before the attempt's own).
       let finishedAtKill: ReturnType<typeof finishedSteps> | undefined;
       const onKill = (): void => void (finishedAtKill = finishedSteps(plan));
@@ -239,27 +252,53 @@ export class RunEngine {
       // Only a run with steps left is handed back: once every step had finished (the kill hit its handlers or
       // the final bookkeeping) running it again would repeat its handlers, so it ends here as it stands.
       const stepsLeft = finishedAtKill !== undefined && finishedAtKill.length < plan.steps.length;
-      if (entry.handBack && stepsLeft && finishedAtKill !== undefined && !entry.stop.signal.aborted && outcome.status !== RunStatus.waiting) {
+      if (
+        entry.handBack &&
+        stepsLeft &&
+        finishedAtKill !== undefined &&
+        !entry.stop.signal.aborted &&
+        outcome.status !== RunStatus.waiting
+      ) {
         if (await handBack(this.deps, run, plan, finishedAtKill, outcome)) return true;
       }
       if (outcome.status === RunStatus.waiting) {
-        const parked = await parkAttempt(pool, { pk, attemptNo: run.attempt_no }, {
+        const parked = await parkAttempt(
+          pool,
+          { pk, attemptNo: run.attempt_no },
+          {
+            params: formatParams(outcome.params),
+            resolvedParams: outcome.params,
+            paramsEvaluated: outcome.paramsEvaluated,
+          },
+        );
+        if (parked)
+          await this.deps.publisher.publish(
+            runEventOf(
+              { dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id },
+              RunStatus.waiting,
+            ),
+          );
+        return false;
+      }
+      const finished = await finishAttempt(
+        pool,
+        { pk, attemptNo: run.attempt_no },
+        {
+          status: outcome.status,
+          error: outcome.error,
           params: formatParams(outcome.params),
           resolvedParams: outcome.params,
           paramsEvaluated: outcome.paramsEvaluated,
-        });
-        if (parked) await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.waiting));
-        return false;
-      }
-      const finished = await finishAttempt(pool, { pk, attemptNo: run.attempt_no }, {
-        status: outcome.status,
-        error: outcome.error,
-        params: formatParams(outcome.params),
-        resolvedParams: outcome.params,
-        paramsEvaluated: outcome.paramsEvaluated,
-      });
+        },
+      );
       if (finished === undefined) return false;
-      await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, outcome.status, finished));
+      await this.deps.publisher.publish(
+        runEventOf(
+          { dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id },
+          outcome.status,
+          finished,
+        ),
+      );
       return false;
     } catch (error) {
       const message = `internal engine error: ${error instanceof Error ? error.message : String(error)}`;
@@ -273,10 +312,18 @@ export class RunEngine {
     try {
       const ended = await forceEndRun(this.deps.pool, pk, RunStatus.failed, message);
       if (ended !== undefined) {
-        await this.deps.publisher.publish(runEventOf({ dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id }, RunStatus.failed));
+        await this.deps.publisher.publish(
+          runEventOf(
+            { dagName: ended.dag_name, dagRunId: ended.dag_run_id, attemptId: ended.attempt_id },
+            RunStatus.failed,
+          ),
+        );
       }
     } catch (error) {
-      this.deps.logger.error({ err: error instanceof Error ? error.message : String(error), runPk: pk }, 'could not record a failed run');
+      this.deps.logger.error(
+        { err: error instanceof Error ? error.message : String(error), runPk: pk },
+        'could not record a failed run',
+      );
     }
   }
 

@@ -28,7 +28,8 @@ import { executeTry, type TryResult } from '../executors/step-try';
  */
 
 /** Why the run's signal aborted: a stop, or the DAG's `timeout_sec`. */
-export type RunAbortReason = { kind: 'stop' } | { kind: 'timeout'; error: string } | { kind: 'shutdown'; error: string };
+export type RunAbortReason =
+  { kind: 'stop' } | { kind: 'timeout'; error: string } | { kind: 'shutdown'; error: string };
 
 function reasonOf(signal: AbortSignal): RunAbortReason | undefined {
   const reason: unknown = signal.reason;
@@ -65,11 +66,21 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
   }
   let result = await runWithRetries(ctx, node, state, setup, signal);
   const policy = node.step.repeatPolicy;
-  for (let executions = 1; policy !== undefined && result.checkpoint === undefined && !result.aborted && !signal.aborted; executions++) {
+  for (
+    let executions = 1;
+    policy !== undefined && result.checkpoint === undefined && !result.aborted && !signal.aborted;
+    executions++
+  ) {
     if (policy.limit !== undefined && policy.limit > 0 && executions >= policy.limit) break;
     if (!(await shouldRepeat(policy, result, ctx, withPublished(node, setup, result), signal))) break;
     ctx.log(`step repeats: ${node.name} (execution ${executions + 1})`);
-    if (!(await sleepUnlessAborted(backoffDelayMs(policy.intervalSec, executions - 1, policy.backoff, policy.maxIntervalSec), signal))) break;
+    if (
+      !(await sleepUnlessAborted(
+        backoffDelayMs(policy.intervalSec, executions - 1, policy.backoff, policy.maxIntervalSec),
+        signal,
+      ))
+    )
+      break;
     result = await runWithRetries(ctx, node, state, setup, signal);
   }
   finish(ctx, node, state, result, signal);
@@ -108,19 +119,37 @@ function conditionContext(ctx: RunContext, setup: NodeSetup, signal: AbortSignal
   };
 }
 
-async function runWithRetries(ctx: RunContext, node: NodeSpec, state: NodeState, setup: NodeSetup, signal: AbortSignal): Promise<TryResult> {
-  const timeoutMs = node.step.timeoutSec !== undefined && node.step.timeoutSec > 0 ? node.step.timeoutSec * 1000 : undefined;
+async function runWithRetries(
+  ctx: RunContext,
+  node: NodeSpec,
+  state: NodeState,
+  setup: NodeSetup,
+  signal: AbortSignal,
+): Promise<TryResult> {
+  const timeoutMs =
+    node.step.timeoutSec !== undefined && node.step.timeoutSec > 0 ? node.step.timeoutSec * 1000 : undefined;
   for (;;) {
-    const result = await executeTry(ctx, { node, state, scope: setup.scope, env: setup.env, cwd: setup.cwd, signal, timeoutMs });
+    const result = await executeTry(ctx, {
+      node,
+      state,
+      scope: setup.scope,
+      env: setup.env,
+      cwd: setup.cwd,
+      signal,
+      timeoutMs,
+    });
     if (result.ok || result.aborted || signal.aborted) return result;
     const policy = node.step.retryPolicy;
     if (policy === undefined || state.retryCount >= policy.limit) return result;
-    if (policy.exitCodes.length > 0 && (result.exitCode === undefined || !policy.exitCodes.includes(result.exitCode))) return result;
+    if (policy.exitCodes.length > 0 && (result.exitCode === undefined || !policy.exitCodes.includes(result.exitCode)))
+      return result;
     const delay = backoffDelayMs(policy.intervalSec, state.retryCount, policy.backoff, policy.maxIntervalSec);
     state.status = StepStatus.retrying;
     state.error = result.error;
     ctx.states.save(node, state);
-    ctx.log(`step failed: ${node.name} (${result.error ?? 'failed'}); retry ${state.retryCount + 1}/${policy.limit} in ${delay} ms`);
+    ctx.log(
+      `step failed: ${node.name} (${result.error ?? 'failed'}); retry ${state.retryCount + 1}/${policy.limit} in ${delay} ms`,
+    );
     if (!(await sleepUnlessAborted(delay, signal))) return { ...result, aborted: true };
     state.retryCount++;
     state.status = StepStatus.running;
@@ -129,11 +158,20 @@ async function runWithRetries(ctx: RunContext, node: NodeSpec, state: NodeState,
   }
 }
 
-async function shouldRepeat(policy: RepeatPolicy, result: TryResult, ctx: RunContext, setup: NodeSetup, signal: AbortSignal): Promise<boolean> {
+async function shouldRepeat(
+  policy: RepeatPolicy,
+  result: TryResult,
+  ctx: RunContext,
+  setup: NodeSetup,
+  signal: AbortSignal,
+): Promise<boolean> {
   let holds: boolean;
   if (policy.condition !== undefined) {
     if (!result.ok) return false;
-    const check = await checkCondition({ condition: policy.condition, expected: policy.expected }, conditionContext(ctx, setup, signal));
+    const check = await checkCondition(
+      { condition: policy.condition, expected: policy.expected },
+      conditionContext(ctx, setup, signal),
+    );
     if (check.kind === 'error') return false;
     holds = check.kind === 'met';
   } else if (policy.exitCodes.length > 0) {
@@ -166,13 +204,15 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
     state.status = StepStatus.succeeded;
     state.error = undefined;
     state.outputs = result.published ?? {};
-    if (state.outputs.variable !== undefined) ctx.outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
+    if (state.outputs.variable !== undefined)
+      ctx.outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
   } else if (result.aborted && reason?.kind !== 'timeout' && reason?.kind !== 'shutdown') {
     state.status = StepStatus.aborted;
     state.error = undefined;
   } else {
     state.status = StepStatus.failed;
-    state.error = result.aborted && reason !== undefined && 'error' in reason ? reason.error : (result.error ?? 'failed');
+    state.error =
+      result.aborted && reason !== undefined && 'error' in reason ? reason.error : (result.error ?? 'failed');
     const allowed =
       !result.aborted &&
       (step.continueOn.failure ||

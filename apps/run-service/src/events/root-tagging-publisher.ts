@@ -54,7 +54,10 @@ export class RootTaggingPublisher implements RunEventPublisher {
       this.roots.set(key, root);
       return root;
     } catch (error) {
-      this.logger?.warn({ err: error instanceof Error ? error.message : String(error), dagRunId }, 'run event: root lookup failed');
+      this.logger?.warn(
+        { err: error instanceof Error ? error.message : String(error), dagRunId },
+        'run event: root lookup failed',
+      );
       return null;
     }
   }

@@ -24,7 +24,12 @@ export class RunControlChannel {
   private readonly channel: string;
 
   /** @param onStop called with the pk of a run some replica was asked to stop */
-  constructor(redisUrl: string, prefix: string, onStop: (runPk: number) => void, private readonly logger?: Logger) {
+  constructor(
+    redisUrl: string,
+    prefix: string,
+    onStop: (runPk: number) => void,
+    private readonly logger?: Logger,
+  ) {
     this.channel = runControlChannel(prefix);
     this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 2, connectionName: `${prefix}:run-control:pub` });
     this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: `${prefix}:run-control:sub` });
@@ -52,7 +57,10 @@ export class RunControlChannel {
     try {
       await this.publisher.publish(this.channel, JSON.stringify({ kind: 'stop', runPk }));
     } catch (error) {
-      this.logger?.warn({ err: error instanceof Error ? error.message : String(error), runPk }, 'run control: stop not published');
+      this.logger?.warn(
+        { err: error instanceof Error ? error.message : String(error), runPk },
+        'run control: stop not published',
+      );
     }
   }
 

@@ -16,7 +16,11 @@ export interface RunEventPublisher {
 }
 
 /** The event of `run` reaching `status` at `at`. */
-export function runEventOf(run: { dagName: string; dagRunId: string; attemptId?: string }, status: number, at: Date = new Date()): RunEvent {
+export function runEventOf(
+  run: { dagName: string; dagRunId: string; attemptId?: string },
+  status: number,
+  at: Date = new Date(),
+): RunEvent {
   return {
     name: run.dagName,
     dagRunId: run.dagRunId,
@@ -36,17 +40,30 @@ export class RedisRunEventPublisher implements RunEventPublisher {
    * @param redisUrl `redis://host:port[/db]` of the bus
    * @param prefix   the bus prefix (`BUS_PREFIX`)
    */
-  constructor(redisUrl: string, prefix: string, private readonly logger?: Logger) {
+  constructor(
+    redisUrl: string,
+    prefix: string,
+    private readonly logger?: Logger,
+  ) {
     this.channel = runEventsChannel(prefix);
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: `${prefix}:run-events` });
-    this.redis.on('error', (error: Error) => this.logger?.warn({ err: error.message }, 'run event publisher: redis error'));
+    this.redis = new Redis(redisUrl, {
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: true,
+      connectionName: `${prefix}:run-events`,
+    });
+    this.redis.on('error', (error: Error) =>
+      this.logger?.warn({ err: error.message }, 'run event publisher: redis error'),
+    );
   }
 
   async publish(event: RunEvent): Promise<void> {
     try {
       await this.redis.publish(this.channel, JSON.stringify(event));
     } catch (error) {
-      this.logger?.warn({ err: error instanceof Error ? error.message : String(error), dagRunId: event.dagRunId }, 'run event not published');
+      this.logger?.warn(
+        { err: error instanceof Error ? error.message : String(error), dagRunId: event.dagRunId },
+        'run event not published',
+      );
     }
   }
 

@@ -36,16 +36,29 @@ export async function runHttpRequest(
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(action.headers)) headers[key] = interpolate(value, scope, 'plain');
   const method = action.method.toUpperCase();
-  const body = action.body === undefined || method === 'GET' || method === 'HEAD' ? undefined : interpolate(action.body, scope, 'plain');
+  const body =
+    action.body === undefined || method === 'GET' || method === 'HEAD'
+      ? undefined
+      : interpolate(action.body, scope, 'plain');
   try {
     const response = await fetch(interpolate(action.url, scope, 'plain'), { method, headers, body, signal });
     options.onBody(await response.text());
     if (response.ok) return { ok: true, exitCode: 0, aborted: false, timedOut: false };
-    return { ok: false, exitCode: 1, error: `HTTP ${response.status} ${response.statusText}`.trim(), aborted: false, timedOut: false };
+    return {
+      ok: false,
+      exitCode: 1,
+      error: `HTTP ${response.status} ${response.statusText}`.trim(),
+      aborted: false,
+      timedOut: false,
+    };
   } catch (error) {
     const aborted = options.signal.aborted;
     const timedOut = !aborted && signal.aborted;
-    const reason = timedOut ? 'request timed out' : error instanceof Error ? `${error.message}${causeOf(error)}` : String(error);
+    const reason = timedOut
+      ? 'request timed out'
+      : error instanceof Error
+        ? `${error.message}${causeOf(error)}`
+        : String(error);
     return { ok: false, exitCode: 1, error: `http.request failed: ${reason}`, aborted, timedOut };
   }
 }

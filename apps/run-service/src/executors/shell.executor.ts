@@ -22,7 +22,9 @@ function processError(outcome: ProcessOutcome, lastStderr: string, timeoutMs: nu
   if (outcome.aborted) return 'aborted';
   if (outcome.spawnError !== undefined) return `failed to start: ${outcome.spawnError}`;
   if (outcome.exitCode === null) return `killed by signal ${outcome.signal ?? 'unknown'}`;
-  return lastStderr === '' ? `exit status ${outcome.exitCode}` : `exit status ${outcome.exitCode}: ${lastStderr.slice(0, MAX_ERROR_DETAIL)}`;
+  return lastStderr === ''
+    ? `exit status ${outcome.exitCode}`
+    : `exit status ${outcome.exitCode}: ${lastStderr.slice(0, MAX_ERROR_DETAIL)}`;
 }
 
 function commandArgv(
@@ -37,7 +39,10 @@ function commandArgv(
     return { file: file ?? '', args };
   }
   // `sh -c <line> <$0> <$1> …`: positional params become the shell's $1, $2, ….
-  return { file: shellFile, args: [...shellArgs, '-c', interpolate(command.line, scope, 'shell'), basename(shellFile), ...positional] };
+  return {
+    file: shellFile,
+    args: [...shellArgs, '-c', interpolate(command.line, scope, 'shell'), basename(shellFile), ...positional],
+  };
 }
 
 /**
@@ -55,7 +60,8 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
     const [file, ...args] = step.interpreter ?? shell;
     runs.push({ file: file ?? ctx.config.defaultShell, args: [...args, input.scriptFile, ...positional] });
   } else {
-    for (const command of step.commands ?? []) runs.push(commandArgv(command, shellFile ?? ctx.config.defaultShell, shellArgs, input.scope, positional));
+    for (const command of step.commands ?? [])
+      runs.push(commandArgv(command, shellFile ?? ctx.config.defaultShell, shellArgs, input.scope, positional));
   }
   let last: StepExecResult = { ok: true, exitCode: 0, timedOut: false, aborted: false };
   for (const run of runs) {
@@ -68,7 +74,12 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
       killGraceMs: ctx.config.killGraceMs,
       trace: {
         name: `step ${input.node.name}`,
-        attributes: { 'dagu.dag.name': ctx.attempt.dagName, 'dagu.run.id': ctx.attempt.dagRunId, 'dagu.step.name': input.node.name, 'dagu.attempt.no': ctx.attempt.attemptNo },
+        attributes: {
+          'dagu.dag.name': ctx.attempt.dagName,
+          'dagu.run.id': ctx.attempt.dagRunId,
+          'dagu.step.name': input.node.name,
+          'dagu.attempt.no': ctx.attempt.attemptNo,
+        },
       },
       onStdout: input.onStdout,
       onStderr: input.onStderr,
@@ -87,7 +98,13 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
     const exitCode = outcome.exitCode ?? undefined;
     last = ok
       ? { ok, exitCode, timedOut: false, aborted: false }
-      : { ok, exitCode, error: processError(outcome, input.lastStderr(), input.timeoutMs), timedOut: outcome.timedOut, aborted: outcome.aborted };
+      : {
+          ok,
+          exitCode,
+          error: processError(outcome, input.lastStderr(), input.timeoutMs),
+          timedOut: outcome.timedOut,
+          aborted: outcome.aborted,
+        };
     if (!ok) break;
   }
   return last;

@@ -13,7 +13,9 @@ describe('step executor registry (start-up check)', () => {
   });
 
   it('refuses an executor for a kind the spec model does not produce', () => {
-    expect(() => new StepExecutorRegistry().register('docker', noop)).toThrow('cannot register an executor for unknown step kind "docker"');
+    expect(() => new StepExecutorRegistry().register('docker', noop)).toThrow(
+      'cannot register an executor for unknown step kind "docker"',
+    );
   });
 
   it('refuses a second executor for the same kind', () => {
@@ -26,5 +28,4 @@ describe('step executor registry (start-up check)', () => {
     expect(() => registry.executorOf('sub_dag')).toThrow('no executor registered for step kind "sub_dag"');
     expect(() => registry.executorOf('foreach')).toThrow('no executor registered for step kind "foreach"');
   });
-
 });

@@ -18,7 +18,8 @@ export class StepExecutorRegistry implements StepExecutors {
    * @throws Error for a kind the spec model does not know, or one registered twice
    */
   register(kind: string, executor: StepExecutor): this {
-    if (!isStepKind(kind)) throw new Error(`cannot register an executor for unknown step kind "${kind}" (known: ${STEP_KINDS.join(', ')})`);
+    if (!isStepKind(kind))
+      throw new Error(`cannot register an executor for unknown step kind "${kind}" (known: ${STEP_KINDS.join(', ')})`);
     if (this.executors.has(kind)) throw new Error(`step kind "${kind}" already has an executor`);
     this.executors.set(kind, executor);
     return this;

@@ -60,7 +60,9 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const { node, state } = input;
   const stdoutLog = ctx.streamWriter(state.stdoutLog);
   const stderrLog = ctx.streamWriter(state.stderrLog);
-  const captured = ctx.captureStreams !== undefined && (ctx.captureStreams.has(node.name) || (node.step.id !== undefined && ctx.captureStreams.has(node.step.id)));
+  const captured =
+    ctx.captureStreams !== undefined &&
+    (ctx.captureStreams.has(node.name) || (node.step.id !== undefined && ctx.captureStreams.has(node.step.id)));
   const wantsOutput = node.step.output !== undefined || captured;
   const stdoutText = new OutputCapture();
   const stderrText = new OutputCapture();
@@ -82,7 +84,13 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const lastStderrLine = (): string => lastStderr;
   if (!executor.publishesOutputs) {
     // No output file, no script file: the executor's result is the try's (a human task opens its checkpoint).
-    const { outputs: _outputs, ...result } = await executor.run(ctx, { ...input, scriptFile: '', onStdout, onStderr, lastStderr: lastStderrLine });
+    const { outputs: _outputs, ...result } = await executor.run(ctx, {
+      ...input,
+      scriptFile: '',
+      onStdout,
+      onStderr,
+      lastStderr: lastStderrLine,
+    });
     return { ...result, outputMatched };
   }
   const tryId = `${node.seq}-${++tryCounter}`;
@@ -91,18 +99,36 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   try {
     await writeFile(outputFile, '');
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
-    const { outputs: bodyOutputs, checkpoint: opened, ...result } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
+    const {
+      outputs: bodyOutputs,
+      checkpoint: opened,
+      ...result
+    } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
     const streams = captured ? { stdout: stdoutText.text().trim(), stderr: stderrText.text().trim() } : {};
     if (!result.ok) return { ...result, outputMatched, ...streams };
     const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());
     if (!published.ok) {
       onStderr(published.error);
-      return { ok: false, exitCode: result.exitCode, error: published.error, timedOut: false, aborted: false, outputMatched, ...streams };
+      return {
+        ok: false,
+        exitCode: result.exitCode,
+        error: published.error,
+        timedOut: false,
+        aborted: false,
+        outputMatched,
+        ...streams,
+      };
     }
     if (bodyOutputs !== undefined) published.value.outputs = { ...published.value.outputs, ...bodyOutputs };
     // An approval gate opens its checkpoint once its commands succeeded.
     const checkpoint = opened ?? checkpointOf(node.step, input.scope);
-    return { ...result, published: published.value, outputMatched, ...streams, ...(checkpoint !== undefined ? { checkpoint } : {}) };
+    return {
+      ...result,
+      published: published.value,
+      outputMatched,
+      ...streams,
+      ...(checkpoint !== undefined ? { checkpoint } : {}),
+    };
   } finally {
     await rm(outputFile, { force: true }).catch(() => undefined);
     if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);

@@ -33,7 +33,13 @@ export const DEFAULT_MAX_CONCURRENT = 10;
 export class PgForeachRunner implements ForeachRunner {
   constructor(private readonly deps: { pool: Pool; logger: Logger }) {}
 
-  async run(ctx: RunContext, node: NodeSpec, scope: InterpolationScope, signal: AbortSignal, io: { onStdout(line: string): void; onStderr(line: string): void }): Promise<SubDagOutcome> {
+  async run(
+    ctx: RunContext,
+    node: NodeSpec,
+    scope: InterpolationScope,
+    signal: AbortSignal,
+    io: { onStdout(line: string): void; onStderr(line: string): void },
+  ): Promise<SubDagOutcome> {
     const spec = node.step.foreach;
     if (spec === undefined) return { ok: false, error: 'the step has no foreach', aborted: false };
     const resolved = resolveItems(spec, scope);
@@ -42,11 +48,25 @@ export class PgForeachRunner implements ForeachRunner {
       return { ok: false, error: resolved.error, aborted: false };
     }
     const outer = ctx.foreachAt;
-    const at: ForeachAddress = { runPk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo, stepName: outer?.stepName ?? node.name };
+    const at: ForeachAddress = {
+      runPk: ctx.attempt.runPk,
+      attemptNo: ctx.attempt.attemptNo,
+      stepName: outer?.stepName ?? node.name,
+    };
     const parent = outer === undefined ? '' : `${outer.path}.${node.name}`;
     const pathOf = (item: ForeachItem): string => (parent === '' ? String(item.index) : `${parent}.${item.index}`);
-    const body: NodeSpec[] = topologicalOrder({ steps: spec.steps }).map((step, seq) => ({ seq, name: step.name, step }));
-    const streams = await insertItems(this.deps.pool, at, parent, resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })), body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })));
+    const body: NodeSpec[] = topologicalOrder({ steps: spec.steps }).map((step, seq) => ({
+      seq,
+      name: step.name,
+      step,
+    }));
+    const streams = await insertItems(
+      this.deps.pool,
+      at,
+      parent,
+      resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })),
+      body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })),
+    );
     ctx.log(`foreach ${node.name}${parent === '' ? '' : ` (${parent})`}: ${resolved.items.length} items`);
     const writer = new SerialWriter(this.deps.logger);
     const outcomes = new Map<number, ItemResult>();
@@ -61,7 +81,17 @@ export class PgForeachRunner implements ForeachRunner {
           writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.aborted, finishedAt: new Date() }));
           continue;
         }
-        const job = { at, path, item, body, streams: streams.get(path) ?? [], foreachVar: foreachVariable(spec, item), writer, collect: spec.collect, captureStreams };
+        const job = {
+          at,
+          path,
+          item,
+          body,
+          streams: streams.get(path) ?? [],
+          foreachVar: foreachVariable(spec, item),
+          writer,
+          collect: spec.collect,
+          captureStreams,
+        };
         outcomes.set(item.index, await this.runItem(ctx, job, signal));
       }
     };
@@ -71,7 +101,10 @@ export class PgForeachRunner implements ForeachRunner {
     if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
     const aggregate = aggregateOf([...outcomes.values()], Object.keys(spec.collect ?? {}));
     io.onStdout(aggregate.line);
-    if (failed === 0) return spec.collect === undefined ? { ok: true, aborted: false } : { ok: true, aborted: false, outputs: aggregate.outputs };
+    if (failed === 0)
+      return spec.collect === undefined
+        ? { ok: true, aborted: false }
+        : { ok: true, aborted: false, outputs: aggregate.outputs };
     const error = `${failed} of ${resolved.items.length} foreach items failed`;
     io.onStderr(error);
     return { ok: false, error, aborted: false };
@@ -80,8 +113,15 @@ export class PgForeachRunner implements ForeachRunner {
   private async runItem(
     ctx: RunContext,
     job: {
-      at: ForeachAddress; path: string; item: ForeachItem; body: readonly NodeSpec[]; streams: ReadonlyArray<{ stdout: number; stderr: number }>;
-      foreachVar: string; writer: SerialWriter; collect: Readonly<Record<string, string>> | undefined; captureStreams: ReadonlySet<string>;
+      at: ForeachAddress;
+      path: string;
+      item: ForeachItem;
+      body: readonly NodeSpec[];
+      streams: ReadonlyArray<{ stdout: number; stderr: number }>;
+      foreachVar: string;
+      writer: SerialWriter;
+      collect: Readonly<Record<string, string>> | undefined;
+      captureStreams: ReadonlySet<string>;
     },
     signal: AbortSignal,
   ): Promise<ItemResult> {
@@ -91,7 +131,14 @@ export class PgForeachRunner implements ForeachRunner {
     const states = new Map<string, NodeState>();
     for (const node of job.body) {
       const streams = job.streams[node.seq];
-      states.set(node.name, { status: StepStatus.notStarted, retryCount: 0, allowedFailure: false, outputs: {}, stdoutLog: streams?.stdout ?? 0, stderrLog: streams?.stderr ?? 0 });
+      states.set(node.name, {
+        status: StepStatus.notStarted,
+        retryCount: 0,
+        allowedFailure: false,
+        outputs: {},
+        stdoutLog: streams?.stdout ?? 0,
+        stderrLog: streams?.stderr ?? 0,
+      });
     }
     const sink: NodeStateSink = {
       save: (node, state) => {
@@ -120,13 +167,28 @@ export class PgForeachRunner implements ForeachRunner {
       log: (message) => ctx.log(`[${at.stepName} item ${path}] ${message}`),
     };
     await ctx.runGraph(itemCtx, job.body, states, signal);
-    const rolled = rollupRunStatus([...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })));
-    let status: number = signal.aborted ? RunStatus.aborted : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded ? RunStatus.succeeded : RunStatus.failed;
+    const rolled = rollupRunStatus(
+      [...states.values()].map((s) => ({ status: s.status, allowedFailure: s.allowedFailure })),
+    );
+    let status: number = signal.aborted
+      ? RunStatus.aborted
+      : rolled === RunStatus.succeeded || rolled === RunStatus.partiallySucceeded
+        ? RunStatus.succeeded
+        : RunStatus.failed;
     const failedStep = [...states.entries()].find(([, s]) => s.status === StepStatus.failed && !s.allowedFailure);
-    let error = status === RunStatus.failed ? `step ${failedStep?.[0] ?? '?'} failed${failedStep?.[1].error !== undefined ? `: ${failedStep[1].error}` : ''}` : undefined;
+    let error =
+      status === RunStatus.failed
+        ? `step ${failedStep?.[0] ?? '?'} failed${failedStep?.[1].error !== undefined ? `: ${failedStep[1].error}` : ''}`
+        : undefined;
     let collected: Record<string, string> | undefined;
     if (status === RunStatus.succeeded && job.collect !== undefined) {
-      const scope = { params: ctx.env.paramMap, env: ctx.env.base, outputVars, steps: itemCtx.stepRefs, context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId } };
+      const scope = {
+        params: ctx.env.paramMap,
+        env: ctx.env.base,
+        outputVars,
+        steps: itemCtx.stepRefs,
+        context: { runId: ctx.attempt.dagRunId, dagName: ctx.attempt.dagName, attemptId: ctx.attempt.attemptId },
+      };
       const evaluated = evaluateCollect(job.collect, scope);
       if (evaluated.ok) collected = evaluated.values;
       else {
@@ -135,9 +197,21 @@ export class PgForeachRunner implements ForeachRunner {
         itemCtx.log(`item failed: ${evaluated.error}`);
       }
     }
-    const finished = { status, startedAt, finishedAt: new Date(), ...(error !== undefined ? { error } : {}), ...(collected !== undefined ? { collected } : {}) };
+    const finished = {
+      status,
+      startedAt,
+      finishedAt: new Date(),
+      ...(error !== undefined ? { error } : {}),
+      ...(collected !== undefined ? { collected } : {}),
+    };
     writer.push(() => saveItem(this.deps.pool, at, path, finished));
-    return { index: job.item.index, key: job.item.key, status, ...(error !== undefined ? { error } : {}), ...(collected !== undefined ? { collected } : {}) };
+    return {
+      index: job.item.index,
+      key: job.item.key,
+      status,
+      ...(error !== undefined ? { error } : {}),
+      ...(collected !== undefined ? { collected } : {}),
+    };
   }
 }
 
@@ -146,7 +220,14 @@ class SerialWriter {
   private chain: Promise<void> = Promise.resolve();
   constructor(private readonly logger: Logger) {}
   push(write: () => Promise<void>): void {
-    this.chain = this.chain.then(write).catch((error: unknown) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'foreach state write failed'));
+    this.chain = this.chain
+      .then(write)
+      .catch((error: unknown) =>
+        this.logger.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          'foreach state write failed',
+        ),
+      );
   }
   flush(): Promise<void> {
     return this.chain;

@@ -10,7 +10,10 @@ export function foreachExecutor(foreach: ForeachRunner): StepExecutor {
   return {
     publishesOutputs: true,
     run: async (ctx, input) => {
-      const outcome = await foreach.run(ctx, input.node, input.scope, input.signal, { onStdout: input.onStdout, onStderr: input.onStderr });
+      const outcome = await foreach.run(ctx, input.node, input.scope, input.signal, {
+        onStdout: input.onStdout,
+        onStderr: input.onStderr,
+      });
       return {
         ok: outcome.ok,
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),

@@ -31,7 +31,8 @@ export interface ConditionContext {
 }
 
 /** Outcome of one condition or a list. */
-export type ConditionResult = { kind: 'met' } | { kind: 'not_met'; condition: string } | { kind: 'error'; error: string };
+export type ConditionResult =
+  { kind: 'met' } | { kind: 'not_met'; condition: string } | { kind: 'error'; error: string };
 
 function matches(text: string, expected: string): boolean | { error: string } {
   const lines = text.split('\n');
@@ -40,7 +41,9 @@ function matches(text: string, expected: string): boolean | { error: string } {
   try {
     pattern = new RegExp(expected.slice(3));
   } catch (error) {
-    return { error: `invalid regular expression in expected: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      error: `invalid regular expression in expected: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   return lines.some((line) => pattern.test(line));
 }
@@ -67,7 +70,11 @@ export async function checkCondition(condition: Precondition, context: Condition
   if (condition.expected !== undefined) {
     let text = interpolate(condition.condition, context.scope, 'plain');
     try {
-      text = await substituteCommands(text, { shell: context.shell[0] ?? '/bin/sh', env: context.env, cwd: context.cwd });
+      text = await substituteCommands(text, {
+        shell: context.shell[0] ?? '/bin/sh',
+        env: context.env,
+        cwd: context.cwd,
+      });
     } catch (error) {
       return { kind: 'error', error: error instanceof Error ? error.message : String(error) };
     }
@@ -82,7 +89,10 @@ export async function checkCondition(condition: Precondition, context: Condition
 }
 
 /** Evaluates a list in order (logical AND; every entry is evaluated, spec 023). */
-export async function checkConditions(conditions: readonly Precondition[], context: ConditionContext): Promise<ConditionResult> {
+export async function checkConditions(
+  conditions: readonly Precondition[],
+  context: ConditionContext,
+): Promise<ConditionResult> {
   let first: ConditionResult = { kind: 'met' };
   for (const condition of conditions) {
     if (context.signal.aborted) return { kind: 'error', error: 'aborted' };

@@ -154,7 +154,13 @@ function endSpan(span: Span, outcome: ProcessOutcome, pid: number | undefined): 
   if (outcome.exitCode !== null) span.setAttribute('process.exit.code', outcome.exitCode);
   if (outcome.signal !== null) span.setAttribute('process.exit.signal', outcome.signal);
   if (outcome.exitCode !== 0) {
-    const reason = outcome.spawnError ?? (outcome.timedOut ? 'timed out' : outcome.aborted ? 'aborted' : `exit ${outcome.exitCode ?? outcome.signal ?? '?'}`);
+    const reason =
+      outcome.spawnError ??
+      (outcome.timedOut
+        ? 'timed out'
+        : outcome.aborted
+          ? 'aborted'
+          : `exit ${outcome.exitCode ?? outcome.signal ?? '?'}`);
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
   }
   span.end();

@@ -84,11 +84,16 @@ export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise
     params.push({ ...param, value });
     paramMap.set(param.name, value);
   }
-  const base = withExported(env, [...paramMap].filter(([name]) => isExportableName(name)));
+  const base = withExported(
+    env,
+    [...paramMap].filter(([name]) => isExportableName(name)),
+  );
   const positional = params.filter((param) => /^\d+$/.test(param.name)).map((param) => param.value);
   const workDir =
     input.dag.workingDir === undefined
       ? runDir
-      : resolveWorkingDir(input.dag.workingDir, runDir, (text) => expandVariables(text, (name) => paramMap.get(name) ?? base[name]));
+      : resolveWorkingDir(input.dag.workingDir, runDir, (text) =>
+          expandVariables(text, (name) => paramMap.get(name) ?? base[name]),
+        );
   return { params, paramMap, positional, base, workDir };
 }

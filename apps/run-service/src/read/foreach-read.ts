@@ -6,7 +6,15 @@ import { readStreamTotals } from '../store/log-reader';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
-import { findItem, listBodySteps, listExpandedForeachSteps, listItems, type BodyRow, type ForeachAddress, type ItemRow } from '../store/foreach.repository';
+import {
+  findItem,
+  listBodySteps,
+  listExpandedForeachSteps,
+  listItems,
+  type BodyRow,
+  type ForeachAddress,
+  type ItemRow,
+} from '../store/foreach.repository';
 
 /**
  * Foreach reads (021 "Foreach items" / "Foreach item", dagu-model §1
@@ -29,7 +37,11 @@ export interface ForeachStepInput {
 
 type Bucket = 'notStarted' | 'running' | 'succeeded' | 'failed' | 'aborted';
 const LABEL_TO_BUCKET: Record<NonNullable<ForeachItemsQuery['status']>, Bucket> = {
-  not_started: 'notStarted', running: 'running', succeeded: 'succeeded', failed: 'failed', aborted: 'aborted',
+  not_started: 'notStarted',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  aborted: 'aborted',
 };
 
 /** The dagu-model §1 bucket of an item status. */
@@ -49,7 +61,11 @@ const iso = (date: Date | null): Record<string, string> => (date === null ? {} :
 
 function itemEntry(row: ItemRow) {
   return {
-    item: row.path, index: row.idx, key: row.key, status: row.status, statusLabel: stepStatusLabel(row.status),
+    item: row.path,
+    index: row.idx,
+    key: row.key,
+    status: row.status,
+    statusLabel: stepStatusLabel(row.status),
     ...(row.error !== null ? { error: row.error } : {}),
     ...(row.started_at !== null ? { startedAt: iso(row.started_at).at } : {}),
     ...(row.finished_at !== null ? { finishedAt: iso(row.finished_at).at } : {}),
@@ -58,12 +74,23 @@ function itemEntry(row: ItemRow) {
 }
 
 /** Resolves the run and checks the step; @returns where its foreach rows live. */
-export async function foreachAddressOf(db: Queryable, input: ForeachStepInput): Promise<{ run: RunRecord; at: ForeachAddress }> {
-  const run = input.subRunId !== undefined ? await findSubRunOf(db, input.dagName, input.dagRunId, input.subRunId) : await findRun(db, input.dagName, input.dagRunId);
-  if (run === undefined) throw input.subRunId !== undefined ? subRunNotFound(input.dagRunId, input.subRunId) : runNotFound(input.dagName, input.dagRunId);
+export async function foreachAddressOf(
+  db: Queryable,
+  input: ForeachStepInput,
+): Promise<{ run: RunRecord; at: ForeachAddress }> {
+  const run =
+    input.subRunId !== undefined
+      ? await findSubRunOf(db, input.dagName, input.dagRunId, input.subRunId)
+      : await findRun(db, input.dagName, input.dagRunId);
+  if (run === undefined)
+    throw input.subRunId !== undefined
+      ? subRunNotFound(input.dagRunId, input.subRunId)
+      : runNotFound(input.dagName, input.dagRunId);
   const steps = await loadSteps(db, run.pk, run.attempt_no);
   if (!steps.some((step) => step.handler === null && step.name === input.stepName)) {
-    throw new DaguError('resource_not_found', `The run ${input.dagRunId} has no step named ${input.stepName}.`, { field: 'stepName' });
+    throw new DaguError('resource_not_found', `The run ${input.dagRunId} has no step named ${input.stepName}.`, {
+      field: 'stepName',
+    });
   }
   return { run, at: { runPk: run.pk, attemptNo: run.attempt_no, stepName: input.stepName } };
 }
@@ -81,7 +108,15 @@ export async function readForeachItems(pool: Pool, input: ForeachStepInput & { q
     const page = input.query?.page ?? 1;
     const perPage = input.query?.perPage ?? 50;
     const items = filtered.slice((page - 1) * perPage, page * perPage).map(itemEntry);
-    return { total: rows.length, counts, items, page, perPage, matched: filtered.length, hasMore: page * perPage < filtered.length };
+    return {
+      total: rows.length,
+      counts,
+      items,
+      page,
+      perPage,
+      matched: filtered.length,
+      hasMore: page * perPage < filtered.length,
+    };
   });
 }
 
@@ -90,12 +125,22 @@ export async function readForeachItem(pool: Pool, input: ForeachStepInput & { it
   return withStorageErrors(async () => {
     const { at } = await foreachAddressOf(pool, input);
     const row = await findItem(pool, at, input.item);
-    if (row === undefined) throw new DaguError('resource_not_found', `The foreach step ${input.stepName} has no item ${input.item}.`, { field: 'item' });
+    if (row === undefined)
+      throw new DaguError('resource_not_found', `The foreach step ${input.stepName} has no item ${input.item}.`, {
+        field: 'item',
+      });
     const body = await listBodySteps(pool, at, input.item);
-    const totals = await readStreamTotals(pool, body.flatMap((step) => [step.stdout_log, step.stderr_log]));
+    const totals = await readStreamTotals(
+      pool,
+      body.flatMap((step) => [step.stdout_log, step.stderr_log]),
+    );
     const steps = body.map((step) => ({
-      name: step.name, ...(step.step_id !== null ? { id: step.step_id } : {}), status: step.status, statusLabel: stepStatusLabel(step.status),
-      hasStdout: (totals.get(step.stdout_log) ?? 0) > 0, hasStderr: (totals.get(step.stderr_log) ?? 0) > 0,
+      name: step.name,
+      ...(step.step_id !== null ? { id: step.step_id } : {}),
+      status: step.status,
+      statusLabel: stepStatusLabel(step.status),
+      hasStdout: (totals.get(step.stdout_log) ?? 0) > 0,
+      hasStderr: (totals.get(step.stderr_log) ?? 0) > 0,
       ...(step.error !== null ? { error: step.error } : {}),
       ...(step.started_at !== null ? { startedAt: step.started_at.toISOString() } : {}),
       ...(step.finished_at !== null ? { finishedAt: step.finished_at.toISOString() } : {}),
@@ -106,19 +151,38 @@ export async function readForeachItem(pool: Pool, input: ForeachStepInput & { it
 }
 
 /** The body step `bodyStepName` (name, else id) of item `item` — what a foreach step log reads. */
-export async function findBodyStep(db: Queryable, input: ForeachStepInput & { item: string; bodyStepName: string }): Promise<BodyRow> {
+export async function findBodyStep(
+  db: Queryable,
+  input: ForeachStepInput & { item: string; bodyStepName: string },
+): Promise<BodyRow> {
   const { at } = await foreachAddressOf(db, input);
   const body = await listBodySteps(db, at, input.item);
   const step = body.find((s) => s.name === input.bodyStepName) ?? body.find((s) => s.step_id === input.bodyStepName);
   if (step === undefined) {
-    throw new DaguError('resource_not_found', `Item ${input.item} of ${input.stepName} has no body step ${input.bodyStepName}.`, { field: 'bodyStepName' });
+    throw new DaguError(
+      'resource_not_found',
+      `Item ${input.item} of ${input.stepName} has no body step ${input.bodyStepName}.`,
+      { field: 'bodyStepName' },
+    );
   }
   return step;
 }
 
 /** Adds `foreachUri` (the step's foreach-items URI) to the foreach steps of a run detail that expanded items. */
-export async function withForeachUris<D extends { steps: Array<{ name: string }> }>(db: Queryable, run: RunRecord, detail: D, address: { name: string; dagRunId: string; subRunId?: string }): Promise<D> {
+export async function withForeachUris<D extends { steps: Array<{ name: string }> }>(
+  db: Queryable,
+  run: RunRecord,
+  detail: D,
+  address: { name: string; dagRunId: string; subRunId?: string },
+): Promise<D> {
   const names = await listExpandedForeachSteps(db, run.pk, run.attempt_no);
   if (names.size === 0) return detail;
-  return { ...detail, steps: detail.steps.map((step) => (names.has(step.name) ? { ...step, foreachUri: formatDaguUri({ kind: 'foreach_items', ...address, stepName: step.name }) } : step)) };
+  return {
+    ...detail,
+    steps: detail.steps.map((step) =>
+      names.has(step.name)
+        ? { ...step, foreachUri: formatDaguUri({ kind: 'foreach_items', ...address, stepName: step.name }) }
+        : step,
+    ),
+  };
 }

@@ -39,7 +39,15 @@ export function runDetailOf(run: RunRecord, steps: readonly StepRecord[]): RunDe
   for (const step of steps) {
     if (step.handler === null) continue;
     const kind = step.handler;
-    if (kind === 'init' || kind === 'success' || kind === 'failure' || kind === 'abort' || kind === 'exit' || kind === 'wait') handlers[handlerKey(kind)] = stepEntryOf(run, step);
+    if (
+      kind === 'init' ||
+      kind === 'success' ||
+      kind === 'failure' ||
+      kind === 'abort' ||
+      kind === 'exit' ||
+      kind === 'wait'
+    )
+      handlers[handlerKey(kind)] = stepEntryOf(run, step);
   }
   return {
     name: run.dag_name,

@@ -33,12 +33,19 @@ export async function getRunDetail(pool: Pool, input: RunAddressInput): Promise<
     const subRunId = input.subRunId;
     if (subRunId !== undefined) {
       const { run, detail } = await subRunDetail(pool, { dagName: input.dagName, dagRunId: input.dagRunId, subRunId });
-      const withForeach = await withForeachUris(pool, run, detail, { name: input.dagName, dagRunId: input.dagRunId, subRunId });
+      const withForeach = await withForeachUris(pool, run, detail, {
+        name: input.dagName,
+        dagRunId: input.dagRunId,
+        subRunId,
+      });
       return withSubRuns(pool, run, await withCheckpoints(pool, run, withForeach));
     }
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
-    const detail = await withForeachUris(pool, run, runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no)), { name: run.dag_name, dagRunId: run.dag_run_id });
+    const detail = await withForeachUris(pool, run, runDetailOf(run, await loadSteps(pool, run.pk, run.attempt_no)), {
+      name: run.dag_name,
+      dagRunId: run.dag_run_id,
+    });
     return withSubRuns(pool, run, await withCheckpoints(pool, run, detail));
   });
 }

@@ -21,7 +21,9 @@ import { formatUri } from '../core/run-id';
 /** Runs per page without `limit`. */
 export const DEFAULT_RUNS_LIMIT = 100;
 
-function summaryOf(row: RunSummaryRow): Record<string, unknown> & { name: string; dagRunId: string; uri: string; status: number; statusLabel: string } {
+function summaryOf(
+  row: RunSummaryRow,
+): Record<string, unknown> & { name: string; dagRunId: string; uri: string; status: number; statusLabel: string } {
   return {
     name: row.dag_name,
     dagRunId: row.dag_run_id,
@@ -37,7 +39,10 @@ function summaryOf(row: RunSummaryRow): Record<string, unknown> & { name: string
 }
 
 /** One page of run summaries. @throws DaguError `invalid_tool_input` on a foreign cursor. */
-export async function listRuns(pool: Pool, query: RunsQuery): Promise<{ items: Array<ReturnType<typeof summaryOf>>; nextCursor?: string }> {
+export async function listRuns(
+  pool: Pool,
+  query: RunsQuery,
+): Promise<{ items: Array<ReturnType<typeof summaryOf>>; nextCursor?: string }> {
   const latest = query.dagRunId === 'latest';
   const limit = latest ? 1 : (query.limit ?? DEFAULT_RUNS_LIMIT);
   const rows = await withStorageErrors(() =>
@@ -59,7 +64,10 @@ export async function listRuns(pool: Pool, query: RunsQuery): Promise<{ items: A
 }
 
 /** The newest run of each named DAG (names without runs are absent). */
-export async function latestRuns(pool: Pool, dagNames: readonly string[]): Promise<{ latest: Record<string, { dagRunId: string; status: number; statusLabel: string }> }> {
+export async function latestRuns(
+  pool: Pool,
+  dagNames: readonly string[],
+): Promise<{ latest: Record<string, { dagRunId: string; status: number; statusLabel: string }> }> {
   const latest: Record<string, { dagRunId: string; status: number; statusLabel: string }> = {};
   if (dagNames.length === 0) return { latest };
   for (const row of await withStorageErrors(() => selectLatestRuns(pool, dagNames))) {

@@ -22,7 +22,10 @@ export async function readRunLogs(pool: Pool, input: { dagName: string; dagRunId
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
     const steps = await loadSteps(pool, run.pk, run.attempt_no);
-    const totals = await readStreamTotals(pool, [run.scheduler_log, ...steps.flatMap((step) => [step.stdout_log, step.stderr_log])]);
+    const totals = await readStreamTotals(pool, [
+      run.scheduler_log,
+      ...steps.flatMap((step) => [step.stdout_log, step.stderr_log]),
+    ]);
     const schedulerLog = await readWithTotal(pool, run.scheduler_log, totals.get(run.scheduler_log) ?? 0, {
       kind: 'tail',
       count: input.tail ?? DEFAULT_SCHEDULER_TAIL,
@@ -63,7 +66,9 @@ export interface StepLogInput {
  */
 export async function readStepLog(pool: Pool, input: StepLogInput) {
   if ((input.item === undefined) !== (input.bodyStepName === undefined)) {
-    throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', { field: input.item === undefined ? 'item' : 'bodyStepName' });
+    throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', {
+      field: input.item === undefined ? 'item' : 'bodyStepName',
+    });
   }
   return withStorageErrors(async () => {
     const { item, bodyStepName } = input;
@@ -72,14 +77,19 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
         ? await findBodyStep(pool, { ...input, item, bodyStepName })
         : await findRunStep(pool, input);
     if (step === undefined) {
-      throw new DaguError('resource_not_found', `The run ${input.dagRunId} has no step named ${input.stepName}.`, { field: 'stepName' });
+      throw new DaguError('resource_not_found', `The run ${input.dagRunId} has no step named ${input.stepName}.`, {
+        field: 'stepName',
+      });
     }
     const selection = selectionOf(input.query);
     const stream = input.query?.stream;
     const totals = await readStreamTotals(pool, [step.stdout_log, step.stderr_log]);
     const read = (id: number, wanted: boolean): Promise<StreamRead> =>
       wanted ? readWithTotal(pool, id, totals.get(id) ?? 0, selection) : Promise.resolve(emptyRead());
-    const [stdout, stderr] = await Promise.all([read(step.stdout_log, stream !== 'stderr'), read(step.stderr_log, stream !== 'stdout')]);
+    const [stdout, stderr] = await Promise.all([
+      read(step.stdout_log, stream !== 'stderr'),
+      read(step.stderr_log, stream !== 'stdout'),
+    ]);
     const primary = stream === 'stderr' ? stderr : stdout;
     return {
       stepName: step.name,
@@ -90,16 +100,29 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
       lineCount: primary.lineCount,
       totalLines: primary.totalLines,
       hasMore: primary.hasMore,
-      ...(stream === undefined ? { stderrLineCount: stderr.lineCount, stderrTotalLines: stderr.totalLines, stderrHasMore: stderr.hasMore } : {}),
+      ...(stream === undefined
+        ? { stderrLineCount: stderr.lineCount, stderrTotalLines: stderr.totalLines, stderrHasMore: stderr.hasMore }
+        : {}),
     };
   });
 }
 
 /** The step (then handler) `stepName` of a root or child run's current attempt, or `undefined`. */
-async function findRunStep(pool: Pool, input: StepLogInput): Promise<{ name: string; status: number; stdout_log: number; stderr_log: number } | undefined> {
+async function findRunStep(
+  pool: Pool,
+  input: StepLogInput,
+): Promise<{ name: string; status: number; stdout_log: number; stderr_log: number } | undefined> {
   const subRunId = input.subRunId;
-  const run = subRunId !== undefined ? await findSubRunOf(pool, input.dagName, input.dagRunId, subRunId) : await findRun(pool, input.dagName, input.dagRunId);
-  if (run === undefined) throw subRunId !== undefined ? subRunNotFound(input.dagRunId, subRunId) : runNotFound(input.dagName, input.dagRunId);
+  const run =
+    subRunId !== undefined
+      ? await findSubRunOf(pool, input.dagName, input.dagRunId, subRunId)
+      : await findRun(pool, input.dagName, input.dagRunId);
+  if (run === undefined)
+    throw subRunId !== undefined
+      ? subRunNotFound(input.dagRunId, subRunId)
+      : runNotFound(input.dagName, input.dagRunId);
   const steps = await loadSteps(pool, run.pk, run.attempt_no);
-  return steps.find((s) => s.handler === null && s.name === input.stepName) ?? steps.find((s) => s.name === input.stepName);
+  return (
+    steps.find((s) => s.handler === null && s.name === input.stepName) ?? steps.find((s) => s.name === input.stepName)
+  );
 }

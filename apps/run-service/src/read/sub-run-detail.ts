@@ -14,7 +14,9 @@ import type { Queryable, RunRecord } from '../store/run-rows';
 
 /** `resource_not_found` for a missing child run. */
 export function subRunNotFound(dagRunId: string, subRunId: string): DaguError {
-  return new DaguError('resource_not_found', `The run ${dagRunId} has no child run ${subRunId}.`, { field: 'subRunId' });
+  return new DaguError('resource_not_found', `The run ${dagRunId} has no child run ${subRunId}.`, {
+    field: 'subRunId',
+  });
 }
 
 /** Adds `subRuns` to the parent steps of `detail` (one query; none when the run started no child). */
@@ -25,14 +27,24 @@ export async function withSubRuns(db: Queryable, run: RunRecord, detail: RunDeta
   const byStep = new Map<string, Array<{ dagRunId: string; uri: string; dagName: string }>>();
   for (const child of children) {
     const list = byStep.get(child.parentStep) ?? [];
-    list.push({ dagRunId: child.dagRunId, uri: formatDaguUri({ kind: 'run', name: root.dagName, dagRunId: root.dagRunId, subRunId: child.dagRunId }), dagName: child.dagName });
+    list.push({
+      dagRunId: child.dagRunId,
+      uri: formatDaguUri({ kind: 'run', name: root.dagName, dagRunId: root.dagRunId, subRunId: child.dagRunId }),
+      dagName: child.dagName,
+    });
     byStep.set(child.parentStep, list);
   }
-  return { ...detail, steps: detail.steps.map((step) => (byStep.has(step.name) ? { ...step, subRuns: byStep.get(step.name) } : step)) };
+  return {
+    ...detail,
+    steps: detail.steps.map((step) => (byStep.has(step.name) ? { ...step, subRuns: byStep.get(step.name) } : step)),
+  };
 }
 
 /** The detail of child run `subRunId` under root `dagName`/`dagRunId`, addressed under the root. */
-export async function subRunDetail(db: Queryable, input: { dagName: string; dagRunId: string; subRunId: string }): Promise<{ run: RunRecord; detail: RunDetail }> {
+export async function subRunDetail(
+  db: Queryable,
+  input: { dagName: string; dagRunId: string; subRunId: string },
+): Promise<{ run: RunRecord; detail: RunDetail }> {
   const root = await findRun(db, input.dagName, input.dagRunId);
   const child = root === undefined ? undefined : await findSubRun(db, root.pk, input.subRunId);
   if (root === undefined || child === undefined) throw subRunNotFound(input.dagRunId, input.subRunId);
@@ -44,9 +56,16 @@ export async function subRunDetail(db: Queryable, input: { dagName: string; dagR
   const detail: RunDetail = {
     ...rest,
     uri: formatDaguUri({ kind: 'run', ...address }),
-    rootRun: { name: root.dag_name, dagRunId: root.dag_run_id, uri: formatDaguUri({ kind: 'run', name: root.dag_name, dagRunId: root.dag_run_id }) },
+    rootRun: {
+      name: root.dag_name,
+      dagRunId: root.dag_run_id,
+      uri: formatDaguUri({ kind: 'run', name: root.dag_name, dagRunId: root.dag_run_id }),
+    },
     ...(parent !== undefined ? { parentRun: { name: parent.dag_name, dagRunId: parent.dag_run_id } } : {}),
-    steps: base.steps.map((step) => ({ ...step, logUri: formatDaguUri({ kind: 'step_log', ...address, stepName: step.name }) })),
+    steps: base.steps.map((step) => ({
+      ...step,
+      logUri: formatDaguUri({ kind: 'step_log', ...address, stepName: step.name }),
+    })),
   };
   return { run: child, detail };
 }

@@ -33,7 +33,10 @@ export class RecoverySweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number[]> | undefined;
 
-  constructor(private readonly deps: RunDeps, private readonly isLocal: (pk: number) => boolean) {}
+  constructor(
+    private readonly deps: RunDeps,
+    private readonly isLocal: (pk: number) => boolean,
+  ) {}
 
   /** Starts sweeping every heartbeat interval. */
   start(): void {
@@ -64,8 +67,13 @@ export class RecoverySweeper {
       );
       for (const run of ended) {
         failed.push(run.pk);
-        this.deps.logger.warn({ runPk: run.pk, owner: run.owner }, 'orphaned run failed: its replica stopped responding');
-        await this.deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.failed));
+        this.deps.logger.warn(
+          { runPk: run.pk, owner: run.owner },
+          'orphaned run failed: its replica stopped responding',
+        );
+        await this.deps.publisher.publish(
+          runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.failed),
+        );
       }
       for (const pending of await findPendingResumes(this.deps.pool, staleMs)) {
         this.deps.logger.info({ runPk: pending.pk }, 'starting a pending resume after a checkpoint decision');

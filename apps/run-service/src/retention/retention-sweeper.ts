@@ -23,7 +23,6 @@ import { deleteExpiredRuns } from '../store/retention.repository';
 /** Root runs deleted per transaction. */
 export const BATCH = 50;
 
-
 /** What the sweeper works with. */
 export interface RetentionDeps {
   pool: Pool;
@@ -86,7 +85,10 @@ export class RetentionSweeper {
     for (const run of runs) {
       const dir = runWorkDir(base, run.dag_name, run.dag_run_id);
       await rm(dir, { recursive: true, force: true }).catch((error: unknown) =>
-        this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error), dir }, 'retention: could not remove a run directory'),
+        this.deps.logger.warn(
+          { err: error instanceof Error ? error.message : String(error), dir },
+          'retention: could not remove a run directory',
+        ),
       );
     }
   }

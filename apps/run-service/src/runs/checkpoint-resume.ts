@@ -11,7 +11,14 @@ import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import { beginRetryAttempt } from '../store/run-retry.repository';
 import { rewindTargetOf, rewoundSeqs } from '../engine/approval-rewind';
-import { decideStep, findCheckpointStep, lockPendingResume, rejectRun, setResumePending, type CheckpointStepRow } from '../store/checkpoint.repository';
+import {
+  decideStep,
+  findCheckpointStep,
+  lockPendingResume,
+  rejectRun,
+  setResumePending,
+  type CheckpointStepRow,
+} from '../store/checkpoint.repository';
 import type { Checkpoint } from '../core/checkpoint-types';
 import { checkApprovalInput, checkRejectionInput, checkFormValues } from '../core/form-values';
 
@@ -62,10 +69,22 @@ async function decide(
         const run = await findRun(client, address.dagName, address.dagRunId, true);
         if (run === undefined) throw runNotFound(address.dagName, address.dagRunId);
         const step = await findCheckpointStep(client, run.pk, run.attempt_no, address.stepName);
-        if (step === undefined) throw new DaguError('resource_not_found', `The run ${address.dagRunId} has no step ${address.stepName}.`, { field: 'stepName' });
+        if (step === undefined)
+          throw new DaguError('resource_not_found', `The run ${address.dagRunId} has no step ${address.stepName}.`, {
+            field: 'stepName',
+          });
         const what = kind === 'human_task' ? 'a human task' : 'an approval';
-        if (run.status !== RunStatus.waiting || step.status !== StepStatus.waiting || step.checkpoint === null || step.checkpoint.kind !== kind) {
-          throw new DaguError('conflict', `The step ${address.stepName} is not waiting on ${what} (the run is ${runStatusLabel(run.status)}).`, { field: 'stepName' });
+        if (
+          run.status !== RunStatus.waiting ||
+          step.status !== StepStatus.waiting ||
+          step.checkpoint === null ||
+          step.checkpoint.kind !== kind
+        ) {
+          throw new DaguError(
+            'conflict',
+            `The step ${address.stepName} is not waiting on ${what} (the run is ${runStatusLabel(run.status)}).`,
+            { field: 'stepName' },
+          );
         }
         return apply(client, run, { ...step, checkpoint: step.checkpoint });
       },
@@ -84,8 +103,15 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
     const form = step.checkpoint.kind === 'human_task' ? step.checkpoint.form : undefined;
     const check = checkFormValues(form, input.values ?? {});
     if (!check.ok) throw invalid('values', check.errors);
-    const checkpoint: Checkpoint = { ...step.checkpoint, decided: { decision: 'completed', values: check.outputs, at: new Date().toISOString() } };
-    await decideStep(db, { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq }, { status: StepStatus.succeeded, outputs: check.outputs, checkpoint });
+    const checkpoint: Checkpoint = {
+      ...step.checkpoint,
+      decided: { decision: 'completed', values: check.outputs, at: new Date().toISOString() },
+    };
+    await decideStep(
+      db,
+      { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq },
+      { status: StepStatus.succeeded, outputs: check.outputs, checkpoint },
+    );
     await setResumePending(db, run.pk, true);
     return { run };
   });
@@ -103,25 +129,52 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     const address = { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq };
     const at = new Date().toISOString();
     if (input.decision === 'reject') {
-      const rejection = gate.kind === 'approval' ? checkRejectionInput(gate.input, values) : { ok: true as const, outputs: values };
+      const rejection =
+        gate.kind === 'approval' ? checkRejectionInput(gate.input, values) : { ok: true as const, outputs: values };
       if (!rejection.ok) throw invalid('input', rejection.errors);
-      await decideStep(db, address, { status: StepStatus.rejected, outputs: {}, checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at } } });
+      await decideStep(db, address, {
+        status: StepStatus.rejected,
+        outputs: {},
+        checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at } },
+      });
       if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
         await setResumePending(db, run.pk, true);
         return { run };
       }
-      const finished = await rejectRun(db, { pk: run.pk, attemptNo: run.attempt_no }, `the approval of step ${step.name} was rejected`);
+      const finished = await rejectRun(
+        db,
+        { pk: run.pk, attemptNo: run.attempt_no },
+        `the approval of step ${step.name} was rejected`,
+      );
       return finished !== undefined ? { run, rejected: finished } : { run };
     }
-    const check = gate.kind === 'approval' ? checkApprovalInput(gate.input, gate.required, values) : { ok: true as const, outputs: values };
+    const check =
+      gate.kind === 'approval'
+        ? checkApprovalInput(gate.input, gate.required, values)
+        : { ok: true as const, outputs: values };
     if (!check.ok) throw invalid('input', check.errors);
-    await decideStep(db, address, { status: StepStatus.succeeded, outputs: check.outputs, checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at } } });
+    await decideStep(db, address, {
+      status: StepStatus.succeeded,
+      outputs: check.outputs,
+      checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at } },
+    });
     await setResumePending(db, run.pk, true);
     return { run };
   });
   if (rejected !== undefined) {
-    await deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id }, RunStatus.rejected, rejected));
-    return runRefOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id, status: RunStatus.rejected });
+    await deps.publisher.publish(
+      runEventOf(
+        { dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id },
+        RunStatus.rejected,
+        rejected,
+      ),
+    );
+    return runRefOf({
+      dagName: run.dag_name,
+      dagRunId: run.dag_run_id,
+      attemptId: run.attempt_id,
+      status: RunStatus.rejected,
+    });
   }
   return resumeOrReport(deps, run);
 }
@@ -129,11 +182,20 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
 async function resumeOrReport(deps: RunDeps, run: RunRecord): Promise<RunRef> {
   try {
     const attemptId = await resumeRun(deps, run.pk);
-    if (attemptId !== undefined) return runRefOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId, status: RunStatus.running });
+    if (attemptId !== undefined)
+      return runRefOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId, status: RunStatus.running });
   } catch (error) {
-    deps.logger.warn({ err: error instanceof Error ? error.message : String(error), runPk: run.pk }, 'resume after a decision failed; the recovery sweep retries it');
+    deps.logger.warn(
+      { err: error instanceof Error ? error.message : String(error), runPk: run.pk },
+      'resume after a decision failed; the recovery sweep retries it',
+    );
   }
-  return runRefOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId: run.attempt_id, status: RunStatus.waiting });
+  return runRefOf({
+    dagName: run.dag_name,
+    dagRunId: run.dag_run_id,
+    attemptId: run.attempt_id,
+    status: RunStatus.waiting,
+  });
 }
 
 /**
@@ -152,7 +214,11 @@ export async function resumeRun(deps: RunDeps, pk: number): Promise<string | und
     const nodes = nodesOfDag(dag);
     // A rejected approval with rewind_to: its rewind set runs again.
     const rewound = rewoundSeqs(dag, nodes.steps, rows);
-    const done = new Set(rows.filter((row) => row.handler === null && isStepDone(row.status) && !rewound.has(row.seq)).map((row) => row.seq));
+    const done = new Set(
+      rows
+        .filter((row) => row.handler === null && isStepDone(row.status) && !rewound.has(row.seq))
+        .map((row) => row.seq),
+    );
     const attemptId = generateAttemptId();
     await beginRetryAttempt(client, {
       runPk: run.pk,
@@ -168,7 +234,9 @@ export async function resumeRun(deps: RunDeps, pk: number): Promise<string | und
   });
   if (resumed === undefined) return undefined;
   const { run, attemptId } = resumed;
-  await deps.publisher.publish(runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId }, RunStatus.running));
+  await deps.publisher.publish(
+    runEventOf({ dagName: run.dag_name, dagRunId: run.dag_run_id, attemptId }, RunStatus.running),
+  );
   deps.engine.launch(run.pk);
   return attemptId;
 }

@@ -40,7 +40,11 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
         const run = await findRun(client, input.dagName, input.dagRunId, true);
         if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
         if (ACTIVE_RUN_STATUSES.includes(run.status)) {
-          throw new DaguError('conflict', `The run ${input.dagRunId} is ${runStatusLabel(run.status)}; retry it once it has ended.`, { field: 'dagRunId' });
+          throw new DaguError(
+            'conflict',
+            `The run ${input.dagRunId} is ${runStatusLabel(run.status)}; retry it once it has ended.`,
+            { field: 'dagRunId' },
+          );
         }
         const nodes = nodesOfDag(dagOfSnapshot(run.spec, run.dag_name));
         let keep: number[] = [];
@@ -48,9 +52,15 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
         if (input.stepName !== undefined) {
           const stepName = input.stepName;
           if (!nodes.steps.some((node) => node.name === stepName)) {
-            throw new DaguError('invalid_tool_input', `The run's DAG has no step named ${stepName}.`, { field: 'stepName' });
+            throw new DaguError('invalid_tool_input', `The run's DAG has no step named ${stepName}.`, {
+              field: 'stepName',
+            });
           }
-          const rerun = retrySet(nodes.steps.map((node) => node.step), stepName, input.includeDownstream === true);
+          const rerun = retrySet(
+            nodes.steps.map((node) => node.step),
+            stepName,
+            input.includeDownstream === true,
+          );
           keep = nodes.steps.filter((node) => !rerun.has(node.name)).map((node) => node.seq);
           fresh = [...nodes.steps.filter((node) => rerun.has(node.name)), ...nodes.handlers.values()];
         }
@@ -70,7 +80,14 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
       { deadline: ctx.deadline, onLate: deadlinePassedError },
     ),
   );
-  await deps.publisher.publish(runEventOf({ dagName: input.dagName, dagRunId: input.dagRunId, attemptId: result.attemptId }, RunStatus.running));
+  await deps.publisher.publish(
+    runEventOf({ dagName: input.dagName, dagRunId: input.dagRunId, attemptId: result.attemptId }, RunStatus.running),
+  );
   deps.engine.launch(result.pk);
-  return runRefOf({ dagName: input.dagName, dagRunId: input.dagRunId, attemptId: result.attemptId, status: RunStatus.running });
+  return runRefOf({
+    dagName: input.dagName,
+    dagRunId: input.dagRunId,
+    attemptId: result.attemptId,
+    status: RunStatus.running,
+  });
 }

@@ -32,7 +32,10 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
   const parsed = parseDagSpec(request.spec, { name: request.dagName });
   if (!parsed.valid || parsed.dag === undefined) {
     const first = parsed.errors[0] ?? 'invalid DAG';
-    throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, { field: 'spec', details: { errors: parsed.errors } });
+    throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, {
+      field: 'spec',
+      details: { errors: parsed.errors },
+    });
   }
   const dag = parsed.dag;
   const merged = mergeParams(dag.params, request.params);
@@ -47,13 +50,18 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
         async (client) => {
           const existing = await findRun(client, request.dagName, dagRunId);
           if (existing !== undefined) {
-            if ((await requestIdOf(client, existing.pk)) === ctx.jobId) return { pk: existing.pk, status: existing.status, attemptId: existing.attempt_id, fresh: false };
+            if ((await requestIdOf(client, existing.pk)) === ctx.jobId)
+              return { pk: existing.pk, status: existing.status, attemptId: existing.attempt_id, fresh: false };
             throw runIdUsed(request.dagName, dagRunId);
           }
           if (request.singleton === true) {
             await lockDagName(client, request.dagName);
             if (await hasActiveRun(client, request.dagName)) {
-              throw new DaguError('conflict', `A run of DAG ${request.dagName} is already running or queued (singleton).`, { field: 'singleton' });
+              throw new DaguError(
+                'conflict',
+                `A run of DAG ${request.dagName} is already running or queued (singleton).`,
+                { field: 'singleton' },
+              );
             }
           }
           const pk = await insertRun(client, {

@@ -26,7 +26,11 @@ export const STOP_WAIT_MS = 3000;
  * Errors: `resource_not_found`; `invalid_tool_input` when the run is not
  * running, waiting or queued (036); `resource_unavailable`.
  */
-export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId: string }, ctx: HandlerContext): Promise<RunRef> {
+export async function stopRun(
+  deps: RunDeps,
+  input: { dagName: string; dagRunId: string },
+  ctx: HandlerContext,
+): Promise<RunRef> {
   let run = await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId));
   if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
   ctx.assertBeforeDeadline();
@@ -41,7 +45,11 @@ export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId:
     run = (await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId))) ?? queued;
   }
   if (run.status !== RunStatus.running && run.status !== RunStatus.waiting) {
-    throw new DaguError('invalid_tool_input', `The run ${input.dagRunId} is not running (it is ${runStatusLabel(run.status)}).`, { field: 'dagRunId' });
+    throw new DaguError(
+      'invalid_tool_input',
+      `The run ${input.dagRunId} is not running (it is ${runStatusLabel(run.status)}).`,
+      { field: 'dagRunId' },
+    );
   }
   const target = run;
   const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
@@ -49,7 +57,9 @@ export async function stopRun(deps: RunDeps, input: { dagName: string; dagRunId:
   if (local !== false) {
     await waitAtMost(local, waitMs);
   } else if (isOrphan(target, deps.config.heartbeatMs)) {
-    const ended = await withStorageErrors(() => forceEndRun(deps.pool, target.pk, RunStatus.aborted, 'the run was stopped (no replica was running it)'));
+    const ended = await withStorageErrors(() =>
+      forceEndRun(deps.pool, target.pk, RunStatus.aborted, 'the run was stopped (no replica was running it)'),
+    );
     if (ended !== undefined) await deps.publisher.publish(runEventOf(refOf(ended), RunStatus.aborted));
   } else {
     await withStorageErrors(() => requestStop(deps.pool, target.pk));
@@ -75,6 +85,10 @@ async function waitUntilEnded(deps: RunDeps, run: RunRecord, waitMs: number): Pr
   while (Date.now() < until) {
     await delay(100);
     const current = await findRun(deps.pool, run.dag_name, run.dag_run_id);
-    if (current === undefined || ![RunStatus.running, RunStatus.waiting, RunStatus.queued].some((s) => s === current.status)) return;
+    if (
+      current === undefined ||
+      ![RunStatus.running, RunStatus.waiting, RunStatus.queued].some((s) => s === current.status)
+    )
+      return;
   }
 }

@@ -30,7 +30,9 @@ export function compileSchedule(expressions: readonly string[], defaultZone: str
     const { pattern, timezone } = splitTimezone(expression);
     try {
       // No callback and paused: croner arms no timer; the object only evaluates.
-      crons.push(new Cron(pattern, { paused: true, mode: '5-part', legacyMode: true, timezone: timezone ?? defaultZone }));
+      crons.push(
+        new Cron(pattern, { paused: true, mode: '5-part', legacyMode: true, timezone: timezone ?? defaultZone }),
+      );
     } catch {
       // Stored under older rules or a bad zone: never fires.
     }

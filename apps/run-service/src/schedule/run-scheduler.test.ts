@@ -63,7 +63,12 @@ describe('RunScheduler', () => {
 
   it('fires every due DAG among many, each at its own minute, after a schedule change too', async () => {
     const { fired, advance, setEntries, stop } = setup();
-    const many = Array.from({ length: 300 }, (_, i) => ({ name: `d${i}`, schedule: [`${i % 3} 10 * * *`], suspended: false, version: 1 }));
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      name: `d${i}`,
+      schedule: [`${i % 3} 10 * * *`],
+      suspended: false,
+      version: 1,
+    }));
     setEntries(many);
     await advance(60_000); // 10:01:30: the window started at 10:00:30, so only the `1 10` DAGs (d1, d4, …)
     expect(fired.filter((f) => f.endsWith('@10:01'))).toHaveLength(100);

@@ -105,7 +105,10 @@ export class RunScheduler {
     try {
       await this.options.fire(name, tick);
     } catch (error) {
-      this.options.logger.warn({ dag: name, tick: tick.toISOString(), err: error instanceof Error ? error.message : String(error) }, 'scheduled run not started');
+      this.options.logger.warn(
+        { dag: name, tick: tick.toISOString(), err: error instanceof Error ? error.message : String(error) },
+        'scheduled run not started',
+      );
     }
   }
 
@@ -118,13 +121,21 @@ export class RunScheduler {
         const old = this.known.get(entry.name);
         if (old !== undefined && old.version === entry.version && old.suspended === entry.suspended) continue;
         const compiled = compileSchedule(entry.schedule, this.options.timezone);
-        this.known.set(entry.name, { version: entry.version, suspended: entry.suspended, compiled, due: nextTickAfter(compiled, this.lastCheck) });
+        this.known.set(entry.name, {
+          version: entry.version,
+          suspended: entry.suspended,
+          compiled,
+          due: nextTickAfter(compiled, this.lastCheck),
+        });
       }
       for (const name of [...this.known.keys()]) if (!seen.has(name)) this.known.delete(name);
       this.lastRefresh = this.now();
     } catch (error) {
       // dag-service unreachable: keep the schedules known so far (each fire re-checks the DAG anyway).
-      this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'schedule refresh failed');
+      this.options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'schedule refresh failed',
+      );
     }
   }
 }

@@ -7,7 +7,12 @@ import { compileSchedule, isTick, scheduledRunId } from './cron-ticks';
 import type { ScheduleEntry } from './run-scheduler';
 
 /** Who scheduled runs are started as (a system principal; it never leaves run-service but in `dag.schedules` calls). */
-export const SCHEDULER_PRINCIPAL: Principal = Object.freeze({ id: 'scheduler', subject: 'scheduler', role: 'admin', credentialType: 'none' });
+export const SCHEDULER_PRINCIPAL: Principal = Object.freeze({
+  id: 'scheduler',
+  subject: 'scheduler',
+  role: 'admin',
+  credentialType: 'none',
+});
 
 /** What scheduled starts are built from. */
 export interface ScheduledStartDeps {
@@ -21,7 +26,16 @@ export interface ScheduledStartDeps {
 
 /** Lists every DAG with a schedule (the scheduler's `list`). */
 export function listSchedules(deps: Pick<ScheduledStartDeps, 'bus' | 'timeoutMs'>): () => Promise<ScheduleEntry[]> {
-  return async () => (await deps.bus.call('dag', dagOps, 'dag.schedules', {}, { principal: SCHEDULER_PRINCIPAL, timeoutMs: deps.timeoutMs })).schedules;
+  return async () =>
+    (
+      await deps.bus.call(
+        'dag',
+        dagOps,
+        'dag.schedules',
+        {},
+        { principal: SCHEDULER_PRINCIPAL, timeoutMs: deps.timeoutMs },
+      )
+    ).schedules;
 }
 
 /**
@@ -35,7 +49,13 @@ export function listSchedules(deps: Pick<ScheduledStartDeps, 'bus' | 'timeoutMs'
  */
 export function createScheduledStart(deps: ScheduledStartDeps): (name: string, tick: Date) => Promise<void> {
   return async (name, tick) => {
-    const reply = await deps.bus.call('dag', dagOps, 'dag.schedules', { names: [name], withSpec: true }, { principal: SCHEDULER_PRINCIPAL, timeoutMs: deps.timeoutMs });
+    const reply = await deps.bus.call(
+      'dag',
+      dagOps,
+      'dag.schedules',
+      { names: [name], withSpec: true },
+      { principal: SCHEDULER_PRINCIPAL, timeoutMs: deps.timeoutMs },
+    );
     const entry = reply.schedules.find((candidate) => candidate.name === name);
     if (entry === undefined || entry.suspended || entry.spec === undefined) return;
     if (!isTick(compileSchedule(entry.schedule, deps.timezone), tick)) return;
@@ -48,7 +68,11 @@ export function createScheduledStart(deps: ScheduledStartDeps): (name: string, t
       logger: deps.logger,
     });
     try {
-      const run = await startRun(deps.runDeps, { dagName: name, spec: entry.spec, inline: false, enqueue: true, dagRunId: scheduledRunId(tick) }, context);
+      const run = await startRun(
+        deps.runDeps,
+        { dagName: name, spec: entry.spec, inline: false, enqueue: true, dagRunId: scheduledRunId(tick) },
+        context,
+      );
       deps.logger.debug({ dag: name, dagRunId: run.dagRunId, tick: tick.toISOString() }, 'scheduled run enqueued');
     } catch (error) {
       if (error instanceof DaguError && error.code === 'conflict') return; // another replica started this tick

@@ -27,10 +27,21 @@ export function startScheduler(deps: RunDeps, options: SchedulerSetupOptions): S
   const { config } = deps;
   if (!config.scheduler) return { stop: async () => undefined };
   const logger = deps.logger.child({ module: 'run-scheduler' });
-  const bus = new BusClient({ redisUrl: options.redisUrl, prefix: options.prefix, defaultTimeoutMs: CALL_TIMEOUT_MS, logger });
+  const bus = new BusClient({
+    redisUrl: options.redisUrl,
+    prefix: options.prefix,
+    defaultTimeoutMs: CALL_TIMEOUT_MS,
+    logger,
+  });
   const scheduler = new RunScheduler({
     list: listSchedules({ bus, timeoutMs: CALL_TIMEOUT_MS }),
-    fire: createScheduledStart({ runDeps: deps, bus, timezone: config.scheduleTimezone, logger, timeoutMs: CALL_TIMEOUT_MS }),
+    fire: createScheduledStart({
+      runDeps: deps,
+      bus,
+      timezone: config.scheduleTimezone,
+      logger,
+      timeoutMs: CALL_TIMEOUT_MS,
+    }),
     timezone: config.scheduleTimezone,
     checkMs: config.scheduleCheckMs,
     refreshMs: config.scheduleRefreshMs,
@@ -41,7 +52,11 @@ export function startScheduler(deps: RunDeps, options: SchedulerSetupOptions): S
     () => {
       if (!stopped) scheduler.start();
     },
-    (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'scheduler bus client did not start'),
+    (error: unknown) =>
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'scheduler bus client did not start',
+      ),
   );
   return {
     async stop() {

@@ -46,7 +46,11 @@ export async function parkAttempt(
 }
 
 /** The steps of an attempt that carry a checkpoint (open or decided). */
-export async function loadCheckpointSteps(db: Queryable, runPk: number, attemptNo: number): Promise<CheckpointStepRow[]> {
+export async function loadCheckpointSteps(
+  db: Queryable,
+  runPk: number,
+  attemptNo: number,
+): Promise<CheckpointStepRow[]> {
   const result = await db.query(
     'SELECT seq, name, step_id, status, checkpoint FROM run_steps WHERE run_pk = $1 AND attempt_no = $2 AND checkpoint IS NOT NULL ORDER BY seq',
     [runPk, attemptNo],
@@ -55,7 +59,12 @@ export async function loadCheckpointSteps(db: Queryable, runPk: number, attemptN
 }
 
 /** The step `stepName` (name, else id) of an attempt, with its checkpoint, or `undefined`. */
-export async function findCheckpointStep(db: Queryable, runPk: number, attemptNo: number, stepName: string): Promise<CheckpointStepRow | undefined> {
+export async function findCheckpointStep(
+  db: Queryable,
+  runPk: number,
+  attemptNo: number,
+  stepName: string,
+): Promise<CheckpointStepRow | undefined> {
   const result = await db.query(
     `SELECT seq, name, step_id, status, checkpoint FROM run_steps
      WHERE run_pk = $1 AND attempt_no = $2 AND handler IS NULL AND (name = $3 OR step_id = $3) ORDER BY (name = $3) DESC LIMIT 1`,
@@ -80,17 +89,31 @@ export async function decideStep(
     `UPDATE run_steps SET status = $4, finished_at = now(), error = NULL, checkpoint = $5,
        outputs = CASE WHEN $6::jsonb = '{}'::jsonb THEN outputs ELSE jsonb_set(outputs, '{outputs}', COALESCE(outputs->'outputs', '{}'::jsonb) || $6::jsonb) END
      WHERE run_pk = $1 AND attempt_no = $2 AND seq = $3`,
-    [step.runPk, step.attemptNo, step.seq, decided.status, JSON.stringify(decided.checkpoint), JSON.stringify(decided.outputs)],
+    [
+      step.runPk,
+      step.attemptNo,
+      step.seq,
+      decided.status,
+      JSON.stringify(decided.checkpoint),
+      JSON.stringify(decided.outputs),
+    ],
   );
 }
 
 /** Sets or clears the run's `resume_pending` flag. */
 export async function setResumePending(db: Queryable, runPk: number, pending: boolean): Promise<void> {
-  await db.query('UPDATE runs SET resume_pending = $2, heartbeat_at = CASE WHEN $2 THEN now() ELSE heartbeat_at END WHERE pk = $1', [runPk, pending]);
+  await db.query(
+    'UPDATE runs SET resume_pending = $2, heartbeat_at = CASE WHEN $2 THEN now() ELSE heartbeat_at END WHERE pk = $1',
+    [runPk, pending],
+  );
 }
 
 /** Ends a waiting run `rejected` (8). @returns the finish time, or `undefined` when it was no longer waiting. */
-export async function rejectRun(db: Queryable, run: { pk: number; attemptNo: number }, error: string): Promise<Date | undefined> {
+export async function rejectRun(
+  db: Queryable,
+  run: { pk: number; attemptNo: number },
+  error: string,
+): Promise<Date | undefined> {
   const result = await db.query(
     `WITH upd AS (
        UPDATE runs SET status = ${RunStatus.rejected}, error = $3, finished_at = now(), resume_pending = false WHERE pk = $1 AND attempt_no = $2 AND status = ${RunStatus.waiting} RETURNING finished_at
@@ -104,17 +127,22 @@ export async function rejectRun(db: Queryable, run: { pk: number; attemptNo: num
 }
 
 /** Runs whose accepted input still waits for its resume (a replica died in between), oldest first. */
-export async function findPendingResumes(db: Queryable, olderThanMs: number): Promise<Array<{ pk: number; dagName: string; dagRunId: string }>> {
+export async function findPendingResumes(
+  db: Queryable,
+  olderThanMs: number,
+): Promise<Array<{ pk: number; dagName: string; dagRunId: string }>> {
   const result = await db.query(
     `SELECT pk, dag_name, dag_run_id FROM runs WHERE status = ${RunStatus.waiting} AND resume_pending
        AND COALESCE(heartbeat_at, created_at) < now() - ($1::int * interval '1 millisecond') ORDER BY pk LIMIT 20`,
     [olderThanMs],
   );
-  return parseRows(z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string() }), result).map((row) => ({
-    pk: row.pk,
-    dagName: row.dag_name,
-    dagRunId: row.dag_run_id,
-  }));
+  return parseRows(z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string() }), result).map(
+    (row) => ({
+      pk: row.pk,
+      dagName: row.dag_name,
+      dagRunId: row.dag_run_id,
+    }),
+  );
 }
 
 /**
@@ -124,10 +152,23 @@ export async function findPendingResumes(db: Queryable, olderThanMs: number): Pr
  * resume attempt is not started yet). Only a waiting run (7) has them, so
  * other runs cost no extra query.
  */
-export async function withCheckpoints(db: Queryable, run: { pk: number; attempt_no: number; status: number }, detail: RunDetail): Promise<RunDetail> {
+export async function withCheckpoints(
+  db: Queryable,
+  run: { pk: number; attempt_no: number; status: number },
+  detail: RunDetail,
+): Promise<RunDetail> {
   if (run.status !== RunStatus.waiting) return detail;
-  const [rows, pending] = await Promise.all([loadCheckpointSteps(db, run.pk, run.attempt_no), isResumePending(db, run.pk)]);
-  const open = new Map(rows.filter((row) => row.status === StepStatus.waiting && row.checkpoint !== null && row.checkpoint.decided === undefined).map((row) => [row.name, row.checkpoint]));
+  const [rows, pending] = await Promise.all([
+    loadCheckpointSteps(db, run.pk, run.attempt_no),
+    isResumePending(db, run.pk),
+  ]);
+  const open = new Map(
+    rows
+      .filter(
+        (row) => row.status === StepStatus.waiting && row.checkpoint !== null && row.checkpoint.decided === undefined,
+      )
+      .map((row) => [row.name, row.checkpoint]),
+  );
   const steps = detail.steps.map((step) => {
     const checkpoint = open.get(step.name);
     return checkpoint === undefined || checkpoint === null ? step : { ...step, ...checkpointDetail(checkpoint) };
@@ -141,6 +182,9 @@ export async function withCheckpoints(db: Queryable, run: { pk: number; attempt_
  * (already resumed by another replica, stopped, or never decided).
  */
 export async function lockPendingResume(db: Queryable, pk: number): Promise<boolean> {
-  const locked = await db.query(`SELECT pk FROM runs WHERE pk = $1 AND status = ${RunStatus.waiting} AND resume_pending FOR UPDATE`, [pk]);
+  const locked = await db.query(
+    `SELECT pk FROM runs WHERE pk = $1 AND status = ${RunStatus.waiting} AND resume_pending FOR UPDATE`,
+    [pk],
+  );
   return locked.rows.length > 0;
 }

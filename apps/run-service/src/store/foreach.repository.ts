@@ -33,14 +33,28 @@ export interface BodyStreams {
  * Inserts the items (parent `parent`) and one not-started row per body step
  * of each, with fresh log streams. @returns streams by `path` then body seq.
  */
-export async function insertItems(db: Queryable, at: ForeachAddress, parent: string, items: readonly NewItem[], body: ReadonlyArray<{ seq: number; name: string; id?: string }>): Promise<Map<string, BodyStreams[]>> {
+export async function insertItems(
+  db: Queryable,
+  at: ForeachAddress,
+  parent: string,
+  items: readonly NewItem[],
+  body: ReadonlyArray<{ seq: number; name: string; id?: string }>,
+): Promise<Map<string, BodyStreams[]>> {
   const streams = new Map<string, BodyStreams[]>();
   if (items.length === 0) return streams;
   await db.query(
     `INSERT INTO foreach_items (run_pk, attempt_no, step_name, path, parent, idx, key)
      SELECT $1, $2, $3, p, $4, i, k FROM unnest($5::text[], $6::int[], $7::text[]) AS v(p, i, k)
      ON CONFLICT DO NOTHING`,
-    [at.runPk, at.attemptNo, at.stepName, parent, items.map((i) => i.path), items.map((i) => i.index), items.map((i) => i.key)],
+    [
+      at.runPk,
+      at.attemptNo,
+      at.stepName,
+      parent,
+      items.map((i) => i.path),
+      items.map((i) => i.index),
+      items.map((i) => i.key),
+    ],
   );
   const ids = await createLogStreams(db, items.length * body.length * 2);
   const rows: Array<{ path: string; seq: number; name: string; id: string | null; out: number; err: number }> = [];
@@ -59,7 +73,17 @@ export async function insertItems(db: Queryable, at: ForeachAddress, parent: str
     `INSERT INTO foreach_item_steps (run_pk, attempt_no, step_name, path, seq, name, step_id, stdout_log, stderr_log)
      SELECT $1, $2, $3, * FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::bigint[])
      ON CONFLICT DO NOTHING`,
-    [at.runPk, at.attemptNo, at.stepName, rows.map((r) => r.path), rows.map((r) => r.seq), rows.map((r) => r.name), rows.map((r) => r.id), rows.map((r) => r.out), rows.map((r) => r.err)],
+    [
+      at.runPk,
+      at.attemptNo,
+      at.stepName,
+      rows.map((r) => r.path),
+      rows.map((r) => r.seq),
+      rows.map((r) => r.name),
+      rows.map((r) => r.id),
+      rows.map((r) => r.out),
+      rows.map((r) => r.err),
+    ],
   );
   return streams;
 }
@@ -78,7 +102,17 @@ export interface ItemState {
 export async function saveItem(db: Queryable, at: ForeachAddress, path: string, state: ItemState): Promise<void> {
   await db.query(
     'UPDATE foreach_items SET status = $5, error = $6, started_at = $7, finished_at = $8, collected = $9 WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
-    [at.runPk, at.attemptNo, at.stepName, path, state.status, state.error ?? null, state.startedAt ?? null, state.finishedAt ?? null, state.collected === undefined ? null : JSON.stringify(state.collected)],
+    [
+      at.runPk,
+      at.attemptNo,
+      at.stepName,
+      path,
+      state.status,
+      state.error ?? null,
+      state.startedAt ?? null,
+      state.finishedAt ?? null,
+      state.collected === undefined ? null : JSON.stringify(state.collected),
+    ],
   );
 }
 
@@ -90,11 +124,30 @@ export interface BodyStepState extends Omit<ItemState, 'collected'> {
 }
 
 /** Writes a body step's state. */
-export async function saveBodyStep(db: Queryable, at: ForeachAddress, path: string, seq: number, state: BodyStepState): Promise<void> {
+export async function saveBodyStep(
+  db: Queryable,
+  at: ForeachAddress,
+  path: string,
+  seq: number,
+  state: BodyStepState,
+): Promise<void> {
   await db.query(
     `UPDATE foreach_item_steps SET status = $6, error = $7, started_at = $8, finished_at = $9, exit_code = $10, outputs = $11, foreach_parent = $12
      WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4 AND seq = $5`,
-    [at.runPk, at.attemptNo, at.stepName, path, seq, state.status, state.error ?? null, state.startedAt ?? null, state.finishedAt ?? null, state.exitCode ?? null, JSON.stringify(state.outputs), state.foreachParent ?? null],
+    [
+      at.runPk,
+      at.attemptNo,
+      at.stepName,
+      path,
+      seq,
+      state.status,
+      state.error ?? null,
+      state.startedAt ?? null,
+      state.finishedAt ?? null,
+      state.exitCode ?? null,
+      JSON.stringify(state.outputs),
+      state.foreachParent ?? null,
+    ],
   );
 }
 
@@ -156,6 +209,13 @@ export async function listBodySteps(db: Queryable, at: ForeachAddress, path: str
 
 /** The top-level foreach steps (`parent = ''`) of attempt `attemptNo` of run `runPk` that expanded items. */
 export async function listExpandedForeachSteps(db: Queryable, runPk: number, attemptNo: number): Promise<Set<string>> {
-  const result = await db.query("SELECT DISTINCT step_name FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND parent = ''", [runPk, attemptNo]);
-  return new Set(result.rows.map((row) => (typeof row === 'object' && row !== null && 'step_name' in row ? String(row.step_name) : '')));
+  const result = await db.query(
+    "SELECT DISTINCT step_name FROM foreach_items WHERE run_pk = $1 AND attempt_no = $2 AND parent = ''",
+    [runPk, attemptNo],
+  );
+  return new Set(
+    result.rows.map((row) =>
+      typeof row === 'object' && row !== null && 'step_name' in row ? String(row.step_name) : '',
+    ),
+  );
 }

@@ -57,9 +57,19 @@ export async function readLines(pool: Pool, streamId: number, window: LineWindow
 }
 
 /** Reads `selection` of a stream whose total is known. */
-export async function readWithTotal(pool: Pool, streamId: number, total: number, selection: LogSelection): Promise<StreamRead> {
+export async function readWithTotal(
+  pool: Pool,
+  streamId: number,
+  total: number,
+  selection: LogSelection,
+): Promise<StreamRead> {
   const lines = await readLines(pool, streamId, windowOf(selection, total));
-  return { content: lines.join('\n'), lineCount: lines.length, totalLines: total, hasMore: hasMoreOf(selection, total, lines.length) };
+  return {
+    content: lines.join('\n'),
+    lineCount: lines.length,
+    totalLines: total,
+    hasMore: hasMoreOf(selection, total, lines.length),
+  };
 }
 
 /** Reads `selection` of one stream (its total, then its lines). */

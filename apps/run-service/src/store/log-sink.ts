@@ -164,7 +164,8 @@ export class LogSink implements LogBackpressure {
     this.writing = this.write(chunks).finally(() => {
       this.writing = undefined;
       if (this.pendingLines >= this.batchLines) this.startWrite();
-      else if (this.pendingLines > 0 && this.timer === undefined) this.timer = setTimeout(() => this.startWrite(), this.flushMs);
+      else if (this.pendingLines > 0 && this.timer === undefined)
+        this.timer = setTimeout(() => this.startWrite(), this.flushMs);
     });
   }
 
@@ -207,7 +208,10 @@ export class LogSink implements LogBackpressure {
         return;
       } catch (error) {
         const lines = chunks.reduce((sum, chunk) => sum + chunk.lines.length, 0);
-        this.options.logger?.warn({ err: error instanceof Error ? error.message : String(error), lines }, 'log write failed');
+        this.options.logger?.warn(
+          { err: error instanceof Error ? error.message : String(error), lines },
+          'log write failed',
+        );
         if (failures >= MAX_WRITE_FAILURES) {
           this.options.logger?.error({ lines }, 'log lines dropped after repeated write failures');
           return;

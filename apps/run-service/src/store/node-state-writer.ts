@@ -43,7 +43,10 @@ export class NodeStateWriter implements NodeStateSink {
       try {
         await this.write(rows);
       } catch (error) {
-        this.logger?.error({ err: error instanceof Error ? error.message : String(error), runPk: this.runPk }, 'step state write failed');
+        this.logger?.error(
+          { err: error instanceof Error ? error.message : String(error), runPk: this.runPk },
+          'step state write failed',
+        );
       }
     }
   }

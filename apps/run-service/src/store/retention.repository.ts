@@ -30,24 +30,33 @@ export interface DeletedRuns {
  */
 export async function deleteExpiredRuns(pool: Pool, defaultDays: number, limit: number): Promise<DeletedRuns> {
   return withTransaction(pool, async (client) => {
-    const doomed = parseRows(PkSchema, await client.query(
-      `SELECT pk FROM runs WHERE root_pk IS NULL AND status IN (${ENDED_RUN_STATUSES.join(', ')}) AND finished_at IS NOT NULL
+    const doomed = parseRows(
+      PkSchema,
+      await client.query(
+        `SELECT pk FROM runs WHERE root_pk IS NULL AND status IN (${ENDED_RUN_STATUSES.join(', ')}) AND finished_at IS NOT NULL
          AND finished_at < now() - make_interval(days => COALESCE((normalized->>'histRetentionDays')::int, $1::int))
        ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [defaultDays, limit],
-    )).map((row) => row.pk);
+        [defaultDays, limit],
+      ),
+    ).map((row) => row.pk);
     if (doomed.length === 0) return { count: 0, runs: [] };
-    const runs = parseRows(GoneRunSchema, await client.query(
-      'SELECT dag_name, dag_run_id FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[])',
-      [doomed],
-    ));
-    const streams = parseRows(IdSchema, await client.query(
-      `WITH gone AS (SELECT pk, scheduler_log FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[]))
+    const runs = parseRows(
+      GoneRunSchema,
+      await client.query(
+        'SELECT dag_name, dag_run_id FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[])',
+        [doomed],
+      ),
+    );
+    const streams = parseRows(
+      IdSchema,
+      await client.query(
+        `WITH gone AS (SELECT pk, scheduler_log FROM runs WHERE pk = ANY($1::bigint[]) OR root_pk = ANY($1::bigint[]))
        SELECT scheduler_log AS id FROM gone
        UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM run_steps WHERE run_pk IN (SELECT pk FROM gone)
        UNION ALL SELECT unnest(ARRAY[stdout_log, stderr_log]) FROM foreach_item_steps WHERE run_pk IN (SELECT pk FROM gone)`,
-      [doomed],
-    )).map((row) => row.id);
+        [doomed],
+      ),
+    ).map((row) => row.id);
     await client.query('DELETE FROM runs WHERE root_pk = ANY($1::bigint[])', [doomed]);
     await client.query('DELETE FROM runs WHERE pk = ANY($1::bigint[])', [doomed]);
     await client.query('DELETE FROM log_chunks WHERE stream_id = ANY($1::bigint[])', [streams]);

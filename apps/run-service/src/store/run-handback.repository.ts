@@ -59,7 +59,10 @@ export async function handBackRun(db: Queryable, write: HandBackWrite): Promise<
      WHERE run_pk = $1 AND attempt_no = $2 AND handler IS NULL AND NOT (seq = ANY($3::int[]))`,
     [write.pk, write.attemptNo, write.keep, write.error],
   );
-  await db.query(`UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2`, [write.pk, write.attemptNo]);
+  await db.query(
+    `UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2`,
+    [write.pk, write.attemptNo],
+  );
   if (write.params !== undefined) {
     await db.query('UPDATE runs SET params = $2, resolved_params = $3, params_evaluated = $4 WHERE pk = $1', [
       write.pk,
@@ -77,7 +80,10 @@ export async function handBackRun(db: Queryable, write: HandBackWrite): Promise<
     fresh: write.fresh,
     includeDownstream: false,
   });
-  await db.query(`UPDATE run_attempts SET status = ${RunStatus.queued} WHERE run_pk = $1 AND attempt_no = $2`, [write.pk, attemptNo]);
+  await db.query(`UPDATE run_attempts SET status = ${RunStatus.queued} WHERE run_pk = $1 AND attempt_no = $2`, [
+    write.pk,
+    attemptNo,
+  ]);
   const result = await db.query(
     `UPDATE runs SET status = ${RunStatus.queued}, owner = NULL, heartbeat_at = NULL, started_at = NULL, handed_back = true WHERE pk = $1 RETURNING ${RUN_COLUMNS}`,
     [write.pk],

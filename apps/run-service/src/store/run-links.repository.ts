@@ -23,21 +23,41 @@ export async function rootOf(db: Queryable, pk: number): Promise<{ pk: number; d
 }
 
 /** Records the root, parent run and parent step of a new child run. */
-export async function linkChildRun(db: Queryable, link: { pk: number; rootPk: number; parentPk: number; parentStep: string }): Promise<void> {
-  await db.query('UPDATE runs SET root_pk = $2, parent_pk = $3, parent_step = $4 WHERE pk = $1', [link.pk, link.rootPk, link.parentPk, link.parentStep]);
+export async function linkChildRun(
+  db: Queryable,
+  link: { pk: number; rootPk: number; parentPk: number; parentStep: string },
+): Promise<void> {
+  await db.query('UPDATE runs SET root_pk = $2, parent_pk = $3, parent_step = $4 WHERE pk = $1', [
+    link.pk,
+    link.rootPk,
+    link.parentPk,
+    link.parentStep,
+  ]);
 }
 
 const ChildRowSchema = z.object({ dag_name: z.string(), dag_run_id: z.string(), parent_step: z.string() });
 
 /** The child runs started by run `parentPk`, oldest first. */
-export async function childrenOf(db: Queryable, parentPk: number): Promise<Array<{ dagName: string; dagRunId: string; parentStep: string }>> {
-  const result = await db.query('SELECT dag_name, dag_run_id, parent_step FROM runs WHERE parent_pk = $1 ORDER BY pk', [parentPk]);
-  return parseRows(ChildRowSchema, result).map((row) => ({ dagName: row.dag_name, dagRunId: row.dag_run_id, parentStep: row.parent_step }));
+export async function childrenOf(
+  db: Queryable,
+  parentPk: number,
+): Promise<Array<{ dagName: string; dagRunId: string; parentStep: string }>> {
+  const result = await db.query('SELECT dag_name, dag_run_id, parent_step FROM runs WHERE parent_pk = $1 ORDER BY pk', [
+    parentPk,
+  ]);
+  return parseRows(ChildRowSchema, result).map((row) => ({
+    dagName: row.dag_name,
+    dagRunId: row.dag_run_id,
+    parentStep: row.parent_step,
+  }));
 }
 
 /** The child run `subRunId` under the root run `rootPk`, or `undefined`. */
 export async function findSubRun(db: Queryable, rootPk: number, subRunId: string): Promise<RunRecord | undefined> {
-  const result = await db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE root_pk = $1 AND dag_run_id = $2 LIMIT 1`, [rootPk, subRunId]);
+  const result = await db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE root_pk = $1 AND dag_run_id = $2 LIMIT 1`, [
+    rootPk,
+    subRunId,
+  ]);
   const row = result.rows[0];
   return row === undefined ? undefined : parseRunRow(row);
 }
@@ -50,7 +70,12 @@ export async function parentOf(db: Queryable, pk: number): Promise<{ rootPk: num
 }
 
 /** The child run `subRunId` under root run `dagName`/`dagRunId`, or `undefined`. */
-export async function findSubRunOf(db: Queryable, dagName: string, dagRunId: string, subRunId: string): Promise<RunRecord | undefined> {
+export async function findSubRunOf(
+  db: Queryable,
+  dagName: string,
+  dagRunId: string,
+  subRunId: string,
+): Promise<RunRecord | undefined> {
   const root = await findRun(db, dagName, dagRunId);
   return root === undefined ? undefined : findSubRun(db, root.pk, subRunId);
 }
@@ -63,17 +88,28 @@ export interface OpenChildRow {
   params: string;
 }
 
-const OpenChildRowSchema = z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string(), params: z.string() });
+const OpenChildRowSchema = z.object({
+  pk: z.coerce.number().int(),
+  dag_name: z.string(),
+  dag_run_id: z.string(),
+  params: z.string(),
+});
 
 /** The newest active (running, queued, waiting) child run that step `parentStep` of run `parentPk` started, if any. */
-export async function findOpenChild(db: Queryable, parentPk: number, parentStep: string): Promise<OpenChildRow | undefined> {
+export async function findOpenChild(
+  db: Queryable,
+  parentPk: number,
+  parentStep: string,
+): Promise<OpenChildRow | undefined> {
   const result = await db.query(
     `SELECT pk, dag_name, dag_run_id, params FROM runs WHERE parent_pk = $1 AND parent_step = $2
        AND status IN (${RunStatus.running}, ${RunStatus.queued}, ${RunStatus.waiting}) ORDER BY pk DESC LIMIT 1`,
     [parentPk, parentStep],
   );
   const row = parseFirstRow(OpenChildRowSchema, result);
-  return row === undefined ? undefined : { pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id, params: row.params };
+  return row === undefined
+    ? undefined
+    : { pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id, params: row.params };
 }
 
 const ChangedRowSchema = z.object({
@@ -89,7 +125,11 @@ const ChangedRowSchema = z.object({
  * when `parent` is its current attempt and its status is the other one.
  * @returns the run (with its own parent link) when it changed.
  */
-export async function setParentStatus(db: Queryable, parent: { pk: number; attemptNo: number }, status: typeof RunStatus.running | typeof RunStatus.waiting) {
+export async function setParentStatus(
+  db: Queryable,
+  parent: { pk: number; attemptNo: number },
+  status: typeof RunStatus.running | typeof RunStatus.waiting,
+) {
   const from = status === RunStatus.waiting ? RunStatus.running : RunStatus.waiting;
   const result = await db.query(
     `WITH upd AS (
@@ -104,10 +144,17 @@ export async function setParentStatus(db: Queryable, parent: { pk: number; attem
 const RootNameRowSchema = z.object({ dag_name: z.string(), dag_run_id: z.string() });
 
 /** The root run (name, id) of the child run `name`/`dagRunId`; `undefined` for a root run or an unknown run. */
-export async function findRootByName(db: Queryable, name: string, dagRunId: string): Promise<{ name: string; dagRunId: string } | undefined> {
+export async function findRootByName(
+  db: Queryable,
+  name: string,
+  dagRunId: string,
+): Promise<{ name: string; dagRunId: string } | undefined> {
   const rows = parseRows(
     RootNameRowSchema,
-    await db.query('SELECT r.dag_name, r.dag_run_id FROM runs c JOIN runs r ON r.pk = c.root_pk WHERE c.dag_name = $1 AND c.dag_run_id = $2', [name, dagRunId]),
+    await db.query(
+      'SELECT r.dag_name, r.dag_run_id FROM runs c JOIN runs r ON r.pk = c.root_pk WHERE c.dag_name = $1 AND c.dag_run_id = $2',
+      [name, dagRunId],
+    ),
   );
   const row = rows[0];
   return row === undefined ? undefined : { name: row.dag_name, dagRunId: row.dag_run_id };

@@ -54,7 +54,8 @@ export async function selectRunSummaries(pool: Pool, filter: RunSummaryFilter): 
   if (filter.name !== undefined) add((p) => `dag_name = ${p}`, filter.name);
   if (filter.dagRunId !== undefined) add((p) => `dag_run_id = ${p}`, filter.dagRunId);
   if (filter.status !== undefined) add((p) => `status = ANY(${p}::smallint[])`, filter.status);
-  if (filter.fromDate !== undefined) add((p) => `coalesce(started_at, created_at) >= to_timestamp(${p})`, filter.fromDate);
+  if (filter.fromDate !== undefined)
+    add((p) => `coalesce(started_at, created_at) >= to_timestamp(${p})`, filter.fromDate);
   if (filter.toDate !== undefined) add((p) => `coalesce(started_at, created_at) <= to_timestamp(${p})`, filter.toDate);
   if (filter.labels !== undefined) add((p) => `labels @> ${p}::text[]`, filter.labels);
   if (filter.beforePk !== undefined) add((p) => `pk < ${p}`, filter.beforePk);
@@ -69,7 +70,10 @@ export async function selectRunSummaries(pool: Pool, filter: RunSummaryFilter): 
 const LatestRowSchema = z.object({ dag_name: z.string(), dag_run_id: z.string(), status: z.number().int() });
 
 /** The newest root run of each of `dagNames` (`DISTINCT ON`); names without runs have no row. */
-export async function selectLatestRuns(pool: Pool, dagNames: readonly string[]): Promise<Array<z.output<typeof LatestRowSchema>>> {
+export async function selectLatestRuns(
+  pool: Pool,
+  dagNames: readonly string[],
+): Promise<Array<z.output<typeof LatestRowSchema>>> {
   const result = await pool.query(
     'SELECT DISTINCT ON (dag_name) dag_name, dag_run_id, status FROM runs WHERE dag_name = ANY($1::text[]) AND root_pk IS NULL ORDER BY dag_name, pk DESC',
     [dagNames],

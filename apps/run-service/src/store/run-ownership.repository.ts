@@ -60,7 +60,12 @@ export async function requestStop(db: Queryable, pk: number): Promise<void> {
  *
  * @returns the updated run, or `undefined` when it was no longer active.
  */
-export async function forceEndRun(db: Queryable, pk: number, status: number, error: string): Promise<RunRecord | undefined> {
+export async function forceEndRun(
+  db: Queryable,
+  pk: number,
+  status: number,
+  error: string,
+): Promise<RunRecord | undefined> {
   const result = await db.query(
     `UPDATE runs SET status = $2, error = $3, finished_at = now() WHERE pk = $1 AND status IN ${ACTIVE_RUNS_SQL} RETURNING ${RUN_COLUMNS}`,
     [pk, status, error],
@@ -74,7 +79,11 @@ export async function forceEndRun(db: Queryable, pk: number, status: number, err
      WHERE run_pk = $1 AND attempt_no = $2 AND status IN ${OPEN_STEPS_SQL}`,
     [pk, run.attempt_no, status === RunStatus.aborted ? StepStatus.aborted : StepStatus.failed, error],
   );
-  await db.query('UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [pk, run.attempt_no, status]);
+  await db.query('UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2', [
+    pk,
+    run.attempt_no,
+    status,
+  ]);
   return run;
 }
 
@@ -107,7 +116,12 @@ export interface ClaimedRun {
  *
  * @returns the claimed runs, now `running` and owned by `owner`
  */
-export async function claimQueuedRuns(db: Queryable, owner: string, queues: { limitOf(queue: string): number }, max = 50): Promise<ClaimedRun[]> {
+export async function claimQueuedRuns(
+  db: Queryable,
+  owner: string,
+  queues: { limitOf(queue: string): number },
+  max = 50,
+): Promise<ClaimedRun[]> {
   await db.query("SELECT pg_advisory_xact_lock(hashtext('dagu-run-queue'))");
   const handedBack = await db.query(
     `SELECT pk, dag_name, dag_run_id, queue, max_active_runs FROM runs WHERE status = ${RunStatus.queued} AND handed_back
@@ -117,7 +131,11 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queues: { li
   const picked = await markClaimed(
     db,
     owner,
-    parseRows(QueuedRowSchema, handedBack).map((row) => ({ pk: row.pk, dagName: row.dag_name, dagRunId: row.dag_run_id })),
+    parseRows(QueuedRowSchema, handedBack).map((row) => ({
+      pk: row.pk,
+      dagName: row.dag_name,
+      dagRunId: row.dag_run_id,
+    })),
   );
   if (picked.length >= max) return picked;
   const queued = await db.query(
@@ -126,7 +144,9 @@ export async function claimQueuedRuns(db: Queryable, owner: string, queues: { li
   );
   if (queued.rows.length === 0) return picked;
   // Counted after the handed-back runs became running: they hold their slots.
-  const active = await db.query(`SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`);
+  const active = await db.query(
+    `SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`,
+  );
   const perQueue = new Map<string, number>();
   const perDag = new Map<string, number>();
   for (const row of parseRows(ActiveRowSchema, active)) {
@@ -162,13 +182,21 @@ async function markClaimed(db: Queryable, owner: string, runs: readonly ClaimedR
   );
   const claimed = new Set(parseRows(ClaimedPkSchema, updated).map((row) => row.pk));
   const pks = [...claimed];
-  if (pks.length > 0) await db.query(`UPDATE run_attempts a SET status = ${RunStatus.running} FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no`, [pks]);
+  if (pks.length > 0)
+    await db.query(
+      `UPDATE run_attempts a SET status = ${RunStatus.running} FROM runs r WHERE r.pk = ANY($1::bigint[]) AND a.run_pk = r.pk AND a.attempt_no = r.attempt_no`,
+      [pks],
+    );
   return runs.filter((run) => claimed.has(run.pk));
 }
 
 const ClaimedPkSchema = z.object({ pk: z.coerce.number().int() });
 
-const OrphanRowSchema = z.object({ pk: z.coerce.number().int(), owner: z.string().nullable(), age_s: z.coerce.number() });
+const OrphanRowSchema = z.object({
+  pk: z.coerce.number().int(),
+  owner: z.string().nullable(),
+  age_s: z.coerce.number(),
+});
 
 /** A run whose owner stopped stamping heartbeats: its owner and how long ago, in seconds, it was last stamped. */
 export interface OrphanedRun {
@@ -206,7 +234,12 @@ export async function failOrphanedRuns(
     const out: RunRecord[] = [];
     for (const row of parseRows(OrphanRowSchema, result)) {
       if (skip(row.pk)) continue;
-      const run = await forceEndRun(client, row.pk, RunStatus.failed, errorOf({ pk: row.pk, owner: row.owner, ageSeconds: row.age_s }));
+      const run = await forceEndRun(
+        client,
+        row.pk,
+        RunStatus.failed,
+        errorOf({ pk: row.pk, owner: row.owner, ageSeconds: row.age_s }),
+      );
       if (run !== undefined) out.push(run);
     }
     return out;

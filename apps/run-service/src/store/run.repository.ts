@@ -40,12 +40,20 @@ const FinishedRowSchema = z.object({ finished_at: z.date() });
 /** Allocates `count` log streams; returns their ids. */
 export async function createLogStreams(db: Queryable, count: number): Promise<number[]> {
   if (count === 0) return [];
-  const result = await db.query('INSERT INTO log_streams (total_lines) SELECT 0 FROM generate_series(1, $1) RETURNING id', [count]);
+  const result = await db.query(
+    'INSERT INTO log_streams (total_lines) SELECT 0 FROM generate_series(1, $1) RETURNING id',
+    [count],
+  );
   return parseRows(IdRowSchema, result).map((row) => row.id);
 }
 
 /** Inserts fresh (not started) rows for `nodes` in attempt `attemptNo`, each with two new log streams. */
-export async function insertFreshSteps(db: Queryable, runPk: number, attemptNo: number, nodes: readonly NodeSpec[]): Promise<void> {
+export async function insertFreshSteps(
+  db: Queryable,
+  runPk: number,
+  attemptNo: number,
+  nodes: readonly NodeSpec[],
+): Promise<void> {
   if (nodes.length === 0) return;
   const ids = await createLogStreams(db, nodes.length * 2);
   await db.query(
@@ -80,19 +88,42 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
              CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16)
      RETURNING pk`,
     [
-      run.dagName, run.dagRunId, run.attemptId, run.status, run.params, JSON.stringify(run.mergedParams), run.labels, run.queue,
-      run.maxActiveRuns, run.inline, run.spec, JSON.stringify(run.normalized), run.requestId, started, run.owner ?? null, schedulerLog,
+      run.dagName,
+      run.dagRunId,
+      run.attemptId,
+      run.status,
+      run.params,
+      JSON.stringify(run.mergedParams),
+      run.labels,
+      run.queue,
+      run.maxActiveRuns,
+      run.inline,
+      run.spec,
+      JSON.stringify(run.normalized),
+      run.requestId,
+      started,
+      run.owner ?? null,
+      schedulerLog,
     ],
   );
   const pk = parseFirstRow(PkRowSchema, inserted)?.pk;
   if (pk === undefined) throw new Error('INSERT INTO runs returned no row');
-  await db.query('INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) VALUES ($1, 1, $2, $3)', [pk, run.attemptId, run.status]);
+  await db.query('INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) VALUES ($1, 1, $2, $3)', [
+    pk,
+    run.attemptId,
+    run.status,
+  ]);
   await insertFreshSteps(db, pk, 1, run.nodes);
   return pk;
 }
 
 /** The run `dagName`/`dagRunId`, or `undefined`. `lock` takes a row lock (inside a transaction). */
-export async function findRun(db: Queryable, dagName: string, dagRunId: string, lock = false): Promise<RunRecord | undefined> {
+export async function findRun(
+  db: Queryable,
+  dagName: string,
+  dagRunId: string,
+  lock = false,
+): Promise<RunRecord | undefined> {
   const result = await db.query(
     `SELECT ${RUN_COLUMNS} FROM runs WHERE dag_name = $1 AND dag_run_id = $2${lock ? ' FOR UPDATE' : ''}`,
     [dagName, dagRunId],
@@ -116,13 +147,18 @@ export async function findRunByPk(db: Queryable, pk: number): Promise<RunRecord 
 
 /** Step rows of one attempt, in `seq` order. */
 export async function loadSteps(db: Queryable, runPk: number, attemptNo: number): Promise<StepRecord[]> {
-  const result = await db.query(`SELECT ${STEP_COLUMNS} FROM run_steps WHERE run_pk = $1 AND attempt_no = $2 ORDER BY seq`, [runPk, attemptNo]);
+  const result = await db.query(
+    `SELECT ${STEP_COLUMNS} FROM run_steps WHERE run_pk = $1 AND attempt_no = $2 ORDER BY seq`,
+    [runPk, attemptNo],
+  );
   return result.rows.map(parseStepRow);
 }
 
 /** True when a run of `dagName` is running, queued or waiting (singleton check). */
 export async function hasActiveRun(db: Queryable, dagName: string): Promise<boolean> {
-  const result = await db.query(`SELECT 1 FROM runs WHERE dag_name = $1 AND status IN ${ACTIVE_RUNS_SQL} LIMIT 1`, [dagName]);
+  const result = await db.query(`SELECT 1 FROM runs WHERE dag_name = $1 AND status IN ${ACTIVE_RUNS_SQL} LIMIT 1`, [
+    dagName,
+  ]);
   return result.rows.length > 0;
 }
 
@@ -141,7 +177,13 @@ export async function lockDagName(db: Queryable, dagName: string): Promise<void>
 export async function finishAttempt(
   db: Queryable,
   run: { pk: number; attemptNo: number },
-  outcome: { status: number; error?: string; params: string; resolvedParams: readonly RunParam[]; paramsEvaluated: boolean },
+  outcome: {
+    status: number;
+    error?: string;
+    params: string;
+    resolvedParams: readonly RunParam[];
+    paramsEvaluated: boolean;
+  },
 ): Promise<Date | undefined> {
   const result = await db.query(
     `WITH upd AS (
@@ -151,7 +193,15 @@ export async function finishAttempt(
        UPDATE run_attempts SET status = $3, finished_at = now() WHERE run_pk = $1 AND attempt_no = $2
      )
      SELECT finished_at FROM upd`,
-    [run.pk, run.attemptNo, outcome.status, outcome.error ?? null, outcome.params, JSON.stringify(outcome.resolvedParams), outcome.paramsEvaluated],
+    [
+      run.pk,
+      run.attemptNo,
+      outcome.status,
+      outcome.error ?? null,
+      outcome.params,
+      JSON.stringify(outcome.resolvedParams),
+      outcome.paramsEvaluated,
+    ],
   );
   return parseFirstRow(FinishedRowSchema, result)?.finished_at;
 }
@@ -164,6 +214,9 @@ export async function abortQueuedRun(db: Queryable, pk: number): Promise<RunReco
   );
   const row = result.rows[0];
   if (row === undefined) return undefined;
-  await db.query(`UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = (SELECT attempt_no FROM runs WHERE pk = $1)`, [pk]);
+  await db.query(
+    `UPDATE run_attempts SET status = ${RunStatus.aborted}, finished_at = now() WHERE run_pk = $1 AND attempt_no = (SELECT attempt_no FROM runs WHERE pk = $1)`,
+    [pk],
+  );
   return parseRunRow(row);
 }

@@ -20,4 +20,9 @@ export const OWNED_RUNS_SQL = sqlStatusList([RunStatus.running, RunStatus.waitin
 /** Steps that are executing: running, or retrying between tries. */
 export const LIVE_STEPS_SQL = sqlStatusList([StepStatus.running, StepStatus.retrying]);
 /** Steps a forced end must close: not started, running, waiting, retrying. */
-export const OPEN_STEPS_SQL = sqlStatusList([StepStatus.notStarted, StepStatus.running, StepStatus.waiting, StepStatus.retrying]);
+export const OPEN_STEPS_SQL = sqlStatusList([
+  StepStatus.notStarted,
+  StepStatus.running,
+  StepStatus.waiting,
+  StepStatus.retrying,
+]);

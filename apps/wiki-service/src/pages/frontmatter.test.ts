@@ -13,8 +13,18 @@ function failure(content: string): DaguError {
 
 describe('readPageFacts (dagu-model §7: Markdown with optional YAML frontmatter title and tags)', () => {
   test.each([
-    ['frontmatter title and tag list', '---\ntitle: Deploy\ntags: [ops, deploy]\n---\n# Other\n', 'Deploy', ['ops', 'deploy']],
-    ['comma-separated tags, trimmed and de-duplicated', '---\ntags: "a, b ,a,, c"\n---\nbody', 'intro', ['a', 'b', 'c']],
+    [
+      'frontmatter title and tag list',
+      '---\ntitle: Deploy\ntags: [ops, deploy]\n---\n# Other\n',
+      'Deploy',
+      ['ops', 'deploy'],
+    ],
+    [
+      'comma-separated tags, trimmed and de-duplicated',
+      '---\ntags: "a, b ,a,, c"\n---\nbody',
+      'intro',
+      ['a', 'b', 'c'],
+    ],
     ['numbers as tags and title', '---\ntitle: 2026\ntags:\n  - 1\n  - true\n---\n', '2026', ['1', 'true']],
     ['CRLF fences', '---\r\ntitle: Win\r\n---\r\nbody\r\n', 'Win', []],
     ['a BOM before the fence', '\uFEFF---\ntitle: Bom\n---\n', 'Bom', []],

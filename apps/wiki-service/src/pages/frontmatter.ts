@@ -61,7 +61,8 @@ function readTitle(node: unknown): string | undefined {
   const text = isScalar(node) ? scalarText(node.value) : undefined;
   if (text === undefined) throw invalidContent('The frontmatter title must be a string.');
   const title = text.trim();
-  if (title.length > MAX_TITLE_LENGTH) throw invalidContent(`The frontmatter title must be at most ${MAX_TITLE_LENGTH} characters.`);
+  if (title.length > MAX_TITLE_LENGTH)
+    throw invalidContent(`The frontmatter title must be at most ${MAX_TITLE_LENGTH} characters.`);
   return title === '' ? undefined : title;
 }
 

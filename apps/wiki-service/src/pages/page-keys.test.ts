@@ -6,7 +6,8 @@ import type { PageEntryRecord } from './page.records';
 import type { WikiTreeNode } from '@dagu-mcp/contracts';
 
 /** Code-unit order, as PostgreSQL's COLLATE "C" compares the key columns. */
-const byKey = (key: (path: string) => string) => (a: string, b: string) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey = (key: (path: string) => string) => (a: string, b: string) =>
+  key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 function record(path: string, workspace = 'team', at = 0): PageEntryRecord {
   return { workspace, path, title: path, tags: [], size: 1, version: 1, updatedAt: new Date(at) };
@@ -47,9 +48,15 @@ describe('sort keys (spec 021 wiki sort; dagu-model §2 paths)', () => {
         // `a` and `a/b` may both be pages: a page and a folder of the same name.
         const valid = paths.filter(isValidWikiPath);
         const sorted = [...valid].sort(byKey(key));
-        const tree = buildPageTree(sorted.map((p) => record(p)), { allWorkspaces: false, sort, order: 'asc' });
+        const tree = buildPageTree(
+          sorted.map((p) => record(p)),
+          { allWorkspaces: false, sort, order: 'asc' },
+        );
         expect(leaves(tree)).toEqual(sorted);
-        const desc = buildPageTree(sorted.map((p) => record(p)), { allWorkspaces: false, sort, order: 'desc' });
+        const desc = buildPageTree(
+          sorted.map((p) => record(p)),
+          { allWorkspaces: false, sort, order: 'desc' },
+        );
         expect(leaves(desc)).toEqual([...sorted].reverse());
       }),
     );

@@ -37,7 +37,10 @@ const CountRowSchema = z.object({ total: z.number().int() });
 const NameRowSchema = z.object({ name: z.string() });
 
 /** The WHERE clause and its values; only whitelisted SQL, values always bound. */
-export function listFilter(workspace: string | undefined, prefix: string | undefined): { where: string; values: string[] } {
+export function listFilter(
+  workspace: string | undefined,
+  prefix: string | undefined,
+): { where: string; values: string[] } {
   const conditions: string[] = [];
   const values: string[] = [];
   if (workspace !== undefined) {
@@ -91,6 +94,8 @@ export async function workspaceExists(pool: Queryable, workspace: string): Promi
 
 /** Workspace names in order, at most `limit` (for `resource_not_found` details). */
 export async function listWorkspaceNames(pool: Queryable, limit: number): Promise<string[]> {
-  const result = await pool.query<Record<string, unknown>>('SELECT name FROM workspaces ORDER BY name LIMIT $1', [limit]);
+  const result = await pool.query<Record<string, unknown>>('SELECT name FROM workspaces ORDER BY name LIMIT $1', [
+    limit,
+  ]);
   return result.rows.map((row) => NameRowSchema.parse(row).name);
 }

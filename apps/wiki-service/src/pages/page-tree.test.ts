@@ -3,7 +3,15 @@ import { buildPageTree } from './page-tree';
 import type { PageEntryRecord } from './page.records';
 
 function record(workspace: string, path: string, minute: number): PageEntryRecord {
-  return { workspace, path, title: `T ${path}`, tags: ['x'], size: 10, version: 2, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)) };
+  return {
+    workspace,
+    path,
+    title: `T ${path}`,
+    tags: ['x'],
+    size: 10,
+    version: 2,
+    updatedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)),
+  };
 }
 
 /** `type:id` of every node, nested as arrays: a compact picture of a tree. */
@@ -21,10 +29,18 @@ describe('buildPageTree (spec 021 Wiki collection, tree mode)', () => {
 
   test('one workspace: folders nested by segment, pages as leaves with canonical URIs (dagu-model §2)', () => {
     const tree = buildPageTree(records.slice(0, 3), { allWorkspaces: false, sort: 'type', order: 'asc' });
-    expect(shape(tree)).toEqual([{ 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] }, 'readme']);
+    expect(shape(tree)).toEqual([
+      { 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] },
+      'readme',
+    ]);
     const folder = tree[0];
     if (folder?.type !== 'directory') throw new Error('expected a directory first');
-    expect(folder).toMatchObject({ id: 'runbooks', name: 'runbooks', workspace: 'team', updatedAt: '2026-01-01T00:05:00.000Z' });
+    expect(folder).toMatchObject({
+      id: 'runbooks',
+      name: 'runbooks',
+      workspace: 'team',
+      updatedAt: '2026-01-01T00:05:00.000Z',
+    });
     const deploy = folder.children[1];
     expect(deploy).toEqual({
       type: 'file',
@@ -44,20 +60,40 @@ describe('buildPageTree (spec 021 Wiki collection, tree mode)', () => {
     const tree = buildPageTree(records, { allWorkspaces: true, sort: 'name', order: 'asc' });
     expect(shape(tree)).toEqual([
       { 'workspace:ops': ['oncall'] },
-      { 'workspace:team': ['readme', { 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] }] },
+      {
+        'workspace:team': [
+          'readme',
+          { 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] },
+        ],
+      },
     ]);
-    expect(tree[1]).toMatchObject({ type: 'workspace', id: 'team', uri: 'dagu://wiki/team', updatedAt: '2026-01-01T00:09:00.000Z' });
+    expect(tree[1]).toMatchObject({
+      type: 'workspace',
+      id: 'team',
+      uri: 'dagu://wiki/team',
+      updatedAt: '2026-01-01T00:09:00.000Z',
+    });
   });
 
   test('mtime orders by the newest page below a node; desc reverses', () => {
     const asc = buildPageTree(records.slice(0, 3), { allWorkspaces: false, sort: 'mtime', order: 'asc' });
-    expect(shape(asc)).toEqual([{ 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] }, 'readme']);
+    expect(shape(asc)).toEqual([
+      { 'directory:runbooks': [{ 'directory:runbooks/db': ['runbooks/db/restore'] }, 'runbooks/deploy'] },
+      'readme',
+    ]);
     const desc = buildPageTree(records.slice(0, 3), { allWorkspaces: false, sort: 'mtime', order: 'desc' });
-    expect(shape(desc)).toEqual(['readme', { 'directory:runbooks': ['runbooks/deploy', { 'directory:runbooks/db': ['runbooks/db/restore'] }] }]);
+    expect(shape(desc)).toEqual([
+      'readme',
+      { 'directory:runbooks': ['runbooks/deploy', { 'directory:runbooks/db': ['runbooks/db/restore'] }] },
+    ]);
   });
 
   test('a page and a folder of the same name are both kept', () => {
-    const tree = buildPageTree([record('w', 'a', 1), record('w', 'a/b', 2)], { allWorkspaces: false, sort: 'name', order: 'asc' });
+    const tree = buildPageTree([record('w', 'a', 1), record('w', 'a/b', 2)], {
+      allWorkspaces: false,
+      sort: 'name',
+      order: 'asc',
+    });
     expect(shape(tree)).toEqual(['a', { 'directory:a': ['a/b'] }]);
   });
 

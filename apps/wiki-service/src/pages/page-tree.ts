@@ -83,7 +83,10 @@ function place(root: Folder, record: PageEntryRecord): void {
   folder.children.push({ kind: 'page', name: pageName, updatedAt, record });
 }
 
-function toWire(node: Folder | PageLeaf, compare: (a: Folder | PageLeaf, b: Folder | PageLeaf) => number): WikiTreeNode {
+function toWire(
+  node: Folder | PageLeaf,
+  compare: (a: Folder | PageLeaf, b: Folder | PageLeaf) => number,
+): WikiTreeNode {
   if (node.kind === 'page') return toPageEntry(node.record);
   const children = [...node.children].sort(compare).map((child) => toWire(child, compare));
   const updatedAt = new Date(node.updatedAt).toISOString();

@@ -47,9 +47,13 @@ export async function readWikiPage(pool: Pool, ref: WikiPageRef): Promise<WikiPa
     await requireWorkspace(pool, ref.workspace);
     const didYouMean = await similarPaths(pool, ref.workspace, ref.path);
     const hint = didYouMean.length === 0 ? '' : ` Did you mean: ${didYouMean.join(', ')}?`;
-    throw new DaguError('resource_not_found', `Wiki page ${ref.path} does not exist in workspace ${ref.workspace}.${hint}`, {
-      field: 'path',
-      ...(didYouMean.length === 0 ? {} : { details: { didYouMean } }),
-    });
+    throw new DaguError(
+      'resource_not_found',
+      `Wiki page ${ref.path} does not exist in workspace ${ref.workspace}.${hint}`,
+      {
+        field: 'path',
+        ...(didYouMean.length === 0 ? {} : { details: { didYouMean } }),
+      },
+    );
   });
 }

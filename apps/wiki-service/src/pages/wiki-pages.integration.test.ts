@@ -13,7 +13,11 @@ import { deleteWikiPage, putWikiPage } from './wiki-write';
 let db: TestDb;
 const writer = { principal: DEVELOPER, deadline: 0 };
 const put = (workspace: string, path: string, content: string, expectedVersion?: number) =>
-  putWikiPage(db.pool, { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) }, { ...writer, deadline: deadlineIn(5000) });
+  putWikiPage(
+    db.pool,
+    { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+    { ...writer, deadline: deadlineIn(5000) },
+  );
 
 async function failure(promise: Promise<unknown>): Promise<DaguError> {
   try {
@@ -31,7 +35,11 @@ function leaves(nodes: readonly WikiTreeNode[]): string[] {
 
 beforeAll(async () => {
   db = await createTestDb('pages');
-  await put('team', 'runbooks/deploy', '---\ntitle: Deploy runbook\ntags: [ops, deploy]\n---\nStep 1: run the Deploy job\nStep 2: verify\n');
+  await put(
+    'team',
+    'runbooks/deploy',
+    '---\ntitle: Deploy runbook\ntags: [ops, deploy]\n---\nStep 1: run the Deploy job\nStep 2: verify\n',
+  );
   await put('team', 'runbooks/db_restore', '# Restore\nRestore the database from the nightly dump.\n');
   await put('team', 'readme', 'Welcome to the team wiki.\n');
   await put('ops', 'oncall', 'Who is on call this week; page them for a deploy failure.\n');
@@ -44,7 +52,11 @@ afterAll(async () => {
 describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   test('create then update bumps the version; identical content writes nothing', async () => {
     const created = await put('scratch', 'notes/a', 'one');
-    expect(created).toMatchObject({ created: true, changed: true, page: { id: 'notes/a', version: 1, title: 'a', size: 3, updatedBy: 'dana' } });
+    expect(created).toMatchObject({
+      created: true,
+      changed: true,
+      page: { id: 'notes/a', version: 1, title: 'a', size: 3, updatedBy: 'dana' },
+    });
     const same = await put('scratch', 'notes/a', 'one');
     expect(same).toMatchObject({ created: false, changed: false, page: { version: 1 } });
     const updated = await put('scratch', 'notes/a', '---\ntitle: A\n---\ntwo é');
@@ -52,7 +64,11 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   });
 
   test('expectedVersion: 0 creates only, N updates only version N (conflict with currentVersion)', async () => {
-    expect((await failure(put('scratch', 'notes/a', 'x', 0))).toServiceError()).toMatchObject({ code: 'conflict', field: 'expectedVersion', details: { currentVersion: 2 } });
+    expect((await failure(put('scratch', 'notes/a', 'x', 0))).toServiceError()).toMatchObject({
+      code: 'conflict',
+      field: 'expectedVersion',
+      details: { currentVersion: 2 },
+    });
     expect((await failure(put('scratch', 'notes/a', 'x', 1))).code).toBe('conflict');
     expect((await failure(put('scratch', 'notes/new', 'x', 3))).details).toEqual({ currentVersion: 0 });
     expect((await put('scratch', 'notes/a', 'three', 2)).page.version).toBe(3);
@@ -64,8 +80,15 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   });
 
   test('bad frontmatter is refused on content; viewers may not write', async () => {
-    expect((await failure(put('scratch', 'bad', '---\n[a\n---\n'))).toServiceError()).toMatchObject({ code: 'invalid_tool_input', field: 'content' });
-    const asViewer = putWikiPage(db.pool, { workspace: 'scratch', path: 'v', content: 'x' }, { principal: VIEWER, deadline: deadlineIn(5000) });
+    expect((await failure(put('scratch', 'bad', '---\n[a\n---\n'))).toServiceError()).toMatchObject({
+      code: 'invalid_tool_input',
+      field: 'content',
+    });
+    const asViewer = putWikiPage(
+      db.pool,
+      { workspace: 'scratch', path: 'v', content: 'x' },
+      { principal: VIEWER, deadline: deadlineIn(5000) },
+    );
     expect((await failure(asViewer)).code).toBe('unauthorized');
   });
 
@@ -73,13 +96,19 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
     const holder = await db.pool.connect();
     try {
       await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['dagu-mcp:wiki-page:scratch/locked']);
-      const late = putWikiPage(db.pool, { workspace: 'scratch', path: 'locked', content: 'late' }, { principal: DEVELOPER, deadline: deadlineIn(200) });
+      const late = putWikiPage(
+        db.pool,
+        { workspace: 'scratch', path: 'locked', content: 'late' },
+        { principal: DEVELOPER, deadline: deadlineIn(200) },
+      );
       expect((await failure(late)).code).toBe('resource_unavailable');
     } finally {
       await holder.query('SELECT pg_advisory_unlock_all()');
       holder.release();
     }
-    expect((await failure(readWikiPage(db.pool, { workspace: 'scratch', path: 'locked' }))).code).toBe('resource_not_found');
+    expect((await failure(readWikiPage(db.pool, { workspace: 'scratch', path: 'locked' }))).code).toBe(
+      'resource_not_found',
+    );
   });
 
   test('a write that waited for the page lock is stamped after the version it waited for', async () => {
@@ -87,7 +116,9 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
     const holder = await db.pool.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['dagu-mcp:wiki-page:scratch/notes/timed']);
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        'dagu-mcp:wiki-page:scratch/notes/timed',
+      ]);
       // Begins its transaction now, then waits for the lock while the holder writes version 2, 50 ms later.
       const waiting = put('scratch', 'notes/timed', 'three');
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -97,7 +128,9 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
       await holder.query('COMMIT');
       const third = await waiting;
       expect(third.page.version).toBe(3);
-      expect(Date.parse(third.page.updatedAt)).toBeGreaterThanOrEqual(second.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY);
+      expect(Date.parse(third.page.updatedAt)).toBeGreaterThanOrEqual(
+        second.rows[0]?.updated_at.getTime() ?? Number.POSITIVE_INFINITY,
+      );
     } finally {
       holder.release();
     }
@@ -106,9 +139,17 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   test('delete removes the page; the version must match when given; a second delete is not found', async () => {
     await put('scratch', 'gone', 'bye');
     const ctx = { principal: DEVELOPER, deadline: deadlineIn(5000) };
-    expect((await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone', expectedVersion: 2 }, ctx))).code).toBe('conflict');
-    expect(await deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx)).toEqual({ workspace: 'scratch', path: 'gone', version: 1 });
-    expect((await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx))).toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'path' });
+    expect(
+      (await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone', expectedVersion: 2 }, ctx))).code,
+    ).toBe('conflict');
+    expect(await deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx)).toEqual({
+      workspace: 'scratch',
+      path: 'gone',
+      version: 1,
+    });
+    expect(
+      (await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx))).toServiceError(),
+    ).toMatchObject({ code: 'resource_not_found', field: 'path' });
     expect((await failure(deleteWikiPage(db.pool, { workspace: 'nope', path: 'gone' }, ctx))).field).toBe('workspace');
   });
 });
@@ -135,7 +176,9 @@ describe('page read (spec 021 Wiki page model)', () => {
     const missing = await failure(readWikiPage(db.pool, { workspace: 'team', path: 'runbooks/deplo' }));
     expect(missing.toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'path' });
     expect(missing.details?.didYouMean).toEqual(expect.arrayContaining(['runbooks/deploy']));
-    expect(Array.isArray(missing.details?.didYouMean) ? missing.details.didYouMean[0] : undefined).toBe('runbooks/deploy');
+    expect(Array.isArray(missing.details?.didYouMean) ? missing.details.didYouMean[0] : undefined).toBe(
+      'runbooks/deploy',
+    );
     const noWorkspace = await failure(readWikiPage(db.pool, { workspace: 'nobody', path: 'x' }));
     expect(noWorkspace.toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'workspace' });
   });
@@ -144,7 +187,13 @@ describe('page read (spec 021 Wiki page model)', () => {
 describe('collection (spec 021 Wiki collection model; query table for wiki)', () => {
   test('tree mode (default): folders first, pages with ids and URIs, pagination', async () => {
     const reply = await readWikiCollection(db.pool, { workspace: 'team' });
-    expect(reply).toMatchObject({ workspace: 'team', flat: false, sort: 'type', order: 'asc', pagination: { page: 1, perPage: 50, total: 3, totalPages: 1 } });
+    expect(reply).toMatchObject({
+      workspace: 'team',
+      flat: false,
+      sort: 'type',
+      order: 'asc',
+      pagination: { page: 1, perPage: 50, total: 3, totalPages: 1 },
+    });
     expect(reply.items).toBeUndefined();
     expect(leaves(reply.tree ?? [])).toEqual(['team:runbooks/db_restore', 'team:runbooks/deploy', 'team:readme']);
     expect(reply.tree?.[0]).toMatchObject({ type: 'directory', id: 'runbooks', name: 'runbooks' });
@@ -153,9 +202,18 @@ describe('collection (spec 021 Wiki collection model; query table for wiki)', ()
   test('flat mode: pages only in items, paged, each with its canonical URI', async () => {
     const first = await readWikiCollection(db.pool, { workspace: 'team', flat: true, sort: 'name', perPage: 2 });
     expect(first.tree).toBeUndefined();
-    expect(first.items?.map((i) => i.uri)).toEqual(['dagu://wiki/team/readme', 'dagu://wiki/team/runbooks%2Fdb_restore']);
+    expect(first.items?.map((i) => i.uri)).toEqual([
+      'dagu://wiki/team/readme',
+      'dagu://wiki/team/runbooks%2Fdb_restore',
+    ]);
     expect(first.pagination).toEqual({ page: 1, perPage: 2, total: 3, totalPages: 2 });
-    const second = await readWikiCollection(db.pool, { workspace: 'team', flat: true, sort: 'name', perPage: 2, page: 2 });
+    const second = await readWikiCollection(db.pool, {
+      workspace: 'team',
+      flat: true,
+      sort: 'name',
+      perPage: 2,
+      page: 2,
+    });
     expect(second.items?.map((i) => i.id)).toEqual(['runbooks/deploy']);
     const past = await readWikiCollection(db.pool, { workspace: 'team', flat: true, page: 9 });
     expect(past.items).toEqual([]);
@@ -168,7 +226,13 @@ describe('collection (spec 021 Wiki collection model; query table for wiki)', ()
     expect(literal.items?.map((i) => i.id)).toEqual(['runbooks/db_restore']);
     const desc = await readWikiCollection(db.pool, { workspace: 'team', flat: true, sort: 'name', order: 'desc' });
     expect(desc.items?.map((i) => i.id)).toEqual(['runbooks/deploy', 'runbooks/db_restore', 'readme']);
-    const newest = await readWikiCollection(db.pool, { workspace: 'team', flat: true, sort: 'mtime', order: 'desc', perPage: 1 });
+    const newest = await readWikiCollection(db.pool, {
+      workspace: 'team',
+      flat: true,
+      sort: 'mtime',
+      order: 'desc',
+      perPage: 1,
+    });
     expect(newest.items?.map((i) => i.id)).toEqual(['readme']);
   });
 
@@ -190,7 +254,11 @@ describe('search (spec 021 Wiki search model; dagu-model §7)', () => {
     expect(reply.nextCursor).toBeUndefined();
     expect(reply.results.map((r) => `${r.workspace}:${r.id}`)).toEqual(['ops:oncall', 'team:runbooks/deploy']);
     const deploy = reply.results[1];
-    expect(deploy).toMatchObject({ uri: 'dagu://wiki/team/runbooks%2Fdeploy', title: 'Deploy runbook', hasMoreMatches: false });
+    expect(deploy).toMatchObject({
+      uri: 'dagu://wiki/team/runbooks%2Fdeploy',
+      title: 'Deploy runbook',
+      hasMoreMatches: false,
+    });
     expect(deploy?.matches).toEqual([
       { line: 2, text: 'title: Deploy runbook' },
       { line: 3, text: 'tags: [ops, deploy]' },
@@ -199,8 +267,14 @@ describe('search (spec 021 Wiki search model; dagu-model §7)', () => {
   });
 
   test('a title found from the first heading matches too; workspace and prefix narrow', async () => {
-    expect((await searchWiki(db.pool, { search: 'restore', workspace: 'team', prefix: 'runbooks/db' })).results.map((r) => r.id)).toEqual(['runbooks/db_restore']);
-    expect((await searchWiki(db.pool, { search: 'deploy', workspace: 'ops' })).results.map((r) => r.id)).toEqual(['oncall']);
+    expect(
+      (await searchWiki(db.pool, { search: 'restore', workspace: 'team', prefix: 'runbooks/db' })).results.map(
+        (r) => r.id,
+      ),
+    ).toEqual(['runbooks/db_restore']);
+    expect((await searchWiki(db.pool, { search: 'deploy', workspace: 'ops' })).results.map((r) => r.id)).toEqual([
+      'oncall',
+    ]);
     expect((await searchWiki(db.pool, { search: '100%_' })).results).toEqual([]);
   });
 

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { WikiSearchReply, WikiSearchRequest } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { decodeWikiSearchCursor, encodeWikiSearchCursor, findLineMatches, type WikiSearchScope } from '@dagu-mcp/search';
+import {
+  decodeWikiSearchCursor,
+  encodeWikiSearchCursor,
+  findLineMatches,
+  type WikiSearchScope,
+} from '@dagu-mcp/search';
 import { withStorageErrors } from '../db/storage-errors';
 import { containsPattern, prefixPattern } from './page-keys';
 import { pageUriOf } from './page.records';
@@ -91,6 +96,9 @@ export async function searchWiki(pool: Pool, request: WikiSearchRequest): Promis
     ...findLineMatches(hit.content, request.search),
   }));
   const last = shown[shown.length - 1];
-  const nextCursor = hasMore && last !== undefined ? encodeWikiSearchCursor({ workspace: last.workspace, path: last.path }, scope) : undefined;
+  const nextCursor =
+    hasMore && last !== undefined
+      ? encodeWikiSearchCursor({ workspace: last.workspace, path: last.path }, scope)
+      : undefined;
   return { results, hasMore, ...(nextCursor !== undefined ? { nextCursor } : {}) };
 }

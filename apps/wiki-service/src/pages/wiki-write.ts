@@ -12,7 +12,15 @@ import { withTransaction, type Pool, type PoolClient } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../db/storage-errors';
 import { readPageFacts } from './frontmatter';
 import { nameKeyOf, typeKeyOf } from './page-keys';
-import { META_COLUMNS, PAGE_COLUMNS, searchTextSql, parseMetaRow, parsePageRow, toPageMeta, type PageRecord } from './page.records';
+import {
+  META_COLUMNS,
+  PAGE_COLUMNS,
+  searchTextSql,
+  parseMetaRow,
+  parsePageRow,
+  toPageMeta,
+  type PageRecord,
+} from './page.records';
 import { requireWorkspace } from './wiki-collection';
 
 /**
@@ -46,7 +54,9 @@ export function requireWriter(principal: Principal): void {
 
 /** Locks one page's identity until the transaction ends. */
 async function lockPage(client: PoolClient, workspace: string, path: string): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`dagu-mcp:wiki-page:${workspace}/${path}`]);
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `dagu-mcp:wiki-page:${workspace}/${path}`,
+  ]);
 }
 
 async function currentPage(client: PoolClient, workspace: string, path: string): Promise<PageRecord | undefined> {
@@ -62,10 +72,14 @@ async function currentPage(client: PoolClient, workspace: string, path: string):
 function checkVersion(expected: number | undefined, current: number, label: string): void {
   if (expected === undefined || expected === current) return;
   const state = current === 0 ? 'does not exist' : expected === 0 ? 'already exists' : `is at version ${current}`;
-  throw new DaguError('conflict', `Wiki page ${label} ${state}; expected ${expected === 0 ? 'no page' : `version ${expected}`}.`, {
-    field: 'expectedVersion',
-    details: { currentVersion: current },
-  });
+  throw new DaguError(
+    'conflict',
+    `Wiki page ${label} ${state}; expected ${expected === 0 ? 'no page' : `version ${expected}`}.`,
+    {
+      field: 'expectedVersion',
+      details: { currentVersion: current },
+    },
+  );
 }
 
 /**
@@ -98,7 +112,17 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
       const inserted = await client.query<Record<string, unknown>>(
         `INSERT INTO pages (workspace, path, name_key, type_key, content, title, tags, size, updated_by, search_text, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${searchTextSql('$6', '$5')}, clock_timestamp(), clock_timestamp()) RETURNING ${META_COLUMNS}`,
-        [workspace, path, nameKeyOf(path), typeKeyOf(path), content, facts.title, facts.tags, size, ctx.principal.subject],
+        [
+          workspace,
+          path,
+          nameKeyOf(path),
+          typeKeyOf(path),
+          content,
+          facts.title,
+          facts.tags,
+          size,
+          ctx.principal.subject,
+        ],
       );
       return { page: toPageMeta(parseMetaRow(inserted.rows[0])), created: true, changed: true };
     }
@@ -121,7 +145,11 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
  *   for an unknown workspace or page; `conflict` when `expectedVersion` does
  *   not match; `resource_unavailable` when the deadline passes or PostgreSQL is down
  */
-export async function deleteWikiPage(pool: Pool, request: WikiDeleteRequest, ctx: WriteContext): Promise<WikiDeleteReply> {
+export async function deleteWikiPage(
+  pool: Pool,
+  request: WikiDeleteRequest,
+  ctx: WriteContext,
+): Promise<WikiDeleteReply> {
   requireWriter(ctx.principal);
   const { workspace, path } = request;
   const remove = async (client: PoolClient): Promise<WikiDeleteReply> => {
@@ -129,11 +157,15 @@ export async function deleteWikiPage(pool: Pool, request: WikiDeleteRequest, ctx
     const current = await currentPage(client, workspace, path);
     if (current === undefined) {
       await requireWorkspace(client, workspace);
-      throw new DaguError('resource_not_found', `Wiki page ${path} does not exist in workspace ${workspace}.`, { field: 'path' });
+      throw new DaguError('resource_not_found', `Wiki page ${path} does not exist in workspace ${workspace}.`, {
+        field: 'path',
+      });
     }
     checkVersion(request.expectedVersion, current.version, `${workspace}/${path}`);
     await client.query('DELETE FROM pages WHERE workspace = $1 AND path = $2', [workspace, path]);
     return { workspace, path, version: current.version };
   };
-  return withStorageErrors(() => withTransaction(pool, remove, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return withStorageErrors(() =>
+    withTransaction(pool, remove, { deadline: ctx.deadline, onLate: deadlinePassedError }),
+  );
 }

@@ -43,7 +43,10 @@ export interface HandoffKeys {
  * @returns the keys by name.
  * @throws Error naming the queue when BullMQ has no such key (a BullMQ upgrade renamed it).
  */
-export function bullKeysOf<K extends string>(queue: { name: string; keys: Record<string, string | undefined> }, names: readonly K[]): Record<K, string> {
+export function bullKeysOf<K extends string>(
+  queue: { name: string; keys: Record<string, string | undefined> },
+  names: readonly K[],
+): Record<K, string> {
   const found: Partial<Record<K, string>> = {};
   for (const name of names) {
     const key = queue.keys[name];

@@ -156,8 +156,15 @@ export function parseLaneEntry(entry: string, workerId: string): HandedOffJob | 
 export function rawJobOf(handed: HandedOffJob): JobJsonRaw {
   const stamp = String(handed.timestamp);
   const raw: Partial<JobJsonRaw> = {
-    id: handed.id, name: handed.name, data: handed.data, opts: handed.opts,
-    timestamp: stamp, processedOn: stamp, ats: '1', delay: '0', priority: '0',
+    id: handed.id,
+    name: handed.name,
+    data: handed.data,
+    opts: handed.opts,
+    timestamp: stamp,
+    processedOn: stamp,
+    ats: '1',
+    delay: '0',
+    priority: '0',
   };
   // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- Job.fromJSON reads only these fields (README, "What it writes or relies on")
   return raw as JobJsonRaw;
@@ -194,7 +201,14 @@ export interface HandoffLaneOptions {
 
 /** See the module comment. */
 export class HandoffLane {
-  private readonly keys: { idle: string; alive: string; lane: string; workers: string; base: string; jobPrefix: string };
+  private readonly keys: {
+    idle: string;
+    alive: string;
+    lane: string;
+    workers: string;
+    base: string;
+    jobPrefix: string;
+  };
   private readonly aliveTtlMs: number;
   private readonly running = new Set<Promise<void>>();
   /** Slots taken by handed-off jobs and not yet released. */
@@ -242,11 +256,16 @@ export class HandoffLane {
     this.state = 'running';
     await this.refreshNow();
     this.loopDone = this.loop();
-    this.refreshTimer = setInterval(() => {
-      this.refreshing ??= this.refreshNow()
-        .catch((error: unknown) => this.options.logger.debug({ error: describeError(error) }, 'bus hand-off refresh failed'))
-        .finally(() => (this.refreshing = undefined));
-    }, Math.max(50, Math.floor(this.aliveTtlMs / 3)));
+    this.refreshTimer = setInterval(
+      () => {
+        this.refreshing ??= this.refreshNow()
+          .catch((error: unknown) =>
+            this.options.logger.debug({ error: describeError(error) }, 'bus hand-off refresh failed'),
+          )
+          .finally(() => (this.refreshing = undefined));
+      },
+      Math.max(50, Math.floor(this.aliveTtlMs / 3)),
+    );
     this.refreshTimer.unref();
   }
 
@@ -266,7 +285,17 @@ export class HandoffLane {
     clearInterval(this.refreshTimer);
     const { idle, alive, lane, workers } = this.keys;
     const withdrawn = Promise.resolve(this.refreshing).then(() =>
-      evalScript(this.options.commands, UNREGISTER_LUA, 4, idle, alive, lane, workers, this.options.workerId, STOP_ENTRY),
+      evalScript(
+        this.options.commands,
+        UNREGISTER_LUA,
+        4,
+        idle,
+        alive,
+        lane,
+        workers,
+        this.options.workerId,
+        STOP_ENTRY,
+      ),
     );
     try {
       await withTimeout(withdrawn, BLOCK_SECONDS * 1000, 'Redis did not answer');
@@ -277,9 +306,14 @@ export class HandoffLane {
       this.options.blocking.disconnect(false);
     }
     await this.loopDone;
-    await withTimeout(Promise.all(this.running), this.options.lockDurationMs, 'jobs still running').catch((error: unknown) => {
-      this.options.logger.warn({ error: describeError(error), running: this.running.size }, 'bus hand-off lane closed with jobs running');
-    });
+    await withTimeout(Promise.all(this.running), this.options.lockDurationMs, 'jobs still running').catch(
+      (error: unknown) => {
+        this.options.logger.warn(
+          { error: describeError(error), running: this.running.size },
+          'bus hand-off lane closed with jobs running',
+        );
+      },
+    );
     this.state = 'closed';
   }
 
@@ -290,7 +324,14 @@ export class HandoffLane {
     const { idle, alive, lane, workers, base, jobPrefix } = this.keys;
     const { wait, active, marker, events, meta, paused } = this.options.queueKeys;
     const keys = [idle, alive, lane, workers, wait, active, marker, events, meta, paused];
-    const args = [this.options.workerId, String(this.options.lockDurationMs), String(this.aliveTtlMs), String(free), base, jobPrefix];
+    const args = [
+      this.options.workerId,
+      String(this.options.lockDurationMs),
+      String(this.aliveTtlMs),
+      String(free),
+      base,
+      jobPrefix,
+    ];
     const requeued = await evalScript(this.options.commands, REFRESH_LUA, keys.length, ...keys, ...args);
     if (typeof requeued === 'number' && requeued > 0) {
       this.options.logger.warn({ requeued }, 'bus jobs handed to a dead worker were queued again');

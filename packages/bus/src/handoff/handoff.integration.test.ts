@@ -9,7 +9,14 @@ import { HandoffLane, type HandedOffJob } from './handoff-lane';
 import { JobCompleter } from './job-complete';
 import { JobInserter } from './job-insert';
 import { createTestHandlers, sleep, testOps } from '../../test-fixtures/test-ops';
-import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_PRINCIPAL, TEST_REDIS_URL, waitFor } from '../../test-fixtures/bus-test-env';
+import {
+  deleteKeysWithPrefix,
+  echoRequest,
+  randomPrefix,
+  TEST_PRINCIPAL,
+  TEST_REDIS_URL,
+  waitFor,
+} from '../../test-fixtures/bus-test-env';
 
 /**
  * The direct hand-off (handoff-lane.ts, job-insert.ts) against the real
@@ -20,7 +27,14 @@ import { deleteKeysWithPrefix, echoRequest, randomPrefix, TEST_PRINCIPAL, TEST_R
 const options = { principal: TEST_PRINCIPAL };
 const request = echoRequest('test:reply:c1');
 
-function bullKeys(queue: Queue): { wait: string; active: string; marker: string; events: string; meta: string; paused: string } {
+function bullKeys(queue: Queue): {
+  wait: string;
+  active: string;
+  marker: string;
+  events: string;
+  meta: string;
+  paused: string;
+} {
   const { wait = '', active = '', marker = '', events = '', meta = '', paused = '' } = queue.keys;
   return { wait, active, marker, events, meta, paused };
 }
@@ -38,9 +52,16 @@ describe('the insert script hand-off', () => {
   /** Starts a lane of one slot; its refresh runs every `aliveTtlMs / 3` (by default not during a test). */
   async function startLane(workerId: string, aliveTtlMs = 60_000): Promise<HandoffLane> {
     const started = new HandoffLane({
-      prefix, queueName: 'parity', workerId, concurrency: 1, lockDurationMs: 10_000,
-      queueKeys: bullKeys(queue), aliveTtlMs,
-      commands: redis, blocking, logger: SILENT_LOGGER,
+      prefix,
+      queueName: 'parity',
+      workerId,
+      concurrency: 1,
+      lockDurationMs: 10_000,
+      queueKeys: bullKeys(queue),
+      aliveTtlMs,
+      commands: redis,
+      blocking,
+      logger: SILENT_LOGGER,
       run: async (job) => {
         received.push(job);
         return false;
@@ -58,7 +79,10 @@ describe('the insert script hand-off', () => {
 
   async function eventsOf(id: string): Promise<string[][]> {
     const entries = await redis.xrange(queue.keys.events ?? '', '-', '+');
-    return entries.map(([, fields]) => fields).filter((fields) => fields.includes(id)).map((fields) => fields.map((f) => (f === id ? 'ID' : f)));
+    return entries
+      .map(([, fields]) => fields)
+      .filter((fields) => fields.includes(id))
+      .map((fields) => fields.map((f) => (f === id ? 'ID' : f)));
   }
 
   async function storedJob(id: string): Promise<Record<string, string>> {
@@ -92,7 +116,12 @@ describe('the insert script hand-off', () => {
     await waitFor(() => received.length === 1, 2000, 'the lane to receive the job');
     expect(await redis.exists(queue.keys.marker ?? '')).toBe(0);
     await queue.add('echo', request, jobOptionsFor('by-bullmq', 1));
-    const fetcher = new Worker('parity', null, { connection: { url: TEST_REDIS_URL }, prefix, autorun: false, lockDuration: 10_000 });
+    const fetcher = new Worker('parity', null, {
+      connection: { url: TEST_REDIS_URL },
+      prefix,
+      autorun: false,
+      lockDuration: 10_000,
+    });
     try {
       const fetched = await fetcher.getNextJob('bullmq-token');
       expect(fetched?.id).toBe('by-bullmq');
@@ -117,7 +146,12 @@ describe('the insert script hand-off', () => {
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('done-bus', 1))).toBe('handed-off');
     await waitFor(() => received.length === 1, 2000, 'the lane to receive the job');
     await queue.add('echo', request, jobOptionsFor('done-bullmq', 1));
-    const fetcher = new Worker('parity', null, { connection: { url: TEST_REDIS_URL }, prefix, autorun: false, lockDuration: 10_000 });
+    const fetcher = new Worker('parity', null, {
+      connection: { url: TEST_REDIS_URL },
+      prefix,
+      autorun: false,
+      lockDuration: 10_000,
+    });
     const subscriber = redis.duplicate();
     const messages: string[] = [];
     try {
@@ -138,9 +172,9 @@ describe('the insert script hand-off', () => {
       await waitFor(() => messages.length === 1, 1000, 'the reply');
       expect(messages).toEqual(['the reply']);
       expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['w-done', 'w-done']);
-      await expect(completer.complete(queue.toKey('done-bus'), 'done-bus', 'w-done:done-bus', undefined, undefined)).rejects.toThrow(
-        'Job done-bus could not be completed: the job no longer exists.',
-      );
+      await expect(
+        completer.complete(queue.toKey('done-bus'), 'done-bus', 'w-done:done-bus', undefined, undefined),
+      ).rejects.toThrow('Job done-bus could not be completed: the job no longer exists.');
     } finally {
       subscriber.disconnect();
       await fetcher.close();
@@ -172,9 +206,9 @@ describe('the insert script hand-off', () => {
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('taken', 1))).toBe('handed-off');
     await redis.set(`${queue.toKey('taken')}:lock`, 'someone-else');
     const completer = completerOf(queue);
-    await expect(completer.complete(queue.toKey('taken'), 'taken', 'w-late:taken', undefined, undefined)).rejects.toThrow(
-      'locked by another worker',
-    );
+    await expect(
+      completer.complete(queue.toKey('taken'), 'taken', 'w-late:taken', undefined, undefined),
+    ).rejects.toThrow('locked by another worker');
     expect(await queue.getJobState('taken')).toBe('active');
   });
 
@@ -214,7 +248,11 @@ describe('the insert script hand-off', () => {
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('stranded', 1))).toBe('handed-off');
     expect(await redis.get(`${queue.toKey('stranded')}:lock`)).toBe('doomed:stranded');
     await startLane('sweeper', 300);
-    await waitFor(async () => (await queue.getJobState('stranded')) === 'waiting', 3000, 'the stranded job to be queued again');
+    await waitFor(
+      async () => (await queue.getJobState('stranded')) === 'waiting',
+      3000,
+      'the stranded job to be queued again',
+    );
     expect(await redis.exists(`${queue.toKey('stranded')}:lock`, keys.laneOf('doomed'))).toBe(0);
     expect(await redis.smembers(keys.workers)).toEqual(['sweeper']);
     expect(await redis.lrange(keys.idle, 0, -1)).toEqual(['sweeper']);
@@ -227,19 +265,27 @@ describe('the insert script hand-off', () => {
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('stranded-paused', 1))).toBe('handed-off');
     await queue.pause();
     await startLane('sweeper', 300);
-    await waitFor(async () => (await redis.llen(queue.keys.paused ?? '')) === 1, 3000, 'the stranded job to be queued again');
+    await waitFor(
+      async () => (await redis.llen(queue.keys.paused ?? '')) === 1,
+      3000,
+      'the stranded job to be queued again',
+    );
     expect(await redis.lrange(queue.keys.paused ?? '', 0, -1)).toEqual(['stranded-paused']);
     expect(await redis.exists(queue.keys.wait ?? '', queue.keys.marker ?? '')).toBe(0);
     await queue.resume();
     expect(await redis.lrange(queue.keys.wait ?? '', 0, -1)).toEqual(['stranded-paused']);
   });
 
-  it('leaves alone a job in a dead worker\'s lane that another worker holds', async () => {
+  it("leaves alone a job in a dead worker's lane that another worker holds", async () => {
     await doomedWorker('doomed-held', 1000);
     expect(await inserter.insert(queue, 'echo', request, jobOptionsFor('held', 1))).toBe('handed-off');
     await redis.set(`${queue.toKey('held')}:lock`, 'other-worker:token', 'PX', 10_000);
     await startLane('sweeper', 300);
-    await waitFor(async () => (await redis.exists(keys.laneOf('doomed-held'))) === 0, 3000, 'the dead lane to be swept');
+    await waitFor(
+      async () => (await redis.exists(keys.laneOf('doomed-held'))) === 0,
+      3000,
+      'the dead lane to be swept',
+    );
     expect(await queue.getJobState('held')).toBe('active');
     expect(await redis.get(`${queue.toKey('held')}:lock`)).toBe('other-worker:token');
   });
@@ -269,8 +315,15 @@ describe('ServiceWorker with hand-off slots', () => {
   const { handlers, log } = createTestHandlers();
   const LOCK_MS = 1500;
   const worker = new ServiceWorker({
-    service: 'dag', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix,
-    concurrency: 2, lockDurationMs: LOCK_MS, stalledIntervalMs: 200, aliveTtlMs: 600,
+    service: 'dag',
+    catalog: testOps,
+    handlers,
+    redisUrl: TEST_REDIS_URL,
+    prefix,
+    concurrency: 2,
+    lockDurationMs: LOCK_MS,
+    stalledIntervalMs: 200,
+    aliveTtlMs: 600,
   });
   const stalled: string[] = [];
 
@@ -290,10 +343,17 @@ describe('ServiceWorker with hand-off slots', () => {
   it('sends calls straight to an idle slot and leaves no job behind', async () => {
     const before = client.deliveryCounts();
     for (let i = 0; i < 5; i += 1) {
-      await expect(client.call('dag', testOps, 'echo', { text: `h${i}` }, options)).resolves.toEqual({ text: `h${i}`, principalId: 'user-1' });
+      await expect(client.call('dag', testOps, 'echo', { text: `h${i}` }, options)).resolves.toEqual({
+        text: `h${i}`,
+        principalId: 'user-1',
+      });
     }
     expect(client.deliveryCounts()['handed-off'] - before['handed-off']).toBe(5);
-    await waitFor(async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0, 2000, 'the jobs to be completed');
+    await waitFor(
+      async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0,
+      2000,
+      'the jobs to be completed',
+    );
     await waitFor(async () => (await idleSlots()) === 2, 2000, 'both slots to be free');
   });
 
@@ -302,7 +362,9 @@ describe('ServiceWorker with hand-off slots', () => {
     const slow = [0, 1].map(() => client.call('dag', testOps, 'slow', { ms: 700 }, options));
     await waitFor(async () => (await idleSlots()) === 0, 2000, 'both slots to be taken');
     const started = Date.now();
-    await expect(client.call('dag', testOps, 'echo', { text: 'queued' }, options)).resolves.toMatchObject({ text: 'queued' });
+    await expect(client.call('dag', testOps, 'echo', { text: 'queued' }, options)).resolves.toMatchObject({
+      text: 'queued',
+    });
     expect(Date.now() - started).toBeLessThan(500);
     await expect(Promise.all(slow)).resolves.toEqual([{ sleptMs: 700 }, { sleptMs: 700 }]);
     const after = client.deliveryCounts();
@@ -314,10 +376,16 @@ describe('ServiceWorker with hand-off slots', () => {
   it('keeps the lock of a handed-off job that runs past its lock duration (no stall, handled once)', async () => {
     const handledBefore = log.handled.filter((op) => op === 'slow').length;
     worker['worker']?.on('stalled', (jobId: string) => stalled.push(jobId));
-    await expect(client.call('dag', testOps, 'slow', { ms: LOCK_MS * 2 }, options)).resolves.toEqual({ sleptMs: LOCK_MS * 2 });
+    await expect(client.call('dag', testOps, 'slow', { ms: LOCK_MS * 2 }, options)).resolves.toEqual({
+      sleptMs: LOCK_MS * 2,
+    });
     expect(log.handled.filter((op) => op === 'slow').length - handledBefore).toBe(1);
     expect(stalled).toEqual([]);
-    await waitFor(async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0, 2000, 'the job to be completed');
+    await waitFor(
+      async () => (await queue.getJobCountByTypes('active', 'waiting', 'failed')) === 0,
+      2000,
+      'the job to be completed',
+    );
   });
 
   it('puts its slots back by itself after Redis lost them', async () => {
@@ -325,15 +393,26 @@ describe('ServiceWorker with hand-off slots', () => {
     expect(workerIds.size).toBe(1);
     await redis.del(keys.idle, ...[...workerIds].map((id) => keys.aliveOf(id)));
     // Answered either way: queued for BullMQ, or handed off if a refresh came first.
-    await expect(client.call('dag', testOps, 'echo', { text: 'meanwhile' }, options)).resolves.toMatchObject({ text: 'meanwhile' });
+    await expect(client.call('dag', testOps, 'echo', { text: 'meanwhile' }, options)).resolves.toMatchObject({
+      text: 'meanwhile',
+    });
     await waitFor(async () => (await idleSlots()) === 2, 2000, 'the slots to be registered again');
     const before = client.deliveryCounts();
-    await expect(client.call('dag', testOps, 'echo', { text: 'again' }, options)).resolves.toMatchObject({ text: 'again' });
+    await expect(client.call('dag', testOps, 'echo', { text: 'again' }, options)).resolves.toMatchObject({
+      text: 'again',
+    });
     expect(client.deliveryCounts()['handed-off'] - before['handed-off']).toBe(1);
   });
 
   it('on close, answers the jobs already handed over and takes no more', async () => {
-    const own = new ServiceWorker({ service: 'wiki', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, concurrency: 2 });
+    const own = new ServiceWorker({
+      service: 'wiki',
+      catalog: testOps,
+      handlers,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      concurrency: 2,
+    });
     await own.start();
     const wikiKeys = handoffKeysOf(prefix, queueNameOf('wiki'));
     const call = client.call('wiki', testOps, 'slow', { ms: 300 }, options);
@@ -350,11 +429,20 @@ describe('ServiceWorker with hand-off slots', () => {
   });
 
   it('with handoff: false advertises no slot, and BullMQ fetches every job', async () => {
-    const own = new ServiceWorker({ service: 'run', catalog: testOps, handlers, redisUrl: TEST_REDIS_URL, prefix, handoff: false });
+    const own = new ServiceWorker({
+      service: 'run',
+      catalog: testOps,
+      handlers,
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      handoff: false,
+    });
     await own.start();
     try {
       const before = client.deliveryCounts();
-      await expect(client.call('run', testOps, 'echo', { text: 'fetched' }, options)).resolves.toMatchObject({ text: 'fetched' });
+      await expect(client.call('run', testOps, 'echo', { text: 'fetched' }, options)).resolves.toMatchObject({
+        text: 'fetched',
+      });
       expect(client.deliveryCounts().queued - before.queued).toBe(1);
       expect(await redis.exists(handoffKeysOf(prefix, queueNameOf('run')).idle)).toBe(0);
     } finally {

@@ -5,6 +5,13 @@
  * for a BullMQ upgrade. The rest of the bus imports it from here only.
  */
 export { bullKeysOf, handoffKeysOf, handoffTokenOf, type HandoffKeys } from './handoff-keys';
-export { DEFAULT_ALIVE_TTL_MS, HandoffLane, parseLaneEntry, rawJobOf, type HandedOffJob, type HandoffLaneOptions } from './handoff-lane';
+export {
+  DEFAULT_ALIVE_TTL_MS,
+  HandoffLane,
+  parseLaneEntry,
+  rawJobOf,
+  type HandedOffJob,
+  type HandoffLaneOptions,
+} from './handoff-lane';
 export { JobCompleter, type CompletionKeys, type ReplyToSend } from './job-complete';
 export { JobInserter, type InsertedAs } from './job-insert';

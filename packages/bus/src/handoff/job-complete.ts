@@ -120,12 +120,28 @@ export class JobCompleter {
    *   (the reply was still published and the slot returned), or the Redis
    *   command's error.
    */
-  async complete(jobKey: string, jobId: string, token: string, reply: ReplyToSend | undefined, slotOwner: string | undefined): Promise<void> {
+  async complete(
+    jobKey: string,
+    jobId: string,
+    token: string,
+    reply: ReplyToSend | undefined,
+    slotOwner: string | undefined,
+  ): Promise<void> {
     // The processor returns nothing, which BullMQ records as the return value "null".
-    const args = [jobId, token, reply?.channel ?? '', reply?.message ?? '', slotOwner ?? '', 'null', String(reply?.deadline ?? 0)];
+    const args = [
+      jobId,
+      token,
+      reply?.channel ?? '',
+      reply?.message ?? '',
+      slotOwner ?? '',
+      'null',
+      String(reply?.deadline ?? 0),
+    ];
     const code = await evalScript(this.redis, COMPLETE_JOB_LUA, this.keys.length + 1, ...this.keys, jobKey, ...args);
     if (code !== 0) {
-      throw new Error(`Job ${jobId} could not be completed: ${COMPLETION_ERRORS[Number(code)] ?? `code ${String(code)}`}.`);
+      throw new Error(
+        `Job ${jobId} could not be completed: ${COMPLETION_ERRORS[Number(code)] ?? `code ${String(code)}`}.`,
+      );
     }
   }
 }

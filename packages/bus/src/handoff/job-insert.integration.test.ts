@@ -34,7 +34,10 @@ async function storedJob(id: string): Promise<Record<string, unknown>> {
 
 async function eventsOf(id: string): Promise<string[][]> {
   const entries = await redis.xrange(queue.keys.events ?? '', '-', '+');
-  return entries.map(([, fields]) => fields).filter((fields) => fields.includes(id)).map((fields) => fields.map((f) => (f === id ? 'ID' : f)));
+  return entries
+    .map(([, fields]) => fields)
+    .filter((fields) => fields.includes(id))
+    .map((fields) => fields.map((f) => (f === id ? 'ID' : f)));
 }
 
 describe('JobInserter', () => {

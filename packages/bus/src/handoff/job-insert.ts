@@ -145,7 +145,15 @@ export class JobInserter {
       this.keysByQueue.set(queue, keys);
     }
     const jobKey = queue.toKey(jobId);
-    const args = [jobId, name, JSON.stringify(request), JSON.stringify(opts), String(Date.now()), keys.handoffBase, String(LANE_TTL_MS)];
+    const args = [
+      jobId,
+      name,
+      JSON.stringify(request),
+      JSON.stringify(opts),
+      String(Date.now()),
+      keys.handoffBase,
+      String(LANE_TTL_MS),
+    ];
     const inserted = await evalScript(this.redis, INSERT_JOB_LUA, keys.keys.length + 1, ...keys.keys, jobKey, ...args);
     if (inserted === 2) return 'handed-off';
     if (inserted === 1) return 'queued';

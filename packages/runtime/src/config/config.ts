@@ -79,5 +79,8 @@ export const env = {
   /** `OTEL_SERVICE_NAME`: `service.name` of the spans; unset = the app's name. */
   otelServiceName: z.string().min(1).optional(),
   /** BullMQ key prefix of the bus. Default `dagu`. */
-  busPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('dagu'),
+  busPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('dagu'),
 };

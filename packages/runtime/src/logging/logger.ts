@@ -38,7 +38,12 @@ export function createLogger(opts: { name: string; level?: string; pretty?: bool
     base: { app: opts.name },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     ...(opts.pretty
-      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+          },
+        }
       : {}),
   });
 }

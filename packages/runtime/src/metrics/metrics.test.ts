@@ -107,7 +107,10 @@ describe('registerQueueDepth', () => {
       { labels: { app: 'dag-service', queue: 'dag-service', state: 'active' }, value: 1 },
     ]);
     waiting = 0;
-    expect(await samples(metrics.render, name)).toContainEqual({ labels: { app: 'dag-service', queue: 'dag-service', state: 'waiting' }, value: 0 });
+    expect(await samples(metrics.render, name)).toContainEqual({
+      labels: { app: 'dag-service', queue: 'dag-service', state: 'waiting' },
+      value: 0,
+    });
   });
 });
 
@@ -125,7 +128,12 @@ describe('registerGauge', () => {
 describe('startOpsServer /metrics', () => {
   it('serves /metrics beside the probes', async () => {
     const metrics = createAppMetrics({ app: 'wiki-service' });
-    const server = await startOpsServer({ port: 0, host: '127.0.0.1', checks: { ok: () => true }, metrics: metrics.render });
+    const server = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      checks: { ok: () => true },
+      metrics: metrics.render,
+    });
     const base = baseUrl(server);
     try {
       const res = await fetch(`${base}/metrics`);
@@ -152,7 +160,11 @@ describe('startOpsServer /metrics', () => {
   });
 
   it('answers 500 when rendering fails, and 404 for /metrics when not configured', async () => {
-    const failing = await startOpsServer({ port: 0, host: '127.0.0.1', metrics: async () => Promise.reject(new Error('boom')) });
+    const failing = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      metrics: async () => Promise.reject(new Error('boom')),
+    });
     const plain = await startOpsServer({ port: 0, host: '127.0.0.1', checks: {} });
     try {
       expect((await fetch(`${baseUrl(failing)}/metrics`)).status).toBe(500);

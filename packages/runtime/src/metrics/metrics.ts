@@ -20,7 +20,9 @@ export const METRIC_NAMES = {
 } as const;
 
 /** Histogram buckets of every duration metric, in seconds (5 ms … 30 s). */
-export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 
 /** A rendered scrape: the Prometheus text exposition format and its content type. */
 export interface MetricsPage {
@@ -75,7 +77,12 @@ export function outcomeOf(error: unknown): string {
  *
  * @throws Error when `name` is registered as another kind of metric
  */
-export function durationHistogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+export function durationHistogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Histogram<L> {
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Histogram) return existing;
   if (existing !== undefined) throw new Error(`metric ${name} is registered but is not a histogram`);
@@ -116,7 +123,12 @@ export function secondsSince(started: bigint): number {
  * @param handlers op name → `(payload, ctx) => Promise<reply>`
  */
 export function instrumentHandlers<H extends object>(registry: Registry, service: string, handlers: H): H {
-  const histogram = durationHistogram(registry, METRIC_NAMES.busJobDuration, 'Handler run time of bus jobs in a service.', ['service', 'op', 'outcome']);
+  const histogram = durationHistogram(
+    registry,
+    METRIC_NAMES.busJobDuration,
+    'Handler run time of bus jobs in a service.',
+    ['service', 'op', 'outcome'],
+  );
   const wrapped = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   return new Proxy(handlers, {
     get(target, property, receiver) {
@@ -160,10 +172,16 @@ export function registerQueueDepth(registry: Registry, queue: string, read: Queu
       registers: [registry],
       async collect() {
         this.reset();
-        const results = await Promise.allSettled([...all].map(async ([name, reader]) => ({ name, counts: await withTimeout(reader.read(), reader.timeoutMs) })));
+        const results = await Promise.allSettled(
+          [...all].map(async ([name, reader]) => ({
+            name,
+            counts: await withTimeout(reader.read(), reader.timeoutMs),
+          })),
+        );
         for (const result of results) {
           if (result.status !== 'fulfilled') continue;
-          for (const [state, count] of Object.entries(result.value.counts)) this.set({ queue: result.value.name, state }, count);
+          for (const [state, count] of Object.entries(result.value.counts))
+            this.set({ queue: result.value.name, state }, count);
         }
       },
     });

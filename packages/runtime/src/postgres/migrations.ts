@@ -18,7 +18,12 @@ export interface Migration {
  *
  * @returns the ids applied by this call (empty when up to date)
  */
-export async function migrate(pool: Pool, schema: string, migrations: readonly Migration[], logger?: Logger): Promise<string[]> {
+export async function migrate(
+  pool: Pool,
+  schema: string,
+  migrations: readonly Migration[],
+  logger?: Logger,
+): Promise<string[]> {
   const ordered = [...migrations].sort((a, b) => a.id.localeCompare(b.id));
   const client = await pool.connect();
   const applied: string[] = [];

@@ -1,12 +1,20 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import { classifyPgFailure, createStorageErrors, isTransientPgFailure, isUniqueViolation, pgErrorCode, type PgFailureKind } from './pg-errors';
+import {
+  classifyPgFailure,
+  createStorageErrors,
+  isTransientPgFailure,
+  isUniqueViolation,
+  pgErrorCode,
+  type PgFailureKind,
+} from './pg-errors';
 
 /** What pg (DatabaseError) and node (system errors) throw: an Error with a string `code`. */
 function coded(code: string, message = `failure ${code}`): Error {
   return Object.assign(new Error(message), { code });
 }
 
-const deadlineError = (): DaguError => new DaguError('resource_unavailable', 'The request deadline passed before the work was done.');
+const deadlineError = (): DaguError =>
+  new DaguError('resource_unavailable', 'The request deadline passed before the work was done.');
 const store = createStorageErrors({ store: 'test store', deadlineError });
 
 describe('classifyPgFailure (CONTRIBUTING §6–§7)', () => {
@@ -64,11 +72,17 @@ describe('createStorageErrors', () => {
   it('rethrows an outage as resource_unavailable naming the store', async () => {
     const error = await store.run(() => Promise.reject(coded('ECONNREFUSED'))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DaguError);
-    expect(error).toMatchObject({ code: 'resource_unavailable', message: 'The test store (PostgreSQL) is currently unavailable.' });
+    expect(error).toMatchObject({
+      code: 'resource_unavailable',
+      message: 'The test store (PostgreSQL) is currently unavailable.',
+    });
   });
 
   it('rethrows a statement cut by the deadline as the deadline error', async () => {
-    await expect(store.run(() => Promise.reject(coded('57014')))).rejects.toMatchObject({ code: 'resource_unavailable', message: 'The request deadline passed before the work was done.' });
+    await expect(store.run(() => Promise.reject(coded('57014')))).rejects.toMatchObject({
+      code: 'resource_unavailable',
+      message: 'The request deadline passed before the work was done.',
+    });
   });
 
   it('leaves DaguErrors, uncaught unique violations and bugs as they are', () => {

@@ -40,9 +40,21 @@ const UNAVAILABLE_CLASSES = ['08', '53', '57P'] as const;
 /** serialization_failure, deadlock_detected, lock_not_available: the same statement may succeed when run again. */
 const UNAVAILABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01', '55P03']);
 /** Socket failures node reports while PostgreSQL is unreachable. */
-const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
 /** pg / pg-pool failures that carry no code, recognized by their message. */
-const UNAVAILABLE_MESSAGES = [/timeout exceeded when trying to connect/i, /connection terminated/i, /Connection ended/i];
+const UNAVAILABLE_MESSAGES = [
+  /timeout exceeded when trying to connect/i,
+  /connection terminated/i,
+  /Connection ended/i,
+];
 
 /** What a PostgreSQL failure means to its caller (see the module comment). */
 export type PgFailureKind = 'deadline' | 'unavailable' | 'conflict' | 'other';
@@ -104,7 +116,8 @@ export interface StorageErrors {
  * `createStorageErrors({ store: 'DAG store', deadlineError: deadlinePassedError })`.
  */
 export function createStorageErrors(options: StorageErrorsOptions): StorageErrors {
-  const unavailableError = (): DaguError => new DaguError('resource_unavailable', `The ${options.store} (PostgreSQL) is currently unavailable.`);
+  const unavailableError = (): DaguError =>
+    new DaguError('resource_unavailable', `The ${options.store} (PostgreSQL) is currently unavailable.`);
   const classify = (error: unknown): unknown => {
     switch (classifyPgFailure(error)) {
       case 'deadline':

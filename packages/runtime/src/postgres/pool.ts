@@ -48,7 +48,8 @@ function traceQueries(pool: Pool): void {
     configurable: true,
     writable: true,
     value: function tracedPoolQuery(...args: unknown[]): unknown {
-      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function') return Reflect.apply(original, pool, args);
+      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function')
+        return Reflect.apply(original, pool, args);
       return pooledQuery(pool, args);
     },
   });
@@ -75,7 +76,8 @@ function wrapQuery(client: PoolClient): void {
     configurable: true,
     writable: true,
     value: function tracedQuery(...args: unknown[]): unknown {
-      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function') return Reflect.apply(original, client, args);
+      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function')
+        return Reflect.apply(original, client, args);
       const sql = sqlText(args[0]);
       const span = startSpan(`pg ${sql.split(/\s+/, 1)[0]?.toUpperCase() ?? 'QUERY'}`, {
         kind: SpanKind.CLIENT,
@@ -83,7 +85,9 @@ function wrapQuery(client: PoolClient): void {
       });
       let result: unknown;
       try {
-        result = context.with(trace.setSpan(context.active(), span), (): unknown => Reflect.apply(original, client, args));
+        result = context.with(trace.setSpan(context.active(), span), (): unknown =>
+          Reflect.apply(original, client, args),
+        );
       } catch (err) {
         recordFailure(span, err);
         span.end();
@@ -110,7 +114,8 @@ function wrapQuery(client: PoolClient): void {
 
 function sqlText(first: unknown): string {
   if (typeof first === 'string') return first.trim();
-  if (typeof first === 'object' && first !== null && 'text' in first && typeof first.text === 'string') return first.text.trim();
+  if (typeof first === 'object' && first !== null && 'text' in first && typeof first.text === 'string')
+    return first.text.trim();
   return 'QUERY';
 }
 

@@ -34,7 +34,11 @@ export function runProcessMain<C extends ProcessConfig>(
     process.exit(2);
   }
   const logger = createLogger({ name, level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
-  const tracing = setupTracing({ serviceName: config.OTEL_SERVICE_NAME ?? name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
+  const tracing = setupTracing({
+    serviceName: config.OTEL_SERVICE_NAME ?? name,
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    logger,
+  });
   start(config, logger).then(
     (running) =>
       onShutdown(async () => {

@@ -119,7 +119,10 @@ export interface SpanOptions {
 export function startSpan(name: string, options: SpanOptions = {}): Span {
   return getTracer().startSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes !== undefined ? { attributes: options.attributes } : {}) },
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      ...(options.attributes !== undefined ? { attributes: options.attributes } : {}),
+    },
     options.parent ?? context.active(),
   );
 }

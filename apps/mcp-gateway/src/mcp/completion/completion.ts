@@ -1,5 +1,19 @@
-import { CompleteRequestParamsSchema, CompleteResultSchema, type CompleteRequestParams, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
-import { dagOps, isValidDagName, isValidDagRunId, isValidWikiPathPrefix, isValidWikiWorkspace, runOps, wikiOps, type Principal } from '@dagu-mcp/contracts';
+import {
+  CompleteRequestParamsSchema,
+  CompleteResultSchema,
+  type CompleteRequestParams,
+  type CompleteResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  dagOps,
+  isValidDagName,
+  isValidDagRunId,
+  isValidWikiPathPrefix,
+  isValidWikiWorkspace,
+  runOps,
+  wikiOps,
+  type Principal,
+} from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { ExtensionRouter } from '../extensions/extension-router';
@@ -28,7 +42,10 @@ import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from '../transport/proto
  * (case-insensitive); at most 100, with `total` and `hasMore`. A service
  * that fails or is slow (> `timeoutMs`) gives no values, never an error.
  */
-export type CompletionSource = (params: CompleteRequestParams, principal: Principal) => Promise<CompleteResult['completion']>;
+export type CompletionSource = (
+  params: CompleteRequestParams,
+  principal: Principal,
+) => Promise<CompleteResult['completion']>;
 
 /** What completions are built from. */
 export interface CompletionDeps {
@@ -47,13 +64,25 @@ export function createCompletionSource(deps: CompletionDeps): CompletionSource {
   const timeoutMs = deps.timeoutMs ?? 3000;
   const providers: Record<string, Provider> = {
     name: async (typed, _ctx, principal) => {
-      const reply = await deps.bus.call('dag', dagOps, 'dag.list', { perPage: 200, ...(typed !== '' ? { name: typed } : {}) }, { principal, timeoutMs });
+      const reply = await deps.bus.call(
+        'dag',
+        dagOps,
+        'dag.list',
+        { perPage: 200, ...(typed !== '' ? { name: typed } : {}) },
+        { principal, timeoutMs },
+      );
       return reply.items.map((d) => d.name);
     },
     dagRunId: async (_typed, ctx, principal) => {
       const dagName = ctx.name ?? '';
       if (!isValidDagName(dagName)) return [];
-      const reply = await deps.bus.call('run', runOps, 'run.list', { name: dagName, limit: 200 }, { principal, timeoutMs });
+      const reply = await deps.bus.call(
+        'run',
+        runOps,
+        'run.list',
+        { name: dagName, limit: 200 },
+        { principal, timeoutMs },
+      );
       return reply.items.map((r) => r.dagRunId);
     },
     stepName: async (_typed, ctx, principal) => {
@@ -64,14 +93,26 @@ export function createCompletionSource(deps: CompletionDeps): CompletionSource {
       return run.steps.map((s) => s.name);
     },
     workspace: async (_typed, _ctx, principal) => {
-      const reply = await deps.bus.call('wiki', wikiOps, 'wiki.list', { flat: true, perPage: 200 }, { principal, timeoutMs });
+      const reply = await deps.bus.call(
+        'wiki',
+        wikiOps,
+        'wiki.list',
+        { flat: true, perPage: 200 },
+        { principal, timeoutMs },
+      );
       return [...new Set((reply.items ?? []).map((p) => p.workspace))];
     },
     path: async (typed, ctx, principal) => {
       const workspace = ctx.workspace ?? '';
       if (workspace === 'all' || !isValidWikiWorkspace(workspace)) return [];
       const prefix = isValidWikiPathPrefix(typed) ? { prefix: typed } : {};
-      const reply = await deps.bus.call('wiki', wikiOps, 'wiki.list', { workspace, flat: true, perPage: 200, ...prefix }, { principal, timeoutMs });
+      const reply = await deps.bus.call(
+        'wiki',
+        wikiOps,
+        'wiki.list',
+        { workspace, flat: true, perPage: 200, ...prefix },
+        { principal, timeoutMs },
+      );
       return (reply.items ?? []).map((p) => p.id);
     },
     topic: async () => [...deps.topics.keys()],
@@ -119,19 +160,34 @@ export interface CompletionMethodDeps {
 export function completionMethods(deps: CompletionMethodDeps): Record<string, MethodHandler> {
   return {
     'completion/complete': async (params, { ctx, session }) => {
-      const request = parseParams(CompleteRequestParamsSchema, params, 'completion/complete needs a ref and an argument {name, value}');
+      const request = parseParams(
+        CompleteRequestParamsSchema,
+        params,
+        'completion/complete needs a ref and an argument {name, value}',
+      );
       const ref = request.ref;
-      const ours = ref.type === 'ref/prompt' ? hasPrompt(ref.name) : deps.handlers.listResourceTemplates().some((t) => t.uriTemplate === ref.uri);
+      const ours =
+        ref.type === 'ref/prompt'
+          ? hasPrompt(ref.name)
+          : deps.handlers.listResourceTemplates().some((t) => t.uriTemplate === ref.uri);
       if (ours) {
-        const completion = deps.source === undefined ? { values: [], total: 0, hasMore: false } : await deps.source(request, ctx.principal);
+        const completion =
+          deps.source === undefined
+            ? { values: [], total: 0, hasMore: false }
+            : await deps.source(request, ctx.principal);
         return { completion };
       }
-      const owner = ref.type === 'ref/prompt' ? await deps.extensions?.promptOwner(ref.name) : await deps.extensions?.uriOwner(ref.uri);
+      const owner =
+        ref.type === 'ref/prompt'
+          ? await deps.extensions?.promptOwner(ref.name)
+          : await deps.extensions?.uriOwner(ref.uri);
       if (owner === undefined) {
         const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
         throw new JsonRpcError(INVALID_PARAMS, `Invalid params: no completions for unknown ${what}.`);
       }
-      const relayed = CompleteResultSchema.safeParse(await deps.extensions?.call(owner, 'completion/complete', { ...request }, ctx, session.clientCapabilities));
+      const relayed = CompleteResultSchema.safeParse(
+        await deps.extensions?.call(owner, 'completion/complete', { ...request }, ctx, session.clientCapabilities),
+      );
       if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, 'Completion came back malformed.');
       return relayed.data;
     },

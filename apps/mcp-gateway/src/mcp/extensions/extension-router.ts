@@ -75,7 +75,9 @@ export class ExtensionRouter {
   /** The extension whose URI prefixes (or listed resources and templates) cover `uri`. */
   async uriOwner(uri: string): Promise<string | undefined> {
     const owns = (c: ExtensionCatalog): boolean =>
-      c.uriPrefixes.some((p) => uri.startsWith(p)) || c.resources.some((r) => r.uri === uri) || c.resourceTemplates.some((t) => t.uriTemplate === uri);
+      c.uriPrefixes.some((p) => uri.startsWith(p)) ||
+      c.resources.some((r) => r.uri === uri) ||
+      c.resourceTemplates.some((t) => t.uriTemplate === uri);
     return (await this.catalogs()).find((c) => owns(c.catalog))?.name;
   }
 
@@ -85,7 +87,13 @@ export class ExtensionRouter {
    * @throws JsonRpcError the extension's error; -32603 when it does not
    *   answer within `callTimeoutMs`; the abort reason when the client cancels.
    */
-  async call(name: string, method: ExtensionCall['method'], params: Record<string, unknown>, ctx: McpCallContext, clientCapabilities: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async call(
+    name: string,
+    method: ExtensionCall['method'],
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+    clientCapabilities: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const { hub, redis, prefix, callTimeoutMs } = this.options;
     const callId = randomUUID();
     const call: ExtensionCall = {
@@ -98,7 +106,8 @@ export class ExtensionRouter {
       replyTo: new McpKeys(prefix).replica(hub.replicaId),
       deadline: Date.now() + callTimeoutMs,
     };
-    const reply = (message: ExtensionReply): void => void redis.publish(callChannel(prefix, callId), JSON.stringify(message)).catch(() => undefined);
+    const reply = (message: ExtensionReply): void =>
+      void redis.publish(callChannel(prefix, callId), JSON.stringify(message)).catch(() => undefined);
     let removeRelay: () => void = () => undefined;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: () => void = () => undefined;
@@ -108,14 +117,20 @@ export class ExtensionRouter {
           const event = ExtensionEventSchema.safeParse(raw);
           if (event.success) this.onEvent(event.data, ctx, reply, resolve, reject);
         });
-        timer = setTimeout(() => reject(new JsonRpcError(INTERNAL_ERROR, `Extension ${name} did not answer within ${callTimeoutMs} ms.`)), callTimeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(new JsonRpcError(INTERNAL_ERROR, `Extension ${name} did not answer within ${callTimeoutMs} ms.`)),
+          callTimeoutMs,
+        );
         onAbort = () => {
           reply({ type: 'cancel' });
           reject(new Error('The request was cancelled.'));
         };
         if (ctx.signal.aborted) return onAbort();
         ctx.signal.addEventListener('abort', onAbort, { once: true });
-        redis.lpush(callQueueKey(prefix, name), JSON.stringify(call)).catch((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
+        redis
+          .lpush(callQueueKey(prefix, name), JSON.stringify(call))
+          .catch((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
       });
     } finally {
       removeRelay();
@@ -139,7 +154,12 @@ export class ExtensionRouter {
       }
       case 'request': {
         const send = ctx.sendRequest;
-        if (send === undefined) return reply({ type: 'response', key: event.key, error: { code: INTERNAL_ERROR, message: 'No client channel for requests.' } });
+        if (send === undefined)
+          return reply({
+            type: 'response',
+            key: event.key,
+            error: { code: INTERNAL_ERROR, message: 'No client channel for requests.' },
+          });
         send(event.request).then(
           (result) => reply({ type: 'response', key: event.key, result }),
           (err: unknown) => reply({ type: 'response', key: event.key, error: asWireError(err) }),
@@ -158,7 +178,10 @@ export class ExtensionRouter {
 }
 
 function asWireError(err: unknown): { code: number; message: string; data?: unknown } {
-  if (err instanceof JsonRpcError) return err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
+  if (err instanceof JsonRpcError)
+    return err.data === undefined
+      ? { code: err.code, message: err.message }
+      : { code: err.code, message: err.message, data: err.data };
   return { code: INTERNAL_ERROR, message: err instanceof Error ? err.message : String(err) };
 }
 

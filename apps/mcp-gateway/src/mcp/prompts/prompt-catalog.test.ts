@@ -29,7 +29,10 @@ describe('prompts (dagu-model §8)', () => {
     expect(text).toContain('"dagRunId":"r-1"');
     expect(text).toContain('dagu_read');
     expect(text).toContain('dagu_execute');
-    expect(getPrompt('dagu_create_dag', { goal: 'back up the db' }).messages[0]?.content).toMatchObject({ type: 'text', text: expect.stringContaining('dagu_change') });
+    expect(getPrompt('dagu_create_dag', { goal: 'back up the db' }).messages[0]?.content).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('dagu_change'),
+    });
   });
 
   test.each([
@@ -50,6 +53,9 @@ describe('prompts (dagu-model §8)', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(JsonRpcError);
-    expect(error).toMatchObject({ code: -32602, data: { code: 'invalid_request', operation: 'prompts/get', details: { field } } });
+    expect(error).toMatchObject({
+      code: -32602,
+      data: { code: 'invalid_request', operation: 'prompts/get', details: { field } },
+    });
   });
 });

@@ -1,4 +1,9 @@
-import { GetPromptRequestParamsSchema, GetPromptResultSchema, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+import {
+  GetPromptRequestParamsSchema,
+  GetPromptResultSchema,
+  type GetPromptResult,
+  type Prompt,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isValidDagName, isValidDagRunId, isValidWikiPath, isValidWikiWorkspace } from '@dagu-mcp/contracts';
 import type { ExtensionRouter } from '../extensions/extension-router';
 import type { MethodHandler } from '../mcp-server';
@@ -32,7 +37,8 @@ interface PromptSpec {
 const dagName: ArgumentSpec = {
   name: 'name',
   description: 'DAG name: letters, digits, "_", "." and "-", at most 40 characters.',
-  check: (v) => (isValidDagName(v) ? undefined : 'must be a DAG name (letters, digits, "_", "." and "-", at most 40 characters)'),
+  check: (v) =>
+    isValidDagName(v) ? undefined : 'must be a DAG name (letters, digits, "_", "." and "-", at most 40 characters)',
 };
 const workspace: ArgumentSpec = {
   name: 'workspace',
@@ -42,7 +48,8 @@ const workspace: ArgumentSpec = {
 const pagePath: ArgumentSpec = {
   name: 'path',
   description: 'Wiki page path without ".md", e.g. runbooks/etl.',
-  check: (v) => (isValidWikiPath(v) ? undefined : 'must be a wiki page path: segments of A-Z a-z 0-9 . _ - joined by /'),
+  check: (v) =>
+    isValidWikiPath(v) ? undefined : 'must be a wiki page path: segments of A-Z a-z 0-9 . _ - joined by /',
 };
 const free = (name: string, description: string): ArgumentSpec => ({ name, description });
 
@@ -98,7 +105,12 @@ const PROMPTS: readonly PromptSpec[] = [
     description: 'Read a failed DAG-run and its logs, find the cause, and propose a fix.',
     arguments: [
       dagName,
-      { name: 'dagRunId', description: 'The DAG-run id.', check: (v) => (isValidDagRunId(v) ? undefined : 'must be a DAG-run id (^[-a-zA-Z0-9_]+$, at most 64 characters)') },
+      {
+        name: 'dagRunId',
+        description: 'The DAG-run id.',
+        check: (v) =>
+          isValidDagRunId(v) ? undefined : 'must be a DAG-run id (^[-a-zA-Z0-9_]+$, at most 64 characters)',
+      },
     ],
     text: (a) =>
       `Find out why DAG-run ${a.dagRunId} of DAG "${a.name}" failed and propose a fix.\n\n` +
@@ -154,7 +166,12 @@ export function getPrompt(name: string, args: Readonly<Record<string, string>> |
 }
 
 function invalid(message: string, field: string): JsonRpcError {
-  return new JsonRpcError(INVALID_PARAMS, message, { code: 'invalid_request', message, operation: 'prompts/get', details: { field } });
+  return new JsonRpcError(INVALID_PARAMS, message, {
+    code: 'invalid_request',
+    message,
+    operation: 'prompts/get',
+    details: { field },
+  });
 }
 
 /**
@@ -171,11 +188,17 @@ export function promptMethods(extensions: ExtensionRouter | undefined): Record<s
       return { prompts: [...listPrompts(), ...extra] };
     },
     'prompts/get': async (params, { ctx, session }) => {
-      const request = parseParams(GetPromptRequestParamsSchema, params, 'prompts/get needs a name and string arguments');
+      const request = parseParams(
+        GetPromptRequestParamsSchema,
+        params,
+        'prompts/get needs a name and string arguments',
+      );
       if (hasPrompt(request.name)) return getPrompt(request.name, request.arguments);
       const owner = await extensions?.promptOwner(request.name);
       if (owner === undefined) return getPrompt(request.name, request.arguments);
-      const relayed = GetPromptResultSchema.safeParse(await extensions?.call(owner, 'prompts/get', { ...request }, ctx, session.clientCapabilities));
+      const relayed = GetPromptResultSchema.safeParse(
+        await extensions?.call(owner, 'prompts/get', { ...request }, ctx, session.clientCapabilities),
+      );
       if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Prompt ${request.name} came back malformed.`);
       return relayed.data;
     },

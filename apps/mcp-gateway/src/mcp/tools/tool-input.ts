@@ -22,7 +22,9 @@ export function requireObject(args: unknown): ToolArgs {
  * require `field` = the unknown name).
  */
 export function rejectUnknownFields(args: ToolArgs, known: ReadonlySet<string>): void {
-  const unknown = Object.keys(args).filter((k) => !known.has(k)).sort();
+  const unknown = Object.keys(args)
+    .filter((k) => !known.has(k))
+    .sort();
   const first = unknown[0];
   if (first !== undefined) {
     throw new DaguError('invalid_tool_input', `Unknown field: ${first}.`, { field: first });

@@ -14,9 +14,16 @@ export interface ResourceLink {
  * `resource_link` item per link; the payload lives in `structuredContent`
  * (dagu-model §8).
  */
-export function toolSuccess(text: string, structured: Record<string, unknown>, links: readonly ResourceLink[] = []): CallToolResult {
+export function toolSuccess(
+  text: string,
+  structured: Record<string, unknown>,
+  links: readonly ResourceLink[] = [],
+): CallToolResult {
   return {
-    content: [{ type: 'text', text }, ...links.map((l) => ({ type: 'resource_link' as const, uri: l.uri, name: l.name, mimeType: l.mimeType }))],
+    content: [
+      { type: 'text', text },
+      ...links.map((l) => ({ type: 'resource_link' as const, uri: l.uri, name: l.name, mimeType: l.mimeType })),
+    ],
     structuredContent: structured,
   };
 }
@@ -34,7 +41,11 @@ export function toolError(error: ServiceError, context: Record<string, unknown> 
   }
   if (error.field !== undefined) structured.field = error.field;
   if (error.details !== undefined) structured.details = error.details;
-  const result: CallToolResult = { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: structured };
+  const result: CallToolResult = {
+    isError: true,
+    content: [{ type: 'text', text: error.message }],
+    structuredContent: structured,
+  };
   // An unexpected failure's cause goes with the result to the boundary that logs it (unexpected-failure.ts).
   const unexpected = unexpectedCauseOf(error);
   return unexpected === undefined ? result : markUnexpected(result, unexpected.cause);

@@ -60,26 +60,41 @@ test('log messages below the session level are dropped; every level passes when 
     await filtered.ctx.notify({ method: 'notifications/message', params: { level, data: level } });
     await all.ctx.notify({ method: 'notifications/message', params: { level, data: level } });
   }
-  expect(filtered.sent.map((m) => ('params' in m ? m.params?.level : undefined))).toEqual(['warning', 'error', 'critical', 'alert', 'emergency']);
+  expect(filtered.sent.map((m) => ('params' in m ? m.params?.level : undefined))).toEqual([
+    'warning',
+    'error',
+    'critical',
+    'alert',
+    'emergency',
+  ]);
   expect(all.sent).toHaveLength(8);
 });
 
 test('a server→client request needs the client capability, carries a replica-owned id and resolves with the answer', async () => {
   const none = context();
-  await expect(none.ctx.sendRequest?.({ method: 'elicitation/create', params: { message: 'x' } })).rejects.toMatchObject({ code: -32601 });
+  await expect(
+    none.ctx.sendRequest?.({ method: 'elicitation/create', params: { message: 'x' } }),
+  ).rejects.toMatchObject({ code: -32601 });
   expect(none.sent).toEqual([]);
 
   const able = context({ clientCapabilities: { elicitation: {} } });
   const pending = able.ctx.sendRequest?.({ method: 'elicitation/create', params: { message: 'x' } });
   await new Promise((r) => setImmediate(r));
   const request = able.sent[0];
-  expect(request).toMatchObject({ jsonrpc: '2.0', id: 's-0123456789ab-1', method: 'elicitation/create', params: { message: 'x' } });
+  expect(request).toMatchObject({
+    jsonrpc: '2.0',
+    id: 's-0123456789ab-1',
+    method: 'elicitation/create',
+    params: { message: 'x' },
+  });
   able.awaits.settle('a'.repeat(64), { id: 's-0123456789ab-1', result: { action: 'accept' } });
   await expect(pending).resolves.toEqual({ action: 'accept' });
 });
 
 test('a request that cannot be sent fails at once and leaves no wait behind', async () => {
   const broken = context({ clientCapabilities: { sampling: {} } }, 'tok', true);
-  await expect(broken.ctx.sendRequest?.({ method: 'sampling/createMessage', params: {} })).rejects.toThrow('redis down');
+  await expect(broken.ctx.sendRequest?.({ method: 'sampling/createMessage', params: {} })).rejects.toThrow(
+    'redis down',
+  );
   expect(broken.awaits.size).toBe(0);
 });

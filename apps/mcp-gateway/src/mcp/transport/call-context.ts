@@ -1,4 +1,9 @@
-import { LoggingLevelSchema, type LoggingLevel, type RequestId, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingLevelSchema,
+  type LoggingLevel,
+  type RequestId,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
 import type { McpCallContext } from '../mcp-types';
 import type { ClientAwaits } from './client-awaits';
@@ -30,7 +35,16 @@ export interface CallContextOptions {
 }
 
 /** RFC 5424 severities in the order of MCP `LoggingLevel` (server/utilities/logging). */
-const LEVEL_RANK: Record<LoggingLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
+const LEVEL_RANK: Record<LoggingLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
 
 /** Client capability each server→client request needs (lifecycle §Capability Negotiation). */
 const REQUIRED_CAPABILITY: Readonly<Record<string, 'sampling' | 'elicitation' | 'roots'>> = {
@@ -52,7 +66,10 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     if (!shouldSend(notification, options.progressToken, session.logLevel)) return;
     await outbound.send({ jsonrpc: '2.0', ...notification });
   };
-  const sendRequest = async (request: { method: string; params?: Record<string, unknown> }): Promise<Record<string, unknown>> => {
+  const sendRequest = async (request: {
+    method: string;
+    params?: Record<string, unknown>;
+  }): Promise<Record<string, unknown>> => {
     const capability = REQUIRED_CAPABILITY[request.method];
     if (capability !== undefined && session.clientCapabilities[capability] === undefined) {
       throw new JsonRpcError(METHOD_NOT_FOUND, `The client did not declare the ${capability} capability.`);
@@ -60,9 +77,16 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     const id = awaits.mint();
     const answer = awaits.wait(session.id, id, options.clientRequestTimeoutMs, signal);
     try {
-      await outbound.send(request.params === undefined ? { jsonrpc: '2.0', id, method: request.method } : { jsonrpc: '2.0', id, method: request.method, params: request.params });
+      await outbound.send(
+        request.params === undefined
+          ? { jsonrpc: '2.0', id, method: request.method }
+          : { jsonrpc: '2.0', id, method: request.method, params: request.params },
+      );
     } catch (err) {
-      awaits.settle(session.id, { id, error: { code: -32603, message: 'The request could not be sent to the client.' } });
+      awaits.settle(session.id, {
+        id,
+        error: { code: -32603, message: 'The request could not be sent to the client.' },
+      });
       await answer.catch(() => undefined);
       throw err;
     }
@@ -80,8 +104,13 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
 }
 
 /** Progress needs this request's token; log messages must reach the session's level (all pass when none is set). */
-function shouldSend(notification: ServerNotification, progressToken: string | number | undefined, logLevel: LoggingLevel | undefined): boolean {
-  if (notification.method === 'notifications/progress') return progressToken !== undefined && notification.params.progressToken === progressToken;
+function shouldSend(
+  notification: ServerNotification,
+  progressToken: string | number | undefined,
+  logLevel: LoggingLevel | undefined,
+): boolean {
+  if (notification.method === 'notifications/progress')
+    return progressToken !== undefined && notification.params.progressToken === progressToken;
   if (notification.method === 'notifications/message' && logLevel !== undefined) {
     const level = LoggingLevelSchema.safeParse(notification.params.level);
     return level.success && LEVEL_RANK[level.data] >= LEVEL_RANK[logLevel];

@@ -89,7 +89,8 @@ export class ClientAwaits {
   settle(sid: string, response: ClientResponse): void {
     const pending = typeof response.id === 'string' ? this.pending.get(response.id) : undefined;
     if (pending === undefined || pending.sid !== sid) return;
-    if (response.error !== undefined) pending.reject(new JsonRpcError(response.error.code, response.error.message, response.error.data));
+    if (response.error !== undefined)
+      pending.reject(new JsonRpcError(response.error.code, response.error.message, response.error.data));
     else pending.resolve(response.result ?? {});
   }
 

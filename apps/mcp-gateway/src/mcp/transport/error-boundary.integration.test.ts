@@ -13,14 +13,22 @@ import { DaguError } from '@dagu-mcp/contracts';
 import { createReadTool } from '../tools/read/read-tool';
 import type { ReadBackend, ReadBackends } from '../tools/read/read-backends';
 import { READ_TARGETS, type ReadTarget } from '../tools/read/read-targets';
-import { deleteKeysWithPrefix, initialize, send, startReplica, TEST_REDIS_URL, type TestReplica } from './mcp-harness.test-support';
+import {
+  deleteKeysWithPrefix,
+  initialize,
+  send,
+  startReplica,
+  TEST_REDIS_URL,
+  type TestReplica,
+} from './mcp-harness.test-support';
 
 const SECRET = 'password=hunter2 at db.internal:5432';
 const prefix = `it-boundary-${randomBytes(4).toString('hex')}`;
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write: (chunk: Buffer, _encoding, done) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -33,7 +41,9 @@ function backends(): ReadBackends {
       throw new TypeError(`Cannot read properties of undefined (${SECRET})`);
     },
     dags: async () => {
-      throw new DaguError('resource_unavailable', 'dag-service did not answer within 10000 ms.', { details: { service: 'dag-service', timeoutMs: 10000 } });
+      throw new DaguError('resource_unavailable', 'dag-service did not answer within 10000 ms.', {
+        details: { service: 'dag-service', timeoutMs: 10000 },
+      });
     },
   };
   return Object.fromEntries(READ_TARGETS.map((target) => [target, byTarget[target] ?? fine])) as ReadBackends;
@@ -52,7 +62,9 @@ beforeAll(async () => {
         throw new Error(`tool exploded: ${SECRET}`);
       },
       outage: async () => {
-        throw new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.', { details: { dependency: 'redis' } });
+        throw new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.', {
+          details: { dependency: 'redis' },
+        });
       },
     },
     readResource: async (uri) => {
@@ -73,7 +85,10 @@ beforeEach(() => {
 });
 
 function post(body: Record<string, unknown>, requestId?: string) {
-  return send(replica.url, { headers: { 'mcp-session-id': sid, ...(requestId !== undefined ? { 'x-request-id': requestId } : {}) }, body: { jsonrpc: '2.0', id: 7, ...body } });
+  return send(replica.url, {
+    headers: { 'mcp-session-id': sid, ...(requestId !== undefined ? { 'x-request-id': requestId } : {}) },
+    body: { jsonrpc: '2.0', id: 7, ...body },
+  });
 }
 
 /** The error-level lines of the replica's log. */
@@ -81,7 +96,10 @@ const errorLines = () => lines.filter((line) => line.level === 50);
 
 describe('a failure that is not a domain error', () => {
   test('inside a tool: one log line with its stack and request id; the client sees only internal_error with details.requestId', async () => {
-    const answer = await post({ method: 'tools/call', params: { name: 'dagu_read', arguments: { target: 'dag_spec', name: 'nightly' } } }, 'req-tool-1');
+    const answer = await post(
+      { method: 'tools/call', params: { name: 'dagu_read', arguments: { target: 'dag_spec', name: 'nightly' } } },
+      'req-tool-1',
+    );
     expect(answer.status).toBe(200);
     expect(answer.headers['x-request-id']).toBe('req-tool-1');
     expect(answer.json).toEqual({
@@ -90,14 +108,25 @@ describe('a failure that is not a domain error', () => {
       result: {
         isError: true,
         content: [{ type: 'text', text: 'Internal error.' }],
-        structuredContent: { code: 'internal_error', message: 'Internal error.', target: 'dag_spec', uri: 'dagu://dags/nightly/spec', details: { requestId: 'req-tool-1' } },
+        structuredContent: {
+          code: 'internal_error',
+          message: 'Internal error.',
+          target: 'dag_spec',
+          uri: 'dagu://dags/nightly/spec',
+          details: { requestId: 'req-tool-1' },
+        },
       },
     });
     expect(answer.text).not.toContain('hunter2');
 
     const logged = errorLines();
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ msg: 'mcp request failed', requestId: 'req-tool-1', method: 'tools/call', target: 'dagu_read' });
+    expect(logged[0]).toMatchObject({
+      msg: 'mcp request failed',
+      requestId: 'req-tool-1',
+      method: 'tools/call',
+      target: 'dagu_read',
+    });
     const err = logged[0]?.err as { type: string; message: string; stack: string };
     expect(err.type).toBe('TypeError');
     expect(err.stack).toContain('TypeError: Cannot read properties of undefined');
@@ -108,11 +137,18 @@ describe('a failure that is not a domain error', () => {
     const answer = await post({ method: 'tools/call', params: { name: 'broken', arguments: {} } }, 'req-tool-2');
     expect(answer.json).toMatchObject({
       id: 7,
-      result: { isError: true, structuredContent: { code: 'internal_error', message: 'Internal error.', details: { requestId: 'req-tool-2' } } },
+      result: {
+        isError: true,
+        structuredContent: { code: 'internal_error', message: 'Internal error.', details: { requestId: 'req-tool-2' } },
+      },
     });
     expect(answer.text).not.toContain('hunter2');
     expect(errorLines()).toHaveLength(1);
-    expect(errorLines()[0]).toMatchObject({ requestId: 'req-tool-2', target: 'broken', err: { message: `tool exploded: ${SECRET}` } });
+    expect(errorLines()[0]).toMatchObject({
+      requestId: 'req-tool-2',
+      target: 'broken',
+      err: { message: `tool exploded: ${SECRET}` },
+    });
   });
 
   test('inside resources/read: a JSON-RPC -32603 whose data is internal_error with details.requestId, logged once', async () => {
@@ -123,13 +159,23 @@ describe('a failure that is not a domain error', () => {
       error: {
         code: -32603,
         message: 'Internal error.',
-        data: { code: 'internal_error', message: 'Internal error.', resourceUri: 'dagu://reference/boom', operation: 'resources/read', details: { requestId: 'req-res-1' } },
+        data: {
+          code: 'internal_error',
+          message: 'Internal error.',
+          resourceUri: 'dagu://reference/boom',
+          operation: 'resources/read',
+          details: { requestId: 'req-res-1' },
+        },
       },
     });
     expect(answer.text).not.toContain('hunter2');
     const logged = errorLines();
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ requestId: 'req-res-1', method: 'resources/read', target: 'dagu://reference/boom' });
+    expect(logged[0]).toMatchObject({
+      requestId: 'req-res-1',
+      method: 'resources/read',
+      target: 'dagu://reference/boom',
+    });
     expect((logged[0]?.err as { stack: string }).stack).toContain('RangeError: resource exploded');
   });
 
@@ -144,7 +190,10 @@ describe('a failure that is not a domain error', () => {
 
 describe('domain errors', () => {
   test('resource_unavailable from a tool keeps its details, gains details.requestId, and logs nothing at error level', async () => {
-    const answer = await post({ method: 'tools/call', params: { name: 'dagu_read', arguments: { target: 'dags' } } }, 'req-dom-1');
+    const answer = await post(
+      { method: 'tools/call', params: { name: 'dagu_read', arguments: { target: 'dags' } } },
+      'req-dom-1',
+    );
     expect(answer.json).toMatchObject({
       result: {
         isError: true,

@@ -89,10 +89,12 @@ export class EventLog {
    */
   async append(sid: string, stream: string, message: OutgoingMessage | 'end' | 'begin'): Promise<LoggedEvent> {
     const key = this.keys.events(sid, stream);
-    const [field, value] = message === 'end' ? ['e', '1'] : message === 'begin' ? ['b', '1'] : ['m', JSON.stringify(message)];
+    const [field, value] =
+      message === 'end' ? ['e', '1'] : message === 'begin' ? ['b', '1'] : ['m', JSON.stringify(message)];
     const multi = this.redis.multi().xadd(key, 'MAXLEN', '~', String(this.options.maxLen), '*', field, value);
     multi.pexpire(key, this.options.retentionMs);
-    if (stream !== STANDALONE_STREAM) multi.sadd(this.keys.requestStreams(sid), stream).pexpire(this.keys.requestStreams(sid), this.options.indexTtlMs);
+    if (stream !== STANDALONE_STREAM)
+      multi.sadd(this.keys.requestStreams(sid), stream).pexpire(this.keys.requestStreams(sid), this.options.indexTtlMs);
     multi.publish(this.keys.wake(sid, stream), '1');
     const results = (await multi.exec()) ?? [];
     const entryId = results[0]?.[1];
@@ -108,7 +110,9 @@ export class EventLog {
 
   /** Claims the standalone entries no GET stream has taken yet (at most `count`). */
   async claim(sid: string, count = 200): Promise<LoggedEvent[]> {
-    const raw: unknown = await evalScript(this.redis, CLAIM,
+    const raw: unknown = await evalScript(
+      this.redis,
+      CLAIM,
       2,
       this.keys.events(sid, STANDALONE_STREAM),
       this.keys.cursor(sid),

@@ -33,7 +33,12 @@ export interface GetStreamDeps {
  * The stream ends when the client leaves, the session ends (DELETE, expiry)
  * or, for a resumed POST stream, when the response was delivered.
  */
-export async function openGetStream(deps: GetStreamDeps, res: Response, sid: string, lastEventId: string | undefined): Promise<'opened' | 'unknown-stream'> {
+export async function openGetStream(
+  deps: GetStreamDeps,
+  res: Response,
+  sid: string,
+  lastEventId: string | undefined,
+): Promise<'opened' | 'unknown-stream'> {
   const resume = lastEventId === undefined ? undefined : parseEventId(lastEventId);
   const requestStream = resume !== undefined && resume.stream !== STANDALONE_STREAM ? resume : undefined;
   if (requestStream !== undefined && !(await deps.events.exists(sid, requestStream.stream))) return 'unknown-stream';

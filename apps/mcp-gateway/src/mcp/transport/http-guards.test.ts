@@ -1,6 +1,13 @@
 import { createServer, request, type Server } from 'node:http';
 import express from 'express';
-import { hostName, mcpJsonContentType, mcpOriginGuard, normalizeOrigin, originRulesFor, type OriginGuardOptions } from './http-guards';
+import {
+  hostName,
+  mcpJsonContentType,
+  mcpOriginGuard,
+  normalizeOrigin,
+  originRulesFor,
+  type OriginGuardOptions,
+} from './http-guards';
 
 /** A tiny app with the guards in front of a 200 handler, answering on 127.0.0.1. */
 async function serve(options: OriginGuardOptions): Promise<{ server: Server; port: number }> {
@@ -14,13 +21,27 @@ async function serve(options: OriginGuardOptions): Promise<{ server: Server; por
   return { server, port: typeof address === 'object' && address !== null ? address.port : 0 };
 }
 
-function call(port: number, headers: Record<string, string>, method = 'POST'): Promise<{ status: number; body: string }> {
+function call(
+  port: number,
+  headers: Record<string, string>,
+  method = 'POST',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, headers: { 'content-type': 'application/json', ...headers }, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end('{}');
   });
@@ -31,7 +52,9 @@ describe('Origin and Host checks (Streamable HTTP §Security Warning; DNS rebind
   let listed: { server: Server; port: number };
   beforeAll(async () => {
     loopback = await serve(originRulesFor({ HOST: '127.0.0.1', ALLOWED_ORIGINS: [], ALLOWED_HOSTS: [] }));
-    listed = await serve(originRulesFor({ HOST: '0.0.0.0', ALLOWED_ORIGINS: ['https://app.example.com'], ALLOWED_HOSTS: [] }));
+    listed = await serve(
+      originRulesFor({ HOST: '0.0.0.0', ALLOWED_ORIGINS: ['https://app.example.com'], ALLOWED_HOSTS: [] }),
+    );
   });
   afterAll(() => {
     loopback.server.close();
@@ -48,7 +71,9 @@ describe('Origin and Host checks (Streamable HTTP §Security Warning; DNS rebind
   });
 
   test('bound to loopback, a foreign Host is 403 (rebinding); loopback names with any port pass', async () => {
-    expect((await call(loopback.port, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status).toBe(403);
+    expect((await call(loopback.port, { host: 'evil.example.com', origin: 'http://evil.example.com' })).status).toBe(
+      403,
+    );
     expect((await call(loopback.port, { host: `localhost:${loopback.port}` })).status).toBe(200);
     expect((await call(loopback.port, { host: '[::1]:9' })).status).toBe(200);
   });
@@ -74,5 +99,7 @@ test('host names and origins are compared in canonical form', () => {
   expect(hostName('LocalHost')).toBe('localhost');
   expect(normalizeOrigin('HTTPS://App.Example.com:443')).toBe('https://app.example.com');
   expect(originRulesFor({ HOST: '10.0.0.5', ALLOWED_ORIGINS: [], ALLOWED_HOSTS: [] }).allowedHosts).toBeUndefined();
-  expect(originRulesFor({ HOST: 'localhost', ALLOWED_ORIGINS: [], ALLOWED_HOSTS: ['gw.local:8080'] }).allowedHosts).toContain('gw.local');
+  expect(
+    originRulesFor({ HOST: 'localhost', ALLOWED_ORIGINS: [], ALLOWED_HOSTS: ['gw.local:8080'] }).allowedHosts,
+  ).toContain('gw.local');
 });

@@ -26,9 +26,17 @@ export interface OriginGuardOptions {
  * `Host` check is on when the gateway listens on loopback (loopback names
  * plus `ALLOWED_HOSTS`) or when `ALLOWED_HOSTS` is set.
  */
-export function originRulesFor(config: { readonly HOST: string; readonly ALLOWED_ORIGINS: readonly string[]; readonly ALLOWED_HOSTS: readonly string[] }): OriginGuardOptions {
+export function originRulesFor(config: {
+  readonly HOST: string;
+  readonly ALLOWED_ORIGINS: readonly string[];
+  readonly ALLOWED_HOSTS: readonly string[];
+}): OriginGuardOptions {
   const extra = config.ALLOWED_HOSTS.map(hostName);
-  const allowedHosts = isLoopback(config.HOST) ? [...LOOPBACK_HOST_NAMES, ...extra] : extra.length > 0 ? extra : undefined;
+  const allowedHosts = isLoopback(config.HOST)
+    ? [...LOOPBACK_HOST_NAMES, ...extra]
+    : extra.length > 0
+      ? extra
+      : undefined;
   return { allowedOrigins: config.ALLOWED_ORIGINS, allowedHosts };
 }
 
@@ -45,7 +53,8 @@ export function originRulesFor(config: { readonly HOST: string; readonly ALLOWED
  */
 export function mcpOriginGuard(options: OriginGuardOptions) {
   const origins = new Set(options.allowedOrigins.map(normalizeOrigin));
-  const hosts = options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  const hosts =
+    options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((h) => h.toLowerCase()));
   return function mcpOriginGuard(req: Request, res: Response, next: NextFunction): void {
     const host = req.headers.host ?? '';
     if (hosts !== undefined && !hosts.has(hostName(host))) {
@@ -74,7 +83,9 @@ export function mcpJsonContentType() {
     if (req.method !== 'POST') return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (type !== 'application/json') {
-      res.status(415).json(errorResponse(null, -32000, 'Unsupported Media Type: Content-Type must be application/json.'));
+      res
+        .status(415)
+        .json(errorResponse(null, -32000, 'Unsupported Media Type: Content-Type must be application/json.'));
       return;
     }
     next();

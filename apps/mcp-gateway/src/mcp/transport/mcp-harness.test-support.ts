@@ -58,7 +58,8 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     tools: options.tools ?? {},
     listResources: () => [{ uri: 'dagu://reference', name: 'dagu_references' }],
     listResourceTemplates: () => [{ uriTemplate: 'dagu://reference/{topic}', name: 'dagu_reference' }],
-    readResource: options.readResource ?? (async (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'content' }] })),
+    readResource:
+      options.readResource ?? (async (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'content' }] })),
     audit: () => undefined,
   };
   const manager = new McpSessionManager({
@@ -114,31 +115,59 @@ export interface HttpAnswer {
 }
 
 /** Default headers of an MCP POST. */
-export const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+export const POST_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
 
 /** One HTTP request without connection reuse; resolves with the whole answer. */
-export function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<HttpAnswer> {
-  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+export function send(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown },
+): Promise<HttpAnswer> {
+  const body =
+    init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? 'POST', headers: { ...(init.method === 'GET' || init.method === 'DELETE' ? {} : POST_HEADERS), ...init.headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: init.method ?? 'POST',
+        headers: { ...(init.method === 'GET' || init.method === 'DELETE' ? {} : POST_HEADERS), ...init.headers },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 /** `initialize` as `principal`; resolves with the new session id. */
-export async function initialize(url: string, principal = 'alice', protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<string> {
+export async function initialize(
+  url: string,
+  principal = 'alice',
+  protocolVersion = '2025-11-25',
+  capabilities: Record<string, unknown> = {},
+): Promise<string> {
   const answer = await send(url, {
     headers: { 'x-test-principal': principal },
-    body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'test', version: '1' } } },
+    body: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities, clientInfo: { name: 'test', version: '1' } },
+    },
   });
   const sid = answer.headers['mcp-session-id'];
-  if (answer.status !== 200 || typeof sid !== 'string') throw new Error(`initialize failed: ${answer.status} ${answer.text}`);
+  if (answer.status !== 200 || typeof sid !== 'string')
+    throw new Error(`initialize failed: ${answer.status} ${answer.text}`);
   return sid;
 }
 
@@ -155,16 +184,27 @@ export interface SseReader {
 }
 
 /** Opens a request whose answer is read as SSE as it arrives (GET streams, POSTs answered as SSE). */
-export function openSse(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<SseReader> {
+export function openSse(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown },
+): Promise<SseReader> {
   const method = init.method ?? 'GET';
-  const headers = method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...POST_HEADERS, ...init.headers };
+  const headers =
+    method === 'GET' ? { accept: 'text/event-stream', ...init.headers } : { ...POST_HEADERS, ...init.headers };
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       const reader = createSseBlockReader({ defaultTimeoutMs: 5_000 });
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => reader.push(chunk));
       const ended = new Promise<void>((done) => res.once('close', () => done()));
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, blocks: reader.blocks, next: reader.next, ended, close: () => req.destroy() });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        blocks: reader.blocks,
+        next: reader.next,
+        ended,
+        close: () => req.destroy(),
+      });
     });
     req.on('error', reject);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);

@@ -1,4 +1,13 @@
-import { allowsBatch, classifyMessage, errorResponse, idOf, isResponse, negotiateVersion, understandsPriming, versionFromHeader } from './protocol';
+import {
+  allowsBatch,
+  classifyMessage,
+  errorResponse,
+  idOf,
+  isResponse,
+  negotiateVersion,
+  understandsPriming,
+  versionFromHeader,
+} from './protocol';
 import { parseEventId } from './event-log';
 import { ClientAwaits } from './client-awaits';
 
@@ -24,8 +33,16 @@ describe('MCP-Protocol-Version (Streamable HTTP §Protocol Version Header)', () 
   });
 
   test('batches only in 2025-03-26; priming from 2025-11-25', () => {
-    expect([allowsBatch('2025-03-26'), allowsBatch('2025-06-18'), allowsBatch('2025-11-25')]).toEqual([true, false, false]);
-    expect([understandsPriming('2025-03-26'), understandsPriming('2025-06-18'), understandsPriming('2025-11-25')]).toEqual([false, false, true]);
+    expect([allowsBatch('2025-03-26'), allowsBatch('2025-06-18'), allowsBatch('2025-11-25')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect([
+      understandsPriming('2025-03-26'),
+      understandsPriming('2025-06-18'),
+      understandsPriming('2025-11-25'),
+    ]).toEqual([false, false, true]);
   });
 });
 
@@ -51,8 +68,16 @@ describe('JSON-RPC message classification', () => {
   });
 
   test('an error for an unreadable id carries "id": null; responses are told apart', () => {
-    expect(errorResponse(null, -32700, 'Parse error')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-    expect(errorResponse(3, -32602, 'bad', { field: 'x' })).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'bad', data: { field: 'x' } } });
+    expect(errorResponse(null, -32700, 'Parse error')).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error' },
+    });
+    expect(errorResponse(3, -32602, 'bad', { field: 'x' })).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: 'bad', data: { field: 'x' } },
+    });
     expect(isResponse({ jsonrpc: '2.0', id: 1, result: {} })).toBe(true);
     expect(isResponse({ jsonrpc: '2.0', method: 'notifications/message' })).toBe(false);
   });
@@ -62,7 +87,8 @@ describe('SSE event ids and server→client request ids', () => {
   test('event ids name their stream and Redis entry; anything else is not ours', () => {
     expect(parseEventId('s_1719000000000-0')).toEqual({ stream: 's', entryId: '1719000000000-0' });
     expect(parseEventId('r0123456789abcdef_17-3')).toEqual({ stream: 'r0123456789abcdef', entryId: '17-3' });
-    for (const bad of ['', 's_', 'x_1-0', 's-1-0', 'r123_1-0', 's_1-0\nid: 2']) expect(parseEventId(bad)).toBeUndefined();
+    for (const bad of ['', 's_', 'x_1-0', 's-1-0', 'r123_1-0', 's_1-0\nid: 2'])
+      expect(parseEventId(bad)).toBeUndefined();
   });
 
   test('request ids carry the minting replica; only the session it was sent to may answer', async () => {

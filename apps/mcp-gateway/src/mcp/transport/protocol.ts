@@ -42,7 +42,9 @@ export function versionFromHeader(value: string | undefined): { version: Protoco
   const trimmed = value.trim();
   if (!/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return { error: 'Bad Request: MCP-Protocol-Version is malformed.' };
   if (!isSupportedVersion(trimmed)) {
-    return { error: `Bad Request: Unsupported protocol version ${trimmed} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).` };
+    return {
+      error: `Bad Request: Unsupported protocol version ${trimmed} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
+    };
   }
   return { version: trimmed };
 }

@@ -37,7 +37,12 @@ export class ReplicaHub {
   private subscriber: Redis | undefined;
 
   constructor(
-    private readonly options: { readonly redisUrl: string; readonly keys: McpKeys; readonly logger: Logger; readonly publisher: Redis },
+    private readonly options: {
+      readonly redisUrl: string;
+      readonly keys: McpKeys;
+      readonly logger: Logger;
+      readonly publisher: Redis;
+    },
   ) {
     this.awaits = new ClientAwaits(this.replicaId);
   }
@@ -151,7 +156,10 @@ export class ReplicaHub {
     const owner = ClientAwaits.ownerOf(response.id);
     if (owner === undefined) return;
     if (owner === this.replicaId) return void this.awaits.settle(sid, response);
-    await this.options.publisher.publish(this.options.keys.replica(owner), JSON.stringify({ t: 'response', s: sid, m: response }));
+    await this.options.publisher.publish(
+      this.options.keys.replica(owner),
+      JSON.stringify({ t: 'response', s: sid, m: response }),
+    );
   }
 
   /** Receives extension relay events for `callId` (see extensions/); returns the remover. */
@@ -210,7 +218,11 @@ const HubMessageSchema = z.union([
   z.object({
     t: z.literal('response'),
     s: z.string(),
-    m: z.object({ id: Id, result: z.record(z.string(), z.unknown()).optional(), error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional() }),
+    m: z.object({
+      id: Id,
+      result: z.record(z.string(), z.unknown()).optional(),
+      error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+    }),
   }),
   z.looseObject({ t: z.literal('ext'), callId: z.string() }),
 ]);

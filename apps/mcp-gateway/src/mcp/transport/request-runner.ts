@@ -70,7 +70,13 @@ export interface Acceptable {
 export class RequestRunner {
   constructor(private readonly deps: RequestRunnerDeps) {}
 
-  async run(res: Response, session: SessionRecord, principal: Principal, request: JSONRPCRequest, accept: Acceptable): Promise<void> {
+  async run(
+    res: Response,
+    session: SessionRecord,
+    principal: Principal,
+    request: JSONRPCRequest,
+    accept: Acceptable,
+  ): Promise<void> {
     const { dispatcher, hub } = this.deps;
     const stream = accept.sse && (!accept.json || (await dispatcher.wantsStream(request.method, request.params)));
     const tracked = hub.trackRequest(session.id, request.id);
@@ -99,9 +105,21 @@ export class RequestRunner {
    *
    * @param logId - the HTTP request id of the batch (`X-Request-Id`), for logs and `details.requestId`.
    */
-  async capture(session: SessionRecord, principal: Principal, request: JSONRPCRequest, logId?: string): Promise<OutgoingMessage> {
+  async capture(
+    session: SessionRecord,
+    principal: Principal,
+    request: JSONRPCRequest,
+    logId?: string,
+  ): Promise<OutgoingMessage> {
     const tracked = this.deps.hub.trackRequest(session.id, request.id);
-    const response = await this.execute(session, principal, request, standaloneOutbound(this.deps.events, session.id), tracked, logId ?? randomUUID());
+    const response = await this.execute(
+      session,
+      principal,
+      request,
+      standaloneOutbound(this.deps.events, session.id),
+      tracked,
+      logId ?? randomUUID(),
+    );
     return response === 'cancelled' ? errorResponse(request.id, REQUEST_CANCELLED, 'Request cancelled.') : response;
   }
 
@@ -127,7 +145,9 @@ export class RequestRunner {
     let response: OutgoingMessage;
     try {
       // Bus calls made for this request carry its id, so the services' log lines name it too.
-      const result = await runWithRequestId(logId, () => this.deps.dispatcher.handle(request.method, request.params, { ctx, session }));
+      const result = await runWithRequestId(logId, () =>
+        this.deps.dispatcher.handle(request.method, request.params, { ctx, session }),
+      );
       response = resultResponse(request.id, this.finishResult(result, request, logId));
     } catch (err) {
       response = this.errorFor(err, request, logId);
@@ -142,7 +162,11 @@ export class RequestRunner {
    * stands for is logged, and `internal_error` / `resource_unavailable` get
    * `details.requestId`.
    */
-  private finishResult(result: Record<string, unknown>, request: JSONRPCRequest, logId: string): Record<string, unknown> {
+  private finishResult(
+    result: Record<string, unknown>,
+    request: JSONRPCRequest,
+    logId: string,
+  ): Record<string, unknown> {
     if (request.method !== 'tools/call' || result.isError !== true) return result;
     const unexpected = unexpectedCauseOf(result);
     if (unexpected !== undefined) this.logUnexpected(unexpected.cause, request, logId);
@@ -161,7 +185,8 @@ export class RequestRunner {
   private errorFor(err: unknown, request: JSONRPCRequest, logId: string): OutgoingMessage {
     if (err instanceof DaguError) {
       // A domain error no method turned into its answer: the 020 error object, as dagu-model §10 says.
-      if (request.method === 'tools/call') return resultResponse(request.id, this.finishResult(toolError(err.toServiceError()), request, logId));
+      if (request.method === 'tools/call')
+        return resultResponse(request.id, this.finishResult(toolError(err.toServiceError()), request, logId));
       return this.errorFor(toMcpError(err), request, logId);
     }
     if (err instanceof JsonRpcError || err instanceof McpError) {
@@ -174,15 +199,34 @@ export class RequestRunner {
     const object = { code: 'internal_error' as const, message: 'Internal error.', details: { requestId: logId } };
     if (request.method === 'tools/call') return resultResponse(request.id, toolError(object));
     const extra = err instanceof UnexpectedFailure ? err.data : {};
-    return errorResponse(request.id, INTERNAL_ERROR, object.message, { code: object.code, message: object.message, ...extra, details: object.details });
+    return errorResponse(request.id, INTERNAL_ERROR, object.message, {
+      code: object.code,
+      message: object.message,
+      ...extra,
+      details: object.details,
+    });
   }
 
   /** The one log line of an unexpected failure: its stack (pino's `err`), the request id, the method and its target. */
   private logUnexpected(failure: unknown, request: JSONRPCRequest, logId: string): void {
     const params = request.params;
-    const target = isRecord(params) ? (typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined) : undefined;
+    const target = isRecord(params)
+      ? typeof params.name === 'string'
+        ? params.name
+        : typeof params.uri === 'string'
+          ? params.uri
+          : undefined
+      : undefined;
     const err = failure instanceof Error ? failure : new Error(String(failure));
-    this.deps.logger.error({ err, requestId: logId, method: request.method, ...(target !== undefined ? { target: target.slice(0, 200) } : {}) }, 'mcp request failed');
+    this.deps.logger.error(
+      {
+        err,
+        requestId: logId,
+        method: request.method,
+        ...(target !== undefined ? { target: target.slice(0, 200) } : {}),
+      },
+      'mcp request failed',
+    );
   }
 }
 

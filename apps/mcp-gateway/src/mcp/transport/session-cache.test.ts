@@ -34,7 +34,11 @@ describe('SessionCache', () => {
   it('holds at most maxEntries, dropping the oldest; freshMs 0 holds nothing', () => {
     const cache = new SessionCache(1000, 2);
     for (const id of ['s1', 's2', 's3']) cache.set(record(id), cache.epoch);
-    expect([cache.get('s1', 'alice'), cache.get('s2', 'alice')?.id, cache.get('s3', 'alice')?.id]).toEqual([undefined, 's2', 's3']);
+    expect([cache.get('s1', 'alice'), cache.get('s2', 'alice')?.id, cache.get('s3', 'alice')?.id]).toEqual([
+      undefined,
+      's2',
+      's3',
+    ]);
     const off = new SessionCache(0);
     off.set(record('s1'), off.epoch);
     expect(off.size).toBe(0);

@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 const list = (url: string, sid: string, principal = 'alice') =>
-  send(url, { headers: { 'mcp-session-id': sid, 'x-test-principal': principal }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+  send(url, {
+    headers: { 'mcp-session-id': sid, 'x-test-principal': principal },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  });
 const sessionKey = (sid: string) => `${prefix}:mcp:{${sid}}:session`;
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
@@ -49,7 +52,12 @@ describe('sessions live in Redis and are bound to their principal', () => {
     const before = await redis.hgetall(sessionKey(sid));
     const again = await send(b.url, {
       headers: { 'mcp-session-id': sid },
-      body: { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
     });
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ id: 9, error: { code: -32600 } });
@@ -59,7 +67,10 @@ describe('sessions live in Redis and are bound to their principal', () => {
 
   test('DELETE on one replica ends the session everywhere: its GET stream on the other closes, its keys go', async () => {
     const sid = await initialize(a.url);
-    await send(a.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'dagu://runs/x/r1' } } });
+    await send(a.url, {
+      headers: { 'mcp-session-id': sid },
+      body: { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'dagu://runs/x/r1' } },
+    });
     const stream = await openSse(b.url, { headers: { 'mcp-session-id': sid } });
     await stream.next((blk) => blk.comment !== undefined);
     expect((await send(a.url, { method: 'DELETE', headers: { 'mcp-session-id': sid } })).status).toBe(200);
@@ -119,9 +130,18 @@ test('1,000 create/delete cycles across two replicas leak no timer, listener, su
     await stream?.ended;
   }
   await new Promise((r) => setTimeout(r, 200));
-  for (const replica of [a, b]) expect(replica.manager.stats()).toEqual({ inflight: 0, sessionsWithStreams: 0, wakeChannels: 0, relays: 0, awaits: 0, sweeping: 1 });
+  for (const replica of [a, b])
+    expect(replica.manager.stats()).toEqual({
+      inflight: 0,
+      sessionsWithStreams: 0,
+      wakeChannels: 0,
+      relays: 0,
+      awaits: 0,
+      sweeping: 1,
+    });
   // A leak would leave ~1,000 timers; a client socket or reconnect timer of the moment may take a little longer to go.
-  for (let waited = 0; timers() > timersBefore && waited < 3_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  for (let waited = 0; timers() > timersBefore && waited < 3_000; waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
   expect(timers()).toBeLessThanOrEqual(timersBefore);
   expect((await redis.pubsub('CHANNELS', `${prefix}:*`)).length).toBe(channelsBefore);
   // Keys of earlier tests may expire meanwhile; the cycles must not have left any of their own.

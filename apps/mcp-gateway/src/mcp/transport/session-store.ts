@@ -83,7 +83,14 @@ export class SessionStore {
     if (cached !== undefined) return cached;
     const epoch = this.cache.epoch;
     const keys = [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)];
-    const raw: unknown = await evalScript(this.redis, LOAD_AND_TOUCH, keys.length, ...keys, String(this.idleTtlMs), principalId);
+    const raw: unknown = await evalScript(
+      this.redis,
+      LOAD_AND_TOUCH,
+      keys.length,
+      ...keys,
+      String(this.idleTtlMs),
+      principalId,
+    );
     const flat = FlatHash.safeParse(raw);
     if (!flat.success || flat.data.length === 0) return undefined;
     const fields = new Map<string, string>();
@@ -109,7 +116,8 @@ export class SessionStore {
     if (ids.length === 0) return;
     const pipeline = this.redis.pipeline();
     for (const id of ids) {
-      for (const key of [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)]) pipeline.pexpire(key, this.idleTtlMs);
+      for (const key of [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)])
+        pipeline.pexpire(key, this.idleTtlMs);
     }
     await pipeline.exec();
   }
@@ -163,9 +171,17 @@ export class SessionStore {
    */
   async destroy(id: string): Promise<boolean> {
     this.cache.forget(id);
-    const [uris, streams] = await Promise.all([this.redis.smembers(this.keys.subscriptions(id)), this.redis.smembers(this.keys.requestStreams(id))]);
+    const [uris, streams] = await Promise.all([
+      this.redis.smembers(this.keys.subscriptions(id)),
+      this.redis.smembers(this.keys.requestStreams(id)),
+    ]);
     const multi = this.redis.multi().del(this.keys.session(id));
-    multi.del(this.keys.subscriptions(id), this.keys.requestStreams(id), this.keys.events(id, 's'), this.keys.cursor(id));
+    multi.del(
+      this.keys.subscriptions(id),
+      this.keys.requestStreams(id),
+      this.keys.events(id, 's'),
+      this.keys.cursor(id),
+    );
     for (const stream of streams) multi.del(this.keys.events(id, stream));
     for (const uri of uris) multi.srem(this.keys.subscribers(uri), id);
     const results = (await multi.exec()) ?? [];

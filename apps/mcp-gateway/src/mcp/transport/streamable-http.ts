@@ -71,24 +71,51 @@ export class StreamableHttpHandler {
   }
 
   private async post(req: Request, res: Response): Promise<void> {
-    const accept: Acceptable = { json: req.accepts('application/json') !== false, sse: req.accepts('text/event-stream') !== false };
+    const accept: Acceptable = {
+      json: req.accepts('application/json') !== false,
+      sse: req.accepts('text/event-stream') !== false,
+    };
     const body: unknown = req.body;
-    if (!accept.json && !accept.sse) return send(res, 406, errorResponse(idOf(body), -32000, 'Not Acceptable: the client must accept application/json or text/event-stream.'));
+    if (!accept.json && !accept.sse)
+      return send(
+        res,
+        406,
+        errorResponse(
+          idOf(body),
+          -32000,
+          'Not Acceptable: the client must accept application/json or text/event-stream.',
+        ),
+      );
     const batch = Array.isArray(body);
     const version = versionFromHeader(req.header('mcp-protocol-version'));
     if (batch && 'version' in version && !allowsBatch(version.version)) {
-      return send(res, 400, errorResponse(null, INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in protocol version ${version.version}.`));
+      return send(
+        res,
+        400,
+        errorResponse(
+          null,
+          INVALID_REQUEST,
+          `Invalid Request: JSON-RPC batches are not supported in protocol version ${version.version}.`,
+        ),
+      );
     }
     const items: unknown[] = Array.isArray(body) ? body : [body];
-    if (items.length === 0) return send(res, 400, errorResponse(null, INVALID_REQUEST, 'Invalid Request: empty batch.'));
+    if (items.length === 0)
+      return send(res, 400, errorResponse(null, INVALID_REQUEST, 'Invalid Request: empty batch.'));
     const messages = items.map(classifyMessage);
     const init = messages.find((m) => m.kind === 'request' && m.message.method === 'initialize');
     if (init !== undefined && init.kind === 'request') {
-      if (batch) return send(res, 400, errorResponse(init.message.id, INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch.'));
+      if (batch)
+        return send(
+          res,
+          400,
+          errorResponse(init.message.id, INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch.'),
+        );
       return this.initialize(req, res, init.message, accept);
     }
     const first = messages[0];
-    if (!batch && first?.kind === 'invalid') return send(res, 400, errorResponse(first.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.'));
+    if (!batch && first?.kind === 'invalid')
+      return send(res, 400, errorResponse(first.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.'));
     const session = await this.sessionOf(req, res, idOf(body));
     if (session === undefined) return;
     if ('error' in version) return send(res, 400, errorResponse(idOf(body), -32000, version.error));
@@ -105,12 +132,25 @@ export class StreamableHttpHandler {
     const existing = req.header('mcp-session-id');
     if (existing !== undefined) {
       if (await this.options.sessions.isLive(existing, principal.id)) {
-        return send(res, 400, errorResponse(request.id, INVALID_REQUEST, 'Invalid Request: the session is already initialized.'));
+        return send(
+          res,
+          400,
+          errorResponse(request.id, INVALID_REQUEST, 'Invalid Request: the session is already initialized.'),
+        );
       }
       return send(res, 404, errorResponse(request.id, -32001, 'Session not found.'));
     }
     const params = InitializeRequestParamsSchema.safeParse(request.params);
-    if (!params.success) return send(res, 200, errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo.'));
+    if (!params.success)
+      return send(
+        res,
+        200,
+        errorResponse(
+          request.id,
+          INVALID_PARAMS,
+          'Invalid params: initialize needs protocolVersion, capabilities and clientInfo.',
+        ),
+      );
     const record: SessionRecord = {
       id: newSessionId(),
       protocolVersion: negotiateVersion(params.data.protocolVersion),
@@ -122,7 +162,11 @@ export class StreamableHttpHandler {
     };
     await this.options.sessions.create(record);
     this.options.logger.debug({ sessionId: record.id, protocolVersion: record.protocolVersion }, 'mcp session opened');
-    const response: OutgoingMessage = { jsonrpc: '2.0', id: request.id, result: { ...this.options.dispatcher.initializeResult(record.protocolVersion) } };
+    const response: OutgoingMessage = {
+      jsonrpc: '2.0',
+      id: request.id,
+      result: { ...this.options.dispatcher.initializeResult(record.protocolVersion) },
+    };
     if (accept.json) {
       res.setHeader('Mcp-Session-Id', record.id);
       return send(res, 200, response);
@@ -138,36 +182,54 @@ export class StreamableHttpHandler {
     if (message.kind === 'response') {
       const { id } = message.message;
       if (id === undefined) return;
-      const reply = 'error' in message.message ? { id, error: message.message.error } : { id, result: message.message.result };
+      const reply =
+        'error' in message.message ? { id, error: message.message.error } : { id, result: message.message.result };
       return this.options.hub.deliverClientResponse(session.id, reply);
     }
     if (message.kind === 'notification' && message.message.method === 'notifications/cancelled') {
       const requestId = message.message.params?.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') await this.options.hub.cancelRequest(session.id, requestId);
+      if (typeof requestId === 'string' || typeof requestId === 'number')
+        await this.options.hub.cancelRequest(session.id, requestId);
     }
   }
 
   /** 2025-03-26 batches: every request answered, as one JSON array (invalid entries get -32600). */
-  private async answerBatch(res: Response, session: SessionRecord, principal: Principal, messages: readonly ClassifiedMessage[]): Promise<void> {
+  private async answerBatch(
+    res: Response,
+    session: SessionRecord,
+    principal: Principal,
+    messages: readonly ClassifiedMessage[],
+  ): Promise<void> {
     const answers = await Promise.all(
       messages.map(async (m): Promise<OutgoingMessage | undefined> => {
-        if (m.kind === 'invalid') return errorResponse(m.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.');
+        if (m.kind === 'invalid')
+          return errorResponse(m.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.');
         if (m.kind !== 'request') return undefined;
         return this.runner.capture(session, principal, m.message, requestIdOf(res));
       }),
     );
     res.setHeader('Mcp-Session-Id', session.id);
-    send(res, 200, answers.filter((a): a is OutgoingMessage => a !== undefined));
+    send(
+      res,
+      200,
+      answers.filter((a): a is OutgoingMessage => a !== undefined),
+    );
   }
 
   private async get(req: Request, res: Response): Promise<void> {
-    if (req.accepts('text/event-stream') === false) return send(res, 406, errorResponse(null, -32000, 'Not Acceptable: the client must accept text/event-stream.'));
+    if (req.accepts('text/event-stream') === false)
+      return send(res, 406, errorResponse(null, -32000, 'Not Acceptable: the client must accept text/event-stream.'));
     const session = await this.sessionOf(req, res, null);
     if (session === undefined) return;
     const version = versionFromHeader(req.header('mcp-protocol-version'));
     if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
     const opened = await openGetStream(this.options, res, session.id, req.header('last-event-id'));
-    if (opened === 'unknown-stream') send(res, 400, errorResponse(null, -32000, 'Bad Request: the stream named by Last-Event-ID is no longer available.'));
+    if (opened === 'unknown-stream')
+      send(
+        res,
+        400,
+        errorResponse(null, -32000, 'Bad Request: the stream named by Last-Event-ID is no longer available.'),
+      );
   }
 
   private async delete(req: Request, res: Response): Promise<void> {
@@ -182,7 +244,11 @@ export class StreamableHttpHandler {
   }
 
   /** The request's session, or `undefined` after answering 400 (no header) or 404 (unknown, or another principal's). */
-  private async sessionOf(req: Request, res: Response, id: ReturnType<typeof idOf>): Promise<SessionRecord | undefined> {
+  private async sessionOf(
+    req: Request,
+    res: Response,
+    id: ReturnType<typeof idOf>,
+  ): Promise<SessionRecord | undefined> {
     const header = req.header('mcp-session-id');
     if (header === undefined) {
       send(res, 400, errorResponse(id, -32000, 'Bad Request: Mcp-Session-Id header is required.'));

@@ -17,7 +17,13 @@ function failure(args: unknown): { error: DaguError; context: ChangeErrorContext
 describe('parseChangeInput (022 §Input)', () => {
   test('defaults mode=preview and type=upsert_dag; trims name; keeps spec as given', () => {
     const request = parseChangeInput({ name: '  nightly ', spec: `  ${SPEC}`, mode: null }, {});
-    expect(request).toEqual({ mode: 'preview', type: 'upsert_dag', name: 'nightly', spec: `  ${SPEC}`, dagUri: 'dagu://dags/nightly/spec' });
+    expect(request).toEqual({
+      mode: 'preview',
+      type: 'upsert_dag',
+      name: 'nightly',
+      spec: `  ${SPEC}`,
+      dagUri: 'dagu://dags/nightly/spec',
+    });
   });
 
   test.each([

@@ -37,11 +37,15 @@ export function parseChangeInput(args: unknown, context: ChangeErrorContext): Ch
   const spec = readString(input, 'spec', { keepAsIs: true });
   context.mode = mode;
   if (mode !== 'preview' && mode !== 'apply') {
-    throw new DaguError('unsupported_change_mode', `Unsupported change mode: ${mode}. Use preview or apply.`, { field: 'mode' });
+    throw new DaguError('unsupported_change_mode', `Unsupported change mode: ${mode}. Use preview or apply.`, {
+      field: 'mode',
+    });
   }
   context.type = type;
   if (type !== 'upsert_dag') {
-    throw new DaguError('unsupported_change_type', `Unsupported change type: ${type}. The only type is upsert_dag.`, { field: 'type' });
+    throw new DaguError('unsupported_change_type', `Unsupported change type: ${type}. The only type is upsert_dag.`, {
+      field: 'type',
+    });
   }
   if (name === undefined) throw new DaguError('invalid_tool_input', 'The name field is required.', { field: 'name' });
   if (!isValidDagName(name)) {

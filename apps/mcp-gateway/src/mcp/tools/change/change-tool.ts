@@ -27,7 +27,10 @@ export function createChangeTool(bus: BusClient) {
       const payload = { name: request.name, spec: request.spec };
       const outcome =
         request.mode === 'preview'
-          ? { ...(await bus.call('dag', dagOps, 'dag.validate', payload, { principal: ctx.principal })), applied: false }
+          ? {
+              ...(await bus.call('dag', dagOps, 'dag.validate', payload, { principal: ctx.principal })),
+              applied: false,
+            }
           : await bus.call('dag', dagOps, 'dag.upsert', payload, { principal: ctx.principal });
       return changeSuccess(request, outcome);
     } catch (err) {
@@ -38,7 +41,14 @@ export function createChangeTool(bus: BusClient) {
 
 function changeSuccess(
   request: ChangeRequest,
-  outcome: { valid: boolean; errors: string[]; dag?: Record<string, unknown>; applied: boolean; created?: boolean; updated?: boolean },
+  outcome: {
+    valid: boolean;
+    errors: string[];
+    dag?: Record<string, unknown>;
+    applied: boolean;
+    created?: boolean;
+    updated?: boolean;
+  },
 ): CallToolResult {
   const structured: Record<string, unknown> = {
     mode: request.mode,

@@ -21,23 +21,44 @@ describe('parseExecuteInput: the 036 §Examples', () => {
       {},
     );
     expect(request).toEqual({
-      action: 'start', targetType: 'dag', name: 'nightly-report', params: '{"TARGET":"orders"}', wait: true, waitTimeoutSeconds: 30,
+      action: 'start',
+      targetType: 'dag',
+      name: 'nightly-report',
+      params: '{"TARGET":"orders"}',
+      wait: true,
+      waitTimeoutSeconds: 30,
     });
   });
 
   test('retry from a step with its downstream steps (targetType defaults to run)', () => {
     const request = parseExecuteInput(
-      { action: 'retry', name: 'nightly-report', dagRunId: '20260701T010000Z', stepName: 'load', includeDownstream: true },
+      {
+        action: 'retry',
+        name: 'nightly-report',
+        dagRunId: '20260701T010000Z',
+        stepName: 'load',
+        includeDownstream: true,
+      },
       {},
     );
     expect(request).toEqual({
-      action: 'retry', targetType: 'run', name: 'nightly-report', dagRunId: '20260701T010000Z', stepName: 'load', includeDownstream: true, wait: false,
+      action: 'retry',
+      targetType: 'run',
+      name: 'nightly-report',
+      dagRunId: '20260701T010000Z',
+      stepName: 'load',
+      includeDownstream: true,
+      wait: false,
     });
   });
 
   test('stop of a run', () => {
     expect(parseExecuteInput({ action: 'stop', name: 'nightly-report', dagRunId: '20260701T010000Z' }, {})).toEqual({
-      action: 'stop', targetType: 'run', name: 'nightly-report', dagRunId: '20260701T010000Z', wait: false,
+      action: 'stop',
+      targetType: 'run',
+      name: 'nightly-report',
+      dagRunId: '20260701T010000Z',
+      wait: false,
     });
   });
 
@@ -64,16 +85,35 @@ describe('parseExecuteInput: 036 §Input parsing rules', () => {
 
   test('null counts as absent; strings but spec are trimmed; empty counts as absent', () => {
     const request = parseExecuteInput(
-      { action: ' enqueue ', name: ' n ', spec: `  ${SPEC}`, queue: ' q1 ', dagRunId: '  ', params: ' A=1 B=2 ', labels: [' team=ops ', 'urgent'], wait: null },
+      {
+        action: ' enqueue ',
+        name: ' n ',
+        spec: `  ${SPEC}`,
+        queue: ' q1 ',
+        dagRunId: '  ',
+        params: ' A=1 B=2 ',
+        labels: [' team=ops ', 'urgent'],
+        wait: null,
+      },
       {},
     );
     expect(request).toEqual({
-      action: 'enqueue', targetType: 'inline_spec', name: 'n', spec: `  ${SPEC}`, queue: 'q1', params: 'A=1 B=2', labels: ['team=ops', 'urgent'], wait: false,
+      action: 'enqueue',
+      targetType: 'inline_spec',
+      name: 'n',
+      spec: `  ${SPEC}`,
+      queue: 'q1',
+      params: 'A=1 B=2',
+      labels: ['team=ops', 'urgent'],
+      wait: false,
     });
   });
 
   test('an object params is compact JSON with keys sorted at every depth; {} is absent', () => {
-    const request = parseExecuteInput({ action: 'start', name: 'n', params: { b: { z: 1, a: [{ d: 1, c: 2 }] }, a: 'x' } }, {});
+    const request = parseExecuteInput(
+      { action: 'start', name: 'n', params: { b: { z: 1, a: [{ d: 1, c: 2 }] }, a: 'x' } },
+      {},
+    );
     expect(request.params).toBe('{"a":"x","b":{"a":[{"c":2,"d":1}],"z":1}}');
     expect(parseExecuteInput({ action: 'start', name: 'n', params: {} }, {}).params).toBeUndefined();
     expect(sortKeys([{ b: 1, a: 2 }])).toEqual([{ a: 2, b: 1 }]);
@@ -127,12 +167,20 @@ describe('parseExecuteInput: 036 validation order (first failure wins)', () => {
     ['3 dag with spec', { action: 'start', name: 'x', targetType: 'dag', spec: SPEC }, 'spec'],
     ['3 blank spec defaults to dag', { action: 'start', name: 'x', spec: ' \n ' }, 'spec'],
     ['3 inline_spec without spec', { action: 'enqueue', name: 'x', targetType: 'inline_spec' }, 'spec'],
-    ['3 inline_spec with a blank spec', { action: 'start', name: 'x', targetType: 'inline_spec', spec: ' \t\n' }, 'spec'],
+    [
+      '3 inline_spec with a blank spec',
+      { action: 'start', name: 'x', targetType: 'inline_spec', spec: ' \t\n' },
+      'spec',
+    ],
     ['3 run', { action: 'start', name: 'x', targetType: 'run' }, 'targetType'],
     ['3 before 5', { action: 'enqueue', targetType: 'run' }, 'targetType'],
     // 4. retry/stop need targetType run
     ['4', { action: 'retry', name: 'x', dagRunId: 'r', targetType: 'dag' }, 'targetType'],
-    ['4 with a spec', { action: 'stop', name: 'x', dagRunId: 'r', targetType: 'inline_spec', spec: SPEC }, 'targetType'],
+    [
+      '4 with a spec',
+      { action: 'stop', name: 'x', dagRunId: 'r', targetType: 'inline_spec', spec: SPEC },
+      'targetType',
+    ],
     // 5. name
     ['5 missing', { action: 'start' }, 'name'],
     ['5 blank', { action: 'start', name: '   ' }, 'name'],
@@ -163,10 +211,18 @@ describe('parseExecuteInput: 036 validation order (first failure wins)', () => {
     ['9 before 10', { action: 'retry', name: 'x', includeDownstream: true }, 'dagRunId'],
     // 10. includeDownstream without stepName
     ['10', { action: 'retry', name: 'x', dagRunId: 'r', includeDownstream: true }, 'stepName'],
-    ['10 before 11', { action: 'retry', name: 'x', dagRunId: 'r', includeDownstream: true, waitTimeoutSeconds: 9 }, 'stepName'],
+    [
+      '10 before 11',
+      { action: 'retry', name: 'x', dagRunId: 'r', includeDownstream: true, waitTimeoutSeconds: 9 },
+      'stepName',
+    ],
     // 11. waitTimeoutSeconds
     ['11 without wait', { action: 'start', name: 'x', waitTimeoutSeconds: 5 }, 'waitTimeoutSeconds'],
-    ['11 wait=false', { action: 'stop', name: 'x', dagRunId: 'r', wait: false, waitTimeoutSeconds: 5 }, 'waitTimeoutSeconds'],
+    [
+      '11 wait=false',
+      { action: 'stop', name: 'x', dagRunId: 'r', wait: false, waitTimeoutSeconds: 5 },
+      'waitTimeoutSeconds',
+    ],
     ['11 zero', { action: 'start', name: 'x', wait: true, waitTimeoutSeconds: 0 }, 'waitTimeoutSeconds'],
     ['11 above 300', { action: 'start', name: 'x', wait: true, waitTimeoutSeconds: 301 }, 'waitTimeoutSeconds'],
   ])('step %s: %j → field %s', (_step, args, field) => {
@@ -191,9 +247,16 @@ describe('parseExecuteInput: 036 validation order (first failure wins)', () => {
 describe('parseExecuteInput: the error context (036 §Errors optional keys)', () => {
   test('carries what was resolved before the failure', () => {
     expect(failure({ action: 'restart', name: 'x' }).context).toEqual({});
-    expect(failure({ action: 'retry', name: 'nightly' }).context).toEqual({ action: 'retry', targetType: 'run', dagName: 'nightly' });
+    expect(failure({ action: 'retry', name: 'nightly' }).context).toEqual({
+      action: 'retry',
+      targetType: 'run',
+      dagName: 'nightly',
+    });
     expect(failure({ action: 'start', name: 'n', dagRunId: 'r1', wait: true, waitTimeoutSeconds: 0 }).context).toEqual({
-      action: 'start', targetType: 'dag', dagName: 'n', dagRunId: 'r1',
+      action: 'start',
+      targetType: 'dag',
+      dagName: 'n',
+      dagRunId: 'r1',
     });
   });
 });

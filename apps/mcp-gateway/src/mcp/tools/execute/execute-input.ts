@@ -3,8 +3,20 @@ import { readBoolean, readInteger, readString, rejectUnknownFields, requireObjec
 
 /** Every field `dagu_execute` accepts, in the order of 036 §Input (types are checked in this order). */
 const EXECUTE_FIELDS = [
-  'action', 'targetType', 'name', 'spec', 'dagRunId', 'params', 'queue', 'singleton', 'noReuse',
-  'labels', 'stepName', 'includeDownstream', 'wait', 'waitTimeoutSeconds',
+  'action',
+  'targetType',
+  'name',
+  'spec',
+  'dagRunId',
+  'params',
+  'queue',
+  'singleton',
+  'noReuse',
+  'labels',
+  'stepName',
+  'includeDownstream',
+  'wait',
+  'waitTimeoutSeconds',
 ] as const;
 const KNOWN_FIELDS: ReadonlySet<string> = new Set<string>(EXECUTE_FIELDS);
 
@@ -92,13 +104,17 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
   // 2. targetType default
   const specNonBlank = spec !== undefined && spec.trim() !== '';
   const targetType = targetTypeArg ?? (runControl ? 'run' : specNonBlank ? 'inline_spec' : 'dag');
-  if (!isTargetType(targetType)) fail('targetType', `Unsupported targetType: ${targetType}. Use dag, inline_spec or run.`);
+  if (!isTargetType(targetType))
+    fail('targetType', `Unsupported targetType: ${targetType}. Use dag, inline_spec or run.`);
   context.targetType = targetType;
   if (!runControl) {
     // 3. start/enqueue targets
-    if (targetType === 'dag' && spec !== undefined) fail('spec', 'The spec field is not allowed with targetType dag; use targetType inline_spec.');
-    if (targetType === 'inline_spec' && !specNonBlank) fail('spec', 'The spec field is required for targetType inline_spec.');
-    if (targetType === 'run') fail('targetType', `targetType run is only for retry and stop; use dag or inline_spec to ${action}.`);
+    if (targetType === 'dag' && spec !== undefined)
+      fail('spec', 'The spec field is not allowed with targetType dag; use targetType inline_spec.');
+    if (targetType === 'inline_spec' && !specNonBlank)
+      fail('spec', 'The spec field is required for targetType inline_spec.');
+    if (targetType === 'run')
+      fail('targetType', `targetType run is only for retry and stop; use dag or inline_spec to ${action}.`);
   } else if (targetType !== 'run') {
     // 4. retry/stop target a run
     fail('targetType', `The ${action} action targets a run; targetType must be run.`);
@@ -110,35 +126,47 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
     fail('name', 'The name field must be 1-40 characters of letters, digits, "_", "." or "-", and not "." or "..".');
   }
   // 6. queue
-  if (queue !== undefined && action !== 'enqueue') fail('queue', 'The queue field is only allowed with action enqueue.');
+  if (queue !== undefined && action !== 'enqueue')
+    fail('queue', 'The queue field is only allowed with action enqueue.');
   // 7. start/enqueue-only fields
   if (runControl) {
     const extra: Array<[string, boolean]> = [
-      ['spec', spec !== undefined], ['params', params !== undefined], ['singleton', singleton !== undefined],
-      ['noReuse', noReuse === true], ['labels', labels !== undefined],
+      ['spec', spec !== undefined],
+      ['params', params !== undefined],
+      ['singleton', singleton !== undefined],
+      ['noReuse', noReuse === true],
+      ['labels', labels !== undefined],
     ];
-    for (const [field, present] of extra) if (present) fail(field, `The ${field} field is not allowed with action ${action}.`);
+    for (const [field, present] of extra)
+      if (present) fail(field, `The ${field} field is not allowed with action ${action}.`);
   }
   // 8. retry-only fields
   if (action !== 'retry') {
     if (stepName !== undefined) fail('stepName', 'The stepName field is only allowed with action retry.');
-    if (includeDownstream === true) fail('includeDownstream', 'The includeDownstream field is only allowed with action retry.');
+    if (includeDownstream === true)
+      fail('includeDownstream', 'The includeDownstream field is only allowed with action retry.');
   }
   // 9. run id
   if (runControl && dagRunId === undefined) fail('dagRunId', `The dagRunId field is required for action ${action}.`);
   if (dagRunId !== undefined) {
-    if (!isValidDagRunId(dagRunId)) fail('dagRunId', 'The dagRunId field must match ^[-a-zA-Z0-9_]+$ and be at most 64 characters.');
+    if (!isValidDagRunId(dagRunId))
+      fail('dagRunId', 'The dagRunId field must match ^[-a-zA-Z0-9_]+$ and be at most 64 characters.');
     context.dagRunId = dagRunId;
   }
   // 10. includeDownstream needs stepName
-  if (includeDownstream === true && stepName === undefined) fail('stepName', 'The stepName field is required when includeDownstream is true.');
+  if (includeDownstream === true && stepName === undefined)
+    fail('stepName', 'The stepName field is required when includeDownstream is true.');
   // 11. waitTimeoutSeconds
-  if (waitTimeoutSeconds !== undefined && !wait) fail('waitTimeoutSeconds', 'The waitTimeoutSeconds field is only allowed with wait=true.');
+  if (waitTimeoutSeconds !== undefined && !wait)
+    fail('waitTimeoutSeconds', 'The waitTimeoutSeconds field is only allowed with wait=true.');
   if (waitTimeoutSeconds !== undefined && (waitTimeoutSeconds < 1 || waitTimeoutSeconds > MAX_WAIT_TIMEOUT_SECONDS)) {
     fail('waitTimeoutSeconds', 'The waitTimeoutSeconds field must be an integer from 1 through 300.');
   }
   return {
-    action, targetType, name, wait,
+    action,
+    targetType,
+    name,
+    wait,
     ...(spec !== undefined && targetType === 'inline_spec' ? { spec } : {}),
     ...(dagRunId !== undefined ? { dagRunId } : {}),
     ...(params !== undefined ? { params } : {}),

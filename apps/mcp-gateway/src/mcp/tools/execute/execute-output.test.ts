@@ -12,8 +12,14 @@ const LINKS = [
   { type: 'resource_link', uri: LOGS_URI, name: 'dag_run_logs', mimeType: 'application/json' },
 ];
 const DETAIL: RunDetail = {
-  name: 'nightly-report', dagRunId: '20260701T010000Z', uri: RUN_URI, logsUri: LOGS_URI, attemptId: 'a1',
-  status: 4, statusLabel: 'succeeded', steps: [{ name: 's', status: 4, statusLabel: 'succeeded', logUri: `${RUN_URI}/steps/s/logs` }],
+  name: 'nightly-report',
+  dagRunId: '20260701T010000Z',
+  uri: RUN_URI,
+  logsUri: LOGS_URI,
+  attemptId: 'a1',
+  status: 4,
+  statusLabel: 'succeeded',
+  steps: [{ name: 's', status: 4, statusLabel: 'succeeded', logUri: `${RUN_URI}/steps/s/logs` }],
 };
 
 describe('executeSuccess (036 §Output)', () => {
@@ -22,36 +28,75 @@ describe('executeSuccess (036 §Output)', () => {
     const result = executeSuccess(request, RUN, undefined);
     expect(result.content).toEqual([{ type: 'text', text: 'Dagu execute action completed.' }, ...LINKS]);
     expect(result.structuredContent).toEqual({
-      action: 'start', targetType: 'dag', dagName: 'nightly-report', dagRunId: '20260701T010000Z',
-      references: REFERENCES, runUri: RUN_URI, logsUri: LOGS_URI, subscribe: subscribeSentence(RUN_URI),
+      action: 'start',
+      targetType: 'dag',
+      dagName: 'nightly-report',
+      dagRunId: '20260701T010000Z',
+      references: REFERENCES,
+      runUri: RUN_URI,
+      logsUri: LOGS_URI,
+      subscribe: subscribeSentence(RUN_URI),
     });
     expect(subscribeSentence(RUN_URI)).toContain(RUN_URI);
     expect(result.isError).toBeUndefined();
   });
 
-  const waitRequest = parseExecuteInput({ action: 'retry', name: 'nightly-report', dagRunId: '20260701T010000Z', wait: true }, {});
+  const waitRequest = parseExecuteInput(
+    { action: 'retry', name: 'nightly-report', dagRunId: '20260701T010000Z', wait: true },
+    {},
+  );
 
   test('finished: completed=true, status, statusLabel, run, the finished sentence; no subscribe', () => {
-    const result = executeSuccess(waitRequest, RUN, { kind: 'finished', observed: { status: 4, statusLabel: 'succeeded', run: DETAIL } });
-    expect(result.content[0]).toEqual({ type: 'text', text: 'Dagu execute action completed. The run finished with status succeeded.' });
+    const result = executeSuccess(waitRequest, RUN, {
+      kind: 'finished',
+      observed: { status: 4, statusLabel: 'succeeded', run: DETAIL },
+    });
+    expect(result.content[0]).toEqual({
+      type: 'text',
+      text: 'Dagu execute action completed. The run finished with status succeeded.',
+    });
     expect(result.content.slice(1)).toEqual(LINKS);
     expect(result.structuredContent).toEqual({
-      action: 'retry', targetType: 'run', dagName: 'nightly-report', dagRunId: '20260701T010000Z',
-      references: REFERENCES, runUri: RUN_URI, logsUri: LOGS_URI, completed: true, status: 4, statusLabel: 'succeeded', run: DETAIL,
+      action: 'retry',
+      targetType: 'run',
+      dagName: 'nightly-report',
+      dagRunId: '20260701T010000Z',
+      references: REFERENCES,
+      runUri: RUN_URI,
+      logsUri: LOGS_URI,
+      completed: true,
+      status: 4,
+      statusLabel: 'succeeded',
+      run: DETAIL,
     });
   });
 
   test('waiting checkpoint (status 7): completed=false with run filled', () => {
     const waiting = { ...DETAIL, status: 7, statusLabel: 'waiting' };
-    const result = executeSuccess(waitRequest, RUN, { kind: 'waiting', observed: { status: 7, statusLabel: 'waiting', run: waiting } });
-    expect(result.structuredContent).toMatchObject({ completed: false, status: 7, statusLabel: 'waiting', run: waiting });
+    const result = executeSuccess(waitRequest, RUN, {
+      kind: 'waiting',
+      observed: { status: 7, statusLabel: 'waiting', run: waiting },
+    });
+    expect(result.structuredContent).toMatchObject({
+      completed: false,
+      status: 7,
+      statusLabel: 'waiting',
+      run: waiting,
+    });
     expect(result.structuredContent).not.toHaveProperty('subscribe');
   });
 
   test.each<[string, WaitOutcome]>([
     ['timeout', { kind: 'timeout', observed: { status: 1, statusLabel: 'running' }, waitedSeconds: 30 }],
     ['interrupted', { kind: 'interrupted', observed: { status: 1, statusLabel: 'running' } }],
-    ['failed', { kind: 'failed', observed: { status: 1, statusLabel: 'running' }, error: 'run-service did not answer within 10000 ms.' }],
+    [
+      'failed',
+      {
+        kind: 'failed',
+        observed: { status: 1, statusLabel: 'running' },
+        error: 'run-service did not answer within 10000 ms.',
+      },
+    ],
   ])('%s: completed=false, last status, no run, own sentence pointing at runUri', (kind, outcome) => {
     const result = executeSuccess(waitRequest, RUN, outcome);
     const sc = result.structuredContent ?? {};
@@ -77,6 +122,9 @@ describe('executeSuccess (036 §Output)', () => {
   });
 
   test('run URIs follow the 020 escaping', () => {
-    expect(runUris({ dagName: 'a.b', dagRunId: 'x_1-2' })).toEqual({ runUri: 'dagu://runs/a.b/x_1-2', logsUri: 'dagu://runs/a.b/x_1-2/logs' });
+    expect(runUris({ dagName: 'a.b', dagRunId: 'x_1-2' })).toEqual({
+      runUri: 'dagu://runs/a.b/x_1-2',
+      logsUri: 'dagu://runs/a.b/x_1-2/logs',
+    });
   });
 });

@@ -54,7 +54,11 @@ export function waitText(outcome: WaitOutcome, runUri: string): string {
  *
  * @param outcome the wait's outcome; `undefined` when the request had no `wait`
  */
-export function executeSuccess(request: ExecuteRequest, run: IdentifiedRun, outcome: WaitOutcome | undefined): CallToolResult {
+export function executeSuccess(
+  request: ExecuteRequest,
+  run: IdentifiedRun,
+  outcome: WaitOutcome | undefined,
+): CallToolResult {
   const { runUri, logsUri } = runUris(run);
   const structured: Record<string, unknown> = {
     action: request.action,

@@ -57,27 +57,64 @@ function sc(result: CallToolResult): Record<string, unknown> {
 
 describe('dagu_execute over the bus', () => {
   test('start + dag sends the stored YAML to run.start (036 §Semantics) and answers without waiting', async () => {
-    const result = await tool({ action: 'start', name: 'hello', params: { B: 1, A: 2 }, labels: ['team=ops'], singleton: false, noReuse: true }, context().ctx);
+    const result = await tool(
+      { action: 'start', name: 'hello', params: { B: 1, A: 2 }, labels: ['team=ops'], singleton: false, noReuse: true },
+      context().ctx,
+    );
     expect(result.isError).toBeUndefined();
     const started = services.callsOf('run.start').at(-1);
-    expect(started).toEqual({ dagName: 'hello', spec: services.dags.get('hello'), inline: false, enqueue: false, params: '{"A":2,"B":1}', labels: ['team=ops'], singleton: false });
+    expect(started).toEqual({
+      dagName: 'hello',
+      spec: services.dags.get('hello'),
+      inline: false,
+      enqueue: false,
+      params: '{"A":2,"B":1}',
+      labels: ['team=ops'],
+      singleton: false,
+    });
     const id = String(sc(result).dagRunId);
-    expect(sc(result)).toMatchObject({ action: 'start', targetType: 'dag', dagName: 'hello', runUri: `dagu://runs/hello/${id}`, logsUri: `dagu://runs/hello/${id}/logs` });
+    expect(sc(result)).toMatchObject({
+      action: 'start',
+      targetType: 'dag',
+      dagName: 'hello',
+      runUri: `dagu://runs/hello/${id}`,
+      logsUri: `dagu://runs/hello/${id}/logs`,
+    });
     expect(sc(result).subscribe).toEqual(expect.stringContaining(`dagu://runs/hello/${id}`));
   });
 
   test('start + inline_spec with wait reacts to the run event and returns the run model (036 §Wait)', async () => {
     const { ctx } = context({ progressToken: 'p1' });
     const started = Date.now();
-    const result = await tool({ action: 'start', name: 'inline1', spec: 'steps:\n  - run: echo hi\n', dagRunId: 'fixed-1', wait: true }, ctx);
+    const result = await tool(
+      { action: 'start', name: 'inline1', spec: 'steps:\n  - run: echo hi\n', dagRunId: 'fixed-1', wait: true },
+      ctx,
+    );
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(services.callsOf('run.start').at(-1)).toMatchObject({ dagName: 'inline1', inline: true, dagRunId: 'fixed-1' });
-    expect(result.content[0]).toEqual({ type: 'text', text: 'Dagu execute action completed. The run finished with status succeeded.' });
-    expect(sc(result)).toMatchObject({ targetType: 'inline_spec', dagRunId: 'fixed-1', completed: true, status: 4, statusLabel: 'succeeded', run: { dagRunId: 'fixed-1', status: 4 } });
+    expect(services.callsOf('run.start').at(-1)).toMatchObject({
+      dagName: 'inline1',
+      inline: true,
+      dagRunId: 'fixed-1',
+    });
+    expect(result.content[0]).toEqual({
+      type: 'text',
+      text: 'Dagu execute action completed. The run finished with status succeeded.',
+    });
+    expect(sc(result)).toMatchObject({
+      targetType: 'inline_spec',
+      dagRunId: 'fixed-1',
+      completed: true,
+      status: 4,
+      statusLabel: 'succeeded',
+      run: { dagRunId: 'fixed-1', status: 4 },
+    });
   });
 
   test('status 7 ends the wait with completed=false and the run filled (036 §Wait)', async () => {
-    const result = await tool({ action: 'start', name: 'gate', spec: 'steps:\n  - action: approval\n', wait: true }, context().ctx);
+    const result = await tool(
+      { action: 'start', name: 'gate', spec: 'steps:\n  - action: approval\n', wait: true },
+      context().ctx,
+    );
     expect(sc(result)).toMatchObject({ completed: false, status: 7, statusLabel: 'waiting', run: { status: 7 } });
   });
 
@@ -98,16 +135,33 @@ describe('dagu_execute over the bus', () => {
     const started = await tool({ action: 'start', name: 'sleeper' }, context().ctx);
     const dagRunId = String(sc(started).dagRunId);
     const stopped = await tool({ action: 'stop', name: 'sleeper', dagRunId, wait: true }, context().ctx);
-    expect(sc(stopped)).toMatchObject({ action: 'stop', targetType: 'run', completed: true, status: 3, statusLabel: 'aborted' });
-    const retried = await tool({ action: 'retry', name: 'sleeper', dagRunId, stepName: 's', includeDownstream: true, wait: true }, context().ctx);
-    expect(services.callsOf('run.retry').at(-1)).toEqual({ dagName: 'sleeper', dagRunId, stepName: 's', includeDownstream: true });
+    expect(sc(stopped)).toMatchObject({
+      action: 'stop',
+      targetType: 'run',
+      completed: true,
+      status: 3,
+      statusLabel: 'aborted',
+    });
+    const retried = await tool(
+      { action: 'retry', name: 'sleeper', dagRunId, stepName: 's', includeDownstream: true, wait: true },
+      context().ctx,
+    );
+    expect(services.callsOf('run.retry').at(-1)).toEqual({
+      dagName: 'sleeper',
+      dagRunId,
+      stepName: 's',
+      includeDownstream: true,
+    });
     expect(sc(retried)).toMatchObject({ action: 'retry', completed: true, status: 4 });
   });
 
   test('client cancel ends the wait, not the run (dagu-model §10)', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const result = await tool({ action: 'start', name: 'sleeper', wait: true }, context({ signal: controller.signal }).ctx);
+    const result = await tool(
+      { action: 'start', name: 'sleeper', wait: true },
+      context({ signal: controller.signal }).ctx,
+    );
     expect(sc(result)).toMatchObject({ completed: false, status: 1 });
     expect(services.callsOf('run.stop')).toHaveLength(1);
   });
@@ -116,13 +170,20 @@ describe('dagu_execute over the bus', () => {
     const result = await tool({ action: 'start', name: 'hellp' }, context().ctx);
     expect(result.isError).toBe(true);
     expect(sc(result)).toEqual({
-      code: 'resource_not_found', message: 'DAG "hellp" does not exist.', action: 'start', targetType: 'dag', dagName: 'hellp', details: { didYouMean: ['hello'] },
+      code: 'resource_not_found',
+      message: 'DAG "hellp" does not exist.',
+      action: 'start',
+      targetType: 'dag',
+      dagName: 'hellp',
+      details: { didYouMean: ['hello'] },
     });
   });
 
   test('run-service errors keep their code: singleton conflict, stop of a finished run', async () => {
     await tool({ action: 'start', name: 'sleeper', dagRunId: 'solo-1' }, context().ctx);
-    expect(sc(await tool({ action: 'start', name: 'sleeper', singleton: true }, context().ctx))).toMatchObject({ code: 'conflict' });
+    expect(sc(await tool({ action: 'start', name: 'sleeper', singleton: true }, context().ctx))).toMatchObject({
+      code: 'conflict',
+    });
     const done = await tool({ action: 'start', name: 'hello', wait: true }, context().ctx);
     const stop = await tool({ action: 'stop', name: 'hello', dagRunId: String(sc(done).dagRunId) }, context().ctx);
     expect(sc(stop)).toMatchObject({ code: 'invalid_tool_input', action: 'stop', dagRunId: sc(done).dagRunId });
@@ -135,16 +196,31 @@ describe('dagu_execute over the bus', () => {
     expect(sc(result)).toMatchObject({ code: 'unauthorized', action: 'start', dagName: 'hello' });
     expect(services.calls.length).toBe(before);
     const operator: Principal = { ...viewer, role: 'operator' };
-    expect((await tool({ action: 'start', name: 'hello' }, context({ principal: operator }).ctx)).isError).toBeUndefined();
+    expect(
+      (await tool({ action: 'start', name: 'hello' }, context({ principal: operator }).ctx)).isError,
+    ).toBeUndefined();
   });
 
   test('the hub drops malformed events and skips child-run events', async () => {
     const redis = new Redis(REDIS_URL);
     const watch = hub.watch('quiet');
     await redis.publish(runEventsChannel(prefix), 'not json');
-    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'quiet', dagRunId: 'c', root: { name: 'p', dagRunId: 'p1' }, status: 1, statusLabel: 'running', at: 'x' }));
+    await redis.publish(
+      runEventsChannel(prefix),
+      JSON.stringify({
+        name: 'quiet',
+        dagRunId: 'c',
+        root: { name: 'p', dagRunId: 'p1' },
+        status: 1,
+        statusLabel: 'running',
+        at: 'x',
+      }),
+    );
     expect(await watch.changed(300)).toBe(false);
-    await redis.publish(runEventsChannel(prefix), JSON.stringify({ name: 'quiet', dagRunId: 'x', status: 1, statusLabel: 'running', at: 'x' }));
+    await redis.publish(
+      runEventsChannel(prefix),
+      JSON.stringify({ name: 'quiet', dagRunId: 'x', status: 1, statusLabel: 'running', at: 'x' }),
+    );
     expect(await watch.changed(2000)).toBe(true);
     watch.close();
     await redis.quit();

@@ -1,10 +1,23 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, dagOps, roleAtLeast, runOps, type Principal, type RunDetail, type RunRef } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  dagOps,
+  roleAtLeast,
+  runOps,
+  type Principal,
+  type RunDetail,
+  type RunRef,
+} from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { McpCallContext } from '../../mcp-types';
 import type { RunEventSource, RunWatch } from '../../run-events';
 import { asServiceError, toolError } from '../tool-result';
-import { DEFAULT_WAIT_TIMEOUT_SECONDS, parseExecuteInput, type ExecuteErrorContext, type ExecuteRequest } from './execute-input';
+import {
+  DEFAULT_WAIT_TIMEOUT_SECONDS,
+  parseExecuteInput,
+  type ExecuteErrorContext,
+  type ExecuteRequest,
+} from './execute-input';
 import { executeSuccess } from './execute-output';
 import { waitForRun } from './execute-wait';
 
@@ -43,13 +56,20 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, undefined);
       }
       watch = (deps.events ?? NO_EVENTS).watch(request.name, request.dagRunId);
-      const priorAttempt = request.action === 'retry' ? await currentAttempt(deps.bus, request, ctx.principal) : undefined;
+      const priorAttempt =
+        request.action === 'retry' ? await currentAttempt(deps.bus, request, ctx.principal) : undefined;
       const ref = await performAction(deps.bus, request, ctx.principal);
       context.dagRunId = ref.dagRunId;
       watch.track(ref.dagRunId);
       const outcome = await waitForRun({
         readRun: (timeoutMs) =>
-          deps.bus.call('run', runOps, 'run.get', { dagName: request.name, dagRunId: ref.dagRunId }, { principal: ctx.principal, timeoutMs }),
+          deps.bus.call(
+            'run',
+            runOps,
+            'run.get',
+            { dagName: request.name, dagRunId: ref.dagRunId },
+            { principal: ctx.principal, timeoutMs },
+          ),
         watch,
         initial: { status: ref.status, statusLabel: ref.statusLabel },
         isCurrentAttempt: request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true,
@@ -77,30 +97,57 @@ export async function performAction(bus: BusClient, request: ExecuteRequest, pri
   const { name: dagName } = request;
   switch (request.action) {
     case 'retry':
-      return bus.call('run', runOps, 'run.retry', { dagName, dagRunId: request.dagRunId ?? '', ...pick(request, ['stepName', 'includeDownstream']) }, opts);
+      return bus.call(
+        'run',
+        runOps,
+        'run.retry',
+        { dagName, dagRunId: request.dagRunId ?? '', ...pick(request, ['stepName', 'includeDownstream']) },
+        opts,
+      );
     case 'stop':
       return bus.call('run', runOps, 'run.stop', { dagName, dagRunId: request.dagRunId ?? '' }, opts);
     case 'start':
     case 'enqueue': {
       const inline = request.targetType === 'inline_spec';
-      const spec = inline ? (request.spec ?? '') : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
+      const spec = inline
+        ? (request.spec ?? '')
+        : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
       const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton']);
-      return bus.call('run', runOps, 'run.start', { dagName, spec, inline, enqueue: request.action === 'enqueue', ...extras }, opts);
+      return bus.call(
+        'run',
+        runOps,
+        'run.start',
+        { dagName, spec, inline, enqueue: request.action === 'enqueue', ...extras },
+        opts,
+      );
     }
   }
 }
 
 /** The keys of `request` named in `keys` that are set (optional keys stay absent on the wire). */
-function pick<K extends keyof ExecuteRequest>(request: ExecuteRequest, keys: readonly K[]): Partial<Pick<ExecuteRequest, K>> {
+function pick<K extends keyof ExecuteRequest>(
+  request: ExecuteRequest,
+  keys: readonly K[],
+): Partial<Pick<ExecuteRequest, K>> {
   const picked: Partial<Pick<ExecuteRequest, K>> = {};
   for (const key of keys) if (request[key] !== undefined) picked[key] = request[key];
   return picked;
 }
 
 /** The run's attempt id before a retry; `undefined` when it cannot be read (run.retry then reports the error). */
-async function currentAttempt(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<string | undefined> {
+async function currentAttempt(
+  bus: BusClient,
+  request: ExecuteRequest,
+  principal: Principal,
+): Promise<string | undefined> {
   try {
-    const run = await bus.call('run', runOps, 'run.get', { dagName: request.name, dagRunId: request.dagRunId ?? '' }, { principal });
+    const run = await bus.call(
+      'run',
+      runOps,
+      'run.get',
+      { dagName: request.name, dagRunId: request.dagRunId ?? '' },
+      { principal },
+    );
     return run.attemptId;
   } catch {
     return undefined;
@@ -131,10 +178,14 @@ const NO_EVENTS: RunEventSource = {
     changed: (timeoutMs, signal) =>
       new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve(false);
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve(false);
+          },
+          { once: true },
+        );
       }),
   }),
 };

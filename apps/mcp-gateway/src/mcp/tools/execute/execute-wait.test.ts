@@ -3,10 +3,28 @@ import { DaguError, type RunDetail } from '@dagu-mcp/contracts';
 import { RunEventDispatcher } from '../../run-events';
 import { waitForRun, type WaitInput, type WaitOutcome } from './execute-wait';
 
-const LABELS = ['not_started', 'running', 'failed', 'aborted', 'succeeded', 'queued', 'partially_succeeded', 'waiting', 'rejected'];
+const LABELS = [
+  'not_started',
+  'running',
+  'failed',
+  'aborted',
+  'succeeded',
+  'queued',
+  'partially_succeeded',
+  'waiting',
+  'rejected',
+];
 
 function detail(status: number, attemptId = 'a1'): RunDetail {
-  return { name: 'd', dagRunId: 'r1', uri: 'dagu://runs/d/r1', attemptId, status, statusLabel: LABELS[status] ?? '?', steps: [] };
+  return {
+    name: 'd',
+    dagRunId: 'r1',
+    uri: 'dagu://runs/d/r1',
+    attemptId,
+    status,
+    statusLabel: LABELS[status] ?? '?',
+    steps: [],
+  };
 }
 
 function event(status: number): Parameters<RunEventDispatcher['publish']>[0] {
@@ -57,7 +75,10 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
     expect(w.outcome()).toBeUndefined();
     w.events.publish(event(4));
     await jest.advanceTimersByTimeAsync(1);
-    expect(await w.done).toEqual({ kind: 'finished', observed: { status: 4, statusLabel: 'succeeded', run: detail(4) } });
+    expect(await w.done).toEqual({
+      kind: 'finished',
+      observed: { status: 4, statusLabel: 'succeeded', run: detail(4) },
+    });
     expect(w.reads()).toBe(2);
   });
 
@@ -77,7 +98,11 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
   test('timeout: the run keeps its last observed status', async () => {
     const w = setup([detail(1)], { timeoutSeconds: 1 });
     await jest.advanceTimersByTimeAsync(1_000);
-    expect(await w.done).toEqual({ kind: 'timeout', observed: { status: 1, statusLabel: 'running', run: detail(1) }, waitedSeconds: 1 });
+    expect(await w.done).toEqual({
+      kind: 'timeout',
+      observed: { status: 1, statusLabel: 'running', run: detail(1) },
+      waitedSeconds: 1,
+    });
   });
 
   test('without a progress token a wait ends after at most 50 s', async () => {
@@ -96,7 +121,10 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
     const progress = w.notifications.map((n) => (n.method === 'notifications/progress' ? n.params.progress : -1));
     expect(progress.length).toBeGreaterThanOrEqual(3);
     expect(progress.every((p, i) => p > (progress[i - 1] ?? 0))).toBe(true);
-    expect(w.notifications[0]).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'tok', total: 30 } });
+    expect(w.notifications[0]).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'tok', total: 30 },
+    });
   });
 
   test('the client cancel ends the wait (interrupted), never the run', async () => {
@@ -107,7 +135,9 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
   });
 
   test('a retry waits for the new attempt: reads of the old attempt do not count', async () => {
-    const w = setup([detail(2, 'old'), detail(1, 'new'), detail(4, 'new')], { isCurrentAttempt: (run) => run.attemptId === 'new' });
+    const w = setup([detail(2, 'old'), detail(1, 'new'), detail(4, 'new')], {
+      isCurrentAttempt: (run) => run.attemptId === 'new',
+    });
     await jest.advanceTimersByTimeAsync(10);
     expect(w.outcome()).toBeUndefined();
     w.events.publish(event(1));
@@ -125,7 +155,11 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
 
   test('a read failure cuts the wait (waitError); a transient one is retried', async () => {
     const failed = setup([new DaguError('resource_not_found', 'gone')]);
-    expect(await failed.done).toEqual({ kind: 'failed', observed: { status: 5, statusLabel: 'queued' }, error: 'gone' });
+    expect(await failed.done).toEqual({
+      kind: 'failed',
+      observed: { status: 5, statusLabel: 'queued' },
+      error: 'gone',
+    });
     const transient = setup([new DaguError('resource_unavailable', 'slow'), detail(4)]);
     await jest.advanceTimersByTimeAsync(5_000);
     expect((await transient.done).kind).toBe('finished');

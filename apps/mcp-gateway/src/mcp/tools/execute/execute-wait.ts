@@ -1,5 +1,11 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, TERMINAL_RUN_STATUSES, WAITING_RUN_STATUS, isTransientCode, type RunDetail } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  TERMINAL_RUN_STATUSES,
+  WAITING_RUN_STATUS,
+  isTransientCode,
+  type RunDetail,
+} from '@dagu-mcp/contracts';
 import type { RunWatch } from '../../run-events';
 
 /** Progress notifications go out at least this often while waiting (dagu-model §10: at least every 10 s). */
@@ -82,7 +88,8 @@ export async function waitForRun(input: WaitInput): Promise<WaitOutcome> {
         }
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        if (!(err instanceof DaguError) || !isTransientCode(err.code)) return { kind: 'failed', observed, error: message };
+        if (!(err instanceof DaguError) || !isTransientCode(err.code))
+          return { kind: 'failed', observed, error: message };
         transient = message;
       }
       if (input.signal.aborted) return { kind: 'interrupted', observed };

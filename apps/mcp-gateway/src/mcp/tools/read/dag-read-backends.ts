@@ -15,8 +15,10 @@ export function createDagReadBackends(bus: BusClient): {
   return {
     dags: async (request, principal) =>
       bus.call('dag', dagOps, 'dag.list', DagListRequestSchema.parse(request.query ?? {}), { principal }),
-    dag: async (request, principal) => bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal }),
-    dag_spec: async (request, principal) => bus.call('dag', dagOps, 'dag.spec', { name: request.fields.name ?? '' }, { principal }),
+    dag: async (request, principal) =>
+      bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal }),
+    dag_spec: async (request, principal) =>
+      bus.call('dag', dagOps, 'dag.spec', { name: request.fields.name ?? '' }, { principal }),
     dag_search: async (request, principal) => {
       const { search, workspace, cursor, limit } = request.fields;
       return bus.call(

@@ -11,7 +11,13 @@ export type ReadBackends = Readonly<Record<ReadTarget, ReadBackend>>;
 
 /** `references`: the reference collection model (021): `items[] {name, uri, mimeType, title, description}`. */
 export function referencesBackend(topics: ReadonlyMap<string, ReferenceTopic>): ReadBackend {
-  const items = [...topics.values()].map((t) => ({ name: t.name, uri: t.uri, mimeType: t.mimeType, title: t.title, description: t.description }));
+  const items = [...topics.values()].map((t) => ({
+    name: t.name,
+    uri: t.uri,
+    mimeType: t.mimeType,
+    title: t.title,
+    description: t.description,
+  }));
   return async () => ({ items });
 }
 
@@ -24,9 +30,13 @@ export function referenceBackend(topics: ReadonlyMap<string, ReferenceTopic>): R
     const name = request.fields.name ?? 'authoring';
     const topic = topics.get(name);
     if (topic === undefined) {
-      throw new DaguError('resource_not_found', `Reference topic ${name} does not exist. Topics: ${[...topics.keys()].join(', ')}.`, {
-        details: { topics: [...topics.keys()] },
-      });
+      throw new DaguError(
+        'resource_not_found',
+        `Reference topic ${name} does not exist. Topics: ${[...topics.keys()].join(', ')}.`,
+        {
+          details: { topics: [...topics.keys()] },
+        },
+      );
     }
     return { name: topic.name, uri: topic.uri, title: topic.title, mimeType: topic.mimeType, text: topic.text };
   };

@@ -49,11 +49,16 @@ describe('parseReadInput: URI mode target derivation (021 §Addressing modes)', 
   test('an early failure still names a supported target (021 §Errors optional fields)', () => {
     expect(failure({ target: 'references', bogus: 1 }).context.target).toBe('references');
     expect(failure({ target: 'docs', limit: 1.5 }).context.target).toBe('wiki');
-    expect(failure({ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', query: '?tail=1' }).context.uri).toBeUndefined();
+    expect(
+      failure({ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's', query: '?tail=1' }).context.uri,
+    ).toBeUndefined();
   });
 
   test('URI mode fields feed the echoes of step_log (021 §Output)', () => {
-    const request = parseReadInput({ uri: 'dagu://runs/n/r1/sub/c1/steps/s%2F1/foreach/2/steps/body/logs?stream=stderr' }, {});
+    const request = parseReadInput(
+      { uri: 'dagu://runs/n/r1/sub/c1/steps/s%2F1/foreach/2/steps/body/logs?stream=stderr' },
+      {},
+    );
     const result = readSuccess(request, {});
     expect(result.structuredContent).toMatchObject({
       target: 'step_log',
@@ -70,7 +75,10 @@ describe('parseReadInput: URI mode target derivation (021 §Addressing modes)', 
 
 describe('parseReadInput: target mode (021 §Input, §Target contracts)', () => {
   test('builds the canonical URI with the supplied query appended', () => {
-    const request = parseReadInput({ target: 'step_log', name: 'n', dagRunId: 'r1', stepName: 'a b', query: 'tail=10' }, {});
+    const request = parseReadInput(
+      { target: 'step_log', name: 'n', dagRunId: 'r1', stepName: 'a b', query: 'tail=10' },
+      {},
+    );
     expect(request.uri).toBe('dagu://runs/n/r1/steps/a%20b/logs?tail=10');
     expect(request.query).toEqual({ tail: 10 });
   });

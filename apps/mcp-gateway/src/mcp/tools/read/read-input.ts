@@ -98,7 +98,7 @@ export function parseReadInput(args: unknown, context: ReadErrorContext): ReadRe
  * it (021 §Errors: `target` when a valid target has been resolved).
  */
 function noteSuppliedTarget(input: Record<string, unknown>, context: ReadErrorContext): void {
-  if (typeof input.target !== 'string' || input.uri !== undefined && input.uri !== null) return;
+  if (typeof input.target !== 'string' || (input.uri !== undefined && input.uri !== null)) return;
   const supplied = input.target.trim();
   const resolved = READ_TARGET_ALIASES[supplied] ?? supplied;
   if (isReadTarget(resolved)) context.target = resolved;
@@ -128,7 +128,9 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
   const target = READ_TARGET_ALIASES[supplied] ?? supplied;
   if (!isReadTarget(target)) {
     const later = target === 'workbook' ? ' Workbook reads are not available in this server yet.' : '';
-    throw new DaguError('unsupported_read_target', `Unsupported read target: ${supplied}.${later}`, { field: 'target' });
+    throw new DaguError('unsupported_read_target', `Unsupported read target: ${supplied}.${later}`, {
+      field: 'target',
+    });
   }
   context.target = target;
   const rule = TARGET_RULES[target];
@@ -152,10 +154,14 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
   checkValues(target, fields);
   const resource = buildResource(target, fields);
   // dags, runs and references have no URI in target mode (021 §Target contracts).
-  const uri = resource === undefined || NO_TARGET_MODE_URI.has(target) ? undefined : appendQueryText(formatDaguUri(resource), fields.query);
+  const uri =
+    resource === undefined || NO_TARGET_MODE_URI.has(target)
+      ? undefined
+      : appendQueryText(formatDaguUri(resource), fields.query);
   // Resolved before the query is checked, so a query error still names the URI.
   if (uri !== undefined) context.uri = uri;
-  const query = fields.query === undefined || !isQueryTarget(target) ? undefined : parseReadQuery(target, fields.query, 'target');
+  const query =
+    fields.query === undefined || !isQueryTarget(target) ? undefined : parseReadQuery(target, fields.query, 'target');
   return { mode: 'target', target, fields, resource, uri, query };
 }
 
@@ -163,10 +169,18 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
 function checkPairs(target: ReadTarget, fields: ReadFields): void {
   if (target !== 'step_log') return;
   if (fields.item !== undefined && fields.bodyStepName === undefined) {
-    throw new DaguError('invalid_tool_input', 'The bodyStepName field is required when item is supplied for target step_log.', { field: 'bodyStepName' });
+    throw new DaguError(
+      'invalid_tool_input',
+      'The bodyStepName field is required when item is supplied for target step_log.',
+      { field: 'bodyStepName' },
+    );
   }
   if (fields.bodyStepName !== undefined && fields.item === undefined) {
-    throw new DaguError('invalid_tool_input', 'The item field is required when bodyStepName is supplied for target step_log.', { field: 'item' });
+    throw new DaguError(
+      'invalid_tool_input',
+      'The item field is required when bodyStepName is supplied for target step_log.',
+      { field: 'item' },
+    );
   }
 }
 
@@ -185,16 +199,31 @@ function checkValues(target: ReadTarget, f: ReadFields): void {
   if (f.prefix !== undefined && !isValidWikiPathPrefix(f.prefix)) bad('prefix', 'wiki page path prefix');
   if (f.workspace !== undefined) {
     if (target === 'wiki_page' && f.workspace === 'all') {
-      throw new DaguError('invalid_tool_input', 'The workspace field must name one workspace for target wiki_page; "all" is not allowed.', { field: 'workspace' });
+      throw new DaguError(
+        'invalid_tool_input',
+        'The workspace field must name one workspace for target wiki_page; "all" is not allowed.',
+        { field: 'workspace' },
+      );
     }
     if (f.workspace !== 'all' && !isValidWikiWorkspace(f.workspace)) bad('workspace', 'workspace');
   }
   if (f.limit !== undefined && (f.limit < 1 || f.limit > 50)) {
-    throw new DaguError('invalid_tool_input', 'The limit field must be an integer from 1 through 50.', { field: 'limit' });
+    throw new DaguError('invalid_tool_input', 'The limit field must be an integer from 1 through 50.', {
+      field: 'limit',
+    });
   }
 }
 
-const RESOURCE_STRING_KEYS = ['name', 'dagRunId', 'subRunId', 'stepName', 'item', 'bodyStepName', 'workspace', 'path'] as const;
+const RESOURCE_STRING_KEYS = [
+  'name',
+  'dagRunId',
+  'subRunId',
+  'stepName',
+  'item',
+  'bodyStepName',
+  'workspace',
+  'path',
+] as const;
 const NO_TARGET_MODE_URI: ReadonlySet<ReadTarget> = new Set<ReadTarget>(['dags', 'runs', 'references']);
 
 /** The target-mode view of a URI-mode resource (for echoes and the backends). */

@@ -35,7 +35,9 @@ export function buildResource(target: ReadTarget, f: ReadFields): DaguResource |
     case 'foreach_item':
       return { kind: 'foreach_item', name, dagRunId, ...sub, stepName, item: f.item ?? '' };
     case 'wiki':
-      return f.workspace === undefined || f.workspace === 'all' ? { kind: 'wiki' } : { kind: 'wiki', workspace: f.workspace };
+      return f.workspace === undefined || f.workspace === 'all'
+        ? { kind: 'wiki' }
+        : { kind: 'wiki', workspace: f.workspace };
     case 'wiki_page':
       return { kind: 'wiki_page', workspace: f.workspace ?? '', path: f.path ?? '' };
     case 'dag':

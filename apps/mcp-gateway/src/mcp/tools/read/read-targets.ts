@@ -1,18 +1,47 @@
 /** Every read target `dagu_read` resolves to (021 §Target contracts; `workbook` comes later, §10). */
 export const READ_TARGETS = [
-  'references', 'reference', 'dags', 'dag', 'dag_spec', 'dag_search',
-  'wiki', 'wiki_page', 'wiki_search', 'runs', 'run', 'run_logs', 'step_log',
-  'foreach_items', 'foreach_item',
+  'references',
+  'reference',
+  'dags',
+  'dag',
+  'dag_spec',
+  'dag_search',
+  'wiki',
+  'wiki_page',
+  'wiki_search',
+  'runs',
+  'run',
+  'run_logs',
+  'step_log',
+  'foreach_items',
+  'foreach_item',
 ] as const;
 export type ReadTarget = (typeof READ_TARGETS)[number];
 
 /** Deprecated aliases: accepted, not advertised, reported as the resolved target (dagu-model §10). */
-export const READ_TARGET_ALIASES: Readonly<Record<string, ReadTarget>> = { docs: 'wiki', doc: 'wiki_page', doc_search: 'wiki_search' };
+export const READ_TARGET_ALIASES: Readonly<Record<string, ReadTarget>> = {
+  docs: 'wiki',
+  doc: 'wiki_page',
+  doc_search: 'wiki_search',
+};
 
 /** Target-mode fields in the order of 021's input table (the order errors are reported in). */
 export const TARGET_MODE_FIELDS = [
-  'target', 'name', 'dagRunId', 'subRunId', 'stepName', 'item', 'bodyStepName', 'query',
-  'workspace', 'path', 'password', 'search', 'prefix', 'cursor', 'limit',
+  'target',
+  'name',
+  'dagRunId',
+  'subRunId',
+  'stepName',
+  'item',
+  'bodyStepName',
+  'query',
+  'workspace',
+  'path',
+  'password',
+  'search',
+  'prefix',
+  'cursor',
+  'limit',
 ] as const;
 export type TargetModeField = (typeof TARGET_MODE_FIELDS)[number];
 
@@ -45,7 +74,13 @@ export const TARGET_RULES: Readonly<Record<ReadTarget, TargetRule>> = {
 
 /** Targets whose `name` is a DAG name (validated per dagu-model §2). */
 export const DAG_NAMED_TARGETS: ReadonlySet<ReadTarget> = new Set<ReadTarget>([
-  'dag', 'dag_spec', 'run', 'run_logs', 'step_log', 'foreach_items', 'foreach_item',
+  'dag',
+  'dag_spec',
+  'run',
+  'run_logs',
+  'step_log',
+  'foreach_items',
+  'foreach_item',
 ]);
 
 /** Type guard for a supported, case-sensitive target literal. */

@@ -45,6 +45,9 @@ export function readSuccess(request: ReadRequest, data: Record<string, unknown>)
   }
   // Only `dags` carries the data as indented JSON in its text (021 §Output).
   const text = request.target === 'dags' ? `${SUCCESS_TEXT}\n\n${JSON.stringify(data, null, 2)}` : SUCCESS_TEXT;
-  const links = request.uri !== undefined && request.resource !== undefined ? [resourceLinkFor(request.resource, { uri: request.uri })] : [];
+  const links =
+    request.uri !== undefined && request.resource !== undefined
+      ? [resourceLinkFor(request.resource, { uri: request.uri })]
+      : [];
   return toolSuccess(text, structured, links);
 }

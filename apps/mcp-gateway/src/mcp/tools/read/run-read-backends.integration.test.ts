@@ -13,7 +13,8 @@ const prefix = `test-runread-${randomBytes(4).toString('hex')}`;
 const services = new FakeServices(REDIS_URL, prefix);
 const bus = new BusClient({ redisUrl: REDIS_URL, prefix, defaultTimeoutMs: 5000 });
 const backends = createRunReadBackends(bus);
-const dagBackend: ReadBackend = async (request, principal) => bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal });
+const dagBackend: ReadBackend = async (request, principal) =>
+  bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal });
 const dag = withLatestRun(dagBackend, bus);
 
 beforeAll(async () => {
@@ -42,7 +43,12 @@ async function read(args: Record<string, unknown>): Promise<Record<string, unkno
 describe('run read backends (021 §Target contracts)', () => {
   test('runs → run.list with the parsed query, in target and URI mode', async () => {
     await read({ target: 'runs', query: 'name=hello&status=1&status=4&limit=5&labels=a,b' });
-    expect(services.callsOf('run.list').at(-1)).toEqual({ name: 'hello', status: [1, 4], limit: 5, labels: ['a', 'b'] });
+    expect(services.callsOf('run.list').at(-1)).toEqual({
+      name: 'hello',
+      status: [1, 4],
+      limit: 5,
+      labels: ['a', 'b'],
+    });
     await read({ uri: 'dagu://runs?dagRunId=latest' });
     expect(services.callsOf('run.list').at(-1)).toEqual({ dagRunId: 'latest' });
     await read({ target: 'runs' });
@@ -50,7 +56,9 @@ describe('run read backends (021 §Target contracts)', () => {
   });
 
   test('run → run.get with subRunId for a child run; unknown run → resource_not_found', async () => {
-    await expect(read({ target: 'run', name: 'hello', dagRunId: 'nope' })).rejects.toMatchObject({ code: 'resource_not_found' });
+    await expect(read({ target: 'run', name: 'hello', dagRunId: 'nope' })).rejects.toMatchObject({
+      code: 'resource_not_found',
+    });
     await read({ uri: 'dagu://runs/hello/nope/sub/child1' }).catch(() => undefined);
     expect(services.callsOf('run.get').at(-1)).toEqual({ dagName: 'hello', dagRunId: 'nope', subRunId: 'child1' });
   });
@@ -64,18 +72,44 @@ describe('run read backends (021 §Target contracts)', () => {
   });
 
   test('step_log → run.stepLog with the step, the foreach body step and the reader query', async () => {
-    await read({ target: 'step_log', name: 'hello', dagRunId: 'r1', stepName: 'a/b', query: 'offset=3&limit=2&stream=stderr' });
-    expect(services.callsOf('run.stepLog').at(-1)).toEqual({ dagName: 'hello', dagRunId: 'r1', stepName: 'a/b', query: { offset: 3, limit: 2, stream: 'stderr' } });
+    await read({
+      target: 'step_log',
+      name: 'hello',
+      dagRunId: 'r1',
+      stepName: 'a/b',
+      query: 'offset=3&limit=2&stream=stderr',
+    });
+    expect(services.callsOf('run.stepLog').at(-1)).toEqual({
+      dagName: 'hello',
+      dagRunId: 'r1',
+      stepName: 'a/b',
+      query: { offset: 3, limit: 2, stream: 'stderr' },
+    });
     await read({ uri: 'dagu://runs/hello/r1/sub/c1/steps/each/foreach/2/steps/body/logs?tail=5' });
     expect(services.callsOf('run.stepLog').at(-1)).toEqual({
-      dagName: 'hello', dagRunId: 'r1', subRunId: 'c1', stepName: 'each', item: '2', bodyStepName: 'body', query: { tail: 5 },
+      dagName: 'hello',
+      dagRunId: 'r1',
+      subRunId: 'c1',
+      stepName: 'each',
+      item: '2',
+      bodyStepName: 'body',
+      query: { tail: 5 },
     });
   });
 
   test('dag gains latestRun once the DAG has run; not before; an unknown DAG fails as dag-service says', async () => {
     expect(await read({ target: 'dag', name: 'never' })).not.toHaveProperty('latestRun');
-    await bus.call('run', runOps, 'run.start', { dagName: 'hello', spec: 'sleep', inline: false, enqueue: false, dagRunId: 'lr1' }, { principal: ANONYMOUS_PRINCIPAL });
-    expect(await read({ target: 'dag', name: 'hello' })).toMatchObject({ name: 'hello', latestRun: { dagRunId: 'lr1', status: 1, statusLabel: 'running' } });
+    await bus.call(
+      'run',
+      runOps,
+      'run.start',
+      { dagName: 'hello', spec: 'sleep', inline: false, enqueue: false, dagRunId: 'lr1' },
+      { principal: ANONYMOUS_PRINCIPAL },
+    );
+    expect(await read({ target: 'dag', name: 'hello' })).toMatchObject({
+      name: 'hello',
+      latestRun: { dagRunId: 'lr1', status: 1, statusLabel: 'running' },
+    });
     const error = await read({ target: 'dag', name: 'nope' }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DaguError);
   });

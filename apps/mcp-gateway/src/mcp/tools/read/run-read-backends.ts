@@ -1,4 +1,12 @@
-import { DaguError, ForeachItemsQuerySchema, RunLogsQuerySchema, RunsQuerySchema, StepLogQuerySchema, runOps, type Principal } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  ForeachItemsQuerySchema,
+  RunLogsQuerySchema,
+  RunsQuerySchema,
+  StepLogQuerySchema,
+  runOps,
+  type Principal,
+} from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
 import type { ReadRequest } from './read-input';
@@ -32,16 +40,30 @@ export function createRunReadBackends(bus: BusClient): {
 } {
   return {
     runs: async (request, principal) =>
-      bus.call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal }).catch((err: unknown) => {
-        throw asQueryError(err, request.mode);
-      }),
+      bus
+        .call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal })
+        .catch((err: unknown) => {
+          throw asQueryError(err, request.mode);
+        }),
     run: async (request, principal) => {
       const { subRunId } = request.fields;
-      return bus.call('run', runOps, 'run.get', { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) }, { principal });
+      return bus.call(
+        'run',
+        runOps,
+        'run.get',
+        { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) },
+        { principal },
+      );
     },
     run_logs: async (request, principal) => {
       const { tail } = RunLogsQuerySchema.parse(request.query ?? {});
-      return bus.call('run', runOps, 'run.logs', { ...runOf(request), ...(tail !== undefined ? { tail } : {}) }, { principal });
+      return bus.call(
+        'run',
+        runOps,
+        'run.logs',
+        { ...runOf(request), ...(tail !== undefined ? { tail } : {}) },
+        { principal },
+      );
     },
     step_log: async (request, principal) => {
       const { subRunId, item, bodyStepName, stepName } = request.fields;
@@ -58,14 +80,31 @@ export function createRunReadBackends(bus: BusClient): {
     },
     foreach_items: async (request, principal) => {
       const query = request.query === undefined ? undefined : ForeachItemsQuerySchema.parse(request.query);
-      return bus.call('run', runOps, 'run.foreachItems', { ...foreachStepOf(request), ...(query !== undefined ? { query } : {}) }, { principal });
+      return bus.call(
+        'run',
+        runOps,
+        'run.foreachItems',
+        { ...foreachStepOf(request), ...(query !== undefined ? { query } : {}) },
+        { principal },
+      );
     },
     foreach_item: async (request, principal) =>
-      bus.call('run', runOps, 'run.foreachItem', { ...foreachStepOf(request), item: request.fields.item ?? '' }, { principal }),
+      bus.call(
+        'run',
+        runOps,
+        'run.foreachItem',
+        { ...foreachStepOf(request), item: request.fields.item ?? '' },
+        { principal },
+      ),
   };
 }
 
-function foreachStepOf(request: ReadRequest): { dagName: string; dagRunId: string; subRunId?: string; stepName: string } {
+function foreachStepOf(request: ReadRequest): {
+  dagName: string;
+  dagRunId: string;
+  subRunId?: string;
+  stepName: string;
+} {
   const { subRunId, stepName } = request.fields;
   return { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}), stepName: stepName ?? '' };
 }
@@ -88,7 +127,9 @@ export function withLatestRun(dagBackend: ReadBackend, bus: BusClient): ReadBack
     try {
       const { latest } = await bus.call('run', runOps, 'run.latest', { dagNames: [name] }, { principal });
       const run = latest[name];
-      return run === undefined ? detail : { ...detail, latestRun: { dagRunId: run.dagRunId, status: run.status, statusLabel: run.statusLabel } };
+      return run === undefined
+        ? detail
+        : { ...detail, latestRun: { dagRunId: run.dagRunId, status: run.status, statusLabel: run.statusLabel } };
     } catch {
       return detail;
     }

@@ -33,7 +33,8 @@ export function createWikiReadBackends(bus: BusClient): {
       const { workspace, path } = request.fields;
       return bus.call('wiki', wikiOps, 'wiki.get', { workspace: workspace ?? '', path: path ?? '' }, { principal });
     },
-    wiki_search: async (request, principal) => bus.call('wiki', wikiOps, 'wiki.search', wikiSearchPayload(request), { principal }),
+    wiki_search: async (request, principal) =>
+      bus.call('wiki', wikiOps, 'wiki.search', wikiSearchPayload(request), { principal }),
   };
 }
 
@@ -52,9 +53,13 @@ export function wikiListPayload(request: ReadRequest): WikiListRequest {
   const query = WikiQuerySchema.parse(request.query ?? {});
   const { workspace, prefix } = request.fields;
   if (prefix !== undefined && query.prefix !== undefined && prefix !== query.prefix) {
-    throw new DaguError('invalid_tool_input', 'The prefix field and the prefix query parameter differ; give one of them.', {
-      field: 'prefix',
-    });
+    throw new DaguError(
+      'invalid_tool_input',
+      'The prefix field and the prefix query parameter differ; give one of them.',
+      {
+        field: 'prefix',
+      },
+    );
   }
   return {
     ...query,
