@@ -47,7 +47,8 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ['config.ts', 'version.ts'],
       ['db', 'audit', 'reference', 'metrics'],
       ['auth'],
-      ['http', 'mcp'],
+      ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them
+      ['mcp'],
       ['routes'],
       ['auth/auth-setup.ts'],
       ['cli', 'app.ts'],
