@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { z } from 'zod';
 import { defineOps, PingReplySchema, PingRequestSchema } from '@dagu-mcp/contracts';
 import { BusClient, runWithRequestId } from '@dagu-mcp/bus';
 import { deleteKeysWithPrefix } from '../../bus/test-fixtures/bus-test-env';
+import { captureLogs } from '../../runtime/test-fixtures/log-capture';
 import { createPingHandler } from './ping.handler';
 import { loadServiceConfig } from './service-config';
 import { startService, type RunningService } from './service-host';
@@ -28,15 +27,7 @@ const ops = defineOps({
   boom: { request: z.object({}), reply: z.object({}), mutation: false },
 });
 
-const lines: Array<Record<string, unknown>> = [];
-const sink = new Writable({
-  write: (chunk: Buffer, _encoding, done) => {
-    for (const line of chunk.toString().split('\n'))
-      if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-    done();
-  },
-});
-const logger = pino({ level: 'info' }, sink);
+const { logger, lines } = captureLogs('info');
 
 let running: RunningService;
 let client: BusClient;

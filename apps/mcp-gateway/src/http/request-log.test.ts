@@ -1,20 +1,13 @@
-import { Writable } from 'node:stream';
 import express from 'express';
-import pino from 'pino';
+import { captureLogs } from '../../../../packages/runtime/test-fixtures/log-capture';
 import { requestId } from './request-id';
 import { requestLog } from './request-log';
 
 test('one line per request with ids, and neither the session id nor the query reach the log', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write: (chunk: Buffer, _enc, done) => {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
+  const logs = captureLogs('debug');
   const app = express();
   app.use(requestId());
-  app.use(requestLog(pino({ level: 'debug' }, sink)));
+  app.use(requestLog(logs.logger));
   app.get('/mcp', (_req, res) => {
     res.status(204).end();
   });
@@ -25,14 +18,14 @@ test('one line per request with ids, and neither the session id nor the query re
   });
   await new Promise((r) => setTimeout(r, 20));
   server.close();
-  const line = JSON.parse(lines.join('')) as Record<string, unknown>;
-  expect(line).toMatchObject({
+  expect(logs.lines).toHaveLength(1);
+  expect(logs.lines[0]).toMatchObject({
     requestId: 'req-1',
     method: 'GET',
     path: '/mcp',
     status: 204,
     sessionRef: expect.stringMatching(/^[0-9a-f]{12}$/),
   });
-  expect(lines.join('')).not.toContain('session-secret');
-  expect(lines.join('')).not.toContain('dagu_secret');
+  expect(logs.text()).not.toContain('session-secret');
+  expect(logs.text()).not.toContain('dagu_secret');
 });

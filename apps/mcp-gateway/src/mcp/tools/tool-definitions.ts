@@ -1,23 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { READ_TARGETS } from './read/read-targets';
 
-/** Read targets advertised in `dagu_read`'s input schema (021; the `docs` aliases are accepted, not advertised). */
-export const ADVERTISED_READ_TARGETS = [
-  'references',
-  'reference',
-  'dags',
-  'dag',
-  'dag_spec',
-  'dag_search',
-  'wiki',
-  'wiki_page',
-  'wiki_search',
-  'runs',
-  'run',
-  'run_logs',
-  'step_log',
-  'foreach_items',
-  'foreach_item',
-] as const;
+/** Read targets advertised in `dagu_read`'s input schema (021): every target; the deprecated aliases are accepted, not advertised. */
+export const ADVERTISED_READ_TARGETS = READ_TARGETS;
 
 const str = (description: string): { type: 'string'; description: string } => ({ type: 'string', description });
 

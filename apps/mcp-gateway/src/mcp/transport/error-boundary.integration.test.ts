@@ -7,9 +7,8 @@
  * runner) with the real `dagu_read` tool over a backend that throws.
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { DaguError } from '@dagu-mcp/contracts';
+import { captureLogs } from '../../../../../packages/runtime/test-fixtures/log-capture';
 import { createReadTool } from '../tools/read/read-tool';
 import type { ReadBackend, ReadBackends } from '../tools/read/read-backends';
 import { READ_TARGETS, type ReadTarget } from '../tools/read/read-targets';
@@ -24,14 +23,7 @@ import {
 
 const SECRET = 'password=hunter2 at db.internal:5432';
 const prefix = `it-boundary-${randomBytes(4).toString('hex')}`;
-const lines: Array<Record<string, unknown>> = [];
-const sink = new Writable({
-  write: (chunk: Buffer, _encoding, done) => {
-    for (const line of chunk.toString().split('\n'))
-      if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-    done();
-  },
-});
+const { logger: capturedLogger, lines } = captureLogs('info');
 
 /** A backend per read target: `dag_spec` throws a bug, `dags` a domain outage, the rest answer. */
 function backends(): ReadBackends {
@@ -55,7 +47,7 @@ let sid: string;
 beforeAll(async () => {
   replica = await startReplica({
     prefix,
-    logger: pino({ level: 'info' }, sink),
+    logger: capturedLogger,
     tools: {
       dagu_read: createReadTool(backends()),
       broken: async () => {

@@ -1,19 +1,7 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, type RunDetail } from '@dagu-mcp/contracts';
+import { DaguError, runStatusLabel, type RunDetail } from '@dagu-mcp/contracts';
 import { RunEventDispatcher } from '../../run-events';
 import { waitForRun, type WaitInput, type WaitOutcome } from './execute-wait';
-
-const LABELS = [
-  'not_started',
-  'running',
-  'failed',
-  'aborted',
-  'succeeded',
-  'queued',
-  'partially_succeeded',
-  'waiting',
-  'rejected',
-];
 
 function detail(status: number, attemptId = 'a1'): RunDetail {
   return {
@@ -22,13 +10,13 @@ function detail(status: number, attemptId = 'a1'): RunDetail {
     uri: 'dagu://runs/d/r1',
     attemptId,
     status,
-    statusLabel: LABELS[status] ?? '?',
+    statusLabel: runStatusLabel(status),
     steps: [],
   };
 }
 
 function event(status: number): Parameters<RunEventDispatcher['publish']>[0] {
-  return { name: 'd', dagRunId: 'r1', status, statusLabel: LABELS[status] ?? '?', at: new Date().toISOString() };
+  return { name: 'd', dagRunId: 'r1', status, statusLabel: runStatusLabel(status), at: new Date().toISOString() };
 }
 
 /** A wait over a scripted sequence of `run.get` answers (the last one repeats). */
