@@ -10,7 +10,8 @@
  *
  * Only what must differ for a shared test machine is overridden, listed in
  * ISOLATION: ports (free ones instead of 8080/9464/808x), the bus prefix and
- * the schemas (fresh ones, dropped afterwards), the log level.
+ * the schemas (fresh ones, dropped afterwards), the log level; and the
+ * gateway's DAGU_ENCRYPTION_KEY, which a real start reads from `.env`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -54,7 +55,12 @@ function mapServiceHosts(env: Readonly<Record<string, string>>, hosts: readonly 
 async function isolation(app: AppName): Promise<Record<string, string>> {
   const common = { BUS_PREFIX: `deploy-${id}`, DB_SCHEMA: `deploy_${id}_${app.replace(/-/g, '_')}`, LOG_LEVEL: 'warn' };
   if (app === 'mcp-gateway')
-    return { ...common, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
+    return {
+      ...common,
+      PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      DAGU_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
   return { ...common, OPS_PORT: String(await freePort()) };
 }
 

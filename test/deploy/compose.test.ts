@@ -103,6 +103,14 @@ describe('docker-compose.yml', () => {
     expect(ports).toEqual({ health: 8080, metrics: 9464, public: 8080 });
   });
 
+  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway only, empty by default so that the gateway stops without one', () => {
+    expect(service('mcp-gateway').environment.DAGU_ENCRYPTION_KEY).toBe('');
+    expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({
+      'mcp-gateway': { environment: { DAGU_ENCRYPTION_KEY: 'k' } },
+    });
+    for (const app of SERVICE_APPS) expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBeUndefined();
+  });
+
   it.each(APPS)('%s: every variable it sets is known to its config schema, and every required one is set', (app) => {
     expect(environmentProblems(app, { ...service(app).environment })).toEqual([]);
   });

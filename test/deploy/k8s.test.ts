@@ -34,6 +34,7 @@ const SECRET_SAMPLES: Readonly<Record<string, string>> = {
   REDIS_URL: 'redis://:secret@redis.internal:6379',
   ADMIN_PASSWORD: 'a-long-admin-password',
   TOKEN_SECRET: 'x'.repeat(40),
+  DAGU_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
   POSTGRES_PASSWORD: 'secret',
 };
 /** The apps' own graceful-shutdown limit, in seconds (packages/runtime/src/shutdown/shutdown.ts). */
@@ -151,6 +152,14 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
       expect(Object.keys(configMap.data).filter((key) => /PASSWORD|SECRET|TOKEN/.test(key))).toEqual([]);
       expect(Object.values(configMap.data).filter((value) => /:\/\/[^/\s]*:[^/\s]*@/.test(value))).toEqual([]);
     }
+  });
+
+  it('gives the gateway its secrets-at-rest key from dagu-mcp-secrets, not optional (it does not start without one)', () => {
+    const gateway = ofKind(objects, 'Deployment')
+      .map((o) => DeploymentSchema.parse(o))
+      .find((d) => d.metadata.name === 'mcp-gateway');
+    const key = gateway?.spec.template.spec.containers[0]?.env.find((v) => v.name === 'DAGU_ENCRYPTION_KEY');
+    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: SECRET_NAME, key: 'DAGU_ENCRYPTION_KEY' });
   });
 
   it('every Deployment has requests and limits, probes, and a non-root, read-only, no-privilege security context', () => {
