@@ -103,6 +103,21 @@ describe('docker-compose.yml', () => {
     expect(ports).toEqual({ health: 8080, metrics: 9464, public: 8080 });
   });
 
+  it('runs run-service as root with five capabilities and its steps as dagu-step; every other app keeps its non-root image user', () => {
+    const services = readComposeFile().services as Record<string, Record<string, unknown>>;
+    expect(services['run-service']).toMatchObject({
+      user: '0:0',
+      cap_drop: ['ALL'],
+      cap_add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'],
+      security_opt: ['no-new-privileges:true'],
+    });
+    expect(service('run-service').environment.RUN_STEP_USER).toBe('dagu-step');
+    for (const app of APPS.filter((a) => a !== 'run-service')) {
+      expect(services[app]?.user).toBeUndefined();
+      expect(services[app]?.cap_add).toBeUndefined();
+    }
+  });
+
   it('passes DAGU_ENCRYPTION_KEY from .env to the gateway only, empty by default so that the gateway stops without one', () => {
     expect(service('mcp-gateway').environment.DAGU_ENCRYPTION_KEY).toBe('');
     expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({

@@ -126,11 +126,18 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     for (const object of objects) validateAgainstKubernetesSchema(object);
   });
 
-  it(`puts everything in namespace ${namespace}, which enforces the restricted Pod Security Standard`, () => {
+  it(`puts everything in namespace ${namespace}, which enforces the baseline Pod Security Standard and audits restricted`, () => {
     const [ns, ...more] = ofKind(objects, 'Namespace');
     expect(more).toEqual([]);
     expect(ns?.metadata.name).toBe(namespace);
-    expect(ns?.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } });
+    // baseline, not restricted: run-service is root with five capabilities to switch to its step user (docs/security.md).
+    expect(ns?.metadata).toMatchObject({
+      labels: {
+        'pod-security.kubernetes.io/enforce': 'baseline',
+        'pod-security.kubernetes.io/audit': 'restricted',
+        'pod-security.kubernetes.io/warn': 'restricted',
+      },
+    });
     for (const o of objects.filter((x) => x.kind !== 'Namespace'))
       expect(`${objectId(o)} ${o.metadata.namespace ?? ''}`).toBe(`${objectId(o)} ${namespace}`);
   });
@@ -162,14 +169,16 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(key?.valueFrom?.secretKeyRef).toEqual({ name: SECRET_NAME, key: 'DAGU_ENCRYPTION_KEY' });
   });
 
-  it('every Deployment has requests and limits, probes, and a non-root, read-only, no-privilege security context', () => {
+  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with five capabilities), read-only, no-privilege security context', () => {
     for (const deployment of ofKind(objects, 'Deployment').map((o) => DeploymentSchema.parse(o))) {
       const pod = deployment.spec.template.spec;
+      const stepLauncher = deployment.metadata.name === 'run-service';
       expect({ name: deployment.metadata.name, pod: pod.securityContext }).toMatchObject({
         name: deployment.metadata.name,
-        pod: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+        pod: { runAsNonRoot: !stepLauncher, seccompProfile: { type: 'RuntimeDefault' } },
       });
-      expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
+      if (stepLauncher) expect(pod.securityContext?.runAsUser).toBe(0);
+      else expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
       expect(pod.automountServiceAccountToken).toBe(false);
       for (const container of pod.containers) {
         expect({ container: container.name, resources: container.resources }).toEqual({
@@ -179,18 +188,23 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
             limits: { cpu: expect.anything(), memory: expect.anything() },
           },
         });
+        // run-service switches to its step user (docs/security.md): exactly these, nothing else.
+        const capabilities = stepLauncher
+          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'] }
+          : { drop: ['ALL'] };
         expect({ container: container.name, securityContext: container.securityContext }).toEqual({
           container: container.name,
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'] },
-          },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities },
         });
         expect(container.livenessProbe).toBeDefined();
         expect(container.readinessProbe).toBeDefined();
       }
     }
+  });
+
+  it('runs every step of run-service as the unprivileged dagu-step user', () => {
+    const container = mainContainer(appDeployment(objects, 'run-service'));
+    expect(containerEnvironment(objects, container).RUN_STEP_USER).toBe('dagu-step');
   });
 
   describe.each(APPS)('%s', (app) => {
