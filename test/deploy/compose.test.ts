@@ -64,7 +64,26 @@ describe('docker-compose.yml', () => {
     expect(command).toMatch(/--appendonly yes\b/);
     expect(redis.volumes).toContainEqual({ source: expect.stringMatching(/redis-data$/), target: '/data' });
     expect(compose.volumes).toContain('redis-data');
-    expect(redis.healthcheck).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(redis.healthcheck).toEqual(['CMD', 'redis-cli', '--no-auth-warning', '-a', 'dagu', 'ping']);
+  });
+
+  it('requires a Redis password, and gives each app its own PostgreSQL role beside the migration-only admin URL', () => {
+    expect(service('redis').command.join(' ')).toMatch(/--requirepass dagu\b/);
+    const roles = new Set<string>();
+    for (const app of APPS) {
+      const env = service(app).environment;
+      expect(new URL(env.REDIS_URL ?? '').password).toBe('dagu');
+      const own = new URL(env.DATABASE_URL ?? '');
+      const admin = new URL(env.DATABASE_ADMIN_URL ?? '');
+      expect(own.username).toMatch(/^dagu_[a-z]+$/);
+      expect(own.username).not.toBe(admin.username);
+      expect(own.password).not.toBe('');
+      roles.add(own.username);
+    }
+    expect(roles.size).toBe(APPS.length);
+    expect(readComposeFile({ REDIS_PASSWORD: 'r3dis' }).services).toMatchObject({
+      redis: { command: expect.arrayContaining(['--requirepass', 'r3dis']) as string[] },
+    });
   });
 
   it('keeps PostgreSQL data on a named volume and has a healthcheck', () => {

@@ -12,6 +12,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BASE_PATH` | optional mount path, e.g. `/dagu`; MCP is then also at `<BASE_PATH>/mcp` (spec 020) | empty |
  * | `REDIS_URL` | bus Redis | `redis://127.0.0.1:6379` |
  * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
+ * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
@@ -53,6 +54,7 @@ export const GatewayConfigSchema = z.object({
     .default(''),
   REDIS_URL: env.redisUrl,
   DATABASE_URL: env.databaseUrl,
+  DATABASE_ADMIN_URL: env.adminDatabaseUrl,
   DB_SCHEMA: env.schemaName('gateway'),
   BUS_PREFIX: env.busPrefix,
   BUS_TIMEOUT_MS: env.millis(10_000),

@@ -5,6 +5,7 @@ import {
   createAppMetrics,
   createPool,
   migrate,
+  migrateWithAdmin,
   openSecretBox,
   runProcessMain,
   startOpsServer,
@@ -51,7 +52,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   }
   const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, logger });
   let migrated = false;
-  await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  else
+    await migrateWithAdmin({
+      adminUrl: config.DATABASE_ADMIN_URL,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      migrations: GATEWAY_MIGRATIONS,
+      logger,
+    });
   migrated = true;
 
   const metrics = createAppMetrics({ app: 'mcp-gateway' });

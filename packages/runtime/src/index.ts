@@ -9,6 +9,7 @@ export * from './config/config';
 export * from './logging/logger';
 export * from './postgres/pool';
 export * from './postgres/migrations';
+export * from './postgres/service-role';
 export * from './postgres/pg-errors';
 export * from './ops/ops-server';
 export * from './shutdown/shutdown';
