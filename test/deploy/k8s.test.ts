@@ -30,7 +30,12 @@ const OVERLAYS = { dev: 'dagu-mcp-dev', prod: 'dagu-mcp' } as const;
 const SECRET_NAME = 'dagu-mcp-secrets';
 /** Sample values for the keys of `dagu-mcp-secrets` (docs/deployment.md lists them). */
 const SECRET_SAMPLES: Readonly<Record<string, string>> = {
-  DATABASE_URL: 'postgres://dagu:secret@db.internal:5432/dagu',
+  DATABASE_ADMIN_URL: 'postgres://postgres:secret@db.internal:5432/dagu',
+  DATABASE_URL_GATEWAY: 'postgres://dagu_gateway:secret@db.internal:5432/dagu',
+  DATABASE_URL_DAG: 'postgres://dagu_dag:secret@db.internal:5432/dagu',
+  DATABASE_URL_RUN: 'postgres://dagu_run:secret@db.internal:5432/dagu',
+  DATABASE_URL_WIKI: 'postgres://dagu_wiki:secret@db.internal:5432/dagu',
+  REDIS_PASSWORD: 'secret',
   REDIS_URL: 'redis://:secret@redis.internal:6379',
   ADMIN_PASSWORD: 'a-long-admin-password',
   TOKEN_SECRET: 'x'.repeat(40),
@@ -200,6 +205,25 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
         expect(container.readinessProbe).toBeDefined();
       }
     }
+  });
+
+  it('connects each app as its own PostgreSQL role (a key of its own) beside the admin URL, and to Redis with a password', () => {
+    const keys = new Set<string>();
+    for (const app of APPS) {
+      const container = mainContainer(appDeployment(objects, app));
+      const refOf = (name: string) => container.env.find((v) => v.name === name)?.valueFrom?.secretKeyRef;
+      expect(refOf('DATABASE_ADMIN_URL')).toEqual({ name: SECRET_NAME, key: 'DATABASE_ADMIN_URL' });
+      const own = refOf('DATABASE_URL');
+      expect(own?.key).toMatch(/^DATABASE_URL_[A-Z]+$/);
+      keys.add(own?.key ?? '');
+      const env = containerEnvironment(objects, container);
+      expect(new URL(env.DATABASE_URL ?? '').username).not.toBe(new URL(env.DATABASE_ADMIN_URL ?? '').username);
+      expect(new URL(env.REDIS_URL ?? '').password).not.toBe('');
+    }
+    expect(keys.size).toBe(APPS.length);
+    // The dev overlay's own Redis (prod brings its own) asks for the password of the secret.
+    const redis = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'redis');
+    if (redis !== undefined) expect(JSON.stringify(redis)).toContain('"--requirepass","$(REDIS_PASSWORD)"');
   });
 
   it('runs every step of run-service as the unprivileged dagu-step user', () => {
