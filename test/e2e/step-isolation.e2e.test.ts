@@ -5,16 +5,18 @@
  * directory, and what it can reach of the platform's credentials is nothing
  * usable: not run-service's environment (nor any process's holding the
  * database URL, the Redis URL or the encryption key), and the gateway's
- * login-token secret only as a ciphertext. Every way a DAG runs code is
- * covered: commands, scripts, preconditions, backtick substitutions in DAG env.
+ * login-token secret only as a ciphertext, and the bus Redis (a Redis of this
+ * test's own, on a spare port, that requires a password as in compose and
+ * Kubernetes) answers it only NOAUTH. Every way a DAG runs code is covered:
+ * commands, scripts, preconditions, backtick substitutions in DAG env.
  *
  * The step user must exist: this test creates it when it runs as root (as here
  * and in CI) and fails, never skips, when it cannot.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectClient, startStack, TEST_DATABASE_URL, type Stack } from './stack';
+import { connectClient, freePort, startStack, TEST_DATABASE_URL, type Stack } from './stack';
 
 const STEP_USER = 'dagu-step';
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -31,7 +33,29 @@ function ensureStepUser(): void {
 }
 
 /** Each step writes what it found to its outputs; credentials seen count as leaks. */
-function isolationDag(gatewaySchema: string): string {
+/** Starts a Redis of this test's own that requires `password` (no persistence), and waits until it answers. */
+async function startPasswordRedis(port: number, password: string): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 100; i++) {
+    try {
+      const answer = execFileSync('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', password, 'ping'], {
+        encoding: 'utf8',
+      });
+      if (answer.trim() === 'PONG') return child;
+    } catch {
+      // Not up yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server on port ${port} did not start`);
+}
+
+function isolationDag(gatewaySchema: string, redisPort: number): string {
   const patterns = '-e DATABASE_URL -e REDIS_URL -e DAGU_ENCRYPTION_KEY -e OPS_PORT';
   return `env:
   - SUBSTITUTED_AS: "\`id -un\`"
@@ -55,6 +79,10 @@ steps:
       v=$(psql "${TEST_DATABASE_URL}" -Atc "SELECT value FROM \\"${gatewaySchema}\\".settings WHERE key = 'token_secret'" 2>/dev/null)
       echo "TOKEN_SECRET_SEEN=\${v:-none}" >> "$DAGU_OUTPUT_FILE"
     outputs: [TOKEN_SECRET_SEEN]
+  - name: redis
+    run: |
+      echo "REDIS_ANSWER=$(redis-cli -h 127.0.0.1 -p ${redisPort} KEYS '*' 2>&1 | head -n 1)" >> "$DAGU_OUTPUT_FILE"
+    outputs: [REDIS_ANSWER]
   - name: workdir
     preconditions:
       - condition: test "$(id -un)" = ${STEP_USER}
@@ -73,23 +101,33 @@ steps:
 
 let stack: Stack;
 let client: Client;
+let redis: ChildProcess;
+let redisPort: number;
 
 beforeAll(async () => {
   ensureStepUser();
-  stack = await startStack({ RUN_STEP_USER: STEP_USER, DAGU_ENCRYPTION_KEY: ENCRYPTION_KEY });
+  redisPort = await freePort();
+  const password = randomBytes(16).toString('hex');
+  redis = await startPasswordRedis(redisPort, password);
+  stack = await startStack({
+    RUN_STEP_USER: STEP_USER,
+    DAGU_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    REDIS_URL: `redis://:${password}@127.0.0.1:${redisPort}`,
+  });
   client = await connectClient(stack.mcpUrl);
 }, 60_000);
 
 afterAll(async () => {
   await client.close();
   await stack.stop();
+  redis.kill('SIGTERM');
 });
 
 test('a step runs as the step user and reaches none of the platform credentials (docs/security.md)', async () => {
   const gatewaySchema = stack.schemas.find((schema) => schema.endsWith('_mcp_gateway')) ?? '';
   const applied = await client.callTool({
     name: 'dagu_change',
-    arguments: { name: 'isolation', spec: isolationDag(gatewaySchema), mode: 'apply' },
+    arguments: { name: 'isolation', spec: isolationDag(gatewaySchema, redisPort), mode: 'apply' },
   });
   expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
   const started = await client.callTool(
@@ -108,6 +146,8 @@ test('a step runs as the step user and reaches none of the platform credentials 
     // This machine's PostgreSQL trusts every local connection (item 2 of the issue closes that with roles and
     // passwords in compose and Kubernetes); what a step reads there is a ciphertext, useless without the key.
     settings: { TOKEN_SECRET_SEEN: expect.stringMatching(/^dsec1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/) as string },
+    // The bus Redis requires a password the step never sees.
+    redis: { REDIS_ANSWER: expect.stringMatching(/^NOAUTH/) as string },
     workdir: { WROTE: 'written', CWD_IS_RUN_DIR: 'yes', WROTE_ETC: 'no' },
     script: { SCRIPT_AS: STEP_USER },
   });
