@@ -11,6 +11,12 @@
 # to the app). The app migrates its own schema on start under a PostgreSQL
 # advisory lock, so several replicas may start at once; no migrate job is needed.
 #
+# The one image that runs as root (docs/security.md "Step isolation and secrets
+# at rest"): run-service starts every DAG step as the unprivileged user
+# dagu-step (RUN_STEP_USER) through util-linux setpriv (part of Debian's base),
+# which needs the right to switch users. Compose and Kubernetes drop every
+# capability but SETUID, SETGID, KILL, CHOWN and DAC_OVERRIDE.
+#
 # Kept simulation-friendly (test/deploy/image-build.test.ts runs these steps
 # without a Docker engine): RUN lines use paths relative to WORKDIR only.
 # turbo runs directly, not through `pnpm exec`, whose exported
@@ -38,10 +44,11 @@ RUN turbo run build --filter=@dagu-mcp/run-service...
 RUN pnpm --filter=@dagu-mcp/run-service deploy --prod --legacy ../app
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+ENV NODE_ENV=production RUN_STEP_USER=dagu-step
 WORKDIR /app
 COPY --from=build /app ./
-USER 1000:1000
+RUN getent passwd dagu-step || useradd --system --no-create-home dagu-step
+USER 0:0
 EXPOSE 8082
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \

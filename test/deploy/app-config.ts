@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayConfigSchema, isLoopback, loadGatewayConfig } from '../../apps/mcp-gateway/src/config';
 import { loadServiceConfig, serviceConfigSchema } from '../../packages/service-kit/src/service-config';
+import { runConfigSchema } from '../../apps/run-service/src/config/run-config';
 
 /** The repository root. */
 export const ROOT = join(__dirname, '..', '..');
@@ -22,7 +23,10 @@ export function serviceDefaults(app: AppName): { schema: string; opsPort: number
 }
 
 function schemaShape(app: AppName): Record<string, { safeParse(value: unknown): { success: boolean } }> {
-  return app === 'mcp-gateway' ? GatewayConfigSchema.shape : serviceConfigSchema(serviceDefaults(app)).shape;
+  if (app === 'mcp-gateway') return GatewayConfigSchema.shape;
+  const service = serviceConfigSchema(serviceDefaults(app)).shape;
+  // run-service also reads its engine settings (RUN_*, e.g. RUN_STEP_USER) in its main.ts.
+  return app === 'run-service' ? { ...service, ...runConfigSchema().shape } : service;
 }
 
 /** Every variable the app's config schema reads: each key and its `<KEY>_FILE` form. */

@@ -10,7 +10,10 @@
  *
  * Only what must differ for a shared test machine is overridden, listed in
  * ISOLATION: ports (free ones instead of 8080/9464/808x), the bus prefix and
- * the schemas (fresh ones, dropped afterwards), the log level.
+ * the schemas (fresh ones, dropped afterwards), the log level; and the
+ * gateway's DAGU_ENCRYPTION_KEY, which a real start reads from `.env`; and
+ * the apps' PostgreSQL role names (suffixed with this run's id: roles are
+ * global to the PostgreSQL cluster, dropped afterwards).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -51,10 +54,29 @@ function mapServiceHosts(env: Readonly<Record<string, string>>, hosts: readonly 
 }
 
 /** What this test changes in compose's environment so that it runs beside anything else on the machine. */
+/** `DATABASE_URL` with this run's own role name (`dagu_run` → `dagu_run_<id>`). */
+function isolatedRole(databaseUrl: string | undefined): string {
+  const url = new URL(databaseUrl ?? '');
+  url.username = `${url.username}_${id}`;
+  return url.toString();
+}
+
 async function isolation(app: AppName): Promise<Record<string, string>> {
-  const common = { BUS_PREFIX: `deploy-${id}`, DB_SCHEMA: `deploy_${id}_${app.replace(/-/g, '_')}`, LOG_LEVEL: 'warn' };
+  const common = {
+    BUS_PREFIX: `deploy-${id}`,
+    DB_SCHEMA: `deploy_${id}_${app.replace(/-/g, '_')}`,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL:
+      mapServiceHosts({ DATABASE_URL: isolatedRole(compose.services[app]?.environment.DATABASE_URL) }, ['postgres'])
+        .DATABASE_URL ?? '',
+  };
   if (app === 'mcp-gateway')
-    return { ...common, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
+    return {
+      ...common,
+      PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      DAGU_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
   return { ...common, OPS_PORT: String(await freePort()) };
 }
 
@@ -114,8 +136,13 @@ afterAll(async () => {
   );
   const gateway = running.find((r) => r.app === 'mcp-gateway');
   if (gateway === undefined) return;
-  const pool = new Pool({ connectionString: gateway.env.DATABASE_URL });
-  for (const r of running) await pool.query(`DROP SCHEMA IF EXISTS "${r.env.DB_SCHEMA ?? ''}" CASCADE`);
+  const pool = new Pool({ connectionString: gateway.env.DATABASE_ADMIN_URL });
+  for (const r of running) {
+    await pool.query(`DROP SCHEMA IF EXISTS "${r.env.DB_SCHEMA ?? ''}" CASCADE`);
+    const role = new URL(r.env.DATABASE_URL ?? '').username;
+    await pool.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
+    await pool.query(`DROP ROLE IF EXISTS "${role}"`);
+  }
   await pool.end();
   const redis = new Redis(gateway.env.REDIS_URL ?? '');
   const keys = await redis.keys(`deploy-${id}:*`);
@@ -125,6 +152,22 @@ afterAll(async () => {
 
 describe('the compose stack as local processes', () => {
   let samples: Sample[];
+
+  it("connects each app as its own PostgreSQL role, which can read no other app's schema (docs/security.md)", async () => {
+    const roles = running.map((r) => new URL(r.env.DATABASE_URL ?? '').username);
+    expect(new Set(roles).size).toBe(running.length);
+    const gatewaySchema = app('mcp-gateway').env.DB_SCHEMA ?? '';
+    for (const name of ['run-service', 'dag-service', 'wiki-service'] as const) {
+      const own = new Pool({ connectionString: app(name).env.DATABASE_URL, max: 1 });
+      try {
+        expect((await own.query('SELECT current_user AS u')).rows[0]).toEqual({ u: roles[running.indexOf(app(name))] });
+        await expect(own.query(`SELECT value FROM "${gatewaySchema}".settings`)).rejects.toThrow(/permission denied/);
+        await own.query(`SELECT count(*) FROM "${app(name).env.DB_SCHEMA ?? ''}".schema_migrations`);
+      } finally {
+        await own.end();
+      }
+    }
+  });
 
   it('serves the documented first login and an MCP tool call that crosses the bus', async () => {
     const gateway = app('mcp-gateway');

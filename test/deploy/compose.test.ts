@@ -64,7 +64,26 @@ describe('docker-compose.yml', () => {
     expect(command).toMatch(/--appendonly yes\b/);
     expect(redis.volumes).toContainEqual({ source: expect.stringMatching(/redis-data$/), target: '/data' });
     expect(compose.volumes).toContain('redis-data');
-    expect(redis.healthcheck).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(redis.healthcheck).toEqual(['CMD', 'redis-cli', '--no-auth-warning', '-a', 'dagu', 'ping']);
+  });
+
+  it('requires a Redis password, and gives each app its own PostgreSQL role beside the migration-only admin URL', () => {
+    expect(service('redis').command.join(' ')).toMatch(/--requirepass dagu\b/);
+    const roles = new Set<string>();
+    for (const app of APPS) {
+      const env = service(app).environment;
+      expect(new URL(env.REDIS_URL ?? '').password).toBe('dagu');
+      const own = new URL(env.DATABASE_URL ?? '');
+      const admin = new URL(env.DATABASE_ADMIN_URL ?? '');
+      expect(own.username).toMatch(/^dagu_[a-z]+$/);
+      expect(own.username).not.toBe(admin.username);
+      expect(own.password).not.toBe('');
+      roles.add(own.username);
+    }
+    expect(roles.size).toBe(APPS.length);
+    expect(readComposeFile({ REDIS_PASSWORD: 'r3dis' }).services).toMatchObject({
+      redis: { command: expect.arrayContaining(['--requirepass', 'r3dis']) as string[] },
+    });
   });
 
   it('keeps PostgreSQL data on a named volume and has a healthcheck', () => {
@@ -101,6 +120,29 @@ describe('docker-compose.yml', () => {
       { hostIp: '127.0.0.1', published: '9464', target: ports.metrics },
     ]);
     expect(ports).toEqual({ health: 8080, metrics: 9464, public: 8080 });
+  });
+
+  it('runs run-service as root with five capabilities and its steps as dagu-step; every other app keeps its non-root image user', () => {
+    const services = readComposeFile().services as Record<string, Record<string, unknown>>;
+    expect(services['run-service']).toMatchObject({
+      user: '0:0',
+      cap_drop: ['ALL'],
+      cap_add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'],
+      security_opt: ['no-new-privileges:true'],
+    });
+    expect(service('run-service').environment.RUN_STEP_USER).toBe('dagu-step');
+    for (const app of APPS.filter((a) => a !== 'run-service')) {
+      expect(services[app]?.user).toBeUndefined();
+      expect(services[app]?.cap_add).toBeUndefined();
+    }
+  });
+
+  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway only, empty by default so that the gateway stops without one', () => {
+    expect(service('mcp-gateway').environment.DAGU_ENCRYPTION_KEY).toBe('');
+    expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({
+      'mcp-gateway': { environment: { DAGU_ENCRYPTION_KEY: 'k' } },
+    });
+    for (const app of SERVICE_APPS) expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBeUndefined();
   });
 
   it.each(APPS)('%s: every variable it sets is known to its config schema, and every required one is set', (app) => {

@@ -63,13 +63,20 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     ]);
   });
 
-  it('runtime: only the deployed app, a numeric non-root user, production mode, node dist/main.js', () => {
+  it('runtime: only the deployed app, a numeric non-root user (run-service: root with a step user), production mode, node dist/main.js', () => {
     const copies = (runtime?.instructions ?? []).filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).toEqual(['--from=build /app ./']);
-    expect(runs(runtime)).toEqual([]);
     const user = only(runtime, 'USER')?.args ?? '';
-    expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
-    expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production');
+    if (app === 'run-service') {
+      // Steps run as dagu-step; switching users needs root (docs/security.md).
+      expect(runs(runtime)).toEqual(['getent passwd dagu-step || useradd --system --no-create-home dagu-step']);
+      expect(user).toBe('0:0');
+      expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production RUN_STEP_USER=dagu-step');
+    } else {
+      expect(runs(runtime)).toEqual([]);
+      expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
+      expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production');
+    }
     expect(only(runtime, 'CMD')?.args).toBe('["node", "dist/main.js"]');
     expect(only(runtime, 'STOPSIGNAL')?.args).toBe('SIGTERM');
   });

@@ -30,10 +30,16 @@ const OVERLAYS = { dev: 'dagu-mcp-dev', prod: 'dagu-mcp' } as const;
 const SECRET_NAME = 'dagu-mcp-secrets';
 /** Sample values for the keys of `dagu-mcp-secrets` (docs/deployment.md lists them). */
 const SECRET_SAMPLES: Readonly<Record<string, string>> = {
-  DATABASE_URL: 'postgres://dagu:secret@db.internal:5432/dagu',
+  DATABASE_ADMIN_URL: 'postgres://postgres:secret@db.internal:5432/dagu',
+  DATABASE_URL_GATEWAY: 'postgres://dagu_gateway:secret@db.internal:5432/dagu',
+  DATABASE_URL_DAG: 'postgres://dagu_dag:secret@db.internal:5432/dagu',
+  DATABASE_URL_RUN: 'postgres://dagu_run:secret@db.internal:5432/dagu',
+  DATABASE_URL_WIKI: 'postgres://dagu_wiki:secret@db.internal:5432/dagu',
+  REDIS_PASSWORD: 'secret',
   REDIS_URL: 'redis://:secret@redis.internal:6379',
   ADMIN_PASSWORD: 'a-long-admin-password',
   TOKEN_SECRET: 'x'.repeat(40),
+  DAGU_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
   POSTGRES_PASSWORD: 'secret',
 };
 /** The apps' own graceful-shutdown limit, in seconds (packages/runtime/src/shutdown/shutdown.ts). */
@@ -125,11 +131,18 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     for (const object of objects) validateAgainstKubernetesSchema(object);
   });
 
-  it(`puts everything in namespace ${namespace}, which enforces the restricted Pod Security Standard`, () => {
+  it(`puts everything in namespace ${namespace}, which enforces the baseline Pod Security Standard and audits restricted`, () => {
     const [ns, ...more] = ofKind(objects, 'Namespace');
     expect(more).toEqual([]);
     expect(ns?.metadata.name).toBe(namespace);
-    expect(ns?.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } });
+    // baseline, not restricted: run-service is root with five capabilities to switch to its step user (docs/security.md).
+    expect(ns?.metadata).toMatchObject({
+      labels: {
+        'pod-security.kubernetes.io/enforce': 'baseline',
+        'pod-security.kubernetes.io/audit': 'restricted',
+        'pod-security.kubernetes.io/warn': 'restricted',
+      },
+    });
     for (const o of objects.filter((x) => x.kind !== 'Namespace'))
       expect(`${objectId(o)} ${o.metadata.namespace ?? ''}`).toBe(`${objectId(o)} ${namespace}`);
   });
@@ -153,14 +166,24 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     }
   });
 
-  it('every Deployment has requests and limits, probes, and a non-root, read-only, no-privilege security context', () => {
+  it('gives the gateway its secrets-at-rest key from dagu-mcp-secrets, not optional (it does not start without one)', () => {
+    const gateway = ofKind(objects, 'Deployment')
+      .map((o) => DeploymentSchema.parse(o))
+      .find((d) => d.metadata.name === 'mcp-gateway');
+    const key = gateway?.spec.template.spec.containers[0]?.env.find((v) => v.name === 'DAGU_ENCRYPTION_KEY');
+    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: SECRET_NAME, key: 'DAGU_ENCRYPTION_KEY' });
+  });
+
+  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with five capabilities), read-only, no-privilege security context', () => {
     for (const deployment of ofKind(objects, 'Deployment').map((o) => DeploymentSchema.parse(o))) {
       const pod = deployment.spec.template.spec;
+      const stepLauncher = deployment.metadata.name === 'run-service';
       expect({ name: deployment.metadata.name, pod: pod.securityContext }).toMatchObject({
         name: deployment.metadata.name,
-        pod: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+        pod: { runAsNonRoot: !stepLauncher, seccompProfile: { type: 'RuntimeDefault' } },
       });
-      expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
+      if (stepLauncher) expect(pod.securityContext?.runAsUser).toBe(0);
+      else expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
       expect(pod.automountServiceAccountToken).toBe(false);
       for (const container of pod.containers) {
         expect({ container: container.name, resources: container.resources }).toEqual({
@@ -170,18 +193,42 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
             limits: { cpu: expect.anything(), memory: expect.anything() },
           },
         });
+        // run-service switches to its step user (docs/security.md): exactly these, nothing else.
+        const capabilities = stepLauncher
+          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'] }
+          : { drop: ['ALL'] };
         expect({ container: container.name, securityContext: container.securityContext }).toEqual({
           container: container.name,
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'] },
-          },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities },
         });
         expect(container.livenessProbe).toBeDefined();
         expect(container.readinessProbe).toBeDefined();
       }
     }
+  });
+
+  it('connects each app as its own PostgreSQL role (a key of its own) beside the admin URL, and to Redis with a password', () => {
+    const keys = new Set<string>();
+    for (const app of APPS) {
+      const container = mainContainer(appDeployment(objects, app));
+      const refOf = (name: string) => container.env.find((v) => v.name === name)?.valueFrom?.secretKeyRef;
+      expect(refOf('DATABASE_ADMIN_URL')).toEqual({ name: SECRET_NAME, key: 'DATABASE_ADMIN_URL' });
+      const own = refOf('DATABASE_URL');
+      expect(own?.key).toMatch(/^DATABASE_URL_[A-Z]+$/);
+      keys.add(own?.key ?? '');
+      const env = containerEnvironment(objects, container);
+      expect(new URL(env.DATABASE_URL ?? '').username).not.toBe(new URL(env.DATABASE_ADMIN_URL ?? '').username);
+      expect(new URL(env.REDIS_URL ?? '').password).not.toBe('');
+    }
+    expect(keys.size).toBe(APPS.length);
+    // The dev overlay's own Redis (prod brings its own) asks for the password of the secret.
+    const redis = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'redis');
+    if (redis !== undefined) expect(JSON.stringify(redis)).toContain('"--requirepass","$(REDIS_PASSWORD)"');
+  });
+
+  it('runs every step of run-service as the unprivileged dagu-step user', () => {
+    const container = mainContainer(appDeployment(objects, 'run-service'));
+    expect(containerEnvironment(objects, container).RUN_STEP_USER).toBe('dagu-step');
   });
 
   describe.each(APPS)('%s', (app) => {

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectClient, startStack, type Stack } from './stack';
@@ -402,8 +402,11 @@ async function killHard(child: ChildProcess): Promise<void> {
 
 describe('recovery (a run-service replica dies mid-run)', () => {
   test('its running run is failed by the surviving replica within 4 heartbeats, with the reason', async () => {
-    await putDag('depth-recover', 'steps:\n  - name: work\n    run: echo "replica=${DEPTH_REPLICA:-A}"; sleep 20\n');
-    const replicaB = await stack.spawnApp('run-service', { DEPTH_REPLICA: 'B' });
+    // Steps see none of run-service's own environment (docs/security.md): replica B is told
+    // apart by its own RUN_WORK_DIR, which reaches the step as DAG_RUN_WORK_DIR.
+    const replicaBDir = join(tmpdir(), `depth-replica-b-${stack.id}`);
+    await putDag('depth-recover', 'steps:\n  - name: work\n    run: echo "dir=$DAG_RUN_WORK_DIR"; sleep 20\n');
+    const replicaB = await stack.spawnApp('run-service', { RUN_WORK_DIR: replicaBDir });
     await new Promise((r) => setTimeout(r, 1500));
     const started: Array<{ id: string; replica: string }> = [];
     for (let i = 0; i < 12 && !started.some((s) => s.replica === 'B'); i++) {
@@ -414,7 +417,7 @@ describe('recovery (a run-service replica dies mid-run)', () => {
         out = typeof stdoutContent === 'string' ? stdoutContent : '';
         if (out === '') await new Promise((r) => setTimeout(r, 100));
       }
-      started.push({ id, replica: out.replace('replica=', '') });
+      started.push({ id, replica: out.startsWith(`dir=${replicaBDir}/`) ? 'B' : 'A' });
     }
     const onB = started.find((s) => s.replica === 'B');
     expect(onB).toBeDefined();
@@ -429,6 +432,7 @@ describe('recovery (a run-service replica dies mid-run)', () => {
       expect((await api(`/dag-runs/depth-recover/${run.id}`)).body.status).toBe(1);
       await api(`/dag-runs/depth-recover/${run.id}/stop`, { method: 'POST' });
     }
+    rmSync(replicaBDir, { recursive: true, force: true });
   }, 60_000);
 });
 

@@ -9,10 +9,15 @@ export const TEST_PRINCIPAL: Principal = { id: 'user-1', subject: 'alice', role:
  * deadline is `timeoutMs` from now, and disposes of its timer afterwards.
  *
  * @param timeoutMs - default 5000; 0 or less gives a context already past its deadline.
+ * @param principal - the caller; default {@link TEST_PRINCIPAL} (admin)
  */
-export async function withHandlerContext<T>(fn: (ctx: HandlerContext) => Promise<T>, timeoutMs = 5000): Promise<T> {
+export async function withHandlerContext<T>(
+  fn: (ctx: HandlerContext) => Promise<T>,
+  timeoutMs = 5000,
+  principal: Principal = TEST_PRINCIPAL,
+): Promise<T> {
   const { context, dispose } = createHandlerContext({
-    principal: TEST_PRINCIPAL,
+    principal,
     deadline: Date.now() + timeoutMs,
     op: 'test',
     jobId: 'test-job',

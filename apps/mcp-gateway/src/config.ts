@@ -12,6 +12,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `BASE_PATH` | optional mount path, e.g. `/dagu`; MCP is then also at `<BASE_PATH>/mcp` (spec 020) | empty |
  * | `REDIS_URL` | bus Redis | `redis://127.0.0.1:6379` |
  * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
+ * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
@@ -34,6 +35,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
  * | `BASIC_USERNAME` / `BASIC_PASSWORD` | the one user of `basic` (required in that mode) | — |
  * | `TOKEN_SECRET` | HS256 secret of login tokens, ≥ 32 chars (generated once and kept in PostgreSQL if unset) | — |
+ * | `DAGU_ENCRYPTION_KEY` | key ring encrypting secrets kept in PostgreSQL (the login-token secret): `id:base64key[,id:base64key…]`, first key encrypts, all decrypt (rotation), or one bare base64 32-byte key; required unless `HOST` is loopback, where a development key is generated in the temp directory (docs/security.md) | — |
  * | `TOKEN_TTL_SECONDS` | login token lifetime, s | `43200` (12 h) |
  * | `TRUST_PROXY` | Express `trust proxy` (hop count, or `true`/`false`) for client addresses behind a load balancer | `false` |
  * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed credentials allowed per window | `10` / `50` |
@@ -52,6 +54,7 @@ export const GatewayConfigSchema = z.object({
     .default(''),
   REDIS_URL: env.redisUrl,
   DATABASE_URL: env.databaseUrl,
+  DATABASE_ADMIN_URL: env.adminDatabaseUrl,
   DB_SCHEMA: env.schemaName('gateway'),
   BUS_PREFIX: env.busPrefix,
   BUS_TIMEOUT_MS: env.millis(10_000),
@@ -78,6 +81,7 @@ export const GatewayConfigSchema = z.object({
   BASIC_USERNAME: z.string().min(1).optional(),
   BASIC_PASSWORD: z.string().min(1).optional(),
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
   TOKEN_TTL_SECONDS: env.count(12 * 3600),
   TRUST_PROXY: z
     .string()

@@ -1,11 +1,20 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
-import { createAppMetrics, createPool, migrate, runProcessMain, startOpsServer, type Logger } from '@dagu-mcp/runtime';
+import {
+  createAppMetrics,
+  createPool,
+  migrate,
+  migrateWithAdmin,
+  openSecretBox,
+  runProcessMain,
+  startOpsServer,
+  type Logger,
+} from '@dagu-mcp/runtime';
 import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-metrics';
 import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
-import { loadGatewayConfig, type GatewayConfig } from './config';
+import { isLoopback, loadGatewayConfig, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';
 import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
@@ -33,9 +42,25 @@ export interface RunningGateway {
  * session manager and the HTTP server on `HOST:PORT`.
  */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  // Secrets at rest (docs/security.md): no key outside loopback stops the start here, before anything is written.
+  const secrets = openSecretBox({ keyRing: config.DAGU_ENCRYPTION_KEY, loopback: isLoopback(config.HOST) });
+  if (secrets.devKeyFile !== undefined) {
+    logger.warn(
+      { keyFile: secrets.devKeyFile },
+      'DAGU_ENCRYPTION_KEY unset: using a generated development key (allowed on a loopback stack only)',
+    );
+  }
   const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, logger });
   let migrated = false;
-  await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  else
+    await migrateWithAdmin({
+      adminUrl: config.DATABASE_ADMIN_URL,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      migrations: GATEWAY_MIGRATIONS,
+      logger,
+    });
   migrated = true;
 
   const metrics = createAppMetrics({ app: 'mcp-gateway' });
@@ -51,7 +76,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
 
-  const auth = await setupAuth(config, pool, logger);
+  const auth = await setupAuth(config, pool, logger, secrets.box);
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({
     bus,

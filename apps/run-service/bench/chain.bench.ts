@@ -20,7 +20,8 @@
  *    (start → finish, spawn included) and the mean gap between steps
  *    (finish → next start: the scheduling cost alone).
  */
-import { processEnvBase } from '../src/core/env-merge';
+import { stepEnvBase } from '../src/core/env-merge';
+import { DIRECT_LAUNCHER } from '../src/core/step-launch';
 import { runProcess } from '../src/process/process-runner';
 import { createRunTestEnv } from '../test-fixtures/run-test-env';
 
@@ -39,7 +40,7 @@ function median(values: number[]): number {
 }
 
 async function baselineMs(): Promise<number> {
-  const env = processEnvBase(process.env);
+  const env = stepEnvBase(process.env);
   const signal = new AbortController().signal;
   const started = performance.now();
   for (let i = 0; i < STEPS; i++) {
@@ -48,6 +49,7 @@ async function baselineMs(): Promise<number> {
       args: ['-c', 'true'],
       cwd: process.cwd(),
       env,
+      launcher: DIRECT_LAUNCHER,
       signal,
       killGraceMs: 1000,
       onStdout: () => undefined,

@@ -1,26 +1,32 @@
-import { runServiceMain, serviceConfigSchema } from '@dagu-mcp/service-kit';
-import { loadRunConfig, runConfigSchema, type RunConfig } from './config/run-config';
-import { processEnvBase } from './core/env-merge';
+import { runServiceMain } from '@dagu-mcp/service-kit';
+import { loadRunConfig, type RunConfig } from './config/run-config';
+import { stepEnvBase } from './core/env-merge';
+import type { StepLauncher } from './core/step-launch';
+import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { createRunService } from './run-service';
 
 /**
  * run-service process entry point: the shared service config (service-kit)
  * and the engine config (`RUN_*`) from the environment, ops port 8082 by
- * default. The process environment is also the base of every step's
- * environment (dagu-model §3, as in Dagu), read here once — without the
- * service's own configuration variables (database and Redis URLs, …).
+ * default. Steps get a clean environment (dagu-model §3 layers over
+ * `stepEnvBase`: `PATH`, locale, time zone, the step user's `HOME`), never
+ * run-service's own variables, and run as `RUN_STEP_USER` through the step
+ * launcher (docs/security.md).
  */
 const DEFAULTS = { schema: 'run_service', opsPort: 8082 };
-const SERVICE_VARIABLES = [
-  ...Object.keys(serviceConfigSchema(DEFAULTS).shape),
-  ...Object.keys(runConfigSchema().shape),
-];
 let runConfig: RunConfig;
+let launcher: StepLauncher;
 try {
   runConfig = loadRunConfig();
+  const identity = runConfig.stepUser === undefined ? undefined : resolveStepIdentity(runConfig.stepUser);
+  launcher = createStepLauncher({
+    identity,
+    setpriv: findSetpriv(process.env.PATH ?? ''),
+    ownUid: process.getuid?.() ?? -1,
+  });
 } catch (error) {
   process.stderr.write(`run-service: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
 }
-const processEnv = processEnvBase(process.env, SERVICE_VARIABLES);
-runServiceMain('run-service', createRunService({ runConfig, processEnv }), DEFAULTS);
+const processEnv = stepEnvBase(process.env, launcher.identity);
+runServiceMain('run-service', createRunService({ runConfig, processEnv, launcher }), DEFAULTS);

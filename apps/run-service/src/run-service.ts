@@ -11,6 +11,7 @@ import { createStoredSpecSource } from './composition/sub-dag-spec';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
+import type { StepLauncher } from './core/step-launch';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -18,6 +19,8 @@ export interface RunServiceOptions {
   runConfig: RunConfig;
   /** The environment steps inherit (the process's, read once in `main.ts`). */
   processEnv: Readonly<Record<string, string>>;
+  /** Starts the DAG author's code as the step user (`RUN_STEP_USER`, `process/step-launcher.ts`); default: as this process. */
+  launcher?: StepLauncher;
 }
 
 /**
@@ -39,6 +42,14 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     migrations: RUN_MIGRATIONS,
     createHandlers: ({ pool, logger, config, replica }) => {
       const log = logger.child({ module: 'run-engine' });
+      if (options.launcher?.identity === undefined) {
+        log.warn(
+          'RUN_STEP_USER unset: steps run as run-service itself and can read its environment and files ' +
+            '(developer machines only; docs/security.md)',
+        );
+      } else {
+        log.info({ stepUser: options.launcher.identity.name }, 'steps run as the step user');
+      }
       const publisher = new RootTaggingPublisher(
         new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log),
         pool,
@@ -56,6 +67,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         replica,
         publisher,
         processEnv: options.processEnv,
+        ...(options.launcher !== undefined ? { launcher: options.launcher } : {}),
         readStoredSpec: storedSpecs.read,
       });
       const control = new RunControlChannel(

@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHandlerContext, SILENT_LOGGER, type HandlerContext } from '@dagu-mcp/bus';
-import type { RunDetail, RunEvent } from '@dagu-mcp/contracts';
+import type { Principal, RunDetail, RunEvent } from '@dagu-mcp/contracts';
 import { createLogger, createPool, migrate, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { defaultRunConfig, type RunConfig } from '../src/config/run-config';
 import { RUN_MIGRATIONS } from '../src/store/migrations';
-import { processEnvBase } from '../src/core/env-merge';
+import { stepEnvBase } from '../src/core/env-merge';
+import type { StepLauncher } from '../src/core/step-launch';
 import { RunEngine } from '../src/engine/run-engine';
 import { TERMINAL_RUN_STATUSES } from '@dagu-mcp/contracts';
 import type { RunEventPublisher } from '../src/events/run-event-publisher';
@@ -62,9 +63,12 @@ export interface RunTestEnv {
 }
 
 /** A handler context with a deadline `ms` from now. */
-export function testContext(ms = 10_000): HandlerContext {
+export function testContext(
+  ms = 10_000,
+  principal: Principal = { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' },
+): HandlerContext {
   return createHandlerContext({
-    principal: { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' },
+    principal,
     deadline: Date.now() + ms,
     op: 'test',
     jobId: `job-${randomBytes(6).toString('hex')}`,
@@ -77,7 +81,11 @@ export function testContext(ms = 10_000): HandlerContext {
  * Creates a schema, migrates it and starts an engine (queue dispatcher and
  * heartbeat running).
  */
-export async function createRunTestEnv(label: string, overrides: Partial<RunConfig> = {}): Promise<RunTestEnv> {
+export async function createRunTestEnv(
+  label: string,
+  overrides: Partial<RunConfig> = {},
+  launcher?: StepLauncher,
+): Promise<RunTestEnv> {
   const schema = randomSchemaName(label);
   const logger: Logger = createLogger({ name: 'run-service-test', level: 'silent' });
   const pool = createPool({ url: TEST_DATABASE_URL, schema, max: 10, logger });
@@ -100,7 +108,8 @@ export async function createRunTestEnv(label: string, overrides: Partial<RunConf
     logger,
     replica: 'test-replica',
     publisher: tagging,
-    processEnv: processEnvBase(process.env),
+    processEnv: stepEnvBase(process.env, launcher?.identity),
+    ...(launcher !== undefined ? { launcher } : {}),
   });
   engine.start();
   const deps: RunDeps = {
@@ -168,7 +177,7 @@ export function createReplicaEngine(env: RunTestEnv, replica: string, name = rep
     logger: createLogger({ name, level: 'silent' }),
     replica,
     publisher: new RecordingPublisher(),
-    processEnv: processEnvBase(process.env),
+    processEnv: stepEnvBase(process.env),
   });
 }
 

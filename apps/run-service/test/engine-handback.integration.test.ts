@@ -17,7 +17,7 @@ import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 import { defaultRunConfig } from '../src/config/run-config';
-import { processEnvBase } from '../src/core/env-merge';
+import { stepEnvBase } from '../src/core/env-merge';
 import { createRunService } from '../src/run-service';
 import { randomSchemaName, stepOf, TEST_DATABASE_URL, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 
@@ -65,7 +65,7 @@ async function startReplica(): Promise<RunningService> {
     scheduler: false,
   });
   const service = await startService(
-    createRunService({ runConfig, processEnv: processEnvBase(process.env) }),
+    createRunService({ runConfig, processEnv: stepEnvBase(process.env) }),
     config,
     logger,
   );

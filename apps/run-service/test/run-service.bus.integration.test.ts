@@ -17,7 +17,7 @@ import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 import { defaultRunConfig } from '../src/config/run-config';
-import { processEnvBase } from '../src/core/env-merge';
+import { stepEnvBase } from '../src/core/env-merge';
 import { createRunService } from '../src/run-service';
 import { randomSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 
@@ -57,11 +57,7 @@ beforeAll(async () => {
     if (parsed.success) events.push(parsed.data);
   });
   await subscriber.subscribe(runEventsChannel(prefix));
-  service = await startService(
-    createRunService({ runConfig, processEnv: processEnvBase(process.env) }),
-    config,
-    logger,
-  );
+  service = await startService(createRunService({ runConfig, processEnv: stepEnvBase(process.env) }), config, logger);
   client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 10_000 });
   await client.start();
 });

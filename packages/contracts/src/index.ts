@@ -16,3 +16,4 @@ export * from './read-query';
 export * from './read-query-parse';
 export * from './read-query-format';
 export * from './mcp-extension';
+export * from './role-check';

@@ -3,15 +3,18 @@
  * parsing), `logging/` (pino), `postgres/` (pool, transactions, migrations,
  * error classification), `metrics/` (Prometheus), `tracing/`
  * (OpenTelemetry), `shutdown/` (signal handling), `ops/` (the ops HTTP
- * server) and `process/` (the main wrapper).
+ * server), `process/` (the main wrapper) and `secrets/` (secrets at rest).
  */
 export * from './config/config';
 export * from './logging/logger';
 export * from './postgres/pool';
 export * from './postgres/migrations';
+export * from './postgres/service-role';
 export * from './postgres/pg-errors';
 export * from './ops/ops-server';
 export * from './shutdown/shutdown';
 export * from './metrics/metrics';
 export * from './tracing/tracing';
 export * from './process/process-main';
+export * from './secrets/secret-box';
+export * from './secrets/secret-keys';

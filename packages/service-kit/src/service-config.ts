@@ -8,6 +8,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | --- | --- | --- |
  * | `REDIS_URL` | bus Redis | `redis://127.0.0.1:6379` |
  * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
+ * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
  * | `DB_SCHEMA` | the service's own schema | per service (`dag_service`, …) |
  * | `DB_POOL_SIZE` | pg pool size | `10` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
@@ -24,6 +25,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
   return z.object({
     REDIS_URL: env.redisUrl,
     DATABASE_URL: env.databaseUrl,
+    DATABASE_ADMIN_URL: env.adminDatabaseUrl,
     DB_SCHEMA: env.schemaName(defaults.schema),
     DB_POOL_SIZE: env.count(10),
     BUS_PREFIX: env.busPrefix,

@@ -8,6 +8,7 @@ import {
   createPool,
   instrumentHandlers,
   migrate,
+  migrateWithAdmin,
   registerQueueDepth,
   startOpsServer,
   type Logger,
@@ -60,7 +61,15 @@ export async function startService<C extends OpCatalog>(
   const replica = `${hostname()}-${randomBytes(3).toString('hex')}`;
   const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_SIZE, logger });
   let migrated = false;
-  await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
+  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
+  else
+    await migrateWithAdmin({
+      adminUrl: config.DATABASE_ADMIN_URL,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      migrations: def.migrations,
+      logger,
+    });
   migrated = true;
 
   const metrics = createAppMetrics({ app: `${def.service}-service` });

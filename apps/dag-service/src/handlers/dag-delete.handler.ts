@@ -1,5 +1,5 @@
 import type { OpHandler } from '@dagu-mcp/bus';
-import type { DagOps } from '@dagu-mcp/contracts';
+import { requireMutationRole, type DagOps } from '@dagu-mcp/contracts';
 import type { DagCatalog } from '../dags/dag.catalog';
 
 /**
@@ -11,6 +11,7 @@ import type { DagCatalog } from '../dags/dag.catalog';
  */
 export function createDagDeleteHandler(catalog: DagCatalog): OpHandler<DagOps, 'dag.delete'> {
   return async function deleteDag(payload, ctx) {
+    requireMutationRole(ctx.principal, 'dag.delete');
     ctx.assertBeforeDeadline();
     const reply = await catalog.delete(payload.name, ctx.deadline);
     ctx.logger.info({ dag: payload.name }, 'DAG deleted');

@@ -1,3 +1,4 @@
+import type { HandlerContext } from '@dagu-mcp/bus';
 import { DaguError } from '@dagu-mcp/contracts';
 import { createDagHandlers } from '../dag-service';
 import { createTestSchema, type TestSchema } from '../../test-fixtures/pg-test-schema';
@@ -177,5 +178,34 @@ describe('dag.setSuspended and dag.delete (REST DAG routes)', () => {
     const late = await rejectionOf(withHandlerContext((ctx) => handlers['dag.delete']({ name: 'keep-me' }, ctx), -1));
     expect((late as DaguError).code).toBe('resource_unavailable');
     expect((await db.pool.query("SELECT 1 FROM dags WHERE name = 'keep-me'")).rowCount).toBe(1);
+  });
+});
+
+describe('role re-check of every mutation (dagu-model §9, docs/security.md)', () => {
+  const as = (role: 'developer' | 'operator' | 'viewer') =>
+    ({ id: `u-${role}`, subject: role, role, credentialType: 'api_key' }) as const;
+
+  it('refuses dag.upsert, dag.delete and dag.setSuspended below developer, whatever the caller checked, and writes nothing', async () => {
+    await withHandlerContext((ctx) => handlers['dag.upsert']({ name: 'guarded', spec: dagYaml() }, ctx));
+    const before = await db.pool.query('SELECT name, version, suspended FROM dags ORDER BY name');
+    for (const role of ['operator', 'viewer'] as const) {
+      const calls: Array<(ctx: HandlerContext) => Promise<unknown>> = [
+        (ctx) => handlers['dag.upsert']({ name: 'sneaky', spec: dagYaml() }, ctx),
+        (ctx) => handlers['dag.delete']({ name: 'guarded' }, ctx),
+        (ctx) => handlers['dag.setSuspended']({ name: 'guarded', suspended: true }, ctx),
+      ];
+      for (const call of calls) {
+        const error = await rejectionOf(withHandlerContext(call, 5000, as(role)));
+        expect(error).toBeInstanceOf(DaguError);
+        expect(error).toMatchObject({ code: 'unauthorized' });
+      }
+    }
+    expect((await db.pool.query('SELECT name, version, suspended FROM dags ORDER BY name')).rows).toEqual(before.rows);
+    const applied = await withHandlerContext(
+      (ctx) => handlers['dag.setSuspended']({ name: 'guarded', suspended: true }, ctx),
+      5000,
+      as('developer'),
+    );
+    expect(applied).toMatchObject({ name: 'guarded' });
   });
 });

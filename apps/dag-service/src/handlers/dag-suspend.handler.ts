@@ -1,5 +1,5 @@
 import type { OpHandler } from '@dagu-mcp/bus';
-import type { DagOps } from '@dagu-mcp/contracts';
+import { requireMutationRole, type DagOps } from '@dagu-mcp/contracts';
 import type { DagCatalog } from '../dags/dag.catalog';
 
 /**
@@ -10,6 +10,7 @@ import type { DagCatalog } from '../dags/dag.catalog';
  */
 export function createDagSuspendHandler(catalog: DagCatalog): OpHandler<DagOps, 'dag.setSuspended'> {
   return async function setSuspended(payload, ctx) {
+    requireMutationRole(ctx.principal, 'dag.setSuspended');
     ctx.assertBeforeDeadline();
     return catalog.setSuspended(payload.name, payload.suspended, ctx.deadline);
   };

@@ -1,5 +1,5 @@
 import type { OpHandler } from '@dagu-mcp/bus';
-import type { DagOps } from '@dagu-mcp/contracts';
+import { requireMutationRole, type DagOps } from '@dagu-mcp/contracts';
 import type { DagCatalog } from '../dags/dag.catalog';
 
 /**
@@ -19,6 +19,7 @@ import type { DagCatalog } from '../dags/dag.catalog';
  */
 export function createDagUpsertHandler(catalog: DagCatalog): OpHandler<DagOps, 'dag.upsert'> {
   return async function upsertDag(payload, ctx) {
+    requireMutationRole(ctx.principal, 'dag.upsert');
     ctx.assertBeforeDeadline();
     const reply = await catalog.upsert(payload, ctx.deadline);
     if (reply.applied) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
-import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { Logger, Pool, SecretBox } from '@dagu-mcp/runtime';
 import type { GatewayConfig } from '../config';
 import { AuditLog } from '../audit/audit-log';
 import { authenticate } from '../http/auth.middleware';
@@ -32,9 +32,14 @@ export interface AuthSetup {
  * API-key surfaces, roles, audit"): repositories, the cached API-key verifier
  * with cross-replica revocation, login tokens, the shared failure limiter, the
  * audit log, and the auth/users/API-key/audit REST routes. Bootstraps the
- * first admin in builtin mode.
+ * first admin in builtin mode. `secrets` encrypts what it keeps in PostgreSQL.
  */
-export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logger): Promise<AuthSetup> {
+export async function setupAuth(
+  config: GatewayConfig,
+  pool: Pool,
+  logger: Logger,
+  secrets: SecretBox,
+): Promise<AuthSetup> {
   const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
   const redis = new Redis(config.REDIS_URL, { ...redisOptions, connectionName: 'gateway-auth' });
   const subscriber = new Redis(config.REDIS_URL, {
@@ -57,7 +62,12 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
     logger,
   });
   await verifier.start();
-  const tokens = await LoginTokens.create({ secret: config.TOKEN_SECRET, ttlSeconds: config.TOKEN_TTL_SECONDS, pool });
+  const tokens = await LoginTokens.create({
+    secret: config.TOKEN_SECRET,
+    ttlSeconds: config.TOKEN_TTL_SECONDS,
+    pool,
+    box: secrets,
+  });
   const limiter = new FailureLimiter({
     redis,
     prefix: config.BUS_PREFIX,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
-import { createLogger } from '@dagu-mcp/runtime';
+import { createLogger, generateKeyText, parseKeyRing, SecretBox } from '@dagu-mcp/runtime';
 import { ApiKeyVerifier } from './api-key-cache';
 import { ApiKeyRepository } from './api-key.repository';
 import { openGatewayTestDb, type GatewayTestDb } from './auth-db.test-support';
@@ -42,7 +42,12 @@ beforeAll(async () => {
     logger: createLogger({ name: 'authn-test', level: 'silent' }),
   });
   await verifier.start();
-  tokens = await LoginTokens.create({ secret: 'authenticator-test-secret-0123456789', ttlSeconds: 600, pool: db.pool });
+  tokens = await LoginTokens.create({
+    secret: 'authenticator-test-secret-0123456789',
+    ttlSeconds: 600,
+    pool: db.pool,
+    box: new SecretBox(parseKeyRing(generateKeyText())),
+  });
   aliceId = (
     await users.create({ username: 'alice', role: 'developer', passwordHash: await hashPassword('alice-pass') })
   ).id;

@@ -1,5 +1,7 @@
 import { SignJWT } from 'jose';
+import { generateKeyText, parseKeyRing, SecretBox } from '@dagu-mcp/runtime';
 import { LoginTokens } from './login-token';
+import { TOKEN_SECRET_PURPOSE } from './token-secret';
 import { openGatewayTestDb, type GatewayTestDb } from './auth-db.test-support';
 
 /** Login tokens (JWT HS256) and the instance secret kept in the gateway's schema (real PostgreSQL). */
@@ -9,6 +11,14 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
+const keyA = generateKeyText();
+const keyB = generateKeyText();
+const box = new SecretBox(parseKeyRing(`a:${keyA}`));
+const storedSecret = async (): Promise<string> => {
+  const { rows } = await db.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'token_secret'");
+  return rows[0]?.value ?? '';
+};
+
 const claims = { userId: '0b0e5c6a-0000-4000-8000-000000000001', username: 'alice', role: 'developer' } as const;
 
 describe('LoginTokens', () => {
@@ -17,6 +27,7 @@ describe('LoginTokens', () => {
       secret: 'a-configured-secret-of-enough-length',
       ttlSeconds: 3600,
       pool: db.pool,
+      box,
     });
     const before = Date.now();
     const { token, expiresAt } = await tokens.issue(claims);
@@ -31,16 +42,19 @@ describe('LoginTokens', () => {
       secret: 'secret-one-secret-one-secret-one',
       ttlSeconds: 3600,
       pool: db.pool,
+      box,
     });
     const other = await LoginTokens.create({
       secret: 'secret-two-secret-two-secret-two',
       ttlSeconds: 3600,
       pool: db.pool,
+      box,
     });
     const expired = await LoginTokens.create({
       secret: 'secret-one-secret-one-secret-one',
       ttlSeconds: -10,
       pool: db.pool,
+      box,
     });
     const { token } = await tokens.issue(claims);
     const [header = '', payload = '', signature = ''] = token.split('.');
@@ -56,7 +70,7 @@ describe('LoginTokens', () => {
 
   it('refuses a well-signed token with another issuer, an unknown role, or no subject', async () => {
     const secret = 'shared-secret-shared-secret-shared';
-    const tokens = await LoginTokens.create({ secret, ttlSeconds: 3600, pool: db.pool });
+    const tokens = await LoginTokens.create({ secret, ttlSeconds: 3600, pool: db.pool, box });
     const key = new TextEncoder().encode(secret);
     const sign = (payload: Record<string, unknown>, issuer: string, subject?: string) => {
       const jwt = new SignJWT(payload)
@@ -78,11 +92,54 @@ describe('LoginTokens', () => {
   });
 
   it('without a configured secret, generates one in settings that every replica shares', async () => {
-    const first = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool });
-    const second = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool });
+    const first = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box });
+    const second = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box });
     const { rows } = await db.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'token_secret'");
     expect(rows).toHaveLength(1);
     expect(rows[0]?.value.length).toBeGreaterThanOrEqual(64);
     expect(await second.verify((await first.issue(claims)).token)).toEqual(claims);
+  });
+
+  it('keeps the generated secret encrypted at rest: the stored value signs nothing the gateway accepts', async () => {
+    await db.pool.query("DELETE FROM settings WHERE key = 'token_secret'");
+    const tokens = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box });
+    const stored = await storedSecret();
+    expect(stored).toMatch(/^dsec1\.a\./);
+    const forged = await new SignJWT({ username: 'mallory', role: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('u1')
+      .setIssuer('dagu-mcp')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(stored));
+    expect(await tokens.verify(forged)).toBeUndefined();
+    const secret = box.decrypt(stored, TOKEN_SECRET_PURPOSE);
+    const real = await new SignJWT({ username: 'alice', role: 'developer' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('u1')
+      .setIssuer('dagu-mcp')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(secret));
+    expect(await tokens.verify(real)).toEqual({ userId: 'u1', username: 'alice', role: 'developer' });
+  });
+
+  it('encrypts a secret stored in plain text before, and rewraps it under a rotated key', async () => {
+    await db.pool.query("DELETE FROM settings WHERE key = 'token_secret'");
+    await db.pool.query(
+      "INSERT INTO settings (key, value) VALUES ('token_secret', 'legacy-plaintext-secret-0123456789')",
+    );
+    const legacy = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box });
+    expect(await storedSecret()).toMatch(/^dsec1\.a\./);
+    const token = (await legacy.issue(claims)).token;
+    const rotated = new SecretBox(parseKeyRing(`b:${keyB},a:${keyA}`));
+    const afterRotation = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: rotated });
+    expect(await storedSecret()).toMatch(/^dsec1\.b\./);
+    expect(await afterRotation.verify(token)).toEqual(claims);
+    const onlyNew = new SecretBox(parseKeyRing(`b:${keyB}`));
+    const later = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: onlyNew });
+    expect(await later.verify(token)).toEqual(claims);
+    const stranger = new SecretBox(parseKeyRing(`c:${keyA}`));
+    await expect(
+      LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: stranger }),
+    ).rejects.toThrow(/key id b, which DAGU_ENCRYPTION_KEY does not hold/);
   });
 });

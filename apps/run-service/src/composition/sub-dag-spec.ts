@@ -67,11 +67,15 @@ export async function resolveChildSpec(
  * any other failure (dag-service down, timeout) rejects and fails the step.
  */
 
-/** run-service acting on its own behalf (child runs of stored DAGs). */
+/**
+ * run-service acting on its own behalf (reading the stored DAGs of child
+ * runs): `viewer`, since it only reads; a child run is part of its parent's
+ * run, started by whoever was allowed to start the parent.
+ */
 export const RUN_SERVICE_PRINCIPAL: Principal = Object.freeze({
   id: 'system:run-service',
   subject: 'run-service',
-  role: 'operator',
+  role: 'viewer',
   credentialType: 'none',
 });
 

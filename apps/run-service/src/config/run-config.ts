@@ -21,6 +21,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish here; then their steps are killed and the run is handed back to the queue (finished steps kept, the rest runs again in a new attempt on another replica, or on this one when it restarts). Keep it plus `RUN_KILL_GRACE_MS` below the 25 s shutdown bound | ms | `15000` |
  * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
+ * | `RUN_STEP_USER` | Unix user every step, precondition and backtick substitution runs as (via util-linux `setpriv`: no supplementary groups, no new privileges, killed with run-service); run-service must run as root (or that user) to switch; unset: steps run as run-service itself and a warning is logged at start (developer machines only; docs/security.md) | name | unset (`dagu-step` in the images, compose and Kubernetes) |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
@@ -53,6 +54,10 @@ export function runConfigSchema() {
     RUN_STOP_GRACE_MS: env.millis(15_000),
     RUN_KILL_GRACE_MS: env.millis(5000),
     RUN_DEFAULT_SHELL: z.string().min(1).default('/bin/sh'),
+    RUN_STEP_USER: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a Unix user name such as dagu-step')
+      .optional(),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_LOG_BATCH_LINES: env.count(1000),
@@ -90,6 +95,8 @@ export interface RunConfig {
   readonly killGraceMs: number;
   readonly defaultShell: string;
   readonly workDir: string;
+  /** Unix user the steps run as; undefined: as run-service itself. */
+  readonly stepUser?: string;
   readonly logFlushMs: number;
   readonly logBatchLines: number;
   /** Days a finished run is kept when its DAG sets no `hist_retention_days`. */
@@ -113,6 +120,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     killGraceMs: raw.RUN_KILL_GRACE_MS,
     defaultShell: raw.RUN_DEFAULT_SHELL,
     workDir: raw.RUN_WORK_DIR,
+    ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,

@@ -1,21 +1,42 @@
-import { applyEnvVars, isExportableName, processEnvBase, withEngineVariables, withExported } from './env-merge';
+import { applyEnvVars, isExportableName, stepEnvBase, withEngineVariables, withExported } from './env-merge';
 import { expandVariables } from './interpolate';
 
 const expand = (value: string, env: Readonly<Record<string, string>>): string =>
   expandVariables(value, (name) => env[name]);
 
 describe('env merge (dagu-model §3 layers)', () => {
-  it('drops unset process variables', () => {
-    expect(processEnvBase({ A: '1', B: undefined })).toEqual({ A: '1' });
-  });
-
-  it("hides the service's own configuration variables and their _FILE forms", () => {
-    expect(
-      processEnvBase({ DATABASE_URL: 'postgres://secret', DATABASE_URL_FILE: '/run/x', A: '1' }, [
-        'DATABASE_URL',
-        'REDIS_URL',
-      ]),
-    ).toEqual({ A: '1' });
+  it('gives a step a clean base: PATH, locale and time zone only, never the service configuration', () => {
+    const source = {
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TZ: 'UTC',
+      HOME: '/root',
+      USER: 'root',
+      UNSET: undefined,
+      DATABASE_URL: 'postgres://secret',
+      DATABASE_URL_FILE: '/run/x',
+      REDIS_URL: 'redis://:pw@r',
+      DAGU_ENCRYPTION_KEY: 'k',
+      AWS_SECRET_ACCESS_KEY: 'a',
+    };
+    expect(stepEnvBase(source)).toEqual({
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TZ: 'UTC',
+      HOME: '/root',
+      USER: 'root',
+    });
+    expect(stepEnvBase(source, { name: 'dagu-step', home: '/nonexistent' })).toEqual({
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TZ: 'UTC',
+      HOME: '/nonexistent',
+      USER: 'dagu-step',
+      LOGNAME: 'dagu-step',
+    });
   });
 
   it('applies DAG env in order, each value seeing the earlier ones and the base', () => {

@@ -4,8 +4,10 @@ import type { EnvVar } from '@dagu-mcp/dag-spec';
  * The environment of a step (dagu-model §3): layers merged in this order,
  * a later layer winning on the same name:
  *
- * 1. the service process's environment (the base, as in Dagu), without
- *    run-service's own configuration variables;
+ * 1. a clean base: only `PATH`, the locale and time zone of the service
+ *    process, with `HOME`, `USER` and `LOGNAME` of the step user
+ *    (`stepEnvBase`; docs/security.md: nothing of run-service's own
+ *    environment, such as its database and Redis URLs, reaches a step);
  * 2. the DAG's `env`, in declaration order;
  * 3. the run's named params (exported under their names);
  * 4. `output:` variables of steps that finished before this one started;
@@ -23,20 +25,28 @@ export function isExportableName(name: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 }
 
+/** Variables of the service process a step inherits (everything else it gets from the DAG and the engine). */
+export const INHERITED_VARIABLES: readonly string[] = ['PATH', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR'];
+
 /**
- * The process environment without unset entries and without `exclude`d
- * names (and their `<NAME>_FILE` forms): run-service passes its own
- * configuration variables there, so `DATABASE_URL`, `REDIS_URL` and the like
- * never reach a user's step.
+ * The base environment of every step: {@link INHERITED_VARIABLES} and the
+ * `LC_*` locale variables of `source`, nothing else; `HOME`, `USER` and
+ * `LOGNAME` are the step user's when there is one, else `source`'s.
  */
-export function processEnvBase(source: NodeJS.ProcessEnv, exclude: Iterable<string> = []): Record<string, string> {
-  const hidden = new Set<string>();
-  for (const name of exclude) {
-    hidden.add(name);
-    hidden.add(`${name}_FILE`);
-  }
+export function stepEnvBase(
+  source: NodeJS.ProcessEnv,
+  user?: { readonly name: string; readonly home: string },
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(source)) if (value !== undefined && !hidden.has(key)) out[key] = value;
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (INHERITED_VARIABLES.includes(key) || key.startsWith('LC_')) out[key] = value;
+  }
+  if (user !== undefined) return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+  for (const key of ['HOME', 'USER', 'LOGNAME']) {
+    const value = source[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@ import type { Checkpoint } from './checkpoint-types';
 import type { InterpolationScope, StepRefValues } from './interpolate';
 import type { RunParam } from './params';
 import type { PublishedOutputs } from './step-outputs';
+import type { StepLauncher } from './step-launch';
 
 /**
  * The step execution contract: the shapes the engine passes around while an
@@ -215,6 +216,8 @@ export interface RunContext {
   log(message: string): void;
   /** A private temporary directory of the attempt (output files, scripts); removed when the attempt ends. */
   readonly scratchDir: string;
+  /** Starts every process of the DAG author's code as the step user (docs/security.md). */
+  readonly launcher: StepLauncher;
   /** Opens the writer of a stream (shared numbering across tries). */
   streamWriter(streamId: number): LogStreamWriter;
 }

@@ -20,6 +20,7 @@ import type {
   StepExecutors,
 } from '../core/run-types';
 import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
+import type { StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
 
 /**
@@ -81,6 +82,8 @@ export interface AttemptDeps {
   config: RunConfig;
   logger: Logger;
   processEnv: Readonly<Record<string, string>>;
+  /** Starts the DAG author's code as the step user. */
+  launcher: StepLauncher;
   /** The executor of every step kind (checked complete when the engine was built). */
   executors: StepExecutors;
 }
@@ -145,6 +148,7 @@ export async function runAttempt(
         shell: deps.config.defaultShell,
         workDirBase: deps.config.workDir,
         dagRunId: identity.dagRunId,
+        launcher: deps.launcher,
       });
     } catch (cause) {
       error = `could not prepare the run: ${describe(cause)}`;
@@ -153,6 +157,7 @@ export async function runAttempt(
     }
     params = env.params;
     scratchDir = await mkdtemp(join(tmpdir(), 'dagu-run-'));
+    await deps.launcher.shareDir(scratchDir);
     const ctx = contextOf(deps, plan, env, sink, states, log, scratchDir);
     const outcome = await runMainPhase(ctx, plan, main.signal);
     error = outcome.error;
@@ -213,6 +218,7 @@ function contextOf(
     stepRefs,
     log,
     scratchDir,
+    launcher: deps.launcher,
     streamWriter: (id) => {
       const writer = writers.get(id) ?? sink.stream(id, 0);
       writers.set(id, writer);
@@ -244,6 +250,7 @@ async function runMainPhase(
       positional: ctx.env.positional,
       signal,
       killGraceMs: ctx.config.killGraceMs,
+      launcher: ctx.launcher,
     });
     if (check.kind !== 'met') {
       const error =

@@ -21,6 +21,7 @@ import type { StoredSpecReader } from '../composition/sub-dag-spec';
 import { runAttempt } from './attempt-runner';
 import type { ForeachRunner, SubDagRunner } from '../core/run-types';
 import { formatParams } from '../core/params';
+import { DIRECT_LAUNCHER, type StepLauncher } from '../core/step-launch';
 
 /**
  * The run engine of one replica (docs/architecture.md "the run engine's running
@@ -48,6 +49,8 @@ export interface RunEngineDeps {
   publisher: RunEventPublisher;
   /** The environment steps inherit (the service process's, read once at start). */
   processEnv: Readonly<Record<string, string>>;
+  /** Starts the DAG author's code as the step user; default: as this process (tests, developer machines). */
+  launcher?: StepLauncher;
   /** Reads a stored DAG's YAML for `dag.run` of a stored DAG; absent = local sub-DAGs only. */
   readStoredSpec?: StoredSpecReader;
 }
@@ -245,7 +248,14 @@ export class RunEngine {
       const onKill = (): void => void (finishedAtKill = finishedSteps(plan));
       entry.kill.signal.addEventListener('abort', onKill, { once: true });
       const outcome = await runAttempt(
-        { pool, config: this.deps.config, logger, processEnv: this.deps.processEnv, executors: this.executors },
+        {
+          pool,
+          config: this.deps.config,
+          logger,
+          processEnv: this.deps.processEnv,
+          launcher: this.deps.launcher ?? DIRECT_LAUNCHER,
+          executors: this.executors,
+        },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },
       ).finally(() => entry.kill.signal.removeEventListener('abort', onKill));

@@ -116,6 +116,7 @@ function conditionContext(ctx: RunContext, setup: NodeSetup, signal: AbortSignal
     positional: ctx.env.positional,
     signal,
     killGraceMs: ctx.config.killGraceMs,
+    launcher: ctx.launcher,
   };
 }
 

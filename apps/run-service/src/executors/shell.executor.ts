@@ -57,6 +57,7 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
   const runs: Array<{ file: string; args: string[] }> = [];
   if (step.kind === 'script') {
     await writeFile(input.scriptFile, interpolate(step.script ?? '', input.scope, 'shell'), { mode: 0o700 });
+    await ctx.launcher.adopt(input.scriptFile);
     const [file, ...args] = step.interpreter ?? shell;
     runs.push({ file: file ?? ctx.config.defaultShell, args: [...args, input.scriptFile, ...positional] });
   } else {
@@ -69,6 +70,7 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
       ...run,
       cwd: input.cwd,
       env: input.env,
+      launcher: ctx.launcher,
       signal: input.signal,
       timeoutMs: input.timeoutMs,
       killGraceMs: ctx.config.killGraceMs,

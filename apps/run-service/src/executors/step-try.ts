@@ -98,6 +98,7 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const scriptFile = join(ctx.scratchDir, `script-${tryId}`);
   try {
     await writeFile(outputFile, '');
+    await ctx.launcher.adopt(outputFile);
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
     const {
       outputs: bodyOutputs,

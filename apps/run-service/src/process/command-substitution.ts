@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import type { StepLauncher } from '../core/step-launch';
 
 /**
  * Backtick command substitution in DAG `env` values and param defaults
@@ -14,6 +15,8 @@ export interface SubstitutionContext {
   shell: string;
   env: Readonly<Record<string, string>>;
   cwd: string;
+  /** Runs the command as the step user: it is the DAG author's code. */
+  launcher: StepLauncher;
   /** Per command; default 30 s. */
   timeoutMs?: number;
 }
@@ -23,9 +26,10 @@ const BACKTICKS = /`([^`]*)`/g;
 /** Runs one command and resolves its trimmed stdout; rejects with the shell's message. */
 function runCapture(command: string, context: SubstitutionContext): Promise<string> {
   return new Promise((resolve, reject) => {
+    const launch = context.launcher.wrap(context.shell, ['-c', command]);
     execFile(
-      context.shell,
-      ['-c', command],
+      launch.file,
+      launch.args,
       { env: { ...context.env }, cwd: context.cwd, timeout: context.timeoutMs ?? 30_000, maxBuffer: 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error !== null) {

@@ -1,6 +1,7 @@
 import type { Precondition } from '@dagu-mcp/dag-spec';
 import { substituteCommands } from './command-substitution';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
+import type { StepLauncher } from '../core/step-launch';
 import { runProcess } from './process-runner';
 
 /**
@@ -28,6 +29,8 @@ export interface ConditionContext {
   positional: readonly string[];
   signal: AbortSignal;
   killGraceMs: number;
+  /** Command checks and substitutions are the DAG author's code: they run as the step user. */
+  launcher: StepLauncher;
 }
 
 /** Outcome of one condition or a list. */
@@ -56,6 +59,7 @@ async function commandSucceeds(command: string, context: ConditionContext): Prom
     args: [...shellArgs, '-c', command, file ?? 'sh', ...context.positional],
     cwd: context.cwd,
     env: context.env,
+    launcher: context.launcher,
     signal: context.signal,
     killGraceMs: context.killGraceMs,
     onStdout: () => undefined,
@@ -74,6 +78,7 @@ export async function checkCondition(condition: Precondition, context: Condition
         shell: context.shell[0] ?? '/bin/sh',
         env: context.env,
         cwd: context.cwd,
+        launcher: context.launcher,
       });
     } catch (error) {
       return { kind: 'error', error: error instanceof Error ? error.message : String(error) };

@@ -1,4 +1,5 @@
 import { InMemorySpanExporter, setupTracing, SpanStatusCode, withSpan, type Tracing } from '@dagu-mcp/runtime';
+import { DIRECT_LAUNCHER } from '../core/step-launch';
 import { runProcess, type ProcessSpec } from './process-runner';
 
 /**
@@ -21,6 +22,7 @@ function spec(args: readonly string[], name?: string): ProcessSpec {
     args,
     cwd: process.cwd(),
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    launcher: DIRECT_LAUNCHER,
     signal: new AbortController().signal,
     killGraceMs: 1000,
     onStdout: () => undefined,

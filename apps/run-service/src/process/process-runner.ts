@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode, startSpan, type Span } from '@dagu-mcp/runtime';
+import type { StepLauncher } from '../core/step-launch';
 import { LineSplitter } from './line-splitter';
 
 /**
@@ -30,6 +31,8 @@ export interface ProcessSpec {
   args: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
+  /** Starts the process as the step user (every process of a user's code goes through it). */
+  launcher: StepLauncher;
   /** Kills the group after this many ms; no limit when absent. */
   timeoutMs?: number;
   /** Aborting kills the group (stop of the run). */
@@ -77,7 +80,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       kind: SpanKind.INTERNAL,
       attributes: { 'process.executable.name': basename(spec.file), ...spec.trace?.attributes },
     });
-    const child = spawn(spec.file, [...spec.args], {
+    const launch = spec.launcher.wrap(spec.file, spec.args);
+    const child = spawn(launch.file, launch.args, {
       cwd: spec.cwd,
       env: { ...spec.env },
       detached: true,

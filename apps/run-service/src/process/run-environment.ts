@@ -7,6 +7,7 @@ import { applyEnvVars, isExportableName, withExported } from '../core/env-merge'
 import { expandVariables } from '../core/interpolate';
 import type { RunParam } from '../core/params';
 import type { RunEnvironment } from '../core/run-types';
+import type { StepLauncher } from '../core/step-launch';
 
 /** Inputs of {@link prepareRunEnvironment}. */
 export interface RunEnvironmentInput {
@@ -19,6 +20,8 @@ export interface RunEnvironmentInput {
   /** Base of per-run directories (`RUN_WORK_DIR`). */
   workDirBase: string;
   dagRunId: string;
+  /** Owns the run directory and runs backtick substitutions as the step user. */
+  launcher: StepLauncher;
 }
 
 /** `~` and `~/x` → the home directory. */
@@ -59,15 +62,17 @@ export function runWorkDir(workDirBase: string, dagName: string, dagRunId: strin
  *
  * The run directory `<workDirBase>/<dag>/<run id>` is created; it is the
  * steps' default working directory unless the DAG sets `working_dir`
- * (relative values resolve against the run directory).
+ * (relative values resolve against the run directory). It belongs to the
+ * step user (docs/security.md), who can write there.
  *
  * @throws Error when a command substitution fails or the run directory cannot be created.
  */
 export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise<RunEnvironment> {
   const runDir = runWorkDir(input.workDirBase, input.dag.name, input.dagRunId);
   await mkdir(runDir, { recursive: true });
+  await input.launcher.adopt(runDir);
   let env: Record<string, string> = { ...input.processEnv };
-  const substitution = { shell: input.shell, cwd: runDir };
+  const substitution = { shell: input.shell, cwd: runDir, launcher: input.launcher };
   for (const entry of input.dag.env) {
     const expanded = applyEnvVars(env, [entry], (value, current) => expandVariables(value, (name) => current[name]));
     const value = expanded[entry.key] ?? '';

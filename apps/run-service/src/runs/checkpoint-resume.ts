@@ -1,4 +1,11 @@
-import { DaguError, type RunRef, RunStatus, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  requireMutationRole,
+  type RunRef,
+  RunStatus,
+  runStatusLabel,
+  StepStatus,
+} from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
 import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
@@ -99,6 +106,7 @@ function invalid(field: string, errors: string[]): DaguError {
 
 /** `run.humanTask`: validates `values` against the form, records them, resumes the run. */
 export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ctx: HandlerContext): Promise<RunRef> {
+  requireMutationRole(ctx.principal, 'run.humanTask');
   const { run } = await decide(deps, input, ctx, 'human_task', async (db, run, step) => {
     const form = step.checkpoint.kind === 'human_task' ? step.checkpoint.form : undefined;
     const check = checkFormValues(form, input.values ?? {});
@@ -123,6 +131,7 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
  * `rejected`; with `rewind_to`: resume, running the rewound steps again).
  */
 export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: HandlerContext): Promise<RunRef> {
+  requireMutationRole(ctx.principal, 'run.approval');
   const { run, rejected } = await decide(deps, input, ctx, 'approval', async (db, run, step) => {
     const gate = step.checkpoint;
     const values = input.input ?? {};

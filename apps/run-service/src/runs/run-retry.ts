@@ -1,4 +1,11 @@
-import { ACTIVE_RUN_STATUSES, DaguError, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
+import {
+  ACTIVE_RUN_STATUSES,
+  DaguError,
+  requireMutationRole,
+  type RunRef,
+  RunStatus,
+  runStatusLabel,
+} from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { withTransaction } from '@dagu-mcp/runtime';
 import { dagOfSnapshot, nodesOfDag, retrySet } from '../core/dag-nodes';
@@ -33,6 +40,7 @@ export interface RunRetryInput {
  * the run's DAG); `resource_unavailable`.
  */
 export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: HandlerContext): Promise<RunRef> {
+  requireMutationRole(ctx.principal, 'run.retry');
   const result = await withStorageErrors(() =>
     withTransaction(
       deps.pool,

@@ -1,4 +1,4 @@
-import { DaguError, type RunRef, type RunStartRequest, RunStatus } from '@dagu-mcp/contracts';
+import { DaguError, requireMutationRole, type RunRef, type RunStartRequest, RunStatus } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { withTransaction } from '@dagu-mcp/runtime';
@@ -29,6 +29,8 @@ import { runRefOf, type RunDeps } from './run-deps';
  * created the first time.
  */
 export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
+  // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
+  requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
   const parsed = parseDagSpec(request.spec, { name: request.dagName });
   if (!parsed.valid || parsed.dag === undefined) {
     const first = parsed.errors[0] ?? 'invalid DAG';

@@ -1,4 +1,4 @@
-import { DaguError, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
+import { DaguError, requireMutationRole, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
 import type { HandlerContext } from '@dagu-mcp/bus';
 import { runEventOf } from '../events/run-event-publisher';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
@@ -31,6 +31,7 @@ export async function stopRun(
   input: { dagName: string; dagRunId: string },
   ctx: HandlerContext,
 ): Promise<RunRef> {
+  requireMutationRole(ctx.principal, 'run.stop');
   let run = await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId));
   if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
   ctx.assertBeforeDeadline();

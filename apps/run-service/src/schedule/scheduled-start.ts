@@ -6,11 +6,15 @@ import { startRun } from '../runs/run-start';
 import { compileSchedule, isTick, scheduledRunId } from './cron-ticks';
 import type { ScheduleEntry } from './run-scheduler';
 
-/** Who scheduled runs are started as (a system principal; it never leaves run-service but in `dag.schedules` calls). */
+/**
+ * Who scheduled runs are started as (a system principal; it never leaves
+ * run-service but in `dag.schedules` calls). `operator`: exactly what it needs,
+ * starting runs of stored DAGs (dagu-model §9; `startRun` checks it).
+ */
 export const SCHEDULER_PRINCIPAL: Principal = Object.freeze({
   id: 'scheduler',
   subject: 'scheduler',
-  role: 'admin',
+  role: 'operator',
   credentialType: 'none',
 });
 

@@ -54,6 +54,8 @@ export const env = {
   redisUrl: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** PostgreSQL URL. Default `postgres://postgres@127.0.0.1:5432/postgres`. */
   databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** Privileged PostgreSQL URL for roles and migrations at start only (`DATABASE_ADMIN_URL`); optional. */
+  adminDatabaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** TCP port, 0–65535. */
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** Positive integer in milliseconds. */

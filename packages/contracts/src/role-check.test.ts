@@ -1,0 +1,39 @@
+import { DaguError } from './errors';
+import { OP_CATALOGS } from './ops';
+import { MUTATION_ROLES, requireMutationRole, type MutationName } from './role-check';
+import type { Principal, Role } from './principal';
+
+const as = (role: Role): Principal => ({ id: `u-${role}`, subject: role, role, credentialType: 'api_key' });
+
+describe('requireMutationRole (dagu-model §9)', () => {
+  it.each([
+    ['dag.upsert', 'operator', false],
+    ['dag.upsert', 'developer', true],
+    ['dag.delete', 'viewer', false],
+    ['dag.setSuspended', 'operator', false],
+    ['run.start', 'viewer', false],
+    ['run.start', 'operator', true],
+    ['run.start.inline', 'operator', false],
+    ['run.start.inline', 'developer', true],
+    ['run.stop', 'operator', true],
+    ['run.retry', 'viewer', false],
+    ['run.approval', 'operator', true],
+    ['run.humanTask', 'viewer', false],
+    ['wiki.put', 'operator', false],
+    ['wiki.delete', 'admin', true],
+  ] as const)('%s as %s: allowed %s', (mutation: MutationName, role: Role, allowed: boolean) => {
+    const check = () => requireMutationRole(as(role), mutation);
+    if (allowed) expect(check).not.toThrow();
+    else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
+  });
+
+  it('names every mutation op of the catalogs, each with developer or operator', () => {
+    const mutations = Object.values(OP_CATALOGS).flatMap((catalog) =>
+      Object.entries(catalog)
+        .filter(([, op]) => op.mutation === true)
+        .map(([name]) => name),
+    );
+    expect(mutations.filter((name) => !(name in MUTATION_ROLES))).toEqual([]);
+    expect(Object.values(MUTATION_ROLES).every((role) => role === 'developer' || role === 'operator')).toBe(true);
+  });
+});

@@ -1,0 +1,39 @@
+import { DaguError } from './errors';
+import { roleAtLeast, type Principal, type Role } from './principal';
+
+/**
+ * The role each mutation of a service needs (dagu-model §9): services check
+ * it again for every mutation, whoever sent the request (the gateway, or a
+ * service's own system principal), rather than trusting that the caller
+ * checked (docs/security.md).
+ */
+export const MUTATION_ROLES = {
+  'dag.upsert': 'developer',
+  'dag.delete': 'developer',
+  'dag.setSuspended': 'developer',
+  /** Starting a run of YAML the caller supplies is authoring (`inline: true`). */
+  'run.start.inline': 'developer',
+  'run.start': 'operator',
+  'run.retry': 'operator',
+  'run.stop': 'operator',
+  'run.humanTask': 'operator',
+  'run.approval': 'operator',
+  'wiki.put': 'developer',
+  'wiki.delete': 'developer',
+} as const satisfies Record<string, Role>;
+
+/** A mutation {@link MUTATION_ROLES} names. */
+export type MutationName = keyof typeof MUTATION_ROLES;
+
+/**
+ * @throws DaguError `unauthorized` unless `principal` has the role `mutation` needs, or a higher one
+ */
+export function requireMutationRole(principal: Principal, mutation: MutationName): void {
+  const required = MUTATION_ROLES[mutation];
+  if (!roleAtLeast(principal.role, required)) {
+    throw new DaguError(
+      'unauthorized',
+      `${mutation} needs the ${required} role or higher (dagu-model §9); ${principal.subject} is ${principal.role}.`,
+    );
+  }
+}
