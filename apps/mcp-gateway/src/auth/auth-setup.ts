@@ -15,6 +15,7 @@ import { ApiKeyVerifier } from './api-key-cache';
 import { Authenticator } from './authenticator';
 import { FailureLimiter } from './failure-limiter';
 import { LoginTokens } from './login-token';
+import { LoginSessions } from './login-sessions';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
 
@@ -58,6 +59,15 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
   });
   await verifier.start();
   const tokens = await LoginTokens.create({ secret: config.TOKEN_SECRET, ttlSeconds: config.TOKEN_TTL_SECONDS, pool });
+  const sessions = new LoginSessions({
+    tokens,
+    repository: users,
+    publisher: redis,
+    subscriber,
+    prefix: config.BUS_PREFIX,
+    logger,
+  });
+  await sessions.start();
   const limiter = new FailureLimiter({
     redis,
     prefix: config.BUS_PREFIX,
@@ -73,7 +83,7 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
     mode: config.AUTH_MODE,
     users,
     apiKeys: verifier,
-    tokens,
+    sessions,
     limiter,
     ...(basic ? { basic } : {}),
   });
@@ -84,8 +94,8 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
     authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
     authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
     routes: [
-      authRoutes({ mode: config.AUTH_MODE, users, tokens, limiter, audit }),
-      userRoutes({ users, audit }),
+      authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
+      userRoutes({ users, sessions, audit }),
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],

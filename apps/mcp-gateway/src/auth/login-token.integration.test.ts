@@ -9,7 +9,13 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const claims = { userId: '0b0e5c6a-0000-4000-8000-000000000001', username: 'alice', role: 'developer' } as const;
+const claims = {
+  userId: '0b0e5c6a-0000-4000-8000-000000000001',
+  username: 'alice',
+  role: 'developer',
+  tokenVersion: 3,
+} as const;
+const identity = { userId: claims.userId, tokenVersion: 3, tokenId: expect.any(String), expiresAt: expect.any(Number) };
 
 describe('LoginTokens', () => {
   it('issues a token that verifies to its claims, expiring after the ttl', async () => {
@@ -23,7 +29,7 @@ describe('LoginTokens', () => {
     expect(token.split('.')).toHaveLength(3);
     expect(Date.parse(expiresAt) - before).toBeGreaterThan(3590_000);
     expect(Date.parse(expiresAt) - before).toBeLessThanOrEqual(3601_000);
-    expect(await tokens.verify(token)).toEqual(claims);
+    expect(await tokens.verify(token)).toEqual(identity);
   });
 
   it('refuses an expired token, a tampered one, one signed with another secret, and garbage', async () => {
@@ -54,27 +60,32 @@ describe('LoginTokens', () => {
     expect(await tokens.verify('')).toBeUndefined();
   });
 
-  it('refuses a well-signed token with another issuer, an unknown role, or no subject', async () => {
+  it('refuses a well-signed token with another issuer, another audience or none, no version, or no subject', async () => {
     const secret = 'shared-secret-shared-secret-shared';
     const tokens = await LoginTokens.create({ secret, ttlSeconds: 3600, pool: db.pool });
     const key = new TextEncoder().encode(secret);
-    const sign = (payload: Record<string, unknown>, issuer: string, subject?: string) => {
-      const jwt = new SignJWT(payload)
+    const sign = (payload: Record<string, unknown>, issuer: string, subject?: string, audience?: string) => {
+      let jwt = new SignJWT(payload)
         .setProtectedHeader({ alg: 'HS256' })
         .setIssuer(issuer)
+        .setJti('t1')
         .setIssuedAt()
         .setExpirationTime('1h');
+      if (audience !== undefined) jwt = jwt.setAudience(audience);
       return (subject === undefined ? jwt : jwt.setSubject(subject)).sign(key);
     };
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp', 'u1'))).toEqual({
+    const aud = 'dagu-mcp:login';
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1', aud))).toEqual({
       userId: 'u1',
-      username: 'alice',
-      role: 'admin',
+      tokenVersion: 0,
+      tokenId: 't1',
+      expiresAt: expect.any(Number),
     });
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'someone-else', 'u1'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'root' }, 'dagu-mcp', 'u1'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ role: 'admin' }, 'dagu-mcp', 'u1'))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'someone-else', 'u1', aud))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1', 'dagu-mcp:oauth'))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1'))).toBeUndefined();
+    expect(await tokens.verify(await sign({}, 'dagu-mcp', 'u1', aud))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', undefined, aud))).toBeUndefined();
   });
 
   it('without a configured secret, generates one in settings that every replica shares', async () => {
@@ -83,6 +94,6 @@ describe('LoginTokens', () => {
     const { rows } = await db.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'token_secret'");
     expect(rows).toHaveLength(1);
     expect(rows[0]?.value.length).toBeGreaterThanOrEqual(64);
-    expect(await second.verify((await first.issue(claims)).token)).toEqual(claims);
+    expect(await second.verify((await first.issue(claims)).token)).toEqual(identity);
   });
 });
