@@ -6,6 +6,9 @@
  * is an attack that worked before its fix.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { connectClient, freePort, startStack, TEST_DATABASE_URL, type Stack } from './stack';
@@ -157,6 +160,128 @@ describe('1. running caller-supplied YAML is authoring (dagu-model §9)', () => 
     const res = await api('/dags/rest-inline/start', { method: 'POST', token: developer, body: { spec: SPEC } });
     expect(res.status).toBe(201);
   });
+});
+
+describe('2. values are data (dagu-model §3 "Values never become shell code")', () => {
+  const marker = (): string => join(tmpdir(), `role-boundaries-pwned-${randomBytes(6).toString('hex')}`);
+
+  /** Applies `spec` as `name`, starts it with `params` and waits for the end; the run's steps by name. */
+  async function runDag(name: string, spec: string, params?: Record<string, string>) {
+    const client = await connectClient(stack.mcpUrl, { authorization: `Bearer ${adminToken}` });
+    try {
+      const applied = toolResult(
+        await client.callTool({ name: 'dagu_change', arguments: { name, spec, mode: 'apply' } }),
+      );
+      expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
+      const started = toolResult(
+        await client.callTool(
+          {
+            name: 'dagu_execute',
+            arguments: { action: 'start', name, wait: true, waitTimeoutSeconds: 40, ...(params ? { params } : {}) },
+          },
+          undefined,
+          { timeout: 50_000 },
+        ),
+      );
+      const run = (started.structuredContent as { run: { dagRunId: string; status: number } }).run;
+      return { dagRunId: run.dagRunId, status: run.status };
+    } finally {
+      await client.close();
+    }
+  }
+
+  async function stdoutOf(name: string, dagRunId: string, stepName: string): Promise<string> {
+    const res = await api(`/dag-runs/${name}/${dagRunId}/steps/${stepName}/log`, { token: adminToken });
+    const body = res.body as { content?: string; stdoutContent?: string; lines?: string[] } | undefined;
+    return String(body?.content ?? body?.stdoutContent ?? (body?.lines ?? []).join('\n'));
+  }
+
+  test('a param value with $(…), backticks and ; is printed, never run, in run, script and preconditions', async () => {
+    const mark = marker();
+    const spec = [
+      'params:',
+      '  - X: none',
+      'steps:',
+      '  - name: unquoted',
+      '    run: echo ${params.X}',
+      '  - name: quoted',
+      '    run: echo "${params.X}"',
+      '  - name: single',
+      "    run: echo '${params.X}'",
+      '  - name: script',
+      '    script: |',
+      '      echo ${X} ${params.X}',
+      '  - name: guarded',
+      '    preconditions:',
+      '      - condition: "${params.X}"',
+      '        expected: "re:.*"',
+      '    run: echo guarded',
+      '  - name: checked',
+      '    preconditions:',
+      '      - condition: test -n "${params.X}"',
+      '    run: echo checked',
+      '',
+    ].join('\n');
+    const attack = `$(touch ${mark}) \`touch ${mark}\`; touch ${mark}`;
+    const run = await runDag('values-attack', spec, { X: attack });
+    expect(existsSync(mark)).toBe(false);
+    expect(run.status).toBe(4);
+    expect(await stdoutOf('values-attack', run.dagRunId, 'quoted')).toContain(attack);
+    expect(await stdoutOf('values-attack', run.dagRunId, 'single')).toContain(attack);
+    expect(await stdoutOf('values-attack', run.dagRunId, 'guarded')).toContain('guarded');
+  }, 60_000);
+
+  test("word splitting as Dagu users rely on: unquoted splits, the author's quotes keep one word", async () => {
+    const spec = [
+      'params:',
+      '  - X: none',
+      'steps:',
+      '  - name: unquoted',
+      "    run: printf '[%s]' ${params.X}",
+      '  - name: double',
+      `    run: printf '[%s]' "\${params.X}"`,
+      '  - name: single',
+      `    run: printf '[%s]' 'v=\${params.X}'`,
+      '',
+    ].join('\n');
+    const run = await runDag('values-words', spec, { X: 'a b' });
+    expect(run.status).toBe(4);
+    expect(await stdoutOf('values-words', run.dagRunId, 'unquoted')).toBe('[a][b]');
+    expect(await stdoutOf('values-words', run.dagRunId, 'double')).toBe('[a b]');
+    expect(await stdoutOf('values-words', run.dagRunId, 'single')).toBe('[v=a b]');
+  }, 60_000);
+
+  test("a human-task value such as x'; touch …; ' stays one value inside the author's quotes", async () => {
+    const mark = marker();
+    const spec = [
+      'steps:',
+      '  - id: ask',
+      '    action: human.task',
+      '    with:',
+      '      prompt: note?',
+      '  - name: use',
+      '    depends: [ask]',
+      "    run: echo 'note=${steps.ask.outputs.note}'",
+      '',
+    ].join('\n');
+    const waiting = await runDag('values-human', spec);
+    expect(waiting.status).toBe(7);
+    const value = `x'; touch ${mark}; '`;
+    const answer = await api(`/dag-runs/values-human/${waiting.dagRunId}/steps/ask/human-task`, {
+      method: 'POST',
+      token: adminToken,
+      body: { values: { note: value } },
+    });
+    expect(answer.status).toBeLessThan(300);
+    let status = 7;
+    for (let i = 0; i < 100 && [1, 5, 7].includes(status); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = Number((await api(`/dag-runs/values-human/${waiting.dagRunId}`, { token: adminToken })).body?.status);
+    }
+    expect(existsSync(mark)).toBe(false);
+    expect(status).toBe(4);
+    expect(await stdoutOf('values-human', waiting.dagRunId, 'use')).toBe(`note=${value}`);
+  }, 60_000);
 });
 
 describe('3. params (dagu-model §3 "Params")', () => {
