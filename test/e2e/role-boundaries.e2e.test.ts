@@ -196,40 +196,32 @@ describe('2. values are data (dagu-model §3 "Values never become shell code")',
     return String(body?.content ?? body?.stdoutContent ?? (body?.lines ?? []).join('\n'));
   }
 
-  test('a param value with $(…), backticks and ; is printed, never run, in run, script and preconditions', async () => {
-    const mark = marker();
-    const spec = [
-      'params:',
-      '  - X: none',
-      'steps:',
-      '  - name: unquoted',
-      '    run: echo ${params.X}',
-      '  - name: quoted',
-      '    run: echo "${params.X}"',
-      '  - name: single',
-      "    run: echo '${params.X}'",
-      '  - name: script',
-      '    script: |',
-      '      echo ${X} ${params.X}',
-      '  - name: guarded',
-      '    preconditions:',
-      '      - condition: "${params.X}"',
-      '        expected: "re:.*"',
-      '    run: echo guarded',
-      '  - name: checked',
-      '    preconditions:',
-      '      - condition: test -n "${params.X}"',
-      '    run: echo checked',
-      '',
-    ].join('\n');
-    const attack = `$(touch ${mark}) \`touch ${mark}\`; touch ${mark}`;
-    const run = await runDag('values-attack', spec, { X: attack });
-    expect(existsSync(mark)).toBe(false);
-    expect(run.status).toBe(4);
-    expect(await stdoutOf('values-attack', run.dagRunId, 'quoted')).toContain(attack);
-    expect(await stdoutOf('values-attack', run.dagRunId, 'single')).toContain(attack);
-    expect(await stdoutOf('values-attack', run.dagRunId, 'guarded')).toContain('guarded');
-  }, 60_000);
+  test.each([
+    ['run, unquoted', 'steps:\n  - name: s\n    run: echo ${params.X}\n'],
+    ['run, in double quotes', 'steps:\n  - name: s\n    run: echo "${params.X}"\n'],
+    ['run, in single quotes', "steps:\n  - name: s\n    run: echo '${params.X}'\n"],
+    ['script', 'steps:\n  - name: s\n    script: |\n      echo ${X}\n      echo ${params.X}\n'],
+    [
+      'a value-match precondition',
+      'steps:\n  - name: s\n    preconditions:\n      - condition: "${params.X}"\n        expected: "re:.*"\n    run: echo s\n',
+    ],
+    [
+      'a command precondition',
+      'steps:\n  - name: s\n    preconditions:\n      - condition: test -n "${params.X}"\n    run: echo s\n',
+    ],
+    ['a param default with backticks', 'params:\n  - Y: "`echo $X`"\nsteps:\n  - name: s\n    run: echo "$Y"\n'],
+  ])(
+    'a param value with $(…), backticks and ; is data, never run: %s',
+    async (_label, body) => {
+      const mark = marker();
+      const spec = `params:\n  - X: none\n${body.replace(/^params:\n/, '')}`;
+      const attack = `$(touch ${mark}) \`touch ${mark}\`; touch ${mark}`;
+      const run = await runDag('values-attack', spec, { X: attack });
+      expect(existsSync(mark)).toBe(false);
+      expect(run.status).toBe(4);
+    },
+    60_000,
+  );
 
   test("word splitting as Dagu users rely on: unquoted splits, the author's quotes keep one word", async () => {
     const spec = [
