@@ -40,6 +40,13 @@ test('reservations are atomic: a parallel burst gets exactly the limit through',
   const limiter = new FailureLimiter({ redis, prefix: `${prefix}-b`, perUser: 4, perAddress: 100, windowSeconds: 60 });
   const results = await Promise.all(Array.from({ length: 30 }, () => limiter.reserve('10.0.0.7', 'admin')));
   expect(results.filter((r) => 'delayMs' in r)).toHaveLength(4);
+  // The 26 refused attempts were refunded: the four failures alone keep the pair at its limit.
+  for (let i = 0; i < 4; i++) await limiter.settle('10.0.0.7', 'admin', false);
+  expect(await limiter.reserve('10.0.0.7', 'admin')).toMatchObject({ retryAfterSeconds: expect.any(Number) });
+  // A correct password resets the pair: the next burst again gets exactly the limit through.
+  await limiter.settle('10.0.0.7', 'admin', true);
+  const again = await Promise.all(Array.from({ length: 10 }, () => limiter.reserve('10.0.0.7', 'admin')));
+  expect(again.filter((r) => 'delayMs' in r)).toHaveLength(4);
 });
 
 test('the slowdown doubles past the free failures and is capped', () => {

@@ -36,7 +36,10 @@ export interface Reservation {
  * A password attempt reserves its failure before the password is hashed (one
  * atomic increment per key in Redis), so a parallel burst cannot pass the
  * limit before the failures are recorded; a correct password gives the
- * reservation back.
+ * reservation back, and so does a refused attempt. So at most `perUser`
+ * password checks of one username from one address run at once: a client
+ * sending more Basic-authenticated requests in parallel gets 429 for the
+ * excess (login tokens and API keys have no such bound).
  */
 export class FailureLimiter {
   private readonly byPair: RateLimiterRedis;
@@ -48,7 +51,9 @@ export class FailureLimiter {
   constructor(
     private readonly opts: { redis: Redis; prefix: string; perUser: number; perAddress: number; windowSeconds: number },
   ) {
-    const common = { storeClient: opts.redis, duration: opts.windowSeconds, blockDuration: opts.windowSeconds };
+    // A fixed window per key, no extra block: a refused attempt is refunded (see consume), so
+    // only checked passwords count, and legitimate parallel requests never extend a block.
+    const common = { storeClient: opts.redis, duration: opts.windowSeconds };
     this.byPair = new RateLimiterRedis({ ...common, keyPrefix: `${opts.prefix}:authfail:pair`, points: opts.perUser });
     this.byAddress = new RateLimiterRedis({
       ...common,
@@ -139,13 +144,18 @@ function pairKey(address: string, username: string): string {
   return `${username}\n${address}`;
 }
 
-/** One atomic increment; a refusal when the key is over its points or blocked. */
+/**
+ * One atomic increment; a refusal when the key is over its points. A refused
+ * attempt gives its point back at once (it checks no password), so the count
+ * is the failures plus the checks in flight, never more.
+ */
 async function consume(limiter: RateLimiterRedis, key: string): Promise<Blocked | { ok: true }> {
   try {
     await limiter.consume(key, 1);
     return { ok: true };
   } catch (err) {
-    if (err instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
-    throw err;
+    if (!(err instanceof RateLimiterRes)) throw err;
+    await limiter.reward(key, 1).catch(() => undefined);
+    return { retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
   }
 }
