@@ -16,8 +16,10 @@ const LoginSchema = z.strictObject({ username: z.string().min(1).max(200), passw
 
 /**
  * `POST /api/v1/auth/login` (public; builtin mode) → `{token, expiresAt, user: {id, username, role}}`;
- * `GET /api/v1/auth/me` → the caller's principal. Failed logins count towards
- * the per-username and per-address limits (429 with `Retry-After`).
+ * `POST /api/v1/auth/logout` → 204, ends the login token it is called with on
+ * every replica; `GET /api/v1/auth/me` → the caller's principal. Failed
+ * logins count towards the username-and-address and address limits (429 with
+ * `Retry-After`) and slow the username (docs/security.md "Role boundaries" 4, 5).
  */
 export function authRoutes(deps: {
   mode: AuthMode;
