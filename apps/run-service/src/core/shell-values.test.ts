@@ -50,12 +50,15 @@ describe('interpolateForShell', () => {
 
 describe('isPosixShell', () => {
   it.each([
-    ['/bin/sh', true],
-    ['bash', true],
-    ['/usr/bin/zsh', true],
-    ['python3', false],
-    ['/usr/bin/node', false],
-  ])('%s: %s', (file, posix) => {
-    expect(isPosixShell(file)).toBe(posix);
+    [['/bin/sh'], true],
+    [['bash', '-e'], true],
+    [['/usr/bin/zsh'], true],
+    [['/usr/bin/env', 'bash'], true],
+    [['env', '-i', 'A=1', 'sh'], true],
+    [['python3'], false],
+    [['/usr/bin/env', 'python3'], false],
+    [['/usr/bin/node'], false],
+  ])('%j: %s', (argv, posix) => {
+    expect(isPosixShell(argv)).toBe(posix);
   });
 });

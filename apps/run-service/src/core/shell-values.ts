@@ -156,8 +156,17 @@ export function interpolateForShell(text: string, scope: InterpolationScope): Sh
 /** Shells that expand `${NAME}` as POSIX sh does (by file name, without directory). */
 const POSIX_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
 
-/** True when `file` (a path or a name) is a POSIX shell, so values can go in as expansions. */
-export function isPosixShell(file: string): boolean {
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  return POSIX_SHELLS.has(name);
+/**
+ * True when the command `argv` (`['/bin/sh']`, `['bash', '-e']`,
+ * `['/usr/bin/env', 'bash']`) runs a POSIX shell, so values can go in as
+ * expansions. `env` and its options are looked through.
+ */
+export function isPosixShell(argv: readonly string[]): boolean {
+  const baseName = (file: string): string => file.slice(file.lastIndexOf('/') + 1);
+  let at = 0;
+  if (baseName(argv[0] ?? '') === 'env') {
+    at = 1;
+    while (at < argv.length && ((argv[at] ?? '').startsWith('-') || (argv[at] ?? '').includes('='))) at += 1;
+  }
+  return POSIX_SHELLS.has(baseName(argv[at] ?? ''));
 }

@@ -36,14 +36,12 @@ interface PlannedRun {
 }
 
 /**
- * Text for `shellFile`: a POSIX shell gets values as variable expansions
+ * Text for the `shell` argv: a POSIX shell (also through `env`) gets values as variable expansions
  * (dagu-model §3); any other interpreter (python, node, …) cannot expand
  * `${NAME}`, so values go in as text, as the author's choice of language.
  */
-function shellTextFor(shellFile: string, text: string, scope: InterpolationScope): ShellText {
-  return isPosixShell(shellFile)
-    ? interpolateForShell(text, scope)
-    : { text: interpolate(text, scope, 'shell'), vars: {} };
+function shellTextFor(shell: readonly string[], text: string, scope: InterpolationScope): ShellText {
+  return isPosixShell(shell) ? interpolateForShell(text, scope) : { text: interpolate(text, scope, 'shell'), vars: {} };
 }
 
 function commandArgv(
@@ -59,7 +57,7 @@ function commandArgv(
     return { file: file ?? '', args, vars: {} };
   }
   // `sh -c <line> <$0> <$1> …`: positional params become the shell's $1, $2, ….
-  const line = shellTextFor(shellFile, command.line, scope);
+  const line = shellTextFor([shellFile, ...shellArgs], command.line, scope);
   return {
     file: shellFile,
     args: [...shellArgs, '-c', line.text, basename(shellFile), ...positional],
@@ -79,7 +77,7 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
   const runs: PlannedRun[] = [];
   if (step.kind === 'script') {
     const [file, ...args] = step.interpreter ?? shell;
-    const script = shellTextFor(file ?? ctx.config.defaultShell, step.script ?? '', input.scope);
+    const script = shellTextFor([file ?? ctx.config.defaultShell, ...args], step.script ?? '', input.scope);
     await writeFile(input.scriptFile, script.text, { mode: 0o700 });
     runs.push({
       file: file ?? ctx.config.defaultShell,
