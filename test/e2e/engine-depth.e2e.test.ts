@@ -170,7 +170,14 @@ describe('checkpoints (dagu-model §1 status 7, §3 human.task / approval; 021 h
       body: { decision: 'reject', input: { PATH: '/nonexistent' } },
     });
     expect(refused.status).toBe(400);
-    expect(JSON.stringify(refused.body)).toContain('PATH is not an input of the approval');
+    // PATH is reserved for every input (dagu-model §3); other undeclared names are refused too.
+    expect(JSON.stringify(refused.body)).toContain('PATH is reserved');
+    const undeclared = await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, {
+      method: 'POST',
+      body: { decision: 'reject', input: { OTHER: 'x' } },
+    });
+    expect(undeclared.status).toBe(400);
+    expect(JSON.stringify(undeclared.body)).toContain('OTHER is not an input of the approval');
     const rejected = await api(`/dag-runs/depth-rewind/${id}/steps/gate/approval`, {
       method: 'POST',
       body: { decision: 'reject', input: { FEEDBACK: 'again' } },

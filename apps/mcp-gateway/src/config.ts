@@ -37,8 +37,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `TOKEN_SECRET` | HS256 secret of login tokens, ≥ 32 chars (generated once and kept in PostgreSQL if unset) | — |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting secrets kept in PostgreSQL (the login-token secret): `id:base64key[,id:base64key…]`, first key encrypts, all decrypt (rotation), or one bare base64 32-byte key; required unless `HOST` is loopback, where a development key is generated in the temp directory (docs/security.md) | — |
  * | `TOKEN_TTL_SECONDS` | login token lifetime, s | `43200` (12 h) |
- * | `TRUST_PROXY` | Express `trust proxy` (hop count, or `true`/`false`) for client addresses behind a load balancer | `false` |
- * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed credentials allowed per window | `10` / `50` |
+ * | `TRUST_PROXY` | how many proxy hops in front of the gateway append to `X-Forwarded-For` (the client address is read that many hops from the right); `false` ignores the header. `true` is refused: it would let a client pick its own address | `false` |
+ * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed passwords allowed per window for one username from one address (then that pair gets 429; past this many from everywhere the username is only slowed, 250 ms doubling up to 8 s, never locked) / failed credentials from one address (then that address gets 429) | `10` / `50` |
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
@@ -85,9 +85,12 @@ export const GatewayConfigSchema = z.object({
   TOKEN_TTL_SECONDS: env.count(12 * 3600),
   TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|\d+)$/, 'must be true, false or a hop count')
+    .regex(
+      /^(false|\d+)$/,
+      'must be false or a hop count (true would trust every X-Forwarded-For entry, which a client can write)',
+    )
     .default('false')
-    .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v))),
+    .transform((v) => (v === 'false' ? false : Number(v))),
   LOGIN_MAX_FAILURES_PER_USER: env.count(10),
   LOGIN_MAX_FAILURES_PER_ADDRESS: env.count(50),
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),

@@ -34,4 +34,5 @@ export { checkCron } from './schedule.parser';
 export { SUPPORTED_ACTIONS } from './step-action.parser';
 export { MAX_FOREACH_ITEMS } from './foreach.parser';
 export { RESERVED_IDS, STEP_ID } from './step.parser';
+export { isReservedValueName, reservedNameMessage } from './reserved-names';
 export * from './dag.types';

@@ -9,6 +9,7 @@
  */
 import type { ApprovalSpec, OutputField, StepOutput } from './dag.types';
 import type { ErrorSink } from './error-sink';
+import { isReservedValueName, reservedNameMessage } from './reserved-names';
 import { readKeys } from './keys';
 import { asList, asMap, compact } from './yaml-values';
 
@@ -24,6 +25,7 @@ export function parseOutputs(value: unknown, sink: ErrorSink): string[] {
     if (map) name = readKeys(map, { allowed: ['name', 'description'] }, sink, `${field}.`).get('name');
     if (typeof name !== 'string' || !VAR_NAME.test(name)) sink.field(field, 'output name must be an identifier', name);
     else if (out.includes(name)) sink.field(field, 'duplicate output name', name);
+    else if (isReservedValueName(name)) sink.field(field, reservedNameMessage(name), name);
     else out.push(name);
   });
   return out;
@@ -33,6 +35,10 @@ export function parseOutputs(value: unknown, sink: ErrorSink): string[] {
 export function parseOutput(value: unknown, sink: ErrorSink): StepOutput | undefined {
   if (typeof value === 'string') {
     const name = value.startsWith('$') ? value.slice(1) : value;
+    if (isReservedValueName(name)) {
+      sink.field('output', reservedNameMessage(name), value);
+      return undefined;
+    }
     if (VAR_NAME.test(name)) return { kind: 'variable', name };
     sink.field('output', 'output name must be an identifier', value);
     return undefined;
@@ -47,6 +53,7 @@ export function parseOutput(value: unknown, sink: ErrorSink): StepOutput | undef
     const field = `output.${name}`;
     const specMap = asMap(spec);
     if (!VAR_NAME.test(name)) sink.field(field, 'output name must be an identifier', name);
+    else if (isReservedValueName(name)) sink.field(field, reservedNameMessage(name), name);
     if (!specMap) {
       sink.field(field, 'must be a map {from, decode, select}', spec);
       continue;
@@ -74,7 +81,8 @@ export function parseOutput(value: unknown, sink: ErrorSink): StepOutput | undef
 function readNames(value: unknown, field: string, sink: ErrorSink): string[] {
   const out: string[] = [];
   for (const item of asList(value)) {
-    if (typeof item === 'string' && VAR_NAME.test(item)) out.push(item);
+    if (typeof item === 'string' && isReservedValueName(item)) sink.field(field, reservedNameMessage(item), item);
+    else if (typeof item === 'string' && VAR_NAME.test(item)) out.push(item);
     else sink.field(field, 'must be a list of input names', item);
   }
   return out;

@@ -9,6 +9,7 @@
  */
 import type { ParamDef } from './dag.types';
 import type { ErrorSink } from './error-sink';
+import { isReservedValueName, reservedNameMessage } from './reserved-names';
 import { readKeys } from './keys';
 import { asMap, compact, scalarToString, toFiniteNumber, type YamlMap } from './yaml-values';
 
@@ -141,6 +142,8 @@ function checkNames(params: ParamDef[], sink: ErrorSink): void {
       sink.field('params', 'invalid param name', param.name);
     } else if (seen.has(param.name)) {
       sink.field('params', 'duplicate param name', param.name);
+    } else if (isReservedValueName(param.name)) {
+      sink.field('params', reservedNameMessage(param.name), param.name);
     }
     seen.add(param.name);
   }

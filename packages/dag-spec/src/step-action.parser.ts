@@ -8,6 +8,7 @@ import type { JsonObject, StepAction } from './dag.types';
 import type { ErrorSink } from './error-sink';
 import { readNonNegativeInt } from './policies.parser';
 import { readKeys } from './keys';
+import { isReservedValueName, reservedNameMessage } from './reserved-names';
 import { asMap, compact, scalarToString, toPlain, type YamlMap } from './yaml-values';
 
 /** Where the step sits: human tasks are allowed only among a DAG's top-level steps. */
@@ -128,5 +129,10 @@ function parseHumanTask(map: YamlMap, context: ActionContext, sink: ErrorSink, f
     return undefined;
   }
   const formObject: JsonObject = plainForm;
+  const properties = formObject.properties;
+  if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
+    for (const name of Object.keys(properties))
+      if (isReservedValueName(name)) sink.field(`${field}.form.properties`, reservedNameMessage(name), name);
+  }
   return { type: 'human.task', prompt, form: formObject };
 }

@@ -15,6 +15,7 @@ import { ApiKeyVerifier } from './api-key-cache';
 import { Authenticator } from './authenticator';
 import { FailureLimiter } from './failure-limiter';
 import { LoginTokens } from './login-token';
+import { LoginSessions } from './login-sessions';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
 
@@ -68,6 +69,15 @@ export async function setupAuth(
     pool,
     box: secrets,
   });
+  const sessions = new LoginSessions({
+    tokens,
+    repository: users,
+    publisher: redis,
+    subscriber,
+    prefix: config.BUS_PREFIX,
+    logger,
+  });
+  await sessions.start();
   const limiter = new FailureLimiter({
     redis,
     prefix: config.BUS_PREFIX,
@@ -83,7 +93,7 @@ export async function setupAuth(
     mode: config.AUTH_MODE,
     users,
     apiKeys: verifier,
-    tokens,
+    sessions,
     limiter,
     ...(basic ? { basic } : {}),
   });
@@ -94,8 +104,8 @@ export async function setupAuth(
     authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
     authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
     routes: [
-      authRoutes({ mode: config.AUTH_MODE, users, tokens, limiter, audit }),
-      userRoutes({ users, audit }),
+      authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
+      userRoutes({ users, sessions, audit }),
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],

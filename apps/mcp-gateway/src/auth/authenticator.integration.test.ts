@@ -7,6 +7,7 @@ import { ApiKeyRepository } from './api-key.repository';
 import { openGatewayTestDb, type GatewayTestDb } from './auth-db.test-support';
 import { Authenticator, safeEqual, TooManyFailures, type AuthMode } from './authenticator';
 import { FailureLimiter } from './failure-limiter';
+import { LoginSessions } from './login-sessions';
 import { LoginTokens } from './login-token';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
@@ -25,6 +26,7 @@ let users: UserRepository;
 let apiKeys: ApiKeyRepository;
 let verifier: ApiKeyVerifier;
 let tokens: LoginTokens;
+let sessions: LoginSessions;
 let aliceId: string;
 let limiterCount = 0;
 
@@ -48,6 +50,15 @@ beforeAll(async () => {
     pool: db.pool,
     box: new SecretBox(parseKeyRing(generateKeyText())),
   });
+  sessions = new LoginSessions({
+    tokens,
+    repository: users,
+    publisher: redis,
+    subscriber,
+    prefix,
+    logger: createLogger({ name: 'authn-test', level: 'silent' }),
+  });
+  await sessions.start();
   aliceId = (
     await users.create({ username: 'alice', role: 'developer', passwordHash: await hashPassword('alice-pass') })
   ).id;
@@ -75,7 +86,7 @@ function authenticator(mode: AuthMode): Authenticator {
     mode,
     users,
     apiKeys: verifier,
-    tokens,
+    sessions,
     limiter,
     basic: { username: 'root', password: 'root-pass' },
   });
@@ -108,9 +119,10 @@ describe('Authenticator', () => {
     expect(await builtin.authenticate(basic('alice', 'alice-pass'), '10.0.1.1')).toEqual({
       principal: { id: `user:${aliceId}`, subject: 'alice', role: 'developer', credentialType: 'basic' },
     });
-    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer' });
+    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer', tokenVersion: 0 });
     expect(await builtin.authenticate(bearer(token), '10.0.1.1')).toEqual({
       principal: { id: `user:${aliceId}`, subject: 'alice', role: 'developer', credentialType: 'token' },
+      loginToken: { tokenId: expect.any(String), expiresAt: expect.any(Number) },
     });
   });
 
@@ -152,7 +164,7 @@ describe('Authenticator', () => {
       principal: { id: 'user:root', subject: 'root', role: 'admin', credentialType: 'basic' },
     });
     expect(await codeOf(basicMode.authenticate(basic('alice', 'alice-pass'), '10.0.4.1'))).toBe('unauthenticated');
-    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer' });
+    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer', tokenVersion: 0 });
     expect(await codeOf(basicMode.authenticate(bearer(token), '10.0.4.1'))).toBe('unauthenticated');
   });
 
@@ -166,25 +178,26 @@ describe('Authenticator', () => {
     expect(await codeOf(authenticator('builtin').authenticate(credential, '10.0.5.1'))).toBe('unauthenticated');
   });
 
-  it('counts failures: a username over its limit is refused even with the right password, from any address', async () => {
+  it('counts failures per username and address: that pair is refused, the right password from a clean address passes', async () => {
     const builtin = authenticator('builtin');
     await codeOf(builtin.authenticate(basic('alice', 'x'), '10.0.6.1'));
-    await codeOf(builtin.authenticate(basic('alice', 'y'), '10.0.6.2'));
-    expect(await codeOf(builtin.authenticate(basic('alice', 'alice-pass'), '10.0.6.3'))).toMatch(
+    await codeOf(builtin.authenticate(basic('alice', 'y'), '10.0.6.1'));
+    expect(await codeOf(builtin.authenticate(basic('alice', 'alice-pass'), '10.0.6.1'))).toMatch(
       /^too_many_failures after \d+s$/,
     );
+    expect((await builtin.authenticate(basic('alice', 'alice-pass'), '10.0.6.3')).principal.subject).toBe('alice');
   });
 
   it('counts failures: an address over its limit is refused for bearer credentials too', async () => {
     const builtin = authenticator('builtin');
     for (let i = 0; i < 3; i += 1) await codeOf(builtin.authenticate(bearer(`dagu_wrong${i}`), '10.0.7.1'));
-    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer' });
+    const { token } = await tokens.issue({ userId: aliceId, username: 'alice', role: 'developer', tokenVersion: 0 });
     // A fresh authenticator has no memo of the address being clear.
     const again = new Authenticator({
       mode: 'builtin',
       users,
       apiKeys: verifier,
-      tokens,
+      sessions,
       limiter: new FailureLimiter({
         redis,
         prefix: `${prefix}:${limiterCount}`,
@@ -195,6 +208,34 @@ describe('Authenticator', () => {
     });
     expect(await codeOf(again.authenticate(bearer(token), '10.0.7.1'))).toMatch(/^too_many_failures/);
     expect((await again.authenticate(bearer(token), '10.0.7.2')).principal.subject).toBe('alice');
+  });
+});
+
+describe('login tokens follow the user (docs/security.md "Role boundaries", item 4)', () => {
+  it('takes the live role, and ends on a new password, a delete or a logout', async () => {
+    const bob = await users.create({ username: 'bob', role: 'admin', passwordHash: await hashPassword('bob-pass') });
+    const builtin = authenticator('builtin');
+    const issue = async () =>
+      (await tokens.issue({ userId: bob.id, username: 'bob', role: 'admin', tokenVersion: 0 })).token;
+    const token = await issue();
+    expect((await builtin.authenticate(bearer(token), '10.0.8.1')).principal.role).toBe('admin');
+    await users.update(bob.id, { role: 'viewer' });
+    await sessions.userChanged(bob.id);
+    expect((await builtin.authenticate(bearer(token), '10.0.8.1')).principal.role).toBe('viewer');
+    const second = await issue();
+    const session = await sessions.resolve(second);
+    expect(session).toBeDefined();
+    await sessions.logOut(session?.tokenId ?? '', session?.expiresAt ?? 0);
+    expect(await codeOf(builtin.authenticate(bearer(second), '10.0.8.2'))).toBe('unauthenticated');
+    expect((await builtin.authenticate(bearer(token), '10.0.8.1')).principal.role).toBe('viewer');
+    await users.update(bob.id, { passwordHash: await hashPassword('bob-new-pass') });
+    await sessions.userChanged(bob.id);
+    expect(await codeOf(builtin.authenticate(bearer(token), '10.0.8.3'))).toBe('unauthenticated');
+    const third = (await tokens.issue({ userId: bob.id, username: 'bob', role: 'viewer', tokenVersion: 1 })).token;
+    expect((await builtin.authenticate(bearer(third), '10.0.8.4')).principal.subject).toBe('bob');
+    await users.delete(bob.id);
+    await sessions.userChanged(bob.id);
+    expect(await codeOf(builtin.authenticate(bearer(third), '10.0.8.5'))).toBe('unauthenticated');
   });
 });
 

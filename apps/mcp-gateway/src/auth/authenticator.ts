@@ -4,7 +4,7 @@ import type { Surface } from './api-key.repository';
 import type { ApiKeyVerifier } from './api-key-cache';
 import type { Credential } from './credentials';
 import type { FailureLimiter } from './failure-limiter';
-import type { LoginTokens } from './login-token';
+import type { LoginSessions } from './login-sessions';
 import { verifyUserPassword } from './password';
 import type { UserRepository } from './user.repository';
 
@@ -15,6 +15,8 @@ export type AuthMode = 'builtin' | 'basic' | 'none';
 export interface Authenticated {
   readonly principal: Principal;
   readonly surfaces?: readonly Surface[];
+  /** For a login token: its id and expiry (epoch s), what logout revokes. */
+  readonly loginToken?: { readonly tokenId: string; readonly expiresAt: number };
 }
 
 /** Raised when the caller used up its failed attempts: answered 429 with `Retry-After`. */
@@ -22,6 +24,29 @@ export class TooManyFailures extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super('Too many failed attempts.');
   }
+}
+
+/**
+ * Checks a password under the failure limits (docs/security.md "Role
+ * boundaries", item 5): reserves the failure first (a refused pair or address
+ * throws `TooManyFailures` before any hash is computed), waits out the
+ * username's slowdown, runs `check`, then settles the reservation.
+ *
+ * @returns what `check` returned (undefined = wrong password)
+ * @throws TooManyFailures when the username-and-address pair or the address is over its limit
+ */
+export async function attemptPassword<T>(
+  limiter: FailureLimiter,
+  address: string,
+  username: string,
+  check: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const reserved = await limiter.reserve(address, username);
+  if ('retryAfterSeconds' in reserved) throw new TooManyFailures(reserved.retryAfterSeconds);
+  if (reserved.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, reserved.delayMs));
+  const result = await check();
+  await limiter.settle(address, username, result !== undefined);
+  return result;
 }
 
 /** Constant-time string equality (compares SHA-256 digests, so lengths leak nothing). */
@@ -41,7 +66,7 @@ export class Authenticator {
       mode: AuthMode;
       users: UserRepository;
       apiKeys: ApiKeyVerifier;
-      tokens: LoginTokens;
+      sessions: LoginSessions;
       limiter: FailureLimiter;
       basic?: { username: string; password: string };
     },
@@ -60,26 +85,24 @@ export class Authenticator {
     if (this.deps.mode === 'none') return { principal: ANONYMOUS_PRINCIPAL };
     if (credential === undefined) throw new DaguError('unauthenticated', 'Authentication is required.');
     if (credential === 'malformed') throw new DaguError('unauthenticated', 'The Authorization header is malformed.');
-    const username = credential.scheme === 'basic' ? credential.username : undefined;
-    // A blocked username or address is refused before any verification. For bearer
-    // credentials the address check is memoised for a second (FailureLimiter.checkAddress),
-    // so the hot path does not pay a Redis round trip per request.
-    if (credential.scheme === 'basic') await this.refuseIfBlocked(address, username);
-    else {
-      const blocked = await this.deps.limiter.checkAddress(address);
-      if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
+    if (credential.scheme === 'basic') {
+      // A password: the failure is reserved before the hash (attemptPassword).
+      const result = await attemptPassword(this.deps.limiter, address, credential.username, () =>
+        this.verify(credential),
+      );
+      if (result === undefined) throw new DaguError('unauthenticated', 'The credential is not valid.');
+      return result;
     }
+    // Bearer credentials: the address check is memoised for a second (FailureLimiter.checkAddress),
+    // so the hot path does not pay a Redis round trip per request.
+    const blocked = await this.deps.limiter.checkAddress(address);
+    if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
     const result = await this.verify(credential);
     if (result === undefined) {
-      await this.deps.limiter.recordFailure(address, username);
+      await this.deps.limiter.recordFailure(address);
       throw new DaguError('unauthenticated', 'The credential is not valid.');
     }
     return result;
-  }
-
-  private async refuseIfBlocked(address: string, username: string | undefined): Promise<void> {
-    const blocked = await this.deps.limiter.check(address, username);
-    if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
   }
 
   private async verify(credential: Credential): Promise<Authenticated | undefined> {
@@ -98,15 +121,12 @@ export class Authenticator {
         };
       }
       if (this.deps.mode !== 'builtin') return undefined;
-      const claims = await this.deps.tokens.verify(credential.token);
-      if (claims === undefined) return undefined;
+      // The role comes from the user as it is now, never from the token (docs/security.md "Role boundaries").
+      const session = await this.deps.sessions.resolve(credential.token);
+      if (session === undefined) return undefined;
       return {
-        principal: {
-          id: `user:${claims.userId}`,
-          subject: claims.username,
-          role: claims.role,
-          credentialType: 'token',
-        },
+        principal: session.principal,
+        loginToken: { tokenId: session.tokenId, expiresAt: session.expiresAt },
       };
     }
     if (this.deps.mode === 'basic') {

@@ -19,7 +19,13 @@ const storedSecret = async (): Promise<string> => {
   return rows[0]?.value ?? '';
 };
 
-const claims = { userId: '0b0e5c6a-0000-4000-8000-000000000001', username: 'alice', role: 'developer' } as const;
+const claims = {
+  userId: '0b0e5c6a-0000-4000-8000-000000000001',
+  username: 'alice',
+  role: 'developer',
+  tokenVersion: 3,
+} as const;
+const identity = { userId: claims.userId, tokenVersion: 3, tokenId: expect.any(String), expiresAt: expect.any(Number) };
 
 describe('LoginTokens', () => {
   it('issues a token that verifies to its claims, expiring after the ttl', async () => {
@@ -34,7 +40,7 @@ describe('LoginTokens', () => {
     expect(token.split('.')).toHaveLength(3);
     expect(Date.parse(expiresAt) - before).toBeGreaterThan(3590_000);
     expect(Date.parse(expiresAt) - before).toBeLessThanOrEqual(3601_000);
-    expect(await tokens.verify(token)).toEqual(claims);
+    expect(await tokens.verify(token)).toEqual(identity);
   });
 
   it('refuses an expired token, a tampered one, one signed with another secret, and garbage', async () => {
@@ -68,27 +74,32 @@ describe('LoginTokens', () => {
     expect(await tokens.verify('')).toBeUndefined();
   });
 
-  it('refuses a well-signed token with another issuer, an unknown role, or no subject', async () => {
+  it('refuses a well-signed token with another issuer, another audience or none, no version, or no subject', async () => {
     const secret = 'shared-secret-shared-secret-shared';
     const tokens = await LoginTokens.create({ secret, ttlSeconds: 3600, pool: db.pool, box });
     const key = new TextEncoder().encode(secret);
-    const sign = (payload: Record<string, unknown>, issuer: string, subject?: string) => {
-      const jwt = new SignJWT(payload)
+    const sign = (payload: Record<string, unknown>, issuer: string, subject?: string, audience?: string) => {
+      let jwt = new SignJWT(payload)
         .setProtectedHeader({ alg: 'HS256' })
         .setIssuer(issuer)
+        .setJti('t1')
         .setIssuedAt()
         .setExpirationTime('1h');
+      if (audience !== undefined) jwt = jwt.setAudience(audience);
       return (subject === undefined ? jwt : jwt.setSubject(subject)).sign(key);
     };
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp', 'u1'))).toEqual({
+    const aud = 'dagu-mcp:login';
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1', aud))).toEqual({
       userId: 'u1',
-      username: 'alice',
-      role: 'admin',
+      tokenVersion: 0,
+      tokenId: 't1',
+      expiresAt: expect.any(Number),
     });
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'someone-else', 'u1'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'root' }, 'dagu-mcp', 'u1'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ username: 'alice', role: 'admin' }, 'dagu-mcp'))).toBeUndefined();
-    expect(await tokens.verify(await sign({ role: 'admin' }, 'dagu-mcp', 'u1'))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'someone-else', 'u1', aud))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1', 'dagu-mcp:oauth'))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', 'u1'))).toBeUndefined();
+    expect(await tokens.verify(await sign({}, 'dagu-mcp', 'u1', aud))).toBeUndefined();
+    expect(await tokens.verify(await sign({ ver: 0 }, 'dagu-mcp', undefined, aud))).toBeUndefined();
   });
 
   it('without a configured secret, generates one in settings that every replica shares', async () => {
@@ -97,7 +108,7 @@ describe('LoginTokens', () => {
     const { rows } = await db.pool.query<{ value: string }>("SELECT value FROM settings WHERE key = 'token_secret'");
     expect(rows).toHaveLength(1);
     expect(rows[0]?.value.length).toBeGreaterThanOrEqual(64);
-    expect(await second.verify((await first.issue(claims)).token)).toEqual(claims);
+    expect(await second.verify((await first.issue(claims)).token)).toEqual(identity);
   });
 
   it('keeps the generated secret encrypted at rest: the stored value signs nothing the gateway accepts', async () => {
@@ -113,13 +124,20 @@ describe('LoginTokens', () => {
       .sign(new TextEncoder().encode(stored));
     expect(await tokens.verify(forged)).toBeUndefined();
     const secret = box.decrypt(stored, TOKEN_SECRET_PURPOSE);
-    const real = await new SignJWT({ username: 'alice', role: 'developer' })
+    const real = await new SignJWT({ username: 'alice', role: 'developer', ver: 1 })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('u1')
       .setIssuer('dagu-mcp')
+      .setAudience('dagu-mcp:login')
+      .setJti('j1')
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(secret));
-    expect(await tokens.verify(real)).toEqual({ userId: 'u1', username: 'alice', role: 'developer' });
+    expect(await tokens.verify(real)).toEqual({
+      userId: 'u1',
+      tokenVersion: 1,
+      tokenId: 'j1',
+      expiresAt: expect.any(Number),
+    });
   });
 
   it('encrypts a secret stored in plain text before, and rewraps it under a rotated key', async () => {
@@ -133,10 +151,10 @@ describe('LoginTokens', () => {
     const rotated = new SecretBox(parseKeyRing(`b:${keyB},a:${keyA}`));
     const afterRotation = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: rotated });
     expect(await storedSecret()).toMatch(/^dsec1\.b\./);
-    expect(await afterRotation.verify(token)).toEqual(claims);
+    expect(await afterRotation.verify(token)).toEqual(identity);
     const onlyNew = new SecretBox(parseKeyRing(`b:${keyB}`));
     const later = await LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: onlyNew });
-    expect(await later.verify(token)).toEqual(claims);
+    expect(await later.verify(token)).toEqual(identity);
     const stranger = new SecretBox(parseKeyRing(`c:${keyA}`));
     await expect(
       LoginTokens.create({ secret: undefined, ttlSeconds: 60, pool: db.pool, box: stranger }),

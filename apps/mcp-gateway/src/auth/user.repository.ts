@@ -16,6 +16,7 @@ interface UserRow {
   username: string;
   role: string;
   password_hash: string;
+  token_version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -30,15 +31,33 @@ function toUser(row: UserRow): User {
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Users of `AUTH_MODE=builtin`, in the gateway's schema. */
 export class UserRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** The user and its password hash, or undefined. */
-  async findByUsername(username: string): Promise<{ user: User; passwordHash: string } | undefined> {
+  /** The user, its password hash and token version, or undefined. */
+  async findByUsername(
+    username: string,
+  ): Promise<{ user: User; passwordHash: string; tokenVersion: number } | undefined> {
     const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE username = $1', [username]);
     const row = rows[0];
-    return row === undefined ? undefined : { user: toUser(row), passwordHash: row.password_hash };
+    return row === undefined
+      ? undefined
+      : { user: toUser(row), passwordHash: row.password_hash, tokenVersion: row.token_version };
+  }
+
+  /**
+   * What a login token is checked against on use (docs/security.md "Role
+   * boundaries"): the user's live role and name, and the token version a
+   * password reset bumps. Undefined when the user no longer exists.
+   */
+  async findAuthState(id: string): Promise<{ user: User; tokenVersion: number } | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+    const row = rows[0];
+    return row === undefined ? undefined : { user: toUser(row), tokenVersion: row.token_version };
   }
 
   async findById(id: string): Promise<User | undefined> {
@@ -74,10 +93,15 @@ export class UserRepository {
     }
   }
 
-  /** Updates role and/or password; undefined when the user does not exist. */
+  /**
+   * Updates role and/or password; undefined when the user does not exist. A
+   * new password bumps `token_version`, which ends every login token issued
+   * before it.
+   */
   async update(id: string, change: { role?: Role; passwordHash?: string }): Promise<User | undefined> {
     const { rows } = await this.pool.query<UserRow>(
-      `UPDATE users SET role = COALESCE($2, role), password_hash = COALESCE($3, password_hash), updated_at = now()
+      `UPDATE users SET role = COALESCE($2, role), password_hash = COALESCE($3, password_hash),
+         token_version = token_version + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END, updated_at = now()
        WHERE id = $1 RETURNING *`,
       [id, change.role ?? null, change.passwordHash ?? null],
     );

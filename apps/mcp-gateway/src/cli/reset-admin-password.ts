@@ -1,9 +1,11 @@
+import { Redis } from 'ioredis';
 import { createLogger, createPool, migrate } from '@dagu-mcp/runtime';
 import { DaguError } from '@dagu-mcp/contracts';
 import { loadGatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../db/migrations';
 import { hashPassword } from '../auth/password';
 import { UserRepository } from '../auth/user.repository';
+import { loginChangedChannel } from '../auth/login-sessions';
 
 /**
  * `npm run admin:reset-password`: sets the password of `ADMIN_USERNAME`
@@ -25,7 +27,9 @@ async function main(): Promise<void> {
     const passwordHash = await hashPassword(config.ADMIN_PASSWORD);
     const found = await users.findByUsername(config.ADMIN_USERNAME);
     if (found !== undefined) {
+      // The new password bumps the token version: the admin's older login tokens end.
       await users.update(found.user.id, { passwordHash, role: 'admin' });
+      await announceUserChanged(config.REDIS_URL, config.BUS_PREFIX, found.user.id);
     } else {
       await users.create({ username: config.ADMIN_USERNAME, role: 'admin', passwordHash }).catch((err: unknown) => {
         if (!(err instanceof DaguError)) throw err;
@@ -34,6 +38,24 @@ async function main(): Promise<void> {
     process.stdout.write(`Password of "${config.ADMIN_USERNAME}" set (schema ${config.DB_SCHEMA}).\n`);
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * Tells running gateways to read the user again at once. Best effort: when
+ * Redis cannot be reached, the gateways still drop the old tokens within
+ * `LOGIN_STATE_CACHE_MS` (5 s).
+ */
+async function announceUserChanged(redisUrl: string, prefix: string, userId: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.publish(loginChangedChannel(prefix), `user:${userId}`);
+  } catch {
+    process.stderr.write('Gateways were not told over Redis; old login tokens end within 5 s anyway.\n');
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -51,4 +51,10 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_events_action ON audit_events (action, at DESC);
     `,
   },
+  {
+    // Login tokens carry the token_version they were issued under; a password
+    // reset bumps it, which ends every older token (docs/security.md "Role boundaries").
+    id: '003_user_token_version',
+    sql: `ALTER TABLE users ADD COLUMN token_version integer NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -33,6 +33,7 @@ export function authenticate(deps: { authenticator: Authenticator; surface: Surf
         return;
       }
       res.locals.principal = result.principal;
+      if (result.loginToken !== undefined) res.locals.loginToken = result.loginToken;
       (req as Request & { auth?: unknown }).auth = {
         token: '',
         clientId: result.principal.id,

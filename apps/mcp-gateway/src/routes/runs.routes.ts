@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { parseReadQuery, runOps, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, parseReadQuery, runOps, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
@@ -50,8 +50,19 @@ function queryText(req: Request): string {
  */
 async function control(bus: BusClient, principal: Principal, args: Record<string, unknown>) {
   const request = parseExecuteInput(args, {});
-  const ref = await performAction(bus, request, principal);
-  return { ...ref, ...runUris(ref) };
+  try {
+    const ref = await performAction(bus, request, principal);
+    return { ...ref, ...runUris(ref) };
+  } catch (err) {
+    // A refused param (unknown or reserved name, dagu-model §3) is a bad REST request body.
+    if (err instanceof DaguError && err.code === 'invalid_tool_input' && err.field === 'params') {
+      throw new DaguError('invalid_request', err.message, {
+        field: 'params',
+        ...(err.details !== undefined ? { details: err.details } : {}),
+      });
+    }
+    throw err;
+  }
 }
 
 /**

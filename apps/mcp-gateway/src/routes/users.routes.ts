@@ -4,6 +4,7 @@ import { DaguError, RoleSchema } from '@dagu-mcp/contracts';
 import type { AuditLog } from '../audit/audit-log';
 import { hashPassword } from '../auth/password';
 import type { UserRepository } from '../auth/user.repository';
+import type { LoginSessions } from '../auth/login-sessions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
@@ -15,7 +16,7 @@ const CreateUserSchema = z.strictObject({ username: Username, password: Password
 const UpdateUserSchema = z.strictObject({ password: Password.optional(), role: RoleSchema.optional() });
 
 /** Users (builtin mode), admin only (dagu-model §9): `GET/POST /users`, `GET/PATCH/DELETE /users/{id}`. */
-export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): RestRoutes {
+export function userRoutes(deps: { users: UserRepository; sessions: LoginSessions; audit: AuditLog }): RestRoutes {
   const audit = (res: Response, action: string, target: string): void =>
     deps.audit.record({
       category: 'user',
@@ -58,6 +59,8 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
           ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
         });
         if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
+        // Every replica reads the user again: a demotion or new password ends the old tokens' effect.
+        await deps.sessions.userChanged(user.id);
         audit(res, 'user.updated', user.username);
         res.json(user);
       },
@@ -68,6 +71,7 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
       async (req, res) => {
         if (!(await deps.users.delete(String(req.params.id))))
           throw new DaguError('resource_not_found', 'User not found.');
+        await deps.sessions.userChanged(String(req.params.id));
         audit(res, 'user.deleted', String(req.params.id));
         res.status(204).end();
       },

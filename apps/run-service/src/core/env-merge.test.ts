@@ -63,6 +63,16 @@ describe('env merge (dagu-model §3 layers)', () => {
     ).toEqual({ A: 'param', OUT: 'x' });
     expect(isExportableName('_ok1')).toBe(true);
     expect(isExportableName('9x')).toBe(false);
+    // dagu-model §3: no param or output may set PATH, LD_*, DAG_*, …
+    expect(
+      withExported({ PATH: '/usr/bin' }, [
+        ['PATH', '/tmp/evil'],
+        ['LD_PRELOAD', 'x'],
+        ['DAG_RUN_ID', 'y'],
+      ]),
+    ).toEqual({
+      PATH: '/usr/bin',
+    });
   });
 
   it('lets a later layer win and adds the engine variables last', () => {

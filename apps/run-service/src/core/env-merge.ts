@@ -1,4 +1,4 @@
-import type { EnvVar } from '@dagu-mcp/dag-spec';
+import { isReservedValueName, type EnvVar } from '@dagu-mcp/dag-spec';
 
 /**
  * The environment of a step (dagu-model §3): layers merged in this order,
@@ -20,9 +20,15 @@ import type { EnvVar } from '@dagu-mcp/dag-spec';
  * `$NAME`); the caller passes the expander (see `interpolate.ts`).
  */
 
-/** A name a POSIX shell can export (positional params `1`, `2` are not exported; they become `$1`, `$2`). */
+/**
+ * A name a param or output may be exported under: one a POSIX shell can
+ * export (positional params `1`, `2` are not exported; they become `$1`,
+ * `$2`), and not a reserved one (`PATH`, `LD_*`, `DAG_*`, …, dagu-model §3).
+ * Start and validation already refuse reserved names; this keeps a run
+ * recorded before that rule (or any other path) from exporting one.
+ */
 export function isExportableName(name: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !isReservedValueName(name);
 }
 
 /** Variables of the service process a step inherits (everything else it gets from the DAG and the engine). */

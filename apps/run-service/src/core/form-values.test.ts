@@ -53,6 +53,17 @@ describe('checkApprovalInput', () => {
   });
 });
 
+describe('reserved names (dagu-model §3)', () => {
+  test('no human-task value, approval or rejection input may set PATH, LD_*, DAG_* …, with or without a form', () => {
+    for (const name of ['PATH', 'BASH_ENV', 'LD_PRELOAD', 'DAG_RUN_ID', 'DAGU_OUTPUT_FILE']) {
+      expect(checkFormValues(undefined, { [name]: 'x' })).toMatchObject({ ok: false });
+      expect(checkFormValues(FORM, { environment: 'staging', [name]: 'x' })).toMatchObject({ ok: false });
+      expect(checkApprovalInput([], [], { [name]: 'x' })).toMatchObject({ ok: false });
+      expect(checkRejectionInput([name], { [name]: 'x' })).toMatchObject({ ok: false });
+    }
+  });
+});
+
 describe('checkRejectionInput', () => {
   test('only declared input names, required ones not enforced; a gate without inputs takes none', () => {
     expect(checkRejectionInput(['FEEDBACK'], { FEEDBACK: 'fix it' })).toEqual({
@@ -60,9 +71,10 @@ describe('checkRejectionInput', () => {
       outputs: { FEEDBACK: 'fix it' },
     });
     expect(checkRejectionInput(['FEEDBACK'], {})).toEqual({ ok: true, outputs: {} });
-    expect(checkRejectionInput(['FEEDBACK'], { PATH: '/nonexistent' })).toEqual({
+    expect(checkRejectionInput(['FEEDBACK'], { PATH: '/nonexistent' })).toMatchObject({ ok: false });
+    expect(checkRejectionInput(['FEEDBACK'], { OTHER: 'x' })).toEqual({
       ok: false,
-      errors: ['PATH is not an input of the approval'],
+      errors: ['OTHER is not an input of the approval'],
     });
     expect(checkRejectionInput([], { FEEDBACK: 'x' })).toEqual({
       ok: false,

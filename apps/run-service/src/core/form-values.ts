@@ -1,3 +1,4 @@
+import { isReservedValueName, reservedNameMessage } from '@dagu-mcp/dag-spec';
 /**
  * Validates the values of a completed human task against its `form` (a JSON
  * Schema object subset: `properties` with `type` string / integer / number /
@@ -52,9 +53,14 @@ function propertyErrors(name: string, schema: Record<string, unknown>, value: un
   return errors;
 }
 
-/** Checks `values` against `form` (undefined = no form). */
+/** The errors for names no value may take (dagu-model §3: `PATH`, `LD_*`, `DAG_*`, …). */
+function reservedNameErrors(names: readonly string[]): string[] {
+  return names.filter((name) => isReservedValueName(name)).map((name) => reservedNameMessage(name));
+}
+
+/** Checks `values` against `form` (undefined = no form); reserved names are refused with or without a form. */
 export function checkFormValues(form: Record<string, unknown> | undefined, values: Record<string, unknown>): FormCheck {
-  const errors: string[] = [];
+  const errors: string[] = reservedNameErrors(Object.keys(values));
   const outputs: Record<string, string> = {};
   const properties = isRecord(form?.properties) ? form.properties : {};
   const required = Array.isArray(form?.required)
@@ -91,7 +97,7 @@ export function checkApprovalInput(
   required: readonly string[],
   input: Record<string, string>,
 ): FormCheck {
-  const errors: string[] = [];
+  const errors: string[] = reservedNameErrors(Object.keys(input));
   for (const name of required) if ((input[name] ?? '') === '') errors.push(`${name} is required`);
   if (declared.length > 0)
     for (const name of Object.keys(input))
@@ -107,10 +113,13 @@ export function checkApprovalInput(
  * apply: a rejection needs no approval input.
  */
 export function checkRejectionInput(declared: readonly string[], input: Record<string, string>): FormCheck {
-  const errors = Object.keys(input)
-    .filter((name) => !declared.includes(name))
-    .map((name) =>
-      declared.length === 0 ? `${name}: the approval declares no input` : `${name} is not an input of the approval`,
-    );
+  const errors = reservedNameErrors(Object.keys(input));
+  errors.push(
+    ...Object.keys(input)
+      .filter((name) => !declared.includes(name) && !isReservedValueName(name))
+      .map((name) =>
+        declared.length === 0 ? `${name}: the approval declares no input` : `${name} is not an input of the approval`,
+      ),
+  );
   return errors.length > 0 ? { ok: false, errors } : { ok: true, outputs: { ...input } };
 }

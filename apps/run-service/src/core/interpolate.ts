@@ -18,6 +18,10 @@ import { jsonValueToText, selectJsonPath, tryParseJson } from './json-path';
  *   `${NAME.path}` reading a JSON output variable by path.
  * `<id>` is a step id, or a step name when no id matches.
  *
+ * Shell text (`run`, `script`, command preconditions) goes through
+ * `interpolateForShell` (`shell-values.ts`) instead: resolved values become
+ * environment-variable expansions, never text (dagu-model §3).
+ *
  * Plain `$NAME` and `${NAME}` for params and environment variables are left
  * to the shell in command and script text (`mode: 'shell'`): params and
  * output variables are exported to every step, so the shell expands them with
@@ -86,6 +90,20 @@ function resolveBraced(expr: string, scope: InterpolationScope, mode: Interpolat
     return parts.length === 1 ? variable : selectFromVariable(variable, parts.slice(1).join('.'));
   if (mode === 'plain' && parts.length === 1) return scope.env[head] ?? scope.params.get(head);
   return undefined;
+}
+
+/**
+ * The value of the reference `${expression}` (its inside, e.g.
+ * `params.DAY`), or `undefined` when the engine does not resolve it (left to
+ * the shell in `shell` mode). Used by `shell-values.ts` to put resolved values
+ * into the environment instead of the text (dagu-model §3).
+ */
+export function resolveReference(
+  expression: string,
+  scope: InterpolationScope,
+  mode: InterpolationMode,
+): string | undefined {
+  return resolveBraced(expression, scope, mode);
 }
 
 function resolveContext(path: string, scope: InterpolationScope): string | undefined {

@@ -45,13 +45,47 @@ describe('mergeParams', () => {
     { name: 'BAR', default: '`echo bar`' },
   ];
 
-  it('overrides by name and by position, appends undeclared ones, marks defaults', () => {
-    expect(mergeParams(defs, 'FOO=x newpos EXTRA=1')).toEqual([
+  it('overrides by name and by position, marks defaults', () => {
+    expect(mergeParams(defs, 'FOO=x newpos')).toEqual([
       { name: '1', value: 'newpos', fromDefault: false },
       { name: 'FOO', value: 'x', fromDefault: false },
       { name: 'BAR', value: '`echo bar`', fromDefault: true },
-      { name: 'EXTRA', value: '1', fromDefault: false },
     ]);
+  });
+
+  it('a DAG that declares params refuses every unknown name, naming them all (dagu-model §3)', () => {
+    let caught: unknown;
+    try {
+      mergeParams(defs, 'FOO=x EXTRA=1 p1 p2 MORE=2');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(DaguError);
+    const err = caught instanceof DaguError ? caught : undefined;
+    expect(err?.field).toBe('params');
+    expect(err?.details).toMatchObject({ unknown: ['EXTRA', '2', 'MORE'] });
+    expect(err?.message).toContain('EXTRA, 2, MORE');
+  });
+
+  it('a DAG that declares none accepts any name, as Dagu does, but no reserved name', () => {
+    expect(mergeParams([], 'EXTRA=1 pos').map((p) => p.name)).toEqual(['EXTRA', '1']);
+    for (const name of [
+      'PATH',
+      'HOME',
+      'IFS',
+      'BASH_ENV',
+      'LD_PRELOAD',
+      'DYLD_X',
+      'PYTHONPATH',
+      'PERL5LIB',
+      'NODE_OPTIONS',
+      'DAG_RUN_ID',
+      'DAGU_OUTPUT_FILE',
+    ]) {
+      expect(codeOf(() => mergeParams([], `${name}=x`))).toBe('invalid_tool_input:params');
+      expect(codeOf(() => mergeParams([], JSON.stringify({ [name]: 'x' })))).toBe('invalid_tool_input:params');
+    }
+    expect(mergeParams([], 'path=x')[0]?.name).toBe('path');
   });
 
   it('checks typed declarations', () => {

@@ -1,5 +1,5 @@
 import { DaguError } from '@dagu-mcp/contracts';
-import type { ParamDef } from '@dagu-mcp/dag-spec';
+import { isReservedValueName, reservedNameMessage, type ParamDef } from '@dagu-mcp/dag-spec';
 
 /**
  * Run params (dagu-model §3 "Params"): the DAG declares named params with
@@ -117,23 +117,43 @@ export function parseParamInput(input: string | undefined): ParamToken[] {
  * order, overridden by name (named) or position (positional) by the run's
  * params; run params the DAG does not declare are appended.
  *
+ * A DAG that declares params accepts only those names (positional ones are
+ * named `1`, `2`, …); a DAG that declares none accepts any name, as Dagu does
+ * (dagu-model §3 "Params"). No name may be a reserved one (`PATH`, `LD_*`,
+ * `DAG_*`, …, dagu-model §3).
+ *
  * @throws DaguError `invalid_tool_input` (field `params`) when a required
- *   param has no value, a value breaks its declared type, enum or range, or a
- *   name is not a valid param name.
+ *   param has no value, a value breaks its declared type, enum or range, a
+ *   name is not a valid param name, is reserved, or is not declared (the
+ *   message and `details.unknown` name every unknown one).
  */
 export function mergeParams(defs: readonly ParamDef[], input: string | undefined): RunParam[] {
   const merged: RunParam[] = defs.map((def) => ({ name: def.name, value: def.default ?? '', fromDefault: true }));
   const given = new Set<string>();
+  const unknown: string[] = [];
   let position = 0;
   for (const token of parseParamInput(input)) {
     const name = token.name ?? String(++position);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !/^\d+$/.test(name)) throw invalid(`Invalid param name '${name}'.`);
+    if (isReservedValueName(name)) throw invalid(`The param name ${reservedNameMessage(name)}.`);
+    if (defs.length > 0 && !defs.some((def) => def.name === name)) {
+      if (!unknown.includes(name)) unknown.push(name);
+      continue;
+    }
     given.add(name);
     const existing = merged.find((param) => param.name === name);
     if (existing !== undefined) {
       existing.value = token.value;
       existing.fromDefault = false;
     } else merged.push({ name, value: token.value, fromDefault: false });
+  }
+  if (unknown.length > 0) {
+    const declared = defs.map((def) => def.name).join(', ');
+    throw new DaguError(
+      'invalid_tool_input',
+      `Unknown param${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: this DAG declares only ${declared}.`,
+      { field: 'params', details: { unknown, declared: defs.map((def) => def.name) } },
+    );
   }
   for (const def of defs) checkParam(def, merged, given);
   return merged;

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { StepCommand } from '@dagu-mcp/dag-spec';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
+import { interpolateForShell, isPosixShell, type ShellText } from '../core/shell-values';
 import type { RunContext, StepExecInput, StepExecResult, StepExecutor } from '../core/run-types';
 import { runProcess, type ProcessOutcome } from '../process/process-runner';
 
@@ -27,21 +28,40 @@ function processError(outcome: ProcessOutcome, lastStderr: string, timeoutMs: nu
     : `exit status ${outcome.exitCode}: ${lastStderr.slice(0, MAX_ERROR_DETAIL)}`;
 }
 
+/** One process to run: its argv and the generated value variables its text expands. */
+interface PlannedRun {
+  file: string;
+  args: string[];
+  vars: Readonly<Record<string, string>>;
+}
+
+/**
+ * Text for the `shell` argv: a POSIX shell (also through `env`) gets values as variable expansions
+ * (dagu-model §3); any other interpreter (python, node, …) cannot expand
+ * `${NAME}`, so values go in as text, as the author's choice of language.
+ */
+function shellTextFor(shell: readonly string[], text: string, scope: InterpolationScope): ShellText {
+  return isPosixShell(shell) ? interpolateForShell(text, scope) : { text: interpolate(text, scope, 'shell'), vars: {} };
+}
+
 function commandArgv(
   command: StepCommand,
   shellFile: string,
   shellArgs: readonly string[],
   scope: InterpolationScope,
   positional: readonly string[],
-): { file: string; args: string[] } {
+): PlannedRun {
   if (command.kind === 'exec') {
+    // No shell runs: values are put in as text (dagu-model §3).
     const [file, ...args] = command.argv.map((arg) => interpolate(arg, scope, 'plain'));
-    return { file: file ?? '', args };
+    return { file: file ?? '', args, vars: {} };
   }
   // `sh -c <line> <$0> <$1> …`: positional params become the shell's $1, $2, ….
+  const line = shellTextFor([shellFile, ...shellArgs], command.line, scope);
   return {
     file: shellFile,
-    args: [...shellArgs, '-c', interpolate(command.line, scope, 'shell'), basename(shellFile), ...positional],
+    args: [...shellArgs, '-c', line.text, basename(shellFile), ...positional],
+    vars: line.vars,
   };
 }
 
@@ -54,12 +74,17 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
   const shell = step.shell ?? [ctx.config.defaultShell];
   const [shellFile, ...shellArgs] = shell;
   const positional = ctx.env.positional;
-  const runs: Array<{ file: string; args: string[] }> = [];
+  const runs: PlannedRun[] = [];
   if (step.kind === 'script') {
-    await writeFile(input.scriptFile, interpolate(step.script ?? '', input.scope, 'shell'), { mode: 0o700 });
-    await ctx.launcher.adopt(input.scriptFile);
     const [file, ...args] = step.interpreter ?? shell;
-    runs.push({ file: file ?? ctx.config.defaultShell, args: [...args, input.scriptFile, ...positional] });
+    const script = shellTextFor([file ?? ctx.config.defaultShell, ...args], step.script ?? '', input.scope);
+    await writeFile(input.scriptFile, script.text, { mode: 0o700 });
+    await ctx.launcher.adopt(input.scriptFile);
+    runs.push({
+      file: file ?? ctx.config.defaultShell,
+      args: [...args, input.scriptFile, ...positional],
+      vars: script.vars,
+    });
   } else {
     for (const command of step.commands ?? [])
       runs.push(commandArgv(command, shellFile ?? ctx.config.defaultShell, shellArgs, input.scope, positional));
@@ -67,9 +92,10 @@ export async function runShellBody(ctx: RunContext, input: StepExecInput): Promi
   let last: StepExecResult = { ok: true, exitCode: 0, timedOut: false, aborted: false };
   for (const run of runs) {
     const outcome = await runProcess({
-      ...run,
+      file: run.file,
+      args: run.args,
       cwd: input.cwd,
-      env: input.env,
+      env: { ...input.env, ...run.vars },
       launcher: ctx.launcher,
       signal: input.signal,
       timeoutMs: input.timeoutMs,

@@ -23,8 +23,8 @@ export interface SubstitutionContext {
 
 const BACKTICKS = /`([^`]*)`/g;
 
-/** Runs one command and resolves its trimmed stdout; rejects with the shell's message. */
-function runCapture(command: string, context: SubstitutionContext): Promise<string> {
+/** Runs one command and resolves its stdout without trailing newlines; rejects with the shell's message. */
+export function runCommandCapture(command: string, context: SubstitutionContext): Promise<string> {
   return new Promise((resolve, reject) => {
     const launch = context.launcher.wrap(context.shell, ['-c', command]);
     execFile(
@@ -57,7 +57,34 @@ export async function substituteCommands(text: string, context: SubstitutionCont
   if (!hasCommandSubstitution(text)) return text;
   const commands = [...text.matchAll(BACKTICKS)].map((match) => match[1] ?? '');
   const outputs: string[] = [];
-  for (const command of commands) outputs.push(command.trim() === '' ? '' : await runCapture(command, context));
+  for (const command of commands) outputs.push(command.trim() === '' ? '' : await runCommandCapture(command, context));
   let index = 0;
   return text.replace(BACKTICKS, () => outputs[index++] ?? '');
+}
+
+/**
+ * Param defaults (dagu-model §3 "Values never become shell code"): `expand`
+ * interpolates the author's text outside backticks; each `` `cmd` `` the
+ * author wrote runs as written, its `${params.X}` / `${env.X}` turned into
+ * `${X}` for the shell to expand from `context.env` (where earlier params
+ * are exported). A value — a run param the caller gave — is never pasted
+ * into a command, so its backticks or `$(…)` stay characters.
+ *
+ * @throws Error naming the command and the shell's message when one fails.
+ */
+export async function substituteAuthorCommands(
+  text: string,
+  expand: (segment: string) => string,
+  context: SubstitutionContext,
+): Promise<string> {
+  if (!hasCommandSubstitution(text)) return expand(text);
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(BACKTICKS)) {
+    out += expand(text.slice(last, match.index));
+    const command = (match[1] ?? '').replace(/\$\{(?:params|env)\.([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
+    out += command.trim() === '' ? '' : await runCommandCapture(command, context);
+    last = match.index + match[0].length;
+  }
+  return out + expand(text.slice(last));
 }

@@ -1,19 +1,24 @@
 import type { Precondition } from '@dagu-mcp/dag-spec';
-import { substituteCommands } from './command-substitution';
+import { runCommandCapture } from './command-substitution';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
 import type { StepLauncher } from '../core/step-launch';
+import { interpolateForShell } from '../core/shell-values';
 import { runProcess } from './process-runner';
 
 /**
  * Conditions of `preconditions` and `repeat_policy` (Dagu spec 023):
  *
  * - with `expected` (value match): the condition text is interpolated (plain
- *   mode: `$VAR`, `${VAR}`, `${params.X}`, step references; legacy backtick
- *   substitution runs too), then it is met when one of its lines equals
- *   `expected`, or, for `expected: re:<pattern>`, when the pattern matches a line;
+ *   mode: `$VAR`, `${VAR}`, `${params.X}`, step references), then it is met
+ *   when one of its lines equals `expected`, or, for `expected: re:<pattern>`,
+ *   when the pattern matches a line. Legacy backtick substitution runs on the
+ *   author's text only (dagu-model §3): each `` `cmd` `` the author wrote runs
+ *   with its references as variable expansions, and backticks inside a value
+ *   stay characters;
  * - without `expected` (command check): the text runs in the step's shell,
- *   working directory and environment; exit code 0 = met, any other code or a
- *   failure to start = not met; its output is discarded.
+ *   working directory and environment, values as variable expansions
+ *   (`shell-values.ts`); exit code 0 = met, any other code or a failure to
+ *   start = not met; its output is discarded.
  *
  * `negate: true` inverts met/not met; an evaluation error (bad regex, failed
  * substitution) is never inverted.
@@ -52,13 +57,14 @@ function matches(text: string, expected: string): boolean | { error: string } {
 }
 
 /** Runs a command check; true when it exits 0. */
-async function commandSucceeds(command: string, context: ConditionContext): Promise<boolean> {
+async function commandSucceeds(condition: string, context: ConditionContext): Promise<boolean> {
   const [file, ...shellArgs] = context.shell;
+  const command = interpolateForShell(condition, context.scope);
   const outcome = await runProcess({
     file: file ?? '/bin/sh',
-    args: [...shellArgs, '-c', command, file ?? 'sh', ...context.positional],
+    args: [...shellArgs, '-c', command.text, file ?? 'sh', ...context.positional],
     cwd: context.cwd,
-    env: context.env,
+    env: { ...context.env, ...command.vars },
     launcher: context.launcher,
     signal: context.signal,
     killGraceMs: context.killGraceMs,
@@ -68,18 +74,42 @@ async function commandSucceeds(command: string, context: ConditionContext): Prom
   return outcome.exitCode === 0;
 }
 
+const BACKTICKS = /`([^`]*)`/g;
+
+/**
+ * The text of a value-match condition: the author's text outside backticks
+ * interpolated as data; each `` `cmd` `` of the author's text run, its
+ * references as variable expansions, and replaced by its trimmed stdout.
+ *
+ * @throws Error naming the command when a substitution fails
+ */
+async function conditionValue(condition: string, context: ConditionContext): Promise<string> {
+  let out = '';
+  let last = 0;
+  for (const match of condition.matchAll(BACKTICKS)) {
+    out += interpolate(condition.slice(last, match.index), context.scope, 'plain');
+    const command = interpolateForShell(match[1] ?? '', context.scope);
+    out +=
+      command.text.trim() === ''
+        ? ''
+        : await runCommandCapture(command.text, {
+            shell: context.shell[0] ?? '/bin/sh',
+            env: { ...context.env, ...command.vars },
+            cwd: context.cwd,
+            launcher: context.launcher,
+          });
+    last = match.index + match[0].length;
+  }
+  return out + interpolate(condition.slice(last), context.scope, 'plain');
+}
+
 /** Evaluates one condition. */
 export async function checkCondition(condition: Precondition, context: ConditionContext): Promise<ConditionResult> {
   let met: boolean;
   if (condition.expected !== undefined) {
-    let text = interpolate(condition.condition, context.scope, 'plain');
+    let text: string;
     try {
-      text = await substituteCommands(text, {
-        shell: context.shell[0] ?? '/bin/sh',
-        env: context.env,
-        cwd: context.cwd,
-        launcher: context.launcher,
-      });
+      text = await conditionValue(condition.condition, context);
     } catch (error) {
       return { kind: 'error', error: error instanceof Error ? error.message : String(error) };
     }
@@ -87,7 +117,7 @@ export async function checkCondition(condition: Precondition, context: Condition
     if (typeof result === 'object') return { kind: 'error', error: result.error };
     met = result;
   } else {
-    met = await commandSucceeds(interpolate(condition.condition, context.scope, 'shell'), context);
+    met = await commandSucceeds(condition.condition, context);
   }
   if (condition.negate === true) met = !met;
   return met ? { kind: 'met' } : { kind: 'not_met', condition: condition.condition };

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
-import { substituteCommands } from './command-substitution';
+import { substituteAuthorCommands, substituteCommands } from './command-substitution';
 import { applyEnvVars, isExportableName, withExported } from '../core/env-merge';
 import { expandVariables } from '../core/interpolate';
 import type { RunParam } from '../core/params';
@@ -58,7 +58,8 @@ export function runWorkDir(workDirBase: string, dagName: string, dagRunId: strin
  * Builds the run's environment. DAG `env` values are expanded in order
  * against the process env and earlier entries, then their backticks run;
  * param defaults are expanded against that environment and earlier params,
- * then their backticks run. Values the caller gave are used literally.
+ * and the backticks the author wrote run with earlier params as variables
+ * (`substituteAuthorCommands`). Values the caller gave are used literally.
  *
  * The run directory `<workDirBase>/<dag>/<run id>` is created; it is the
  * steps' default working directory unless the DAG sets `working_dir`
@@ -83,8 +84,12 @@ export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise
   for (const param of input.params) {
     let value = param.value;
     if (param.fromDefault && !input.paramsEvaluated) {
-      value = expandVariables(value, (name) => paramMap.get(name) ?? env[name]);
-      value = await substituteCommands(value, { ...substitution, env: withExported(env, paramMap) });
+      // Backticks of the author's default run; earlier params reach them as variables, never as text.
+      value = await substituteAuthorCommands(
+        value,
+        (segment) => expandVariables(segment, (name) => paramMap.get(name) ?? env[name]),
+        { ...substitution, env: withExported(env, paramMap) },
+      );
     }
     params.push({ ...param, value });
     paramMap.set(param.name, value);

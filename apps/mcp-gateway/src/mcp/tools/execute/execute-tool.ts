@@ -89,8 +89,9 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
 }
 
 /**
- * The one bus action of a request (036 §Semantics).
- * @throws DaguError from dag-service or run-service as they reply
+ * The one bus action of a request (036 §Semantics). Starting or enqueuing an
+ * inline spec needs `developer` (dagu-model §9), on MCP and REST alike.
+ * @throws DaguError `unauthorized` for an inline spec below developer; from dag-service or run-service as they reply
  */
 export async function performAction(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<RunRef> {
   const opts = { principal };
@@ -109,6 +110,13 @@ export async function performAction(bus: BusClient, request: ExecuteRequest, pri
     case 'start':
     case 'enqueue': {
       const inline = request.targetType === 'inline_spec';
+      if (inline && !roleAtLeast(principal.role, 'developer')) {
+        // dagu-model §9: running YAML the caller supplies is authoring; operators run stored DAGs only.
+        throw new DaguError(
+          'unauthorized',
+          `Running a caller-supplied spec (${request.action} with inline_spec) is authoring and needs the developer role or higher.`,
+        );
+      }
       const spec = inline
         ? (request.spec ?? '')
         : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
