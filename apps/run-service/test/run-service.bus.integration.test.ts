@@ -16,6 +16,7 @@ import { createLogger, createPool } from '@dagu-mcp/runtime';
 import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
+import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
 import { defaultRunConfig } from '../src/config/run-config';
 import { processEnvBase } from '../src/core/env-merge';
 import { createRunService } from '../src/run-service';
@@ -189,6 +190,16 @@ describe('run-service over the bus', () => {
     expect((await errorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe(
       'invalid_tool_input',
     );
+  });
+
+  it('refuses to start an alias bomb (issue 17 "YAML and JSON bombs")', async () => {
+    const refused = await errorOf(
+      call('run.start', { dagName: 'bomb', spec: aliasBombSpec(), inline: true, enqueue: false }),
+    );
+    expect(refused).toMatchObject({ code: 'invalid_tool_input', field: 'spec' });
+    expect(refused.details?.errors).toEqual([
+      expect.stringMatching(/^invalid YAML: aliases expand the document to more than \d+ values/),
+    ]);
   });
 
   it('stops and retries through the bus', async () => {
