@@ -101,6 +101,8 @@ describe('docker-compose.yml', () => {
       { hostIp: '127.0.0.1', published: '9464', target: ports.metrics },
     ]);
     expect(ports).toEqual({ health: 8080, metrics: 9464, public: 8080 });
+    // The app's default is loopback (issue 17 "Browser rules"); the published port needs every interface.
+    expect(gateway.environment.METRICS_HOST).toBe('0.0.0.0');
   });
 
   it.each(APPS)('%s: every variable it sets is known to its config schema, and every required one is set', (app) => {

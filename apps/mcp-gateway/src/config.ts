@@ -29,7 +29,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
- * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `0.0.0.0` / `9464` |
+ * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `127.0.0.1` / `9464` (containers set `0.0.0.0`) |
  * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
  * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
  * | `BASIC_USERNAME` / `BASIC_PASSWORD` | the one user of `basic` (required in that mode) | — |
@@ -70,7 +70,7 @@ export const GatewayConfigSchema = z.object({
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),
-  METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: env.port(9464),
   AUTH_MODE: z.enum(['builtin', 'basic', 'none']).default('builtin'),
   ADMIN_USERNAME: z.string().min(1).default('admin'),

@@ -7,6 +7,7 @@ import type { UserRepository } from '../auth/user.repository';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { uuidParam } from './path-params';
 import { requestIdOf } from '../http/request-id';
 
 const Username = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'letters, digits, "_", ".", "@" or "-", at most 64');
@@ -44,7 +45,7 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
       },
     );
     routes.get('/users/:id', { access: 'admin', summary: 'Get a user', tag: 'users' }, async (req, res) => {
-      const user = await deps.users.findById(String(req.params.id));
+      const user = await deps.users.findById(uuidParam(req.params.id, 'id'));
       if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
       res.json(user);
     });
@@ -53,7 +54,7 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
       { access: 'admin', summary: "Change a user's role or password", tag: 'users', body: UpdateUserSchema },
       async (req, res) => {
         const change = parseRequest(UpdateUserSchema, req.body);
-        const user = await deps.users.update(String(req.params.id), {
+        const user = await deps.users.update(uuidParam(req.params.id, 'id'), {
           ...(change.role !== undefined ? { role: change.role } : {}),
           ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
         });
@@ -66,9 +67,9 @@ export function userRoutes(deps: { users: UserRepository; audit: AuditLog }): Re
       '/users/:id',
       { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 },
       async (req, res) => {
-        if (!(await deps.users.delete(String(req.params.id))))
-          throw new DaguError('resource_not_found', 'User not found.');
-        audit(res, 'user.deleted', String(req.params.id));
+        const id = uuidParam(req.params.id, 'id');
+        if (!(await deps.users.delete(id))) throw new DaguError('resource_not_found', 'User not found.');
+        audit(res, 'user.deleted', id);
         res.status(204).end();
       },
     );
