@@ -25,7 +25,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
  * | `SSE_EVENT_MAX` | about how many events are kept per MCP SSE stream | `1000` |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | how long a server→client request (sampling, elicitation) waits for the client, ms | `300000` (5 min) |
- * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp` from a browser (`Origin` header) | empty: the gateway's own origin |
+ * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
