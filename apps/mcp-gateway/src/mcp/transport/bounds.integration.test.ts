@@ -1,0 +1,70 @@
+/**
+ * Bounds of the MCP transport against real Redis (issue 17 "Every unbounded
+ * thing gets a bound"; docs/security.md "Bounds and browser rules"): a
+ * 2025-03-26 JSON-RPC batch holds at most `MCP_BATCH_MAX_MESSAGES` messages,
+ * and the client-sent part of a session record (`clientInfo`, `capabilities`,
+ * loaded on every request of the session) at most
+ * `MCP_SESSION_RECORD_MAX_BYTES`.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  deleteKeysWithPrefix,
+  initialize,
+  send,
+  startReplica,
+  TEST_REDIS_URL,
+  type TestReplica,
+} from './mcp-harness.test-support';
+
+const prefix = `it-mcp-bounds-${randomBytes(4).toString('hex')}`;
+let replica: TestReplica;
+
+beforeAll(async () => {
+  replica = await startReplica({ prefix, maxBatchMessages: 3, maxSessionRecordBytes: 2048 });
+});
+
+afterAll(async () => {
+  await replica?.close();
+  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
+});
+
+const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+describe('JSON-RPC batches are bounded (2025-03-26)', () => {
+  test('a batch up to the bound is answered; one past it is 400 -32600', async () => {
+    const sid = await initialize(replica.url, 'alice', '2025-03-26');
+    const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-03-26' };
+    const ok = await send(replica.url, { headers, body: [ping(1), ping(2), ping(3)] });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toHaveLength(3);
+    const big = await send(replica.url, { headers, body: [ping(1), ping(2), ping(3), ping(4)] });
+    expect(big.status).toBe(400);
+    expect(big.json).toMatchObject({ error: { code: -32600, message: expect.stringContaining('at most 3') } });
+  });
+});
+
+describe('session records are bounded', () => {
+  test('initialize with oversized capabilities is refused with -32602 and creates no session', async () => {
+    const answer = await send(replica.url, {
+      body: {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: { experimental: { blob: { data: 'x'.repeat(4096) } } },
+          clientInfo: { name: 'big', version: '1' },
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ id: 0, error: { code: -32602, message: expect.stringContaining('2048') } });
+    expect(answer.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  test('a session within the bound opens as before', async () => {
+    await expect(initialize(replica.url, 'alice', '2025-11-25', { roots: { listChanged: true } })).resolves.toMatch(
+      /^[0-9a-f]{64}$/,
+    );
+  });
+});
