@@ -202,6 +202,29 @@ describe('run-service over the bus', () => {
     ]);
   });
 
+  it('cuts a 3 MB log line at the byte bound of a read, with a truncation flag (issue 17 "log reads in bytes")', async () => {
+    const ref = await call('run.start', {
+      dagName: 'huge-line',
+      spec: 'steps:\n  - name: big\n    run: "head -c 3000000 /dev/zero | tr \'\\\\0\' x; echo; echo done"\n',
+      inline: true,
+      enqueue: false,
+    });
+    expect((await terminalEvent(ref.dagRunId, 20_000)).status).toBe(4);
+    const tail = await call('run.stepLog', { dagName: 'huge-line', dagRunId: ref.dagRunId, stepName: 'big' });
+    expect(Buffer.byteLength(tail.stdoutContent)).toBeLessThanOrEqual(1024 * 1024);
+    expect(tail.stdoutContent.endsWith('x\ndone')).toBe(true);
+    // The capture keeps lines of at most 1 MiB (line-splitter.ts): the 3 MB line is stored as three.
+    expect(tail).toMatchObject({ totalLines: 4, lineCount: 3, hasMore: true, truncated: true });
+    const head = await call('run.stepLog', {
+      dagName: 'huge-line',
+      dagRunId: ref.dagRunId,
+      stepName: 'big',
+      query: { head: 2 },
+    });
+    expect(head.stdoutContent).toBe('x'.repeat(1024 * 1024));
+    expect(head).toMatchObject({ lineCount: 1, hasMore: true, truncated: true });
+  });
+
   it('stops and retries through the bus', async () => {
     const ref = await call('run.start', {
       dagName: 'bus-stop',
