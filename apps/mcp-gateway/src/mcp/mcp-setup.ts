@@ -50,6 +50,7 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
     clientRequestTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
     maxBatchMessages: config.MCP_BATCH_MAX_MESSAGES,
     maxSessionRecordBytes: config.MCP_SESSION_RECORD_MAX_BYTES,
+    maxSubscriptions: config.MCP_SUBSCRIPTIONS_MAX,
     createDispatcher: ({ sessions: store, hub, redis }) => {
       const extensions =
         config.MCP_EXTENSIONS.length === 0

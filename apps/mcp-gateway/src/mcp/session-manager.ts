@@ -33,6 +33,8 @@ export interface McpSessionManagerOptions {
   readonly maxBatchMessages?: number;
   /** Most bytes of a session's client info and capabilities (streamable-http.ts default when unset). */
   readonly maxSessionRecordBytes?: number;
+  /** Most resource subscriptions of one session (session-store.ts default when unset). */
+  readonly maxSubscriptions?: number;
   /** Builds the JSON-RPC dispatcher once the Redis parts exist. */
   readonly createDispatcher: (parts: {
     readonly sessions: SessionStore;
@@ -79,8 +81,13 @@ export class McpSessionManager {
     const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
     await hub.start();
     this.hub = hub;
-    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0, (sid) =>
-      hub.announceSessionChange(sid),
+    const store = new SessionStore(
+      redis,
+      keys,
+      options.idleTtlMs,
+      options.sessionCacheMs ?? 0,
+      (sid) => hub.announceSessionChange(sid),
+      options.maxSubscriptions,
     );
     hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {

@@ -4,9 +4,12 @@
  * 2025-03-26 JSON-RPC batch holds at most `MCP_BATCH_MAX_MESSAGES` messages,
  * and the client-sent part of a session record (`clientInfo`, `capabilities`,
  * loaded on every request of the session) at most
- * `MCP_SESSION_RECORD_MAX_BYTES`.
+ * `MCP_SESSION_RECORD_MAX_BYTES`; a session holds at most
+ * `MCP_SUBSCRIPTIONS_MAX` resource subscriptions, in a set that expires with
+ * the session.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import {
   deleteKeysWithPrefix,
   initialize,
@@ -20,7 +23,7 @@ const prefix = `it-mcp-bounds-${randomBytes(4).toString('hex')}`;
 let replica: TestReplica;
 
 beforeAll(async () => {
-  replica = await startReplica({ prefix, maxBatchMessages: 3, maxSessionRecordBytes: 2048 });
+  replica = await startReplica({ prefix, maxBatchMessages: 3, maxSessionRecordBytes: 2048, maxSubscriptions: 2 });
 });
 
 afterAll(async () => {
@@ -66,5 +69,36 @@ describe('session records are bounded', () => {
     await expect(initialize(replica.url, 'alice', '2025-11-25', { roots: { listChanged: true } })).resolves.toMatch(
       /^[0-9a-f]{64}$/,
     );
+  });
+});
+
+describe('subscriptions per session are bounded', () => {
+  const subscribe = (sid: string, uri: string, id: number) =>
+    send(replica.url, {
+      headers: { 'mcp-session-id': sid },
+      body: { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } },
+    });
+
+  test('past the bound a subscribe is refused with -32600 on uri; a held URI and another session are unaffected', async () => {
+    const sid = await initialize(replica.url);
+    expect((await subscribe(sid, 'dagu://runs/a/r1', 1)).json).toMatchObject({ id: 1, result: {} });
+    expect((await subscribe(sid, 'dagu://runs/a/r2', 2)).json).toMatchObject({ id: 2, result: {} });
+    const refused = await subscribe(sid, 'dagu://runs/a/r3', 3);
+    expect(refused.json).toMatchObject({
+      id: 3,
+      error: { code: -32600, message: expect.stringContaining('at most 2') },
+    });
+    expect((await subscribe(sid, 'dagu://runs/a/r1', 4)).json).toMatchObject({ id: 4, result: {} });
+    const other = await initialize(replica.url);
+    expect((await subscribe(other, 'dagu://runs/a/r3', 5)).json).toMatchObject({ id: 5, result: {} });
+
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const key = `${prefix}:mcp:{${sid}}:subs`;
+      expect((await redis.smembers(key)).sort()).toEqual(['dagu://runs/a/r1', 'dagu://runs/a/r2']);
+      expect(await redis.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -45,6 +45,7 @@ export interface ReplicaOptions {
   readonly logger?: Logger;
   readonly maxBatchMessages?: number;
   readonly maxSessionRecordBytes?: number;
+  readonly maxSubscriptions?: number;
 }
 
 function fakeAuth(req: Request, res: Response, next: NextFunction): void {
@@ -77,6 +78,7 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     clientRequestTimeoutMs: 5_000,
     ...(options.maxBatchMessages !== undefined ? { maxBatchMessages: options.maxBatchMessages } : {}),
     ...(options.maxSessionRecordBytes !== undefined ? { maxSessionRecordBytes: options.maxSessionRecordBytes } : {}),
+    ...(options.maxSubscriptions !== undefined ? { maxSubscriptions: options.maxSubscriptions } : {}),
     createDispatcher: ({ sessions }) => createMcpDispatcher({ handlers, sessions, version: 'test' }),
   });
   await manager.start();

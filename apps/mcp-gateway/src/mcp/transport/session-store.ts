@@ -5,6 +5,7 @@ import { ClientCapabilitiesSchema, LoggingLevelSchema, type LoggingLevel } from 
 import { isSupportedVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
 import { evalScript } from '@dagu-mcp/bus';
+import { DaguError } from '@dagu-mcp/contracts';
 import { SessionCache } from './session-cache';
 import type { SessionRecord } from './session-record';
 
@@ -29,6 +30,19 @@ return redis.call('HGETALL', KEYS[1])`;
 
 const FlatHash = z.array(z.string());
 
+// Adds a subscription unless the session already holds `max` others; 1 added or present, 0 refused.
+const SUBSCRIBE_BOUNDED = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
+  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+  redis.call('SADD', KEYS[1], ARGV[1])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[4])
+return 1`;
+
+/** Default of the subscriptions one session may hold (`MCP_SUBSCRIPTIONS_MAX`). */
+export const DEFAULT_SUBSCRIPTIONS_MAX = 100;
+
 /**
  * Session records in Redis with an idle TTL: every load refreshes it, so a
  * session expires `idleTtlMs` after its last use and Redis frees its keys.
@@ -45,6 +59,8 @@ export class SessionStore {
    *   (`SESSION_CACHE_MS`, default 0 = off); capped at a quarter of `idleTtlMs`.
    * @param announceChange - tells the other replicas that a session's record
    *   changed (the replica hub's `announceSessionChange`); default: nobody.
+   * @param maxSubscriptions - most resource subscriptions one session holds
+   *   (`MCP_SUBSCRIPTIONS_MAX`).
    */
   constructor(
     private readonly redis: Redis,
@@ -52,6 +68,7 @@ export class SessionStore {
     readonly idleTtlMs: number,
     cacheMs = 0,
     private readonly announceChange: (id: string) => Promise<void> = async () => undefined,
+    private readonly maxSubscriptions = DEFAULT_SUBSCRIPTIONS_MAX,
   ) {
     this.cache = new SessionCache(Math.min(cacheMs, Math.floor(idleTtlMs / 4)));
   }
@@ -138,14 +155,34 @@ export class SessionStore {
     await this.announceChange(id);
   }
 
-  /** Adds `uri` to the session's subscriptions and the session to the URI's subscriber set. */
+  /**
+   * Adds `uri` to the session's subscriptions (a set that expires with the
+   * session) and the session to the URI's subscriber set. Subscribing again
+   * to a URI already held is accepted.
+   *
+   * @throws DaguError `invalid_request` on `uri` when the session already
+   *   holds `maxSubscriptions` other subscriptions (issue 17 "Every unbounded
+   *   thing gets a bound").
+   */
   async subscribe(id: string, uri: string): Promise<void> {
-    await this.redis
-      .multi()
-      .sadd(this.keys.subscriptions(id), uri)
-      .pexpire(this.keys.subscriptions(id), this.idleTtlMs)
-      .sadd(this.keys.subscribers(uri), id)
-      .exec();
+    const added = await evalScript(
+      this.redis,
+      SUBSCRIBE_BOUNDED,
+      2,
+      this.keys.subscriptions(id),
+      this.keys.subscribers(uri),
+      uri,
+      this.maxSubscriptions,
+      this.idleTtlMs,
+      id,
+    );
+    if (added !== 1) {
+      throw new DaguError(
+        'invalid_request',
+        `A session holds at most ${this.maxSubscriptions} resource subscriptions; unsubscribe from one first.`,
+        { field: 'uri', details: { limit: this.maxSubscriptions } },
+      );
+    }
   }
 
   async unsubscribe(id: string, uri: string): Promise<void> {
