@@ -2,6 +2,7 @@ import type { Precondition } from '@dagu-mcp/dag-spec';
 import { substituteCommands } from './command-substitution';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
 import { runProcess } from './process-runner';
+import { compileAuthorRegex } from '../core/author-regex';
 
 /**
  * Conditions of `preconditions` and `repeat_policy` (Dagu spec 023):
@@ -9,7 +10,8 @@ import { runProcess } from './process-runner';
  * - with `expected` (value match): the condition text is interpolated (plain
  *   mode: `$VAR`, `${VAR}`, `${params.X}`, step references; legacy backtick
  *   substitution runs too), then it is met when one of its lines equals
- *   `expected`, or, for `expected: re:<pattern>`, when the pattern matches a line;
+ *   `expected`, or, for `expected: re:<pattern>`, when the pattern matches a line
+ *   (RE2 syntax, matched in linear time: `core/author-regex.ts`);
  * - without `expected` (command check): the text runs in the step's shell,
  *   working directory and environment; exit code 0 = met, any other code or a
  *   failure to start = not met; its output is discarded.
@@ -37,15 +39,9 @@ export type ConditionResult =
 function matches(text: string, expected: string): boolean | { error: string } {
   const lines = text.split('\n');
   if (!expected.startsWith('re:')) return lines.some((line) => line === expected) || text === expected;
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(expected.slice(3));
-  } catch (error) {
-    return {
-      error: `invalid regular expression in expected: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-  return lines.some((line) => pattern.test(line));
+  const test = compileAuthorRegex(expected.slice(3));
+  if (typeof test !== 'function') return { error: `invalid regular expression in expected: ${test.error}` };
+  return lines.some((line) => test(line));
 }
 
 /** Runs a command check; true when it exits 0. */
