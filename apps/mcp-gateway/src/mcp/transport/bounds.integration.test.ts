@@ -10,6 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { captureLogs } from '../../../../../packages/runtime/test-fixtures/log-capture';
+import { sessionRef } from '../../http/request-log';
 import {
   deleteKeysWithPrefix,
   initialize,
@@ -99,6 +101,24 @@ describe('subscriptions per session are bounded', () => {
       expect(await redis.pttl(key)).toBeGreaterThan(0);
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('raw session ids never reach a log line', () => {
+  test('opening and ending a session logs its hashed reference, never the id', async () => {
+    const logs = captureLogs('debug');
+    const logged = await startReplica({ prefix, logger: logs.logger });
+    try {
+      const sid = await initialize(logged.url);
+      expect((await send(logged.url, { method: 'DELETE', headers: { 'mcp-session-id': sid } })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const messages = logs.lines.map((line) => line.msg);
+      expect(messages).toEqual(expect.arrayContaining(['mcp session opened', 'mcp session ended']));
+      expect(logs.lines.filter((line) => line.sessionRef === sessionRef(sid)).length).toBeGreaterThanOrEqual(2);
+      expect(logs.text()).not.toContain(sid);
+    } finally {
+      await logged.close();
     }
   });
 });

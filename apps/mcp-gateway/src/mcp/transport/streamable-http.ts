@@ -22,6 +22,7 @@ import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
 import { SseStream } from './sse-stream';
 import { requestIdOf } from '../../http/request-id';
+import { sessionRef } from '../../http/request-log';
 
 /** Settings of {@link StreamableHttpHandler} (see config.ts for the variables). */
 export interface StreamableHttpOptions {
@@ -197,7 +198,10 @@ export class StreamableHttpHandler {
       createdAt: Date.now(),
     };
     await this.options.sessions.create(record);
-    this.options.logger.debug({ sessionId: record.id, protocolVersion: record.protocolVersion }, 'mcp session opened');
+    this.options.logger.debug(
+      { sessionRef: sessionRef(record.id), protocolVersion: record.protocolVersion },
+      'mcp session opened',
+    );
     const response: OutgoingMessage = {
       jsonrpc: '2.0',
       id: request.id,
@@ -275,7 +279,7 @@ export class StreamableHttpHandler {
     if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
     await this.options.sessions.destroy(session.id);
     await this.options.hub.endSession(session.id);
-    this.options.logger.debug({ sessionId: session.id }, 'mcp session ended');
+    this.options.logger.debug({ sessionRef: sessionRef(session.id) }, 'mcp session ended');
     res.status(200).end();
   }
 
