@@ -41,6 +41,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `TRUST_PROXY` | Express `trust proxy` (hop count, or `true`/`false`) for client addresses behind a load balancer | `false` |
  * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed credentials allowed per window | `10` / `50` |
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
+ * | `AUDIT_UNAUTHENTICATED_PER_MINUTE` | audit rows of unauthenticated requests per minute and replica; the rest are counted in one `audit.unauthenticated.suppressed` row | `600` |
+ * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
  *
@@ -93,6 +95,8 @@ export const GatewayConfigSchema = z.object({
   LOGIN_MAX_FAILURES_PER_USER: env.count(10),
   LOGIN_MAX_FAILURES_PER_ADDRESS: env.count(50),
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
+  AUDIT_UNAUTHENTICATED_PER_MINUTE: env.count(600),
+  AUDIT_UNAUTHENTICATED_RETENTION_DAYS: env.count(7),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,
 });

@@ -48,7 +48,14 @@ export async function setupAuth(config: GatewayConfig, pool: Pool, logger: Logge
 
   const users = new UserRepository(pool);
   const keys = new ApiKeyRepository(pool);
-  const audit = new AuditLog({ pool, logger });
+  const audit = new AuditLog({
+    pool,
+    logger,
+    unauthenticated: {
+      perMinute: config.AUDIT_UNAUTHENTICATED_PER_MINUTE,
+      retentionDays: config.AUDIT_UNAUTHENTICATED_RETENTION_DAYS,
+    },
+  });
   const verifier = new ApiKeyVerifier({
     repository: keys,
     publisher: redis,
