@@ -28,6 +28,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `MCP_BATCH_MAX_MESSAGES` | most messages in one JSON-RPC batch (protocol 2025-03-26); more is 400 `-32600` | `100` |
  * | `MCP_SESSION_RECORD_MAX_BYTES` | most bytes of a session's `clientInfo` and `capabilities` as JSON; more refuses `initialize` (`-32602`) | `16384` (16 KiB) |
  * | `MCP_SUBSCRIPTIONS_MAX` | most resource subscriptions one MCP session holds; more is refused (`-32600`, field `uri`) | `100` |
+ * | `MCP_SESSIONS_PER_PRINCIPAL_MAX` | most live MCP sessions of one principal; one more `initialize` is 429 (`-32000`) | `5000` |
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
@@ -73,6 +74,7 @@ export const GatewayConfigSchema = z.object({
   MCP_BATCH_MAX_MESSAGES: env.count(100),
   MCP_SESSION_RECORD_MAX_BYTES: env.count(16 * 1024),
   MCP_SUBSCRIPTIONS_MAX: env.count(100),
+  MCP_SESSIONS_PER_PRINCIPAL_MAX: env.count(5000),
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),

@@ -35,6 +35,8 @@ export interface McpSessionManagerOptions {
   readonly maxSessionRecordBytes?: number;
   /** Most resource subscriptions of one session (session-store.ts default when unset). */
   readonly maxSubscriptions?: number;
+  /** Most live MCP sessions of one principal (session-store.ts default when unset). */
+  readonly maxSessionsPerPrincipal?: number;
   /** Builds the JSON-RPC dispatcher once the Redis parts exist. */
   readonly createDispatcher: (parts: {
     readonly sessions: SessionStore;
@@ -88,6 +90,7 @@ export class McpSessionManager {
       options.sessionCacheMs ?? 0,
       (sid) => hub.announceSessionChange(sid),
       options.maxSubscriptions,
+      options.maxSessionsPerPrincipal,
     );
     hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {

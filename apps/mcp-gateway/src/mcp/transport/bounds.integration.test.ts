@@ -122,3 +122,38 @@ describe('raw session ids never reach a log line', () => {
     }
   });
 });
+
+describe('sessions per principal are bounded', () => {
+  test('past the bound initialize is 429; another principal, and the same one after a DELETE, open as before', async () => {
+    const bounded = await startReplica({ prefix: `${prefix}-per-principal`, maxSessionsPerPrincipal: 2 });
+    try {
+      const first = await initialize(bounded.url, 'carol');
+      await initialize(bounded.url, 'carol');
+      const refused = await send(bounded.url, {
+        headers: { 'x-test-principal': 'carol' },
+        body: {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+        },
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.json).toMatchObject({
+        id: 7,
+        error: { code: -32000, message: expect.stringContaining('Too many') },
+      });
+      expect(refused.headers['mcp-session-id']).toBeUndefined();
+      await expect(initialize(bounded.url, 'dave')).resolves.toMatch(/^[0-9a-f]{64}$/);
+      const ended = await send(bounded.url, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': first, 'x-test-principal': 'carol' },
+      });
+      expect(ended.status).toBe(200);
+      await expect(initialize(bounded.url, 'carol')).resolves.toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await bounded.close();
+      await deleteKeysWithPrefix(TEST_REDIS_URL, `${prefix}-per-principal`);
+    }
+  });
+});

@@ -46,6 +46,7 @@ export interface ReplicaOptions {
   readonly maxBatchMessages?: number;
   readonly maxSessionRecordBytes?: number;
   readonly maxSubscriptions?: number;
+  readonly maxSessionsPerPrincipal?: number;
 }
 
 function fakeAuth(req: Request, res: Response, next: NextFunction): void {
@@ -79,6 +80,9 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     ...(options.maxBatchMessages !== undefined ? { maxBatchMessages: options.maxBatchMessages } : {}),
     ...(options.maxSessionRecordBytes !== undefined ? { maxSessionRecordBytes: options.maxSessionRecordBytes } : {}),
     ...(options.maxSubscriptions !== undefined ? { maxSubscriptions: options.maxSubscriptions } : {}),
+    ...(options.maxSessionsPerPrincipal !== undefined
+      ? { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal }
+      : {}),
     createDispatcher: ({ sessions }) => createMcpDispatcher({ handlers, sessions, version: 'test' }),
   });
   await manager.start();

@@ -40,6 +40,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[4])
 return 1`;
 
+// Admits a new session of a principal unless it already has `max` live ones: the ended or
+// expired ones are pruned only at the bound, so opening a session stays O(1) below it.
+// ARGV: sid, max, now, ttl, session-key prefix, session-key suffix. 1 admitted, 0 refused.
+const ADMIT_SESSION = `
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  for _, sid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('EXISTS', ARGV[5] .. sid .. ARGV[6]) == 0 then redis.call('ZREM', KEYS[1], sid) end
+  end
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+/** Default of the live sessions one principal may hold (`MCP_SESSIONS_PER_PRINCIPAL_MAX`). */
+export const DEFAULT_SESSIONS_PER_PRINCIPAL_MAX = 5000;
+
 /** Default of the subscriptions one session may hold (`MCP_SUBSCRIPTIONS_MAX`). */
 export const DEFAULT_SUBSCRIPTIONS_MAX = 100;
 
@@ -61,6 +78,8 @@ export class SessionStore {
    *   changed (the replica hub's `announceSessionChange`); default: nobody.
    * @param maxSubscriptions - most resource subscriptions one session holds
    *   (`MCP_SUBSCRIPTIONS_MAX`).
+   * @param maxSessionsPerPrincipal - most live sessions of one principal
+   *   (`MCP_SESSIONS_PER_PRINCIPAL_MAX`).
    */
   constructor(
     private readonly redis: Redis,
@@ -69,13 +88,33 @@ export class SessionStore {
     cacheMs = 0,
     private readonly announceChange: (id: string) => Promise<void> = async () => undefined,
     private readonly maxSubscriptions = DEFAULT_SUBSCRIPTIONS_MAX,
+    private readonly maxSessionsPerPrincipal = DEFAULT_SESSIONS_PER_PRINCIPAL_MAX,
   ) {
     this.cache = new SessionCache(Math.min(cacheMs, Math.floor(idleTtlMs / 4)));
   }
 
-  /** Stores a new record with the idle TTL. */
-  async create(record: SessionRecord): Promise<void> {
+  /**
+   * Stores a new record with the idle TTL, unless its principal already holds
+   * `maxSessionsPerPrincipal` live sessions.
+   *
+   * @returns false (nothing stored) when the principal is at its bound.
+   */
+  async create(record: SessionRecord): Promise<boolean> {
     const key = this.keys.session(record.id);
+    const [before, after] = key.split(record.id);
+    const admitted = await evalScript(
+      this.redis,
+      ADMIT_SESSION,
+      1,
+      this.keys.principalSessions(record.principalId),
+      record.id,
+      this.maxSessionsPerPrincipal,
+      record.createdAt,
+      this.idleTtlMs,
+      before ?? '',
+      after ?? '',
+    );
+    if (admitted !== 1) return false;
     await this.redis
       .multi()
       .hset(key, {
@@ -87,6 +126,7 @@ export class SessionStore {
       })
       .pexpire(key, this.idleTtlMs)
       .exec();
+    return true;
   }
 
   /**

@@ -63,6 +63,7 @@ export const DEFAULT_SESSION_RECORD_MAX_BYTES = 16 * 1024;
  * | batch array under a revision without batches; empty batch; initialize in a batch | 400 | -32600 |
  * | batch of more than `maxBatchMessages` messages | 400 | -32600 |
  * | `initialize` whose `clientInfo` and `capabilities` pass `maxSessionRecordBytes` | 200 | -32602 |
+ * | `initialize` by a principal at its bound of live sessions | 429 | -32000 |
  * | not a JSON-RPC 2.0 message | 400 | -32600 |
  * | `initialize` params invalid | 200 | -32602 |
  * | `initialize` on a live session | 400 | -32600 |
@@ -197,7 +198,16 @@ export class StreamableHttpHandler {
       logLevel: undefined,
       createdAt: Date.now(),
     };
-    await this.options.sessions.create(record);
+    if (!(await this.options.sessions.create(record)))
+      return send(
+        res,
+        429,
+        errorResponse(
+          request.id,
+          -32000,
+          'Too many sessions: this principal holds the most live MCP sessions allowed; end one (DELETE) or let one expire.',
+        ),
+      );
     this.options.logger.debug(
       { sessionRef: sessionRef(record.id), protocolVersion: record.protocolVersion },
       'mcp session opened',
