@@ -120,6 +120,8 @@ describe('docker-compose.yml', () => {
       { hostIp: '127.0.0.1', published: '9464', target: ports.metrics },
     ]);
     expect(ports).toEqual({ health: 8080, metrics: 9464, public: 8080 });
+    // The app's default is loopback (issue 17 "Browser rules"); the published port needs every interface.
+    expect(gateway.environment.METRICS_HOST).toBe('0.0.0.0');
   });
 
   it('runs run-service as root with five capabilities and its steps as dagu-step; every other app keeps its non-root image user', () => {

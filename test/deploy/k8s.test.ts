@@ -277,6 +277,8 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
       });
       expect(container.ports.map((p) => p.containerPort)).toContain(ports.metrics);
       if (ports.public !== undefined) expect(ports.metrics).not.toBe(ports.public);
+      // The apps default to loopback (issue 17 "Browser rules"); Prometheus scrapes from outside the pod.
+      expect(env[app === 'mcp-gateway' ? 'METRICS_HOST' : 'OPS_HOST']).toBe('0.0.0.0');
     });
 
     it('gives a termination grace period above its longest graceful drain (preStop + shutdown limit)', () => {

@@ -18,6 +18,8 @@ let client: Client;
 
 type Sc = Record<string, unknown>;
 const scOf = (r: CallToolResult): Sc => r.structuredContent ?? {};
+/** AUTH_MODE=none: a state-changing REST request needs a body type a form cannot send (issue 17 "Browser rules"). */
+const JSON_TYPE = { 'content-type': 'application/json' };
 
 async function execute(args: Record<string, unknown>, via: Client = client): Promise<Sc> {
   const result = await via.request(
@@ -227,9 +229,13 @@ describe('cron schedules (dagu-model §3 `schedule`)', () => {
     const every = 'schedule: "* * * * *"\nsteps:\n  - name: tick\n    run: echo tick\n';
     await apply('sched-every', every);
     for (const name of ['sched-paused', 'sched-moved', 'sched-gone']) await apply(name, every);
-    expect((await fetch(`${stack.baseUrl}/api/v1/dags/sched-paused/suspend`, { method: 'POST' })).status).toBe(200);
+    expect(
+      (await fetch(`${stack.baseUrl}/api/v1/dags/sched-paused/suspend`, { method: 'POST', headers: JSON_TYPE })).status,
+    ).toBe(200);
     await apply('sched-moved', 'schedule: "0 0 1 1 *"\nsteps:\n  - name: tick\n    run: echo tick\n');
-    expect((await fetch(`${stack.baseUrl}/api/v1/dags/sched-gone`, { method: 'DELETE' })).status).toBe(204);
+    expect(
+      (await fetch(`${stack.baseUrl}/api/v1/dags/sched-gone`, { method: 'DELETE', headers: JSON_TYPE })).status,
+    ).toBe(204);
     const settledAt = Date.now();
 
     // The first minute boundary after the changes (at most ~60 s away), plus time for both replicas to act on it.

@@ -158,7 +158,7 @@ describe('DAG-run routes', () => {
     expect(retried.status).toBe(200);
     const bad = await api('/dags/rest-run/start', { method: 'POST', token: admin, body: { dagRunId: 'bad id!' } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'invalid_tool_input', field: 'dagRunId' });
+    expect(bad.body).toMatchObject({ code: 'invalid_request', field: 'dagRunId' });
     const badQuery = await api('/dag-runs?limit=0', { token: admin });
     expect(badQuery.status).toBe(400);
   });

@@ -3,6 +3,7 @@ import { dagOps } from '@dagu-mcp/contracts';
 import { createDagHandlers } from './dag-service';
 import { createTestSchema, type TestSchema } from '../test-fixtures/pg-test-schema';
 import { dagYaml, TEST_PRINCIPAL } from '../test-fixtures/handler-context';
+import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
 import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
 
 /**
@@ -74,6 +75,24 @@ describe('dag-service over the bus', () => {
         },
       ],
       hasMore: false,
+    });
+  });
+
+  it('answers an alias bomb valid=false and stores nothing (issue 17 "YAML and JSON bombs")', async () => {
+    const spec = aliasBombSpec();
+    const expected = {
+      valid: false,
+      errors: [expect.stringMatching(/^invalid YAML: aliases expand the document to more than \d+ values/)],
+    };
+    await expect(client.call('dag', dagOps, 'dag.validate', { name: 'bomb', spec }, options)).resolves.toEqual(
+      expected,
+    );
+    await expect(client.call('dag', dagOps, 'dag.upsert', { name: 'bomb', spec }, options)).resolves.toMatchObject({
+      ...expected,
+      applied: false,
+    });
+    await expect(errorOf(client.call('dag', dagOps, 'dag.get', { name: 'bomb' }, options))).resolves.toMatchObject({
+      code: 'resource_not_found',
     });
   });
 

@@ -4,6 +4,7 @@ import type { McpSessionManager } from './mcp/session-manager';
 import { sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
+import { securityHeaders } from './http/browser-rules';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy);
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(requestLog(deps.logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -78,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
     bodyLimitBytes: deps.bodyLimitBytes,
     authenticate: deps.authenticateRest,
     routes: deps.restRoutes,
+    allowedOrigins: deps.mcpOrigins?.allowedOrigins ?? [],
     openApi: (routes) => buildOpenApiDocument(routes, { version: deps.version, basePath: deps.basePath }),
   });
   app.use('/api/v1', rest);

@@ -26,11 +26,15 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
  * | `SSE_EVENT_MAX` | about how many events are kept per MCP SSE stream | `1000` |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | how long a server→client request (sampling, elicitation) waits for the client, ms | `300000` (5 min) |
- * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp` from a browser (`Origin` header) | empty: the gateway's own origin |
+ * | `MCP_BATCH_MAX_MESSAGES` | most messages in one JSON-RPC batch (protocol 2025-03-26); more is 400 `-32600` | `100` |
+ * | `MCP_SESSION_RECORD_MAX_BYTES` | most bytes of a session's `clientInfo` and `capabilities` as JSON; more refuses `initialize` (`-32602`) | `16384` (16 KiB) |
+ * | `MCP_SUBSCRIPTIONS_MAX` | most resource subscriptions one MCP session holds; more is refused (`-32600`, field `uri`) | `100` |
+ * | `MCP_SESSIONS_PER_PRINCIPAL_MAX` | most live MCP sessions of one principal; one more `initialize` is 429 (`-32000`) | `5000` |
+ * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
  * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
- * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `0.0.0.0` / `9464` |
+ * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `127.0.0.1` / `9464` (containers set `0.0.0.0`) |
  * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
  * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
  * | `BASIC_USERNAME` / `BASIC_PASSWORD` | the one user of `basic` (required in that mode) | — |
@@ -40,6 +44,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `TRUST_PROXY` | how many proxy hops in front of the gateway append to `X-Forwarded-For` (the client address is read that many hops from the right); `false` ignores the header. `true` is refused: it would let a client pick its own address | `false` |
  * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed passwords allowed per window for one username from one address (then that pair gets 429; past this many from everywhere the username is only slowed, 250 ms doubling up to 8 s, never locked) / failed credentials from one address (then that address gets 429) | `10` / `50` |
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
+ * | `AUDIT_UNAUTHENTICATED_PER_MINUTE` | audit rows of unauthenticated requests per minute and replica; the rest are counted in one `audit.unauthenticated.suppressed` row | `600` |
+ * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
  *
@@ -68,12 +74,16 @@ export const GatewayConfigSchema = z.object({
   SSE_EVENT_RETENTION_MS: env.millis(5 * 60_000),
   SSE_EVENT_MAX: env.count(1000),
   MCP_CLIENT_REQUEST_TIMEOUT_MS: env.millis(5 * 60_000),
+  MCP_BATCH_MAX_MESSAGES: env.count(100),
+  MCP_SESSION_RECORD_MAX_BYTES: env.count(16 * 1024),
+  MCP_SUBSCRIPTIONS_MAX: env.count(100),
+  MCP_SESSIONS_PER_PRINCIPAL_MAX: env.count(5000),
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.flag(false),
-  METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: env.port(9464),
   AUTH_MODE: z.enum(['builtin', 'basic', 'none']).default('builtin'),
   ADMIN_USERNAME: z.string().min(1).default('admin'),
@@ -94,6 +104,8 @@ export const GatewayConfigSchema = z.object({
   LOGIN_MAX_FAILURES_PER_USER: env.count(10),
   LOGIN_MAX_FAILURES_PER_ADDRESS: env.count(50),
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
+  AUDIT_UNAUTHENTICATED_PER_MINUTE: env.count(600),
+  AUDIT_UNAUTHENTICATED_RETENTION_DAYS: env.count(7),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,
 });

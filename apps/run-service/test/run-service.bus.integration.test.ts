@@ -16,6 +16,7 @@ import { createLogger, createPool } from '@dagu-mcp/runtime';
 import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
+import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
 import { defaultRunConfig } from '../src/config/run-config';
 import { stepEnvBase } from '../src/core/env-merge';
 import { createRunService } from '../src/run-service';
@@ -185,6 +186,39 @@ describe('run-service over the bus', () => {
     expect((await errorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe(
       'invalid_tool_input',
     );
+  });
+
+  it('refuses to start an alias bomb (issue 17 "YAML and JSON bombs")', async () => {
+    const refused = await errorOf(
+      call('run.start', { dagName: 'bomb', spec: aliasBombSpec(), inline: true, enqueue: false }),
+    );
+    expect(refused).toMatchObject({ code: 'invalid_tool_input', field: 'spec' });
+    expect(refused.details?.errors).toEqual([
+      expect.stringMatching(/^invalid YAML: aliases expand the document to more than \d+ values/),
+    ]);
+  });
+
+  it('cuts a 3 MB log line at the byte bound of a read, with a truncation flag (issue 17 "log reads in bytes")', async () => {
+    const ref = await call('run.start', {
+      dagName: 'huge-line',
+      spec: 'steps:\n  - name: big\n    run: "head -c 3000000 /dev/zero | tr \'\\\\0\' x; echo; echo done"\n',
+      inline: true,
+      enqueue: false,
+    });
+    expect((await terminalEvent(ref.dagRunId, 20_000)).status).toBe(4);
+    const tail = await call('run.stepLog', { dagName: 'huge-line', dagRunId: ref.dagRunId, stepName: 'big' });
+    expect(Buffer.byteLength(tail.stdoutContent)).toBeLessThanOrEqual(1024 * 1024);
+    expect(tail.stdoutContent.endsWith('x\ndone')).toBe(true);
+    // The capture keeps lines of at most 1 MiB (line-splitter.ts): the 3 MB line is stored as three.
+    expect(tail).toMatchObject({ totalLines: 4, lineCount: 3, hasMore: true, truncated: true });
+    const head = await call('run.stepLog', {
+      dagName: 'huge-line',
+      dagRunId: ref.dagRunId,
+      stepName: 'big',
+      query: { head: 2 },
+    });
+    expect(head.stdoutContent).toBe('x'.repeat(1024 * 1024));
+    expect(head).toMatchObject({ lineCount: 1, hasMore: true, truncated: true });
   });
 
   it('stops and retries through the bus', async () => {

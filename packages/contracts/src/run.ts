@@ -146,6 +146,10 @@ export const StepLogReplySchema = z.looseObject({
   lineCount: z.number().int(),
   totalLines: z.number().int(),
   hasMore: z.boolean(),
+  /** The read was cut at its byte bound (run-service `RUN_LOG_READ_MAX_BYTES`); absent when whole. */
+  truncated: z.boolean().optional(),
+  /** The same for stderr, when both streams are read. */
+  stderrTruncated: z.boolean().optional(),
 });
 
 /**

@@ -28,6 +28,7 @@
  * - `dag` / `subDags` are returned only when the stream is valid.
  */
 export { parseDagSpec, type ParseDagSpecOptions } from './parse-dag-spec';
+export { DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from './yaml-bounds';
 export { topologicalOrder, findCycles, upstreamOf, rewindSet } from './dependencies';
 export { checkDagName } from './dag.parser';
 export { checkCron } from './schedule.parser';

@@ -2,7 +2,8 @@
  * Root-level rules of parseDagSpec (dagu-model.md §2–4): YAML stream, names,
  * root keys, schedule, env, labels, handlers, sub-DAG documents.
  */
-import { parseDagSpec } from './index';
+import { DEFAULT_EXPANSION_LIMITS, parseDagSpec } from './index';
+import { aliasBombSpec } from '../test-fixtures/alias-bomb';
 
 const STEP = 'steps:\n  - name: a\n    run: echo a\n';
 
@@ -222,5 +223,42 @@ describe('parseDagSpec: root normalization', () => {
       expect(result.valid).toBe(false);
       expect(result.errors.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('parseDagSpec: the expanded size of aliases is bounded (issue 17 "YAML and JSON bombs")', () => {
+  const bounded = (message: string): string => `invalid YAML: aliases expand the document to more than ${message}`;
+
+  it('refuses a 23 KB spec whose aliases expand to ten million values', () => {
+    const spec = aliasBombSpec();
+    expect(spec.length).toBeLessThan(25_000);
+    expect(parseDagSpec(spec, { name: 'bomb' })).toEqual({
+      valid: false,
+      errors: [bounded(`${DEFAULT_EXPANSION_LIMITS.maxNodes} values (the expanded size is bounded)`)],
+      subDags: [],
+    });
+  });
+
+  it('refuses nested anchors that expand exponentially', () => {
+    let spec = 'x0: &a0 [lol]\n';
+    for (let i = 1; i <= 30; i += 1) spec += `x${i}: &a${i} [*a${i - 1}, *a${i - 1}]\n`;
+    expect(errorsOf(`${spec}${STEP}`)).toEqual([
+      bounded(`${DEFAULT_EXPANSION_LIMITS.maxNodes} values (the expanded size is bounded)`),
+    ]);
+  });
+
+  it('refuses aliases that multiply one long string past the text bound', () => {
+    const spec = aliasBombSpec(1, 50).replace('[a]', `["${'x'.repeat(10_000)}"]`);
+    expect(
+      parseDagSpec(spec, { name: 'bomb', expansionLimits: { maxNodes: 1_000, maxChars: 100_000 } }).errors,
+    ).toEqual([bounded('100000 characters of text (the expanded size is bounded)')]);
+  });
+
+  it('refuses an alias inside its own anchor', () => {
+    expect(errorsOf(`env: &e [*e]\n${STEP}`)).toEqual(['invalid YAML: an alias refers to a node that contains it']);
+  });
+
+  it('keeps a spec whose aliases stay inside the bounds', () => {
+    expect(parseDagSpec(aliasBombSpec(100, 10), { name: 'small' })).toMatchObject({ valid: true, errors: [] });
   });
 });

@@ -7,6 +7,7 @@ import { checkDagName, parseDagDocument } from './dag.parser';
 import type { DagSpecResult, NormalizedDag } from './dag.types';
 import { ErrorSink } from './error-sink';
 import { asMap } from './yaml-values';
+import { checkExpandedSize, DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from './yaml-bounds';
 
 /** Options of `parseDagSpec`. */
 export interface ParseDagSpecOptions {
@@ -17,6 +18,12 @@ export interface ParseDagSpecOptions {
    * YAML `name` is required.
    */
   name?: string;
+  /**
+   * Bounds of the stream once its aliases are expanded, each document on its
+   * own (default {@link DEFAULT_EXPANSION_LIMITS}). A document past them is
+   * `valid: false` before any value is built.
+   */
+  expansionLimits?: ExpansionLimits;
 }
 
 /** First line of a `yaml` library error (its message continues with a source excerpt). */
@@ -32,7 +39,9 @@ function yamlMessage(message: string): string {
  * that name). Every error found is returned, each shaped
  * `field '<f>': <message> (value: <v>)` where a field applies, prefixed with
  * its context (`step 'build': …`, `handler_on.exit: …`, `sub-DAG 'x': …`);
- * YAML syntax errors read `invalid YAML: <message from the yaml library>`.
+ * YAML syntax errors read `invalid YAML: <message from the yaml library>`;
+ * a document whose aliases expand past `opts.expansionLimits` reads
+ * `invalid YAML: aliases expand the document to more than …`.
  *
  * @returns `{valid, errors, dag, subDags}`; `dag` and `subDags` are present
  *   only when `valid` is true.
@@ -57,6 +66,12 @@ function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSin
   }
   for (const doc of documents)
     for (const error of doc.errors) sink.plain(`invalid YAML: ${yamlMessage(error.message)}`);
+  if (sink.count > 0) return invalid();
+  // Measured on the syntax tree first: building values of an alias bomb is the attack itself.
+  for (const doc of documents) {
+    const problem = checkExpandedSize(doc, opts.expansionLimits ?? DEFAULT_EXPANSION_LIMITS);
+    if (problem !== undefined) sink.plain(`invalid YAML: ${problem}`);
+  }
   if (sink.count > 0) return invalid();
   const values = documents.map((doc): unknown => {
     try {

@@ -70,3 +70,15 @@ export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: un
     ? { items, nextCursor: Buffer.from(last.id).toString('base64url') }
     : { items };
 }
+
+/**
+ * Deletes the audit rows of unauthenticated traffic (no principal: stored as
+ * `principal_id = 'unknown'`) older than `cutoff`; rows with an author are
+ * never deleted here.
+ *
+ * @returns the number of rows deleted.
+ */
+export async function deleteUnauthenticatedBefore(pool: Pool, cutoff: Date): Promise<number> {
+  const result = await pool.query("DELETE FROM audit_events WHERE principal_id = 'unknown' AND at < $1", [cutoff]);
+  return result.rowCount ?? 0;
+}

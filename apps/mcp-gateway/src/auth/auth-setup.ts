@@ -54,7 +54,14 @@ export async function setupAuth(
 
   const users = new UserRepository(pool);
   const keys = new ApiKeyRepository(pool);
-  const audit = new AuditLog({ pool, logger });
+  const audit = new AuditLog({
+    pool,
+    logger,
+    unauthenticated: {
+      perMinute: config.AUDIT_UNAUTHENTICATED_PER_MINUTE,
+      retentionDays: config.AUDIT_UNAUTHENTICATED_RETENTION_DAYS,
+    },
+  });
   const verifier = new ApiKeyVerifier({
     repository: keys,
     publisher: redis,

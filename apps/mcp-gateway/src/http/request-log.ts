@@ -4,6 +4,15 @@ import type { Logger } from '@dagu-mcp/runtime';
 import { requestIdOf } from './request-id';
 
 /**
+ * How logs name an MCP session: the first 12 hex characters of its SHA-256.
+ * A session id works like a bearer credential, so the id itself never goes to
+ * a log line or an audit row (issue 17 "Every mutation has an author").
+ */
+export function sessionRef(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('hex').slice(0, 12);
+}
+
+/**
  * One structured line per finished request (`debug`; `warn` for 5xx):
  * request id, method, route path, status, duration in ms, and for MCP the
  * session as `sessionRef` — the first 12 hex characters of its SHA-256,
@@ -21,9 +30,7 @@ export function requestLog(logger: Logger) {
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
-        ...(session !== undefined
-          ? { sessionRef: createHash('sha256').update(session).digest('hex').slice(0, 12) }
-          : {}),
+        ...(session !== undefined ? { sessionRef: sessionRef(session) } : {}),
       };
       if (res.statusCode >= 500) logger.warn(line, 'request failed');
       else logger.debug(line, 'request');

@@ -4,6 +4,7 @@ import { DaguError, roleAtLeast, type Role } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { principalOf } from './principal';
 import { restErrorHandler } from './rest-errors';
+import { browserCredentialRule, foreignOriginGuard, noStore } from './browser-rules';
 
 /** Who may call a route: a role (and every role above it, dagu-model §9), or `public` (no credential). */
 export type RouteAccess = Role | 'public';
@@ -21,6 +22,11 @@ export interface RouteSpec {
   readonly query?: z.ZodType;
   /** Success status, default 200 (201 for creations, 204 for deletions). */
   readonly status?: number;
+  /**
+   * The route documents a `text/plain` body besides JSON (the wiki page
+   * `PUT`): the browser rules let it through for PUT, PATCH and DELETE.
+   */
+  readonly textBody?: boolean;
 }
 
 /** A route as registered: method, Express path and its spec. */
@@ -53,9 +59,11 @@ export type RestRoutes = (routes: RestRouteRegistrar) => void;
 export type ServiceProbes = Record<string, { ok: boolean; replica?: string; latencyMs?: number; error?: string }>;
 
 /**
- * Builds the `/api/v1` router: JSON bodies (limit `bodyLimitBytes`), the
- * route modules behind `authenticate` (API keys need the `rest_api` surface)
- * and their role checks, a JSON 404 for anything else and JSON errors
+ * Builds the `/api/v1` router: the browser rules (a foreign `Origin` on a
+ * state-changing request is refused; `Cache-Control: no-store`), JSON bodies
+ * (limit `bodyLimitBytes`), the route modules behind `authenticate` (API keys
+ * need the `rest_api` surface), the browser-credential rule and their role
+ * checks, a JSON 404 for anything else and JSON errors
  * `{code, message, …, requestId}` — never HTML.
  */
 export function createRestRouter(opts: {
@@ -63,10 +71,14 @@ export function createRestRouter(opts: {
   bodyLimitBytes: number;
   authenticate: RequestHandler;
   routes: RestRoutes[];
+  /** Origins besides the gateway's own allowed to send state-changing requests (`ALLOWED_ORIGINS`). */
+  allowedOrigins?: readonly string[];
   /** Serves the OpenAPI document of the registered routes at `GET /openapi.json`. */
   openApi: (routes: readonly RegisteredRoute[]) => Record<string, unknown>;
 }): Router {
   const router = Router();
+  router.use(noStore());
+  router.use(foreignOriginGuard(opts.allowedOrigins ?? []));
   router.use(express.json({ limit: opts.bodyLimitBytes }));
   const registered: RegisteredRoute[] = [];
   const registrar = createRegistrar(router, opts.authenticate, registered);
@@ -94,7 +106,10 @@ function createRegistrar(
   const add =
     (method: RegisteredRoute['method']) =>
     (path: string, spec: RouteSpec, handler: RestHandler): void => {
-      const chain: RequestHandler[] = spec.access === 'public' ? [] : [authenticate, requireRole(spec.access)];
+      const chain: RequestHandler[] =
+        spec.access === 'public'
+          ? []
+          : [authenticate, browserCredentialRule({ textBody: spec.textBody === true }), requireRole(spec.access)];
       router[method](path, ...chain, wrap(handler));
       registered.push({ method, path, spec });
     };

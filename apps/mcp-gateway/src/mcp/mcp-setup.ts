@@ -48,6 +48,10 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
     eventRetentionMs: config.SSE_EVENT_RETENTION_MS,
     eventMaxLen: config.SSE_EVENT_MAX,
     clientRequestTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
+    maxBatchMessages: config.MCP_BATCH_MAX_MESSAGES,
+    maxSessionRecordBytes: config.MCP_SESSION_RECORD_MAX_BYTES,
+    maxSubscriptions: config.MCP_SUBSCRIPTIONS_MAX,
+    maxSessionsPerPrincipal: config.MCP_SESSIONS_PER_PRINCIPAL_MAX,
     createDispatcher: ({ sessions: store, hub, redis }) => {
       const extensions =
         config.MCP_EXTENSIONS.length === 0

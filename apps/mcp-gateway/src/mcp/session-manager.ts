@@ -29,6 +29,14 @@ export interface McpSessionManagerOptions {
   readonly eventMaxLen: number;
   /** How long a server→client request (sampling, elicitation) waits for the client, ms. */
   readonly clientRequestTimeoutMs: number;
+  /** Most messages in one 2025-03-26 batch (streamable-http.ts default when unset). */
+  readonly maxBatchMessages?: number;
+  /** Most bytes of a session's client info and capabilities (streamable-http.ts default when unset). */
+  readonly maxSessionRecordBytes?: number;
+  /** Most resource subscriptions of one session (session-store.ts default when unset). */
+  readonly maxSubscriptions?: number;
+  /** Most live MCP sessions of one principal (session-store.ts default when unset). */
+  readonly maxSessionsPerPrincipal?: number;
   /** Builds the JSON-RPC dispatcher once the Redis parts exist. */
   readonly createDispatcher: (parts: {
     readonly sessions: SessionStore;
@@ -75,8 +83,14 @@ export class McpSessionManager {
     const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
     await hub.start();
     this.hub = hub;
-    const store = new SessionStore(redis, keys, options.idleTtlMs, options.sessionCacheMs ?? 0, (sid) =>
-      hub.announceSessionChange(sid),
+    const store = new SessionStore(
+      redis,
+      keys,
+      options.idleTtlMs,
+      options.sessionCacheMs ?? 0,
+      (sid) => hub.announceSessionChange(sid),
+      options.maxSubscriptions,
+      options.maxSessionsPerPrincipal,
     );
     hub.onSessionChange((sid) => store.forget(sid));
     const events = new EventLog(redis, keys, {
@@ -96,6 +110,8 @@ export class McpSessionManager {
       retryMs: options.retryMs,
       clientRequestTimeoutMs: options.clientRequestTimeoutMs,
       pollMs: Math.min(options.keepAliveMs, 5_000),
+      ...(options.maxBatchMessages !== undefined ? { maxBatchMessages: options.maxBatchMessages } : {}),
+      ...(options.maxSessionRecordBytes !== undefined ? { maxSessionRecordBytes: options.maxSessionRecordBytes } : {}),
     });
     const every = Math.max(100, Math.min(Math.floor(options.idleTtlMs / 3), 5_000));
     this.sweeper = setInterval(() => void this.sweep(), every);

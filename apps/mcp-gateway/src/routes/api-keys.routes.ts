@@ -7,6 +7,7 @@ import type { ApiKeyVerifier } from '../auth/api-key-cache';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { uuidParam } from './path-params';
 import { requestIdOf } from '../http/request-id';
 
 const CreateKeySchema = z.strictObject({
@@ -82,8 +83,8 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
       '/api-keys/:id',
       { access: 'admin', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 },
       async (req, res) => {
-        const id = String(req.params.id);
-        const prefix = /^[0-9a-f-]{36}$/.test(id) ? await deps.keys.revoke(id) : undefined;
+        const id = uuidParam(req.params.id, 'id');
+        const prefix = await deps.keys.revoke(id);
         if (prefix === undefined) throw new DaguError('resource_not_found', 'API key not found.');
         await deps.verifier.invalidate(prefix);
         audit(res, 'api_key.revoked', id);

@@ -8,6 +8,7 @@ import type { LoginSessions } from '../auth/login-sessions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
+import { uuidParam } from './path-params';
 import { requestIdOf } from '../http/request-id';
 
 const Username = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'letters, digits, "_", ".", "@" or "-", at most 64');
@@ -45,7 +46,7 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
       },
     );
     routes.get('/users/:id', { access: 'admin', summary: 'Get a user', tag: 'users' }, async (req, res) => {
-      const user = await deps.users.findById(String(req.params.id));
+      const user = await deps.users.findById(uuidParam(req.params.id, 'id'));
       if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
       res.json(user);
     });
@@ -54,7 +55,7 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
       { access: 'admin', summary: "Change a user's role or password", tag: 'users', body: UpdateUserSchema },
       async (req, res) => {
         const change = parseRequest(UpdateUserSchema, req.body);
-        const user = await deps.users.update(String(req.params.id), {
+        const user = await deps.users.update(uuidParam(req.params.id, 'id'), {
           ...(change.role !== undefined ? { role: change.role } : {}),
           ...(change.password !== undefined ? { passwordHash: await hashPassword(change.password) } : {}),
         });
@@ -69,10 +70,10 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
       '/users/:id',
       { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 },
       async (req, res) => {
-        if (!(await deps.users.delete(String(req.params.id))))
-          throw new DaguError('resource_not_found', 'User not found.');
-        await deps.sessions.userChanged(String(req.params.id));
-        audit(res, 'user.deleted', String(req.params.id));
+        const id = uuidParam(req.params.id, 'id');
+        if (!(await deps.users.delete(id))) throw new DaguError('resource_not_found', 'User not found.');
+        await deps.sessions.userChanged(id);
+        audit(res, 'user.deleted', id);
         res.status(204).end();
       },
     );

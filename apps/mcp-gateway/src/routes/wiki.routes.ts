@@ -139,6 +139,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
         summary: 'Create or replace a wiki page (If-Match / If-None-Match: *)',
         tag: 'wiki',
         body: PutPageBodySchema,
+        textBody: true,
       },
       async (req, res) => {
         const workspace = workspaceOf(req, false);

@@ -25,6 +25,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
+ * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
  */
@@ -61,6 +62,7 @@ export function runConfigSchema() {
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_LOG_BATCH_LINES: env.count(1000),
+    RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
   });
@@ -99,6 +101,8 @@ export interface RunConfig {
   readonly stepUser?: string;
   readonly logFlushMs: number;
   readonly logBatchLines: number;
+  /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
+  readonly logReadMaxBytes: number;
   /** Days a finished run is kept when its DAG sets no `hist_retention_days`. */
   readonly histRetentionDays: number;
   /** How often a replica looks for runs past their retention. */
@@ -123,6 +127,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
+    logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
     retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
   };

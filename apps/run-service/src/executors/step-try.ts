@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
+import { compileAuthorRegex } from '../core/author-regex';
 import type { InterpolationScope } from '../core/interpolate';
 import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
 import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from '../core/step-outputs';
@@ -45,12 +46,9 @@ export interface TryInput {
 function matcherOf(patterns: readonly string[]): (line: string) => boolean {
   const tests = patterns.map((pattern) => {
     if (!pattern.startsWith('re:')) return (line: string) => line.includes(pattern);
-    try {
-      const regex = new RegExp(pattern.slice(3));
-      return (line: string) => regex.test(line);
-    } catch {
-      return () => false;
-    }
+    // RE2 syntax, linear time (core/author-regex.ts); a pattern the engine refuses never matches.
+    const test = compileAuthorRegex(pattern.slice(3));
+    return typeof test === 'function' ? test : () => false;
   });
   return (line) => tests.some((test) => test(line));
 }

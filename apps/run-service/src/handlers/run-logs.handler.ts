@@ -6,8 +6,8 @@ import { readRunLogs } from '../read/run-logs';
 /**
  * `run.logs` — the run-log model (021 `run_logs`): scheduler-log tail and per-step stream flags. Errors: `resource_not_found`.
  */
-export function createRunLogsHandler(pool: Pool): OpHandler<RunOps, 'run.logs'> {
+export function createRunLogsHandler(pool: Pool, maxBytes: number): OpHandler<RunOps, 'run.logs'> {
   return async function runLogs(payload) {
-    return readRunLogs(pool, payload);
+    return readRunLogs(pool, payload, maxBytes);
   };
 }

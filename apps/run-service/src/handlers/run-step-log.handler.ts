@@ -6,8 +6,8 @@ import { readStepLog } from '../read/run-logs';
 /**
  * `run.stepLog` — one step's stdout/stderr with the reader options of dagu-model §6 (021 `step_log`). Errors: `resource_not_found` (run or step unknown).
  */
-export function createRunStepLogHandler(pool: Pool): OpHandler<RunOps, 'run.stepLog'> {
+export function createRunStepLogHandler(pool: Pool, maxBytes: number): OpHandler<RunOps, 'run.stepLog'> {
   return async function runStepLog(payload) {
-    return readStepLog(pool, payload);
+    return readStepLog(pool, payload, maxBytes);
   };
 }

@@ -4,6 +4,7 @@ import { interpolate, type InterpolationScope } from '../core/interpolate';
 import type { StepLauncher } from '../core/step-launch';
 import { interpolateForShell } from '../core/shell-values';
 import { runProcess } from './process-runner';
+import { compileAuthorRegex } from '../core/author-regex';
 
 /**
  * Conditions of `preconditions` and `repeat_policy` (Dagu spec 023):
@@ -11,7 +12,8 @@ import { runProcess } from './process-runner';
  * - with `expected` (value match): the condition text is interpolated (plain
  *   mode: `$VAR`, `${VAR}`, `${params.X}`, step references), then it is met
  *   when one of its lines equals `expected`, or, for `expected: re:<pattern>`,
- *   when the pattern matches a line. Legacy backtick substitution runs on the
+ *   when the pattern matches a line (RE2 syntax, matched in linear time:
+ *   `core/author-regex.ts`). Legacy backtick substitution runs on the
  *   author's text only (dagu-model §3): each `` `cmd` `` the author wrote runs
  *   with its references as variable expansions, and backticks inside a value
  *   stay characters;
@@ -45,15 +47,9 @@ export type ConditionResult =
 function matches(text: string, expected: string): boolean | { error: string } {
   const lines = text.split('\n');
   if (!expected.startsWith('re:')) return lines.some((line) => line === expected) || text === expected;
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(expected.slice(3));
-  } catch (error) {
-    return {
-      error: `invalid regular expression in expected: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-  return lines.some((line) => pattern.test(line));
+  const test = compileAuthorRegex(expected.slice(3));
+  if (typeof test !== 'function') return { error: `invalid regular expression in expected: ${test.error}` };
+  return lines.some((line) => test(line));
 }
 
 /** Runs a command check; true when it exits 0. */

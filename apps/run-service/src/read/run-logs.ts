@@ -2,6 +2,7 @@ import { DaguError, type StepLogQuery, stepStatusLabel } from '@dagu-mcp/contrac
 import type { Pool } from '@dagu-mcp/runtime';
 import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../store/log-reader';
 import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../core/log-window';
+import { DEFAULT_LOG_READ_MAX_BYTES } from '../core/log-bytes';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import { findSubRunOf } from '../store/run-links.repository';
@@ -17,7 +18,11 @@ import { findBodyStep } from './foreach-read';
  */
 
 /** The run-log model: scheduler log (tail, default 500 lines) and each node's stream flags. */
-export async function readRunLogs(pool: Pool, input: { dagName: string; dagRunId: string; tail?: number }) {
+export async function readRunLogs(
+  pool: Pool,
+  input: { dagName: string; dagRunId: string; tail?: number },
+  maxBytes = DEFAULT_LOG_READ_MAX_BYTES,
+) {
   return withStorageErrors(async () => {
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
@@ -26,10 +31,13 @@ export async function readRunLogs(pool: Pool, input: { dagName: string; dagRunId
       run.scheduler_log,
       ...steps.flatMap((step) => [step.stdout_log, step.stderr_log]),
     ]);
-    const schedulerLog = await readWithTotal(pool, run.scheduler_log, totals.get(run.scheduler_log) ?? 0, {
-      kind: 'tail',
-      count: input.tail ?? DEFAULT_SCHEDULER_TAIL,
-    });
+    const schedulerLog = await readWithTotal(
+      pool,
+      run.scheduler_log,
+      totals.get(run.scheduler_log) ?? 0,
+      { kind: 'tail', count: input.tail ?? DEFAULT_SCHEDULER_TAIL },
+      maxBytes,
+    );
     return {
       schedulerLog,
       stepLogs: steps.map((step) => ({
@@ -56,15 +64,17 @@ export interface StepLogInput {
 }
 
 /**
- * The step-log model: stdout and stderr with one selection applied to each;
- * `lineCount`, `totalLines` and `hasMore` follow stdout unless the query asks
- * for stderr only. A stream the query excludes is empty.
+ * The step-log model: stdout and stderr with one selection applied to each,
+ * each at most `maxBytes` of UTF-8 (`RUN_LOG_READ_MAX_BYTES`);
+ * `lineCount`, `totalLines`, `hasMore` and `truncated` follow stdout unless
+ * the query asks for stderr only (`stderrTruncated` for stderr beside it). A
+ * stream the query excludes is empty.
  *
  * Errors: `resource_not_found` — no such run, no such step (steps first,
  * then handlers, by name), or a child-run / foreach address (not supported
  * by this engine yet).
  */
-export async function readStepLog(pool: Pool, input: StepLogInput) {
+export async function readStepLog(pool: Pool, input: StepLogInput, maxBytes = DEFAULT_LOG_READ_MAX_BYTES) {
   if ((input.item === undefined) !== (input.bodyStepName === undefined)) {
     throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', {
       field: input.item === undefined ? 'item' : 'bodyStepName',
@@ -85,7 +95,7 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
     const stream = input.query?.stream;
     const totals = await readStreamTotals(pool, [step.stdout_log, step.stderr_log]);
     const read = (id: number, wanted: boolean): Promise<StreamRead> =>
-      wanted ? readWithTotal(pool, id, totals.get(id) ?? 0, selection) : Promise.resolve(emptyRead());
+      wanted ? readWithTotal(pool, id, totals.get(id) ?? 0, selection, maxBytes) : Promise.resolve(emptyRead());
     const [stdout, stderr] = await Promise.all([
       read(step.stdout_log, stream !== 'stderr'),
       read(step.stderr_log, stream !== 'stdout'),
@@ -100,9 +110,11 @@ export async function readStepLog(pool: Pool, input: StepLogInput) {
       lineCount: primary.lineCount,
       totalLines: primary.totalLines,
       hasMore: primary.hasMore,
+      ...(primary.truncated ? { truncated: true } : {}),
       ...(stream === undefined
         ? { stderrLineCount: stderr.lineCount, stderrTotalLines: stderr.totalLines, stderrHasMore: stderr.hasMore }
         : {}),
+      ...(stream === undefined && stderr.truncated ? { stderrTruncated: true } : {}),
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import { CHUNK_LINES } from './log-sink';
+import { CHUNK_BYTES, CHUNK_LINES } from './log-sink';
+import { boundLines, DEFAULT_LOG_READ_MAX_BYTES } from '../core/log-bytes';
 import { hasMoreOf, windowOf, windowSize, type LineWindow, type LogSelection } from '../core/log-window';
 
 /**
@@ -19,6 +20,8 @@ export type StreamRead = {
   lineCount: number;
   totalLines: number;
   hasMore: boolean;
+  /** Present when the read was cut at its byte bound (`RUN_LOG_READ_MAX_BYTES`). */
+  truncated?: true;
 };
 
 const TotalsRowSchema = z.object({ id: z.coerce.number(), total_lines: z.number() });
@@ -36,14 +39,25 @@ export async function readStreamTotals(pool: Pool, streamIds: readonly number[])
   return totals;
 }
 
-/** Lines `window.from` … `window.to` of one stream, in order. */
-export async function readLines(pool: Pool, streamId: number, window: LineWindow): Promise<string[]> {
+/**
+ * Lines `window.from` … `window.to` of one stream, in order. Each chunk's text
+ * is fetched up to `maxChars` characters (at least {@link CHUNK_BYTES} + 1): a
+ * chunk longer than that holds one huge line at its end (the sink closes a
+ * chunk once it reaches {@link CHUNK_BYTES}), which comes back cut instead of
+ * whole.
+ */
+export async function readLines(
+  pool: Pool,
+  streamId: number,
+  window: LineWindow,
+  maxChars = DEFAULT_LOG_READ_MAX_BYTES,
+): Promise<string[]> {
   if (windowSize(window) === 0) return [];
   const result = await pool.query(
-    `SELECT first_line, line_count, text FROM log_chunks
+    `SELECT first_line, line_count, left(text, $4) AS text FROM log_chunks
      WHERE stream_id = $1 AND first_line > $2 - ${CHUNK_LINES} AND first_line <= $3 AND first_line + line_count > $2
      ORDER BY first_line`,
-    [streamId, window.from, window.to],
+    [streamId, window.from, window.to, Math.max(maxChars, CHUNK_BYTES) + 1],
   );
   const lines: string[] = [];
   for (const row of result.rows) {
@@ -56,19 +70,27 @@ export async function readLines(pool: Pool, streamId: number, window: LineWindow
   return lines;
 }
 
-/** Reads `selection` of a stream whose total is known. */
+/**
+ * Reads `selection` of a stream whose total is known, at most `maxBytes` of
+ * UTF-8 content (the newest lines for a tail). A cut read has
+ * `truncated: true` and `hasMore: true`; `lineCount` counts the lines
+ * returned, a cut line included.
+ */
 export async function readWithTotal(
   pool: Pool,
   streamId: number,
   total: number,
   selection: LogSelection,
+  maxBytes = DEFAULT_LOG_READ_MAX_BYTES,
 ): Promise<StreamRead> {
-  const lines = await readLines(pool, streamId, windowOf(selection, total));
+  const read = await readLines(pool, streamId, windowOf(selection, total), maxBytes);
+  const { lines, truncated } = boundLines(read, maxBytes, selection.kind === 'tail');
   return {
     content: lines.join('\n'),
     lineCount: lines.length,
     totalLines: total,
-    hasMore: hasMoreOf(selection, total, lines.length),
+    hasMore: truncated || hasMoreOf(selection, total, lines.length),
+    ...(truncated ? { truncated: true as const } : {}),
   };
 }
 

@@ -43,6 +43,10 @@ export interface ReplicaOptions {
   readonly readResource?: McpHandlers['readResource'];
   /** The replica's logger; default silent. */
   readonly logger?: Logger;
+  readonly maxBatchMessages?: number;
+  readonly maxSessionRecordBytes?: number;
+  readonly maxSubscriptions?: number;
+  readonly maxSessionsPerPrincipal?: number;
 }
 
 function fakeAuth(req: Request, res: Response, next: NextFunction): void {
@@ -73,6 +77,12 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     eventRetentionMs: 60_000,
     eventMaxLen: 1000,
     clientRequestTimeoutMs: 5_000,
+    ...(options.maxBatchMessages !== undefined ? { maxBatchMessages: options.maxBatchMessages } : {}),
+    ...(options.maxSessionRecordBytes !== undefined ? { maxSessionRecordBytes: options.maxSessionRecordBytes } : {}),
+    ...(options.maxSubscriptions !== undefined ? { maxSubscriptions: options.maxSubscriptions } : {}),
+    ...(options.maxSessionsPerPrincipal !== undefined
+      ? { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal }
+      : {}),
     createDispatcher: ({ sessions }) => createMcpDispatcher({ handlers, sessions, version: 'test' }),
   });
   await manager.start();

@@ -4,6 +4,7 @@ import type { EventLog } from './event-log';
 import type { OutgoingMessage } from './protocol';
 import { STANDALONE_STREAM } from './redis-keys';
 import type { SseStream } from './sse-stream';
+import { sessionRef } from '../../http/request-log';
 
 /**
  * Messages of a request answered as JSON: they go to the session's standalone
@@ -77,7 +78,7 @@ export class PostStreamOutbound implements Outbound {
       this.sse.send(message, logged.eventId);
     } catch (err) {
       // Redis is unavailable: still deliver on the open stream, without an id (not resumable).
-      this.logger.warn({ err, sessionId: this.sid }, 'mcp event could not be logged');
+      this.logger.warn({ err, sessionRef: sessionRef(this.sid) }, 'mcp event could not be logged');
       this.sse.send(message);
     }
   }

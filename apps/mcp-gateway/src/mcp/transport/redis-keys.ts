@@ -13,6 +13,7 @@
  * | `<p>:mcp:{sid}:req:<stream>` | stream | messages of one POST answered as SSE | retention window |
  * | `<p>:mcp:{sid}:reqs` | set | the POST stream ids of the session (for cleanup) | idle TTL |
  * | `<p>:mcp:subscribers:<uri>` | set | session ids subscribed to a URI | pruned lazily |
+ * | `<p>:mcp:principal:<id>:sessions` | sorted set | the sessions a principal opened (score: ms opened) | idle TTL from the newest; ended ones pruned at the bound |
  * | `<p>:mcp:control` | channel | broadcasts: cancel a request, end a session | — |
  * | `<p>:mcp:replica:<id>` | channel | messages for one gateway replica (client responses, extension relay) | — |
  * | `<p>:mcp:{sid}:wake:<stream>` | channel | "new entry in this stream" | — |
@@ -39,6 +40,11 @@ export class McpKeys {
 
   requestStreams(sid: string): string {
     return `${this.base(sid)}:reqs`;
+  }
+
+  /** The sessions principal `principalId` opened (for `MCP_SESSIONS_PER_PRINCIPAL_MAX`). */
+  principalSessions(principalId: string): string {
+    return `${this.prefix}:mcp:principal:${principalId}:sessions`;
   }
 
   subscribers(uri: string): string {

@@ -5,6 +5,7 @@ import { ClientCapabilitiesSchema, LoggingLevelSchema, type LoggingLevel } from 
 import { isSupportedVersion } from './protocol';
 import type { McpKeys } from './redis-keys';
 import { evalScript } from '@dagu-mcp/bus';
+import { DaguError } from '@dagu-mcp/contracts';
 import { SessionCache } from './session-cache';
 import type { SessionRecord } from './session-record';
 
@@ -29,6 +30,36 @@ return redis.call('HGETALL', KEYS[1])`;
 
 const FlatHash = z.array(z.string());
 
+// Adds a subscription unless the session already holds `max` others; 1 added or present, 0 refused.
+const SUBSCRIBE_BOUNDED = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
+  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+  redis.call('SADD', KEYS[1], ARGV[1])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[4])
+return 1`;
+
+// Admits a new session of a principal unless it already has `max` live ones: the ended or
+// expired ones are pruned only at the bound, so opening a session stays O(1) below it.
+// ARGV: sid, max, now, ttl, session-key prefix, session-key suffix. 1 admitted, 0 refused.
+const ADMIT_SESSION = `
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  for _, sid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('EXISTS', ARGV[5] .. sid .. ARGV[6]) == 0 then redis.call('ZREM', KEYS[1], sid) end
+  end
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+/** Default of the live sessions one principal may hold (`MCP_SESSIONS_PER_PRINCIPAL_MAX`). */
+export const DEFAULT_SESSIONS_PER_PRINCIPAL_MAX = 5000;
+
+/** Default of the subscriptions one session may hold (`MCP_SUBSCRIPTIONS_MAX`). */
+export const DEFAULT_SUBSCRIPTIONS_MAX = 100;
+
 /**
  * Session records in Redis with an idle TTL: every load refreshes it, so a
  * session expires `idleTtlMs` after its last use and Redis frees its keys.
@@ -45,6 +76,10 @@ export class SessionStore {
    *   (`SESSION_CACHE_MS`, default 0 = off); capped at a quarter of `idleTtlMs`.
    * @param announceChange - tells the other replicas that a session's record
    *   changed (the replica hub's `announceSessionChange`); default: nobody.
+   * @param maxSubscriptions - most resource subscriptions one session holds
+   *   (`MCP_SUBSCRIPTIONS_MAX`).
+   * @param maxSessionsPerPrincipal - most live sessions of one principal
+   *   (`MCP_SESSIONS_PER_PRINCIPAL_MAX`).
    */
   constructor(
     private readonly redis: Redis,
@@ -52,13 +87,34 @@ export class SessionStore {
     readonly idleTtlMs: number,
     cacheMs = 0,
     private readonly announceChange: (id: string) => Promise<void> = async () => undefined,
+    private readonly maxSubscriptions = DEFAULT_SUBSCRIPTIONS_MAX,
+    private readonly maxSessionsPerPrincipal = DEFAULT_SESSIONS_PER_PRINCIPAL_MAX,
   ) {
     this.cache = new SessionCache(Math.min(cacheMs, Math.floor(idleTtlMs / 4)));
   }
 
-  /** Stores a new record with the idle TTL. */
-  async create(record: SessionRecord): Promise<void> {
+  /**
+   * Stores a new record with the idle TTL, unless its principal already holds
+   * `maxSessionsPerPrincipal` live sessions.
+   *
+   * @returns false (nothing stored) when the principal is at its bound.
+   */
+  async create(record: SessionRecord): Promise<boolean> {
     const key = this.keys.session(record.id);
+    const [before, after] = key.split(record.id);
+    const admitted = await evalScript(
+      this.redis,
+      ADMIT_SESSION,
+      1,
+      this.keys.principalSessions(record.principalId),
+      record.id,
+      this.maxSessionsPerPrincipal,
+      record.createdAt,
+      this.idleTtlMs,
+      before ?? '',
+      after ?? '',
+    );
+    if (admitted !== 1) return false;
     await this.redis
       .multi()
       .hset(key, {
@@ -70,6 +126,7 @@ export class SessionStore {
       })
       .pexpire(key, this.idleTtlMs)
       .exec();
+    return true;
   }
 
   /**
@@ -138,14 +195,34 @@ export class SessionStore {
     await this.announceChange(id);
   }
 
-  /** Adds `uri` to the session's subscriptions and the session to the URI's subscriber set. */
+  /**
+   * Adds `uri` to the session's subscriptions (a set that expires with the
+   * session) and the session to the URI's subscriber set. Subscribing again
+   * to a URI already held is accepted.
+   *
+   * @throws DaguError `invalid_request` on `uri` when the session already
+   *   holds `maxSubscriptions` other subscriptions (issue 17 "Every unbounded
+   *   thing gets a bound").
+   */
   async subscribe(id: string, uri: string): Promise<void> {
-    await this.redis
-      .multi()
-      .sadd(this.keys.subscriptions(id), uri)
-      .pexpire(this.keys.subscriptions(id), this.idleTtlMs)
-      .sadd(this.keys.subscribers(uri), id)
-      .exec();
+    const added = await evalScript(
+      this.redis,
+      SUBSCRIBE_BOUNDED,
+      2,
+      this.keys.subscriptions(id),
+      this.keys.subscribers(uri),
+      uri,
+      this.maxSubscriptions,
+      this.idleTtlMs,
+      id,
+    );
+    if (added !== 1) {
+      throw new DaguError(
+        'invalid_request',
+        `A session holds at most ${this.maxSubscriptions} resource subscriptions; unsubscribe from one first.`,
+        { field: 'uri', details: { limit: this.maxSubscriptions } },
+      );
+    }
   }
 
   async unsubscribe(id: string, uri: string): Promise<void> {

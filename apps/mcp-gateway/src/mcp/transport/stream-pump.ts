@@ -2,6 +2,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { LoggedEvent } from './event-log';
 import type { ReplicaHub } from './replica-hub';
 import type { SseStream } from './sse-stream';
+import { sessionRef } from '../../http/request-log';
 
 /** Options of {@link pumpEvents}. */
 export interface PumpOptions {
@@ -72,7 +73,7 @@ export async function pumpEvents(options: PumpOptions): Promise<void> {
         }
       } while (again && !stopped);
     } catch (err) {
-      logger.warn({ err, sessionId: options.sid, stream: options.stream }, 'mcp stream fetch failed');
+      logger.warn({ err, sessionRef: sessionRef(options.sid), stream: options.stream }, 'mcp stream fetch failed');
     } finally {
       running = false;
     }

@@ -22,6 +22,7 @@ import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
 import { SseStream } from './sse-stream';
 import { requestIdOf } from '../../http/request-id';
+import { sessionRef } from '../../http/request-log';
 
 /** Settings of {@link StreamableHttpHandler} (see config.ts for the variables). */
 export interface StreamableHttpOptions {
@@ -35,7 +36,19 @@ export interface StreamableHttpOptions {
   readonly clientRequestTimeoutMs: number;
   /** Fallback fetch interval of GET streams, ms. */
   readonly pollMs: number;
+  /** Most messages in one 2025-03-26 batch (`MCP_BATCH_MAX_MESSAGES`); default {@link DEFAULT_BATCH_MAX_MESSAGES}. */
+  readonly maxBatchMessages?: number;
+  /**
+   * Most bytes of a session's `clientInfo` and `capabilities` as JSON
+   * (`MCP_SESSION_RECORD_MAX_BYTES`); default {@link DEFAULT_SESSION_RECORD_MAX_BYTES}.
+   */
+  readonly maxSessionRecordBytes?: number;
 }
+
+/** Default of {@link StreamableHttpOptions.maxBatchMessages}. */
+export const DEFAULT_BATCH_MAX_MESSAGES = 100;
+/** Default of {@link StreamableHttpOptions.maxSessionRecordBytes} (16 KiB). */
+export const DEFAULT_SESSION_RECORD_MAX_BYTES = 16 * 1024;
 
 /**
  * The MCP endpoint's Streamable HTTP handler (MCP 2025-03-26, 2025-06-18,
@@ -48,6 +61,9 @@ export interface StreamableHttpOptions {
  * | --- | --- | --- |
  * | POST accepts neither JSON nor SSE; GET does not accept SSE | 406 | -32000 |
  * | batch array under a revision without batches; empty batch; initialize in a batch | 400 | -32600 |
+ * | batch of more than `maxBatchMessages` messages | 400 | -32600 |
+ * | `initialize` whose `clientInfo` and `capabilities` pass `maxSessionRecordBytes` | 200 | -32602 |
+ * | `initialize` by a principal at its bound of live sessions | 429 | -32000 |
  * | not a JSON-RPC 2.0 message | 400 | -32600 |
  * | `initialize` params invalid | 200 | -32602 |
  * | `initialize` on a live session | 400 | -32600 |
@@ -102,6 +118,13 @@ export class StreamableHttpHandler {
     const items: unknown[] = Array.isArray(body) ? body : [body];
     if (items.length === 0)
       return send(res, 400, errorResponse(null, INVALID_REQUEST, 'Invalid Request: empty batch.'));
+    const maxBatch = this.options.maxBatchMessages ?? DEFAULT_BATCH_MAX_MESSAGES;
+    if (items.length > maxBatch)
+      return send(
+        res,
+        400,
+        errorResponse(null, INVALID_REQUEST, `Invalid Request: a batch holds at most ${maxBatch} messages.`),
+      );
     const messages = items.map(classifyMessage);
     const init = messages.find((m) => m.kind === 'request' && m.message.method === 'initialize');
     if (init !== undefined && init.kind === 'request') {
@@ -151,6 +174,21 @@ export class StreamableHttpHandler {
           'Invalid params: initialize needs protocolVersion, capabilities and clientInfo.',
         ),
       );
+    // The record is loaded on every request of the session: its client-sent part is bounded.
+    const maxRecord = this.options.maxSessionRecordBytes ?? DEFAULT_SESSION_RECORD_MAX_BYTES;
+    const clientBytes = Buffer.byteLength(
+      JSON.stringify({ clientInfo: params.data.clientInfo, capabilities: params.data.capabilities }),
+    );
+    if (clientBytes > maxRecord)
+      return send(
+        res,
+        200,
+        errorResponse(
+          request.id,
+          INVALID_PARAMS,
+          `Invalid params: clientInfo and capabilities take ${clientBytes} bytes as JSON; at most ${maxRecord} are kept.`,
+        ),
+      );
     const record: SessionRecord = {
       id: newSessionId(),
       protocolVersion: negotiateVersion(params.data.protocolVersion),
@@ -160,8 +198,20 @@ export class StreamableHttpHandler {
       logLevel: undefined,
       createdAt: Date.now(),
     };
-    await this.options.sessions.create(record);
-    this.options.logger.debug({ sessionId: record.id, protocolVersion: record.protocolVersion }, 'mcp session opened');
+    if (!(await this.options.sessions.create(record)))
+      return send(
+        res,
+        429,
+        errorResponse(
+          request.id,
+          -32000,
+          'Too many sessions: this principal holds the most live MCP sessions allowed; end one (DELETE) or let one expire.',
+        ),
+      );
+    this.options.logger.debug(
+      { sessionRef: sessionRef(record.id), protocolVersion: record.protocolVersion },
+      'mcp session opened',
+    );
     const response: OutgoingMessage = {
       jsonrpc: '2.0',
       id: request.id,
@@ -239,7 +289,7 @@ export class StreamableHttpHandler {
     if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
     await this.options.sessions.destroy(session.id);
     await this.options.hub.endSession(session.id);
-    this.options.logger.debug({ sessionId: session.id }, 'mcp session ended');
+    this.options.logger.debug({ sessionRef: sessionRef(session.id) }, 'mcp session ended');
     res.status(200).end();
   }
 
