@@ -14,11 +14,14 @@ export interface AppLayers {
   floors: ReadonlyArray<readonly string[]>;
   /** Peer imports allowed on one floor, as `[from, to]` units. */
   peerImports?: ReadonlyArray<readonly [string, string]>;
+  /** When set, the only units whose files may run SQL (call `.query(` or import `pg`). */
+  sqlUnits?: readonly string[];
 }
 
 export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   // apps/run-service/README.md "Layers" draws and explains these floors.
   'run-service': {
+    sqlUnits: ['store'], // CONTRIBUTING "Where SQL lives"
     floors: [
       ['config'], //                          RUN_* config, named queue limits
       ['core'], //                            pure: graph, params, interpolation, outcome rules, step execution contract

@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_LAYERS } from './app-layers';
-import { analyzeApp, cyclesOf, findCycles } from './import-graph';
+import { analyzeApp, cyclesOf, findCycles, importGraphOf, unitOf } from './import-graph';
 
 /**
  * CONTRIBUTING "Layers": inside an app, folders form floors (pure core, stores
@@ -12,6 +13,8 @@ import { analyzeApp, cyclesOf, findCycles } from './import-graph';
  */
 
 const ROOT = join(__dirname, '..', '..');
+/** A statement sent to PostgreSQL, or the driver itself. */
+const SQL_USE = /\.query\(|from 'pg'/;
 const apps = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
@@ -37,6 +40,20 @@ describe('import layers of apps/*/src', () => {
     it('no files import each other in a circle', () => {
       expect(report?.cycles.map((cycle) => cycle.join(' <-> '))).toEqual([]);
     });
+
+    it('SQL runs only in its declared units', () => {
+      const sqlUnits = layers?.sqlUnits;
+      if (sqlUnits === undefined) return;
+      const units = layers?.floors.flat() ?? [];
+      const srcDir = join(ROOT, 'apps', app, 'src');
+      const outside = importGraphOf(srcDir).files.filter((file) => {
+        const unit = unitOf(file, units);
+        return (
+          (unit === undefined || !sqlUnits.includes(unit)) && SQL_USE.test(readFileSync(join(srcDir, file), 'utf8'))
+        );
+      });
+      expect(outside).toEqual([]);
+    });
   });
 });
 
@@ -54,6 +71,22 @@ describe.each(packages)('packages/%s/src', (pkg) => {
 });
 
 describe('the import graph checker', () => {
+  it('reports an import from a lower floor to a higher one, and one between peers', () => {
+    const root = mkdtempSync(join(tmpdir(), 'layers-'));
+    try {
+      const src = join(root, 'apps', 'demo', 'src');
+      for (const dir of ['low', 'high', 'side']) mkdirSync(join(src, dir), { recursive: true });
+      writeFileSync(join(src, 'low', 'a.ts'), "import { b } from '../high/b';\nexport const a = b;\n");
+      writeFileSync(join(src, 'high', 'b.ts'), "import { c } from '../side/c';\nexport const b = c;\n");
+      writeFileSync(join(src, 'side', 'c.ts'), 'export const c = 1;\n');
+      const report = analyzeApp(root, 'demo', { floors: [['low'], ['high', 'side']] });
+      expect(report.violations.map((v) => v.kind).sort()).toEqual(['peer', 'upward']);
+      expect(report.arrows.up).toEqual([['low', 'high']]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('finds a cycle through several files and a self-import, and not a diamond', () => {
     const edges = [
       { from: 'a.ts', to: 'b.ts' },

@@ -68,8 +68,11 @@ function stateFromRow(row: StepRecord): NodeState {
   return state;
 }
 
-const STEP_STATUSES: readonly StepStatusCode[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+const STEP_STATUSES: readonly StepStatusCode[] = Object.values(StepStatus);
 
+/** A stored step status; a value outside the enum means the row was written by something else: fail loudly. */
 function toStepStatus(value: number): StepStatusCode {
-  return STEP_STATUSES.find((status) => status === value) ?? StepStatus.notStarted;
+  const status = STEP_STATUSES.find((known) => known === value);
+  if (status === undefined) throw new Error(`run store: step status ${value} is not a step status (dagu-model §1)`);
+  return status;
 }

@@ -57,7 +57,9 @@ export function runGraph(
 ): Promise<void> {
   const specs = new Map(nodes.map((node) => [node.name, node]));
   const pending = new Set(
-    nodes.filter((node) => !isStepDone(states.get(node.name)?.status ?? 0)).map((node) => node.name),
+    nodes
+      .filter((node) => !isStepDone(states.get(node.name)?.status ?? StepStatus.notStarted))
+      .map((node) => node.name),
   );
   const running = new Set<string>();
   const maxActive = ctx.dag.maxActiveSteps;

@@ -1,5 +1,5 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
-import { RunStatus } from '@dagu-mcp/contracts';
+import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { AttemptOutcome, AttemptPlan } from './attempt-runner';
 import type { NodeSpec } from '../core/run-types';
@@ -45,7 +45,7 @@ export interface HandBackDeps {
 
 /** The steps of `plan` that finished (their result is kept by a hand-back). */
 export function finishedSteps(plan: AttemptPlan): NodeSpec[] {
-  return plan.steps.filter((node) => isStepDone(plan.states.get(node.name)?.status ?? 0));
+  return plan.steps.filter((node) => isStepDone(plan.states.get(node.name)?.status ?? StepStatus.notStarted));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { RunStatus } from '@dagu-mcp/contracts';
+import { ACTIVE_RUNS_SQL } from './status-sql';
 import { z } from 'zod';
 import { findRun } from './run.repository';
 import { parseFirstRow, parseRows, parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-rows';
@@ -103,7 +104,7 @@ export async function findOpenChild(
 ): Promise<OpenChildRow | undefined> {
   const result = await db.query(
     `SELECT pk, dag_name, dag_run_id, params FROM runs WHERE parent_pk = $1 AND parent_step = $2
-       AND status IN (${RunStatus.running}, ${RunStatus.queued}, ${RunStatus.waiting}) ORDER BY pk DESC LIMIT 1`,
+       AND status IN ${ACTIVE_RUNS_SQL} ORDER BY pk DESC LIMIT 1`,
     [parentPk, parentStep],
   );
   const row = parseFirstRow(OpenChildRowSchema, result);

@@ -1,4 +1,4 @@
-import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
+import { ACTIVE_RUN_STATUSES, RunStatus, StepStatus } from '@dagu-mcp/contracts';
 
 /**
  * Status sets as SQL list literals (`(1, 5, 7)`), built from the contract
@@ -14,7 +14,7 @@ export function sqlStatusList(codes: readonly number[]): string {
 }
 
 /** Runs that are not over: running, queued, waiting (singleton, stop, forced end, open child). */
-export const ACTIVE_RUNS_SQL = sqlStatusList([RunStatus.running, RunStatus.queued, RunStatus.waiting]);
+export const ACTIVE_RUNS_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
 /** Runs that hold a queue slot and may have an owner: running and waiting. */
 export const OWNED_RUNS_SQL = sqlStatusList([RunStatus.running, RunStatus.waiting]);
 /** Steps that are executing: running, or retrying between tries. */
