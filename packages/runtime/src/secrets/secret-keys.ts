@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { ConfigError } from '../config/config';
 import { generateKeyText, parseKeyRing, SecretBox, SecretBoxError } from './secret-box';
 
-/** Where a loopback stack keeps its generated development key (mode 0600, readable by the service's own user only). */
-export const DEV_KEY_FILE = join(tmpdir(), 'dagu-mcp-dev-encryption.key');
+/**
+ * Where a loopback stack keeps its generated development key (mode 0600, readable by the
+ * service's own user only). One file per Unix user: the file of another user on the same
+ * machine is unreadable (mode 0600), and reading it would fail the start.
+ */
+// process.getuid, not os.userInfo: a container's arbitrary uid may have no passwd entry.
+export const DEV_KEY_FILE = join(tmpdir(), `dagu-mcp-dev-encryption-${process.getuid?.() ?? 'user'}.key`);
 
 /** The key ring an app opened, and whether it is the generated development key. */
 export interface OpenedSecretBox {
