@@ -9,30 +9,14 @@ import { Redis } from 'ioredis';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, freePort, startStack, type Stack } from './stack';
 import { toolResult, type AnyCallToolResult } from './tool-result';
+import { restCall, type RestInit, type RestReply } from './rest-call';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 let stack: Stack;
 let adminToken: string;
 
-async function api(
-  path: string,
-  init: { method?: string; token?: string; basic?: string; body?: unknown; base?: string } = {},
-) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-  if (init.basic !== undefined) headers.authorization = `Basic ${Buffer.from(init.basic).toString('base64')}`;
-  const res = await fetch(`${init.base ?? stack.baseUrl}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+const api = (path: string, init: RestInit & { base?: string } = {}): Promise<RestReply> =>
+  restCall(init.base ?? stack.baseUrl, path, init);
 
 async function createKey(
   role: string,

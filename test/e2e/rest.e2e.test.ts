@@ -5,23 +5,14 @@
  * against the live routes.
  */
 import { startStack, type Stack } from './stack';
+import { restCall, type RestInit, type RestReply } from './rest-call';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
 const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
 let stack: Stack;
 let admin: string;
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(`${stack.baseUrl}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
-}
+const api = (path: string, init: RestInit = {}): Promise<RestReply> => restCall(stack.baseUrl, path, init);
 
 beforeAll(async () => {
   stack = await startStack({ AUTH_MODE: 'builtin', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password });

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
+import { restCall, type RestInit, type RestReply } from './rest-call';
 import { connectClient, freePort, startStack, TEST_DATABASE_URL, type Stack } from './stack';
 import { toolResult } from './tool-result';
 
@@ -21,30 +22,8 @@ const ROOT = join(__dirname, '..', '..');
 let stack: Stack;
 let adminToken: string;
 
-interface ApiInit {
-  method?: string;
-  token?: string;
-  body?: unknown;
-  base?: string;
-  forwardedFor?: string;
-}
-
-async function api(path: string, init: ApiInit = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-  if (init.forwardedFor !== undefined) headers['x-forwarded-for'] = init.forwardedFor;
-  const res = await fetch(`${init.base ?? stack.baseUrl}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+const api = (path: string, init: RestInit & { base?: string } = {}): Promise<RestReply> =>
+  restCall(init.base ?? stack.baseUrl, path, init);
 
 async function createKey(role: string, surfaces: string[]): Promise<string> {
   const res = await api('/api-keys', {

@@ -8,6 +8,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startStack, type Stack } from './stack';
+import { restCall, type RestInit, type RestReply } from './rest-call';
 import { toolResult } from './tool-result';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
@@ -19,30 +20,7 @@ let developer: string;
 let viewer: string;
 let client: Client;
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown> | undefined;
-}
-
-async function rest(
-  path: string,
-  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(`${stack.baseUrl}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+const rest = (path: string, init: RestInit = {}): Promise<RestReply> => restCall(stack.baseUrl, path, init);
 
 async function apiKey(adminToken: string, role: string): Promise<string> {
   const created = await rest('/api-keys', {
