@@ -4,6 +4,7 @@ import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { TERMINAL_RUN_STATUSES, WAITING_RUN_STATUS } from '@dagu-mcp/contracts';
 import { createRunTestEnv, type RunTestEnv } from '../test-fixtures/run-test-env';
 import { readStepLog } from '../src/read/run-logs';
+import { DAGU_EXAMPLES_DIR } from '../../../packages/dag-spec/test-fixtures/dagu-examples';
 
 /**
  * Every valid real Dagu DAG file of the dagu-examples runs through the engine
@@ -14,7 +15,7 @@ import { readStepLog } from '../src/read/run-logs';
  * into the command text. Regenerate (only after checking a difference is
  * intended) with `UPDATE_OUTCOMES=1`.
  */
-const EXAMPLES = join(__dirname, '..', '..', '..', 'packages', 'dag-spec', 'test-fixtures', 'dagu-examples');
+const EXAMPLES = DAGU_EXAMPLES_DIR;
 const OUTCOMES = join(__dirname, 'dagu-examples-outcomes.json');
 /** An example that has not ended or parked at a checkpoint by then is recorded as it stands. */
 const RUN_LIMIT_MS = 15_000;

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { readForeachItem, readForeachItems } from '../src/read/foreach-read';
 import { readStepLog } from '../src/read/run-logs';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
+import { daguExample } from '../../../packages/dag-spec/test-fixtures/dagu-examples';
 
 /**
  * Foreach against the real PostgreSQL (dagu-model §1 buckets and order, §3
@@ -158,20 +158,7 @@ const COLLECT = `steps:
 
 describe('foreach collect', () => {
   it('the real schema-foreach-collect.yaml: each item collects its body step stdout', async () => {
-    const spec = await readFile(
-      join(
-        __dirname,
-        '..',
-        '..',
-        '..',
-        'packages',
-        'dag-spec',
-        'test-fixtures',
-        'dagu-examples',
-        'schema-foreach-collect.yaml',
-      ),
-      'utf8',
-    );
+    const spec = await readFile(daguExample('schema-foreach-collect.yaml'), 'utf8');
     const id = await env.start('collect-example', spec);
     const run = await env.waitForEnd('collect-example', id);
     expect(run.status).toBe(4);

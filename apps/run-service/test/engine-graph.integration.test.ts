@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunTestEnv, stepOf, type RunTestEnv } from '../test-fixtures/run-test-env';
 import { readStepLog } from '../src/read/run-logs';
+import { DAGU_EXAMPLES_DIR } from '../../../packages/dag-spec/test-fixtures/dagu-examples';
 
 /**
  * The engine against the real PostgreSQL: graph semantics of dagu-model §3
  * and the outcomes the dagu-examples intg-*.yaml files stand for.
  */
 /** The Dagu example DAGs kept in the repo (dag-spec's fixtures). */
-const EXAMPLES = join(__dirname, '..', '..', '..', 'packages', 'dag-spec', 'test-fixtures', 'dagu-examples');
+const EXAMPLES = DAGU_EXAMPLES_DIR;
 let env: RunTestEnv;
 
 beforeAll(async () => {

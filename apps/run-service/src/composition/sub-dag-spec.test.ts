@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { localSubDagStream, resolveChildSpec, yamlDocuments } from './sub-dag-spec';
+import { daguExample } from '../../../../packages/dag-spec/test-fixtures/dagu-examples';
 
 const STREAM = `steps:
   - id: call
@@ -43,21 +43,7 @@ describe('sub-DAG specs (dagu-model §3 dag.run)', () => {
 
   test('the nested-workflows example resolves its child', async () => {
     // dag-spec's copy of the Dagu examples; a missing file fails the test rather than skipping it.
-    const spec = await readFile(
-      join(
-        __dirname,
-        '..',
-        '..',
-        '..',
-        '..',
-        'packages',
-        'dag-spec',
-        'test-fixtures',
-        'dagu-examples',
-        'ex04-nested-workflows.yaml',
-      ),
-      'utf8',
-    );
+    const spec = await readFile(daguExample('ex04-nested-workflows.yaml'), 'utf8');
     expect(await resolveChildSpec(spec, 'child-workflow', undefined)).toMatchObject({
       source: 'local',
       dag: { name: 'child-workflow' },
