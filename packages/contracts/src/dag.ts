@@ -15,11 +15,16 @@ export const NormalizedDagJsonSchema = z.record(z.string(), z.unknown());
 export const DagChangeRequestSchema = z.strictObject({ name: DagName, spec: z.string().min(1) });
 export type DagChangeRequest = z.infer<typeof DagChangeRequestSchema>;
 
-/** Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid. */
+/**
+ * Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid; `stored` (an
+ * invalid `dag.validate` only) says whether a DAG of that name exists, so an invalid preview
+ * links a stored spec only when there is one.
+ */
 export const DagValidationSchema = z.object({
   valid: z.boolean(),
   errors: z.array(z.string()),
   dag: NormalizedDagJsonSchema.optional(),
+  stored: z.boolean().optional(),
 });
 export type DagValidation = z.infer<typeof DagValidationSchema>;
 

@@ -9,6 +9,7 @@ import { performAction } from '../mcp/tools/execute/execute-tool';
 import { runUris } from '../mcp/tools/execute/execute-output';
 import { dagNameParam } from './dags.routes';
 import { parseRequest } from './parse-body';
+import { statusLabelsToInts } from './run-status-query';
 
 const StartBodySchema = z.strictObject({
   spec: z.string().optional(),
@@ -123,12 +124,12 @@ export function runRoutes(bus: BusClient): RestRoutes {
       '/dag-runs',
       {
         access: 'viewer',
-        summary: 'List DAG-runs (the 021 `runs` query; status repeatable)',
+        summary: 'List DAG-runs (the 021 `runs` query; status repeatable, as ints or labels such as `failed`)',
         tag: 'dag-runs',
         query: RunsQueryDoc,
       },
       async (req, res) => {
-        const query = parseReadQuery('runs', queryText(req), 'target') ?? {};
+        const query = parseReadQuery('runs', statusLabelsToInts(queryText(req)), 'target') ?? {};
         res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
       },
     );

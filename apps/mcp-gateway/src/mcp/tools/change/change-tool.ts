@@ -48,6 +48,7 @@ function changeSuccess(
     applied: boolean;
     created?: boolean;
     updated?: boolean;
+    stored?: boolean;
   },
 ): CallToolResult {
   const structured: Record<string, unknown> = {
@@ -66,5 +67,8 @@ function changeSuccess(
   structured.dagUri = request.dagUri;
   structured.references = [...RESULT_REFERENCES];
   const text = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
-  return toolSuccess(text, structured, [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }]);
+  // An invalid spec under a name with no stored DAG links nothing: the link would name a spec that does not exist.
+  const linkSpec = outcome.valid || outcome.stored !== false;
+  const links = linkSpec ? [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }] : [];
+  return toolSuccess(text, structured, links);
 }
