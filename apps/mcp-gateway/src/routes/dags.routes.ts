@@ -94,7 +94,12 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     );
     routes.post(
       '/dags/:name/validate',
-      { access: 'viewer', summary: 'Validate a YAML spec without writing it (JSON `{spec}` or an `application/yaml` body)', tag: 'dags', body: SpecBodySchema },
+      {
+        access: 'viewer',
+        summary: 'Validate a YAML spec without writing it (JSON `{spec}` or an `application/yaml` body)',
+        tag: 'dags',
+        body: SpecBodySchema,
+      },
       async (req, res) => {
         const spec = await readSpec(req, res);
         res.json(
@@ -112,7 +117,8 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       '/dags/:name',
       {
         access: 'developer',
-        summary: 'Create or update a DAG: JSON `{spec}` or an `application/yaml` body (400 with details.errors when invalid)',
+        summary:
+          'Create or update a DAG: JSON `{spec}` or an `application/yaml` body (400 with details.errors when invalid)',
         tag: 'dags',
         body: SpecBodySchema,
       },

@@ -15,7 +15,9 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown): z.
   const field = issue?.path.map(String).join('.') || 'body';
   // A field that is simply absent says so ("spec: required"), not zod's "expected string, received undefined".
   const missing = issue?.code === 'invalid_type' && issue.path.length > 0 && valueAt(input, issue.path) === undefined;
-  throw new DaguError('invalid_request', `${field}: ${missing ? 'required' : (issue?.message ?? 'invalid')}`, { field });
+  throw new DaguError('invalid_request', `${field}: ${missing ? 'required' : (issue?.message ?? 'invalid')}`, {
+    field,
+  });
 }
 
 /** The value at a zod issue path inside `root`, or `undefined` when any step is missing. */
@@ -23,7 +25,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node: unknown = root;
   for (const key of path) {
     if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
+    node = Reflect.get(node, key);
   }
   return node;
 }

@@ -39,6 +39,25 @@ const LogQueryDoc = z.strictObject({
   stream: z.enum(['stdout', 'stderr']).optional(),
 });
 
+/**
+ * A REST query parsed with the 021 parser: a fault names the query parameter to blame as its
+ * `field` (`status`, `tail`, …), as every REST input fault does (docs/rest-api.md), instead of
+ * the tool's `query` field.
+ * @throws DaguError `invalid_request` on the parameter (or `query` when none is to blame)
+ */
+function restQuery<T extends Parameters<typeof parseReadQuery>[0]>(target: T, text: string) {
+  try {
+    return parseReadQuery(target, text, 'target');
+  } catch (err) {
+    if (!(err instanceof DaguError)) throw err;
+    const parameter = err.details?.parameter;
+    throw new DaguError('invalid_request', err.message, {
+      field: typeof parameter === 'string' ? parameter : 'query',
+      ...(err.details !== undefined ? { details: err.details } : {}),
+    });
+  }
+}
+
 /** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
 function queryText(req: Request): string {
   const i = req.originalUrl.indexOf('?');
@@ -129,7 +148,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         query: RunsQueryDoc,
       },
       async (req, res) => {
-        const query = parseReadQuery('runs', statusLabelsToInts(queryText(req)), 'target') ?? {};
+        const query = restQuery('runs', statusLabelsToInts(queryText(req))) ?? {};
         res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
       },
     );
@@ -150,7 +169,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         query: z.strictObject({ tail: z.string().optional() }),
       },
       async (req, res) => {
-        const query = parseReadQuery('run_logs', queryText(req), 'target');
+        const query = restQuery('run_logs', queryText(req));
         const payload = {
           dagName: dagNameParam(req.params.name),
           dagRunId: String(req.params.dagRunId),
@@ -168,7 +187,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         query: LogQueryDoc,
       },
       async (req, res) => {
-        const query = parseReadQuery('step_log', queryText(req), 'target');
+        const query = restQuery('step_log', queryText(req));
         const payload = {
           dagName: dagNameParam(req.params.name),
           dagRunId: String(req.params.dagRunId),

@@ -22,6 +22,7 @@ import type {
 import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import type { StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
+import type { RunMetrics } from '../events/run-metrics';
 
 /**
  * One attempt of a run, start to end (dagu-model §3 `handler_on`,
@@ -86,6 +87,8 @@ export interface AttemptDeps {
   launcher: StepLauncher;
   /** The executor of every step kind (checked complete when the engine was built). */
   executors: StepExecutors;
+  /** Run and step metrics (`events/run-metrics.ts`); absent in tests that build an attempt by hand. */
+  metrics?: RunMetrics;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -133,6 +136,9 @@ export async function runAttempt(
   log(
     `attempt ${identity.attemptNo} started: ${identity.dagName} ${identity.dagRunId} (attempt id ${identity.attemptId})`,
   );
+  const startedAt = Date.now();
+  deps.logger.info(runLogFields(identity), 'run started');
+  deps.metrics?.runStarted(identity.dagName);
   let params = plan.params;
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
@@ -175,10 +181,25 @@ export async function runAttempt(
     log(
       `attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`,
     );
+    deps.logger.info(
+      {
+        ...runLogFields(identity),
+        status: runStatusLabel(status),
+        durationMs: Date.now() - startedAt,
+        ...(error !== undefined ? { error } : {}),
+      },
+      status === RunStatus.waiting ? 'run waiting' : 'run ended',
+    );
+    deps.metrics?.runEnded(identity.dagName, status, (Date.now() - startedAt) / 1000);
     await states.flush();
     await sink.flush();
     if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The fields every structured run line carries: which DAG, which run, which attempt. */
+function runLogFields(identity: AttemptPlan['identity']): Record<string, unknown> {
+  return { dag: identity.dagName, dagRunId: identity.dagRunId, attempt: identity.attemptNo };
 }
 
 function contextOf(
@@ -217,6 +238,11 @@ function contextOf(
     outputVars,
     stepRefs,
     log,
+    stepEnded: (report) => {
+      deps.logger.info({ ...runLogFields(plan.identity), ...report }, 'step finished');
+      if (report.durationMs !== undefined)
+        deps.metrics?.stepEnded(plan.identity.dagName, report.status, report.durationMs / 1000);
+    },
     scratchDir,
     launcher: deps.launcher,
     streamWriter: (id) => {

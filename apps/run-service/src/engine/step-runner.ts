@@ -61,6 +61,7 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
       state.finishedAt = new Date();
       ctx.states.save(node, state);
       ctx.log(`step skipped: ${node.name} (precondition not met: ${check.condition})`);
+      ctx.stepEnded?.({ step: node.name, status: stepStatusLabel(state.status), condition: check.condition });
       return;
     }
   }
@@ -236,4 +237,10 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
   ctx.states.save(node, state);
   const detail = state.error !== undefined ? ` (${state.error})` : '';
   ctx.log(`step finished: ${node.name} status=${stepStatusLabel(state.status)}${detail}`);
+  ctx.stepEnded?.({
+    step: node.name,
+    status: stepStatusLabel(state.status),
+    ...(state.startedAt !== undefined ? { durationMs: Date.now() - state.startedAt.getTime() } : {}),
+    ...(state.exitCode !== undefined ? { exitCode: state.exitCode } : {}),
+  });
 }

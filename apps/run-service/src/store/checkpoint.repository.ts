@@ -16,6 +16,8 @@ const WaitingStepRowSchema = z.object({
   step_id: z.string().nullable(),
   status: z.number().int(),
   checkpoint: CheckpointSchema.nullable(),
+  /** When the step started (for a checkpoint: when it began to wait); absent from the list query. */
+  started_at: z.date().nullable().optional(),
 });
 /** A step row with its checkpoint. */
 export type CheckpointStepRow = z.output<typeof WaitingStepRowSchema>;
@@ -66,7 +68,7 @@ export async function findCheckpointStep(
   stepName: string,
 ): Promise<CheckpointStepRow | undefined> {
   const result = await db.query(
-    `SELECT seq, name, step_id, status, checkpoint FROM run_steps
+    `SELECT seq, name, step_id, status, checkpoint, started_at FROM run_steps
      WHERE run_pk = $1 AND attempt_no = $2 AND handler IS NULL AND (name = $3 OR step_id = $3) ORDER BY (name = $3) DESC LIMIT 1`,
     [runPk, attemptNo, stepName],
   );
