@@ -15,10 +15,15 @@ export const NormalizedDagJsonSchema = z.record(z.string(), z.unknown());
 export const DagChangeRequestSchema = z.strictObject({ name: DagName, spec: z.string().min(1) });
 export type DagChangeRequest = z.infer<typeof DagChangeRequestSchema>;
 
-/** Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid. */
+/**
+ * Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid.
+ * `warnings` (an added field, 022 allows them): references of a valid DAG
+ * that will not resolve at run time, shaped like the errors (issue 21 item 4).
+ */
 export const DagValidationSchema = z.object({
   valid: z.boolean(),
   errors: z.array(z.string()),
+  warnings: z.array(z.string()).optional(),
   dag: NormalizedDagJsonSchema.optional(),
 });
 export type DagValidation = z.infer<typeof DagValidationSchema>;
