@@ -39,12 +39,6 @@ export function createChangeTool(bus: BusClient) {
   };
 }
 
-/** The warnings as the result text shows them: a count, then one per line. */
-function warningsText(warnings: readonly string[]): string {
-  const count = `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
-  return `${count} (references that will not resolve at run time):\n${warnings.map((w) => `- ${w}`).join('\n')}`;
-}
-
 function changeSuccess(
   request: ChangeRequest,
   outcome: {
@@ -65,9 +59,8 @@ function changeSuccess(
     errors: outcome.errors,
     applied: outcome.applied,
   };
-  const warnings = outcome.valid ? (outcome.warnings ?? []) : [];
   // Added field (022 allows them): what will not resolve at run time (issue 21 item 4).
-  if (outcome.valid) structured.warnings = warnings;
+  if (outcome.valid) structured.warnings = outcome.warnings ?? [];
   if (outcome.valid && outcome.dag !== undefined) structured.dag = outcome.dag;
   if (outcome.applied) {
     structured.created = outcome.created === true;
@@ -75,7 +68,7 @@ function changeSuccess(
   }
   structured.dagUri = request.dagUri;
   structured.references = [...RESULT_REFERENCES];
-  const base = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
-  const text = warnings.length === 0 ? base : `${base}\n${warningsText(warnings)}`;
+  // The text stays exactly 022's (dagu-model §8); warnings travel only in structuredContent.
+  const text = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
   return toolSuccess(text, structured, [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }]);
 }
