@@ -6,7 +6,12 @@
  * it proves.
  */
 import { readFileSync } from 'node:fs';
-import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { daguExample } from '../../packages/dag-spec/test-fixtures/dagu-examples';
 import { restCall, type RestInit, type RestReply } from './rest-call';
 import { useStackAndClient } from './stack';
@@ -296,6 +301,16 @@ describe('item 10: runs that say what they do', () => {
     const restRefused = await api('/dags/fh-latest/start', { method: 'POST', body: { dagRunId: 'latest' } });
     expect(restRefused.status).toBe(400);
     expect(restRefused.body).toMatchObject({ field: 'dagRunId' });
+    // A subscription to the latest run hears the next run that ends (dagu-model §8).
+    const updated: string[] = [];
+    env.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    await env.client.subscribeResource({ uri: 'dagu://runs/fh-latest/latest' });
+    const third = await start('fh-latest');
+    await runUntil('fh-latest', third, (r) => TERMINAL.has(r.status));
+    for (let i = 0; i < 50 && !updated.includes('dagu://runs/fh-latest/latest'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(updated).toContain('dagu://runs/fh-latest/latest');
+    await env.client.unsubscribeResource({ uri: 'dagu://runs/fh-latest/latest' });
   }, 60_000);
 
   test('the scheduler log uses the run model words: a step not run after a failure is "aborted"', async () => {
