@@ -202,6 +202,21 @@ function runLogFields(identity: AttemptPlan['identity']): Record<string, unknown
   return { dag: identity.dagName, dagRunId: identity.dagRunId, attempt: identity.attemptNo };
 }
 
+/**
+ * The values a person gave at a decided checkpoint of `step` (issue 21 item 7):
+ * a human task's form values, an approval's `input` values. Like `output:`
+ * variables they become `${NAME}` and environment variables of every later
+ * step (layer 4 of `env-merge.ts`), besides `${steps.<id>.outputs.<NAME>}`.
+ * A decision always ends an attempt, so they are known when one starts.
+ */
+function decidedValuesOf(step: NodeSpec['step'], state: NodeState): [string, string][] {
+  if (state.status !== StepStatus.succeeded) return [];
+  const values = Object.entries(state.outputs.outputs ?? {});
+  if (step.action?.type === 'human.task') return values;
+  const inputs = new Set(step.approval?.input ?? []);
+  return values.filter(([name]) => inputs.has(name));
+}
+
 function contextOf(
   deps: AttemptDeps,
   plan: AttemptPlan,
@@ -220,6 +235,7 @@ function contextOf(
     const state = plan.states.get(node.name);
     if (state === undefined || (state.status !== StepStatus.succeeded && state.status !== StepStatus.failed)) continue;
     if (state.outputs.variable !== undefined) outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
+    for (const [name, value] of decidedValuesOf(node.step, state)) outputVars.set(name, value);
     const refs = { outputs: state.outputs.outputs ?? {}, fields: state.outputs.fields ?? {}, exitCode: state.exitCode };
     stepRefs.set(node.name, refs);
     if (node.step.id !== undefined) stepRefs.set(node.step.id, refs);

@@ -59,6 +59,7 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
     if (check.kind === 'not_met') {
       state.status = StepStatus.skipped;
       state.finishedAt = new Date();
+      state.outputs = { skipReason: { condition: check.condition, expected: check.expected, actual: check.actual } };
       ctx.states.save(node, state);
       ctx.log(`step skipped: ${node.name} (precondition not met: ${check.condition})`);
       ctx.stepEnded?.({ step: node.name, status: stepStatusLabel(state.status), condition: check.condition });
