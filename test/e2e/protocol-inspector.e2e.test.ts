@@ -26,13 +26,7 @@ afterAll(async () => {
 
 /** Runs one Inspector CLI method and parses its JSON output. */
 function inspect(args: readonly string[]): Promise<{ code: number | null; json: unknown; output: string }> {
-  const argv = [
-    ...INSPECTOR_NPX_ARGS,
-    stack.mcpUrl,
-    '--transport',
-    'http',
-    ...args,
-  ];
+  const argv = [...INSPECTOR_NPX_ARGS, stack.mcpUrl, '--transport', 'http', ...args];
   return new Promise((resolve) => {
     const child = spawn('npx', argv, {
       env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), NO_COLOR: '1' },
