@@ -10,12 +10,10 @@ import { isUniqueViolation } from './pg-errors';
  * - the outcome record: whether bus job `job_id` committed, and its reply;
  * - the idempotency record: `(principal_id, idempotency_key)` for 24 h.
  *
- * Every service appends {@link MUTATION_LOG_MIGRATION} to its migrations; the
+ * Every service appends a migration running {@link MUTATION_LOG_SQL}; the
  * SQL of the table lives here, once, like the migration runner's own table.
  */
-export const MUTATION_LOG_MIGRATION = {
-  id: 'mutation_log_outbox',
-  sql: `
+export const MUTATION_LOG_SQL = `
     CREATE TABLE mutation_log (
       id bigserial PRIMARY KEY,
       at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -36,8 +34,7 @@ export const MUTATION_LOG_MIGRATION = {
     CREATE INDEX mutation_log_undrained ON mutation_log (id) WHERE NOT drained;
     CREATE UNIQUE INDEX mutation_log_idempotency ON mutation_log (principal_id, idempotency_key)
       WHERE idempotency_key IS NOT NULL;
-  `,
-} as const;
+`;
 
 /**
  * Who made a change and under which bus job: the bus `HandlerContext` fits
@@ -59,6 +56,11 @@ export interface MutationEntry {
   readonly details?: Record<string, unknown>;
 }
 
+/** Anything that runs a statement: a transaction's client (a pool would commit the row on its own). */
+export interface SqlClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
 const WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
 
 // The idempotency key goes on the job's first row only (an op may record more than one change).
@@ -77,7 +79,7 @@ const INSERT_SQL = `
  * @throws DaguError `conflict` when another request of the same principal
  *   holds the same idempotency key right now (the transaction rolls back).
  */
-export async function recordMutation(client: PoolClient, author: MutationAuthor, entry: MutationEntry): Promise<void> {
+export async function recordMutation(client: SqlClient, author: MutationAuthor, entry: MutationEntry): Promise<void> {
   const p = author.principal;
   try {
     await client.query(INSERT_SQL, [
