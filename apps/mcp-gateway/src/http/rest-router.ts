@@ -20,6 +20,8 @@ export type RouteAccess = Role | 'public';
 export interface RouteSpec {
   readonly access: RouteAccess;
   readonly summary: string;
+  /** Longer OpenAPI description (fields of the answer worth naming). */
+  readonly description?: string;
   readonly tag: string;
   readonly body?: z.ZodType;
   readonly query?: z.ZodType;
