@@ -231,6 +231,25 @@ describe('every change has an author (issue 17 item 5)', () => {
   });
 });
 
+describe('idempotency keys are scoped per principal (issue 18 item 4)', () => {
+  test("one caller's key never replays another caller's change", async () => {
+    const first = await createKey('attr-idem-1', 'developer');
+    const second = await createKey('attr-idem-2', 'developer');
+    const put = (token: string) =>
+      api('/dags/attr-idem', {
+        method: 'PUT',
+        token,
+        body: { spec: 'steps:\n  - name: a\n    run: echo a\n' },
+        headers: { 'idempotency-key': 'shared-key' },
+      });
+    expect((await put(first)).body).toMatchObject({ version: 1, created: true });
+    expect((await put(first)).body).toMatchObject({ version: 1, created: true }); // replayed
+    expect((await put(second)).body).toMatchObject({ version: 2, created: false }); // applied anew
+    const rows = await awaitRows('dag.upserted', 'dagu://dags/attr-idem/spec', 2);
+    expect(rows.map((row) => row.actor).sort()).toEqual(['api_key:attr-idem-1', 'api_key:attr-idem-2']);
+  });
+});
+
 describe('startedBy and decision in the run detail (dagu-model §5)', () => {
   test('REST and dagu_read show who started a run and who decided its checkpoints', async () => {
     const developer = await createKey('attr-author', 'developer');

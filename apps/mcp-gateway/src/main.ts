@@ -70,6 +70,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     prefix: config.BUS_PREFIX,
     defaultTimeoutMs: config.BUS_TIMEOUT_MS,
     handoff: config.BUS_HANDOFF,
+    // A mutation that went unanswered is resolved from the service's record before the caller hears (issue 18 item 4).
+    resolveMutationOutcomes: true,
     logger,
   };
   const bus = new MeteredBusClient(busOptions, createBusCallMetrics(metrics.registry));

@@ -76,6 +76,13 @@ export interface BusClientOptions {
    * writes none of BullMQ's keys itself (`BUS_HANDOFF=false`).
    */
   handoff?: boolean;
+  /**
+   * Whether a mutation call that went unanswered (deadline passed, or its
+   * replica stopped) is resolved by asking the service `mutation.outcome`
+   * before the caller is answered (the gateway: true; see
+   * {@link BusClient.call}); default false: the bare deadline error.
+   */
+  resolveMutationOutcomes?: boolean;
 }
 
 /** Per-call options. */
@@ -194,6 +201,10 @@ export class BusClient {
   /**
    * Calls op `op` of `service` and resolves with its reply data, validated by
    * the op's reply schema (docs/architecture.md "Request flow", steps 3–5).
+   * A mutation sends the caller's idempotency key (`options.idempotencyKey`,
+   * else the request scope's); with `resolveMutationOutcomes`, an unanswered
+   * mutation is resolved from the service's record (mutation-outcome.ts):
+   * the recorded reply, or `resource_unavailable` with `details.outcome`.
    *
    * @param payload - validated against the op's request schema before sending.
    * @returns the reply schema's output.
@@ -229,11 +240,17 @@ export class BusClient {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
         this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition), jobId, key),
       );
-      if (!reply.ok && definition.mutation && shouldResolveOutcome(reply.error)) {
-        reply = await this.resolveOutcome(service, op, jobId, options, new DaguError(reply.error.code, reply.error.message, reply.error));
+      if (!reply.ok && this.resolves(definition) && shouldResolveOutcome(reply.error)) {
+        reply = await this.resolveOutcome(
+          service,
+          op,
+          jobId,
+          options,
+          new DaguError(reply.error.code, reply.error.message, reply.error),
+        );
       }
     } catch (error) {
-      if (definition.mutation && error instanceof DaguError && shouldResolveOutcome(error)) {
+      if (this.resolves(definition) && error instanceof DaguError && shouldResolveOutcome(error)) {
         reply = await this.resolveOutcome(service, op, jobId, options, error).catch((resolved: unknown) => {
           span.setStatus({ code: SpanStatusCode.ERROR, message: String(resolved) });
           span.end();
@@ -273,6 +290,10 @@ export class BusClient {
   callRaw(service: ServiceName, op: string, payload: unknown, options: CallOptions): Promise<BusReply> {
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, undefined, this.defaultTimeoutMs);
     return this.dispatch(service, op, payload, options, timeoutMs, 1, randomUUID(), undefined);
+  }
+
+  private resolves(definition: { mutation: boolean }): boolean {
+    return definition.mutation && this.options.resolveMutationOutcomes === true;
   }
 
   /**

@@ -20,6 +20,7 @@ describe('loadServiceConfig', () => {
       OPS_PORT: 8081,
       LOG_LEVEL: 'info',
       LOG_PRETTY: false,
+      AUDIT_DRAIN_MS: 250,
     });
   });
 
