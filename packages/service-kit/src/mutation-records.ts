@@ -1,8 +1,6 @@
 import { DaguError, type OpCatalog, type MutationOutcomeReply } from '@dagu-mcp/contracts';
-import type { HandlerContext, HandlerMap } from '@dagu-mcp/bus';
+import type { HandlerContext } from '@dagu-mcp/bus';
 import { findIdempotent, mutationOutcomeOf, storeMutationResult, type Logger, type Pool } from '@dagu-mcp/runtime';
-
-type AnyHandler = (payload: unknown, ctx: HandlerContext) => Promise<unknown>;
 
 /** What {@link withMutationRecords} needs. */
 export interface MutationRecordDeps {
@@ -28,38 +26,58 @@ export interface MutationRecordDeps {
  *   (`mutation.outcome`).
  * The change's own row is written by the handler's transaction (`recordMutation`).
  */
-export function withMutationRecords<C extends OpCatalog>(
+export function withMutationRecords<C extends OpCatalog, H extends object>(
   catalog: C,
-  handlers: HandlerMap<C>,
+  handlers: H,
   deps: MutationRecordDeps,
-): HandlerMap<C> {
-  const wrapped: Record<string, AnyHandler> = { ...(handlers as Record<string, AnyHandler>) };
-  for (const [op, definition] of Object.entries(catalog)) {
-    const handler = wrapped[op];
-    if (!definition.mutation || handler === undefined) continue;
-    wrapped[op] = async (payload, ctx) => {
-      if (ctx.idempotencyKey !== undefined) {
-        const replay = await replayOf(deps.pool, ctx);
-        if (replay !== undefined) return replay.result;
+): H {
+  const wrapped = new Map<string, (payload: unknown, ctx: HandlerContext) => Promise<unknown>>();
+  // A proxy, as instrumentHandlers does: the typed handler map stays typed without a cast.
+  return new Proxy(handlers, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || typeof value !== 'function') return value;
+      if (!Object.hasOwn(catalog, property) || catalog[property]?.mutation !== true) return value;
+      let recorded = wrapped.get(property);
+      if (recorded === undefined) {
+        const op = property;
+        const handler = (payload: unknown, ctx: HandlerContext): Promise<unknown> =>
+          Promise.resolve(Reflect.apply(value, target, [payload, ctx]));
+        recorded = (payload, ctx) => runRecorded(op, handler, payload, ctx, deps);
+        wrapped.set(property, recorded);
       }
-      const result = await handler(payload, ctx);
-      const store = storeMutationResult(deps.pool, ctx.jobId, result);
-      if (ctx.idempotencyKey !== undefined || deps.exitAfterCommitOp === op) {
-        const recorded = await store.catch((err: unknown) => {
-          deps.logger.warn({ err, jobId: ctx.jobId }, 'mutation reply could not be recorded');
-          return false;
-        });
-        if (recorded && deps.exitAfterCommitOp === op) {
-          deps.logger.warn({ op, jobId: ctx.jobId }, 'test hook: exiting after COMMIT, before the reply');
-          (deps.exit ?? (() => process.exit(137)))();
-        }
-      } else {
-        store.catch((err: unknown) => deps.logger.warn({ err, jobId: ctx.jobId }, 'mutation reply could not be recorded'));
-      }
-      return result;
-    };
+      return recorded;
+    },
+  });
+}
+
+async function runRecorded(
+  op: string,
+  handler: (payload: unknown, ctx: HandlerContext) => Promise<unknown>,
+  payload: unknown,
+  ctx: HandlerContext,
+  deps: MutationRecordDeps,
+): Promise<unknown> {
+  if (ctx.idempotencyKey !== undefined) {
+    const replay = await replayOf(deps.pool, ctx);
+    if (replay !== undefined) return replay.result;
   }
-  return wrapped as HandlerMap<C>;
+  const result = await handler(payload, ctx);
+  const store = storeMutationResult(deps.pool, ctx.jobId, result);
+  const lost = (err: unknown): false => {
+    deps.logger.warn({ err, jobId: ctx.jobId }, 'mutation reply could not be recorded');
+    return false;
+  };
+  if (ctx.idempotencyKey === undefined && deps.exitAfterCommitOp !== op) {
+    void store.catch(lost); // off the reply path
+    return result;
+  }
+  const recorded = await store.catch(lost);
+  if (recorded && deps.exitAfterCommitOp === op) {
+    deps.logger.warn({ op, jobId: ctx.jobId }, 'test hook: exiting after COMMIT, before the reply');
+    (deps.exit ?? (() => process.exit(137)))();
+  }
+  return result;
 }
 
 async function replayOf(pool: Pool, ctx: HandlerContext): Promise<{ result: unknown } | undefined> {
