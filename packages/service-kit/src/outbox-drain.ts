@@ -1,5 +1,12 @@
 import { AUDIT_QUEUE, type OutboxEntry } from '@dagu-mcp/contracts';
-import { claimUndrained, markDrained, sweepMutationLog, withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
+import {
+  claimUndrained,
+  markDrained,
+  sweepMutationLog,
+  withTransaction,
+  type Logger,
+  type Pool,
+} from '@dagu-mcp/runtime';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -11,7 +18,11 @@ export interface OutboxDrainOptions {
   /** `dag`, `run` or `wiki`: the `source` of the audit entries. */
   readonly source: string;
   readonly pool: Pool;
-  /** A Redis connection of the service's own (BullMQ needs `maxRetriesPerRequest: null` for nothing here: it only adds). */
+  /**
+   * A Redis connection of the drain's own that fails fast while Redis is down
+   * (`enableOfflineQueue: false`): a drain must not hold its transaction open
+   * waiting for a reconnect. It only adds jobs, so BullMQ's worker settings do not apply.
+   */
   readonly redis: Redis;
   readonly prefix: string;
   /** Poll interval, ms (`AUDIT_DRAIN_MS`). */
@@ -36,6 +47,7 @@ export class OutboxDrain {
   private running: Promise<void> = Promise.resolve();
   private lastSweep = 0;
   private stopped = false;
+  private failing = false;
 
   constructor(private readonly options: OutboxDrainOptions) {
     this.queue = new Queue(AUDIT_QUEUE, { connection: options.redis, prefix: options.prefix });
@@ -47,8 +59,15 @@ export class OutboxDrain {
     if (this.options.intervalMs === 0) return;
     const tick = (): void => {
       this.running = this.drainOnce()
-        .then(() => undefined)
-        .catch((err: unknown) => this.options.logger.warn({ err }, 'audit outbox drain failed; retried'))
+        .then(() => {
+          if (this.failing) this.options.logger.info('audit outbox drain works again');
+          this.failing = false;
+        })
+        .catch((err: unknown) => {
+          // Once per outage, not every tick: the rows wait in the outbox meanwhile.
+          if (!this.failing) this.options.logger.warn({ err }, 'audit outbox drain failed; retried every tick');
+          this.failing = true;
+        })
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs);
         });
@@ -91,6 +110,12 @@ function jobOf(entry: OutboxEntry) {
   return {
     name: entry.action,
     data: entry,
-    opts: { jobId: `${entry.source}-${entry.sourceId}`, removeOnComplete: true, removeOnFail: 1000, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
+    opts: {
+      jobId: `${entry.source}-${entry.sourceId}`,
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 500 },
+    },
   };
 }

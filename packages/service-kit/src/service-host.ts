@@ -117,7 +117,7 @@ export async function startService<C extends OpCatalog>(
     logger,
   });
   await worker.start();
-  const drainRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const drainRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   drainRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'audit drain redis error'));
   const drain = new OutboxDrain({
     source: def.service,
