@@ -1,5 +1,5 @@
 import { DaguError, requireMutationRole, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
-import type { HandlerContext } from '@dagu-mcp/bus';
+import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { recordMutation, withTransaction, type MutationAuthor, type PoolClient } from '@dagu-mcp/runtime';
 import { formatUri } from '../core/run-id';
 import { runEventOf } from '../events/run-event-publisher';
@@ -40,11 +40,15 @@ export async function stopRun(
   if (run.status === RunStatus.queued) {
     const queued = run;
     const aborted = await withStorageErrors(() =>
-      withTransaction(deps.pool, async (client) => {
-        const ended = await abortQueuedRun(client, queued.pk);
-        if (ended !== undefined) await recordStop(client, ctx, ended, 'queued');
-        return ended;
-      }),
+      withTransaction(
+        deps.pool,
+        async (client) => {
+          const ended = await abortQueuedRun(client, queued.pk);
+          if (ended !== undefined) await recordStop(client, ctx, ended, 'queued');
+          return ended;
+        },
+        { deadline: ctx.deadline, onLate: deadlinePassedError },
+      ),
     );
     if (aborted !== undefined) {
       await deps.publisher.publish(runEventOf(refOf(aborted), RunStatus.aborted));
@@ -63,10 +67,14 @@ export async function stopRun(
   const target = run;
   // The request is the change: recorded with its stop request, in one transaction.
   await withStorageErrors(() =>
-    withTransaction(deps.pool, async (client) => {
-      await requestStop(client, target.pk);
-      await recordStop(client, ctx, target, runStatusLabel(target.status));
-    }),
+    withTransaction(
+      deps.pool,
+      async (client) => {
+        await requestStop(client, target.pk);
+        await recordStop(client, ctx, target, runStatusLabel(target.status));
+      },
+      { deadline: ctx.deadline, onLate: deadlinePassedError },
+    ),
   );
   const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
   const local = deps.engine.stopLocal(target.pk);
