@@ -30,7 +30,7 @@ export {
   outcomeUnknownError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
-export { currentIdempotencyKey, currentRequestId, runWithRequestId } from './request-scope';
+export { currentIdempotencyKey, currentRequestId, runWithIdempotencyKey, runWithRequestId } from './request-scope';
 export {
   reconnectDelayMs,
   DEFAULT_MAX_RECONNECT_DELAY_MS,

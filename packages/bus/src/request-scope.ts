@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * a failure together (dagu-model §10, `details.requestId`).
  */
 interface RequestScope {
-  readonly requestId: string;
+  readonly requestId?: string | undefined;
   readonly idempotencyKey?: string | undefined;
 }
 
@@ -19,6 +19,14 @@ const scope = new AsyncLocalStorage<RequestScope>();
 /** Runs `fn` with `requestId` (and the caller's `idempotencyKey`, if any) as the current request. */
 export function runWithRequestId<T>(requestId: string, fn: () => T, idempotencyKey?: string): T {
   return scope.run({ requestId, idempotencyKey }, fn);
+}
+
+/**
+ * Runs `fn` with `idempotencyKey` as the current request's key (none when
+ * `undefined`), keeping the current request id.
+ */
+export function runWithIdempotencyKey<T>(idempotencyKey: string | undefined, fn: () => T): T {
+  return scope.run({ requestId: scope.getStore()?.requestId, idempotencyKey }, fn);
 }
 
 /** The current request id, or `undefined` outside {@link runWithRequestId}. */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { runWithRequestId } from '@dagu-mcp/bus';
+import { runWithIdempotencyKey, runWithRequestId } from '@dagu-mcp/bus';
 import { DaguError, IdempotencyKeySchema } from '@dagu-mcp/contracts';
 import { requestIdOf } from './request-id';
 
@@ -30,6 +30,8 @@ export function restRequestScope(): RequestHandler {
       }
       key = parsed.data;
     }
-    runWithRequestId(requestIdOf(res) ?? '', () => next(), key);
+    const id = requestIdOf(res);
+    if (id === undefined) runWithIdempotencyKey(key, () => next());
+    else runWithRequestId(id, () => next(), key);
   };
 }

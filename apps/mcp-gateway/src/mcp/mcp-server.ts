@@ -6,7 +6,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, IDEMPOTENCY_META_KEY, IdempotencyKeySchema } from '@dagu-mcp/contracts';
-import { currentRequestId, runWithRequestId } from '@dagu-mcp/bus';
+import { runWithIdempotencyKey } from '@dagu-mcp/bus';
 import { authzDeniedEvent } from '../http/authz-denials';
 import { sessionRef } from '../http/request-log';
 import { toolError } from './tools/tool-result';
@@ -97,7 +97,7 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
         result =
           key instanceof DaguError
             ? toolError(key.toServiceError())
-            : await runWithRequestId(currentRequestId() ?? '', () => tool(parsed.data.arguments, ctx), key);
+            : await runWithIdempotencyKey(key, () => tool(parsed.data.arguments, ctx));
       } else {
         const relayed = CallToolResultSchema.safeParse(
           await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities),
