@@ -11,6 +11,7 @@ import { rootHandler } from './http/home-page';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
+import type { AuditEvent } from './audit/audit-log';
 
 /** What the gateway's HTTP app is built from (CONTRIBUTING §12: an app factory, no port). */
 export interface AppDeps {
@@ -29,6 +30,8 @@ export interface AppDeps {
   /** Authentication of non-public `/api/v1` routes (API keys need the `rest_api` surface). */
   readonly authenticateRest: RequestHandler;
   readonly restRoutes: RestRoutes[];
+  /** Records audit events (REST role refusals: `authz.denied`); default: none. */
+  readonly audit?: (event: AuditEvent) => void;
   /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
   readonly mcpOrigins?: OriginGuardOptions;
 }
@@ -83,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
     routes: deps.restRoutes,
     allowedOrigins: deps.mcpOrigins?.allowedOrigins ?? [],
     openApi: (routes) => buildOpenApiDocument(routes, { version: deps.version, basePath: deps.basePath }),
+    ...(deps.audit !== undefined ? { audit: deps.audit } : {}),
   });
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);

@@ -12,6 +12,7 @@ import {
   type Logger,
 } from '@dagu-mcp/runtime';
 import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-metrics';
+import { AuditTrailConsumer } from './audit/audit-trail-consumer';
 import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
 import { isLoopback, loadGatewayConfig, type GatewayConfig } from './config';
@@ -69,6 +70,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     prefix: config.BUS_PREFIX,
     defaultTimeoutMs: config.BUS_TIMEOUT_MS,
     handoff: config.BUS_HANDOFF,
+    // A mutation that went unanswered is resolved from the service's record before the caller hears (issue 18 item 4).
+    resolveMutationOutcomes: true,
     logger,
   };
   const bus = new MeteredBusClient(busOptions, createBusCallMetrics(metrics.registry));
@@ -77,6 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   await runEvents.start();
 
   const auth = await setupAuth(config, pool, logger, secrets.box);
+  const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({
     bus,
@@ -103,6 +107,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
+    audit: (event) => auth.audit.record(event),
     restRoutes: [
       healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }),
       ...auth.routes,
@@ -144,6 +149,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       });
       await subscriptions.stop();
       await sessions.closeAll();
+      await auditTrail.close();
       await auth.close();
       await runEvents.close();
       await bus.close();

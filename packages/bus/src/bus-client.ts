@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   DaguError,
+  MUTATION_OUTCOME_OP,
+  MutationOutcomeReplySchema,
   SERVICE_NAMES,
   type BusReply,
   type BusRequest,
@@ -35,8 +37,14 @@ import {
 } from './bus-protocol';
 import { JobInserter, type InsertedAs } from './handoff';
 import { PendingCalls } from './pending-calls';
-import { currentRequestId } from './request-scope';
+import { currentIdempotencyKey, currentRequestId } from './request-scope';
+import { resolvedOutcome, shouldResolveOutcome } from './mutation-outcome';
 import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
+
+/** Deadline of the `mutation.outcome` question asked after a mutation's deadline passed, ms. */
+const OUTCOME_TIMEOUT_MS = 3000;
+/** Wait before asking it, ms: a COMMIT issued right before the deadline has landed by then. */
+const OUTCOME_GRACE_MS = 250;
 
 /** Instrumentation scope of the bus spans (the same as `@dagu-mcp/runtime`'s). */
 const TRACER_NAME = 'dagu-mcp';
@@ -68,6 +76,13 @@ export interface BusClientOptions {
    * writes none of BullMQ's keys itself (`BUS_HANDOFF=false`).
    */
   handoff?: boolean;
+  /**
+   * Whether a mutation call that went unanswered (deadline passed, or its
+   * replica stopped) is resolved by asking the service `mutation.outcome`
+   * before the caller is answered (the gateway: true; see
+   * {@link BusClient.call}); default false: the bare deadline error.
+   */
+  resolveMutationOutcomes?: boolean;
 }
 
 /** Per-call options. */
@@ -83,6 +98,8 @@ export interface CallOptions {
   traceContext?: TraceContext;
   /** The id of the request this call serves, for the service's logs; default the current one (request-scope.ts). */
   requestId?: string;
+  /** The caller's idempotency key, sent with mutations only; default the current request's (request-scope.ts). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -184,6 +201,10 @@ export class BusClient {
   /**
    * Calls op `op` of `service` and resolves with its reply data, validated by
    * the op's reply schema (docs/architecture.md "Request flow", steps 3–5).
+   * A mutation sends the caller's idempotency key (`options.idempotencyKey`,
+   * else the request scope's); with `resolveMutationOutcomes`, an unanswered
+   * mutation is resolved from the service's record (mutation-outcome.ts):
+   * the recorded reply, or `resource_unavailable` with `details.outcome`.
    *
    * @param payload - validated against the op's request schema before sending.
    * @returns the reply schema's output.
@@ -213,14 +234,33 @@ export class BusClient {
       },
     });
     let reply: BusReply;
+    const jobId = randomUUID();
+    const key = definition.mutation ? (options.idempotencyKey ?? currentIdempotencyKey()) : undefined;
     try {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
-        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition)),
+        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition), jobId, key),
       );
+      if (!reply.ok && this.resolves(definition) && shouldResolveOutcome(reply.error)) {
+        reply = await this.resolveOutcome(
+          service,
+          op,
+          jobId,
+          options,
+          new DaguError(reply.error.code, reply.error.message, reply.error),
+        );
+      }
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      span.end();
-      throw error;
+      if (this.resolves(definition) && error instanceof DaguError && shouldResolveOutcome(error)) {
+        reply = await this.resolveOutcome(service, op, jobId, options, error).catch((resolved: unknown) => {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: String(resolved) });
+          span.end();
+          throw resolved;
+        });
+      } else {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.end();
+        throw error;
+      }
     }
     if (!reply.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: reply.error.code });
     span.end();
@@ -249,7 +289,47 @@ export class BusClient {
    */
   callRaw(service: ServiceName, op: string, payload: unknown, options: CallOptions): Promise<BusReply> {
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, undefined, this.defaultTimeoutMs);
-    return this.dispatch(service, op, payload, options, timeoutMs, 1);
+    return this.dispatch(service, op, payload, options, timeoutMs, 1, randomUUID(), undefined);
+  }
+
+  private resolves(definition: { mutation: boolean }): boolean {
+    return definition.mutation && this.options.resolveMutationOutcomes === true;
+  }
+
+  /**
+   * After mutation job `jobId` went unanswered (deadline passed, or its
+   * replica stopped mid-way), asks the owning service whether it committed
+   * (`mutation.outcome`, answered from the mutation record written by the
+   * change's own transaction; docs/decisions.md "Attribution and mutation
+   * outcomes") and turns the answer into a truthful reply: the recorded
+   * result when applied, else an error saying "applied" (reply lost), "not
+   * applied", or — only when the service cannot be asked — "unknown".
+   */
+  private async resolveOutcome(
+    service: ServiceName,
+    op: string,
+    jobId: string,
+    options: CallOptions,
+    original: DaguError,
+  ): Promise<BusReply> {
+    // A COMMIT sent just before the deadline may land just after it: let it land before asking.
+    await new Promise((resolve) => setTimeout(resolve, OUTCOME_GRACE_MS));
+    const asked = await this.dispatch(
+      service,
+      MUTATION_OUTCOME_OP,
+      { jobId },
+      options,
+      OUTCOME_TIMEOUT_MS,
+      1,
+      randomUUID(),
+      undefined,
+    ).catch(() => undefined);
+    const parsed = asked?.ok === true ? MutationOutcomeReplySchema.safeParse(asked.data) : undefined;
+    this.logger.info(
+      { service, op, jobId, applied: parsed?.success === true ? parsed.data.applied : 'unknown' },
+      'bus mutation outcome resolved after its deadline',
+    );
+    return resolvedOutcome(op, original, parsed?.success === true ? parsed.data : undefined);
   }
 
   /**
@@ -283,11 +363,12 @@ export class BusClient {
     options: CallOptions,
     timeoutMs: number,
     attempts: number | undefined,
+    jobId: string,
+    idempotencyKey: string | undefined,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
     // Fail fast: no offline queueing, no waiting for a reconnect.
     if (queue === undefined || !this.isReady()) return Promise.reject(busUnavailableError());
-    const jobId = randomUUID();
     const requestId = options.requestId ?? currentRequestId();
     const request: BusRequest = {
       op,
@@ -297,6 +378,7 @@ export class BusClient {
       traceContext: options.traceContext ?? activeTraceContext(),
       replyTo: this.replyChannel,
       ...(requestId !== undefined ? { requestId } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     };
     const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
     this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then(

@@ -13,9 +13,15 @@ import { type BusLogger } from './bus-logger';
  *   deadline has passed; a mutation calls it right before it commits, so a
  *   caller that was told "failed" never finds the change applied later.
  * - `logger`: bound to `{service, op, jobId}`.
+ * - `requestId`: the gateway request the job serves (bus envelope), if any.
+ * - `idempotencyKey` / `payloadHash`: the caller's idempotency key of a
+ *   mutation and the SHA-256 of its canonical payload (set only with a key).
  */
 export interface HandlerContext {
   readonly principal: Principal;
+  readonly requestId?: string | undefined;
+  readonly idempotencyKey?: string | undefined;
+  readonly payloadHash?: string | undefined;
   readonly deadline: number;
   readonly op: string;
   readonly jobId: string;
@@ -42,6 +48,9 @@ export type HandlerMap<C extends OpCatalog> = { readonly [K in keyof C]: OpHandl
 /** The fields a context is built from: the parsed request envelope and the job. */
 export interface HandlerContextInput {
   principal: Principal;
+  requestId?: string | undefined;
+  idempotencyKey?: string | undefined;
+  payloadHash?: string | undefined;
   deadline: number;
   op: string;
   jobId: string;
@@ -77,6 +86,9 @@ export function createHandlerContext(input: HandlerContextInput): { context: Han
   };
   const context: HandlerContext = {
     principal: input.principal,
+    requestId: input.requestId,
+    idempotencyKey: input.idempotencyKey,
+    payloadHash: input.payloadHash,
     deadline,
     op: input.op,
     jobId: input.jobId,

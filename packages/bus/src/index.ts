@@ -10,6 +10,7 @@ export { activeTraceContext, BusClient, type BusClientOptions, type CallOptions 
 export { ServiceWorker, type ServiceWorkerOptions } from './service-worker';
 export { type HandlerContext, type HandlerMap, type OpHandler, createHandlerContext } from './handler-context';
 export { processBusJob, type JobInput, type JobOutcome } from './job-processor';
+export { payloadHashOf } from './payload-hash';
 export { type BusLogger, SILENT_LOGGER, bindLogger } from './bus-logger';
 export {
   DEFAULT_BUS_PREFIX,
@@ -29,7 +30,7 @@ export {
   outcomeUnknownError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
-export { currentRequestId, runWithRequestId } from './request-scope';
+export { currentIdempotencyKey, currentRequestId, runWithIdempotencyKey, runWithRequestId } from './request-scope';
 export {
   reconnectDelayMs,
   DEFAULT_MAX_RECONNECT_DELAY_MS,

@@ -10,6 +10,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } f
 import { internalError, invalidInputError, outcomeUnknownError } from './bus-errors';
 import { bindLogger, describeError, type BusLogger } from './bus-logger';
 import { createHandlerContext, type HandlerContext, type HandlerMap } from './handler-context';
+import { payloadHashOf } from './payload-hash';
 
 /**
  * What to do with one job, decided without touching Redis (so it is unit-tested
@@ -121,8 +122,12 @@ export async function processBusJob<C extends OpCatalog>(
     jobId: job.jobId,
     ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
   });
+  const keyed = definition.mutation ? request.idempotencyKey : undefined;
   const { context: handlerContext, dispose } = createHandlerContext({
     principal: request.principal,
+    requestId: request.requestId,
+    idempotencyKey: keyed,
+    payloadHash: keyed === undefined ? undefined : payloadHashOf(op, payload.data),
     deadline,
     op,
     jobId: job.jobId,

@@ -14,7 +14,8 @@ export type TraceContext = z.infer<typeof TraceContextSchema>;
  * `deadline` is epoch milliseconds: a service drops a job past it and never
  * applies a mutation after it. `replyTo` is the channel the caller listens on.
  * `requestId` (optional) is the id of the gateway request the call serves,
- * the one its logs and `details.requestId` carry; services log it with the job.
+ * the one its logs and `details.requestId` carry; services log it with the job
+ * and record it with each change (the mutation record).
  */
 export const BusRequestSchema = z.object({
   op: z.string().min(1),
@@ -24,6 +25,12 @@ export const BusRequestSchema = z.object({
   traceContext: TraceContextSchema.default({}),
   replyTo: z.string().min(1),
   requestId: z.string().min(1).max(128).optional(),
+  /**
+   * The caller's idempotency key of a mutation (issue 18 item 4), scoped by the
+   * service to `principal.id`: the same key with the same payload within 24 h
+   * returns the original result, with another payload `conflict`.
+   */
+  idempotencyKey: z.string().min(1).max(255).optional(),
 });
 export type BusRequest = z.infer<typeof BusRequestSchema>;
 

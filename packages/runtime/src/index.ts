@@ -18,3 +18,4 @@ export * from './tracing/tracing';
 export * from './process/process-main';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';
+export * from './postgres/mutation-log';

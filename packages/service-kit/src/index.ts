@@ -2,3 +2,5 @@ export * from './service-config';
 export * from './service-host';
 export * from './service-main';
 export * from './ping.handler';
+export * from './outbox-drain';
+export * from './mutation-records';

@@ -21,6 +21,7 @@ describe('loadServiceConfig', () => {
       LOG_LEVEL: 'info',
       // `auto`: human-readable only when stdout is a terminal.
       LOG_PRETTY: process.stdout.isTTY === true,
+      AUDIT_DRAIN_MS: 250,
     });
   });
 

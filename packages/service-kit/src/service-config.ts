@@ -21,6 +21,8 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows through the bus | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | the app's name (`dag-service`, …) |
+ * | `AUDIT_DRAIN_MS` | how often the mutation outbox is drained to the gateway's audit trail, ms; `0` stops the drain (tests of a drain that died) | `250` |
+ * | `TEST_EXIT_AFTER_COMMIT_OP` | test hook: the process exits (code 137) right after a job of this mutation op committed, before it replies — the "service died between COMMIT and reply" fault (issue 18 item 4); never set in production | — |
  */
 export function serviceConfigSchema(defaults: { schema: string; opsPort: number }) {
   return z.object({
@@ -40,6 +42,8 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     LOG_PRETTY: env.logPretty,
     OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
     OTEL_SERVICE_NAME: env.otelServiceName,
+    AUDIT_DRAIN_MS: z.coerce.number().int().min(0).default(250),
+    TEST_EXIT_AFTER_COMMIT_OP: z.string().min(1).optional(),
   });
 }
 export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;

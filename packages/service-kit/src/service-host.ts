@@ -1,7 +1,12 @@
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { OpCatalog, ServiceName } from '@dagu-mcp/contracts';
+import {
+  MUTATION_OUTCOME_DEFINITION,
+  MUTATION_OUTCOME_OP,
+  type OpCatalog,
+  type ServiceName,
+} from '@dagu-mcp/contracts';
 import { queueNameOf, ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
 import {
   createAppMetrics,
@@ -19,6 +24,8 @@ import {
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ServiceConfig } from './service-config';
+import { createMutationOutcomeHandler, withMutationRecords } from './mutation-records';
+import { OutboxDrain } from './outbox-drain';
 
 /** What a service's handlers are built from. */
 export interface ServiceDeps {
@@ -31,7 +38,11 @@ export interface ServiceDeps {
   readonly metrics: Registry;
 }
 
-/** A service: its queue, op catalog, migrations and handler factory. */
+/**
+ * A service: its queue, op catalog, migrations and handler factory. The
+ * host adds the `mutation.outcome` op and handler itself; the migrations must
+ * include `MUTATION_LOG_MIGRATION` (its mutation record and audit outbox).
+ */
 export interface ServiceDefinition<C extends OpCatalog> {
   readonly service: ServiceName;
   readonly catalog: C;
@@ -85,14 +96,21 @@ export async function startService<C extends OpCatalog>(
     depthQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
   );
 
+  // The host answers `mutation.outcome` for every service, from the mutation record.
+  const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
+  const handlers = {
+    ...def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
+    [MUTATION_OUTCOME_OP]: createMutationOutcomeHandler(pool),
+  };
+  const recorded = withMutationRecords(catalog, handlers, {
+    pool,
+    logger,
+    exitAfterCommitOp: config.TEST_EXIT_AFTER_COMMIT_OP,
+  });
   const worker = new ServiceWorker({
     service: def.service,
-    catalog: def.catalog,
-    handlers: instrumentHandlers(
-      metrics.registry,
-      def.service,
-      def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
-    ),
+    catalog,
+    handlers: instrumentHandlers(metrics.registry, def.service, recorded),
     redisUrl: config.REDIS_URL,
     prefix: config.BUS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -102,6 +120,17 @@ export async function startService<C extends OpCatalog>(
     logger,
   });
   await worker.start();
+  const drainRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  drainRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'audit drain redis error'));
+  const drain = new OutboxDrain({
+    source: def.service,
+    pool,
+    redis: drainRedis,
+    prefix: config.BUS_PREFIX,
+    intervalMs: config.AUDIT_DRAIN_MS,
+    logger,
+  });
+  drain.start();
 
   const ops: Server = await startOpsServer({
     port: config.OPS_PORT,
@@ -123,6 +152,8 @@ export async function startService<C extends OpCatalog>(
     async stop() {
       await worker.close();
       await def.onStop?.();
+      await drain.stop();
+      drainRedis.disconnect();
       await depthQueue.close().catch(() => undefined);
       depthRedis.disconnect();
       await new Promise<void>((resolve) => ops.close(() => resolve()));

@@ -10,6 +10,7 @@ import type {
   DagValidation,
 } from '@dagu-mcp/contracts';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
+import type { MutationAuthor } from '@dagu-mcp/runtime';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
 import type { DagSpecCache } from './dag-spec-cache';
@@ -74,19 +75,20 @@ export class DagCatalog {
    * in one atomic statement committed only before `deadline`.
    *
    * @param deadline - the request's deadline, epoch ms.
+   * @param author - who asks (the bus handler context): recorded with the change in its transaction.
    * @returns invalid: `{valid: false, errors, applied: false}`, nothing
    *   written; valid: `{valid: true, errors: [], dag, applied: true, created,
    *   updated, version}`.
    * @throws DaguError `invalid_tool_input` on `name`; `resource_unavailable`
    *   when the deadline passes first or PostgreSQL is unavailable (nothing written).
    */
-  async upsert(request: DagChangeRequest, deadline: number): Promise<DagUpsertReply> {
+  async upsert(request: DagChangeRequest, deadline: number, author?: MutationAuthor): Promise<DagUpsertReply> {
     const { validation, write } = validateDagChange(request.name, request.spec);
     if (write === undefined) {
       const stored = (await this.repository.get(request.name)) !== undefined;
       return { valid: false, errors: validation.errors, applied: false, stored };
     }
-    const outcome = await this.changing(write.name, () => this.repository.upsert(write, deadline));
+    const outcome = await this.changing(write.name, () => this.repository.upsert(write, deadline, author));
     return {
       ...validation,
       applied: true,
@@ -144,9 +146,9 @@ export class DagCatalog {
    * `dag.delete`: removes the DAG; its runs stay readable in run-service.
    * @throws as {@link DagCatalog.get}; `resource_unavailable` past the deadline (nothing deleted).
    */
-  async delete(name: string, deadline: number): Promise<{ name: string; deleted: true }> {
+  async delete(name: string, deadline: number, author?: MutationAuthor): Promise<{ name: string; deleted: true }> {
     assertValidDagName(name);
-    if (!(await this.changing(name, () => this.repository.delete(name, deadline))))
+    if (!(await this.changing(name, () => this.repository.delete(name, deadline, author))))
       throw dagNotFoundError(name, await this.repository.listNames());
     return { name, deleted: true };
   }
@@ -155,9 +157,9 @@ export class DagCatalog {
    * `dag.setSuspended`: suspends or resumes the DAG; replies with its detail model.
    * @throws as {@link DagCatalog.delete}.
    */
-  async setSuspended(name: string, suspended: boolean, deadline: number): Promise<DagDetail> {
+  async setSuspended(name: string, suspended: boolean, deadline: number, author?: MutationAuthor): Promise<DagDetail> {
     assertValidDagName(name);
-    if (!(await this.changing(name, () => this.repository.setSuspended(name, suspended, deadline))))
+    if (!(await this.changing(name, () => this.repository.setSuspended(name, suspended, deadline, author))))
       throw dagNotFoundError(name, await this.repository.listNames());
     return this.get(name);
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deadlinePassedError } from '@dagu-mcp/bus';
-import { withTransaction, type Pool } from '@dagu-mcp/runtime';
+import { formatDaguUri } from '@dagu-mcp/contracts';
+import { recordMutation, withTransaction, type MutationAuthor, type MutationEntry, type Pool } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../db/pg-errors';
 import { containsPattern, SqlConditions } from '../db/sql-filters';
 import {
@@ -128,11 +129,14 @@ export class DagRepository {
    * writer's row lock.
    *
    * @param deadline - epoch ms; the commit must happen {@link COMMIT_MARGIN_MS} before it.
+   * @param author - who asks: the change's `dag.upserted` row is recorded in
+   *   the same transaction (mutation record and audit outbox); omitted only by
+   *   tests of the store itself.
    * @throws DaguError `resource_unavailable` when the deadline (less the
    *   margin) passes before the commit (nothing is written) or PostgreSQL is
    *   unavailable.
    */
-  upsert(write: DagWrite, deadline: number): Promise<UpsertOutcome> {
+  upsert(write: DagWrite, deadline: number, author?: MutationAuthor): Promise<UpsertOutcome> {
     const values = [
       write.name,
       write.spec,
@@ -147,7 +151,17 @@ export class DagRepository {
       if (Date.now() >= commitBy) throw deadlinePassedError();
       const row = await withTransaction(
         this.pool,
-        async (client) => UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]),
+        async (client) => {
+          const upserted = UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]);
+          if (author !== undefined) {
+            await recordMutation(client, author, {
+              action: 'dag.upserted',
+              target: dagTarget(write.name),
+              details: { version: upserted.version, created: upserted.created },
+            });
+          }
+          return upserted;
+        },
         { deadline: commitBy, onLate: deadlinePassedError },
       );
       return { created: row.created, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
@@ -159,30 +173,45 @@ export class DagRepository {
    * @returns false when no such DAG exists
    * @throws DaguError `resource_unavailable` as {@link DagRepository.upsert}
    */
-  delete(name: string, deadline: number): Promise<boolean> {
-    return this.mutateOne('DELETE FROM dags WHERE name = $1', [name], deadline);
+  delete(name: string, deadline: number, author?: MutationAuthor): Promise<boolean> {
+    const entry = { action: 'dag.deleted', target: dagTarget(name) };
+    return this.mutateOne('DELETE FROM dags WHERE name = $1', [name], deadline, author && { author, entry });
   }
 
   /**
    * Sets the suspended flag of `name` (committed only before `deadline` less the margin).
    * @returns false when no such DAG exists
    */
-  setSuspended(name: string, suspended: boolean, deadline: number): Promise<boolean> {
+  setSuspended(name: string, suspended: boolean, deadline: number, author?: MutationAuthor): Promise<boolean> {
+    const entry = { action: suspended ? 'dag.suspended' : 'dag.resumed', target: dagTarget(name) };
     return this.mutateOne(
       'UPDATE dags SET suspended = $2, updated_at = clock_timestamp() WHERE name = $1',
       [name, suspended],
       deadline,
+      author && { author, entry },
     );
   }
 
-  private mutateOne(sql: string, values: unknown[], deadline: number): Promise<boolean> {
+  /** One statement on one DAG; with `record`, its mutation row when it changed a row, in the same transaction. */
+  private mutateOne(
+    sql: string,
+    values: unknown[],
+    deadline: number,
+    record: { author: MutationAuthor; entry: MutationEntry } | undefined,
+  ): Promise<boolean> {
     const commitBy = deadline - COMMIT_MARGIN_MS;
     return withStorageErrors(async () => {
       if (Date.now() >= commitBy) throw deadlinePassedError();
-      const result = await withTransaction(this.pool, (client) => client.query(sql, values), {
-        deadline: commitBy,
-        onLate: deadlinePassedError,
-      });
+      const result = await withTransaction(
+        this.pool,
+        async (client) => {
+          const changed = await client.query(sql, values);
+          if (record !== undefined && (changed.rowCount ?? 0) > 0)
+            await recordMutation(client, record.author, record.entry);
+          return changed;
+        },
+        { deadline: commitBy, onLate: deadlinePassedError },
+      );
       return (result.rowCount ?? 0) > 0;
     });
   }
@@ -285,4 +314,9 @@ LIMIT ${where.bind(limit)} OFFSET ${where.bind(offset)}`;
       return { hits: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
     });
   }
+}
+
+/** The audit target of a DAG: its spec URI (`dagu://dags/{name}/spec`). */
+function dagTarget(name: string): string {
+  return formatDaguUri({ kind: 'dag_spec', name });
 }

@@ -1,4 +1,4 @@
-import type { Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 
 /**
  * dag-service schema migrations, applied in id order on start by `migrate`
@@ -56,5 +56,10 @@ CREATE INDEX dags_labels_idx ON dags USING gin (labels);
 -- dag_search with a workspace: workspace = $1 AND name > $cursor ORDER BY name.
 CREATE INDEX dags_workspace_name_idx ON dags (workspace, name) WHERE workspace IS NOT NULL;
 `,
+  },
+  {
+    // The mutation record: audit outbox, outcome and idempotency record (docs/decisions.md "Attribution and mutation outcomes").
+    id: '002_mutation_log',
+    sql: MUTATION_LOG_SQL,
   },
 ];

@@ -13,7 +13,7 @@ export function createDagDeleteHandler(catalog: DagCatalog): OpHandler<DagOps, '
   return async function deleteDag(payload, ctx) {
     requireMutationRole(ctx.principal, 'dag.delete');
     ctx.assertBeforeDeadline();
-    const reply = await catalog.delete(payload.name, ctx.deadline);
+    const reply = await catalog.delete(payload.name, ctx.deadline, ctx);
     ctx.logger.info({ dag: payload.name }, 'DAG deleted');
     return reply;
   };

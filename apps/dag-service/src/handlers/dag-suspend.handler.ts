@@ -12,6 +12,6 @@ export function createDagSuspendHandler(catalog: DagCatalog): OpHandler<DagOps, 
   return async function setSuspended(payload, ctx) {
     requireMutationRole(ctx.principal, 'dag.setSuspended');
     ctx.assertBeforeDeadline();
-    return catalog.setSuspended(payload.name, payload.suspended, ctx.deadline);
+    return catalog.setSuspended(payload.name, payload.suspended, ctx.deadline, ctx);
   };
 }

@@ -21,7 +21,7 @@ export function createDagUpsertHandler(catalog: DagCatalog): OpHandler<DagOps, '
   return async function upsertDag(payload, ctx) {
     requireMutationRole(ctx.principal, 'dag.upsert');
     ctx.assertBeforeDeadline();
-    const reply = await catalog.upsert(payload, ctx.deadline);
+    const reply = await catalog.upsert(payload, ctx.deadline, ctx);
     if (reply.applied) {
       ctx.logger.info({ dag: payload.name, version: reply.version, created: reply.created }, 'DAG applied');
     }

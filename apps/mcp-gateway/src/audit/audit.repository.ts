@@ -1,3 +1,4 @@
+import type { OutboxEntry } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
 
 /** Filters of `GET /api/v1/audit` (all optional; `limit` 1–500, default 100; newest first). */
@@ -81,4 +82,33 @@ export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: un
 export async function deleteUnauthenticatedBefore(pool: Pool, cutoff: Date): Promise<number> {
   const result = await pool.query("DELETE FROM audit_events WHERE principal_id = 'unknown' AND at < $1", [cutoff]);
   return result.rowCount ?? 0;
+}
+
+/**
+ * Inserts one entry drained from a service's mutation outbox, at most once
+ * per `(source, sourceId)`: the drain delivers at least once, so a second
+ * delivery changes nothing. Category = the service (`dag`, `run`, `wiki`),
+ * outcome `succeeded` (only committed changes are in an outbox).
+ *
+ * @returns false when the entry was already there.
+ */
+export async function insertOutboxEntry(pool: Pool, entry: OutboxEntry): Promise<boolean> {
+  const result = await pool.query(
+    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, request_id, details, source, source_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'succeeded', $8, $9, $2, $10)
+     ON CONFLICT (source, source_id) WHERE source IS NOT NULL DO NOTHING`,
+    [
+      entry.at,
+      entry.source,
+      entry.action,
+      entry.actor,
+      entry.principalId,
+      entry.credentialType,
+      entry.target,
+      entry.requestId,
+      entry.details === null ? null : JSON.stringify(entry.details),
+      entry.sourceId,
+    ],
+  );
+  return (result.rowCount ?? 0) > 0;
 }

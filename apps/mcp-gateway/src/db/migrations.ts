@@ -57,4 +57,14 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
     id: '003_user_token_version',
     sql: `ALTER TABLE users ADD COLUMN token_version integer NOT NULL DEFAULT 0;`,
   },
+  {
+    // Rows drained from the services' mutation outboxes carry their origin (service, outbox row id):
+    // the unique index makes the at-least-once drain insert each once (docs/decisions.md
+    // "Attribution and mutation outcomes").
+    id: '004_audit_outbox_source',
+    sql: `
+      ALTER TABLE audit_events ADD COLUMN source text, ADD COLUMN source_id text;
+      CREATE UNIQUE INDEX audit_events_source ON audit_events (source, source_id) WHERE source IS NOT NULL;
+    `,
+  },
 ];

@@ -56,6 +56,16 @@ export function buildOpenApiDocument(
       required: true,
       schema: { type: 'string' },
     }));
+    if (route.method !== 'get' && route.spec.access !== 'public') {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Per caller: the same key with the same request within 24 h returns the original result; another request is 409 (docs/rest-api.md "Idempotency and unanswered changes").',
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      });
+    }
     if (route.spec.query !== undefined) {
       const query = jsonSchema(route.spec.query);
       const properties = isRecord(query.properties) ? query.properties : {};
@@ -78,6 +88,7 @@ export function buildOpenApiDocument(
       ...(paths[key] ?? {}),
       [route.method]: {
         summary: route.spec.summary,
+        ...(route.spec.description !== undefined ? { description: route.spec.description } : {}),
         tags: [route.spec.tag],
         'x-dagu-role': route.spec.access,
         ...(route.spec.access === 'public' ? { security: [] } : {}),

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { DaguError, type ErrorCode } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { requestIdOf } from './request-id';
+import { REST_ERROR_LOCAL } from './authz-denials';
 
 /** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONTRIBUTING §7). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -58,6 +59,7 @@ export function restErrorOf(err: unknown): DaguError {
  */
 export function sendRestError(res: Response, err: unknown): void {
   const dagu = restErrorOf(err);
+  res.locals[REST_ERROR_LOCAL] = { code: dagu.code, message: dagu.message };
   const requestId = requestIdOf(res);
   const body = dagu.toServiceError();
   const details =

@@ -5,6 +5,9 @@ import type { Logger } from '@dagu-mcp/runtime';
 import { principalOf } from './principal';
 import { restErrorHandler } from './rest-errors';
 import { browserCredentialRule, foreignOriginGuard, noStore } from './browser-rules';
+import type { AuditEvent } from '../audit/audit-log';
+import { auditRestDenials } from './authz-denials';
+import { restRequestScope } from './rest-request-scope';
 
 /** Who may call a route: a role (and every role above it, dagu-model §9), or `public` (no credential). */
 export type RouteAccess = Role | 'public';
@@ -17,6 +20,8 @@ export type RouteAccess = Role | 'public';
 export interface RouteSpec {
   readonly access: RouteAccess;
   readonly summary: string;
+  /** Longer OpenAPI description (fields of the answer worth naming). */
+  readonly description?: string;
   readonly tag: string;
   readonly body?: z.ZodType;
   readonly query?: z.ZodType;
@@ -75,11 +80,15 @@ export function createRestRouter(opts: {
   allowedOrigins?: readonly string[];
   /** Serves the OpenAPI document of the registered routes at `GET /openapi.json`. */
   openApi: (routes: readonly RegisteredRoute[]) => Record<string, unknown>;
+  /** Records audit events: role refusals become `authz.denied` rows (issue 17). */
+  audit?: (event: AuditEvent) => void;
 }): Router {
   const router = Router();
+  if (opts.audit !== undefined) router.use(auditRestDenials(opts.audit));
   router.use(noStore());
   router.use(foreignOriginGuard(opts.allowedOrigins ?? []));
   router.use(express.json({ limit: opts.bodyLimitBytes }));
+  router.use(restRequestScope());
   const registered: RegisteredRoute[] = [];
   const registrar = createRegistrar(router, opts.authenticate, registered);
   registrar.get(

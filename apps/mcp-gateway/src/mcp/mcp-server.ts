@@ -5,7 +5,11 @@ import {
   type InitializeResult,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError } from '@dagu-mcp/contracts';
+import { DaguError, IDEMPOTENCY_META_KEY, IdempotencyKeySchema } from '@dagu-mcp/contracts';
+import { runWithIdempotencyKey } from '@dagu-mcp/bus';
+import { authzDeniedEvent } from '../http/authz-denials';
+import { sessionRef } from '../http/request-log';
+import { toolError } from './tools/tool-result';
 import { z } from 'zod';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
@@ -89,7 +93,11 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
       const audit = auditor(handlers, ctx, 'mcp.tool_call', describeCall(name, parsed.data.arguments));
       let result: CallToolResult;
       if (tool !== undefined) {
-        result = await tool(parsed.data.arguments, ctx);
+        const key = idempotencyKeyOf(parsed.data._meta);
+        result =
+          key instanceof DaguError
+            ? toolError(key.toServiceError())
+            : await runWithIdempotencyKey(key, () => tool(parsed.data.arguments, ctx));
       } else {
         const relayed = CallToolResultSchema.safeParse(
           await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities),
@@ -98,27 +106,59 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
         result = relayed.data;
       }
       const code = result.isError ? result.structuredContent?.code : undefined;
-      audit(result.isError ? (typeof code === 'string' ? code : 'internal_error') : undefined);
+      const message = result.isError ? result.structuredContent?.message : undefined;
+      audit(
+        result.isError ? (typeof code === 'string' ? code : 'internal_error') : undefined,
+        typeof message === 'string' ? message : undefined,
+      );
       return result;
     },
   };
 }
 
 /**
+ * The idempotency key of a `tools/call` (`_meta["io.dagu/idempotencyKey"]`,
+ * issue 18 item 4), `undefined` without one, or an `invalid_tool_input`
+ * error for a key that is not 1–255 visible ASCII characters.
+ */
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined | DaguError {
+  const raw = meta?.[IDEMPOTENCY_META_KEY];
+  if (raw === undefined) return undefined;
+  const key = IdempotencyKeySchema.safeParse(raw);
+  if (key.success) return key.data;
+  return new DaguError(
+    'invalid_tool_input',
+    `_meta["${IDEMPOTENCY_META_KEY}"] must be 1–255 visible ASCII characters.`,
+    {
+      field: `_meta.${IDEMPOTENCY_META_KEY}`,
+    },
+  );
+}
+
+/**
  * Records `<prefix>.received` now and returns the function that records the
- * outcome: `succeeded`, `denied` (code `unauthorized`) or `failed` (with the code).
+ * outcome: `succeeded`, `denied` (code `unauthorized`, plus an `authz.denied`
+ * row with the role needed) or `failed` (with the code). The session appears
+ * as its `sessionRef` (a hash), never as the raw id, which works like a
+ * bearer credential.
  */
 export function auditor(
   handlers: McpHandlers,
   ctx: McpCallContext,
   prefix: string,
   target: string,
-): (errorCode: string | undefined) => void {
+): (errorCode: string | undefined, message?: string) => void {
   const started = performance.now();
-  const base = { category: 'mcp', principal: ctx.principal, target, details: { sessionId: ctx.sessionId } };
+  const session = ctx.sessionId === undefined ? {} : { sessionRef: sessionRef(ctx.sessionId) };
+  const base = { category: 'mcp', principal: ctx.principal, target, details: session };
   handlers.audit({ ...base, action: `${prefix}.received`, outcome: 'received' });
-  return (errorCode) => {
+  return (errorCode, message) => {
     const outcome = errorCode === undefined ? 'succeeded' : errorCode === 'unauthorized' ? 'denied' : 'failed';
+    if (outcome === 'denied' && ctx.principal !== undefined) {
+      handlers.audit(
+        authzDeniedEvent({ principal: ctx.principal, attempted: target, message: message ?? '', surface: 'mcp' }),
+      );
+    }
     handlers.audit({
       ...base,
       action: `${prefix}.${outcome}`,

@@ -154,7 +154,13 @@ export function runRoutes(bus: BusClient): RestRoutes {
     );
     routes.get(
       '/dag-runs/:name/:dagRunId',
-      { access: 'viewer', summary: 'The run-detail model', tag: 'dag-runs' },
+      {
+        access: 'viewer',
+        summary: 'The run-detail model',
+        description:
+          'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name} on the run and `decision` {by: {kind, name}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
+        tag: 'dag-runs',
+      },
       async (req, res) => {
         const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) };
         res.json(await bus.call('run', runOps, 'run.get', payload, { principal: principalOf(res) }));

@@ -13,6 +13,7 @@ import { forceEndRun } from '../store/run-ownership.repository';
 import { ParentWaitTracker } from './parent-waiting';
 import { findOpenChild, linkChildRun, rootOf } from '../store/run-links.repository';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
+import { parentActor } from '../core/started-by';
 
 /**
  * Composition (dagu-model §3 `action: dag.run` / `dag.enqueue`, legacy
@@ -227,6 +228,7 @@ export class ChildRunner implements SubDagRunner {
         nodes: nodesOfDag(resolved.dag).all,
         requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
         owner: this.deps.replica,
+        startedBy: parentActor(ctx.attempt),
       });
       await linkChildRun(client, { pk, rootPk: root.pk, parentPk: ctx.attempt.runPk, parentStep: node.name });
       return { pk, root };

@@ -1,6 +1,7 @@
 import type { NormalizedStep } from '@dagu-mcp/dag-spec';
 import { z } from 'zod';
 import { interpolate, type InterpolationScope } from './interpolate';
+import { ActorSchema } from './started-by';
 
 /**
  * Checkpoints (dagu-model §1 status 7, §3 `human.task` and `approval`): what a
@@ -17,6 +18,8 @@ export const CheckpointDecisionSchema = z.object({
   decision: z.enum(['completed', 'approved', 'rejected']),
   values: z.record(z.string(), z.string()),
   at: z.string(),
+  /** Who decided (absent on decisions recorded before attribution). */
+  by: ActorSchema.optional(),
 });
 
 /** A stored checkpoint. */
@@ -104,4 +107,16 @@ export function checkpointDetail(checkpoint: Checkpoint, address?: CheckpointAdd
     },
     ...answer,
   };
+}
+
+/**
+ * The step's `decision` of dagu-model §5 (`{by, at, outcome}`) once its
+ * checkpoint was decided: `outcome` is `completed` (human task), `approved`
+ * or `rejected`; `by` is `null` for a decision recorded before attribution.
+ */
+export function decisionOf(checkpoint: unknown): Record<string, unknown> | undefined {
+  const parsed = CheckpointSchema.safeParse(checkpoint);
+  const decided = parsed.success ? parsed.data.decided : undefined;
+  if (decided === undefined) return undefined;
+  return { by: decided.by ?? null, at: decided.at, outcome: decided.decision };
 }

@@ -2,6 +2,7 @@ import { type RunDetail, runStatusLabel, type RunStepSchema, StepStatus, stepSta
 import type { z } from 'zod';
 import { handlerKey } from '../core/dag-nodes';
 import { formatUri } from '../core/run-id';
+import { decisionOf } from '../core/checkpoint-types';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 
 /**
@@ -17,6 +18,7 @@ function iso(date: Date | null): string | undefined {
 /** One step entry of the run detail. */
 export function stepEntryOf(run: RunRecord, step: StepRecord): z.input<typeof RunStepSchema> {
   const outputs = { ...(step.outputs.outputs ?? {}), ...(step.outputs.fields ?? {}) };
+  const decision = decisionOf(step.checkpoint);
   if (step.outputs.variable !== undefined) outputs[step.outputs.variable.name] = step.outputs.variable.value;
   return {
     name: step.name,
@@ -34,6 +36,7 @@ export function stepEntryOf(run: RunRecord, step: StepRecord): z.input<typeof Ru
     ...(step.status === StepStatus.skipped && step.outputs.skipReason !== undefined
       ? { skipReason: step.outputs.skipReason }
       : {}),
+    ...(decision !== undefined ? { decision } : {}),
   };
 }
 
@@ -67,6 +70,7 @@ export function runDetailOf(run: RunRecord, steps: readonly StepRecord[]): RunDe
     ...(run.queued_at !== null ? { queuedAt: iso(run.queued_at) } : {}),
     params: run.params,
     labels: run.labels,
+    ...(run.started_by !== null ? { startedBy: run.started_by } : {}),
     queue: run.queue,
     ...(run.error !== null ? { error: run.error } : {}),
     handlers,

@@ -7,11 +7,12 @@ import {
   StepStatus,
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { withTransaction } from '@dagu-mcp/runtime';
+import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
+import { actorOf } from '../core/started-by';
 import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
 import { isStepDone } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId } from '../core/run-id';
+import { formatUri, generateAttemptId } from '../core/run-id';
 import { runRefOf, type RunDeps } from './run-deps';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
@@ -120,13 +121,19 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
     if (!check.ok) throw invalid('values', check.errors);
     const checkpoint: Checkpoint = {
       ...step.checkpoint,
-      decided: { decision: 'completed', values: check.outputs, at: new Date().toISOString() },
+      decided: {
+        decision: 'completed',
+        values: check.outputs,
+        at: new Date().toISOString(),
+        by: actorOf(ctx.principal),
+      },
     };
     await decideStep(
       db,
       { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq },
       { status: StepStatus.succeeded, outputs: check.outputs, checkpoint },
     );
+    await recordDecision(db, ctx, run, step.name, 'checkpoint.human_task.completed');
     await setResumePending(db, run.pk, true);
     return { run, waitingSince: step.started_at };
   });
@@ -145,6 +152,7 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     const values = input.input ?? {};
     const address = { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq };
     const at = new Date().toISOString();
+    const by = actorOf(ctx.principal);
     if (input.decision === 'reject') {
       const rejection =
         gate.kind === 'approval' ? checkRejectionInput(gate.input, values) : { ok: true as const, outputs: values };
@@ -152,8 +160,9 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
       await decideStep(db, address, {
         status: StepStatus.rejected,
         outputs: {},
-        checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at } },
+        checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at, by } },
       });
+      await recordDecision(db, ctx, run, step.name, 'checkpoint.approval.rejected');
       if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
         await setResumePending(db, run.pk, true);
         return { run, waitingSince: step.started_at };
@@ -175,8 +184,9 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     await decideStep(db, address, {
       status: StepStatus.succeeded,
       outputs: check.outputs,
-      checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at } },
+      checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at, by } },
     });
+    await recordDecision(db, ctx, run, step.name, 'checkpoint.approval.approved');
     await setResumePending(db, run.pk, true);
     return { run, waitingSince: step.started_at };
   });
@@ -197,6 +207,15 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
     });
   }
   return resumeOrReport(deps, run);
+}
+
+/** The decision's audit row, in the decision's own transaction (values stay out: they may be sensitive). */
+function recordDecision(db: Queryable, ctx: HandlerContext, run: RunRecord, stepName: string, action: string) {
+  return recordMutation(db, ctx, {
+    action,
+    target: formatUri.run(run.dag_name, run.dag_run_id),
+    details: { stepName, attemptId: run.attempt_id },
+  });
 }
 
 async function resumeOrReport(deps: RunDeps, run: RunRecord): Promise<RunRef> {

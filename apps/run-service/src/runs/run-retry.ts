@@ -7,11 +7,11 @@ import {
   runStatusLabel,
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { withTransaction } from '@dagu-mcp/runtime';
+import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
 import { dagOfSnapshot, nodesOfDag, retrySet } from '../core/dag-nodes';
 import type { NodeSpec } from '../core/run-types';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId } from '../core/run-id';
+import { formatUri, generateAttemptId } from '../core/run-id';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { findRun } from '../store/run.repository';
 import { beginRetryAttempt } from '../store/run-retry.repository';
@@ -82,6 +82,15 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
           fresh,
           ...(input.stepName !== undefined ? { retryStep: input.stepName } : {}),
           includeDownstream: input.includeDownstream === true,
+        });
+        await recordMutation(client, ctx, {
+          action: 'run.retried',
+          target: formatUri.run(input.dagName, run.dag_run_id),
+          details: {
+            attemptId,
+            ...(input.stepName !== undefined ? { stepName: input.stepName } : {}),
+            ...(input.includeDownstream === true ? { includeDownstream: true } : {}),
+          },
         });
         // `dagRunId` may be `latest` (store/run.repository.ts): the reply names the run it resolved to.
         return { pk: run.pk, attemptId, dagRunId: run.dag_run_id };

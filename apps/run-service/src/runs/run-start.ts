@@ -8,11 +8,12 @@ import {
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
-import { withTransaction } from '@dagu-mcp/runtime';
+import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
+import { actorOf } from '../core/started-by';
 import { nodesOfDag } from '../core/dag-nodes';
 import { formatParams, mergeParams } from '../core/params';
 import { runEventOf } from '../events/run-event-publisher';
-import { generateAttemptId, generateRunId } from '../core/run-id';
+import { formatUri, generateAttemptId, generateRunId } from '../core/run-id';
 import { isUniqueViolation } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../store/pg-errors';
 import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
@@ -94,6 +95,16 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
             nodes: nodesOfDag(dag).all,
             requestId: ctx.jobId,
             ...(status === RunStatus.running ? { owner: deps.replica } : {}),
+            startedBy: actorOf(ctx.principal),
+          });
+          await recordMutation(client, ctx, {
+            action: request.enqueue ? 'run.enqueued' : 'run.started',
+            target: formatUri.run(request.dagName, dagRunId),
+            details: {
+              attemptId,
+              inline: request.inline,
+              ...(request.queue !== undefined ? { queue: request.queue } : {}),
+            },
           });
           return { pk, status, attemptId, fresh: true };
         },

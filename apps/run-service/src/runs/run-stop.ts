@@ -1,5 +1,7 @@
 import { DaguError, requireMutationRole, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
-import type { HandlerContext } from '@dagu-mcp/bus';
+import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
+import { recordMutation, withTransaction, type MutationAuthor, type PoolClient } from '@dagu-mcp/runtime';
+import { formatUri } from '../core/run-id';
 import { runEventOf } from '../events/run-event-publisher';
 import { runNotFound, withStorageErrors } from '../store/pg-errors';
 import { abortQueuedRun, findRun } from '../store/run.repository';
@@ -37,7 +39,17 @@ export async function stopRun(
   ctx.assertBeforeDeadline();
   if (run.status === RunStatus.queued) {
     const queued = run;
-    const aborted = await withStorageErrors(() => abortQueuedRun(deps.pool, queued.pk));
+    const aborted = await withStorageErrors(() =>
+      withTransaction(
+        deps.pool,
+        async (client) => {
+          const ended = await abortQueuedRun(client, queued.pk);
+          if (ended !== undefined) await recordStop(client, ctx, ended, 'queued');
+          return ended;
+        },
+        { deadline: ctx.deadline, onLate: deadlinePassedError },
+      ),
+    );
     if (aborted !== undefined) {
       await deps.publisher.publish(runEventOf(refOf(aborted), RunStatus.aborted));
       return runRefOf({ ...refOf(aborted), status: RunStatus.aborted });
@@ -53,6 +65,17 @@ export async function stopRun(
     );
   }
   const target = run;
+  // The request is the change: recorded with its stop request, in one transaction.
+  await withStorageErrors(() =>
+    withTransaction(
+      deps.pool,
+      async (client) => {
+        await requestStop(client, target.pk);
+        await recordStop(client, ctx, target, runStatusLabel(target.status));
+      },
+      { deadline: ctx.deadline, onLate: deadlinePassedError },
+    ),
+  );
   const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
   const local = deps.engine.stopLocal(target.pk);
   if (local !== false) {
@@ -63,12 +86,20 @@ export async function stopRun(
     );
     if (ended !== undefined) await deps.publisher.publish(runEventOf(refOf(ended), RunStatus.aborted));
   } else {
-    await withStorageErrors(() => requestStop(deps.pool, target.pk));
     await deps.requestRemoteStop(target.pk);
     await waitUntilEnded(deps, target, waitMs);
   }
   const latest = (await withStorageErrors(() => findRun(deps.pool, input.dagName, input.dagRunId))) ?? target;
   return runRefOf(refOf(latest));
+}
+
+/** The `run.stopped` row of a stop request (`was`: the run's status label when it was stopped). */
+function recordStop(client: PoolClient, author: MutationAuthor, run: RunRecord, was: string): Promise<void> {
+  return recordMutation(client, author, {
+    action: 'run.stopped',
+    target: formatUri.run(run.dag_name, run.dag_run_id),
+    details: { attemptId: run.attempt_id, was },
+  });
 }
 
 function refOf(run: RunRecord): { dagName: string; dagRunId: string; attemptId: string; status: number } {

@@ -1,4 +1,4 @@
-import type { Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 import { ACTIVE_RUNS_SQL } from './status-sql';
 
 /**
@@ -201,5 +201,13 @@ ALTER TABLE foreach_items ADD COLUMN collected jsonb NULL;
     sql: `
 ALTER TABLE runs ADD COLUMN handed_back boolean NOT NULL DEFAULT false;
 `,
+  },
+  {
+    // Who started a run (dagu-model §5 \`startedBy\`), and the mutation record: audit
+    // outbox, outcome and idempotency record (docs/decisions.md "Attribution and mutation outcomes").
+    id: '007_started_by_mutation_log',
+    sql: `
+ALTER TABLE runs ADD COLUMN started_by jsonb;
+${MUTATION_LOG_SQL}`,
   },
 ];

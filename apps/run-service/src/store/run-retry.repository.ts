@@ -26,7 +26,8 @@ export interface RetryWrite {
 }
 
 /**
- * Writes the new attempt; call inside the transaction that locked the run row
+ * Writes the new attempt (kept steps keep their checkpoint too: a decided
+ * one shows its `decision` in every later attempt, dagu-model §5); call inside the transaction that locked the run row
  * (its start time is taken after that lock, with `clock_timestamp()`).
  * @returns the new attempt number.
  */
@@ -45,9 +46,9 @@ export async function beginRetryAttempt(db: Queryable, write: RetryWrite): Promi
   if (write.keep.length > 0) {
     await db.query(
       `INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, status, error, started_at, finished_at, retry_count,
-                              exit_code, allowed_failure, outputs, stdout_log, stderr_log)
+                              exit_code, allowed_failure, outputs, stdout_log, stderr_log, checkpoint)
        SELECT run_pk, $3, seq, name, step_id, handler, status, error, started_at, finished_at, retry_count,
-              exit_code, allowed_failure, outputs, stdout_log, stderr_log
+              exit_code, allowed_failure, outputs, stdout_log, stderr_log, checkpoint
        FROM run_steps WHERE run_pk = $1 AND attempt_no = $2 AND seq = ANY($4::int[])`,
       [write.runPk, write.previousAttemptNo, attemptNo, write.keep],
     );

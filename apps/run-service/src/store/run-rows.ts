@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ActorSchema } from '../core/started-by';
 
 /**
  * Stored shapes of runs and steps (tables in store/migrations.ts) as the
@@ -10,7 +11,7 @@ import { z } from 'zod';
 /** Columns of a run row. */
 export const RUN_COLUMNS =
   'pk, dag_name, dag_run_id, attempt_no, attempt_id, status, error, params, resolved_params, params_evaluated, labels, queue, inline, spec, ' +
-  'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log';
+  'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log, started_by';
 
 const ParamSchema = z.object({ name: z.string(), value: z.string(), fromDefault: z.boolean() });
 
@@ -37,6 +38,7 @@ const RunRowSchema = z.object({
   heartbeat_at: z.date().nullable(),
   stop_requested_at: z.date().nullable(),
   scheduler_log: z.coerce.number().int(),
+  started_by: ActorSchema.nullable(),
 });
 
 /** A stored run. */
@@ -49,7 +51,7 @@ export function parseRunRow(row: unknown): RunRecord {
 
 /** Columns of a step row. */
 export const STEP_COLUMNS =
-  'seq, name, step_id, handler, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs, stdout_log, stderr_log';
+  'seq, name, step_id, handler, status, error, started_at, finished_at, retry_count, exit_code, allowed_failure, outputs, stdout_log, stderr_log, checkpoint';
 
 const OutputsSchema = z.object({
   outputs: z.record(z.string(), z.string()).optional(),
@@ -73,6 +75,7 @@ const StepRowSchema = z.object({
   outputs: OutputsSchema,
   stdout_log: z.coerce.number().int(),
   stderr_log: z.coerce.number().int(),
+  checkpoint: z.unknown().nullable(),
 });
 
 /** A stored step (or handler) of one attempt. */

@@ -6,6 +6,7 @@ import { parseRunRow, parseStepRow, RUN_COLUMNS, STEP_COLUMNS, type RunRecord, t
 import { z } from 'zod';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 import { ACTIVE_RUNS_SQL, OWNED_RUNS_SQL } from './status-sql';
+import type { Actor } from '../core/started-by';
 
 /**
  * Runs, attempts and step rows (store/migrations.ts): creation, lookup and the
@@ -30,6 +31,8 @@ export interface NewRun {
   nodes: readonly NodeSpec[];
   requestId: string;
   owner?: string;
+  /** Who started it (dagu-model §5 `startedBy`). */
+  startedBy?: Actor;
 }
 
 const IdRowSchema = z.object({ id: z.coerce.number().int() });
@@ -83,9 +86,9 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
   const started = run.status === RunStatus.running;
   const inserted = await db.query(
     `INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
-                       spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log)
+                       spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16)
+             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16, $17)
      RETURNING pk`,
     [
       run.dagName,
@@ -104,6 +107,7 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
       started,
       run.owner ?? null,
       schedulerLog,
+      run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
     ],
   );
   const pk = parseFirstRow(PkRowSchema, inserted)?.pk;

@@ -1,4 +1,4 @@
-import type { Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 
 /**
  * wiki-service schema migrations, applied in id order on start by `migrate`
@@ -85,5 +85,10 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 `,
+  },
+  {
+    // The mutation record: audit outbox, outcome and idempotency record (docs/decisions.md "Attribution and mutation outcomes").
+    id: '002_mutation_log',
+    sql: MUTATION_LOG_SQL,
   },
 ];

@@ -22,6 +22,6 @@ import { deleteWikiPage } from '../pages/wiki-write';
  */
 export function createWikiDeleteHandler(pool: Pool): OpHandler<WikiOps, 'wiki.delete'> {
   return async function wikiDelete(payload, ctx) {
-    return deleteWikiPage(pool, payload, { principal: ctx.principal, deadline: ctx.deadline });
+    return deleteWikiPage(pool, payload, ctx);
   };
 }

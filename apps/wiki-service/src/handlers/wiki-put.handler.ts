@@ -24,6 +24,6 @@ import { putWikiPage } from '../pages/wiki-write';
  */
 export function createWikiPutHandler(pool: Pool): OpHandler<WikiOps, 'wiki.put'> {
   return async function wikiPut(payload, ctx) {
-    return putWikiPage(pool, payload, { principal: ctx.principal, deadline: ctx.deadline });
+    return putWikiPage(pool, payload, ctx);
   };
 }

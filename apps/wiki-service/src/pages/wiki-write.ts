@@ -1,5 +1,6 @@
 import {
   DaguError,
+  formatDaguUri,
   roleAtLeast,
   type Principal,
   type WikiDeleteReply,
@@ -8,7 +9,14 @@ import {
   type WikiPutRequest,
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError } from '@dagu-mcp/bus';
-import { withTransaction, type Pool, type PoolClient } from '@dagu-mcp/runtime';
+import {
+  recordMutation,
+  withTransaction,
+  type MutationAuthor,
+  type MutationEntry,
+  type Pool,
+  type PoolClient,
+} from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../db/storage-errors';
 import { readPageFacts } from './frontmatter';
 import { nameKeyOf, typeKeyOf } from './page-keys';
@@ -36,10 +44,24 @@ import { requireWorkspace } from './wiki-collection';
  * (CONTRIBUTING §6).
  */
 
-/** Who writes, and until when (epoch ms). */
-export interface WriteContext {
+/**
+ * Who writes, and until when (epoch ms). With a `jobId` (the bus handler
+ * context) each change is recorded with its author in its own transaction
+ * (mutation record and audit outbox); tests of the store alone omit it.
+ */
+export interface WriteContext extends Omit<MutationAuthor, 'jobId'> {
   principal: Principal;
   deadline: number;
+  jobId?: string;
+}
+
+async function recordChange(client: PoolClient, ctx: WriteContext, entry: MutationEntry): Promise<void> {
+  if (ctx.jobId !== undefined) await recordMutation(client, { ...ctx, jobId: ctx.jobId }, entry);
+}
+
+/** The audit target of a page: its URI (`dagu://wiki/{workspace}/{path}`). */
+function pageTarget(workspace: string, path: string): string {
+  return formatDaguUri({ kind: 'wiki_page', workspace, path });
 }
 
 /**
@@ -124,7 +146,13 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
           ctx.principal.subject,
         ],
       );
-      return { page: toPageMeta(parseMetaRow(inserted.rows[0])), created: true, changed: true };
+      const page = toPageMeta(parseMetaRow(inserted.rows[0]));
+      await recordChange(client, ctx, {
+        action: 'wiki.page.upserted',
+        target: pageTarget(workspace, path),
+        details: { created: true, version: page.version },
+      });
+      return { page, created: true, changed: true };
     }
     const updated = await client.query<Record<string, unknown>>(
       `UPDATE pages SET content = $3, title = $4, tags = $5, size = $6, version = version + 1,
@@ -132,7 +160,13 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
        WHERE workspace = $1 AND path = $2 RETURNING ${META_COLUMNS}`,
       [workspace, path, content, facts.title, facts.tags, size, ctx.principal.subject],
     );
-    return { page: toPageMeta(parseMetaRow(updated.rows[0])), created: false, changed: true };
+    const page = toPageMeta(parseMetaRow(updated.rows[0]));
+    await recordChange(client, ctx, {
+      action: 'wiki.page.upserted',
+      target: pageTarget(workspace, path),
+      details: { created: false, version: page.version },
+    });
+    return { page, created: false, changed: true };
   };
   return withStorageErrors(() => withTransaction(pool, write, { deadline: ctx.deadline, onLate: deadlinePassedError }));
 }
@@ -163,6 +197,11 @@ export async function deleteWikiPage(
     }
     checkVersion(request.expectedVersion, current.version, `${workspace}/${path}`);
     await client.query('DELETE FROM pages WHERE workspace = $1 AND path = $2', [workspace, path]);
+    await recordChange(client, ctx, {
+      action: 'wiki.page.deleted',
+      target: pageTarget(workspace, path),
+      details: { version: current.version },
+    });
     return { workspace, path, version: current.version };
   };
   return withStorageErrors(() =>

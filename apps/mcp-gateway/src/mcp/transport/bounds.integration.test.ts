@@ -105,6 +105,41 @@ describe('subscriptions per session are bounded', () => {
   });
 });
 
+describe('the subscriber index of a URI expires with its sessions (issue 17 item 2)', () => {
+  test('the index key takes the idle TTL, is refreshed with the session, and is gone once the session expired', async () => {
+    const idleTtlMs = 1500;
+    const short = await startReplica({ prefix: `${prefix}-index-ttl`, idleTtlMs, sessionCacheMs: 0 });
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const sid = await initialize(short.url);
+      const uri = 'dagu://runs/index-ttl/r1';
+      const subscribed = await send(short.url, {
+        headers: { 'mcp-session-id': sid },
+        body: { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } },
+      });
+      expect(subscribed.json).toMatchObject({ id: 1, result: {} });
+      const key = `${prefix}-index-ttl:mcp:subscribers:${uri}`;
+      expect(await redis.smembers(key)).toEqual([sid]);
+      const first = await redis.pttl(key);
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThanOrEqual(idleTtlMs);
+      // Used again after 1 s (before it expires): the session and its index entry live on.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const used = await send(short.url, { headers: { 'mcp-session-id': sid }, body: ping(2) });
+      expect(used.status).toBe(200);
+      expect(await redis.pttl(key)).toBeGreaterThan(idleTtlMs - 400);
+      // Left alone: the session expires, and the index key with it.
+      await new Promise((resolve) => setTimeout(resolve, idleTtlMs + 300));
+      expect(await redis.exists(`${prefix}-index-ttl:mcp:{${sid}}:session`)).toBe(0);
+      expect(await redis.exists(key)).toBe(0);
+    } finally {
+      redis.disconnect();
+      await short.close();
+      await deleteKeysWithPrefix(TEST_REDIS_URL, `${prefix}-index-ttl`);
+    }
+  });
+});
+
 describe('raw session ids never reach a log line', () => {
   test('opening and ending a session logs its hashed reference, never the id', async () => {
     const logs = captureLogs('debug');

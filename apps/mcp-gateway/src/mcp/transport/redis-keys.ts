@@ -12,7 +12,7 @@
  * | `<p>:mcp:{sid}:cursor` | string | last standalone entry handed to a GET stream | retention window |
  * | `<p>:mcp:{sid}:req:<stream>` | stream | messages of one POST answered as SSE | retention window |
  * | `<p>:mcp:{sid}:reqs` | set | the POST stream ids of the session (for cleanup) | idle TTL |
- * | `<p>:mcp:subscribers:<uri>` | set | session ids subscribed to a URI | pruned lazily |
+ * | `<p>:mcp:subscribers:<uri>` | set | session ids subscribed to a URI | idle TTL of its newest session (refreshed with each session's); members of ended ones pruned on read |
  * | `<p>:mcp:principal:<id>:sessions` | sorted set | the sessions a principal opened (score: ms opened) | idle TTL from the newest; ended ones pruned at the bound |
  * | `<p>:mcp:control` | channel | broadcasts: cancel a request, end a session | — |
  * | `<p>:mcp:replica:<id>` | channel | messages for one gateway replica (client responses, extension relay) | — |

@@ -21,12 +21,27 @@ export function isWellFormedSessionId(id: string): boolean {
   return /^[0-9a-f]{64}$/.test(id);
 }
 
+// Refreshes the TTL of a live session's keys and of the subscriber index of every URI
+// it subscribed to (KEYS[2] holds them; ARGV[3] is the index-key prefix), so no index
+// key outlives the sessions in it. The index keys are derived from the set, not
+// declared: as in SUBSCRIBE_BOUNDED they live outside the session's slot.
+const TOUCH_SUBSCRIBERS = `
+for _, uri in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('PEXPIRE', ARGV[3] .. uri, ARGV[1]) end`;
+
 // Refreshes the TTL of a live session's keys and returns its record, in one round
 // trip — only for the principal it is bound to (another principal touches nothing).
 const LOAD_AND_TOUCH = `
 if redis.call('HGET', KEYS[1], 'p') ~= ARGV[2] then return false end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+${TOUCH_SUBSCRIBERS}
 return redis.call('HGETALL', KEYS[1])`;
+
+// The TTL refresh of LOAD_AND_TOUCH without the load (sessions with open streams).
+const TOUCH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+${TOUCH_SUBSCRIBERS}
+return 1`;
 
 const FlatHash = z.array(z.string());
 
@@ -38,6 +53,7 @@ if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1`;
 
 // Admits a new session of a principal unless it already has `max` live ones: the ended or
@@ -147,6 +163,7 @@ export class SessionStore {
       ...keys,
       String(this.idleTtlMs),
       principalId,
+      this.keys.subscribers(''),
     );
     const flat = FlatHash.safeParse(raw);
     if (!flat.success || flat.data.length === 0) return undefined;
@@ -168,15 +185,29 @@ export class SessionStore {
     return (await this.redis.hget(this.keys.session(id), 'p')) === principalId;
   }
 
-  /** Refreshes the idle TTL of sessions with open streams (no-op for gone ones). */
+  /**
+   * Refreshes the idle TTL of sessions with open streams, and of the
+   * subscriber index of their URIs (no-op for gone ones).
+   */
   async touch(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) {
-      for (const key of [this.keys.session(id), this.keys.subscriptions(id), this.keys.requestStreams(id)])
-        pipeline.pexpire(key, this.idleTtlMs);
-    }
-    await pipeline.exec();
+    const ttl = String(this.idleTtlMs);
+    const index = this.keys.subscribers('');
+    await Promise.all(
+      ids.map((id) =>
+        evalScript(
+          this.redis,
+          TOUCH,
+          3,
+          this.keys.session(id),
+          this.keys.subscriptions(id),
+          this.keys.requestStreams(id),
+          ttl,
+          '',
+          index,
+        ),
+      ),
+    );
   }
 
   /** Which of `ids` still exist (same order). */

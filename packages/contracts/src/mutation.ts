@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/**
+ * The mutation record every service keeps in its own schema, in the same
+ * transaction as the change (issue 17 "Every mutation has an author", issue 18
+ * "'Failed' answers for writes that were applied"; docs/decisions.md
+ * "Attribution and mutation outcomes"). These are the shapes that cross the bus.
+ */
+
+/** `mutation.outcome` request: the bus job id of the mutation whose fate the caller asks about. */
+export const MutationOutcomeRequestSchema = z.strictObject({ jobId: z.string().min(1).max(200) });
+export type MutationOutcomeRequest = z.infer<typeof MutationOutcomeRequestSchema>;
+
+/**
+ * `mutation.outcome` reply: `applied` true when the job's change committed
+ * (its record exists); `result` is the reply the job gave, when it was
+ * recorded (a replica that died between COMMIT and recording it leaves none).
+ */
+export const MutationOutcomeReplySchema = z.object({
+  applied: z.boolean(),
+  result: z.unknown().optional(),
+  requestId: z.string().optional(),
+});
+export type MutationOutcomeReply = z.infer<typeof MutationOutcomeReplySchema>;
+
+/** The op every service answers about its own mutations (the service host adds it to each catalog). */
+export const MUTATION_OUTCOME_OP = 'mutation.outcome';
+
+/**
+ * Its definition: not a mutation, a short deadline (the gateway asks it after
+ * a mutation's own deadline passed). Kept out of the typed catalogs of
+ * ops.ts so that every handler map and fake service stays as it is.
+ */
+export const MUTATION_OUTCOME_DEFINITION = {
+  request: MutationOutcomeRequestSchema,
+  reply: MutationOutcomeReplySchema,
+  mutation: false,
+  timeoutMs: 3000,
+} as const;
+
+/** `_meta` key of the idempotency key on MCP `tools/call` (issue 18 item 4). */
+export const IDEMPOTENCY_META_KEY = 'io.dagu/idempotencyKey';
+
+/** An idempotency key: 1–255 visible ASCII characters (the REST `Idempotency-Key` header takes the same). */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be 1–255 visible ASCII characters');
+
+/** How long a key is remembered: the same key with the same payload within it returns the original result. */
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+/**
+ * One audit entry drained from a service's outbox to the gateway's audit
+ * trail (the BullMQ queue {@link AUDIT_QUEUE}). `source` + `sourceId` make it
+ * idempotent: the gateway inserts each at most once.
+ */
+export const OutboxEntrySchema = z.object({
+  source: z.string().min(1),
+  sourceId: z.string().min(1),
+  at: z.string(),
+  action: z.string().min(1),
+  actor: z.string(),
+  principalId: z.string(),
+  credentialType: z.string(),
+  target: z.string().nullable(),
+  requestId: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+});
+export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+/** The queue the services' outbox drains feed and the gateway consumes (under `BUS_PREFIX`). */
+export const AUDIT_QUEUE = 'audit-trail';
