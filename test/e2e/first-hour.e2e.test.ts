@@ -171,7 +171,14 @@ describe('seeing what runs do (items 8 and 9)', () => {
     for (const line of lines) expect(line).not.toMatch(new RegExp(String.fromCharCode(27) + '\\['));
     const events = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const byMsg = (msg: string) => events.filter((e) => e.msg === msg);
-    expect(byMsg('run started')).toEqual([expect.objectContaining({ level: 30, dag: 'observed', dagRunId })]);
+    expect(byMsg('run started')).toEqual([
+      expect.objectContaining({
+        level: 30,
+        dag: 'observed',
+        dagRunId,
+        startedBy: expect.objectContaining({ kind: 'user' }),
+      }),
+    ]);
     expect(byMsg('run ended')).toEqual([
       expect.objectContaining({ dag: 'observed', dagRunId, status: 'failed', durationMs: expect.any(Number) }),
     ]);

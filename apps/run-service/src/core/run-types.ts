@@ -57,6 +57,8 @@ export interface AttemptIdentity {
   readonly attemptId: string;
   /** `dagu://runs/{name}/{id}/logs`: the value of `DAG_RUN_LOG_FILE`. */
   readonly logsUri: string;
+  /** Who started the run (dagu-model §5 `startedBy`), for the service's run log lines; absent on older runs. */
+  readonly startedBy?: { readonly kind: string; readonly name: string };
 }
 
 /** What a `dag.run` / `dag.enqueue` / `foreach` step reports (composition/child-runner.ts, foreach/foreach-runner.ts). */

@@ -37,6 +37,7 @@ export function planAttempt(run: RunRecord, rows: readonly StepRecord[], schedul
       attemptNo: run.attempt_no,
       attemptId: run.attempt_id,
       logsUri: formatUri.runLogs(run.dag_name, run.dag_run_id),
+      ...(run.started_by !== null ? { startedBy: run.started_by } : {}),
     },
     dag,
     spec: run.spec,

@@ -197,9 +197,14 @@ export async function runAttempt(
   }
 }
 
-/** The fields every structured run line carries: which DAG, which run, which attempt. */
+/** The fields every structured run line carries: which DAG, which run, which attempt, who started it. */
 function runLogFields(identity: AttemptPlan['identity']): Record<string, unknown> {
-  return { dag: identity.dagName, dagRunId: identity.dagRunId, attempt: identity.attemptNo };
+  return {
+    dag: identity.dagName,
+    dagRunId: identity.dagRunId,
+    attempt: identity.attemptNo,
+    ...(identity.startedBy !== undefined ? { startedBy: identity.startedBy } : {}),
+  };
 }
 
 /**
