@@ -215,7 +215,7 @@ export class BusClient {
     let reply: BusReply;
     try {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
-        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition)),
+        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition), definition.carriesSecret),
       );
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -283,6 +283,7 @@ export class BusClient {
     options: CallOptions,
     timeoutMs: number,
     attempts: number | undefined,
+    carriesSecret?: boolean,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
     // Fail fast: no offline queueing, no waiting for a reconnect.
@@ -298,8 +299,11 @@ export class BusClient {
       replyTo: this.replyChannel,
       ...(requestId !== undefined ? { requestId } : {}),
     };
-    const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then(
+    const reply = this.pending.register(jobId, timeoutMs, () => {
+      if (carriesSecret === true) this.removeUntaken(queue, jobId);
+      return deadlineExceededError(service, timeoutMs);
+    });
+    this.insert(queue, op, request, jobOptionsFor(jobId, attempts, carriesSecret)).then(
       (as) => {
         this.delivered[as] += 1;
       },
@@ -309,6 +313,18 @@ export class BusClient {
       },
     );
     return reply;
+  }
+
+  /**
+   * Removes a job whose payload carries a secret once its caller gave up on
+   * it, so the secret does not wait in Redis for a replica (none may come).
+   * A job a replica holds (locked) is not removed here: that replica removes
+   * it when it ends, whether it completes or fails (`jobOptionsFor`).
+   */
+  private removeUntaken(queue: Queue, jobId: string): void {
+    queue.remove(jobId).catch((error: unknown) => {
+      this.logger.debug({ jobId, error: describeError(error) }, 'bus job in hand of a replica; it removes it');
+    });
   }
 
   /** Adds the job with the hand-off insert script, or with `Queue.add` when hand-off is off. */

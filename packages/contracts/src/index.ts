@@ -17,3 +17,4 @@ export * from './read-query-parse';
 export * from './read-query-format';
 export * from './mcp-extension';
 export * from './role-check';
+export * from './workbook';
