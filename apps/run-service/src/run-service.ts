@@ -12,6 +12,7 @@ import { RecoverySweeper } from './recovery/recovery-sweeper';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
 import type { StepLauncher } from './core/step-launch';
+import { WorkbookReader } from './workbook/workbook-reader';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -21,6 +22,8 @@ export interface RunServiceOptions {
   processEnv: Readonly<Record<string, string>>;
   /** Starts the DAG author's code as the step user (`RUN_STEP_USER`, `process/step-launcher.ts`); default: as this process. */
   launcher?: StepLauncher;
+  /** `execArgv` of workbook-parsing worker threads (tests running TypeScript sources); default the process's. */
+  workbookWorkerExecArgv?: readonly string[];
 }
 
 /**
@@ -112,7 +115,12 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         await publisher.close();
         await storedSpecs.close();
       };
-      return createRunHandlers(deps);
+      const workbooks = new WorkbookReader({
+        limits: options.runConfig.workbook,
+        workDir: options.runConfig.workDir,
+        ...(options.workbookWorkerExecArgv !== undefined ? { workerExecArgv: options.workbookWorkerExecArgv } : {}),
+      });
+      return createRunHandlers(deps, workbooks);
     },
     onStop: async () => {
       await shutdown?.();

@@ -28,6 +28,10 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
+ * | `RUN_WORKBOOK_MAX_BYTES` | largest workbook file a `dagu_read target=workbook` reads; a bigger one is `resource_unavailable` | bytes | `26214400` (25 MiB) |
+ * | `RUN_WORKBOOK_TIME_BUDGET_MS` | longest a workbook read may parse (in a worker thread; also bounded by the call's 30 s deadline); past it the read is `resource_unavailable` | ms | `20000` |
+ * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `512` |
+ * | `RUN_WORKBOOK_CONCURRENCY` | workbook reads parsed at once by one replica; more wait for a slot within their deadline | reads | `2` |
  */
 export function runConfigSchema() {
   return z.object({
@@ -65,6 +69,10 @@ export function runConfigSchema() {
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
+    RUN_WORKBOOK_MAX_BYTES: env.count(25 * 1024 * 1024),
+    RUN_WORKBOOK_TIME_BUDGET_MS: env.millis(20_000),
+    RUN_WORKBOOK_MEMORY_MB: env.count(512),
+    RUN_WORKBOOK_CONCURRENCY: env.count(2),
   });
 }
 
@@ -107,6 +115,13 @@ export interface RunConfig {
   readonly histRetentionDays: number;
   /** How often a replica looks for runs past their retention. */
   readonly retentionSweepMs: number;
+  /** Workbook reads (021 `workbook`): file size, parse time, worker heap, parses at once. */
+  readonly workbook: {
+    readonly maxBytes: number;
+    readonly timeBudgetMs: number;
+    readonly memoryMb: number;
+    readonly concurrency: number;
+  };
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -130,6 +145,12 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
     retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
+    workbook: {
+      maxBytes: raw.RUN_WORKBOOK_MAX_BYTES,
+      timeBudgetMs: raw.RUN_WORKBOOK_TIME_BUDGET_MS,
+      memoryMb: raw.RUN_WORKBOOK_MEMORY_MB,
+      concurrency: raw.RUN_WORKBOOK_CONCURRENCY,
+    },
   };
 }
 

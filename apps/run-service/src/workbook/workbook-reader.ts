@@ -1,0 +1,204 @@
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import {
+  DaguError,
+  hasWorkbookExtension,
+  WORKBOOK_EXTENSION_MESSAGE,
+  WorkbookModelSchema,
+  type WorkbookModel,
+  type WorkbookReadRequest,
+} from '@dagu-mcp/contracts';
+import { WorkbookSlots } from './workbook-slots';
+
+/** Limits of one workbook read (`RUN_WORKBOOK_*`, `config/run-config.ts`). */
+export interface WorkbookLimits {
+  /** Largest file read, in bytes (`RUN_WORKBOOK_MAX_BYTES`). */
+  readonly maxBytes: number;
+  /** Longest parse, in ms, also bounded by the request's deadline (`RUN_WORKBOOK_TIME_BUDGET_MS`). */
+  readonly timeBudgetMs: number;
+  /** Heap of the parsing worker thread, in MiB (`RUN_WORKBOOK_MEMORY_MB`). */
+  readonly memoryMb: number;
+  /** Reads parsed at once by this replica; more wait for a slot within their deadline (`RUN_WORKBOOK_CONCURRENCY`). */
+  readonly concurrency: number;
+  /** Data rows profiled per sheet; default 10,000 (`workbook.md`). Tests lower it. */
+  readonly profileRowCap?: number;
+}
+
+/** What {@link WorkbookReader} is built from. */
+export interface WorkbookReaderOptions {
+  /** `RUN_WORKBOOK_*` limits. */
+  readonly limits: WorkbookLimits;
+  /** Base of relative paths (`RUN_WORK_DIR`). */
+  readonly workDir: string;
+  /** `execArgv` of the worker thread (tests: a TypeScript loader); default the process's. */
+  readonly workerExecArgv?: readonly string[];
+}
+
+/** An Excel owner file (`~$<name>`) younger than this means the workbook is open elsewhere (`workbook.md`, *ours*). */
+const OWNER_FILE_FRESH_MS = 60_000;
+/** Time kept back from the deadline for the reply to travel. */
+const REPLY_MARGIN_MS = 250;
+const MIB = 1024 * 1024;
+
+/**
+ * Reads workbooks for the 021 `workbook` target: resolves the path against
+ * `RUN_WORK_DIR`, checks the file (`workbook.md` "Which files"), then parses
+ * it in a worker thread with a heap limit and a time budget, so one huge or
+ * hostile workbook can neither block run-service's event loop nor exhaust its
+ * memory. The password goes to the worker in memory only.
+ */
+export class WorkbookReader {
+  private readonly slots: WorkbookSlots;
+
+  constructor(private readonly options: WorkbookReaderOptions) {
+    this.slots = new WorkbookSlots(options.limits.concurrency);
+  }
+
+  /**
+   * The workbook model of `request.path` (Dagu spec 021 Workbook).
+   *
+   * @param deadline epoch ms after which nobody waits for the answer
+   * @throws DaguError `invalid_tool_input` on `path` (not `.xlsx`/`.xlsm`) or on
+   *   `password` (missing or incorrect); `resource_not_found` (no such file);
+   *   `resource_unavailable` (unreadable, open in another program, over the size
+   *   limit, not a workbook, unsupported encryption, over the time budget or
+   *   the memory limit)
+   */
+  async read(request: WorkbookReadRequest, deadline: number): Promise<WorkbookModel> {
+    if (!hasWorkbookExtension(request.path)) {
+      throw new DaguError('invalid_tool_input', WORKBOOK_EXTENSION_MESSAGE, { field: 'path' });
+    }
+    const path = isAbsolute(request.path) ? resolve(request.path) : resolve(this.options.workDir, request.path);
+    const name = basename(path);
+    await this.checkFile(path, name);
+    const bytes = await readFile(path).catch((error: unknown) => {
+      throw fileError(error, name);
+    });
+    const release = await this.slots.acquire(deadline - REPLY_MARGIN_MS).catch(() => {
+      throw new DaguError('resource_unavailable', `${name}: too many workbook reads at once on this replica; try again`);
+    });
+    try {
+      return await this.parse(bytes, path, name, request.password, deadline);
+    } finally {
+      release();
+    }
+  }
+
+  private async checkFile(path: string, name: string): Promise<void> {
+    const info = await stat(path).catch((error: unknown) => {
+      throw fileError(error, name);
+    });
+    if (!info.isFile()) throw new DaguError('resource_unavailable', `${name}: not a workbook file`);
+    const { maxBytes } = this.options.limits;
+    if (info.size > maxBytes) {
+      throw new DaguError(
+        'resource_unavailable',
+        `${name}: the workbook is ${mib(info.size)} MiB, over the ${mib(maxBytes)} MiB limit of this server (RUN_WORKBOOK_MAX_BYTES)`,
+        { details: { sizeBytes: info.size, maxBytes } },
+      );
+    }
+    await access(path, constants.R_OK).catch((error: unknown) => {
+      throw fileError(error, name);
+    });
+    const owner = await stat(join(dirname(path), `~$${name}`)).catch(() => undefined);
+    if (owner !== undefined && Date.now() - owner.mtimeMs < OWNER_FILE_FRESH_MS) {
+      throw new DaguError(
+        'resource_unavailable',
+        `${name}: the workbook is open in another program (~$${name} beside it is less than a minute old); try again once it is closed`,
+      );
+    }
+  }
+
+  private parse(bytes: Buffer, path: string, name: string, password: string | undefined, deadline: number) {
+    const { limits } = this.options;
+    const budgetMs = Math.max(0, Math.min(limits.timeBudgetMs, deadline - Date.now() - REPLY_MARGIN_MS));
+    const file = join(__dirname, `workbook-worker${extname(__filename)}`);
+    return new Promise<WorkbookModel>((resolvePromise, reject) => {
+      const worker = new Worker(file, {
+        workerData: {
+          bytes,
+          path,
+          ...(password !== undefined ? { password } : {}),
+          ...(limits.profileRowCap !== undefined ? { profileRowCap: limits.profileRowCap } : {}),
+        },
+        resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+        ...(this.options.workerExecArgv !== undefined ? { execArgv: [...this.options.workerExecArgv] } : {}),
+      });
+      let settled = false;
+      const settle = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        void worker.terminate();
+        outcome();
+      };
+      const timer = setTimeout(() => {
+        settle(() =>
+          reject(
+            new DaguError(
+              'resource_unavailable',
+              `${name}: reading the workbook took longer than ${budgetMs} ms (RUN_WORKBOOK_TIME_BUDGET_MS and the call's deadline); it is too big to describe in time`,
+            ),
+          ),
+        );
+      }, budgetMs);
+      worker.on('message', (message: unknown) => settle(() => outcomeOf(message, name, resolvePromise, reject)));
+      worker.on('error', (error: Error) => settle(() => reject(workerError(error, name, limits.memoryMb))));
+      worker.on('exit', (code) =>
+        settle(() => reject(new Error(`workbook worker exited with code ${code} before answering`))),
+      );
+    });
+  }
+}
+
+function outcomeOf(
+  message: unknown,
+  name: string,
+  resolvePromise: (model: WorkbookModel) => void,
+  reject: (error: Error) => void,
+): void {
+  if (typeof message !== 'object' || message === null || !('ok' in message)) {
+    reject(new Error('workbook worker sent a malformed message'));
+  } else if (message.ok === true && 'model' in message) {
+    resolvePromise(WorkbookModelSchema.parse(message.model));
+  } else if ('fault' in message && message.fault === 'password') {
+    reject(new DaguError('invalid_tool_input', `${name}: workbook password is missing or incorrect`, { field: 'password' }));
+  } else if ('fault' in message && message.fault === 'encryption') {
+    reject(new DaguError('resource_unavailable', `${name}: the workbook's encryption is not supported`));
+  } else if ('fault' in message && message.fault === 'not_workbook') {
+    reject(new DaguError('resource_unavailable', `${name}: not a workbook (the file cannot be read as .xlsx)`));
+  } else {
+    const detail = 'message' in message && typeof message.message === 'string' ? message.message : '';
+    reject(new Error(`workbook worker failed: ${detail}`));
+  }
+}
+
+function workerError(error: Error, name: string, memoryMb: number): Error {
+  if ('code' in error && error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new DaguError(
+      'resource_unavailable',
+      `${name}: the workbook needs more than the ${memoryMb} MiB this server gives a workbook read (RUN_WORKBOOK_MEMORY_MB)`,
+    );
+  }
+  return error;
+}
+
+/** 021: a missing file is `resource_not_found`; one that cannot be read is `resource_unavailable`. */
+function fileError(error: unknown, name: string): Error {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new DaguError('resource_not_found', `${name}: workbook not found`);
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new DaguError('resource_unavailable', `${name}: the workbook cannot be read (permission denied)`);
+  }
+  if (code === 'EISDIR') return new DaguError('resource_unavailable', `${name}: not a workbook file`);
+  if (code === 'EBUSY') return new DaguError('resource_unavailable', `${name}: the workbook is locked by another program`);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function mib(bytes: number): string {
+  return (bytes / MIB).toFixed(1).replace(/\.0$/, '');
+}
