@@ -26,7 +26,10 @@ export function classifyNumberFormat(format: string | undefined): NumberFormatKi
     .replace(/[_*]./g, '')
     .replace(/\[[^\]]*\]/g, '');
   const hasTime = /[hs]/.test(bare) || /(am\/pm|a\/p)/.test(bare);
-  const withoutMinutes = bare.replace(/h+[^a-z]*m+/g, 'h').replace(/m+([^a-z]*s)/g, '$1');
+  const withoutMinutes = bare
+    .replace(/am\/pm|a\/p/g, '')
+    .replace(/h+[^a-z]*m+/g, 'h')
+    .replace(/m+([^a-z]*s)/g, '$1');
   const hasDate = /[yd]/.test(withoutMinutes) || /m/.test(withoutMinutes);
   if (hasDate && hasTime) return 'datetime';
   if (hasDate) return 'date';

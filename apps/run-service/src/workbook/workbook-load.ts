@@ -42,7 +42,8 @@ export async function describeWorkbook(
   const workbook = new ExcelJS.Workbook();
   const names = captureDefinedNames(workbook);
   try {
-    await workbook.xlsx.load(plain as unknown as ExcelJS.Buffer);
+    // ExcelJS types its input as an ArrayBuffer (JSZip takes either); a copy into a plain one satisfies them.
+    await workbook.xlsx.load(new Uint8Array(plain).buffer);
   } catch {
     throw new WorkbookFaultError('not_workbook');
   }

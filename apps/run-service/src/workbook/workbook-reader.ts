@@ -77,7 +77,10 @@ export class WorkbookReader {
       throw fileError(error, name);
     });
     const release = await this.slots.acquire(deadline - REPLY_MARGIN_MS).catch(() => {
-      throw new DaguError('resource_unavailable', `${name}: too many workbook reads at once on this replica; try again`);
+      throw new DaguError(
+        'resource_unavailable',
+        `${name}: too many workbook reads at once on this replica; try again`,
+      );
     });
     try {
       return await this.parse(bytes, path, name, request.password, deadline);
@@ -95,7 +98,7 @@ export class WorkbookReader {
     if (info.size > maxBytes) {
       throw new DaguError(
         'resource_unavailable',
-        `${name}: the workbook is ${mib(info.size)} MiB, over the ${mib(maxBytes)} MiB limit of this server (RUN_WORKBOOK_MAX_BYTES)`,
+        `${name}: the workbook is ${sizeText(info.size)}, over the ${sizeText(maxBytes)} limit of this server (RUN_WORKBOOK_MAX_BYTES)`,
         { details: { sizeBytes: info.size, maxBytes } },
       );
     }
@@ -164,7 +167,9 @@ function outcomeOf(
   } else if (message.ok === true && 'model' in message) {
     resolvePromise(WorkbookModelSchema.parse(message.model));
   } else if ('fault' in message && message.fault === 'password') {
-    reject(new DaguError('invalid_tool_input', `${name}: workbook password is missing or incorrect`, { field: 'password' }));
+    reject(
+      new DaguError('invalid_tool_input', `${name}: workbook password is missing or incorrect`, { field: 'password' }),
+    );
   } else if ('fault' in message && message.fault === 'encryption') {
     reject(new DaguError('resource_unavailable', `${name}: the workbook's encryption is not supported`));
   } else if ('fault' in message && message.fault === 'not_workbook') {
@@ -195,10 +200,13 @@ function fileError(error: unknown, name: string): Error {
     return new DaguError('resource_unavailable', `${name}: the workbook cannot be read (permission denied)`);
   }
   if (code === 'EISDIR') return new DaguError('resource_unavailable', `${name}: not a workbook file`);
-  if (code === 'EBUSY') return new DaguError('resource_unavailable', `${name}: the workbook is locked by another program`);
+  if (code === 'EBUSY')
+    return new DaguError('resource_unavailable', `${name}: the workbook is locked by another program`);
   return error instanceof Error ? error : new Error(String(error));
 }
 
-function mib(bytes: number): string {
-  return (bytes / MIB).toFixed(1).replace(/\.0$/, '');
+/** `25 MiB`, `180.3 KiB`: one decimal, none when it is 0. */
+function sizeText(bytes: number): string {
+  const [value, unit] = bytes >= MIB ? [bytes / MIB, 'MiB'] : [bytes / 1024, 'KiB'];
+  return `${value.toFixed(1).replace(/\.0$/, '')} ${unit}`;
 }
