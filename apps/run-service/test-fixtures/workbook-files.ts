@@ -100,15 +100,15 @@ export async function writeBigWorkbook(dir: string, n: number, name = 'big.xlsx'
   return save(wb, dir, name);
 }
 
-/** `protected.xlsx`: `Sheet1` with `k`/`v` and one row, ECMA-376 agile encryption under {@link WORKBOOK_PASSWORD}. */
-export async function writeProtectedWorkbook(dir: string): Promise<string> {
+/** `protected.xlsx`: `Sheet1` with `k`/`v` and one row, ECMA-376 agile encryption under `password`. */
+export async function writeProtectedWorkbook(dir: string, password = WORKBOOK_PASSWORD): Promise<string> {
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Sheet1');
   ws.addRow(['k', 'v']);
   ws.addRow(['answer', 42]);
   const plain = Buffer.from(await wb.xlsx.writeBuffer());
   const path = join(dir, 'protected.xlsx');
-  await writeFile(path, officeCrypto.encrypt(plain, { password: WORKBOOK_PASSWORD }));
+  await writeFile(path, officeCrypto.encrypt(plain, { password }));
   return path;
 }
 
