@@ -30,7 +30,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
  * | `RUN_WORKBOOK_MAX_BYTES` | largest workbook file a `dagu_read target=workbook` reads; a bigger one is `resource_unavailable` | bytes | `26214400` (25 MiB) |
  * | `RUN_WORKBOOK_TIME_BUDGET_MS` | longest a workbook read may parse (in a worker thread; also bounded by the call's 30 s deadline); past it the read is `resource_unavailable` | ms | `20000` |
- * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `512` |
+ * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `256` |
  * | `RUN_WORKBOOK_CONCURRENCY` | workbook reads parsed at once by one replica; more wait for a slot within their deadline | reads | `2` |
  */
 export function runConfigSchema() {
@@ -71,7 +71,7 @@ export function runConfigSchema() {
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
     RUN_WORKBOOK_MAX_BYTES: env.count(25 * 1024 * 1024),
     RUN_WORKBOOK_TIME_BUDGET_MS: env.millis(20_000),
-    RUN_WORKBOOK_MEMORY_MB: env.count(512),
+    RUN_WORKBOOK_MEMORY_MB: env.count(256),
     RUN_WORKBOOK_CONCURRENCY: env.count(2),
   });
 }
