@@ -36,7 +36,10 @@ export const WorkbookColumnSchema = z.looseObject({
   min: z.union([z.number(), z.string()]).optional(),
   max: z.union([z.number(), z.string()]).optional(),
   odd: z.number().int().positive().optional(),
-  odd_cells: z.array(z.object({ cell: z.string(), text: z.string() })).max(5).optional(),
+  odd_cells: z
+    .array(z.object({ cell: z.string(), text: z.string() }))
+    .max(5)
+    .optional(),
 });
 export type WorkbookColumn = z.infer<typeof WorkbookColumnSchema>;
 

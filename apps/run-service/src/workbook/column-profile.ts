@@ -43,7 +43,8 @@ export function profileColumn(column: ColumnCells): WorkbookColumn {
     blank: column.cells.length - filled,
     distinct: distinct.size,
   };
-  if (distinct.size > 0 && distinct.size <= MAX_LISTED_VALUES) profile.values = sortedTexts([...distinct.values()], type);
+  if (distinct.size > 0 && distinct.size <= MAX_LISTED_VALUES)
+    profile.values = sortedTexts([...distinct.values()], type);
   const range = minMaxOf(column, type);
   if (range !== undefined) Object.assign(profile, range);
   const odd = column.cells.filter(({ cell }) => cell?.type !== undefined && !fitsColumn(cell.type, type));
@@ -58,7 +59,10 @@ export function profileColumn(column: ColumnCells): WorkbookColumn {
 
 function sortedTexts(cells: TypedCell[], type: WorkbookColumnType): string[] {
   if (type === 'integer' || type === 'number') {
-    return cells.map((c) => Number(c.value)).sort((a, b) => a - b).map(String);
+    return cells
+      .map((c) => Number(c.value))
+      .sort((a, b) => a - b)
+      .map(String);
   }
   return cells.map((c) => textOfValue(c.value)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -35,7 +35,10 @@ export interface SheetFacts {
  *
  * @returns the entry and its warnings, each prefixed with the sheet name
  */
-export function describeSheet(facts: SheetFacts, grid: readonly GridRow[]): { sheet: WorkbookSheet; warnings: string[] } {
+export function describeSheet(
+  facts: SheetFacts,
+  grid: readonly GridRow[],
+): { sheet: WorkbookSheet; warnings: string[] } {
   const { name } = facts;
   const valued = grid.filter((r) => [...r.cells.values()].some((c) => c.value !== null));
   const base = {
@@ -47,7 +50,16 @@ export function describeSheet(facts: SheetFacts, grid: readonly GridRow[]): { sh
   const header = valued[headerIndex];
   if (header === undefined) {
     const warnings = valued.length > 0 ? [`${name}: no header row (no row has two or more values); not profiled`] : [];
-    const sheet = { ...base, range: '', header_row: 0, headers: [], types: {}, row_count: 0, columns: [], tables: [...facts.tables] };
+    const sheet = {
+      ...base,
+      range: '',
+      header_row: 0,
+      headers: [],
+      types: {},
+      row_count: 0,
+      columns: [],
+      tables: [...facts.tables],
+    };
     return { sheet, warnings };
   }
   const blockRows = valued.slice(headerIndex);

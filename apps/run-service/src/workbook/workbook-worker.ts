@@ -27,7 +27,8 @@ async function run(input: WorkerInput): Promise<void> {
     parentPort?.postMessage({ ok: true, model });
   } catch (error) {
     if (error instanceof WorkbookFaultError) parentPort?.postMessage({ ok: false, fault: error.fault });
-    else parentPort?.postMessage({ ok: false, fault: 'unexpected', message: error instanceof Error ? error.message : '' });
+    else
+      parentPort?.postMessage({ ok: false, fault: 'unexpected', message: error instanceof Error ? error.message : '' });
   }
 }
 

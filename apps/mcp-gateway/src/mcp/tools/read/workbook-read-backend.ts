@@ -27,8 +27,14 @@ export function createWorkbookReadBackend(bus: BusClient): ReadBackend {
     if (!hasWorkbookExtension(path)) {
       throw new DaguError('invalid_tool_input', WORKBOOK_EXTENSION_MESSAGE, { field: 'path' });
     }
-    return bus.call('run', runOps, 'run.workbook', { path, ...(password !== undefined ? { password } : {}) }, {
-      principal,
-    });
+    return bus.call(
+      'run',
+      runOps,
+      'run.workbook',
+      { path, ...(password !== undefined ? { password } : {}) },
+      {
+        principal,
+      },
+    );
   };
 }
