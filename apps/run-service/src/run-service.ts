@@ -105,6 +105,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         workDir: options.runConfig.workDir,
       });
       retention.start();
+      const workbooks = new WorkbookReader({
+        limits: options.runConfig.workbook,
+        workDir: options.runConfig.workDir,
+        ...(options.workbookWorkerExecArgv !== undefined ? { workerExecArgv: options.workbookWorkerExecArgv } : {}),
+      });
       shutdown = async () => {
         // The engine's stop grace starts at once: a scheduler check waiting on dag-service
         // (up to its 10 s call timeout) must not eat into the 25 s shutdown bound.
@@ -114,12 +119,8 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         await control.close();
         await publisher.close();
         await storedSpecs.close();
+        await workbooks.close();
       };
-      const workbooks = new WorkbookReader({
-        limits: options.runConfig.workbook,
-        workDir: options.runConfig.workDir,
-        ...(options.workbookWorkerExecArgv !== undefined ? { workerExecArgv: options.workbookWorkerExecArgv } : {}),
-      });
       return createRunHandlers(deps, workbooks);
     },
     onStop: async () => {

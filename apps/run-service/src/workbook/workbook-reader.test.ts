@@ -575,10 +575,19 @@ describe('limits: size, time budget, memory', () => {
     expect(error.message).toMatch(/^big\.xlsx: reading the workbook took longer than 50 ms/);
   });
 
-  test('the call deadline bounds the budget too', async () => {
-    const error = await failure(reader().read({ path: 'big.xlsx' }, Date.now() + 400));
+  test('the call deadline bounds the budget too; the thread that ran over is replaced, warm ones are reused', async () => {
+    const shared = reader();
+    expect((await shared.read({ path: 'orders.xlsx' }, soon())).sheets).toHaveLength(3);
+    const error = await failure(shared.read({ path: 'big.xlsx' }, Date.now() + 400));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(/took longer than \d+ ms/);
+    const [again, other] = await Promise.all([
+      shared.read({ path: 'orders.xlsx' }, soon()),
+      shared.read({ path: 'dates-1904.xlsm' }, soon()),
+    ]);
+    expect(again.sheets[0]?.row_count).toBe(7);
+    expect(other.date_system).toBe('1904');
+    await shared.close();
   });
 
   test('a workbook needing more heap than RUN_WORKBOOK_MEMORY_MB is resource_unavailable, and the service lives on', async () => {

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   DaguError,
   hasWorkbookExtension,
@@ -11,6 +10,7 @@ import {
   type WorkbookReadRequest,
 } from '@dagu-mcp/contracts';
 import { WorkbookSlots } from './workbook-slots';
+import { WorkbookWorkers } from './workbook-workers';
 
 /** Limits of one workbook read (`RUN_WORKBOOK_*`, `config/run-config.ts`). */
 export interface WorkbookLimits {
@@ -51,9 +51,15 @@ const MIB = 1024 * 1024;
  */
 export class WorkbookReader {
   private readonly slots: WorkbookSlots;
+  private readonly workers: WorkbookWorkers;
 
   constructor(private readonly options: WorkbookReaderOptions) {
     this.slots = new WorkbookSlots(options.limits.concurrency);
+    this.workers = new WorkbookWorkers({
+      keep: options.limits.concurrency,
+      memoryMb: options.limits.memoryMb,
+      ...(options.workerExecArgv !== undefined ? { execArgv: options.workerExecArgv } : {}),
+    });
   }
 
   /**
@@ -114,70 +120,60 @@ export class WorkbookReader {
     }
   }
 
-  private parse(bytes: Buffer, path: string, name: string, password: string | undefined, deadline: number) {
+  /** Ends the idle parsing threads (run-service's shutdown). */
+  close(): Promise<void> {
+    return this.workers.close();
+  }
+
+  private async parse(
+    bytes: Buffer,
+    path: string,
+    name: string,
+    password: string | undefined,
+    deadline: number,
+  ): Promise<WorkbookModel> {
     const { limits } = this.options;
     const budgetMs = Math.max(0, Math.min(limits.timeBudgetMs, deadline - Date.now() - REPLY_MARGIN_MS));
-    const file = join(__dirname, `workbook-worker${extname(__filename)}`);
-    return new Promise<WorkbookModel>((resolvePromise, reject) => {
-      const worker = new Worker(file, {
-        workerData: {
-          bytes,
-          path,
-          ...(password !== undefined ? { password } : {}),
-          ...(limits.profileRowCap !== undefined ? { profileRowCap: limits.profileRowCap } : {}),
-        },
-        resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
-        ...(this.options.workerExecArgv !== undefined ? { execArgv: [...this.options.workerExecArgv] } : {}),
-      });
-      let settled = false;
-      const settle = (outcome: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        void worker.terminate();
-        outcome();
-      };
-      const timer = setTimeout(() => {
-        settle(() =>
-          reject(
-            new DaguError(
-              'resource_unavailable',
-              `${name}: reading the workbook took longer than ${budgetMs} ms (RUN_WORKBOOK_TIME_BUDGET_MS and the call's deadline); it is too big to describe in time`,
-            ),
-          ),
-        );
-      }, budgetMs);
-      worker.on('message', (message: unknown) => settle(() => outcomeOf(message, name, resolvePromise, reject)));
-      worker.on('error', (error: Error) => settle(() => reject(workerError(error, name, limits.memoryMb))));
-      worker.on('exit', (code) =>
-        settle(() => reject(new Error(`workbook worker exited with code ${code} before answering`))),
+    const outcome = await this.workers.parse(
+      {
+        bytes,
+        path,
+        ...(password !== undefined ? { password } : {}),
+        ...(limits.profileRowCap !== undefined ? { profileRowCap: limits.profileRowCap } : {}),
+      },
+      budgetMs,
+    );
+    if (outcome.kind === 'timeout') {
+      throw new DaguError(
+        'resource_unavailable',
+        `${name}: reading the workbook took longer than ${budgetMs} ms (RUN_WORKBOOK_TIME_BUDGET_MS and the call's deadline); it is too big to describe in time`,
       );
-    });
+    }
+    if (outcome.kind === 'error') throw workerError(outcome.error, name, limits.memoryMb);
+    return modelOf(outcome.message, name);
   }
 }
 
-function outcomeOf(
-  message: unknown,
-  name: string,
-  resolvePromise: (model: WorkbookModel) => void,
-  reject: (error: Error) => void,
-): void {
+/** The worker's answer as the model, or the 021 error its fault stands for. */
+function modelOf(message: unknown, name: string): WorkbookModel {
   if (typeof message !== 'object' || message === null || !('ok' in message)) {
-    reject(new Error('workbook worker sent a malformed message'));
-  } else if (message.ok === true && 'model' in message) {
-    resolvePromise(WorkbookModelSchema.parse(message.model));
-  } else if ('fault' in message && message.fault === 'password') {
-    reject(
-      new DaguError('invalid_tool_input', `${name}: workbook password is missing or incorrect`, { field: 'password' }),
-    );
-  } else if ('fault' in message && message.fault === 'encryption') {
-    reject(new DaguError('resource_unavailable', `${name}: the workbook's encryption is not supported`));
-  } else if ('fault' in message && message.fault === 'not_workbook') {
-    reject(new DaguError('resource_unavailable', `${name}: not a workbook (the file cannot be read as .xlsx)`));
-  } else {
-    const detail = 'message' in message && typeof message.message === 'string' ? message.message : '';
-    reject(new Error(`workbook worker failed: ${detail}`));
+    throw new Error('workbook worker sent a malformed message');
   }
+  if (message.ok === true && 'model' in message) return WorkbookModelSchema.parse(message.model);
+  const fault = 'fault' in message ? message.fault : undefined;
+  if (fault === 'password') {
+    throw new DaguError('invalid_tool_input', `${name}: workbook password is missing or incorrect`, {
+      field: 'password',
+    });
+  }
+  if (fault === 'encryption') {
+    throw new DaguError('resource_unavailable', `${name}: the workbook's encryption is not supported`);
+  }
+  if (fault === 'not_workbook') {
+    throw new DaguError('resource_unavailable', `${name}: not a workbook (the file cannot be read as .xlsx)`);
+  }
+  const detail = 'message' in message && typeof message.message === 'string' ? message.message : '';
+  throw new Error(`workbook worker failed: ${detail}`);
 }
 
 function workerError(error: Error, name: string, memoryMb: number): Error {
