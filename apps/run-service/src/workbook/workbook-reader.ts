@@ -79,9 +79,7 @@ export class WorkbookReader {
     const path = isAbsolute(request.path) ? resolve(request.path) : resolve(this.options.workDir, request.path);
     const name = basename(path);
     await this.checkFile(path, name);
-    const bytes = await readFile(path).catch((error: unknown) => {
-      throw fileError(error, name);
-    });
+    // The slot first: reads waiting for one hold no file bytes in memory.
     const release = await this.slots.acquire(deadline - REPLY_MARGIN_MS).catch(() => {
       throw new DaguError(
         'resource_unavailable',
@@ -89,10 +87,25 @@ export class WorkbookReader {
       );
     });
     try {
+      const bytes = await readFile(path).catch((error: unknown) => {
+        throw fileError(error, name);
+      });
+      // A file that grew since it was checked is held to the same limit.
+      this.checkSize(bytes.length, name);
       return await this.parse(bytes, path, name, request.password, deadline);
     } finally {
       release();
     }
+  }
+
+  private checkSize(size: number, name: string): void {
+    const { maxBytes } = this.options.limits;
+    if (size <= maxBytes) return;
+    throw new DaguError(
+      'resource_unavailable',
+      `${name}: the workbook is ${sizeText(size)}, over the ${sizeText(maxBytes)} limit of this server (RUN_WORKBOOK_MAX_BYTES)`,
+      { details: { sizeBytes: size, maxBytes } },
+    );
   }
 
   private async checkFile(path: string, name: string): Promise<void> {
@@ -100,14 +113,7 @@ export class WorkbookReader {
       throw fileError(error, name);
     });
     if (!info.isFile()) throw new DaguError('resource_unavailable', `${name}: not a workbook file`);
-    const { maxBytes } = this.options.limits;
-    if (info.size > maxBytes) {
-      throw new DaguError(
-        'resource_unavailable',
-        `${name}: the workbook is ${sizeText(info.size)}, over the ${sizeText(maxBytes)} limit of this server (RUN_WORKBOOK_MAX_BYTES)`,
-        { details: { sizeBytes: info.size, maxBytes } },
-      );
-    }
+    this.checkSize(info.size, name);
     await access(path, constants.R_OK).catch((error: unknown) => {
       throw fileError(error, name);
     });
