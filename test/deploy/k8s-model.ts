@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -20,6 +21,7 @@ export function validateAgainstKubernetesSchema(object: K8sObject): void {
   const validators: Record<string, (data: K8sObject) => { validate(): void }> = {
     'v1/ConfigMap': (data) => new ConfigMap(data),
     'v1/Namespace': (data) => new Namespace(data),
+    'v1/PersistentVolumeClaim': (data) => new PersistentVolumeClaim(data),
     'v1/Service': (data) => new Service(data),
     'apps/v1/Deployment': (data) => new Deployment(data),
     'autoscaling/v2/HorizontalPodAutoscaler': (data) => new HorizontalPodAutoscaler(data),

@@ -226,6 +226,20 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     if (redis !== undefined) expect(JSON.stringify(redis)).toContain('"--requirepass","$(REDIS_PASSWORD)"');
   });
 
+  it('gives every run-service replica one shared work directory: RUN_WORK_DIR on the run-work claim, ReadWriteMany in prod (docs/deployment.md)', () => {
+    const deployment = appDeployment(objects, 'run-service');
+    const container = mainContainer(deployment);
+    const workDir = containerEnvironment(objects, container).RUN_WORK_DIR;
+    const pod = JSON.stringify(deployment.spec.template.spec);
+    const mounts = (
+      JSON.parse(pod) as { containers: Array<{ name: string; volumeMounts?: unknown[] }>; volumes?: unknown[] }
+    ).containers.find((c) => c.name === 'run-service')?.volumeMounts;
+    expect(mounts).toContainEqual({ name: 'run-work', mountPath: workDir });
+    expect(pod).toContain('"persistentVolumeClaim":{"claimName":"run-work"}');
+    const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === 'run-work');
+    expect(JSON.stringify(claim)).toContain(overlay === 'prod' ? '"ReadWriteMany"' : '"ReadWriteOnce"');
+  });
+
   it('runs every step of run-service as the unprivileged dagu-step user', () => {
     const container = mainContainer(appDeployment(objects, 'run-service'));
     expect(containerEnvironment(objects, container).RUN_STEP_USER).toBe('dagu-step');

@@ -143,7 +143,7 @@ describe('dagu_read input rules (021 §Input, §Errors)', () => {
     [{ target: 'reference', name: 5 }, 'invalid_tool_input', 'name'],
     [{ target: 'reference', uri: 'dagu://reference' }, 'invalid_tool_input', 'target'],
     [{ target: 'Reference' }, 'unsupported_read_target', 'target'],
-    [{ target: 'workbook', path: 'a.xlsx' }, 'unsupported_read_target', 'target'],
+    [{ target: 'workbook' }, 'invalid_tool_input', 'path'],
     [{ target: 'run_logs', name: 'nightly' }, 'invalid_tool_input', 'dagRunId'],
     [{ target: 'dags', name: 'x' }, 'invalid_tool_input', 'name'],
     [{ target: 'dags', query: '?page=1' }, 'invalid_tool_input', 'query'],

@@ -167,6 +167,10 @@ export class FakeServices {
           record('run.foreachItem', p);
           throw new DaguError('resource_not_found', `No item ${p.item}.`);
         },
+        'run.workbook': async (p) => {
+          record('run.workbook', { path: p.path });
+          throw new DaguError('resource_not_found', `${p.path}: workbook not found`);
+        },
         'run.approval': async (p) => {
           record('run.approval', p);
           const run = this.run(p.dagRunId);

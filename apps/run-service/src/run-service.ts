@@ -13,6 +13,7 @@ import { RecoverySweeper } from './recovery/recovery-sweeper';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
 import type { StepLauncher } from './core/step-launch';
+import { WorkbookReader } from './workbook/workbook-reader';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -22,6 +23,8 @@ export interface RunServiceOptions {
   processEnv: Readonly<Record<string, string>>;
   /** Starts the DAG author's code as the step user (`RUN_STEP_USER`, `process/step-launcher.ts`); default: as this process. */
   launcher?: StepLauncher;
+  /** `execArgv` of workbook-parsing worker threads (tests running TypeScript sources); default the process's. */
+  workbookWorkerExecArgv?: readonly string[];
 }
 
 /**
@@ -106,6 +109,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         workDir: options.runConfig.workDir,
       });
       retention.start();
+      const workbooks = new WorkbookReader({
+        limits: options.runConfig.workbook,
+        workDir: options.runConfig.workDir,
+        ...(options.workbookWorkerExecArgv !== undefined ? { workerExecArgv: options.workbookWorkerExecArgv } : {}),
+      });
       shutdown = async () => {
         // The engine's stop grace starts at once: a scheduler check waiting on dag-service
         // (up to its 10 s call timeout) must not eat into the 25 s shutdown bound.
@@ -115,8 +123,9 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         await control.close();
         await publisher.close();
         await storedSpecs.close();
+        await workbooks.close();
       };
-      return createRunHandlers(deps);
+      return createRunHandlers(deps, workbooks);
     },
     onStop: async () => {
       await shutdown?.();

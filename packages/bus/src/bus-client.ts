@@ -238,7 +238,17 @@ export class BusClient {
     const key = definition.mutation ? (options.idempotencyKey ?? currentIdempotencyKey()) : undefined;
     try {
       reply = await context.with(trace.setSpan(context.active(), span), () =>
-        this.dispatch(service, op, payload, options, timeoutMs, attemptsOf(definition), jobId, key),
+        this.dispatch(
+          service,
+          op,
+          payload,
+          options,
+          timeoutMs,
+          attemptsOf(definition),
+          jobId,
+          key,
+          definition.carriesSecret,
+        ),
       );
       if (!reply.ok && this.resolves(definition) && shouldResolveOutcome(reply.error)) {
         reply = await this.resolveOutcome(
@@ -365,6 +375,7 @@ export class BusClient {
     attempts: number | undefined,
     jobId: string,
     idempotencyKey: string | undefined,
+    carriesSecret?: boolean,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
     // Fail fast: no offline queueing, no waiting for a reconnect.
@@ -380,8 +391,11 @@ export class BusClient {
       ...(requestId !== undefined ? { requestId } : {}),
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     };
-    const reply = this.pending.register(jobId, timeoutMs, () => deadlineExceededError(service, timeoutMs));
-    this.insert(queue, op, request, jobOptionsFor(jobId, attempts)).then(
+    const reply = this.pending.register(jobId, timeoutMs, () => {
+      if (carriesSecret === true) this.removeUntaken(queue, jobId);
+      return deadlineExceededError(service, timeoutMs);
+    });
+    this.insert(queue, op, request, jobOptionsFor(jobId, attempts, carriesSecret)).then(
       (as) => {
         this.delivered[as] += 1;
       },
@@ -391,6 +405,18 @@ export class BusClient {
       },
     );
     return reply;
+  }
+
+  /**
+   * Removes a job whose payload carries a secret once its caller gave up on
+   * it, so the secret does not wait in Redis for a replica (none may come).
+   * A job a replica holds (locked) is not removed here: that replica removes
+   * it when it ends, whether it completes or fails (`jobOptionsFor`).
+   */
+  private removeUntaken(queue: Queue, jobId: string): void {
+    queue.remove(jobId).catch((error: unknown) => {
+      this.logger.debug({ jobId, error: describeError(error) }, 'bus job in hand of a replica; it removes it');
+    });
   }
 
   /** Adds the job with the hand-off insert script, or with `Queue.add` when hand-off is off. */

@@ -39,6 +39,15 @@ describe('bus protocol', () => {
     expect(jobOptionsFor('j', 3)).toMatchObject({ attempts: 3, backoff: { type: 'exponential', delay: 100 } });
   });
 
+  it('job options: a payload that carries a secret keeps no failed job (docs/decisions.md "Workbook reads")', () => {
+    expect(jobOptionsFor('j', undefined, true)).toEqual({
+      jobId: 'j',
+      removeOnComplete: true,
+      removeOnFail: true,
+      attempts: 1,
+    });
+  });
+
   it.each([
     [{ mutation: false }, 1],
     [{ mutation: false, attempts: 3 }, 3],

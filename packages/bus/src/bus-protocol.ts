@@ -69,15 +69,20 @@ export function attemptsOf(op: Pick<OpDefinition, 'mutation' | 'attempts'>): num
 
 /**
  * BullMQ options of a request job: the caller's id, gone once completed (the
- * reply already travelled by pub/sub), the last 1000 failures kept, and
+ * reply already travelled by pub/sub), the last 1000 failures kept — none
+ * when the payload `carriesSecret` (a failed job keeps its data) — and
  * `attempts` from the op (default 1: no retry) with exponential backoff.
  */
-export function jobOptionsFor(jobId: string, opAttempts: OpDefinition['attempts']): JobsOptions {
+export function jobOptionsFor(
+  jobId: string,
+  opAttempts: OpDefinition['attempts'],
+  carriesSecret: OpDefinition['carriesSecret'] = false,
+): JobsOptions {
   const attempts = Math.max(1, Math.floor(opAttempts ?? 1));
   return {
     jobId,
     removeOnComplete: true,
-    removeOnFail: { count: KEEP_FAILED_JOBS },
+    removeOnFail: carriesSecret === true ? true : { count: KEEP_FAILED_JOBS },
     attempts,
     ...(attempts > 1 ? { backoff: { type: 'exponential', delay: RETRY_BACKOFF_MS } } : {}),
   };

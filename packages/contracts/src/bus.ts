@@ -54,6 +54,10 @@ export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
  *   after its replica stopped mid-way: the caller gets `details.outcome: "unknown"`).
  * - `attempts`: how many times a transient failure is tried (default 1 = no
  *   retry); ignored for a mutation.
+ * - `carriesSecret`: the request payload holds a secret (a workbook password):
+ *   its job is removed from Redis when it fails as well as when it completes,
+ *   and the caller removes it when the deadline passes before a replica took
+ *   it, so no key outlives the call (docs/decisions.md "Workbook reads").
  */
 export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
   readonly request: Req;
@@ -61,6 +65,7 @@ export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.Z
   readonly timeoutMs?: number;
   readonly mutation: boolean;
   readonly attempts?: number;
+  readonly carriesSecret?: boolean;
 }
 
 /** A service's op catalog: op name → definition. */

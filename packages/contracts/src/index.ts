@@ -18,3 +18,4 @@ export * from './read-query-format';
 export * from './mcp-extension';
 export * from './role-check';
 export * from './mutation';
+export * from './workbook';

@@ -49,6 +49,7 @@ import {
   WikiSearchReplySchema,
   WikiSearchRequestSchema,
 } from './wiki';
+import { WorkbookModelSchema, WorkbookReadRequestSchema } from './workbook';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -102,6 +103,14 @@ export const runOps = defineOps({
   'run.foreachItems': { request: ForeachItemsRequestSchema, reply: ForeachItemsReplySchema, mutation: false },
   /** One foreach item (021 `foreach_item`). */
   'run.foreachItem': { request: ForeachItemRequestSchema, reply: ForeachItemReplySchema, mutation: false },
+  /** The workbook model of a file where steps run (021 `workbook`); the request carries a password. */
+  'run.workbook': {
+    request: WorkbookReadRequestSchema,
+    reply: WorkbookModelSchema,
+    mutation: false,
+    timeoutMs: 30_000,
+    carriesSecret: true,
+  },
 });
 
 export const wikiOps = defineOps({

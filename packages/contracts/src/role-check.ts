@@ -37,3 +37,24 @@ export function requireMutationRole(principal: Principal, mutation: MutationName
     );
   }
 }
+
+/**
+ * The reads that need more than every role's read access (dagu-model §9 gives
+ * reads to every role): a workbook read opens any file run-service can read,
+ * the same trust as DAG authoring (`workbook.md` "Which files"). Checked by the
+ * gateway and again by the service.
+ */
+export const READ_ROLES = { 'run.workbook': 'developer' } as const satisfies Record<string, Role>;
+
+/**
+ * @throws DaguError `unauthorized` unless `principal` has the role `read` needs, or a higher one
+ */
+export function requireReadRole(principal: Principal, read: keyof typeof READ_ROLES): void {
+  const required = READ_ROLES[read];
+  if (!roleAtLeast(principal.role, required)) {
+    throw new DaguError(
+      'unauthorized',
+      `Reading a workbook opens files where steps run and needs the ${required} role or higher; ${principal.subject} is ${principal.role}.`,
+    );
+  }
+}

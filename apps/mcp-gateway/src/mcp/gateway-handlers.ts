@@ -13,6 +13,7 @@ import { createDagReadBackends } from './tools/read/dag-read-backends';
 import { createWikiReadBackends } from './tools/read/wiki-read-backends';
 import { createChangeTool } from './tools/change/change-tool';
 import { createRunReadBackends, withLatestRun } from './tools/read/run-read-backends';
+import { createWorkbookReadBackend } from './tools/read/workbook-read-backend';
 import { createExecuteTool } from './tools/execute/execute-tool';
 import type { RunEventSource } from './run-events';
 
@@ -36,6 +37,7 @@ export function createReadBackends(deps: GatewayHandlerDeps): ReadBackends {
     dag: withLatestRun(dagBackends.dag, deps.bus),
     ...createWikiReadBackends(deps.bus),
     ...createRunReadBackends(deps.bus),
+    workbook: createWorkbookReadBackend(deps.bus),
   };
 }
 

@@ -90,7 +90,13 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
       const tool = handlers.tools[name];
       const owner = tool === undefined ? await extensions?.toolOwner(name) : undefined;
       if (tool === undefined && owner === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
-      const audit = auditor(handlers, ctx, 'mcp.tool_call', describeCall(name, parsed.data.arguments));
+      const audit = auditor(
+        handlers,
+        ctx,
+        'mcp.tool_call',
+        describeCall(name, parsed.data.arguments),
+        auditDetailsOf(name, parsed.data.arguments),
+      );
       let result: CallToolResult;
       if (tool !== undefined) {
         const key = idempotencyKeyOf(parsed.data._meta);
@@ -147,10 +153,11 @@ export function auditor(
   ctx: McpCallContext,
   prefix: string,
   target: string,
+  extra: Record<string, unknown> = {},
 ): (errorCode: string | undefined, message?: string) => void {
   const started = performance.now();
   const session = ctx.sessionId === undefined ? {} : { sessionRef: sessionRef(ctx.sessionId) };
-  const base = { category: 'mcp', principal: ctx.principal, target, details: session };
+  const base = { category: 'mcp', principal: ctx.principal, target, details: { ...session, ...extra } };
   handlers.audit({ ...base, action: `${prefix}.received`, outcome: 'received' });
   return (errorCode, message) => {
     const outcome = errorCode === undefined ? 'succeeded' : errorCode === 'unauthorized' ? 'denied' : 'failed';
@@ -172,6 +179,18 @@ export function auditor(
 /** The 020 error code of a failure, for audit records. */
 export function auditCode(err: unknown): string {
   return err instanceof DaguError ? err.code : 'internal_error';
+}
+
+/**
+ * Audit details a call adds (Dagu spec 021 Workbook): a workbook read records
+ * its path, as supplied and trimmed, as `workbook_path`; never its password.
+ */
+function auditDetailsOf(tool: string, args: unknown): Record<string, unknown> {
+  if (tool !== 'dagu_read' || typeof args !== 'object' || args === null || Array.isArray(args)) return {};
+  const record: Record<string, unknown> = { ...args };
+  const { target, path } = record;
+  if (typeof target !== 'string' || target.trim() !== 'workbook' || typeof path !== 'string') return {};
+  return path.trim() === '' ? {} : { workbook_path: path.trim().slice(0, 4096) };
 }
 
 /** `dagu_read:dag_spec:nightly`-style audit target from the tool name and its non-secret selector fields. */

@@ -29,6 +29,10 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
  * | `RUN_METRICS_DAG_LABELS_MAX` | most distinct DAG names a replica uses as the `dag` label of its run metrics; runs of later DAGs are counted under `other` (a bounded label set) | names | `200` |
+ * | `RUN_WORKBOOK_MAX_BYTES` | largest workbook file a `dagu_read target=workbook` reads; a bigger one is `resource_unavailable` | bytes | `26214400` (25 MiB) |
+ * | `RUN_WORKBOOK_TIME_BUDGET_MS` | longest a workbook read may parse (in a worker thread; also bounded by the call's 30 s deadline); past it the read is `resource_unavailable` | ms | `20000` |
+ * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `256` |
+ * | `RUN_WORKBOOK_CONCURRENCY` | workbook reads parsed at once by one replica; more wait for a slot within their deadline | reads | `2` |
  */
 export function runConfigSchema() {
   return z.object({
@@ -67,6 +71,10 @@ export function runConfigSchema() {
     RUN_HIST_RETENTION_DAYS: env.count(30),
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
     RUN_METRICS_DAG_LABELS_MAX: env.count(200),
+    RUN_WORKBOOK_MAX_BYTES: env.count(25 * 1024 * 1024),
+    RUN_WORKBOOK_TIME_BUDGET_MS: env.millis(20_000),
+    RUN_WORKBOOK_MEMORY_MB: env.count(256),
+    RUN_WORKBOOK_CONCURRENCY: env.count(2),
   });
 }
 
@@ -111,6 +119,13 @@ export interface RunConfig {
   readonly retentionSweepMs: number;
   /** Most distinct `dag` label values of the run metrics (`RUN_METRICS_DAG_LABELS_MAX`); the rest are `other`. */
   readonly metricsDagLabelsMax: number;
+  /** Workbook reads (021 `workbook`): file size, parse time, worker heap, parses at once. */
+  readonly workbook: {
+    readonly maxBytes: number;
+    readonly timeBudgetMs: number;
+    readonly memoryMb: number;
+    readonly concurrency: number;
+  };
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -135,6 +150,12 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
     retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
     metricsDagLabelsMax: raw.RUN_METRICS_DAG_LABELS_MAX,
+    workbook: {
+      maxBytes: raw.RUN_WORKBOOK_MAX_BYTES,
+      timeBudgetMs: raw.RUN_WORKBOOK_TIME_BUDGET_MS,
+      memoryMb: raw.RUN_WORKBOOK_MEMORY_MB,
+      concurrency: raw.RUN_WORKBOOK_CONCURRENCY,
+    },
   };
 }
 

@@ -12,9 +12,11 @@ import { createRunRetryHandler } from './run-retry.handler';
 import { createRunStartHandler } from './run-start.handler';
 import { createRunStepLogHandler } from './run-step-log.handler';
 import { createRunStopHandler } from './run-stop.handler';
+import { createRunWorkbookHandler } from './run-workbook.handler';
+import type { WorkbookReader } from '../workbook/workbook-reader';
 
 /** The complete handler map of run-service (`runOps`, CONTRIBUTING §5). */
-export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
+export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader): HandlerMap<RunOps> {
   return {
     ping: createPingHandler('run-service', deps.replica),
     'run.start': createRunStartHandler(deps),
@@ -29,5 +31,6 @@ export function createRunHandlers(deps: RunDeps): HandlerMap<RunOps> {
     'run.approval': createRunApprovalHandler(deps),
     'run.foreachItems': createRunForeachItemsHandler(deps.pool),
     'run.foreachItem': createRunForeachItemHandler(deps.pool),
+    'run.workbook': createRunWorkbookHandler(workbooks),
   };
 }

@@ -13,7 +13,7 @@ const str = (description: string): { type: 'string'; description: string } => ({
  */
 const daguRead: Tool = {
   name: 'dagu_read',
-  title: 'Read Dagu DAGs, runs, logs, wiki pages and reference',
+  title: 'Read Dagu DAGs, runs, logs, wiki pages, workbooks and reference',
   description:
     'Read-only access to Dagu state. Use target mode ({target, ...fields}) or URI mode ({uri: "dagu://..."}), never both. ' +
     'Start with {target: "reference"} for the authoring guide.',
@@ -41,7 +41,10 @@ const daguRead: Tool = {
       workspace: str(
         'Workspace selector (wiki_page: required, not "all"; wiki, wiki_search, dag_search: optional, default "all").',
       ),
-      path: str('Wiki page path without ".md" (wiki_page).'),
+      path: str(
+        'Wiki page path without ".md" (wiki_page); or a .xlsx/.xlsm file where steps run, relative to the run work directory (workbook, developer role).',
+      ),
+      password: str('Password of a protected workbook, kept exactly as given and never recorded (workbook).'),
       search: str('Search text (wiki_search, dag_search).'),
       prefix: str('Wiki page path prefix (wiki, wiki_search).'),
       cursor: str('Opaque continuation cursor from the same search target (wiki_search, dag_search).'),

@@ -110,3 +110,43 @@ describe('parseReadInput: target mode (021 §Input, §Target contracts)', () => 
     expect(context.uri).toBe('dagu://dags');
   });
 });
+
+describe('parseReadInput: the workbook target (021 Workbook, workbook.md)', () => {
+  test('path is trimmed, the password kept exactly, no uri; the result echoes path, never the password', () => {
+    const request = parseReadInput({ target: 'workbook', path: '  out/report.xlsx ', password: '  p w  ' }, {});
+    expect(request.fields).toEqual({ target: 'workbook', path: 'out/report.xlsx', password: '  p w  ' });
+    expect(request.uri).toBeUndefined();
+    const result = readSuccess(request, { path: '/work/out/report.xlsx' });
+    expect(result.structuredContent).toEqual({
+      target: 'workbook',
+      data: { path: '/work/out/report.xlsx' },
+      references: expect.any(Array) as unknown,
+      path: 'out/report.xlsx',
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'Dagu read completed.' }]);
+  });
+
+  test('a file path is not held to the wiki page path rules', () => {
+    expect(parseReadInput({ target: 'workbook', path: '/abs/My Book (v2).XLSM' }, {}).fields.path).toBe(
+      '/abs/My Book (v2).XLSM',
+    );
+  });
+
+  test.each([
+    [{ target: 'workbook' }, 'path'],
+    [{ target: 'workbook', password: 'x' }, 'path'],
+    [{ target: 'workbook', path: 'a.xlsx', name: 'n' }, 'name'],
+    [{ target: 'workbook', path: 'a.xlsx', workspace: 'w' }, 'workspace'],
+    [{ target: 'workbook', path: 'a.xlsx', password: 7 }, 'password'],
+    [{ target: 'wiki_page', workspace: 'w', path: 'p', password: 'x' }, 'password'],
+  ])('%j fails on %s', (args, field) => {
+    const { error, context } = failure(args);
+    expect(error.code).toBe('invalid_tool_input');
+    expect(error.field).toBe(field);
+    expect(context.target).toBe(args.target);
+  });
+
+  test('an empty password counts as absent (021 §Input)', () => {
+    expect(parseReadInput({ target: 'workbook', path: 'a.xlsx', password: '' }, {}).fields.password).toBeUndefined();
+  });
+});

@@ -127,8 +127,7 @@ function fromTarget(fields: ReadFields, context: ReadErrorContext): ReadRequest 
   context.target = supplied;
   const target = READ_TARGET_ALIASES[supplied] ?? supplied;
   if (!isReadTarget(target)) {
-    const later = target === 'workbook' ? ' Workbook reads are not available in this server yet.' : '';
-    throw new DaguError('unsupported_read_target', `Unsupported read target: ${supplied}.${later}`, {
+    throw new DaguError('unsupported_read_target', `Unsupported read target: ${supplied}.`, {
       field: 'target',
     });
   }
@@ -195,7 +194,8 @@ function checkValues(target: ReadTarget, f: ReadFields): void {
   if (f.stepName !== undefined && !isValidStepName(f.stepName)) bad('stepName', 'step name');
   if (f.bodyStepName !== undefined && !isValidStepName(f.bodyStepName)) bad('bodyStepName', 'step name');
   if (f.item !== undefined && !isValidForeachItem(f.item)) bad('item', 'foreach item');
-  if (f.path !== undefined && !isValidWikiPath(f.path)) bad('path', 'wiki page path');
+  // A workbook path is a file path, checked where the role is known (workbook-read-backend.ts).
+  if (f.path !== undefined && target !== 'workbook' && !isValidWikiPath(f.path)) bad('path', 'wiki page path');
   if (f.prefix !== undefined && !isValidWikiPathPrefix(f.prefix)) bad('prefix', 'wiki page path prefix');
   if (f.workspace !== undefined) {
     if (target === 'wiki_page' && f.workspace === 'all') {

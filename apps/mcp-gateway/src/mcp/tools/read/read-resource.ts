@@ -43,6 +43,7 @@ export function buildResource(target: ReadTarget, f: ReadFields): DaguResource |
     case 'dag':
     case 'dag_search':
     case 'wiki_search':
+    case 'workbook':
       return undefined;
   }
 }

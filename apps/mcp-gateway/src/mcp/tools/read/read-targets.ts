@@ -1,4 +1,4 @@
-/** Every read target `dagu_read` resolves to (021 §Target contracts; `workbook` comes later, §10). */
+/** Every read target `dagu_read` resolves to (021 §Target contracts). */
 export const READ_TARGETS = [
   'references',
   'reference',
@@ -15,6 +15,7 @@ export const READ_TARGETS = [
   'step_log',
   'foreach_items',
   'foreach_item',
+  'workbook',
 ] as const;
 export type ReadTarget = (typeof READ_TARGETS)[number];
 
@@ -70,6 +71,7 @@ export const TARGET_RULES: Readonly<Record<ReadTarget, TargetRule>> = {
   step_log: { required: ['name', 'dagRunId', 'stepName'], optional: ['subRunId', 'query', 'item', 'bodyStepName'] },
   foreach_items: { required: ['name', 'dagRunId', 'stepName'], optional: ['subRunId', 'query'] },
   foreach_item: { required: ['name', 'dagRunId', 'stepName', 'item'], optional: ['subRunId'] },
+  workbook: { required: ['path'], optional: ['password'] },
 };
 
 /** Targets whose `name` is a DAG name (validated per dagu-model §2). */

@@ -9,6 +9,7 @@ import { parseReadInput, type ReadErrorContext, type ReadRequest } from './read-
 const SUCCESS_TEXT = 'Dagu read completed.';
 const STEP_ECHO = ['name', 'dagRunId', 'stepName', 'subRunId', 'item', 'bodyStepName'] as const;
 const WIKI_ECHO = ['workspace', 'path', 'prefix'] as const;
+const WORKBOOK_ECHO = ['path'] as const;
 
 /**
  * The `dagu_read` tool (spec 021): validates the input itself, reads through
@@ -34,11 +35,14 @@ export function readSuccess(request: ReadRequest, data: Record<string, unknown>)
   if (request.uri !== undefined) structured.uri = request.uri;
   structured.data = data;
   structured.references = [...RESULT_REFERENCES];
+  // 021: the workbook output "also carries `path` as supplied" (never the password).
   const echo = ['step_log', 'foreach_items', 'foreach_item'].includes(request.target)
     ? STEP_ECHO
     : ['wiki', 'wiki_page', 'wiki_search'].includes(request.target)
       ? WIKI_ECHO
-      : [];
+      : request.target === 'workbook'
+        ? WORKBOOK_ECHO
+        : [];
   for (const key of echo) {
     const value = request.fields[key];
     if (value !== undefined) structured[key] = value;
