@@ -252,7 +252,14 @@ describe('the password is never kept (021: not recorded in the audit log; issue 
     const rows = await auditRows();
     expect(rows.map((r) => r.details.workbook_path)).toEqual(expect.arrayContaining(['notes.xlsx', 'protected.xlsx']));
     expect(new Set(rows.map((r) => r.action))).toEqual(
-      new Set(['mcp.tool_call.received', 'mcp.tool_call.succeeded', 'mcp.tool_call.failed', 'mcp.tool_call.denied']),
+      // The refused read is also an `authz.denied` row (docs/security.md "Attribution").
+      new Set([
+        'mcp.tool_call.received',
+        'mcp.tool_call.succeeded',
+        'mcp.tool_call.failed',
+        'mcp.tool_call.denied',
+        'authz.denied',
+      ]),
     );
     expect(JSON.stringify(rows).includes(PASSWORD.trim())).toBe(false);
     expect(stack.output().includes(PASSWORD.trim())).toBe(false);
