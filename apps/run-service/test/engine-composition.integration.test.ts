@@ -107,6 +107,35 @@ describe('dag.run of local sub-DAGs', () => {
     const ended = await env.waitForEnd('missing', missing);
     expect(stepOf(ended, 'call').error).toContain('sub-DAG nowhere not found');
   });
+
+  it('a child that ends partially_succeeded makes the step and the parent partially_succeeded; dependants run (dagu-model §3 "Run outcome")', async () => {
+    const id = await env.start(
+      'partial-parent',
+      `steps:
+  - name: call
+    action: dag.run
+    with: {dag: worker}
+  - {name: after, run: echo after, depends: [call]}
+---
+name: worker
+steps:
+  - {name: bad, run: exit 1, continue_on: {failure: true}}
+  - {name: good, run: exit 0}
+`,
+    );
+    const run = await env.waitForEnd('partial-parent', id);
+    expect(run).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
+    expect(stepOf(run, 'call')).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
+    expect(stepOf(run, 'after').status).toBe(4);
+    const child = (stepOf(run, 'call').subRuns as Array<{ dagRunId: string; dagName: string }>)[0];
+    expect(child?.dagName).toBe('worker');
+    const worker = await getRunDetail(env.pool, {
+      dagName: 'partial-parent',
+      dagRunId: id,
+      subRunId: child?.dagRunId ?? '',
+    });
+    expect(worker.statusLabel).toBe('partially_succeeded');
+  });
 });
 
 const WAITING_CHILD = `steps:

@@ -24,8 +24,9 @@ import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
  * `dag.enqueue` waits too: the child starts at once, outside the queues, so
  * a parent never deadlocks on its own queue slot.
  *
- * The step succeeds when the child ends succeeded or partially succeeded;
- * else it fails with `sub-DAG run <name>/<id> ended <label>`. A child parked
+ * The step takes the child's outcome (dagu-model §3 "Run outcome"): it
+ * succeeds when the child succeeded, ends `partially_succeeded` when the
+ * child did (a success for the step's dependants); else it fails with `sub-DAG run <name>/<id> ended <label>`. A child parked
  * at a checkpoint keeps the parent step running until a decision ends or
  * resumes it, and makes the parent run `waiting` (7) meanwhile
  * (`parent-waiting.ts`). Stopping the parent stops the child. The step's
@@ -157,7 +158,9 @@ export class ChildRunner implements SubDagRunner {
         outputs,
       }),
     );
-    if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
+    if (status === RunStatus.succeeded) return { ok: true, aborted: false };
+    // dagu-model §3 "Run outcome": the step takes the child's partial success (the parent then ends partially succeeded).
+    if (status === RunStatus.partiallySucceeded) return { ok: true, partial: true, aborted: false };
     const error = `sub-DAG run ${child.dagName}/${child.dagRunId} ended ${runStatusLabel(status)}`;
     io.onStderr(error);
     return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };

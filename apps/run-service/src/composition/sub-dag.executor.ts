@@ -15,6 +15,7 @@ export function subDagExecutor(children: SubDagRunner): StepExecutor {
       });
       return {
         ok: outcome.ok,
+        ...(outcome.partial === true ? { partial: true } : {}),
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
         timedOut: false,
         aborted: outcome.aborted,

@@ -62,6 +62,12 @@ export interface AttemptIdentity {
 /** What a `dag.run` / `dag.enqueue` / `foreach` step reports (composition/child-runner.ts, foreach/foreach-runner.ts). */
 export interface SubDagOutcome {
   ok: boolean;
+  /**
+   * With `ok`: the step ends `partially_succeeded` (6) — some foreach items
+   * failed and at least one succeeded, or the child run ended partially
+   * succeeded (dagu-model §3 "Run outcome"). `error` then says what failed.
+   */
+  partial?: boolean;
   error?: string;
   aborted: boolean;
   /** Published as `${steps.<id>.outputs.<name>}` on success (foreach `collect`: name → JSON array). */
@@ -125,6 +131,8 @@ export interface StepExecInput {
 /** What one try of a step's body produced (before its published outputs are read). */
 export interface StepExecResult {
   ok: boolean;
+  /** With `ok`: the step ends `partially_succeeded` (6), a success for its dependants (dagu-model §3 "Run outcome"). */
+  partial?: boolean;
   exitCode?: number;
   error?: string;
   timedOut: boolean;

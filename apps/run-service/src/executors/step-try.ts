@@ -17,6 +17,8 @@ import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs }
 /** What one try produced. */
 export interface TryResult {
   ok: boolean;
+  /** With `ok`: the step ends `partially_succeeded` (a foreach or a child run that partly failed). */
+  partial?: boolean;
   exitCode?: number;
   error?: string;
   timedOut: boolean;
