@@ -126,6 +126,12 @@ export interface StepExecInput {
   onStderr: LineHandler;
   /** The last non-blank stderr line so far (Dagu's `exit status N: <line>` error text). */
   lastStderr(): string;
+  /**
+   * Shows the step `waiting` (7) while what it runs waits for a person — a
+   * child run parked at a checkpoint — and `running` (1) again after
+   * (dagu-model §3 "Run outcome", `dag.run`). Absent in hand-built inputs.
+   */
+  setWaiting?: (waits: boolean) => void;
 }
 
 /** What one try of a step's body produced (before its published outputs are read). */
@@ -183,7 +189,12 @@ export interface SubDagRunner {
     node: NodeSpec,
     scope: InterpolationScope,
     signal: AbortSignal,
-    io: { onStdout(line: string): void; onStderr(line: string): void },
+    io: {
+      onStdout(line: string): void;
+      onStderr(line: string): void;
+      /** Whether the child waits at a checkpoint now (the step shows `waiting` meanwhile). */
+      onWaiting?: (waits: boolean) => void;
+    },
   ): Promise<SubDagOutcome>;
 }
 
