@@ -132,6 +132,53 @@ describe('partially_succeeded (6)', () => {
   }, 60_000);
 });
 
+describe('waiting (7) through a dag.run', () => {
+  test('a child run parked at a checkpoint makes the step and the parent run waiting', async () => {
+    const spec = `steps:
+  - name: call
+    action: dag.run
+    with: {dag: gate}
+  - {name: after, run: echo after, depends: [call]}
+---
+name: gate
+steps:
+  - name: ask
+    run: echo ask
+    approval: {prompt: go?}
+`;
+    const applied = await e2e.client.callTool({
+      name: 'dagu_change',
+      arguments: { name: 'out-waiting', spec, mode: 'apply' },
+    });
+    expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
+    const started = await e2e.client.callTool(
+      { name: 'dagu_execute', arguments: { action: 'start', name: 'out-waiting', wait: true, waitTimeoutSeconds: 45 } },
+      undefined,
+      { timeout: 55_000 },
+    );
+    const sc = started.structuredContent as { completed: boolean; run: Run };
+    expect(sc).toMatchObject({ completed: false, run: { status: 7, statusLabel: 'waiting' } });
+    const dagRunId = sc.run.dagRunId;
+    // The step's state write may trail the run's status by a moment: read until it shows.
+    let run = sc.run;
+    for (const until = Date.now() + 5000; step(run, 'call').status !== 7 && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const read = await e2e.client.callTool({
+        name: 'dagu_read',
+        arguments: { target: 'run', name: 'out-waiting', dagRunId },
+      });
+      run = (read.structuredContent as { data: Run }).data;
+    }
+    expect(step(run, 'call')).toMatchObject({ status: 7, statusLabel: 'waiting' });
+    expect(step(run, 'after').status).toBe(0);
+    const stopped = await e2e.client.callTool({
+      name: 'dagu_execute',
+      arguments: { action: 'stop', name: 'out-waiting', dagRunId },
+    });
+    expect(stopped.isError).not.toBe(true);
+  }, 60_000);
+});
+
 describe('succeeded (4) and the foreach rules', () => {
   test('a failure with mark_success counts as a success', async () => {
     const run = await runToEnd('out-mark-success', example('intg-mark-success.yaml'));
