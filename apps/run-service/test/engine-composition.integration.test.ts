@@ -107,6 +107,35 @@ describe('dag.run of local sub-DAGs', () => {
     const ended = await env.waitForEnd('missing', missing);
     expect(stepOf(ended, 'call').error).toContain('sub-DAG nowhere not found');
   });
+
+  it('a child that ends partially_succeeded makes the step and the parent partially_succeeded; dependants run (dagu-model §3 "Run outcome")', async () => {
+    const id = await env.start(
+      'partial-parent',
+      `steps:
+  - name: call
+    action: dag.run
+    with: {dag: worker}
+  - {name: after, run: echo after, depends: [call]}
+---
+name: worker
+steps:
+  - {name: bad, run: exit 1, continue_on: {failure: true}}
+  - {name: good, run: exit 0}
+`,
+    );
+    const run = await env.waitForEnd('partial-parent', id);
+    expect(run).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
+    expect(stepOf(run, 'call')).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
+    expect(stepOf(run, 'after').status).toBe(4);
+    const child = (stepOf(run, 'call').subRuns as Array<{ dagRunId: string; dagName: string }>)[0];
+    expect(child?.dagName).toBe('worker');
+    const worker = await getRunDetail(env.pool, {
+      dagName: 'partial-parent',
+      dagRunId: id,
+      subRunId: child?.dagRunId ?? '',
+    });
+    expect(worker.statusLabel).toBe('partially_succeeded');
+  });
 });
 
 const WAITING_CHILD = `steps:
@@ -150,8 +179,14 @@ describe('a checkpoint inside a child run', () => {
       ['review', 7],
       ['gatekeeper', 7],
     ]);
-    const root = await env.detail('waits', id);
-    expect(stepOf(root, 'call').status).toBe(1);
+    // dagu-model §3 "Run outcome": a child parked at a checkpoint makes the dag.run step waiting too
+    // (the step's write may trail the run's status by a moment).
+    let root = await env.detail('waits', id);
+    for (const until = Date.now() + 5000; stepOf(root, 'call').status !== 7 && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      root = await env.detail('waits', id);
+    }
+    expect(stepOf(root, 'call')).toMatchObject({ status: 7, statusLabel: 'waiting' });
     expect(stepOf(root, 'after').status).toBe(0);
     const gatekeeper = rows[1]?.dag_run_id ?? '';
     await decideApproval(
@@ -161,6 +196,7 @@ describe('a checkpoint inside a child run', () => {
     );
     const done = await env.waitForEnd('waits', id);
     expect(done.status).toBe(4);
+    expect(stepOf(done, 'call').status).toBe(4);
     expect(stepOf(done, 'after').status).toBe(4);
     expect(env.publisher.events.filter((e) => e.dagRunId === id).map((e) => e.status)).toEqual([1, 7, 1, 4]);
     const childEvents = env.publisher.events.filter((e) => e.name === 'review' || e.name === 'gatekeeper');

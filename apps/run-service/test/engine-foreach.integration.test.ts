@@ -35,15 +35,21 @@ const LOOP = `steps:
         - id: check
           depends: [say]
           run: test "\${foreach.name}" != bad
+  - id: after
+    depends: [loop]
+    run: echo after-loop
 `;
 
 describe('foreach', () => {
-  it('runs the body per item; a failing item fails the step; items list failed first with counts', async () => {
+  it('runs the body per item; one failing item of three makes the step and the run partially succeeded, the next step runs; items list failed first with counts', async () => {
     const id = await env.start('loop', LOOP);
     const run = await env.waitForEnd('loop', id);
-    expect(run.status).toBe(2);
+    // dagu-model §3 "Run outcome": some items failed, at least one succeeded → 6; dependants run.
+    expect(run).toMatchObject({ status: 6, statusLabel: 'partially_succeeded' });
+    expect(stepOf(run, 'after').status).toBe(4);
     expect(stepOf(run, 'loop')).toMatchObject({
-      status: 2,
+      status: 6,
+      statusLabel: 'partially_succeeded',
       error: '1 of 3 foreach items failed',
       foreachUri: `dagu://runs/loop/${id}/steps/loop/foreach`,
     });

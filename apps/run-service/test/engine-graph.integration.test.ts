@@ -127,11 +127,32 @@ steps:
 });
 
 describe('handlers', () => {
-  it('intg-init-handler-fails: the run fails, steps do not run, exit runs', async () => {
+  it('intg-init-handler-fails: the run is aborted, no step starts, exit runs (dagu-model §3 "Run outcome")', async () => {
     const detail = await run('initfail', example('intg-init-handler-fails.yaml'));
-    expect(detail.statusLabel).toBe('failed');
-    expect(stepOf(detail, 'step1').status).toBe(0);
+    expect(detail).toMatchObject({ status: 3, statusLabel: 'aborted', error: 'init handler onInit did not succeed' });
+    expect(stepOf(detail, 'step1')).toMatchObject({ status: 0 });
+    expect(stepOf(detail, 'step1')).not.toHaveProperty('startedAt');
     expect(detail.handlers).toMatchObject({ onInit: { status: 2 }, onExit: { status: 4 } });
+    expect(await stdoutOf('initfail', detail.dagRunId, 'step1')).toBe('');
+  });
+
+  it('a failing init handler runs the abort handler, not failure', async () => {
+    const detail = await run(
+      'initfail-abort',
+      `handler_on:
+  init: {run: exit 1}
+  failure: {run: echo failure}
+  abort: {run: echo abort}
+  exit: {run: echo exit}
+steps:
+  - {name: a, run: echo a}
+  - {name: b, run: echo b, depends: [a]}
+`,
+    );
+    expect(detail.statusLabel).toBe('aborted');
+    expect(detail.steps.map((s) => s.status)).toEqual([0, 0]);
+    expect(detail.handlers).toMatchObject({ onAbort: { status: 4 }, onExit: { status: 4 } });
+    expect(detail.handlers).not.toHaveProperty('onFailure.startedAt');
   });
 
   it('success/failure handlers follow the outcome and exit runs last', async () => {

@@ -25,11 +25,13 @@ import { parentActor } from '../core/started-by';
  * `dag.enqueue` waits too: the child starts at once, outside the queues, so
  * a parent never deadlocks on its own queue slot.
  *
- * The step succeeds when the child ends succeeded or partially succeeded;
- * else it fails with `sub-DAG run <name>/<id> ended <label>`. A child parked
- * at a checkpoint keeps the parent step running until a decision ends or
- * resumes it, and makes the parent run `waiting` (7) meanwhile
- * (`parent-waiting.ts`). Stopping the parent stops the child. The step's
+ * The step takes the child's outcome (dagu-model §3 "Run outcome"): it
+ * succeeds when the child succeeded, ends `partially_succeeded` when the
+ * child did (a success for the step's dependants); else it fails with
+ * `sub-DAG run <name>/<id> ended <label>`. A child parked at a checkpoint
+ * makes the parent step and the parent run `waiting` (7) until a decision
+ * ends or resumes it (`parent-waiting.ts` for the run; the step goes on
+ * waiting for the child meanwhile). Stopping the parent stops the child. The step's
  * stdout is one JSON line `{name, dagRunId, params, status, outputs}`
  * (outputs of every child step, merged), so `output:` captures it (Dagu's
  * sub-run output).
@@ -97,9 +99,19 @@ export class ChildRunner implements SubDagRunner {
   private readonly parents: ParentWaitTracker;
   /** Per parent run executing here: children left alone at its shutdown kill, until it is handed back or ended. */
   private readonly left = new Map<number, Set<number>>();
+  /**
+   * Per child run a step here waits for: shows that step waiting or running
+   * (dagu-model §3). The tracker calls it level by level, so a step whose
+   * child is still executing here (it waits on a grandchild) follows too.
+   */
+  private readonly stepWaits = new Map<number, (waits: boolean) => void>();
 
   constructor(private readonly deps: ChildRunnerDeps) {
-    this.parents = new ParentWaitTracker({ db: deps.pool, publisher: deps.publisher });
+    this.parents = new ParentWaitTracker({
+      db: deps.pool,
+      publisher: deps.publisher,
+      childWaits: (childPk, waits) => this.stepWaits.get(childPk)?.(waits),
+    });
   }
 
   async run(
@@ -107,7 +119,7 @@ export class ChildRunner implements SubDagRunner {
     node: NodeSpec,
     scope: InterpolationScope,
     signal: AbortSignal,
-    io: { onStdout(line: string): void; onStderr(line: string): void },
+    io: { onStdout(line: string): void; onStderr(line: string): void; onWaiting?: (waits: boolean) => void },
   ): Promise<SubDagOutcome> {
     const action = node.step.action;
     if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue'))
@@ -126,12 +138,18 @@ export class ChildRunner implements SubDagRunner {
       child = started;
     }
     const { pk } = child;
+    if (io.onWaiting !== undefined) this.stepWaits.set(pk, io.onWaiting);
     const parent = { pk: ctx.attempt.runPk, attemptNo: ctx.attempt.attemptNo };
     let status: number | typeof LEFT;
     try {
-      status = await this.awaitEnd(parent.pk, pk, signal, (waits) => this.parents.update(parent, pk, waits));
+      status = await this.awaitEnd(parent.pk, pk, signal, (waits) => {
+        io.onWaiting?.(waits);
+        return this.parents.update(parent, pk, waits);
+      });
     } finally {
       await this.parents.update(parent, pk, false).catch((error: unknown) => this.logWarn(error));
+      this.stepWaits.delete(pk);
+      io.onWaiting?.(false);
     }
     if (status === LEFT) {
       ctx.log(
@@ -158,7 +176,9 @@ export class ChildRunner implements SubDagRunner {
         outputs,
       }),
     );
-    if (status === RunStatus.succeeded || status === RunStatus.partiallySucceeded) return { ok: true, aborted: false };
+    if (status === RunStatus.succeeded) return { ok: true, aborted: false };
+    // dagu-model §3 "Run outcome": the step takes the child's partial success (the parent then ends partially succeeded).
+    if (status === RunStatus.partiallySucceeded) return { ok: true, partial: true, aborted: false };
     const error = `sub-DAG run ${child.dagName}/${child.dagRunId} ended ${runStatusLabel(status)}`;
     io.onStderr(error);
     return { ok: false, error, aborted: status === RunStatus.aborted && signal.aborted };
@@ -190,7 +210,7 @@ export class ChildRunner implements SubDagRunner {
     action: SubDagAction,
     scope: InterpolationScope,
     signal: AbortSignal,
-    io: { onStderr(line: string): void },
+    io: { onStderr(line: string): void; onWaiting?: (waits: boolean) => void },
   ): Promise<ChildRef | { error: SubDagOutcome }> {
     const name = interpolate(action.dag, scope, 'plain');
     const resolved = await resolveChildSpec(ctx.spec, name, this.deps.readStored).catch((error: unknown) => ({
@@ -238,7 +258,14 @@ export class ChildRunner implements SubDagRunner {
       ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running),
       root: { name: root.dagName, dagRunId: root.dagRunId },
     });
-    await this.deps.execute(pk, signal);
+    // Registered before the child executes: while it runs here, its waits reach the step through the tracker.
+    if (io.onWaiting !== undefined) this.stepWaits.set(pk, io.onWaiting);
+    try {
+      await this.deps.execute(pk, signal);
+    } catch (error) {
+      this.stepWaits.delete(pk);
+      throw error;
+    }
     return { pk, dagName: resolved.dag.name, dagRunId, params: formatParams(merged) };
   }
 

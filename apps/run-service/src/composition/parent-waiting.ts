@@ -14,16 +14,27 @@ import type { Queryable } from '../store/run-rows';
  *
  * Unlike a parked run, such a parent keeps its owner and heartbeat: its
  * `dag.run` step is still executing in the owning replica, which goes on
- * when the child is decided, resumes and ends. The parent's own steps and
- * handlers are not touched (the `dag.run` step stays running; its
- * `subRuns` lead to the waiting child).
+ * when the child is decided, resumes and ends. The parent's handlers are
+ * not touched; its `dag.run` step shows `waiting` (7) meanwhile (dagu-model
+ * §3 "Run outcome"; set by the step's executor, `executors/step-try.ts`),
+ * and its `subRuns` lead to the waiting child.
  */
 
 /** Tracks, per parent run executing here, which of its children wait; flips the parent between 1 and 7. */
 export class ParentWaitTracker {
   private readonly waiting = new Map<number, Set<number>>();
 
-  constructor(private readonly deps: { db: Queryable; publisher: RunEventPublisher }) {}
+  /**
+   * @param deps.childWaits told at every level whether child `childPk` waits now: the engine
+   *   shows the parent's `dag.run` step waiting (7) or running meanwhile (dagu-model §3)
+   */
+  constructor(
+    private readonly deps: {
+      db: Queryable;
+      publisher: RunEventPublisher;
+      childWaits?: (childPk: number, waits: boolean) => void;
+    },
+  ) {}
 
   /**
    * Records whether child `childPk` of `parent` waits now. When the parent's
@@ -33,6 +44,7 @@ export class ParentWaitTracker {
    * parent's own parent (a nested chain waits up to its root at once).
    */
   async update(parent: { pk: number; attemptNo: number }, childPk: number, childWaits: boolean): Promise<void> {
+    this.deps.childWaits?.(childPk, childWaits);
     const set = this.waiting.get(parent.pk) ?? new Set<number>();
     const before = set.size > 0;
     if (childWaits) set.add(childPk);

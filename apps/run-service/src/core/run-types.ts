@@ -64,6 +64,12 @@ export interface AttemptIdentity {
 /** What a `dag.run` / `dag.enqueue` / `foreach` step reports (composition/child-runner.ts, foreach/foreach-runner.ts). */
 export interface SubDagOutcome {
   ok: boolean;
+  /**
+   * With `ok`: the step ends `partially_succeeded` (6) — some foreach items
+   * failed and at least one succeeded, or the child run ended partially
+   * succeeded (dagu-model §3 "Run outcome"). `error` then says what failed.
+   */
+  partial?: boolean;
   error?: string;
   aborted: boolean;
   /** Published as `${steps.<id>.outputs.<name>}` on success (foreach `collect`: name → JSON array). */
@@ -122,11 +128,19 @@ export interface StepExecInput {
   onStderr: LineHandler;
   /** The last non-blank stderr line so far (Dagu's `exit status N: <line>` error text). */
   lastStderr(): string;
+  /**
+   * Shows the step `waiting` (7) while what it runs waits for a person — a
+   * child run parked at a checkpoint — and `running` (1) again after
+   * (dagu-model §3 "Run outcome", `dag.run`). Absent in hand-built inputs.
+   */
+  setWaiting?: (waits: boolean) => void;
 }
 
 /** What one try of a step's body produced (before its published outputs are read). */
 export interface StepExecResult {
   ok: boolean;
+  /** With `ok`: the step ends `partially_succeeded` (6), a success for its dependants (dagu-model §3 "Run outcome"). */
+  partial?: boolean;
   exitCode?: number;
   error?: string;
   timedOut: boolean;
@@ -177,7 +191,12 @@ export interface SubDagRunner {
     node: NodeSpec,
     scope: InterpolationScope,
     signal: AbortSignal,
-    io: { onStdout(line: string): void; onStderr(line: string): void },
+    io: {
+      onStdout(line: string): void;
+      onStderr(line: string): void;
+      /** Whether the child waits at a checkpoint now (the step shows `waiting` meanwhile). */
+      onWaiting?: (waits: boolean) => void;
+    },
   ): Promise<SubDagOutcome>;
 }
 

@@ -1,11 +1,12 @@
 import { RunStatus, runStatusLabel, StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
-import { applyHandlerOutcome, rollupRunStatus } from './status-rules';
+import { applyHandlerOutcome, initFailureStatus, rollupRunStatus } from './status-rules';
 
 const ok = { status: StepStatus.succeeded, allowedFailure: false };
 const skipped = { status: StepStatus.skipped, allowedFailure: false };
 const failed = { status: StepStatus.failed, allowedFailure: false };
 const allowed = { status: StepStatus.failed, allowedFailure: true };
 const aborted = { status: StepStatus.aborted, allowedFailure: false };
+const partial = { status: StepStatus.partiallySucceeded, allowedFailure: false };
 
 describe('rollupRunStatus', () => {
   it.each([
@@ -16,9 +17,12 @@ describe('rollupRunStatus', () => {
     ['a plain failure', [ok, failed], RunStatus.failed],
     ['a failure and its aborted dependent', [failed, aborted], RunStatus.failed],
     ['allowed failure + success (intg-partial-success)', [allowed, ok], RunStatus.partiallySucceeded],
-    ['allowed failure + skipped', [allowed, skipped], RunStatus.partiallySucceeded],
     ['allowed failure alone (intg-single-step-continue-on)', [allowed], RunStatus.failed],
     ['allowed failure and a plain failure', [allowed, ok, failed], RunStatus.failed],
+    ['allowed failure + skipped only: nothing succeeded', [allowed, skipped], RunStatus.failed],
+    ['a partially succeeded step alone (intg-subdag-child-partial)', [partial], RunStatus.partiallySucceeded],
+    ['a partially succeeded step and its successful dependant', [partial, ok], RunStatus.partiallySucceeded],
+    ['a partially succeeded step and a plain failure', [partial, failed], RunStatus.failed],
   ])('%s', (_label, steps, expected) => {
     expect(rollupRunStatus(steps)).toBe(expected);
   });
@@ -26,6 +30,14 @@ describe('rollupRunStatus', () => {
   it('an interruption wins over the steps', () => {
     expect(rollupRunStatus([ok], 'aborted')).toBe(RunStatus.aborted);
     expect(rollupRunStatus([ok], 'failed')).toBe(RunStatus.failed);
+  });
+});
+
+describe('initFailureStatus', () => {
+  it('a failing init handler aborts the run; a DAG timeout during it fails the run', () => {
+    expect(initFailureStatus('none')).toBe(RunStatus.aborted);
+    expect(initFailureStatus('aborted')).toBe(RunStatus.aborted);
+    expect(initFailureStatus('failed')).toBe(RunStatus.failed);
   });
 });
 

@@ -19,7 +19,7 @@ import type {
   RunEnvironment,
   StepExecutors,
 } from '../core/run-types';
-import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
+import { applyHandlerOutcome, initFailureStatus, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import type { StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
 import type { RunMetrics } from '../events/run-metrics';
@@ -33,7 +33,9 @@ import type { RunMetrics } from '../events/run-metrics';
  * 2. DAG-level `preconditions`: not met → the run ends `aborted` without
  *    running `init` or any step (an evaluation error → `failed`);
  * 3. `handler_on.init` (first attempt and whole retries): if it does not
- *    succeed the run fails and no step runs;
+ *    succeed the run ends `aborted` (dagu-model §3 "Run outcome"; `failed`
+ *    when the DAG timeout cut it short), no step runs, and the `abort` and
+ *    `exit` handlers still run;
  * 4. the steps (`graph-runner.ts`), under the DAG's `timeout_sec` (on expiry
  *    running steps are killed and end `failed` with the timeout error, the
  *    run `failed`) and the stop signal (steps end `aborted`, the run `aborted`);
@@ -238,7 +240,13 @@ function contextOf(
   >();
   for (const node of plan.steps) {
     const state = plan.states.get(node.name);
-    if (state === undefined || (state.status !== StepStatus.succeeded && state.status !== StepStatus.failed)) continue;
+    if (
+      state === undefined ||
+      (state.status !== StepStatus.succeeded &&
+        state.status !== StepStatus.partiallySucceeded &&
+        state.status !== StepStatus.failed)
+    )
+      continue;
     if (state.outputs.variable !== undefined) outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
     for (const [name, value] of decidedValuesOf(node.step, state)) outputVars.set(name, value);
     const refs = { outputs: state.outputs.outputs ?? {}, fields: state.outputs.fields ?? {}, exitCode: state.exitCode };
@@ -313,7 +321,8 @@ async function runMainPhase(
     if (initState.status !== StepStatus.succeeded) {
       const interruption = interruptionOf(signal);
       const error = interruption.error ?? `init handler ${init.name} did not succeed`;
-      return { status: interruption.kind === 'aborted' ? RunStatus.aborted : RunStatus.failed, error };
+      ctx.log(`run not started: ${error}`);
+      return { status: initFailureStatus(interruption.kind), error };
     }
   }
   await runGraph(ctx, plan.steps, plan.states, signal);

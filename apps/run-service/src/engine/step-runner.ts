@@ -20,7 +20,9 @@ import { executeTry, type TryResult } from '../executors/step-try';
  *    command check), else `exit_code` membership, else (plain `repeat: true`)
  *    unconditionally — at most `limit` executions, `interval_sec` apart; a
  *    failed execution ends a plain or condition repeat;
- * 5. the last execution decides: success → `succeeded` and outputs published;
+ * 5. the last execution decides: success → `succeeded` (or `partially_succeeded`
+ *    when the executor says so: a foreach with some failed items, a child run
+ *    that ended partially succeeded) and outputs published;
  *    stop → `aborted`; a run timeout → `failed` with the timeout error;
  *    failure → `failed`, with `allowedFailure` when `continue_on` (failure,
  *    exit_code or output) lets the run go on, or `succeeded` when it also says
@@ -204,8 +206,9 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
     return;
   }
   if (result.ok) {
-    state.status = StepStatus.succeeded;
-    state.error = undefined;
+    // A foreach or child run that partly failed (dagu-model §3 "Run outcome"): a success for its dependants.
+    state.status = result.partial === true ? StepStatus.partiallySucceeded : StepStatus.succeeded;
+    state.error = result.partial === true ? result.error : undefined;
     state.outputs = result.published ?? {};
     if (state.outputs.variable !== undefined)
       ctx.outputVars.set(state.outputs.variable.name, state.outputs.variable.value);

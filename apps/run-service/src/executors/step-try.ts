@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StepStatus } from '@dagu-mcp/contracts';
 import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
 import { compileAuthorRegex } from '../core/author-regex';
 import type { InterpolationScope } from '../core/interpolate';
@@ -17,6 +18,8 @@ import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs }
 /** What one try produced. */
 export interface TryResult {
   ok: boolean;
+  /** With `ok`: the step ends `partially_succeeded` (a foreach or a child run that partly failed). */
+  partial?: boolean;
   exitCode?: number;
   error?: string;
   timedOut: boolean;
@@ -80,6 +83,14 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   };
   const executor = ctx.executors.executorOf(node.step.kind);
   const lastStderrLine = (): string => lastStderr;
+  // A dag.run step whose child waits at a checkpoint shows waiting (dagu-model §3 "Run outcome").
+  const setWaiting = (waits: boolean): void => {
+    const next = waits ? StepStatus.waiting : StepStatus.running;
+    if (state.status === next || (state.status !== StepStatus.running && state.status !== StepStatus.waiting)) return;
+    state.status = next;
+    ctx.states.save(node, state);
+    ctx.log(`step ${waits ? 'waiting' : 'running'}: ${node.name} (its sub-DAG run ${waits ? 'waits' : 'goes on'})`);
+  };
   if (!executor.publishesOutputs) {
     // No output file, no script file: the executor's result is the try's (a human task opens its checkpoint).
     const { outputs: _outputs, ...result } = await executor.run(ctx, {
@@ -102,7 +113,15 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
       outputs: bodyOutputs,
       checkpoint: opened,
       ...result
-    } = await executor.run(ctx, { ...input, env, onStdout, onStderr, scriptFile, lastStderr: lastStderrLine });
+    } = await executor.run(ctx, {
+      ...input,
+      env,
+      onStdout,
+      onStderr,
+      scriptFile,
+      lastStderr: lastStderrLine,
+      setWaiting,
+    });
     const streams = captured ? { stdout: stdoutText.text().trim(), stderr: stderrText.text().trim() } : {};
     if (!result.ok) return { ...result, outputMatched, ...streams };
     const published = await publish(node, outputFile, stdoutText.text(), stderrText.text());

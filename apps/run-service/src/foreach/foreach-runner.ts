@@ -20,10 +20,13 @@ import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from '../sto
  * `<parent>.<index>`.
  *
  * An item succeeds when its body rolls up succeeded or partially succeeded
- * and its `collect` expressions resolve (foreach-collect.ts); the step fails
- * with `N of M foreach items failed` when any item failed; a stop aborts
+ * and its `collect` expressions resolve (foreach-collect.ts). The step
+ * (dagu-model §3 "Run outcome"): every item succeeded → succeeded; some
+ * failed and at least one succeeded → partially succeeded (a success for its
+ * dependants, with the error `N of M foreach items failed` and the values of
+ * the succeeded items collected); every item failed → failed; a stop aborts
  * running items and leaves the rest aborted. The step's stdout is the
- * aggregate JSON line; its outputs are the collected values.
+ * aggregate JSON line; its outputs are the collected values (succeeded items).
  */
 
 /** Items run at once when `max_concurrent` is not set. */
@@ -101,12 +104,12 @@ export class PgForeachRunner implements ForeachRunner {
     if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
     const aggregate = aggregateOf([...outcomes.values()], Object.keys(spec.collect ?? {}));
     io.onStdout(aggregate.line);
-    if (failed === 0)
-      return spec.collect === undefined
-        ? { ok: true, aborted: false }
-        : { ok: true, aborted: false, outputs: aggregate.outputs };
+    const outputs = spec.collect === undefined ? {} : { outputs: aggregate.outputs };
+    if (failed === 0) return { ok: true, aborted: false, ...outputs };
     const error = `${failed} of ${resolved.items.length} foreach items failed`;
     io.onStderr(error);
+    // dagu-model §3 "Run outcome": some items failed, at least one succeeded → the step partially succeeded.
+    if (failed < resolved.items.length) return { ok: true, partial: true, error, aborted: false, ...outputs };
     return { ok: false, error, aborted: false };
   }
 

@@ -16,6 +16,7 @@ export function foreachExecutor(foreach: ForeachRunner): StepExecutor {
       });
       return {
         ok: outcome.ok,
+        ...(outcome.partial === true ? { partial: true } : {}),
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
         ...(outcome.outputs !== undefined ? { outputs: outcome.outputs } : {}),
         timedOut: false,

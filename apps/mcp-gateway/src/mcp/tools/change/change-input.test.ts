@@ -45,8 +45,28 @@ describe('parseChangeInput (022 §Input)', () => {
     expect(error.field).toBe(field);
   });
 
+  test('every error echoes mode, type and a valid name (dagu-model §10), without changing which error wins', () => {
+    const echo = { dagName: 'a', dagUri: 'dagu://dags/a/spec' };
+    const mode = failure({ name: 'a', spec: SPEC, mode: 'write', type: 'rename_dag' });
+    expect(mode.error.code).toBe('unsupported_change_mode');
+    expect(mode.context).toEqual({ mode: 'write', type: 'rename_dag', ...echo });
+    const type = failure({ name: ' a ', spec: SPEC, type: 'delete_dag' });
+    expect(type.error.code).toBe('unsupported_change_type');
+    expect(type.context).toEqual({ mode: 'preview', type: 'delete_dag', ...echo });
+    const unknown = failure({ name: 'a', spec: SPEC, mode: 'apply', force: true });
+    expect(unknown.error.field).toBe('force');
+    expect(unknown.context).toEqual({ mode: 'apply', type: 'upsert_dag', ...echo });
+    // A bad name is not echoed; a mistyped mode is not echoed either (its own error names it).
+    expect(failure({ name: 'bad name', spec: SPEC, mode: 'write' }).context).toEqual({
+      mode: 'write',
+      type: 'upsert_dag',
+    });
+    const typed = failure({ name: 'a', spec: SPEC, mode: 3 });
+    expect(typed.error.field).toBe('mode');
+    expect(typed.context).toEqual({ type: 'upsert_dag', ...echo });
+  });
+
   test('the error context carries what was resolved (022 §Errors optional fields)', () => {
-    expect(failure({ name: 'a', spec: SPEC, mode: 'write' }).context).toEqual({ mode: 'write' });
     expect(failure({ name: 'nightly', spec: '' }).context).toEqual({
       mode: 'preview',
       type: 'upsert_dag',

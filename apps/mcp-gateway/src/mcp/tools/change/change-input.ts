@@ -22,26 +22,29 @@ export interface ChangeErrorContext {
 }
 
 /**
- * Parses `dagu_change` arguments per 022 §Input, filling `context` as values
- * resolve. Order: object, unknown fields, field types, mode, type, name, spec.
+ * Parses `dagu_change` arguments per 022 §Input. Which error wins follows
+ * one order: object, unknown fields, field types, mode, type, name, spec.
+ * `context` is filled first, before any check (dagu-model §10): `mode` and
+ * `type` as supplied (their defaults when absent), `dagName` and `dagUri`
+ * when `name` is a valid DAG name — so every error, `unsupported_change_mode`
+ * and `unsupported_change_type` included, echoes them.
  *
  * @throws DaguError `invalid_tool_input` (with `field`), `unsupported_change_mode`
  *   or `unsupported_change_type`
  */
 export function parseChangeInput(args: unknown, context: ChangeErrorContext): ChangeRequest {
   const input = requireObject(args);
+  noteSupplied(input, context);
   rejectUnknownFields(input, CHANGE_FIELDS);
   const mode = readString(input, 'mode') ?? 'preview';
   const type = readString(input, 'type') ?? 'upsert_dag';
   const name = readString(input, 'name');
   const spec = readString(input, 'spec', { keepAsIs: true });
-  context.mode = mode;
   if (mode !== 'preview' && mode !== 'apply') {
     throw new DaguError('unsupported_change_mode', `Unsupported change mode: ${mode}. Use preview or apply.`, {
       field: 'mode',
     });
   }
-  context.type = type;
   if (type !== 'upsert_dag') {
     throw new DaguError('unsupported_change_type', `Unsupported change type: ${type}. The only type is upsert_dag.`, {
       field: 'type',
@@ -55,11 +58,33 @@ export function parseChangeInput(args: unknown, context: ChangeErrorContext): Ch
       { field: 'name' },
     );
   }
-  // Only a valid name is "resolved" (022 §Errors: dagName and dagUri).
-  context.dagName = name;
-  context.dagUri = formatDaguUri({ kind: 'dag_spec', name });
   if (spec === undefined || spec.trim() === '') {
     throw new DaguError('invalid_tool_input', 'The spec field is required.', { field: 'spec' });
   }
-  return { mode, type, name, spec, dagUri: context.dagUri };
+  return { mode, type, name, spec, dagUri: formatDaguUri({ kind: 'dag_spec', name }) };
+}
+
+/** The value of a string field as the parser will read it (trimmed; empty = absent); undefined for other types. */
+function suppliedString(input: Record<string, unknown>, field: string): string | undefined {
+  const value = input[field];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * The echo of an error (dagu-model §10, 022 §Errors optional fields), read
+ * leniently before the checks: a field of the wrong type is left out (its
+ * own error names it), an absent or null `mode`/`type` echoes its default,
+ * and only a valid DAG name is "resolved" (`dagName`, `dagUri`).
+ */
+function noteSupplied(input: Record<string, unknown>, context: ChangeErrorContext): void {
+  const absent = (field: string): boolean => input[field] === undefined || input[field] === null;
+  const mode = suppliedString(input, 'mode') ?? (absent('mode') ? 'preview' : undefined);
+  const type = suppliedString(input, 'type') ?? (absent('type') ? 'upsert_dag' : undefined);
+  if (mode !== undefined) context.mode = mode;
+  if (type !== undefined) context.type = type;
+  const name = suppliedString(input, 'name');
+  if (name !== undefined && isValidDagName(name)) {
+    context.dagName = name;
+    context.dagUri = formatDaguUri({ kind: 'dag_spec', name });
+  }
 }

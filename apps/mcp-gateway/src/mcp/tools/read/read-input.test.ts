@@ -103,11 +103,22 @@ describe('parseReadInput: target mode (021 §Input, §Target contracts)', () => 
     expect(error.field).toBe(field);
   });
 
-  test('several target-mode fields next to uri are listed in details', () => {
-    const { error, context } = failure({ uri: 'dagu://dags', target: 'dags', name: 'x' });
-    expect(error.field).toBeUndefined();
-    expect(error.details).toEqual({ fields: ['target', 'name'] });
-    expect(context.uri).toBe('dagu://dags');
+  test('mixed addressing carries both field and details (dagu-model §10)', () => {
+    const several = failure({ uri: 'dagu://dags', target: 'dags', name: 'x' });
+    expect(several.error.field).toBe('target');
+    expect(several.error.details).toEqual({ fields: ['target', 'name', 'uri'] });
+    expect(several.context.uri).toBe('dagu://dags');
+    const one = failure({ uri: 'dagu://dags', name: 'x', workspace: 'w' });
+    expect(one.error).toMatchObject({ code: 'invalid_tool_input', field: 'name' });
+    expect(one.error.details).toEqual({ fields: ['name', 'workspace', 'uri'] });
+  });
+
+  test.each([[''], ['   '], ['\t\n']])('a target of %j is invalid_tool_input on target', (target) => {
+    expect(failure({ target }).error).toMatchObject({ code: 'invalid_tool_input', field: 'target' });
+  });
+
+  test('neither mode: invalid_tool_input without a field', () => {
+    expect(failure({}).error.field).toBeUndefined();
   });
 });
 

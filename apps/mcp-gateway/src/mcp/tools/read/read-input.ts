@@ -79,17 +79,33 @@ export function parseReadInput(args: unknown, context: ReadErrorContext): ReadRe
   if (uri !== undefined) {
     context.uri = uri;
     const mixed = TARGET_MODE_FIELDS.filter((f) => fields[f] !== undefined);
-    if (mixed.length > 0) {
-      throw new DaguError('invalid_tool_input', 'URI mode (uri) cannot be combined with target-mode fields.', {
-        ...(mixed.length === 1 ? { field: mixed[0] } : { details: { fields: mixed } }),
-      });
-    }
+    const first = mixed[0];
+    if (first !== undefined) throw mixedAddressingError(mixed, first);
     return fromUri(uri, context);
   }
   if (fields.target === undefined) {
+    // dagu-model §10: a target supplied empty or all whitespace is a fault of that field, not a missing mode.
+    if (typeof input.target === 'string') {
+      throw new DaguError('invalid_tool_input', 'The target field must not be empty or all whitespace.', {
+        field: 'target',
+      });
+    }
     throw new DaguError('invalid_tool_input', 'Provide either target (target mode) or uri (URI mode).');
   }
   return fromTarget(fields, context);
+}
+
+/**
+ * Mixed addressing (dagu-model §10): `field` names the offending target-mode
+ * field (`target` whenever `target` meets `uri`, else the first in field
+ * order), and `details.fields` every field in conflict, `uri` last.
+ */
+function mixedAddressingError(mixed: readonly string[], first: string): DaguError {
+  const field = mixed.includes('target') ? 'target' : first;
+  return new DaguError('invalid_tool_input', 'URI mode (uri) cannot be combined with target-mode fields.', {
+    field,
+    details: { fields: [...mixed, 'uri'] },
+  });
 }
 
 /**
