@@ -12,7 +12,12 @@ import { ACTIVE_RUNS_SQL, LIVE_STEPS_SQL, OPEN_STEPS_SQL, OWNED_RUNS_SQL } from 
  */
 
 const BeatRowSchema = z.object({ pk: z.coerce.number().int(), stop_requested_at: z.date().nullable() });
-const ActiveRowSchema = z.object({ queue: z.string(), dag_name: z.string(), n: z.number().int() });
+const ActiveRowSchema = z.object({
+  queue: z.string(),
+  dag_name: z.string(),
+  n: z.number().int(),
+  parked: z.number().int(),
+});
 const QueuedRowSchema = z.object({
   pk: z.coerce.number().int(),
   dag_name: z.string(),
@@ -107,6 +112,14 @@ export interface ClaimedRun {
  * - Other queued runs are claimed while their queue has fewer active runs
  *   than its limit and their DAG fewer than its `max_active_runs`, counted
  *   over every replica (handed-back runs claimed in this call included).
+ *   A run parked at a checkpoint (waiting, no owner: nothing executes it)
+ *   holds no queue slot, but still counts against its DAG's
+ *   `max_active_runs` (issue 18 item 8: one unanswered approval per slot
+ *   stalled a whole queue; a pipeline waiting for approval must not start a
+ *   second copy of itself). A run waiting on a child's checkpoint keeps its
+ *   owner (its `dag.run` step executes) and its slot. A decided checkpoint
+ *   resumes without the queue (`runs/checkpoint-resume.ts`), so a parked
+ *   run never waits for a slot again.
  *
  * A transaction-level advisory lock serializes claims of all replicas; call
  * inside a transaction.
@@ -145,12 +158,13 @@ export async function claimQueuedRuns(
   if (queued.rows.length === 0) return picked;
   // Counted after the handed-back runs became running: they hold their slots.
   const active = await db.query(
-    `SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`,
+    `SELECT queue, dag_name, count(*)::int AS n, count(*) FILTER (WHERE status = ${RunStatus.waiting} AND owner IS NULL)::int AS parked
+     FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`,
   );
   const perQueue = new Map<string, number>();
   const perDag = new Map<string, number>();
   for (const row of parseRows(ActiveRowSchema, active)) {
-    perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n);
+    perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n - row.parked);
     perDag.set(row.dag_name, (perDag.get(row.dag_name) ?? 0) + row.n);
   }
   const admitted: ClaimedRun[] = [];
