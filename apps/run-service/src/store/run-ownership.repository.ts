@@ -226,8 +226,14 @@ export interface OrphanedRun {
  * claimed `FOR UPDATE SKIP LOCKED` in one transaction, so two sweeping
  * replicas never take the same run.
  *
+ * Nothing is failed within `graceMs` of PostgreSQL's own start
+ * (`pg_postmaster_start_time()`): after a database restart every replica's
+ * heartbeats are stale together, and live replicas need a moment to stamp
+ * them again (issue 18 item 7).
+ *
  * @param skip    true for runs that execute on the calling replica (never failed)
  * @param errorOf the run-level `error` of a failed orphan
+ * @param graceMs see above (ms); default 0
  * @returns the runs it ended (status failed)
  */
 export async function failOrphanedRuns(
@@ -236,14 +242,16 @@ export async function failOrphanedRuns(
   limit: number,
   skip: (pk: number) => boolean,
   errorOf: (orphan: OrphanedRun) => string,
+  graceMs = 0,
 ): Promise<RunRecord[]> {
   return withTransaction(pool, async (client) => {
     const result = await client.query(
       `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
        WHERE (status = ${RunStatus.running} OR (status = ${RunStatus.waiting} AND owner IS NOT NULL))
          AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+         AND pg_postmaster_start_time() < now() - ($3::int * interval '1 millisecond')
        ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [staleMs, limit],
+      [staleMs, limit, graceMs],
     );
     const out: RunRecord[] = [];
     for (const row of parseRows(OrphanRowSchema, result)) {
