@@ -32,6 +32,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_SPILL_AFTER_BYTES` | log text an attempt keeps in memory while PostgreSQL is unavailable; past it the buffered lines go to a file in `RUN_SPILL_DIR`, replayed in order when PostgreSQL is back | bytes | `8388608` (8 MiB) |
  * | `RUN_LOG_SPILL_MAX_BYTES` | most bytes of spilled log text per attempt; past it lines stay in memory until the attempt's 64 MiB log buffer is full, then the steps' output pipes are paused (the steps block on write) until PostgreSQL is back | bytes | `1073741824` (1 GiB) |
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
+ * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
@@ -74,6 +75,7 @@ export function runConfigSchema() {
     RUN_LOG_SPILL_AFTER_BYTES: env.count(8 * 1024 * 1024),
     RUN_LOG_SPILL_MAX_BYTES: env.count(1024 * 1024 * 1024),
     RUN_SPILL_DIR: z.string().min(1).optional(),
+    RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
   });
 }
@@ -125,6 +127,8 @@ export interface RunConfig {
   readonly logSpillMaxBytes: number;
   /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<workDir>/.outage-spill`). */
   readonly spillDir: string;
+  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<workDir>/.replica-state`). */
+  readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
 }
@@ -155,6 +159,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     logSpillMaxBytes: raw.RUN_LOG_SPILL_MAX_BYTES,
     spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
+    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
   };
 }
 
