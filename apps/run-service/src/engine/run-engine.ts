@@ -90,7 +90,11 @@ export class RunEngine {
   private closing = false;
 
   constructor(private readonly deps: RunEngineDeps) {
-    this.foreach = new PgForeachRunner({ pool: deps.pool, logger: deps.logger });
+    this.foreach = new PgForeachRunner({
+      pool: deps.pool,
+      logger: deps.logger,
+      outageMaxMs: deps.config.dbOutageMaxMs,
+    });
     this.children = new ChildRunner({
       pool: deps.pool,
       logger: deps.logger,
