@@ -17,7 +17,8 @@ import type { RunEngine } from '../src/engine/run-engine';
  * (fast shutdown) while a run executes: the steps keep running, step states
  * and log lines are kept (in memory, then spilled to disk) and written in
  * order once PostgreSQL is back, heartbeats resume, and neither the engine
- * nor another replica's recovery sweep fails the run. `OUTAGE_MS` sets the
+ * nor another replica's recovery sweep fails the run; a `dag.run` step
+ * that starts its child during the outage (after `short`) succeeds. `OUTAGE_MS` sets the
  * outage (default 10 s; the fault suite runs it with 60000).
  */
 const OUTAGE_MS = Number(process.env.OUTAGE_MS ?? 10_000);
@@ -62,9 +63,18 @@ steps:
     run: i=0; while [ $i -lt ${LINES} ]; do i=$((i+1)); echo "line $i ${LINE_PAD}"; sleep 0.01; done
   - name: short
     run: sleep 1; echo short-done
+  - name: child
+    depends: [short]
+    action: dag.run
+    with: {dag: across}
   - name: after
-    depends: [gen, short]
+    depends: [gen, short, child]
     run: echo after-done
+---
+name: across
+steps:
+  - name: nap
+    run: sleep 2; echo child-done
 `;
 
 it(`a ${OUTAGE_MS} ms PostgreSQL outage costs a running run nothing`, async () => {
@@ -103,7 +113,7 @@ it(`a ${OUTAGE_MS} ms PostgreSQL outage costs a running run nothing`, async () =
   const done = await env.waitForEnd('outage', id, 60_000 + LINES * 20);
   expect(done).toMatchObject({ status: RunStatus.succeeded });
   expect(done.error).toBeUndefined();
-  for (const step of ['gen', 'short', 'after']) expect(stepOf(done, step).status).toBe(StepStatus.succeeded);
+  for (const step of ['gen', 'short', 'child', 'after']) expect(stepOf(done, step).status).toBe(StepStatus.succeeded);
   expect(spilled).toBe(true);
   expect(await readdir(spillDir)).toEqual([]); // replayed and deleted
 

@@ -101,6 +101,7 @@ export class RunEngine {
       replica: deps.replica,
       publisher: deps.publisher,
       execute: (pk, parent) => this.executeChild(pk, parent),
+      outageMaxMs: deps.config.dbOutageMaxMs,
       leavesOnShutdown: (parentPk, childPk) =>
         this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
       ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
