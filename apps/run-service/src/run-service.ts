@@ -14,6 +14,7 @@ import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
 import type { StepLauncher } from './core/step-launch';
 import { WorkbookReader } from './workbook/workbook-reader';
+import type { LeftoverReport } from './process/step-group-registry';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -25,6 +26,8 @@ export interface RunServiceOptions {
   launcher?: StepLauncher;
   /** `execArgv` of workbook-parsing worker threads (tests running TypeScript sources); default the process's. */
   workbookWorkerExecArgv?: readonly string[];
+  /** What the start did about step process groups a dead run-service of this host left (logged). */
+  leftovers?: LeftoverReport;
 }
 
 /**
@@ -54,6 +57,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       } else {
         log.info({ stepUser: options.launcher.identity.name }, 'steps run as the step user');
       }
+      if (options.leftovers !== undefined && options.leftovers.files > 0)
+        log.warn(
+          { files: options.leftovers.files, killed: options.leftovers.killed },
+          'killed the step process groups a stopped run-service of this host left behind',
+        );
       const publisher = new RootTaggingPublisher(
         new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log),
         pool,
