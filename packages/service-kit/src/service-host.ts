@@ -19,6 +19,7 @@ import {
   type Logger,
   type Migration,
   type Pool,
+  type Registry,
 } from '@dagu-mcp/runtime';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -33,6 +34,8 @@ export interface ServiceDeps {
   readonly config: ServiceConfig;
   /** This replica's id (host name + random suffix), reported by `ping`. */
   readonly replica: string;
+  /** The service's metric registry, served at the ops port's `/metrics`: a service adds its own metrics here. */
+  readonly metrics: Registry;
 }
 
 /**
@@ -96,7 +99,7 @@ export async function startService<C extends OpCatalog>(
   // The host answers `mutation.outcome` for every service, from the mutation record.
   const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
   const handlers = {
-    ...def.createHandlers({ pool, logger, config, replica }),
+    ...def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
     [MUTATION_OUTCOME_OP]: createMutationOutcomeHandler(pool),
   };
   const recorded = withMutationRecords(catalog, handlers, {

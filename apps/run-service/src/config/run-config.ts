@@ -28,6 +28,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
+ * | `RUN_METRICS_DAG_LABELS_MAX` | most distinct DAG names a replica uses as the `dag` label of its run metrics; runs of later DAGs are counted under `other` (a bounded label set) | names | `200` |
  */
 export function runConfigSchema() {
   return z.object({
@@ -65,6 +66,7 @@ export function runConfigSchema() {
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
+    RUN_METRICS_DAG_LABELS_MAX: env.count(200),
   });
 }
 
@@ -107,6 +109,8 @@ export interface RunConfig {
   readonly histRetentionDays: number;
   /** How often a replica looks for runs past their retention. */
   readonly retentionSweepMs: number;
+  /** Most distinct `dag` label values of the run metrics (`RUN_METRICS_DAG_LABELS_MAX`); the rest are `other`. */
+  readonly metricsDagLabelsMax: number;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -130,6 +134,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
     retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
+    metricsDagLabelsMax: raw.RUN_METRICS_DAG_LABELS_MAX,
   };
 }
 
