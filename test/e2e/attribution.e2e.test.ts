@@ -191,7 +191,10 @@ describe('every change has an author (issue 17 item 5)', () => {
 
     const sessionId = (dev.transport as StreamableHTTPClientTransport).sessionId ?? '';
     expect(sessionId).not.toBe('');
-    const calls = (await auditRows({ category: 'mcp' })).filter((row) => row.actor === 'api_key:attr-mcp-dev');
+    // The gateway writes its own rows in batches (every 200 ms): wait for the call's.
+    const calls = (await awaitRows('mcp.tool_call.succeeded', 'dagu_change:apply:attr-mcp')).filter(
+      (row) => row.actor === 'api_key:attr-mcp-dev',
+    );
     expect(calls.length).toBeGreaterThan(0);
     expect(JSON.stringify(await auditRows({}))).not.toContain(sessionId);
     const ref = createHash('sha256').update(sessionId).digest('hex').slice(0, 12);

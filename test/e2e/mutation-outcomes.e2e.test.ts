@@ -66,6 +66,15 @@ async function auditRowsFor(action: string, target: string): Promise<Array<Recor
 
 const dagSchema = (): string => stack.schemas[0] ?? '';
 
+/** Polls `check` every 150 ms until it holds; fails after 15 s. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met within 15 s');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
 beforeAll(async () => {
   stack = await startStack({ BUS_TIMEOUT_MS: '3000', AUDIT_DRAIN_MS: '100' });
   client = await connectClient(stack.mcpUrl);
@@ -150,6 +159,9 @@ describe('idempotency keys (issue 18 item 4)', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'invalid_request', field: 'Idempotency-Key' });
+    // The row is drained asynchronously: wait for it, then make sure no second one follows.
+    await eventually(async () => (await auditRowsFor('dag.upserted', 'dagu://dags/idem-rest/spec')).length > 0);
+    await new Promise((r) => setTimeout(r, 500));
     expect(await auditRowsFor('dag.upserted', 'dagu://dags/idem-rest/spec')).toHaveLength(1);
   });
 
@@ -192,12 +204,8 @@ describe('the audit outbox survives a drain that died (issue 17 item 5)', () => 
 
     await killHard(noDrain);
     await stack.spawnApp('dag-service');
-    const until = Date.now() + 15_000;
-    let rows = await auditRowsFor('dag.upserted', target);
-    while (rows.length === 0 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 150));
-      rows = await auditRowsFor('dag.upserted', target);
-    }
+    await eventually(async () => (await auditRowsFor('dag.upserted', target)).length > 0);
+    const rows = await auditRowsFor('dag.upserted', target);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actor: 'anonymous', credentialType: 'none', outcome: 'succeeded' });
     expect(await outbox()).toEqual([{ action: 'dag.upserted', drained: true }]);

@@ -85,7 +85,7 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
         });
         await recordMutation(client, ctx, {
           action: 'run.retried',
-          target: formatUri.run(input.dagName, run.dag_run_id),
+          target: formatUri.run(run.dag_name, run.dag_run_id),
           details: {
             attemptId,
             ...(input.stepName !== undefined ? { stepName: input.stepName } : {}),
