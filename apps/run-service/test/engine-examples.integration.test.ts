@@ -65,6 +65,16 @@ async function runExample(file: string): Promise<Outcome> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     run = await env.detail(name, id);
   }
+  // A run waiting on a child's checkpoint shows its `dag.run` step waiting too (dagu-model §3); step
+  // states are written in the background, so let them settle before recording where the run stands.
+  while (
+    run.status === WAITING_RUN_STATUS &&
+    run.steps.some((step) => step.statusLabel === 'running') &&
+    Date.now() < until
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    run = await env.detail(name, id);
+  }
   const steps = [];
   for (const step of run.steps) {
     const log = await readStepLog(env.pool, { dagName: name, dagRunId: id, stepName: step.name });
