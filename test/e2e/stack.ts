@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'pg';
 import { deleteKeysWithPrefix } from '../../packages/bus/test-fixtures/bus-test-env';
+import { freeTcpPort } from '../../packages/runtime/test-fixtures/throwaway-postgres';
 import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
@@ -46,20 +46,16 @@ export interface StackOptions {
   readonly gatewayReplicas?: number;
   /** Also start the test-only MCP conformance fixture (test/fixtures) and enable it on the gateways. */
   readonly conformanceFixture?: boolean;
+  /**
+   * The PostgreSQL the apps use (their `DATABASE_URL`) and the stack drops its
+   * schemas from on stop; default {@link TEST_DATABASE_URL}. A test that stops
+   * PostgreSQL passes its own throwaway server's URL (packages/runtime/test-fixtures/throwaway-postgres.ts).
+   */
+  readonly databaseUrl?: string;
 }
 
 /** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort: () => Promise<number> = freeTcpPort;
 
 /**
  * Starts dag-service, run-service, wiki-service and the gateway from their
@@ -89,7 +85,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   const baseEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_URL: options.databaseUrl ?? TEST_DATABASE_URL,
     BUS_PREFIX: `e2e-${id}`,
     LOG_LEVEL: 'warn',
     // Tests that exercise authentication pass AUTH_MODE themselves.
@@ -150,7 +146,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
             }),
         ),
       );
-      const pool = new Pool({ connectionString: TEST_DATABASE_URL });
+      const pool = new Pool({ connectionString: options.databaseUrl ?? TEST_DATABASE_URL });
       for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pool.end();
       // The queues' meta, ids and event streams, sessions: nothing of a stopped stack stays in Redis.

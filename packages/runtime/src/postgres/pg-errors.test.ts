@@ -42,6 +42,11 @@ describe('classifyPgFailure (CONTRIBUTING §6–§7)', () => {
     ['pg-pool connect timeout (no code)', new Error('timeout exceeded when trying to connect'), 'unavailable'],
     ['connection terminated unexpectedly (no code)', new Error('Connection terminated unexpectedly'), 'unavailable'],
     ['Connection ended (no code)', new Error('Connection ended'), 'unavailable'],
+    [
+      'a query on a client whose connection failed (no code)',
+      new Error('Client has encountered a connection error and is not queryable'),
+      'unavailable',
+    ],
     ['23503 foreign_key_violation is a bug', coded('23503'), 'other'],
     ['23514 check_violation is a bug', coded('23514'), 'other'],
     ['42601 syntax_error is a bug', coded('42601'), 'other'],

@@ -9,7 +9,7 @@ import { DaguError } from '@dagu-mcp/contracts';
  * | kind          | what                                                         | reported as |
  * |---------------|--------------------------------------------------------------|-------------|
  * | `deadline`    | SQLSTATE 57014 `query_canceled`: the `statement_timeout` that `withTransaction` arms with the request's remaining time fired | the caller's deadline error (the bus's `deadlinePassedError`, `resource_unavailable`) |
- * | `unavailable` | SQLSTATE classes 08 (connection), 53 (insufficient resources), 57P (shutdown); 40001 serialization failure, 40P01 deadlock, 55P03 lock not available; node socket codes; pg-pool's code-less connect timeout and "connection terminated / ended" | `resource_unavailable` "The <store> (PostgreSQL) is currently unavailable." — transient, so the bus may retry it (spec 021/022 "cannot currently be read or written") |
+ * | `unavailable` | SQLSTATE classes 08 (connection), 53 (insufficient resources), 57P (shutdown); 40001 serialization failure, 40P01 deadlock, 55P03 lock not available; node socket codes; pg-pool's code-less connect timeout, "connection terminated / ended" and "not queryable" (a query on a client whose connection failed) | `resource_unavailable` "The <store> (PostgreSQL) is currently unavailable." — transient, so the bus may retry it (spec 021/022 "cannot currently be read or written") |
  * | `conflict`    | SQLSTATE 23505 `unique_violation`                            | left to the caller, who knows which domain conflict it means (a DAG-run id used, a username taken); uncaught it is a bug → `internal_error` |
  * | `other`       | anything else (syntax errors, constraint bugs, programming errors) | unchanged; the bus boundary reports it as `internal_error` |
  *
@@ -54,6 +54,8 @@ const UNAVAILABLE_MESSAGES = [
   /timeout exceeded when trying to connect/i,
   /connection terminated/i,
   /Connection ended/i,
+  // A query on a client whose connection already failed (a transaction's next statement after a fast shutdown).
+  /Client has encountered a connection error and is not queryable/i,
 ];
 
 /** What a PostgreSQL failure means to its caller (see the module comment). */

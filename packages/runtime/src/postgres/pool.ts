@@ -7,8 +7,17 @@ export type { Pool, PoolClient };
 
 /**
  * Creates a pg pool whose every connection uses `schema` as search path, with
- * error handlers so an idle client's failure (PostgreSQL restart) is logged
- * instead of crashing the process.
+ * error handlers so a client's failure (PostgreSQL restart, fast shutdown,
+ * lost network) is logged instead of crashing the process.
+ *
+ * pg emits `'error'` on a client whose connection ends unexpectedly, whether
+ * it is idle in the pool or checked out (a transaction in progress, a query
+ * in flight: the query also rejects). `pool.on('error')` covers idle clients
+ * only; a checked-out one had no listener, and the event became an uncaught
+ * exception (issue 18: 5 of 5 dag-service crashes on a fast shutdown). Every
+ * client therefore gets its own listener when it connects; its holder sees
+ * the failure as the rejected query, and pg-pool discards the broken client
+ * on release.
  *
  * @param opts.url     PostgreSQL URL
  * @param opts.schema  the service's own schema (created by migrations)
@@ -22,6 +31,9 @@ export function createPool(opts: { url: string; schema: string; max?: number; lo
     connectionTimeoutMillis: 5000,
   });
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
+  pool.on('connect', (client: PoolClient) => {
+    client.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'PostgreSQL client failed'));
+  });
   traceQueries(pool);
   return pool;
 }
