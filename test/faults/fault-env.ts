@@ -40,6 +40,8 @@ export interface FaultEnv {
 export interface FaultEnvOptions {
   readonly gatewayReplicas?: number;
   readonly env?: Record<string, string>;
+  /** A password in the apps' `DATABASE_URL` (the throwaway server trusts any; the secrets scan looks for it). */
+  readonly databasePassword?: string;
 }
 
 /**
@@ -56,7 +58,13 @@ export async function startFaultEnv(options: FaultEnvOptions = {}): Promise<Faul
   try {
     stack = await startStack(
       { REDIS_URL: redis.url, LOG_LEVEL: 'info', ...options.env },
-      { gatewayReplicas: options.gatewayReplicas ?? 1, databaseUrl: pg.url },
+      {
+        gatewayReplicas: options.gatewayReplicas ?? 1,
+        databaseUrl:
+          options.databasePassword === undefined
+            ? pg.url
+            : pg.url.replace('postgres@', `postgres:${encodeURIComponent(options.databasePassword)}@`),
+      },
     );
   } catch (err) {
     await pg.destroy();
