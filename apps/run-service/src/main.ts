@@ -3,6 +3,7 @@ import { loadRunConfig, type RunConfig } from './config/run-config';
 import { stepEnvBase } from './core/env-merge';
 import type { StepLauncher } from './core/step-launch';
 import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
+import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
 import { createRunService } from './run-service';
 
 /**
@@ -16,17 +17,23 @@ import { createRunService } from './run-service';
 const DEFAULTS = { schema: 'run_service', opsPort: 8082 };
 let runConfig: RunConfig;
 let launcher: StepLauncher;
+let leftovers: LeftoverReport;
 try {
   runConfig = loadRunConfig();
   const identity = runConfig.stepUser === undefined ? undefined : resolveStepIdentity(runConfig.stepUser);
-  launcher = createStepLauncher({
-    identity,
-    setpriv: findSetpriv(process.env.PATH ?? ''),
-    ownUid: process.getuid?.() ?? -1,
-  });
+  // Before anything of the engine runs: steps a killed run-service of this host left behind die first (issue 18 item 6).
+  leftovers = killLeftoverStepGroups(runConfig.stateDir);
+  launcher = {
+    ...createStepLauncher({
+      identity,
+      setpriv: findSetpriv(process.env.PATH ?? ''),
+      ownUid: process.getuid?.() ?? -1,
+    }),
+    groups: new StepGroupRegistry(runConfig.stateDir),
+  };
 } catch (error) {
   process.stderr.write(`run-service: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
 }
 const processEnv = stepEnvBase(process.env, launcher.identity);
-runServiceMain('run-service', createRunService({ runConfig, processEnv, launcher }), DEFAULTS);
+runServiceMain('run-service', createRunService({ runConfig, processEnv, launcher, leftovers }), DEFAULTS);

@@ -12,6 +12,7 @@ import { RecoverySweeper } from './recovery/recovery-sweeper';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
 import type { StepLauncher } from './core/step-launch';
+import type { LeftoverReport } from './process/step-group-registry';
 
 /** What run-service is built from besides the shared service deps. */
 export interface RunServiceOptions {
@@ -21,6 +22,8 @@ export interface RunServiceOptions {
   processEnv: Readonly<Record<string, string>>;
   /** Starts the DAG author's code as the step user (`RUN_STEP_USER`, `process/step-launcher.ts`); default: as this process. */
   launcher?: StepLauncher;
+  /** What the start did about step process groups a dead run-service of this host left (logged). */
+  leftovers?: LeftoverReport;
 }
 
 /**
@@ -50,6 +53,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       } else {
         log.info({ stepUser: options.launcher.identity.name }, 'steps run as the step user');
       }
+      if (options.leftovers !== undefined && options.leftovers.files > 0)
+        log.warn(
+          { files: options.leftovers.files, killed: options.leftovers.killed },
+          'killed the step process groups a stopped run-service of this host left behind',
+        );
       const publisher = new RootTaggingPublisher(
         new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log),
         pool,

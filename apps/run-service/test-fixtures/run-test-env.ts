@@ -85,10 +85,16 @@ export async function createRunTestEnv(
   label: string,
   overrides: Partial<RunConfig> = {},
   launcher?: StepLauncher,
+  options: {
+    /** Another PostgreSQL (a throwaway one a test stops); default {@link TEST_DATABASE_URL}. */
+    databaseUrl?: string;
+    /** The engine's logger; default silent. */
+    logger?: Logger;
+  } = {},
 ): Promise<RunTestEnv> {
   const schema = randomSchemaName(label);
-  const logger: Logger = createLogger({ name: 'run-service-test', level: 'silent' });
-  const pool = createPool({ url: TEST_DATABASE_URL, schema, max: 10, logger });
+  const logger: Logger = options.logger ?? createLogger({ name: 'run-service-test', level: 'silent' });
+  const pool = createPool({ url: options.databaseUrl ?? TEST_DATABASE_URL, schema, max: 10, logger });
   await migrate(pool, schema, RUN_MIGRATIONS);
   const workDir = await mkdtemp(join(tmpdir(), 'run-test-'));
   const config = defaultRunConfig({

@@ -13,6 +13,7 @@ import { forceEndRun } from '../store/run-ownership.repository';
 import { ParentWaitTracker } from './parent-waiting';
 import { findOpenChild, linkChildRun, rootOf } from '../store/run-links.repository';
 import { resolveChildSpec, type StoredSpecReader } from './sub-dag-spec';
+import { retryWhileUnavailable } from '../store/outage-retry';
 
 /**
  * Composition (dagu-model §3 `action: dag.run` / `dag.enqueue`, legacy
@@ -63,6 +64,8 @@ export interface ChildRunnerDeps {
    * not execute here or is handed back itself. Absent = never.
    */
   leavesOnShutdown?(parentPk: number, childPk: number): boolean;
+  /** How long the runner's reads and writes are retried while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`), in ms; default 10 min. */
+  outageMaxMs?: number;
 }
 
 /** The run a parent step waits for. */
@@ -101,6 +104,21 @@ export class ChildRunner implements SubDagRunner {
     this.parents = new ParentWaitTracker({ db: deps.pool, publisher: deps.publisher });
   }
 
+  /**
+   * `operation` through a PostgreSQL outage (issue 18 item 2): a parent step
+   * waiting for its child must not fail because one look at the child met a
+   * restarting database. The child's creation is retried too: its run id is
+   * generated before, so a retry after a commit whose answer was lost is a
+   * unique violation (the step fails), never a second child.
+   */
+  private throughOutage<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return retryWhileUnavailable(operation, {
+      maxMs: this.deps.outageMaxMs ?? 600_000,
+      logger: this.deps.logger,
+      what,
+    });
+  }
+
   async run(
     ctx: RunContext,
     node: NodeSpec,
@@ -112,7 +130,9 @@ export class ChildRunner implements SubDagRunner {
     if (action === undefined || (action.type !== 'dag.run' && action.type !== 'dag.enqueue'))
       return this.fail(io, 'the step has no dag.run action');
     // A child an earlier attempt of this run left active (hand-back on shutdown): wait for it, start none.
-    const adopted = await findOpenChild(this.deps.pool, ctx.attempt.runPk, node.name);
+    const adopted = await this.throughOutage('sub-DAG lookup', () =>
+      findOpenChild(this.deps.pool, ctx.attempt.runPk, node.name),
+    );
     let child: ChildRef;
     if (adopted !== undefined) {
       child = adopted;
@@ -142,8 +162,11 @@ export class ChildRunner implements SubDagRunner {
     }
     ctx.log(`sub-DAG run ended: ${child.dagName} ${child.dagRunId} status=${runStatusLabel(status)}`);
     const outputs: Record<string, string> = {};
-    const ended = await findRunByPk(this.deps.pool, pk);
-    for (const row of ended === undefined ? [] : await loadSteps(this.deps.pool, pk, ended.attempt_no)) {
+    const rows = await this.throughOutage('sub-DAG outputs', async () => {
+      const ended = await findRunByPk(this.deps.pool, pk);
+      return ended === undefined ? [] : loadSteps(this.deps.pool, pk, ended.attempt_no);
+    });
+    for (const row of rows) {
       if (row.handler !== null) continue;
       Object.assign(outputs, row.outputs.outputs ?? {}, row.outputs.fields ?? {});
       if (row.outputs.variable !== undefined) outputs[row.outputs.variable.name] = row.outputs.variable.value;
@@ -209,28 +232,30 @@ export class ChildRunner implements SubDagRunner {
     }
     const dagRunId = generateRunId();
     const attemptId = generateAttemptId();
-    const { pk, root } = await withTransaction(this.deps.pool, async (client) => {
-      const root = await rootOf(client, ctx.attempt.runPk);
-      const pk = await insertRun(client, {
-        dagName: resolved.dag.name,
-        dagRunId,
-        attemptId,
-        status: RunStatus.running,
-        params: formatParams(merged),
-        mergedParams: merged,
-        labels: resolved.dag.labels,
-        queue: resolved.dag.queue ?? 'default',
-        maxActiveRuns: resolved.dag.maxActiveRuns,
-        inline: resolved.source === 'local',
-        spec: resolved.spec,
-        normalized: resolved.dag,
-        nodes: nodesOfDag(resolved.dag).all,
-        requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
-        owner: this.deps.replica,
-      });
-      await linkChildRun(client, { pk, rootPk: root.pk, parentPk: ctx.attempt.runPk, parentStep: node.name });
-      return { pk, root };
-    });
+    const { pk, root } = await this.throughOutage('sub-DAG start', () =>
+      withTransaction(this.deps.pool, async (client) => {
+        const root = await rootOf(client, ctx.attempt.runPk);
+        const pk = await insertRun(client, {
+          dagName: resolved.dag.name,
+          dagRunId,
+          attemptId,
+          status: RunStatus.running,
+          params: formatParams(merged),
+          mergedParams: merged,
+          labels: resolved.dag.labels,
+          queue: resolved.dag.queue ?? 'default',
+          maxActiveRuns: resolved.dag.maxActiveRuns,
+          inline: resolved.source === 'local',
+          spec: resolved.spec,
+          normalized: resolved.dag,
+          nodes: nodesOfDag(resolved.dag).all,
+          requestId: `sub:${ctx.attempt.attemptId}:${node.name}:${dagRunId}`,
+          owner: this.deps.replica,
+        });
+        await linkChildRun(client, { pk, rootPk: root.pk, parentPk: ctx.attempt.runPk, parentStep: node.name });
+        return { pk, root };
+      }),
+    );
     ctx.log(`sub-DAG run started: ${resolved.dag.name} ${dagRunId} (step ${node.name}, ${resolved.source})`);
     await this.deps.publisher.publish({
       ...runEventOf({ dagName: resolved.dag.name, dagRunId, attemptId }, RunStatus.running),
@@ -241,7 +266,9 @@ export class ChildRunner implements SubDagRunner {
   }
 
   private async abortChild(pk: number): Promise<void> {
-    const ended = await forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped');
+    const ended = await this.throughOutage('sub-DAG abort', () =>
+      forceEndRun(this.deps.pool, pk, RunStatus.aborted, 'the parent run was stopped'),
+    );
     if (ended !== undefined)
       await this.deps.publisher.publish(
         runEventOf(
@@ -264,7 +291,7 @@ export class ChildRunner implements SubDagRunner {
     onWaiting: (waits: boolean) => Promise<void>,
   ): Promise<number | typeof LEFT> {
     for (;;) {
-      const child = await findRunByPk(this.deps.pool, pk);
+      const child = await this.throughOutage('sub-DAG status', () => findRunByPk(this.deps.pool, pk));
       if (child === undefined) return RunStatus.failed;
       if (child.status !== RunStatus.waiting && child.status !== RunStatus.running && child.status !== RunStatus.queued)
         return child.status;

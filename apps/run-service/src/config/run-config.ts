@@ -28,6 +28,12 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
  * | `RUN_RETENTION_SWEEP_MS` | how often the retention sweep runs | ms | `3600000` |
+ * | `RUN_DB_OUTAGE_MAX_MS` | while PostgreSQL is unavailable, the engine keeps its writes (step states, log lines, a run's end) and retries them for this long; steps keep running meanwhile. Past it a run's end is given up (the run is failed once PostgreSQL is back) and buffered log lines are dropped | ms | `600000` (10 min) |
+ * | `RUN_LOG_SPILL_AFTER_BYTES` | log text an attempt keeps in memory while PostgreSQL is unavailable; past it the buffered lines go to a file in `RUN_SPILL_DIR`, replayed in order when PostgreSQL is back | bytes | `8388608` (8 MiB) |
+ * | `RUN_LOG_SPILL_MAX_BYTES` | most bytes of spilled log text per attempt; past it lines stay in memory until the attempt's 64 MiB log buffer is full, then the steps' output pipes are paused (the steps block on write) until PostgreSQL is back | bytes | `1073741824` (1 GiB) |
+ * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
+ * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
+ * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
   return z.object({
@@ -65,6 +71,12 @@ export function runConfigSchema() {
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
     RUN_RETENTION_SWEEP_MS: env.millis(3_600_000),
+    RUN_DB_OUTAGE_MAX_MS: env.millis(600_000),
+    RUN_LOG_SPILL_AFTER_BYTES: env.count(8 * 1024 * 1024),
+    RUN_LOG_SPILL_MAX_BYTES: env.count(1024 * 1024 * 1024),
+    RUN_SPILL_DIR: z.string().min(1).optional(),
+    RUN_STATE_DIR: z.string().min(1).optional(),
+    RUN_RECOVERY_GRACE_MS: env.millis(30_000),
   });
 }
 
@@ -107,6 +119,18 @@ export interface RunConfig {
   readonly histRetentionDays: number;
   /** How often a replica looks for runs past their retention. */
   readonly retentionSweepMs: number;
+  /** How long the engine retries its writes while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`). */
+  readonly dbOutageMaxMs: number;
+  /** Log text kept in memory per attempt during an outage before it spills to disk. */
+  readonly logSpillAfterBytes: number;
+  /** Most spilled log bytes per attempt. */
+  readonly logSpillMaxBytes: number;
+  /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<workDir>/.outage-spill`). */
+  readonly spillDir: string;
+  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<workDir>/.replica-state`). */
+  readonly stateDir: string;
+  /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
+  readonly recoveryGraceMs: number;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -130,6 +154,12 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,
     retentionSweepMs: raw.RUN_RETENTION_SWEEP_MS,
+    dbOutageMaxMs: raw.RUN_DB_OUTAGE_MAX_MS,
+    logSpillAfterBytes: raw.RUN_LOG_SPILL_AFTER_BYTES,
+    logSpillMaxBytes: raw.RUN_LOG_SPILL_MAX_BYTES,
+    spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
+    recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
+    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
   };
 }
 

@@ -28,6 +28,18 @@ export interface StepLauncher {
    * where run-service will read a step's outputs); no-op without one.
    */
   shareDir(path: string): Promise<void>;
+  /**
+   * Told of every step process group as it starts and as its leader ends, so a
+   * restart can kill the groups a killed replica left behind
+   * (`process/step-group-registry.ts`, issue 18 item 6); absent: not recorded.
+   */
+  readonly groups?: StepGroupTracker;
+}
+
+/** Receives step process group starts and ends (group id = the leader's pid). */
+export interface StepGroupTracker {
+  started(pgid: number): void;
+  ended(pgid: number): void;
 }
 
 /** A launcher that starts processes as they are (unit tests, machines without util-linux). */

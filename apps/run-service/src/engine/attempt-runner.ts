@@ -5,7 +5,7 @@ import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { RunStatus, type RunStatusCode, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
-import { LogSink } from '../store/log-sink';
+import { LogSink, type LogSinkOptions } from '../store/log-sink';
 import { NodeStateWriter } from '../store/node-state-writer';
 import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
@@ -94,6 +94,19 @@ export interface AttemptControl {
   kill: AbortSignal;
 }
 
+/** The log sink settings of an attempt: batching, and the outage buffer (issue 18 item 2). */
+export function logSinkOptions(config: RunConfig, logger: Logger): LogSinkOptions {
+  return {
+    flushMs: config.logFlushMs,
+    batchLines: config.logBatchLines,
+    logger,
+    outageMaxMs: config.dbOutageMaxMs,
+    spillDir: config.spillDir,
+    spillAfterBytes: config.logSpillAfterBytes,
+    spillMaxBytes: config.logSpillMaxBytes,
+  };
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -105,14 +118,16 @@ export async function runAttempt(
   control: AttemptControl,
 ): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
-  const sink = new LogSink(deps.pool, {
-    flushMs: deps.config.logFlushMs,
-    batchLines: deps.config.logBatchLines,
-    logger: deps.logger,
-  });
+  const sink = new LogSink(deps.pool, logSinkOptions(deps.config, deps.logger));
   const scheduler = sink.stream(plan.schedulerLog.id, plan.schedulerLog.startLine);
   const log = (message: string): void => void scheduler.append(`${new Date().toISOString()} ${message}`);
-  const states = new NodeStateWriter(deps.pool, identity.runPk, identity.attemptNo, deps.logger);
+  const states = new NodeStateWriter(
+    deps.pool,
+    identity.runPk,
+    identity.attemptNo,
+    deps.logger,
+    deps.config.dbOutageMaxMs,
+  );
   const main = new AbortController();
   const forward = (reason: RunAbortReason) => () => {
     if (!main.signal.aborted) main.abort(reason);

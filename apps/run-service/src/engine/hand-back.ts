@@ -1,7 +1,7 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
-import type { AttemptOutcome, AttemptPlan } from './attempt-runner';
+import { logSinkOptions, type AttemptOutcome, type AttemptPlan } from './attempt-runner';
 import type { NodeSpec } from '../core/run-types';
 import { formatParams } from '../core/params';
 import { isStepDone } from '../core/status-rules';
@@ -119,11 +119,7 @@ async function isStillRunningHere(deps: HandBackDeps, run: RunRecord): Promise<b
 async function appendSchedulerLine(deps: HandBackDeps, streamId: number, message: string): Promise<void> {
   try {
     const totals = await readStreamTotals(deps.pool, [streamId]);
-    const sink = new LogSink(deps.pool, {
-      flushMs: deps.config.logFlushMs,
-      batchLines: deps.config.logBatchLines,
-      logger: deps.logger,
-    });
+    const sink = new LogSink(deps.pool, logSinkOptions(deps.config, deps.logger));
     sink.stream(streamId, totals.get(streamId) ?? 0).append(`${new Date().toISOString()} ${message}`);
     await sink.flush();
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { isTransientPgFailure, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
@@ -22,6 +22,7 @@ import { runAttempt } from './attempt-runner';
 import type { ForeachRunner, SubDagRunner } from '../core/run-types';
 import { formatParams } from '../core/params';
 import { DIRECT_LAUNCHER, type StepLauncher } from '../core/step-launch';
+import { retryWhileUnavailable } from '../store/outage-retry';
 
 /**
  * The run engine of one replica (docs/architecture.md "the run engine's running
@@ -89,13 +90,18 @@ export class RunEngine {
   private closing = false;
 
   constructor(private readonly deps: RunEngineDeps) {
-    this.foreach = new PgForeachRunner({ pool: deps.pool, logger: deps.logger });
+    this.foreach = new PgForeachRunner({
+      pool: deps.pool,
+      logger: deps.logger,
+      outageMaxMs: deps.config.dbOutageMaxMs,
+    });
     this.children = new ChildRunner({
       pool: deps.pool,
       logger: deps.logger,
       replica: deps.replica,
       publisher: deps.publisher,
       execute: (pk, parent) => this.executeChild(pk, parent),
+      outageMaxMs: deps.config.dbOutageMaxMs,
       leavesOnShutdown: (parentPk, childPk) =>
         this.active.get(parentPk)?.handBack === true && this.active.get(childPk)?.handBack !== false,
       ...(deps.readStoredSpec !== undefined ? { readStored: deps.readStoredSpec } : {}),
@@ -221,18 +227,36 @@ export class RunEngine {
     }
   }
 
+  /**
+   * Runs `operation` (an engine read or write of run `pk`) through a
+   * PostgreSQL outage: retried while PostgreSQL is unavailable, up to
+   * `RUN_DB_OUTAGE_MAX_MS` (issue 18 item 2; `store/outage-retry.ts`).
+   */
+  private throughOutage<T>(pk: number, what: string, operation: () => Promise<T>): Promise<T> {
+    return retryWhileUnavailable(operation, {
+      maxMs: this.deps.config.dbOutageMaxMs,
+      logger: this.deps.logger,
+      what,
+      fields: { runPk: pk },
+    });
+  }
+
   /** @returns true when the run was handed back. */
   private async executeAttempt(pk: number, entry: ActiveRun): Promise<boolean> {
     const { pool, logger } = this.deps;
     try {
-      const run = await findRunByPk(pool, pk);
+      const run = await this.throughOutage(pk, 'run start', () => findRunByPk(pool, pk));
       if (run === undefined || run.status !== RunStatus.running) return false;
-      const rows = await loadSteps(pool, pk, run.attempt_no);
-      const totals = await readStreamTotals(pool, [run.scheduler_log]);
+      const [rows, totals] = await this.throughOutage(pk, 'run start', async () => [
+        await loadSteps(pool, pk, run.attempt_no),
+        await readStreamTotals(pool, [run.scheduler_log]),
+      ]);
       const planned = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
       const plan = {
         ...planned,
-        carriedVars: await rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag),
+        carriedVars: await this.throughOutage(pk, 'run start', () =>
+          rewindInputOf(pool, { pk, attemptNo: run.attempt_no }, planned.dag),
+        ),
       };
       if (run.stop_requested_at !== null) entry.stop.abort();
       // Launched while shutting down (a resume, a retry): hand it back before anything runs.
@@ -240,7 +264,7 @@ export class RunEngine {
         entry.handBack &&
         entry.kill.signal.aborted &&
         !entry.stop.signal.aborted &&
-        (await handBack(this.deps, run, plan, finishedSteps(plan)))
+        (await this.throughOutage(pk, 'hand-back', () => handBack(this.deps, run, plan, finishedSteps(plan))))
       )
         return true;
       // What had finished when the kill came (this listener fires before the attempt's own).
@@ -269,17 +293,21 @@ export class RunEngine {
         !entry.stop.signal.aborted &&
         outcome.status !== RunStatus.waiting
       ) {
-        if (await handBack(this.deps, run, plan, finishedAtKill, outcome)) return true;
+        const finished = finishedAtKill;
+        if (await this.throughOutage(pk, 'hand-back', () => handBack(this.deps, run, plan, finished, outcome)))
+          return true;
       }
       if (outcome.status === RunStatus.waiting) {
-        const parked = await parkAttempt(
-          pool,
-          { pk, attemptNo: run.attempt_no },
-          {
-            params: formatParams(outcome.params),
-            resolvedParams: outcome.params,
-            paramsEvaluated: outcome.paramsEvaluated,
-          },
+        const parked = await this.throughOutage(pk, 'run park', () =>
+          parkAttempt(
+            pool,
+            { pk, attemptNo: run.attempt_no },
+            {
+              params: formatParams(outcome.params),
+              resolvedParams: outcome.params,
+              paramsEvaluated: outcome.paramsEvaluated,
+            },
+          ),
         );
         if (parked)
           await this.deps.publisher.publish(
@@ -290,16 +318,18 @@ export class RunEngine {
           );
         return false;
       }
-      const finished = await finishAttempt(
-        pool,
-        { pk, attemptNo: run.attempt_no },
-        {
-          status: outcome.status,
-          error: outcome.error,
-          params: formatParams(outcome.params),
-          resolvedParams: outcome.params,
-          paramsEvaluated: outcome.paramsEvaluated,
-        },
+      const finished = await this.throughOutage(pk, 'run end', () =>
+        finishAttempt(
+          pool,
+          { pk, attemptNo: run.attempt_no },
+          {
+            status: outcome.status,
+            error: outcome.error,
+            params: formatParams(outcome.params),
+            resolvedParams: outcome.params,
+            paramsEvaluated: outcome.paramsEvaluated,
+          },
+        ),
       );
       if (finished === undefined) return false;
       await this.deps.publisher.publish(
@@ -311,7 +341,10 @@ export class RunEngine {
       );
       return false;
     } catch (error) {
-      const message = `internal engine error: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = error instanceof Error ? error.message : String(error);
+      const message = isTransientPgFailure(error)
+        ? `PostgreSQL was unavailable for more than ${Math.round(this.deps.config.dbOutageMaxMs / 1000)}s (RUN_DB_OUTAGE_MAX_MS): ${detail}`
+        : `internal engine error: ${detail}`;
       logger.error({ err: message, runPk: pk }, 'run execution failed');
       await this.failRun(pk, message);
     }
@@ -320,7 +353,9 @@ export class RunEngine {
 
   private async failRun(pk: number, message: string): Promise<void> {
     try {
-      const ended = await forceEndRun(this.deps.pool, pk, RunStatus.failed, message);
+      const ended = await this.throughOutage(pk, 'run failure', () =>
+        forceEndRun(this.deps.pool, pk, RunStatus.failed, message),
+      );
       if (ended !== undefined) {
         await this.deps.publisher.publish(
           runEventOf(

@@ -1,5 +1,6 @@
 import { topologicalOrder } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { retryWhileUnavailable } from '../store/outage-retry';
 import { RunStatus, StepStatus } from '@dagu-mcp/contracts';
 import type { InterpolationScope } from '../core/interpolate';
 import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, SubDagOutcome } from '../core/run-types';
@@ -31,7 +32,19 @@ export const DEFAULT_MAX_CONCURRENT = 10;
 
 /** {@link ForeachRunner} over PostgreSQL. */
 export class PgForeachRunner implements ForeachRunner {
-  constructor(private readonly deps: { pool: Pool; logger: Logger }) {}
+  /**
+   * @param deps.outageMaxMs how long item and body-step writes are retried while PostgreSQL is
+   *   unavailable (`RUN_DB_OUTAGE_MAX_MS`, issue 18 item 2), in ms; default 10 min
+   */
+  constructor(private readonly deps: { pool: Pool; logger: Logger; outageMaxMs?: number }) {}
+
+  private throughOutage<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return retryWhileUnavailable(operation, {
+      maxMs: this.deps.outageMaxMs ?? 600_000,
+      logger: this.deps.logger,
+      what,
+    });
+  }
 
   async run(
     ctx: RunContext,
@@ -60,15 +73,17 @@ export class PgForeachRunner implements ForeachRunner {
       name: step.name,
       step,
     }));
-    const streams = await insertItems(
-      this.deps.pool,
-      at,
-      parent,
-      resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })),
-      body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })),
+    const streams = await this.throughOutage('foreach items', () =>
+      insertItems(
+        this.deps.pool,
+        at,
+        parent,
+        resolved.items.map((item) => ({ path: pathOf(item), index: item.index, key: item.key })),
+        body.map((b) => ({ seq: b.seq, name: b.name, ...(b.step.id !== undefined ? { id: b.step.id } : {}) })),
+      ),
     );
     ctx.log(`foreach ${node.name}${parent === '' ? '' : ` (${parent})`}: ${resolved.items.length} items`);
-    const writer = new SerialWriter(this.deps.logger);
+    const writer = new SerialWriter(this.deps.logger, (write) => this.throughOutage('foreach state', write));
     const outcomes = new Map<number, ItemResult>();
     const captureStreams = capturedStepsOf(spec.collect);
     const queue = [...resolved.items];
@@ -218,10 +233,14 @@ export class PgForeachRunner implements ForeachRunner {
 /** Runs writes one after another; failures are logged, never thrown. */
 class SerialWriter {
   private chain: Promise<void> = Promise.resolve();
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Runs one write (through a PostgreSQL outage). */
+    private readonly run: (write: () => Promise<void>) => Promise<void>,
+  ) {}
   push(write: () => Promise<void>): void {
     this.chain = this.chain
-      .then(write)
+      .then(() => this.run(write))
       .catch((error: unknown) =>
         this.logger.error(
           { err: error instanceof Error ? error.message : String(error) },

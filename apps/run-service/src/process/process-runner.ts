@@ -87,6 +87,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const pid = child.pid;
+    if (pid !== undefined) spec.launcher.groups?.started(pid);
     const stdout = new LineSplitter(spec.onStdout);
     const stderr = new LineSplitter(spec.onStderr);
     const terminate = (): void => {
@@ -100,6 +102,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     const finish = (outcome: Omit<ProcessOutcome, 'timedOut' | 'aborted'>): void => {
       if (settled) return;
       settled = true;
+      if (pid !== undefined) spec.launcher.groups?.ended(pid);
       for (const timer of timers) clearTimeout(timer);
       spec.signal.removeEventListener('abort', onAbort);
       stdout.end();

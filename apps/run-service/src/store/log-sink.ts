@@ -1,5 +1,8 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
+import { isTransientPgFailure } from '@dagu-mcp/runtime';
 import type { LogBackpressure, LogStreamWriter } from '../core/run-types';
+import { LogSpill, type SpilledChunk } from './log-spill';
+import { outageBackoffMs } from './outage-retry';
 
 /**
  * Buffered, batched writes of log lines to PostgreSQL (docs/architecture.md "logs
@@ -21,6 +24,16 @@ import type { LogBackpressure, LogStreamWriter } from '../core/run-types';
  * Backpressure: past `maxPendingBytes` of buffered text {@link LogSink.overloaded}
  * is true and producers may wait on {@link LogSink.waitForRoom} (the process
  * runner pauses the child's pipes, which blocks the child only in that case).
+ *
+ * PostgreSQL outages (issue 18 item 2): a write that fails because PostgreSQL
+ * is unavailable is kept and tried again (`store/outage-retry.ts` backoff)
+ * for up to `outageMaxMs`, while steps go on appending. Past
+ * `spillAfterBytes` of text in memory the pending chunks move to a file in
+ * `spillDir` (`store/log-spill.ts`, at most `spillMaxBytes`); once a write
+ * succeeds the spilled batches are written back, oldest first, then the
+ * memory buffer: line order holds. Past both bounds the backpressure above
+ * pauses the steps. Only after `outageMaxMs` of failures are lines dropped
+ * (logged with their count); any other failure is tried {@link MAX_WRITE_FAILURES} times.
  */
 
 /** Lines per chunk row at most (the `log_chunks.line_count` check). */
@@ -40,6 +53,14 @@ export interface LogSinkOptions {
   /** Buffered text (UTF-16 code units) above which producers should wait; default 64 Mi. */
   maxPendingBytes?: number;
   logger?: Logger;
+  /** How long a write is retried while PostgreSQL is unavailable, in ms; default 10 min (`RUN_DB_OUTAGE_MAX_MS`). */
+  outageMaxMs?: number;
+  /** Directory for spilled lines during an outage; absent: nothing spills (memory and backpressure only). */
+  spillDir?: string;
+  /** Text in memory during an outage above which pending lines spill to disk; default 8 Mi. */
+  spillAfterBytes?: number;
+  /** Most spilled bytes; default 1 Gi. */
+  spillMaxBytes?: number;
 }
 
 interface PendingStream {
@@ -48,11 +69,7 @@ interface PendingStream {
   lines: string[];
 }
 
-interface Chunk {
-  streamId: number;
-  first: number;
-  lines: string[];
-}
+type Chunk = SpilledChunk;
 
 /** Buffers lines of many streams and writes them in chunks. */
 export class LogSink implements LogBackpressure {
@@ -66,6 +83,7 @@ export class LogSink implements LogBackpressure {
   private readonly flushMs: number;
   private readonly batchLines: number;
   private readonly maxPendingBytes: number;
+  private readonly spill: LogSpill | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -74,6 +92,13 @@ export class LogSink implements LogBackpressure {
     this.flushMs = options.flushMs ?? 50;
     this.batchLines = options.batchLines ?? 1000;
     this.maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
+    if (options.spillDir !== undefined)
+      this.spill = new LogSpill(options.spillDir, options.spillMaxBytes ?? 1024 * 1024 * 1024);
+  }
+
+  /** Chunk batches spilled to disk and not written back yet. */
+  private get spilled(): number {
+    return this.spill?.size ?? 0;
   }
 
   /** A writer for stream `streamId` whose next line is `startLine + 1` (writers of one stream share the numbering). */
@@ -102,7 +127,7 @@ export class LogSink implements LogBackpressure {
 
   /** Writes everything appended so far; resolves when it is in PostgreSQL (or was given up on after repeated failures). */
   async flush(): Promise<void> {
-    while (this.writing !== undefined || this.pendingLines > 0) {
+    while (this.writing !== undefined || this.pendingLines > 0 || this.spilled > 0) {
       if (this.writing !== undefined) await this.writing;
       else this.startWrite();
     }
@@ -158,15 +183,70 @@ export class LogSink implements LogBackpressure {
   private startWrite(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.writing !== undefined || this.pendingLines === 0) return;
-    const chunks = this.takeChunks();
-    this.releaseWaiters();
-    this.writing = this.write(chunks).finally(() => {
+    if (this.writing !== undefined || (this.pendingLines === 0 && this.spilled === 0)) return;
+    this.writing = this.writeNext().finally(() => {
       this.writing = undefined;
-      if (this.pendingLines >= this.batchLines) this.startWrite();
+      if (this.pendingLines >= this.batchLines || this.spilled > 0) this.startWrite();
       else if (this.pendingLines > 0 && this.timer === undefined)
         this.timer = setTimeout(() => this.startWrite(), this.flushMs);
     });
+  }
+
+  /** Writes the oldest pending batch: spilled ones first (they are older than the memory buffer). */
+  private async writeNext(): Promise<void> {
+    let chunks: Chunk[];
+    try {
+      chunks = this.spill !== undefined && this.spill.size > 0 ? await this.spill.shift() : this.takeChunks();
+    } catch (error) {
+      this.options.logger?.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'spilled log lines could not be read back: dropped',
+      );
+      await this.spill?.close();
+      return;
+    }
+    this.releaseWaiters();
+    await this.write(chunks);
+  }
+
+  /**
+   * During an outage: moves the memory buffer to the spill file once it holds
+   * more than `spillAfterBytes` (one batch per statement's worth). Stops at
+   * the spill's bound (the memory buffer and backpressure take over) or on a
+   * disk failure (logged; the lines stay in memory).
+   */
+  private async spillPending(): Promise<void> {
+    const spill = this.spill;
+    if (spill === undefined || this.pendingBytes <= (this.options.spillAfterBytes ?? 8 * 1024 * 1024)) return;
+    try {
+      while (this.pendingLines > 0) {
+        const chunks = this.takeChunks();
+        if (!(await spill.append(chunks))) {
+          this.restore(chunks); // the spill is full
+          return;
+        }
+      }
+    } catch (error) {
+      this.options.logger?.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'log lines could not be spilled to disk: kept in memory',
+      );
+    }
+    this.releaseWaiters();
+  }
+
+  /** Undoes one {@link LogSink.takeChunks}: `chunks` go back in front of what was appended since. */
+  private restore(chunks: readonly Chunk[]): void {
+    for (const chunk of [...chunks].reverse()) {
+      this.pendingLines += chunk.lines.length;
+      this.pendingBytes += chunk.lines.reduce((sum, line) => sum + line.length + 1, 0);
+      const stream = this.pending.get(chunk.streamId);
+      if (stream === undefined) this.pending.set(chunk.streamId, { first: chunk.first, lines: [...chunk.lines] });
+      else {
+        stream.first = chunk.first;
+        stream.lines = [...chunk.lines, ...stream.lines];
+      }
+    }
   }
 
   private releaseWaiters(): void {
@@ -202,21 +282,34 @@ export class LogSink implements LogBackpressure {
       )
       UPDATE log_streams s SET total_lines = GREATEST(s.total_lines, v.total), total_bytes = s.total_bytes + v.bytes
       FROM unnest($5::bigint[], $6::int[], $7::bigint[]) AS v(id, total, bytes) WHERE s.id = v.id`;
+    let outageSince: number | undefined;
     for (let failures = 1; ; failures++) {
       try {
         await this.pool.query(sql, params);
+        if (outageSince !== undefined)
+          this.options.logger?.info({ outageMs: Date.now() - outageSince }, 'log writes resumed after an outage');
         return;
       } catch (error) {
         const lines = chunks.reduce((sum, chunk) => sum + chunk.lines.length, 0);
-        this.options.logger?.warn(
-          { err: error instanceof Error ? error.message : String(error), lines },
-          'log write failed',
-        );
-        if (failures >= MAX_WRITE_FAILURES) {
-          this.options.logger?.error({ lines }, 'log lines dropped after repeated write failures');
-          return;
+        const err = error instanceof Error ? error.message : String(error);
+        if (isTransientPgFailure(error)) {
+          outageSince ??= Date.now();
+          if (Date.now() - outageSince < (this.options.outageMaxMs ?? 600_000)) {
+            if (failures === 1)
+              this.options.logger?.warn({ err, lines }, 'log write failed: PostgreSQL unavailable, retrying');
+            await this.spillPending();
+            await new Promise((resolve) => setTimeout(resolve, outageBackoffMs(failures)));
+            continue;
+          }
+        } else {
+          this.options.logger?.warn({ err, lines }, 'log write failed');
+          if (failures < MAX_WRITE_FAILURES) {
+            await new Promise((resolve) => setTimeout(resolve, 200 * failures));
+            continue;
+          }
         }
-        await new Promise((resolve) => setTimeout(resolve, 200 * failures));
+        this.options.logger?.error({ lines }, 'log lines dropped after repeated write failures');
+        return;
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import type { NodeSpec, NodeState, NodeStateSink } from '../core/run-types';
+import { retryWhileUnavailable } from './outage-retry';
 
 /**
  * Write-behind persistence of node (step) states. `save` never waits: it
@@ -10,6 +11,12 @@ import type { NodeSpec, NodeState, NodeStateSink } from '../core/run-types';
  * writes and publishes a run-status change, so a run event never announces
  * step states that are not in PostgreSQL yet (docs/architecture.md, dagu-model §8).
  * This keeps step bookkeeping off the critical path of a step chain.
+ *
+ * While PostgreSQL is unavailable (issue 18 item 2) the loop keeps the rows
+ * and writes them again (`store/outage-retry.ts`, up to `outageMaxMs`); a
+ * state saved meanwhile replaces the kept one of its node. The buffer is one
+ * row per node, so it is bounded by the attempt's node count; steps go on
+ * running, and `flush` (so the run's end) waits until the states are in.
  */
 export class NodeStateWriter implements NodeStateSink {
   private pending = new Map<number, ReturnType<typeof snapshotOf>>();
@@ -20,6 +27,8 @@ export class NodeStateWriter implements NodeStateSink {
     private readonly runPk: number,
     private readonly attemptNo: number,
     private readonly logger?: Logger,
+    /** How long a write is retried while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`), in ms; default 10 min. */
+    private readonly outageMaxMs = 600_000,
   ) {}
 
   save(node: NodeSpec, state: NodeState): void {
@@ -38,10 +47,15 @@ export class NodeStateWriter implements NodeStateSink {
   private async drain(): Promise<void> {
     await Promise.resolve();
     while (this.pending.size > 0) {
-      const rows = [...this.pending.values()];
+      let rows = [...this.pending.values()];
       this.pending = new Map();
       try {
-        await this.write(rows);
+        await retryWhileUnavailable(() => this.write((rows = this.withNewer(rows))), {
+          maxMs: this.outageMaxMs,
+          what: 'step states',
+          fields: { runPk: this.runPk },
+          ...(this.logger !== undefined ? { logger: this.logger } : {}),
+        });
       } catch (error) {
         this.logger?.error(
           { err: error instanceof Error ? error.message : String(error), runPk: this.runPk },
@@ -49,6 +63,16 @@ export class NodeStateWriter implements NodeStateSink {
         );
       }
     }
+  }
+
+  /** `rows` with each node's state replaced by one saved since they were taken (taken out of `pending`: newest wins). */
+  private withNewer(rows: ReadonlyArray<ReturnType<typeof snapshotOf>>): Array<ReturnType<typeof snapshotOf>> {
+    return rows.map((row) => {
+      const newer = this.pending.get(row.seq);
+      if (newer === undefined) return row;
+      this.pending.delete(row.seq);
+      return newer;
+    });
   }
 
   private async write(rows: ReadonlyArray<ReturnType<typeof snapshotOf>>): Promise<void> {

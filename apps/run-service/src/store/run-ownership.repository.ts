@@ -12,7 +12,12 @@ import { ACTIVE_RUNS_SQL, LIVE_STEPS_SQL, OPEN_STEPS_SQL, OWNED_RUNS_SQL } from 
  */
 
 const BeatRowSchema = z.object({ pk: z.coerce.number().int(), stop_requested_at: z.date().nullable() });
-const ActiveRowSchema = z.object({ queue: z.string(), dag_name: z.string(), n: z.number().int() });
+const ActiveRowSchema = z.object({
+  queue: z.string(),
+  dag_name: z.string(),
+  n: z.number().int(),
+  parked: z.number().int(),
+});
 const QueuedRowSchema = z.object({
   pk: z.coerce.number().int(),
   dag_name: z.string(),
@@ -107,6 +112,14 @@ export interface ClaimedRun {
  * - Other queued runs are claimed while their queue has fewer active runs
  *   than its limit and their DAG fewer than its `max_active_runs`, counted
  *   over every replica (handed-back runs claimed in this call included).
+ *   A run parked at a checkpoint (waiting, no owner: nothing executes it)
+ *   holds no queue slot, but still counts against its DAG's
+ *   `max_active_runs` (issue 18 item 8: one unanswered approval per slot
+ *   stalled a whole queue; a pipeline waiting for approval must not start a
+ *   second copy of itself). A run waiting on a child's checkpoint keeps its
+ *   owner (its `dag.run` step executes) and its slot. A decided checkpoint
+ *   resumes without the queue (`runs/checkpoint-resume.ts`), so a parked
+ *   run never waits for a slot again.
  *
  * A transaction-level advisory lock serializes claims of all replicas; call
  * inside a transaction.
@@ -145,12 +158,13 @@ export async function claimQueuedRuns(
   if (queued.rows.length === 0) return picked;
   // Counted after the handed-back runs became running: they hold their slots.
   const active = await db.query(
-    `SELECT queue, dag_name, count(*)::int AS n FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`,
+    `SELECT queue, dag_name, count(*)::int AS n, count(*) FILTER (WHERE status = ${RunStatus.waiting} AND owner IS NULL)::int AS parked
+     FROM runs WHERE status IN ${OWNED_RUNS_SQL} GROUP BY queue, dag_name`,
   );
   const perQueue = new Map<string, number>();
   const perDag = new Map<string, number>();
   for (const row of parseRows(ActiveRowSchema, active)) {
-    perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n);
+    perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + row.n - row.parked);
     perDag.set(row.dag_name, (perDag.get(row.dag_name) ?? 0) + row.n);
   }
   const admitted: ClaimedRun[] = [];
@@ -212,8 +226,14 @@ export interface OrphanedRun {
  * claimed `FOR UPDATE SKIP LOCKED` in one transaction, so two sweeping
  * replicas never take the same run.
  *
+ * Nothing is failed within `graceMs` of PostgreSQL's own start
+ * (`pg_postmaster_start_time()`): after a database restart every replica's
+ * heartbeats are stale together, and live replicas need a moment to stamp
+ * them again (issue 18 item 7).
+ *
  * @param skip    true for runs that execute on the calling replica (never failed)
  * @param errorOf the run-level `error` of a failed orphan
+ * @param graceMs see above (ms); default 0
  * @returns the runs it ended (status failed)
  */
 export async function failOrphanedRuns(
@@ -222,14 +242,16 @@ export async function failOrphanedRuns(
   limit: number,
   skip: (pk: number) => boolean,
   errorOf: (orphan: OrphanedRun) => string,
+  graceMs = 0,
 ): Promise<RunRecord[]> {
   return withTransaction(pool, async (client) => {
     const result = await client.query(
       `SELECT pk, owner, EXTRACT(EPOCH FROM now() - COALESCE(heartbeat_at, started_at, created_at))::float8 AS age_s FROM runs
        WHERE (status = ${RunStatus.running} OR (status = ${RunStatus.waiting} AND owner IS NOT NULL))
          AND COALESCE(heartbeat_at, started_at, created_at) < now() - ($1::int * interval '1 millisecond')
+         AND pg_postmaster_start_time() < now() - ($3::int * interval '1 millisecond')
        ORDER BY pk LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [staleMs, limit],
+      [staleMs, limit, graceMs],
     );
     const out: RunRecord[] = [];
     for (const row of parseRows(OrphanRowSchema, result)) {

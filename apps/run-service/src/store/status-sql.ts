@@ -15,7 +15,7 @@ export function sqlStatusList(codes: readonly number[]): string {
 
 /** Runs that are not over: running, queued, waiting (singleton, stop, forced end, open child). */
 export const ACTIVE_RUNS_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
-/** Runs that hold a queue slot and may have an owner: running and waiting. */
+/** Runs that may have an owner: running and waiting (a waiting run with no owner is parked and holds no queue slot). */
 export const OWNED_RUNS_SQL = sqlStatusList([RunStatus.running, RunStatus.waiting]);
 /** Steps that are executing: running, or retrying between tries. */
 export const LIVE_STEPS_SQL = sqlStatusList([StepStatus.running, StepStatus.retrying]);

@@ -1,0 +1,82 @@
+/**
+ * Issue 18 item 6 end to end: a run-service replica killed with -9 mid-step
+ * leaves no step process behind once it restarts on the same host. The
+ * step's shell dies with it (the launcher's parent-death signal); what the
+ * step started in the background is re-parented to init and would keep
+ * running, so a retry could run the same work twice at once. The restarted
+ * replica kills the process groups the dead one recorded
+ * (`RUN_STATE_DIR`), before it runs anything.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectClient, freePort, startStack, type Stack } from './stack';
+
+let stack: Stack;
+let client: Client;
+let workDir = '';
+let markers = '';
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'e2e-orphans-'));
+  markers = await mkdtemp(join(tmpdir(), 'e2e-orphans-markers-'));
+  stack = await startStack({ RUN_WORK_DIR: workDir, RUN_HEARTBEAT_MS: '500' });
+  client = await connectClient(stack.mcpUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await stack?.stop();
+  for (const dir of [workDir, markers]) if (dir !== '') await rm(dir, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  for (const until = Date.now() + ms; !(await ok());) {
+    if (Date.now() > until) throw new Error(`${what} within ${ms} ms\n${stack.output().slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it('a replica restarted after kill -9 kills the step processes the dead one left', async () => {
+  // The markers directory is world-writable so a step user could write there too.
+  await import('node:fs/promises').then((fs) => fs.chmod(markers, 0o777));
+  const spec =
+    'steps:\n  - name: long\n    run: sleep 300 & echo $! > ' +
+    `${markers}/child.pid; echo $$ > ${markers}/shell.pid; wait\n`;
+  const started = await client.callTool({
+    name: 'dagu_execute',
+    arguments: { action: 'start', name: 'orphans', spec },
+  });
+  expect(started.isError).not.toBe(true);
+  const childPidFile = join(markers, 'child.pid');
+  await waitFor('the step started', () => existsSync(join(markers, 'shell.pid')), 20_000);
+  const child = Number((await readFile(childPidFile, 'utf8')).trim());
+  expect(alive(child)).toBe(true);
+
+  const [replica] = stack.processesOf('run-service');
+  if (replica === undefined) throw new Error('no run-service process');
+  await new Promise<void>((resolve) => {
+    replica.once('exit', () => resolve());
+    replica.kill('SIGKILL');
+  });
+  // The background child survives its replica (re-parented to init): the orphan of the issue.
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(alive(child)).toBe(true);
+
+  const opsPort = await freePort();
+  const restarted = await stack.spawnApp('run-service', { OPS_PORT: String(opsPort) });
+  await waitFor('the restarted replica killed the orphan', () => !alive(child), 20_000);
+  expect(restarted.exitCode).toBeNull();
+  expect(stack.output()).toContain('killed the step process groups a stopped run-service of this host left behind');
+}, 90_000);
