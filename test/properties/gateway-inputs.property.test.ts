@@ -7,7 +7,7 @@
  * editing this test) never get HTTP 500 or `internal_error`.
  *
  * Each case is an HTTP round trip through gateway, bus and service, so the
- * cases per property are a tenth of `PROPERTY_RUNS` (1,000 in the fault
+ * cases per property are a twentieth of `PROPERTY_RUNS` (500 in the fault
  * suite), else 20; the parsers behind them get the full count in
  * tool-parsers.property.test.ts.
  */
@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { connectClient, startStack, type Stack } from '../e2e/stack';
 import { CHANGE_TOOL_FIELDS, EXECUTE_TOOL_FIELDS, READ_TOOL_FIELDS, restBody, toolArgs } from './tool-inputs';
 
-const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 200) / 10));
+const RUNS = Math.max(20, Math.ceil(Number(process.env.PROPERTY_RUNS ?? 200) / 20));
 
 let stack: Stack;
 let client: Client;

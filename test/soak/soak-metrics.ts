@@ -13,6 +13,8 @@ export interface SoakSample {
   readonly rssMiB: Readonly<Record<string, number>>;
   readonly fds: Readonly<Record<string, number>>;
   readonly redisKeys: number;
+  /** Keys with no TTL: what would grow without bound (keys with a TTL clean themselves up). */
+  readonly persistentKeys: number;
   readonly pgConnections: number;
 }
 
@@ -40,15 +42,23 @@ export function openFds(pid: number): number {
 export async function storeCounts(
   redisUrl: string,
   pgUrl: string,
-): Promise<{ redisKeys: number; pgConnections: number }> {
+): Promise<{ redisKeys: number; persistentKeys: number; pgConnections: number }> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
   const pool = new Pool({ connectionString: pgUrl, max: 1 });
   try {
     const redisKeys = await redis.dbsize();
+    let persistentKeys = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+      cursor = next;
+      const ttls = await Promise.all(keys.map((key) => redis.pttl(key)));
+      persistentKeys += ttls.filter((ttl) => ttl === -1).length;
+    } while (cursor !== '0');
     const { rows } = await pool.query<{ n: string }>(
       "SELECT count(*)::text AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
     );
-    return { redisKeys, pgConnections: Number(rows[0]?.n ?? 0) };
+    return { redisKeys, persistentKeys, pgConnections: Number(rows[0]?.n ?? 0) };
   } finally {
     redis.disconnect();
     await pool.end();
@@ -80,7 +90,7 @@ export async function keyShapes(redisUrl: string, top = 8): Promise<Array<[strin
       const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
       cursor = next;
       for (const key of keys) {
-        const shape = key.replace(/[0-9a-f]{8,}|[0-9]+|\{[^}]*\}/gi, '*');
+        const shape = key.replace(/\{[^}]*\}/g, '*').replace(/:once:([a-z-]+):.*/, ':once:$1:*');
         counts.set(shape, (counts.get(shape) ?? 0) + 1);
       }
     } while (cursor !== '0');

@@ -7,7 +7,9 @@
  * descriptors, the Redis key count and the PostgreSQL connections, and
  * reports first/last values and slopes. It fails on any error answer and on
  * growth past the bounds below, measured after a warm-up (the SSE event
- * retention, shortened to 20 s here, fills Redis to its plateau).
+ * retention, shortened to 20 s here, fills Redis to its plateau). Redis keys
+ * that carry a TTL (event streams, one-time relay claims of 10 min) grow
+ * until their TTL and clean themselves up; the bound is on keys without one.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -21,7 +23,7 @@ const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WORKERS = 4;
 const WARMUP_SECONDS = Math.min(40, SOAK_SECONDS / 4);
 /** Growth bounds from the first sample after warm-up to the last (stated in docs/reliability.md). */
-const BOUNDS = { rssMiB: 64, fds: 25, redisKeys: 150, pgConnections: 5 };
+const BOUNDS = { rssMiB: 64, fds: 25, persistentKeys: 20, pgConnections: 5 };
 
 let env: FaultEnv;
 
@@ -165,7 +167,9 @@ test(
       growth[`${name} rss`] = rss(last) - rss(first) > BOUNDS.rssMiB ? rss(last) - rss(first) : 0;
       growth[`${name} fds`] = fd(last) - fd(first) > BOUNDS.fds ? fd(last) - fd(first) : 0;
     }
-    figures.redis = `keys ${first.redisKeys}→${last.redisKeys} (${perMinute((s) => s.redisKeys).toFixed(1)}/min)`;
+    figures.redis =
+      `keys ${first.redisKeys}→${last.redisKeys} (${perMinute((s) => s.redisKeys).toFixed(1)}/min; all with a TTL but ` +
+      `${first.persistentKeys}→${last.persistentKeys}, ${perMinute((s) => s.persistentKeys).toFixed(1)}/min)`;
     figures.redisShapes = `start ${JSON.stringify(shapesAtStart)} end ${JSON.stringify(await keyShapes(env.redis.url))}`;
     figures.postgres = `connections ${first.pgConnections}→${last.pgConnections}`;
     process.stdout.write(
@@ -183,7 +187,7 @@ test(
 
     expect({ errors: outcomes.length - summary.ok, samples: summary.samples }).toEqual({ errors: 0, samples: [] });
     expect(Object.entries(growth).filter(([, g]) => g > 0)).toEqual([]);
-    expect(last.redisKeys - first.redisKeys).toBeLessThanOrEqual(BOUNDS.redisKeys);
+    expect(last.persistentKeys - first.persistentKeys).toBeLessThanOrEqual(BOUNDS.persistentKeys);
     expect(last.pgConnections - first.pgConnections).toBeLessThanOrEqual(BOUNDS.pgConnections);
     expect(env.crashes()).toEqual([]);
   },
