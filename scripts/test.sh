@@ -12,11 +12,12 @@
 # With no arguments (the whole suite, as CI runs it) the static checks of
 # scripts/check.sh (lint, format check, type-check of every file) run beside
 # them too, their output kept and printed the same way.
-# The script fails when any run fails.
+# The script fails when any run fails. TEST_SKIP_BUILD=1 skips the build (.ci/run builds once
+# for this and the fault suite, which run side by side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PNPM="npx -y pnpm@10.34.9"
-bash scripts/build.sh
+[ "${TEST_SKIP_BUILD:-0}" = "1" ] || bash scripts/build.sh
 
 stock_args=()
 if [ "$#" -eq 0 ]; then

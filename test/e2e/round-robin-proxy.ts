@@ -46,10 +46,13 @@ export class RoundRobinProxy {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     const body = Buffer.concat(chunks);
+    // Each upstream once, from this request's turn on (concurrent requests move `next` too,
+    // so reading it per attempt could try a dead upstream twice and never the live one).
+    const first = this.next++;
     for (let attempt = 0; attempt < this.upstreams.length; attempt++) {
-      const port = this.upstreams[this.next % this.upstreams.length] ?? 0;
-      this.next += 1;
+      const port = this.upstreams[(first + attempt) % this.upstreams.length] ?? 0;
       const outcome = await this.tryUpstream(port, req, res, body);
+      if (outcome === 'dropped') return;
       if (outcome === 'done') {
         this.routed.push(`${req.method ?? ''} ${port}`);
         return;
@@ -59,13 +62,18 @@ export class RoundRobinProxy {
       res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no upstream answered' }));
   }
 
-  /** `refused` when the upstream could not be reached (try the next); `done` once a response started. */
+  /**
+   * `refused` when the upstream could not be reached (try the next); `done` once a response started;
+   * `dropped` when the upstream took the request and died before answering: like a real balancer
+   * (nginx does not pass a non-idempotent request on), the client's connection drops, for the
+   * request may have been applied.
+   */
   private tryUpstream(
     port: number,
     req: IncomingMessage,
     res: ServerResponse,
     body: Buffer,
-  ): Promise<'done' | 'refused'> {
+  ): Promise<'done' | 'refused' | 'dropped'> {
     return new Promise((resolve) => {
       let started = false;
       const headers = { ...req.headers, 'content-length': String(body.length) };
@@ -86,9 +94,10 @@ export class RoundRobinProxy {
           resolve('done');
         },
       );
-      upstream.on('error', () => {
-        if (!started) resolve('refused');
-        else res.destroy();
+      upstream.on('error', (error: NodeJS.ErrnoException) => {
+        if (!started && error.code === 'ECONNREFUSED') return resolve('refused');
+        res.destroy();
+        resolve('dropped');
       });
       res.on('close', () => upstream.destroy());
       upstream.end(body);

@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { DaguError } from '@dagu-mcp/contracts';
 import { runChecks, type Logger, type ReadinessCheck } from '@dagu-mcp/runtime';
 import type { McpSessionManager } from './mcp/session-manager';
 import { sendJsonRpcError } from './http/json-rpc-error';
@@ -12,6 +13,7 @@ import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './m
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
 import type { AuditEvent } from './audit/audit-log';
+import { outageErrorOf } from './http/dependency-outage';
 
 /** What the gateway's HTTP app is built from (CONTRIBUTING §12: an app factory, no port). */
 export interface AppDeps {
@@ -105,7 +107,14 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-/** Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors. */
+/**
+ * Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors.
+ * A Redis or PostgreSQL outage met before the request reached its method
+ * (loading the session, authenticating) is `resource_unavailable` with
+ * `details.dependency` and `details.requestId`, the JSON-RPC id kept, HTTP 200
+ * so that SDK clients hand it to the caller: an `isError` result for
+ * `tools/call`, a JSON-RPC error -32005 otherwise (dagu-model §10, issue 18 item 5).
+ */
 function mcpErrorHandler(logger: Logger) {
   return function mcpErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
@@ -113,8 +122,24 @@ function mcpErrorHandler(logger: Logger) {
     if (type === 'entity.parse.failed')
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
     if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
-    logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
     const body: unknown = req.body;
-    sendJsonRpcError(res, 500, -32603, 'Internal error.', idOf(Array.isArray(body) ? undefined : body));
+    const id = idOf(Array.isArray(body) ? undefined : body);
+    const outage = outageErrorOf(err);
+    if (outage !== undefined) return sendOutage(res, outage, id, body);
+    logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
+    sendJsonRpcError(res, 500, -32603, 'Internal error.', id);
   };
+}
+
+/** The outage answer of {@link mcpErrorHandler} (a batch gets one JSON-RPC error with id null). */
+function sendOutage(res: Response, outage: DaguError, id: string | number | null, body: unknown): void {
+  const object = outage.toServiceError();
+  const data = { ...object, details: { ...(object.details ?? {}), requestId: requestIdOf(res) } };
+  const method = typeof body === 'object' && body !== null && 'method' in body ? body.method : undefined;
+  if (method === 'tools/call' && id !== null) {
+    const result = { isError: true, content: [{ type: 'text', text: data.message }], structuredContent: data };
+    res.status(200).json({ jsonrpc: '2.0', id, result });
+    return;
+  }
+  res.status(200).json({ jsonrpc: '2.0', id, error: { code: -32005, message: data.message, data } });
 }

@@ -25,6 +25,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SSE_RETRY_MS` | reconnection delay announced to MCP clients with SSE priming events, ms | `2000` |
  * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
  * | `SSE_EVENT_MAX` | about how many events are kept per MCP SSE stream | `1000` |
+ * | `MCP_REPLICA_LEASE_MS` | lifetime of a replica's liveness key in Redis, renewed every third of it; a replica resuming an SSE stream whose owner's key lapsed answers the request `resource_unavailable`, outcome unknown (issue 18), ms | `3000` |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | how long a server→client request (sampling, elicitation) waits for the client, ms | `300000` (5 min) |
  * | `MCP_BATCH_MAX_MESSAGES` | most messages in one JSON-RPC batch (protocol 2025-03-26); more is 400 `-32600` | `100` |
  * | `MCP_SESSION_RECORD_MAX_BYTES` | most bytes of a session's `clientInfo` and `capabilities` as JSON; more refuses `initialize` (`-32602`) | `16384` (16 KiB) |
@@ -74,6 +75,7 @@ export const GatewayConfigSchema = z.object({
   SSE_RETRY_MS: env.millis(2_000),
   SSE_EVENT_RETENTION_MS: env.millis(5 * 60_000),
   SSE_EVENT_MAX: env.count(1000),
+  MCP_REPLICA_LEASE_MS: z.coerce.number().int().min(300).default(3_000),
   MCP_CLIENT_REQUEST_TIMEOUT_MS: env.millis(5 * 60_000),
   MCP_BATCH_MAX_MESSAGES: env.count(100),
   MCP_SESSION_RECORD_MAX_BYTES: env.count(16 * 1024),

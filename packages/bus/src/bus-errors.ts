@@ -7,9 +7,11 @@ import { type z } from 'zod';
  * its deadline is answered `resource_unavailable`).
  */
 
-/** `resource_unavailable`: Redis is not connected, so nothing was sent. */
+/** `resource_unavailable` with `details.dependency: "redis"` (dagu-model §10): Redis is not connected, so nothing was sent. */
 export function busUnavailableError(): DaguError {
-  return new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.');
+  return new DaguError('resource_unavailable', 'The request bus (Redis) is unavailable.', {
+    details: { dependency: 'redis' },
+  });
 }
 
 /** `resource_unavailable`: the service did not answer before the deadline. */

@@ -43,6 +43,11 @@ const value = fc.letrec((tie) => ({
   ),
 })).node;
 
+/** Cases per property: `PROPERTY_RUNS` (the fault suite runs 10,000, issue 18), else `FUZZ_RUNS`, else `quick`. */
+function runs(quick: number): number {
+  return Number(process.env.PROPERTY_RUNS ?? process.env.FUZZ_RUNS ?? quick);
+}
+
 function checkResult(text: string): void {
   const result = parseDagSpec(text, { name: 'fuzz' });
   expect(result.valid).toBe(result.errors.length === 0);
@@ -55,7 +60,7 @@ describe('parseDagSpec properties', () => {
   it('never throws on arbitrary text', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (text) => checkResult(text)),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+      { numRuns: runs(300) },
     );
   });
 
@@ -63,7 +68,7 @@ describe('parseDagSpec properties', () => {
     const doc = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 6 });
     fc.assert(
       fc.property(doc, (dag) => checkResult(stringify(dag))),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
+      { numRuns: runs(500) },
     );
   });
 
@@ -78,7 +83,7 @@ describe('parseDagSpec properties', () => {
         );
         expect(result.valid).toBe(!reserved);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { DaguError, type ErrorCode } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { requestIdOf } from './request-id';
 import { REST_ERROR_LOCAL } from './authz-denials';
+import { outageErrorOf, RETRY_AFTER_SECONDS } from './dependency-outage';
 
 /** HTTP status of each contract code on REST routes (only the gateway maps codes to HTTP, CONTRIBUTING §7). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -39,10 +40,11 @@ const TOOL_INPUT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 /**
  * The error as REST shows it: every input fault is 400 `invalid_request` with
  * a `field` (`body` when the fault names none); other codes pass unchanged;
- * anything that is not a `DaguError` is `internal_error`.
+ * a Redis or PostgreSQL outage is `resource_unavailable` with `details.dependency`;
+ * anything else that is not a `DaguError` is `internal_error`.
  */
 export function restErrorOf(err: unknown): DaguError {
-  if (!(err instanceof DaguError)) return new DaguError('internal_error', 'Internal error.');
+  if (!(err instanceof DaguError)) return outageErrorOf(err) ?? new DaguError('internal_error', 'Internal error.');
   if (err.code !== 'invalid_request' && !TOOL_INPUT_CODES.has(err.code)) return err;
   if (err.code === 'invalid_request' && err.field !== undefined) return err;
   return new DaguError('invalid_request', err.message, {
@@ -55,7 +57,8 @@ export function restErrorOf(err: unknown): DaguError {
  * Sends a REST error body `{code, message, field?, details?, requestId}`.
  * Unknown failures are `internal_error` with a message that reveals nothing;
  * `internal_error` and `resource_unavailable` also carry the id in
- * `details.requestId`, as on every surface (dagu-model §10).
+ * `details.requestId`, as on every surface (dagu-model §10); `resource_unavailable`
+ * is HTTP 503 with `Retry-After` ({@link RETRY_AFTER_SECONDS}, issue 18 item 5).
  */
 export function sendRestError(res: Response, err: unknown): void {
   const dagu = restErrorOf(err);
@@ -66,6 +69,7 @@ export function sendRestError(res: Response, err: unknown): void {
     (dagu.code === 'internal_error' || dagu.code === 'resource_unavailable') && requestId !== undefined
       ? { ...(body.details ?? {}), requestId }
       : body.details;
+  if (dagu.code === 'resource_unavailable') res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
   res.status(HTTP_STATUS[dagu.code]).json({ ...body, ...(details !== undefined ? { details } : {}), requestId });
 }
 
@@ -104,7 +108,8 @@ export function restErrorHandler(logger: Logger) {
       res.status(status).json({ code: 'invalid_request', message, field: 'body', requestId: requestIdOf(res) });
       return;
     }
-    if (!(err instanceof DaguError)) logger.error({ err, requestId: requestIdOf(res) }, 'rest request failed');
+    if (!(err instanceof DaguError) && outageErrorOf(err) === undefined)
+      logger.error({ err, requestId: requestIdOf(res) }, 'rest request failed');
     sendRestError(res, err);
   };
 }

@@ -31,6 +31,7 @@ export interface McpSetupDeps {
  * | `SESSION_CACHE_MS` | per-replica reuse of loaded session records |
  * | `SSE_KEEPALIVE_MS`, `SSE_RETRY_MS` | keep-alive comments, priming `retry` |
  * | `SSE_EVENT_RETENTION_MS`, `SSE_EVENT_MAX` | resumption window |
+ * | `MCP_REPLICA_LEASE_MS` | liveness key of this replica (orphaned resumed requests) |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
  * | `MCP_EXTENSIONS` | extension services served (test fixtures) |
  */
@@ -48,6 +49,7 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
     eventRetentionMs: config.SSE_EVENT_RETENTION_MS,
     eventMaxLen: config.SSE_EVENT_MAX,
     clientRequestTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
+    replicaLeaseMs: config.MCP_REPLICA_LEASE_MS,
     maxBatchMessages: config.MCP_BATCH_MAX_MESSAGES,
     maxSessionRecordBytes: config.MCP_SESSION_RECORD_MAX_BYTES,
     maxSubscriptions: config.MCP_SUBSCRIPTIONS_MAX,

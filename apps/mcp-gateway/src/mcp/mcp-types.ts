@@ -44,6 +44,8 @@ export interface McpCallContext {
   }) => Promise<Record<string, unknown>>;
   /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
   readonly releaseStream?: () => void;
+  /** Notes the DAG-run this request started, reported if the serving replica dies before answering (issue 18 item 3). */
+  readonly noteDagRun?: (dagRunId: string) => void;
 }
 
 /** A tool handler: raw `arguments` (anything, validated by the tool itself) → result. */

@@ -5,7 +5,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from './mcp-dispatcher';
 import { EventLog } from './transport/event-log';
 import { McpKeys, STANDALONE_STREAM } from './transport/redis-keys';
-import { ReplicaHub } from './transport/replica-hub';
+import { DEFAULT_REPLICA_LEASE_MS, ReplicaHub } from './transport/replica-hub';
 import { SessionStore } from './transport/session-store';
 import { StreamableHttpHandler } from './transport/streamable-http';
 
@@ -29,6 +29,8 @@ export interface McpSessionManagerOptions {
   readonly eventMaxLen: number;
   /** How long a server→client request (sampling, elicitation) waits for the client, ms. */
   readonly clientRequestTimeoutMs: number;
+  /** Lifetime of this replica's liveness key, ms (replica-hub.ts); default 3000. */
+  readonly replicaLeaseMs?: number;
   /** Most messages in one 2025-03-26 batch (streamable-http.ts default when unset). */
   readonly maxBatchMessages?: number;
   /** Most bytes of a session's client info and capabilities (streamable-http.ts default when unset). */
@@ -80,7 +82,13 @@ export class McpSessionManager {
       options.logger.debug({ error: error.message }, 'mcp session store connection error'),
     );
     this.redis = redis;
-    const hub = new ReplicaHub({ redisUrl: options.redisUrl, keys, logger: options.logger, publisher: redis });
+    const hub = new ReplicaHub({
+      redisUrl: options.redisUrl,
+      keys,
+      logger: options.logger,
+      publisher: redis,
+      leaseMs: options.replicaLeaseMs ?? DEFAULT_REPLICA_LEASE_MS,
+    });
     await hub.start();
     this.hub = hub;
     const store = new SessionStore(

@@ -2,6 +2,7 @@ import { DaguError } from '@dagu-mcp/contracts';
 import {
   classifyPgFailure,
   createStorageErrors,
+  isPgOutage,
   isTransientPgFailure,
   isUniqueViolation,
   pgErrorCode,
@@ -80,7 +81,15 @@ describe('createStorageErrors', () => {
     expect(error).toMatchObject({
       code: 'resource_unavailable',
       message: 'The test store (PostgreSQL) is currently unavailable.',
+      details: { dependency: 'postgresql' },
     });
+  });
+
+  it('names PostgreSQL as the dependency of an outage, not of a lock or serialization failure', () => {
+    expect(isPgOutage(coded('57P01'))).toBe(true);
+    expect(isPgOutage(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isPgOutage(coded('40001'))).toBe(false);
+    expect(store.classify(coded('40P01'))).toMatchObject({ code: 'resource_unavailable', details: undefined });
   });
 
   it('rethrows a statement cut by the deadline as the deadline error', async () => {

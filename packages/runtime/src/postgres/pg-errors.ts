@@ -86,6 +86,19 @@ export function isUniqueViolation(error: unknown): boolean {
   return classifyPgFailure(error) === 'conflict';
 }
 
+/**
+ * True when PostgreSQL itself is out of reach or shutting down (a socket
+ * failure, SQLSTATE classes 08, 53 and 57P, pg-pool's connect timeout and
+ * "connection terminated"): an outage, reported with `details.dependency:
+ * "postgresql"` (dagu-model §10). Lock and serialization failures are
+ * transient but no outage.
+ */
+export function isPgOutage(error: unknown): boolean {
+  if (classifyPgFailure(error) !== 'unavailable') return false;
+  const code = pgErrorCode(error);
+  return code === undefined || !UNAVAILABLE_SQLSTATES.has(code);
+}
+
 /** True when the failure is transient (`unavailable`): running the same work again may succeed. */
 export function isTransientPgFailure(error: unknown): boolean {
   return classifyPgFailure(error) === 'unavailable';
@@ -101,8 +114,11 @@ export interface StorageErrorsOptions {
 
 /** One store's failure mapping (see {@link createStorageErrors}). */
 export interface StorageErrors {
-  /** `resource_unavailable`: the store's outage error. */
-  unavailableError: () => DaguError;
+  /**
+   * `resource_unavailable`: the store's outage error; with `details.dependency:
+   * "postgresql"` (dagu-model §10) when `cause` is an outage ({@link isPgOutage}).
+   */
+  unavailableError: (cause?: unknown) => DaguError;
   /**
    * The value to rethrow for `error`: `deadlineError()` for `deadline`,
    * {@link StorageErrors.unavailableError} for `unavailable`, else `error`
@@ -118,14 +134,16 @@ export interface StorageErrors {
  * `createStorageErrors({ store: 'DAG store', deadlineError: deadlinePassedError })`.
  */
 export function createStorageErrors(options: StorageErrorsOptions): StorageErrors {
-  const unavailableError = (): DaguError =>
-    new DaguError('resource_unavailable', `The ${options.store} (PostgreSQL) is currently unavailable.`);
+  const unavailableError = (cause?: unknown): DaguError =>
+    new DaguError('resource_unavailable', `The ${options.store} (PostgreSQL) is currently unavailable.`, {
+      ...(cause === undefined || isPgOutage(cause) ? { details: { dependency: 'postgresql' } } : {}),
+    });
   const classify = (error: unknown): unknown => {
     switch (classifyPgFailure(error)) {
       case 'deadline':
         return options.deadlineError();
       case 'unavailable':
-        return unavailableError();
+        return unavailableError(error);
       default:
         return error;
     }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, type ServiceError } from '@dagu-mcp/contracts';
 import { markUnexpected, unexpectedCauseOf } from '../unexpected-failure';
+import { outageErrorOf } from '../../http/dependency-outage';
 
 /** A resource-link content item (021 §Output: `uri`, `name`, `mimeType` required). */
 export interface ResourceLink {
@@ -52,11 +53,14 @@ export function toolError(error: ServiceError, context: Record<string, unknown> 
 }
 
 /**
- * Any thrown value as a contract error: `DaguError` keeps its code, anything
+ * Any thrown value as a contract error: `DaguError` keeps its code, a Redis or
+ * PostgreSQL outage is `resource_unavailable` with `details.dependency`, anything
  * else is `internal_error` with a message that reveals nothing, marked with
  * its cause for the boundary to log (unexpected-failure.ts).
  */
 export function asServiceError(err: unknown): ServiceError {
   if (err instanceof DaguError) return err.toServiceError();
+  const outage = outageErrorOf(err);
+  if (outage !== undefined) return outage.toServiceError();
   return markUnexpected<ServiceError>({ code: 'internal_error', message: 'Internal error.' }, err);
 }

@@ -19,6 +19,8 @@ export interface Outbound {
   send(message: OutgoingMessage): Promise<void>;
   /** Ends the request's HTTP stream early while the request goes on (SEP-1699); absent for JSON answers. */
   release?: () => void;
+  /** Records the DAG-run the request started (answered with it when the request is orphaned); absent for JSON answers. */
+  noteDagRun?: (dagRunId: string) => void;
 }
 
 /** What {@link createCallContext} needs. */
@@ -100,6 +102,7 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     notify,
     sendRequest,
     ...(outbound.release !== undefined ? { releaseStream: outbound.release } : {}),
+    ...(outbound.noteDagRun !== undefined ? { noteDagRun: outbound.noteDagRun } : {}),
   };
 }
 

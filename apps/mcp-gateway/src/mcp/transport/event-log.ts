@@ -62,6 +62,37 @@ local cur = redis.call('GET', KEYS[1])
 if (not cur) or after(ARGV[1], cur) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
 return 1`;
 
+// Settles an orphaned POST stream once: marks its owner record settled and appends the answer.
+const SETTLE = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[2], 'settled', '1') == 0 then return 0 end
+redis.call('XADD', KEYS[1], '*', 'm', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', KEYS[3], '1')
+return 1`;
+
+/** Who serves a POST answered as SSE (the owner record, `<p>:mcp:{sid}:req:<stream>:owner`). */
+export interface StreamOwner {
+  /** The serving replica's id (replica-hub.ts). */
+  readonly replica: string;
+  /** The JSON-RPC request id. */
+  readonly id: string | number;
+  readonly method: string;
+  /** The HTTP request id the logs carry (`details.requestId`). */
+  readonly requestId: string;
+  /** The DAG-run the request started, once known. */
+  readonly dagRunId?: string;
+}
+
+const OwnerSchema = z.object({
+  replica: z.string(),
+  id: z.string(),
+  method: z.string(),
+  requestId: z.string(),
+  dagRunId: z.string().optional(),
+  settled: z.string().optional(),
+});
+
 /** A new POST stream tag: `r` + 16 hex characters. */
 export function newRequestStreamTag(): string {
   return `r${randomBytes(8).toString('hex')}`;
@@ -100,6 +131,58 @@ export class EventLog {
     const entryId = results[0]?.[1];
     if (typeof entryId !== 'string') throw new Error('XADD returned no entry id');
     return { eventId: `${stream}_${entryId}`, entryId, message: typeof message === 'string' ? undefined : message };
+  }
+
+  /** Writes the owner record of POST stream `stream` (kept as long as the stream). */
+  async recordOwner(sid: string, stream: string, owner: StreamOwner): Promise<void> {
+    const key = this.keys.owner(sid, stream);
+    const fields: Record<string, string> = {
+      replica: owner.replica,
+      id: JSON.stringify(owner.id),
+      method: owner.method,
+      requestId: owner.requestId,
+      ...(owner.dagRunId !== undefined ? { dagRunId: owner.dagRunId } : {}),
+    };
+    await this.redis.multi().hset(key, fields).pexpire(key, this.options.retentionMs).exec();
+  }
+
+  /** Adds the DAG-run a request started to its owner record (reported when the request is orphaned). */
+  async noteDagRun(sid: string, stream: string, dagRunId: string): Promise<void> {
+    await this.redis.hset(this.keys.owner(sid, stream), 'dagRunId', dagRunId);
+  }
+
+  /** The owner record of POST stream `stream`, or `undefined` (none, or already settled by a resumer). */
+  async owner(sid: string, stream: string): Promise<StreamOwner | undefined> {
+    const parsed = OwnerSchema.safeParse(await this.redis.hgetall(this.keys.owner(sid, stream)));
+    if (!parsed.success || parsed.data.settled !== undefined) return undefined;
+    let id: unknown;
+    try {
+      id = JSON.parse(parsed.data.id);
+    } catch {
+      return undefined;
+    }
+    if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+    const { replica, method, requestId, dagRunId } = parsed.data;
+    return { replica, id, method, requestId, ...(dagRunId !== undefined ? { dagRunId } : {}) };
+  }
+
+  /**
+   * Appends `response` to an orphaned POST stream, once over all replicas
+   * (the owner record is marked settled in the same script). False when
+   * another resumer settled it first or the record is gone.
+   */
+  async settleOrphan(sid: string, stream: string, response: OutgoingMessage): Promise<boolean> {
+    const settled: unknown = await evalScript(
+      this.redis,
+      SETTLE,
+      3,
+      this.keys.events(sid, stream),
+      this.keys.owner(sid, stream),
+      this.keys.wake(sid, stream),
+      JSON.stringify(response),
+      String(this.options.retentionMs),
+    );
+    return settled === 1;
   }
 
   /** Entries of `stream` after `entryId` (exclusive), oldest first, at most `count`. */

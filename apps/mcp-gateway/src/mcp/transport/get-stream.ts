@@ -1,11 +1,15 @@
 import type { Response } from 'express';
 import type { Logger } from '@dagu-mcp/runtime';
 import { parseEventId, type EventLog, type LoggedEvent } from './event-log';
+import { createOrphanCheck } from './orphan-check';
 import { isResponse } from './protocol';
 import { STANDALONE_STREAM } from './redis-keys';
 import type { ReplicaHub } from './replica-hub';
 import { SseStream } from './sse-stream';
 import { pumpEvents } from './stream-pump';
+
+/** Most ms between two reads of a resumed POST stream (bounds how late an orphaned request is answered). */
+const RESUMED_REQUEST_POLL_MS = 1_000;
 
 /** What {@link openGetStream} needs. */
 export interface GetStreamDeps {
@@ -28,7 +32,10 @@ export interface GetStreamDeps {
  *   marks them delivered, then goes on as above;
  * - `Last-Event-ID: r…_<entry>` (a POST stream): replays that request's
  *   messages after it and follows it until its response (or end marker),
- *   then ends. Answers 400 when that stream is no longer kept.
+ *   then ends. Answers 400 when that stream is no longer kept. When the
+ *   replica serving that request died, this replica answers it with
+ *   "outcome unknown" (orphan-check.ts); such streams are polled every
+ *   second at most, so the answer comes within seconds of the owner's lease lapsing.
  *
  * The stream ends when the client leaves, the session ends (DELETE, expiry)
  * or, for a resumed POST stream, when the response was delivered.
@@ -50,12 +57,13 @@ export async function openGetStream(
 
   if (requestStream !== undefined) {
     let cursor = requestStream.entryId;
+    const orphan = createOrphanCheck({ events: deps.events, hub: deps.hub, sid, stream: requestStream.stream });
     await pumpEvents({
       sse,
       hub: deps.hub,
       sid,
       stream: requestStream.stream,
-      pollMs: deps.pollMs,
+      pollMs: Math.min(deps.pollMs, RESUMED_REQUEST_POLL_MS),
       logger: deps.logger,
       fetch: async () => deps.events.after(sid, requestStream.stream, cursor),
       deliver: (event) => {
@@ -64,10 +72,13 @@ export async function openGetStream(
         sse.send(event.message, event.eventId);
         return isResponse(event.message) ? 'stop' : 'continue';
       },
-      // Nothing new: stop when the stream is gone, or complete and already delivered up to its end.
+      // Nothing new: stop when the stream is gone, or complete and already delivered up to its end;
+      // still open: answer it here when its owner died (the answer's wake brings it to this stream).
       idle: async () => {
         const last = await deps.events.last(sid, requestStream.stream);
-        return last === undefined || (last.terminal && last.entryId === cursor) ? 'stop' : 'continue';
+        if (last === undefined || (last.terminal && last.entryId === cursor)) return 'stop';
+        if (!last.terminal) await orphan.check();
+        return 'continue';
       },
     });
     return 'opened';

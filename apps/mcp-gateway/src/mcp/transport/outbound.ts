@@ -1,6 +1,6 @@
 import type { Logger } from '@dagu-mcp/runtime';
 import type { Outbound } from './call-context';
-import type { EventLog } from './event-log';
+import type { EventLog, StreamOwner } from './event-log';
 import type { OutgoingMessage } from './protocol';
 import { STANDALONE_STREAM } from './redis-keys';
 import type { SseStream } from './sse-stream';
@@ -55,6 +55,19 @@ export class PostStreamOutbound implements Outbound {
   /** Closes the HTTP stream early; the request goes on and the client resumes with `Last-Event-ID`. */
   readonly release = (): void => {
     void this.chain.then(() => this.sse.end());
+  };
+
+  /**
+   * Writes who serves this request (the owner record), so a replica resuming
+   * the stream after this one died can answer it (orphan-check.ts).
+   */
+  async recordOwner(owner: Omit<StreamOwner, 'dagRunId'>): Promise<void> {
+    await this.events.recordOwner(this.sid, this.tag, owner);
+  }
+
+  /** Notes the DAG-run this request started in its owner record (best effort: only an orphan's answer reads it). */
+  readonly noteDagRun = (dagRunId: string): void => {
+    void this.events.noteDagRun(this.sid, this.tag, dagRunId).catch(() => undefined);
   };
 
   /** Sends the response and ends the stream. */

@@ -11,6 +11,8 @@
  * | `<p>:mcp:{sid}:events` | stream | server→client messages of the standalone (GET) stream | retention window |
  * | `<p>:mcp:{sid}:cursor` | string | last standalone entry handed to a GET stream | retention window |
  * | `<p>:mcp:{sid}:req:<stream>` | stream | messages of one POST answered as SSE | retention window |
+ * | `<p>:mcp:{sid}:req:<stream>:owner` | hash | who serves that POST: `replica`, JSON-RPC `id`, `method`, `requestId` (log id), `dagRunId`, `settled` | retention window |
+ * | `<p>:mcp:replica:<id>:alive` | string | a replica's liveness lease | `MCP_REPLICA_LEASE_MS`, renewed every third |
  * | `<p>:mcp:{sid}:reqs` | set | the POST stream ids of the session (for cleanup) | idle TTL |
  * | `<p>:mcp:subscribers:<uri>` | set | session ids subscribed to a URI | idle TTL of its newest session (refreshed with each session's); members of ended ones pruned on read |
  * | `<p>:mcp:principal:<id>:sessions` | sorted set | the sessions a principal opened (score: ms opened) | idle TTL from the newest; ended ones pruned at the bound |
@@ -32,6 +34,16 @@ export class McpKeys {
   /** The Redis stream of `stream` (`s` = the standalone GET stream, else a POST stream id). */
   events(sid: string, stream: string): string {
     return stream === STANDALONE_STREAM ? `${this.base(sid)}:events` : `${this.base(sid)}:req:${stream}`;
+  }
+
+  /** Who serves POST stream `stream` of `sid` (orphan-check.ts). */
+  owner(sid: string, stream: string): string {
+    return `${this.base(sid)}:req:${stream}:owner`;
+  }
+
+  /** The liveness lease of a gateway replica (replica-hub.ts). */
+  alive(replicaId: string): string {
+    return `${this.prefix}:mcp:replica:${replicaId}:alive`;
   }
 
   cursor(sid: string): string {

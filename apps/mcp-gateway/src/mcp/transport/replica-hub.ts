@@ -20,6 +20,11 @@ import type { McpKeys } from './redis-keys';
  *   `{t:'ext', …}` extension relay events (extensions/);
  * - `<p>:mcp:{sid}:wake:<stream>` while a local SSE stream reads that stream.
  *
+ * Its liveness lease `<p>:mcp:replica:<id>:alive` (PX `leaseMs`, renewed
+ * every third of it) tells the others it is alive: a replica resuming an SSE
+ * stream of a request this one served answers it when the lease lapsed
+ * (orphan-check.ts, issue 18 item 3).
+ *
  * Everything local (in-flight requests, stream closers, wake listeners) is
  * kept in maps that are emptied as requests and streams finish, so no timer
  * or listener outlives its session.
@@ -35,6 +40,7 @@ export class ReplicaHub {
   private readonly subscribing = new Map<string, Promise<void>>();
   private readonly sessionChangeListeners: ((sid: string) => void)[] = [];
   private subscriber: Redis | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: {
@@ -42,6 +48,8 @@ export class ReplicaHub {
       readonly keys: McpKeys;
       readonly logger: Logger;
       readonly publisher: Redis;
+      /** Lifetime of the liveness lease, ms (`MCP_REPLICA_LEASE_MS`); default {@link DEFAULT_REPLICA_LEASE_MS}. */
+      readonly leaseMs?: number;
     },
   ) {
     this.awaits = new ClientAwaits(this.replicaId);
@@ -60,10 +68,33 @@ export class ReplicaHub {
     subscriber.on('message', (channel: string, raw: string) => this.onMessage(channel, raw));
     this.subscriber = subscriber;
     await subscriber.subscribe(keys.control(), keys.replica(this.replicaId));
+    await this.renewLease();
+    this.leaseTimer = setInterval(() => void this.renewLease(), Math.floor(this.leaseMs / 3));
+    this.leaseTimer.unref();
+  }
+
+  /** Lifetime of the liveness lease, ms. */
+  get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_REPLICA_LEASE_MS;
+  }
+
+  /** True while replica `replicaId`'s liveness lease is held (this replica: always). */
+  async isAlive(replicaId: string): Promise<boolean> {
+    if (replicaId === this.replicaId) return true;
+    return (await this.options.publisher.exists(this.options.keys.alive(replicaId))) === 1;
+  }
+
+  private async renewLease(): Promise<void> {
+    const key = this.options.keys.alive(this.replicaId);
+    // A failed renewal (Redis down) is retried on the next tick; a lapse only matters to resumed streams.
+    await this.options.publisher.set(key, '1', 'PX', this.leaseMs).catch(() => undefined);
   }
 
   /** Aborts every local request, closes every local stream and the connection. Idempotent. */
   async close(): Promise<void> {
+    if (this.leaseTimer !== undefined) clearInterval(this.leaseTimer);
+    this.leaseTimer = undefined;
+    await this.options.publisher.del(this.options.keys.alive(this.replicaId)).catch(() => undefined);
     for (const controller of this.inflight.values()) controller.abort();
     for (const closers of [...this.sessionClosers.values()]) for (const close of [...closers]) close();
     this.awaits.rejectAll(new Error('The gateway is shutting down.'));
@@ -209,6 +240,9 @@ export class ReplicaHub {
     else this.relayHandlers.get(message.callId)?.(json);
   }
 }
+
+/** Default of the replica liveness lease, ms (`MCP_REPLICA_LEASE_MS`). */
+export const DEFAULT_REPLICA_LEASE_MS = 3_000;
 
 const Id = z.union([z.string(), z.number().int()]);
 const HubMessageSchema = z.union([

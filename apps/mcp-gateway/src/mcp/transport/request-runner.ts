@@ -24,6 +24,7 @@ import type { ReplicaHub } from './replica-hub';
 import type { SessionRecord } from './session-store';
 import { SseStream } from './sse-stream';
 import { requestIdOf } from '../../http/request-id';
+import { outageErrorOf } from '../../http/dependency-outage';
 
 /** What {@link RequestRunner} needs. */
 export interface RequestRunnerDeps {
@@ -86,6 +87,10 @@ export class RequestRunner {
       const sse = new SseStream(res, { keepAliveMs: this.deps.keepAliveMs, headers: { 'Mcp-Session-Id': session.id } });
       sse.open();
       post = new PostStreamOutbound(this.deps.events, session.id, newRequestStreamTag(), sse, this.deps.logger);
+      // Before the first event id reaches the client: a resumer must be able to tell who serves it (orphan-check.ts).
+      await post
+        .recordOwner({ replica: hub.replicaId, id: request.id, method: request.method, requestId: logIdOf(res) })
+        .catch(() => undefined);
       if (understandsPriming(session.protocolVersion)) await post.prime(this.deps.retryMs).catch(() => undefined);
       outbound = post;
     }
@@ -169,6 +174,9 @@ export class RequestRunner {
   ): Record<string, unknown> {
     if (request.method !== 'tools/call' || result.isError !== true) return result;
     const unexpected = unexpectedCauseOf(result);
+    // A Redis or PostgreSQL outage is no bug: resource_unavailable with details.dependency (issue 18 item 5).
+    const outage = unexpected === undefined ? undefined : outageErrorOf(unexpected.cause);
+    if (outage !== undefined) return this.finishResult(toolError(outage.toServiceError()), request, logId);
     if (unexpected !== undefined) this.logUnexpected(unexpected.cause, request, logId);
     const structured = result.structuredContent;
     if (!isRecord(structured) || !carriesRequestId(structured.code)) return result;
@@ -178,7 +186,8 @@ export class RequestRunner {
   /**
    * The answer to a method that threw: a JSON-RPC error or MCP error keeps its
    * code (its error object gets `details.requestId` when due), a `DaguError`
-   * becomes its 020 error object (an `isError` result for `tools/call`); anything else
+   * becomes its 020 error object (an `isError` result for `tools/call`), so does a
+   * Redis or PostgreSQL outage (`resource_unavailable`, `details.dependency`); anything else
    * is logged and becomes `internal_error`, an `isError` result for
    * `tools/call` (dagu-model §10: tool calls never use JSON-RPC errors for it).
    */
@@ -195,6 +204,8 @@ export class RequestRunner {
       return errorResponse(request.id, err.code, err.message, withId);
     }
     const failure = err instanceof UnexpectedFailure ? err.failure : err;
+    const outage = outageErrorOf(failure);
+    if (outage !== undefined) return this.errorFor(outage, request, logId);
     this.logUnexpected(failure, request, logId);
     const object = { code: 'internal_error' as const, message: 'Internal error.', details: { requestId: logId } };
     if (request.method === 'tools/call') return resultResponse(request.id, toolError(object));

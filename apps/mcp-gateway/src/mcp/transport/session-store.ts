@@ -216,6 +216,10 @@ export class SessionStore {
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.exists(this.keys.session(id));
     const results = (await pipeline.exec()) ?? [];
+    // A failed EXISTS (Redis went away mid-pipeline) is no answer: taken as "gone", it would end
+    // every live session's requests on this replica (-32800) during a Redis blip (issue 18).
+    const failed = results.find(([error]) => error !== null)?.[0];
+    if (failed !== undefined && failed !== null) throw failed;
     return ids.map((_, i) => results[i]?.[1] === 1);
   }
 

@@ -60,6 +60,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         request.action === 'retry' ? await currentAttempt(deps.bus, request, ctx.principal) : undefined;
       const ref = await performAction(deps.bus, request, ctx.principal);
       context.dagRunId = ref.dagRunId;
+      ctx.noteDagRun?.(ref.dagRunId);
       watch.track(ref.dagRunId);
       const outcome = await waitForRun({
         readRun: (timeoutMs) =>
