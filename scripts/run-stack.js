@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Runs the built apps as local processes in the foreground with readable,
- * prefixed logs (LOG_PRETTY=true unless set). The environment is passed
+ * prefixed logs: human-readable (LOG_PRETTY=true, coloured) when this script's own stdout is a
+ * terminal, JSON lines when it is redirected, unless LOG_PRETTY is set. The environment is passed
  * through, so REDIS_URL, DATABASE_URL, PORT, … apply. When one app exits,
  * the others are stopped and the exit code is non-zero; Ctrl-C / SIGTERM stop
  * all of them gracefully.
@@ -18,7 +19,11 @@ let stopping = false;
 
 for (const app of apps) {
   const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
-    env: { LOG_PRETTY: 'true', ...process.env },
+    env: {
+      LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false',
+      ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
+      ...process.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(app, child);

@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INSPECTOR_NPX_ARGS } from './inspector-cli';
 import { startStack, type Stack } from './stack';
 
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 let stack: Stack;
 let home: string;
 
@@ -26,20 +26,7 @@ afterAll(async () => {
 
 /** Runs one Inspector CLI method and parses its JSON output. */
 function inspect(args: readonly string[]): Promise<{ code: number | null; json: unknown; output: string }> {
-  const argv = [
-    '-y',
-    '-p',
-    'node@22',
-    '-p',
-    INSPECTOR,
-    '--',
-    'mcp-inspector',
-    '--cli',
-    stack.mcpUrl,
-    '--transport',
-    'http',
-    ...args,
-  ];
+  const argv = [...INSPECTOR_NPX_ARGS, stack.mcpUrl, '--transport', 'http', ...args];
   return new Promise((resolve) => {
     const child = spawn('npx', argv, {
       env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), NO_COLOR: '1' },

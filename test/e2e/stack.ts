@@ -23,6 +23,8 @@ export interface Stack {
   readonly spawnApp: (app: (typeof APPS)[number], extraEnv?: Record<string, string>) => Promise<ChildProcess>;
   /** The processes of an app started so far (by the stack, then by {@link Stack.spawnApp}), oldest first. */
   readonly processesOf: (app: (typeof APPS)[number]) => readonly ChildProcess[];
+  /** The environment a process of the stack was started with (its `OPS_PORT`, `METRICS_PORT`, …). */
+  readonly envOf: (child: ChildProcess) => Readonly<Record<string, string>>;
   /** The gateway processes: one, or `gatewayReplicas` behind {@link Stack.proxy}. */
   readonly gateways: readonly GatewayProcess[];
   /** The round-robin proxy on `baseUrl` when the stack runs several gateway replicas. */
@@ -81,6 +83,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   const logs: string[] = [];
   const children: ChildProcess[] = [];
   const byApp = new Map<(typeof APPS)[number], ChildProcess[]>();
+  const envs = new Map<ChildProcess, Readonly<Record<string, string>>>();
   const schemas = APPS.map((app) => `e2e_${id}_${app.replace(/-/g, '_')}`);
   const baseEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -110,6 +113,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     child.stdout?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     child.stderr?.on('data', (d: Buffer) => logs.push(`[${app}] ${d.toString()}`));
     children.push(child);
+    envs.set(child, env);
     byApp.set(app, [...(byApp.get(app) ?? []), child]);
     return child;
   };
@@ -132,6 +136,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     output: () => logs.join(''),
     spawnApp,
     processesOf: (app) => byApp.get(app) ?? [],
+    envOf: (child) => envs.get(child) ?? {},
     gateways,
     proxy,
     async stop() {

@@ -83,6 +83,7 @@ describe('dag-service over the bus', () => {
     const expected = {
       valid: false,
       errors: [expect.stringMatching(/^invalid YAML: aliases expand the document to more than \d+ values/)],
+      stored: false,
     };
     await expect(client.call('dag', dagOps, 'dag.validate', { name: 'bomb', spec }, options)).resolves.toEqual(
       expected,

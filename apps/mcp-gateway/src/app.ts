@@ -7,6 +7,7 @@ import { requestLog } from './http/request-log';
 import { securityHeaders } from './http/browser-rules';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
+import { rootHandler } from './http/home-page';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
@@ -85,6 +86,10 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
+
+  const root = rootHandler(deps.basePath, deps.version);
+  app.get('/', root);
+  if (deps.basePath !== '') app.get([deps.basePath, `${deps.basePath}/`], root);
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({

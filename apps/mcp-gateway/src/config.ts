@@ -33,7 +33,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
- * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ * | `LOG_LEVEL` | pino level | `info` |
+ * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
  * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `127.0.0.1` / `9464` (containers set `0.0.0.0`) |
  * | `AUTH_MODE` | `builtin` (users, login tokens, API keys), `basic` (one user), `none` (loopback only) | `builtin` |
  * | `ADMIN_USERNAME` / `ADMIN_PASSWORD` | first admin of `builtin` (password generated and printed once if unset) | `admin` / — |
@@ -82,7 +83,7 @@ export const GatewayConfigSchema = z.object({
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
-  LOG_PRETTY: env.flag(false),
+  LOG_PRETTY: env.logPretty,
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: env.port(9464),
   AUTH_MODE: z.enum(['builtin', 'basic', 'none']).default('builtin'),

@@ -6,6 +6,7 @@ import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
 import { RootTaggingPublisher } from './events/root-tagging-publisher';
+import { RunMetrics } from './events/run-metrics';
 import { createRunHandlers } from './handlers/run-handlers';
 import { createStoredSpecSource } from './composition/sub-dag-spec';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
@@ -43,7 +44,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     service: 'run',
     catalog: runOps,
     migrations: RUN_MIGRATIONS,
-    createHandlers: ({ pool, logger, config, replica }) => {
+    createHandlers: ({ pool, logger, config, replica, metrics }) => {
       const log = logger.child({ module: 'run-engine' });
       if (options.launcher?.identity === undefined) {
         log.warn(
@@ -68,6 +69,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         prefix: config.BUS_PREFIX,
         logger: log,
       });
+      const runMetrics = new RunMetrics(metrics, pool, options.runConfig.metricsDagLabelsMax);
       const engine = new RunEngine({
         pool,
         config: options.runConfig,
@@ -77,6 +79,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         processEnv: options.processEnv,
         ...(options.launcher !== undefined ? { launcher: options.launcher } : {}),
         readStoredSpec: storedSpecs.read,
+        metrics: runMetrics,
       });
       const control = new RunControlChannel(
         config.REDIS_URL,
@@ -98,6 +101,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         replica,
         config: options.runConfig,
         logger: log,
+        metrics: runMetrics,
       };
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
       const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));

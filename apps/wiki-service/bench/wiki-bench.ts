@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
 import { ANONYMOUS_PRINCIPAL, wikiOps, type WikiListRequest, type WikiSearchRequest } from '@dagu-mcp/contracts';
-import { createLogger, createPool, migrate } from '@dagu-mcp/runtime';
+import { createAppMetrics, createLogger, createPool, migrate } from '@dagu-mcp/runtime';
 import { loadServiceConfig } from '@dagu-mcp/service-kit';
 import { WIKI_MIGRATIONS } from '../src/db/migrations';
 import { readWikiCollection } from '../src/pages/wiki-collection';
@@ -112,7 +112,13 @@ async function main(): Promise<void> {
   const worker = new ServiceWorker({
     service: 'wiki',
     catalog: wikiOps,
-    handlers: wikiService.createHandlers({ pool, logger, config, replica: 'bench' }),
+    handlers: wikiService.createHandlers({
+      pool,
+      logger,
+      config,
+      replica: 'bench',
+      metrics: createAppMetrics({ app: 'wiki-service', processMetrics: false }).registry,
+    }),
     redisUrl: REDIS,
     prefix,
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
 import { DaguError, wikiOps } from '@dagu-mcp/contracts';
+import { createAppMetrics } from '@dagu-mcp/runtime';
 import { loadServiceConfig } from '@dagu-mcp/service-kit';
 import {
   createTestDb,
@@ -37,7 +38,13 @@ async function rejection(promise: Promise<unknown>): Promise<DaguError> {
 beforeAll(async () => {
   db = await createTestDb('bus');
   const config = loadServiceConfig({ schema: db.schema, opsPort: 8083 }, {});
-  const handlers = wikiService.createHandlers({ pool: db.pool, logger: TEST_LOGGER, config, replica: 'test-replica' });
+  const handlers = wikiService.createHandlers({
+    pool: db.pool,
+    logger: TEST_LOGGER,
+    config,
+    replica: 'test-replica',
+    metrics: createAppMetrics({ app: 'wiki-service', processMetrics: false }).registry,
+  });
   worker = new ServiceWorker({ service: 'wiki', catalog: wikiOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
   client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
   await Promise.all([worker.start(), client.start()]);

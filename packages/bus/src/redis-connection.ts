@@ -66,8 +66,13 @@ export function openRedisConnection(redisUrl: string, role: ConnectionRole, name
     );
   });
   redis.on('close', () => {
-    if (!lost) logger.warn({ connection: name }, 'redis connection lost');
+    if (lost) return;
     lost = true;
+    // A close we asked for (quit/disconnect at shutdown) ends the connection in the same tick;
+    // only a loss we did not ask for goes on to reconnect, and only that is worth a warning.
+    process.nextTick(() => {
+      if (redis.status !== 'end') logger.warn({ connection: name }, 'redis connection lost');
+    });
   });
   redis.on('ready', () => {
     if (lost) logger.info({ connection: name }, 'redis connection ready');

@@ -15,11 +15,19 @@ export const NormalizedDagJsonSchema = z.record(z.string(), z.unknown());
 export const DagChangeRequestSchema = z.strictObject({ name: DagName, spec: z.string().min(1) });
 export type DagChangeRequest = z.infer<typeof DagChangeRequestSchema>;
 
-/** Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid. */
+/**
+ * Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid.
+ * `warnings` (an added field, 022 allows them): references of a valid DAG
+ * that will not resolve at run time, shaped like the errors (issue 21 item 4).
+ * `stored` (an invalid validation only) says whether a DAG of that name exists,
+ * so an invalid preview links a stored spec only when there is one.
+ */
 export const DagValidationSchema = z.object({
   valid: z.boolean(),
   errors: z.array(z.string()),
+  warnings: z.array(z.string()).optional(),
   dag: NormalizedDagJsonSchema.optional(),
+  stored: z.boolean().optional(),
 });
 export type DagValidation = z.infer<typeof DagValidationSchema>;
 

@@ -64,6 +64,25 @@ export const RunGetRequestSchema = z.strictObject({
   subRunId: DagRunId.optional(),
 });
 
+/**
+ * The run id that, wherever a run is read (`dagu_read`, `dagu://runs/…`,
+ * REST reads, stop and retry), names the latest run of the DAG, resolved at
+ * read time (issue 21 item 10). A new run may not take it as its id.
+ */
+export const LATEST_RUN_ID = 'latest';
+
+/** How to decide a waiting step over REST (dagu-model §5 `answer`). */
+export const StepAnswerSchema = z.object({
+  method: z.literal('POST'),
+  path: z.string(),
+  role: z.string(),
+  surface: z.string(),
+});
+export type StepAnswer = z.infer<typeof StepAnswerSchema>;
+
+/** Why a precondition skipped a step (dagu-model §5 `skipReason`). */
+export const SkipReasonSchema = z.object({ condition: z.string(), expected: z.string(), actual: z.string() });
+
 /** One step entry of a run detail (021 run detail model, dagu-model §5). */
 export const RunStepSchema = z.looseObject({
   name: z.string(),
@@ -73,6 +92,8 @@ export const RunStepSchema = z.looseObject({
   startedAt: Timestamp.optional(),
   finishedAt: Timestamp.optional(),
   error: z.string().optional(),
+  skipReason: SkipReasonSchema.optional(),
+  answer: StepAnswerSchema.optional(),
 });
 
 /** The run-detail model (021). */

@@ -118,6 +118,8 @@ describe('dagu-examples', () => {
   it.each(Object.entries(EXPECTED))('%s', (file, expected) => {
     const result = parseDagSpec(load(file), { name: file.replace(/\.yaml$/, '') });
     expect(result.errors).toEqual(expected);
+    // Real Dagu files are the measure (dagu-model §3): none gains a warning at preview (issue 21 item 4).
+    expect(result.warnings).toEqual([]);
     expect(result.valid).toBe(expected.length === 0);
     expect(result.dag !== undefined).toBe(result.valid);
     if (result.dag) expect(JSON.parse(JSON.stringify(result.dag))).toEqual(result.dag);

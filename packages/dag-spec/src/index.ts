@@ -36,4 +36,6 @@ export { SUPPORTED_ACTIONS } from './step-action.parser';
 export { MAX_FOREACH_ITEMS } from './foreach.parser';
 export { RESERVED_IDS, STEP_ID } from './step.parser';
 export { isReservedValueName, reservedNameMessage } from './reserved-names';
+export { findReferenceWarnings } from './reference-warnings';
+export { suggestNames, didYouMeanSuffix, MAX_SUGGESTIONS, MIN_SUBSTRING_LENGTH } from './suggest-names';
 export * from './dag.types';

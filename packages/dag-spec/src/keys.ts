@@ -6,6 +6,7 @@
  * "not supported here"; any other key is an unknown field (§4).
  */
 import type { ErrorSink } from './error-sink';
+import { didYouMeanSuffix } from './suggest-names';
 import type { YamlMap } from './yaml-values';
 
 /** The keys one kind of mapping accepts. */
@@ -26,8 +27,10 @@ export function camelToSnake(key: string): string {
 
 /**
  * Reads a mapping's keys against `spec`. Returns canonical key → value for the
- * accepted keys; records `field '<prefix><key>': unknown field`, `… is not
- * supported here` or `… duplicates '<key>'` errors for the rest.
+ * accepted keys; records `field '<prefix><key>': unknown field` (followed by
+ * `; did you mean '<key>'?` when an accepted key is close, spec 036's
+ * did-you-mean), `… is not supported here` or `… duplicates '<key>'` errors
+ * for the rest.
  */
 export function readKeys(map: YamlMap, spec: KeySpec, sink: ErrorSink, fieldPrefix = ''): Map<string, unknown> {
   const out = new Map<string, unknown>();
@@ -36,7 +39,7 @@ export function readKeys(map: YamlMap, spec: KeySpec, sink: ErrorSink, fieldPref
     const field = `${fieldPrefix}${raw}`;
     if (canonical === undefined) {
       const reason = spec.unsupported?.[raw] ?? spec.unsupported?.[camelToSnake(raw)];
-      sink.field(field, reason ?? 'unknown field');
+      sink.field(field, reason ?? `unknown field${didYouMeanSuffix(raw, spec.allowed)}`);
     } else if (out.has(canonical)) {
       sink.field(field, `duplicates '${fieldPrefix}${canonical}'`);
     } else {

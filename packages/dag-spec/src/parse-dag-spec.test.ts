@@ -235,6 +235,7 @@ describe('parseDagSpec: the expanded size of aliases is bounded (issue 17 "YAML 
     expect(parseDagSpec(spec, { name: 'bomb' })).toEqual({
       valid: false,
       errors: [bounded(`${DEFAULT_EXPANSION_LIMITS.maxNodes} values (the expanded size is bounded)`)],
+      warnings: [],
       subDags: [],
     });
   });

@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { checkDagName, parseDagDocument } from './dag.parser';
 import type { DagSpecResult, NormalizedDag } from './dag.types';
 import { ErrorSink } from './error-sink';
+import { findReferenceWarnings } from './reference-warnings';
 import { asMap } from './yaml-values';
 import { checkExpandedSize, DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from './yaml-bounds';
 
@@ -43,8 +44,9 @@ function yamlMessage(message: string): string {
  * a document whose aliases expand past `opts.expansionLimits` reads
  * `invalid YAML: aliases expand the document to more than …`.
  *
- * @returns `{valid, errors, dag, subDags}`; `dag` and `subDags` are present
- *   only when `valid` is true.
+ * @returns `{valid, errors, warnings, dag, subDags}`; `dag` and `subDags` are
+ *   present only when `valid` is true; `warnings` (references that will not
+ *   resolve at run time, `reference-warnings.ts`) only when valid, else empty.
  */
 export function parseDagSpec(yamlText: string, opts: ParseDagSpecOptions = {}): DagSpecResult {
   const sink = ErrorSink.create();
@@ -53,13 +55,13 @@ export function parseDagSpec(yamlText: string, opts: ParseDagSpecOptions = {}): 
   } catch (error: unknown) {
     // Not expected: the parsers validate every shape. Report rather than throw on user input.
     sink.plain(`invalid DAG spec: ${error instanceof Error ? error.message : String(error)}`);
-    return { valid: false, errors: [...sink.errors], subDags: [] };
+    return { valid: false, errors: [...sink.errors], warnings: [], subDags: [] };
   }
 }
 
 function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSink): DagSpecResult {
   const documents = parseAllDocuments(yamlText, { merge: true, uniqueKeys: true });
-  const invalid = (): DagSpecResult => ({ valid: false, errors: [...sink.errors], subDags: [] });
+  const invalid = (): DagSpecResult => ({ valid: false, errors: [...sink.errors], warnings: [], subDags: [] });
   if (!Array.isArray(documents) || documents.length === 0) {
     sink.plain('DAG spec is empty');
     return invalid();
@@ -108,5 +110,9 @@ function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSin
     subDags.push(parseDagDocument(map, undefined, docSink));
   });
   if (sink.count > 0) return invalid();
-  return { valid: true, errors: [], dag, subDags };
+  const warnings = [
+    ...findReferenceWarnings(dag),
+    ...subDags.flatMap((sub) => findReferenceWarnings(sub, `sub-DAG '${sub.name}'`)),
+  ];
+  return { valid: true, errors: [], warnings, dag, subDags };
 }

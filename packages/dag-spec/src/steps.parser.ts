@@ -9,6 +9,7 @@ import type { NormalizedStep } from './dag.types';
 import { findCycles, upstreamOf } from './dependencies';
 import type { ErrorSink } from './error-sink';
 import { parseStep, type ParsedStep, type StepContext, type StepDefaults } from './step.parser';
+import { didYouMeanSuffix } from './suggest-names';
 import { asMap, type YamlMap } from './yaml-values';
 
 /** Options for one list of steps. */
@@ -147,8 +148,10 @@ function resolveDepends(items: { sink: ErrorSink; parsed: ParsedStep }[], chain:
       const resolved = new Set<string>();
       for (const ref of parsed.depends ?? []) {
         const target = byRef.get(ref);
-        if (target === undefined) listSink.plain(`step ${step.name} depends on non-existent step ${ref}`);
-        else resolved.add(target);
+        if (target === undefined) {
+          const others = [...byRef.keys()].filter((name) => name !== step.name && name !== step.id);
+          listSink.plain(`step ${step.name} depends on non-existent step ${ref}${didYouMeanSuffix(ref, others)}`);
+        } else resolved.add(target);
       }
       step.depends = [...resolved];
     }

@@ -19,7 +19,8 @@ describe('loadServiceConfig', () => {
       OPS_HOST: '0.0.0.0',
       OPS_PORT: 8081,
       LOG_LEVEL: 'info',
-      LOG_PRETTY: false,
+      // `auto`: human-readable only when stdout is a terminal.
+      LOG_PRETTY: process.stdout.isTTY === true,
     });
   });
 
@@ -63,6 +64,8 @@ describe('loadServiceConfig', () => {
     ['BUS_HANDOFF', '0', false],
     ['BUS_HANDOFF', 'true', true],
     ['LOG_PRETTY', 'false', false],
+    ['LOG_PRETTY', 'true', true],
+    ['LOG_PRETTY', 'auto', process.stdout.isTTY === true],
   ])('reads the flag %s=%p as %p', (name, value, expected) => {
     expect(loadServiceConfig(defaults, { [name]: value })[name as 'BUS_HANDOFF' | 'LOG_PRETTY']).toBe(expected);
   });

@@ -17,7 +17,8 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `BUS_STALLED_INTERVAL_MS` | how often stalled jobs are looked for, ms | `5000` |
  * | `BUS_HANDOFF` | callers hand requests straight to this replica's idle slots (one Redis hop instead of three); `false` leaves every job to BullMQ's fetch | `true` |
  * | `OPS_HOST` / `OPS_PORT` | ops server (`/healthz`, `/readyz`) | `0.0.0.0` / per service (8081–8083) |
- * | `LOG_LEVEL` / `LOG_PRETTY` | pino level / human-readable lines | `info` / `false` |
+ * | `LOG_LEVEL` | pino level | `info` |
+ * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows through the bus | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | the app's name (`dag-service`, …) |
  */
@@ -36,7 +37,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     OPS_HOST: z.string().min(1).default('0.0.0.0'),
     OPS_PORT: env.port(defaults.opsPort),
     LOG_LEVEL: env.logLevel,
-    LOG_PRETTY: env.flag(false),
+    LOG_PRETTY: env.logPretty,
     OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
     OTEL_SERVICE_NAME: env.otelServiceName,
   });

@@ -14,6 +14,7 @@ import {
   type Logger,
   type Migration,
   type Pool,
+  type Registry,
 } from '@dagu-mcp/runtime';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   readonly config: ServiceConfig;
   /** This replica's id (host name + random suffix), reported by `ping`. */
   readonly replica: string;
+  /** The service's metric registry, served at the ops port's `/metrics`: a service adds its own metrics here. */
+  readonly metrics: Registry;
 }
 
 /** A service: its queue, op catalog, migrations and handler factory. */
@@ -85,7 +88,11 @@ export async function startService<C extends OpCatalog>(
   const worker = new ServiceWorker({
     service: def.service,
     catalog: def.catalog,
-    handlers: instrumentHandlers(metrics.registry, def.service, def.createHandlers({ pool, logger, config, replica })),
+    handlers: instrumentHandlers(
+      metrics.registry,
+      def.service,
+      def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
+    ),
     redisUrl: config.REDIS_URL,
     prefix: config.BUS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,

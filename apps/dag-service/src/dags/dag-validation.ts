@@ -13,7 +13,7 @@ const WORKSPACE_LABEL_PREFIX = 'workspace=';
 
 /** The outcome of {@link validateDagChange}: the 022 fields, and what to store when valid. */
 export interface DagChangeCheck {
-  /** `{valid, errors, dag?}` as the `dag.validate` reply (spec 022). */
+  /** `{valid, errors, warnings?, dag?}` as the `dag.validate` reply (spec 022; `warnings` only when valid). */
   validation: DagValidation;
   /** Present exactly when `validation.valid`. */
   write: DagWrite | undefined;
@@ -73,7 +73,7 @@ export function validateDagChange(name: string, spec: string): DagChangeCheck {
   const dag = result.dag;
   const normalized = toDagJson(dag);
   return {
-    validation: { valid: true, errors: [], dag: normalized },
+    validation: { valid: true, errors: [], warnings: result.warnings, dag: normalized },
     write: {
       name,
       spec,

@@ -56,11 +56,17 @@ export class DagCatalog {
 
   /**
    * `dag.validate` (spec 022 preview): `{valid, errors, dag?}`. Writes nothing.
+   * An invalid spec also says whether a DAG of that name is stored (`stored`), so the
+   * gateway links the stored spec only when there is one (issue "The first hour", item 13);
+   * a valid one skips that read (the hot path of preview).
    *
-   * @throws DaguError `invalid_tool_input` on `name` for a name that breaks dagu-model §2.
+   * @throws DaguError `invalid_tool_input` on `name` for a name that breaks dagu-model §2;
+   *   `resource_unavailable` when PostgreSQL cannot say whether the DAG is stored.
    */
-  validate(request: DagChangeRequest): DagValidation {
-    return validateDagChange(request.name, request.spec).validation;
+  async validate(request: DagChangeRequest): Promise<DagValidation> {
+    const { validation } = validateDagChange(request.name, request.spec);
+    if (validation.valid) return validation;
+    return { ...validation, stored: (await this.repository.get(request.name)) !== undefined };
   }
 
   /**
@@ -76,7 +82,10 @@ export class DagCatalog {
    */
   async upsert(request: DagChangeRequest, deadline: number): Promise<DagUpsertReply> {
     const { validation, write } = validateDagChange(request.name, request.spec);
-    if (write === undefined) return { valid: false, errors: validation.errors, applied: false };
+    if (write === undefined) {
+      const stored = (await this.repository.get(request.name)) !== undefined;
+      return { valid: false, errors: validation.errors, applied: false, stored };
+    }
     const outcome = await this.changing(write.name, () => this.repository.upsert(write, deadline));
     return {
       ...validation,

@@ -47,7 +47,12 @@ describe('dag.upsert', () => {
         ctx,
       ),
     );
-    expect(reply).toEqual({ valid: false, errors: [expect.stringContaining('missing')], applied: false });
+    expect(reply).toEqual({
+      valid: false,
+      errors: [expect.stringContaining('missing')],
+      applied: false,
+      stored: false,
+    });
     expect(await countRows()).toBe(0);
   });
 

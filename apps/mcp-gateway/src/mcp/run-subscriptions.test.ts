@@ -44,17 +44,24 @@ function twoReplicas() {
 }
 
 describe('run subscription relay (dagu-model §8)', () => {
-  it('names the run and its logs', () => {
+  it('names the run and its logs, by id and as the latest run', () => {
     expect(subscribedUrisOf({ name: 'nightly', dagRunId: 'r1' })).toEqual([
       'dagu://runs/nightly/r1',
       'dagu://runs/nightly/r1/logs',
+      'dagu://runs/nightly/latest',
+      'dagu://runs/nightly/latest/logs',
     ]);
   });
 
   it('notifies once over two replicas when a run ends', async () => {
     const { publish, notified } = twoReplicas();
     await publish(event(4));
-    expect(notified.map((n) => n.uri).sort()).toEqual(['dagu://runs/nightly/r1', 'dagu://runs/nightly/r1/logs']);
+    expect(notified.map((n) => n.uri).sort()).toEqual([
+      'dagu://runs/nightly/latest',
+      'dagu://runs/nightly/latest/logs',
+      'dagu://runs/nightly/r1',
+      'dagu://runs/nightly/r1/logs',
+    ]);
     expect(new Set(notified.map((n) => n.replica)).size).toBe(1);
   });
 
@@ -65,7 +72,7 @@ describe('run subscription relay (dagu-model §8)', () => {
     expect(notified).toHaveLength(0);
     await publish(event(7, '2026-11-29T10:00:01.000Z'));
     await publish(event(4, '2026-11-29T10:00:02.000Z'));
-    expect(notified).toHaveLength(4);
+    expect(notified).toHaveLength(8);
   });
 
   it('keys a claim by run, attempt, status and time', () => {

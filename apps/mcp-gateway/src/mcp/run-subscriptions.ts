@@ -1,4 +1,4 @@
-import { formatDaguUri, type RunEvent } from '@dagu-mcp/contracts';
+import { formatDaguUri, LATEST_RUN_ID, type RunEvent } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 
 /**
@@ -34,10 +34,16 @@ export interface RunSubscriptionRelayDeps {
 /** How long an event's claim key lives: far longer than the skew between replicas hearing it. */
 const CLAIM_TTL_MS = 10 * 60_000;
 
-/** The URIs a run event updates: the run and its logs. */
+/**
+ * The URIs a run event updates: the run and its logs, by its id and by
+ * `latest` (the DAG's latest run, issue 21 item 10; an event of an older run
+ * only makes a `latest` subscriber read again).
+ */
 export function subscribedUrisOf(event: Pick<RunEvent, 'name' | 'dagRunId'>): string[] {
-  const address = { name: event.name, dagRunId: event.dagRunId };
-  return [formatDaguUri({ kind: 'run', ...address }), formatDaguUri({ kind: 'run_logs', ...address })];
+  return [event.dagRunId, LATEST_RUN_ID].flatMap((dagRunId) => {
+    const address = { name: event.name, dagRunId };
+    return [formatDaguUri({ kind: 'run', ...address }), formatDaguUri({ kind: 'run_logs', ...address })];
+  });
 }
 
 /** The key that makes one replica relay an event (same event → same key on every replica). */

@@ -1,9 +1,10 @@
+import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { DaguError, DagListRequestSchema, dagOps, isValidDagName } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
-import { parseRequest } from './parse-body';
+import { parseRequest, runParser } from './parse-body';
 
 const DagListQuerySchema = z.strictObject({
   page: z.coerce.number().int().min(1).optional(),
@@ -19,6 +20,28 @@ const DagListQuerySchema = z.strictObject({
   order: z.enum(['asc', 'desc']).optional(),
 });
 const SpecBodySchema = z.strictObject({ spec: z.string().refine((s) => s.trim() !== '', 'must not be empty') });
+/** Content types whose body is the DAG's YAML itself (`PUT /dags/{name}`, `POST /dags/{name}/validate`). */
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+/** Largest YAML body, bytes: the gateway's default body limit (dag-service bounds the spec itself). */
+const YAML_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const yamlBody = express.text({ type: YAML_TYPES, limit: YAML_BODY_LIMIT_BYTES });
+
+/**
+ * The YAML spec of a DAG write: an `application/yaml` (or `text/yaml`) body as is, else the
+ * `spec` of a JSON body `{spec}` (docs/rest-api.md "DAGs").
+ * @throws DaguError `invalid_request` on `spec` (empty YAML) or on the JSON body's first bad field;
+ *   body-parser errors (413 past the limit) are rethrown for the REST error handler
+ */
+async function readSpec(req: Request, res: Response): Promise<string> {
+  if (typeof req.is(YAML_TYPES) === 'string') {
+    await runParser(yamlBody, req, res);
+    const body: unknown = req.body;
+    if (typeof body !== 'string' || body.trim() === '')
+      throw new DaguError('invalid_request', 'spec: the YAML body must not be empty', { field: 'spec' });
+    return body;
+  }
+  return parseRequest(SpecBodySchema, req.body).spec;
+}
 
 /** The DAG name of a path, checked per dagu-model §2. */
 export function dagNameParam(value: unknown): string {
@@ -71,9 +94,14 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     );
     routes.post(
       '/dags/:name/validate',
-      { access: 'viewer', summary: 'Validate a YAML spec without writing it', tag: 'dags', body: SpecBodySchema },
+      {
+        access: 'viewer',
+        summary: 'Validate a YAML spec without writing it (JSON `{spec}` or an `application/yaml` body)',
+        tag: 'dags',
+        body: SpecBodySchema,
+      },
       async (req, res) => {
-        const { spec } = parseRequest(SpecBodySchema, req.body);
+        const spec = await readSpec(req, res);
         res.json(
           await bus.call(
             'dag',
@@ -89,12 +117,13 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       '/dags/:name',
       {
         access: 'developer',
-        summary: 'Create or update a DAG (400 with details.errors when invalid)',
+        summary:
+          'Create or update a DAG: JSON `{spec}` or an `application/yaml` body (400 with details.errors when invalid)',
         tag: 'dags',
         body: SpecBodySchema,
       },
       async (req, res) => {
-        const { spec } = parseRequest(SpecBodySchema, req.body);
+        const spec = await readSpec(req, res);
         const reply = await bus.call(
           'dag',
           dagOps,

@@ -9,6 +9,7 @@ import { performAction } from '../mcp/tools/execute/execute-tool';
 import { runUris } from '../mcp/tools/execute/execute-output';
 import { dagNameParam } from './dags.routes';
 import { parseRequest } from './parse-body';
+import { statusLabelsToInts } from './run-status-query';
 
 const StartBodySchema = z.strictObject({
   spec: z.string().optional(),
@@ -37,6 +38,25 @@ const LogQueryDoc = z.strictObject({
   limit: z.string().optional(),
   stream: z.enum(['stdout', 'stderr']).optional(),
 });
+
+/**
+ * A REST query parsed with the 021 parser: a fault names the query parameter to blame as its
+ * `field` (`status`, `tail`, …), as every REST input fault does (docs/rest-api.md), instead of
+ * the tool's `query` field.
+ * @throws DaguError `invalid_request` on the parameter (or `query` when none is to blame)
+ */
+function restQuery<T extends Parameters<typeof parseReadQuery>[0]>(target: T, text: string) {
+  try {
+    return parseReadQuery(target, text, 'target');
+  } catch (err) {
+    if (!(err instanceof DaguError)) throw err;
+    const parameter = err.details?.parameter;
+    throw new DaguError('invalid_request', err.message, {
+      field: typeof parameter === 'string' ? parameter : 'query',
+      ...(err.details !== undefined ? { details: err.details } : {}),
+    });
+  }
+}
 
 /** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
 function queryText(req: Request): string {
@@ -123,12 +143,12 @@ export function runRoutes(bus: BusClient): RestRoutes {
       '/dag-runs',
       {
         access: 'viewer',
-        summary: 'List DAG-runs (the 021 `runs` query; status repeatable)',
+        summary: 'List DAG-runs (the 021 `runs` query; status repeatable, as ints or labels such as `failed`)',
         tag: 'dag-runs',
         query: RunsQueryDoc,
       },
       async (req, res) => {
-        const query = parseReadQuery('runs', queryText(req), 'target') ?? {};
+        const query = restQuery('runs', statusLabelsToInts(queryText(req))) ?? {};
         res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
       },
     );
@@ -149,7 +169,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         query: z.strictObject({ tail: z.string().optional() }),
       },
       async (req, res) => {
-        const query = parseReadQuery('run_logs', queryText(req), 'target');
+        const query = restQuery('run_logs', queryText(req));
         const payload = {
           dagName: dagNameParam(req.params.name),
           dagRunId: String(req.params.dagRunId),
@@ -167,7 +187,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         query: LogQueryDoc,
       },
       async (req, res) => {
-        const query = parseReadQuery('step_log', queryText(req), 'target');
+        const query = restQuery('step_log', queryText(req));
         const payload = {
           dagName: dagNameParam(req.params.name),
           dagRunId: String(req.params.dagRunId),

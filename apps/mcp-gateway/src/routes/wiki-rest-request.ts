@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { DaguError } from '@dagu-mcp/contracts';
-import { parseRequest } from './parse-body';
+import { parseRequest, runParser } from './parse-body';
 
 /**
  * Request parts of the wiki REST routes (wiki.routes.ts) that are not path
@@ -40,17 +40,6 @@ export function expectedVersionOf(req: Request, method: 'put' | 'delete'): numbe
   const version = STRONG_ETAG.exec(ifMatch)?.[1];
   if (version === undefined) throw badHeader('If-Match', 'must be one entity tag as returned in ETag, e.g. "3"');
   return Number(version);
-}
-
-/** Runs a body parser middleware as a promise (it rejects with body-parser's error, e.g. too large → 413). */
-function runParser(parser: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    parser(req, res, (err?: unknown) =>
-      err === undefined || err === null
-        ? resolve()
-        : reject(err instanceof Error ? err : new Error('body parser failed', { cause: err })),
-    );
-  });
 }
 
 /**

@@ -34,6 +34,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
  * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
+ * | `RUN_METRICS_DAG_LABELS_MAX` | most distinct DAG names a replica uses as the `dag` label of its run metrics; runs of later DAGs are counted under `other` (a bounded label set) | names | `200` |
  */
 export function runConfigSchema() {
   return z.object({
@@ -77,6 +78,7 @@ export function runConfigSchema() {
     RUN_SPILL_DIR: z.string().min(1).optional(),
     RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
+    RUN_METRICS_DAG_LABELS_MAX: env.count(200),
   });
 }
 
@@ -131,6 +133,8 @@ export interface RunConfig {
   readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
+  /** Most distinct `dag` label values of the run metrics (`RUN_METRICS_DAG_LABELS_MAX`); the rest are `other`. */
+  readonly metricsDagLabelsMax: number;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -160,6 +164,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
     stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
+    metricsDagLabelsMax: raw.RUN_METRICS_DAG_LABELS_MAX,
   };
 }
 

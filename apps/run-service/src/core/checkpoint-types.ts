@@ -61,11 +61,39 @@ export function checkpointOf(step: NormalizedStep, scope: InterpolationScope): C
   return undefined;
 }
 
-/** The 021 run-detail fields of a waiting step's open checkpoint (`humanTask` / `approval`). */
-export function checkpointDetail(checkpoint: Checkpoint): Record<string, unknown> {
+/** The run step a checkpoint belongs to: the run's own DAG name and id (a child run's, for a child). */
+export interface CheckpointAddress {
+  dagName: string;
+  dagRunId: string;
+  stepName: string;
+}
+
+/**
+ * How to decide an open checkpoint over REST (dagu-model §5 `answer`):
+ * `POST /api/v1/dag-runs/{name}/{dagRunId}/steps/{step}/human-task` (body
+ * `{values}`) or `…/approval` (body `{decision, input}`), by a principal of
+ * role `operator` or higher with a key that has the `rest_api` surface.
+ */
+export function answerOf(
+  kind: Checkpoint['kind'],
+  address: CheckpointAddress,
+): { method: 'POST'; path: string; role: 'operator'; surface: 'rest_api' } {
+  const segments = [address.dagName, address.dagRunId, 'steps', address.stepName].map(encodeURIComponent).join('/');
+  const action = kind === 'human_task' ? 'human-task' : 'approval';
+  return { method: 'POST', path: `/api/v1/dag-runs/${segments}/${action}`, role: 'operator', surface: 'rest_api' };
+}
+
+/**
+ * The 021 run-detail fields of a waiting step's open checkpoint
+ * (`humanTask` / `approval`) and, with its address, how to answer it
+ * (`answer`, dagu-model §5).
+ */
+export function checkpointDetail(checkpoint: Checkpoint, address?: CheckpointAddress): Record<string, unknown> {
+  const answer = address === undefined ? {} : { answer: answerOf(checkpoint.kind, address) };
   if (checkpoint.kind === 'human_task') {
     return {
       humanTask: { prompt: checkpoint.prompt, ...(checkpoint.form !== undefined ? { form: checkpoint.form } : {}) },
+      ...answer,
     };
   }
   return {
@@ -74,5 +102,6 @@ export function checkpointDetail(checkpoint: Checkpoint): Record<string, unknown
       ...(checkpoint.input.length > 0 ? { input: checkpoint.input } : {}),
       ...(checkpoint.required.length > 0 ? { required: checkpoint.required } : {}),
     },
+    ...answer,
   };
 }

@@ -88,16 +88,18 @@ describe('mergeParams', () => {
     expect(mergeParams([], 'path=x')[0]?.name).toBe('path');
   });
 
-  it('checks typed declarations', () => {
+  it('checks typed declarations, naming the refused param in field (issue 21 item 6)', () => {
     const typed: ParamDef[] = [
       { name: 'N', default: null, type: 'integer', required: true },
       { name: 'E', default: 'a', enum: ['a', 'b'] },
       { name: 'M', default: '5', type: 'number', minimum: 1, maximum: 10 },
     ];
-    expect(codeOf(() => mergeParams(typed, ''))).toBe('invalid_tool_input:params');
-    expect(codeOf(() => mergeParams(typed, 'N=x'))).toBe('invalid_tool_input:params');
-    expect(codeOf(() => mergeParams(typed, 'N=1 E=c'))).toBe('invalid_tool_input:params');
-    expect(codeOf(() => mergeParams(typed, 'N=1 M=11'))).toBe('invalid_tool_input:params');
+    expect(codeOf(() => mergeParams(typed, ''))).toBe('invalid_tool_input:params.N');
+    expect(codeOf(() => mergeParams(typed, 'N=x'))).toBe('invalid_tool_input:params.N');
+    expect(codeOf(() => mergeParams(typed, '{"N": true}'))).toBe('invalid_tool_input:params.N');
+    expect(codeOf(() => mergeParams(typed, 'N=1 E=c'))).toBe('invalid_tool_input:params.E');
+    expect(codeOf(() => mergeParams(typed, 'N=1 M=11'))).toBe('invalid_tool_input:params.M');
+    expect(() => mergeParams(typed, 'N=1 E=c')).toThrow('The param E must be one of a, b, not "c".');
     expect(mergeParams(typed, 'N=1 E=b M=2').map((p) => p.value)).toEqual(['1', 'b', '2']);
   });
 

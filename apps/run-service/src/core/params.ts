@@ -122,8 +122,9 @@ export function parseParamInput(input: string | undefined): ParamToken[] {
  * (dagu-model §3 "Params"). No name may be a reserved one (`PATH`, `LD_*`,
  * `DAG_*`, …, dagu-model §3).
  *
- * @throws DaguError `invalid_tool_input` (field `params`) when a required
- *   param has no value, a value breaks its declared type, enum or range, a
+ * @throws DaguError `invalid_tool_input`: field `params.<NAME>` (and
+ *   `details.param`) when a required param has no value or a value breaks its
+ *   declared type, enum or range (issue 21 item 6); field `params` when a
  *   name is not a valid param name, is reserved, or is not declared (the
  *   message and `details.unknown` name every unknown one).
  */
@@ -159,27 +160,30 @@ export function mergeParams(defs: readonly ParamDef[], input: string | undefined
   return merged;
 }
 
+/** A refused value of the declared param `name`: `field` names it (`params.<NAME>`, issue 21 item 6). */
+function invalidValue(name: string, message: string): DaguError {
+  return new DaguError('invalid_tool_input', message, { field: `params.${name}`, details: { param: name } });
+}
+
 function checkParam(def: ParamDef, merged: readonly RunParam[], given: ReadonlySet<string>): void {
   const value = merged.find((param) => param.name === def.name)?.value ?? '';
-  if (def.required === true && def.default === null && !given.has(def.name)) {
-    throw invalid(`The param ${def.name} is required.`);
-  }
+  const refuse = (rule: string): DaguError => invalidValue(def.name, `The param ${def.name} ${rule}.`);
+  if (def.required === true && def.default === null && !given.has(def.name)) throw refuse('is required');
   if (!given.has(def.name)) return;
-  if (def.type === 'integer' && !/^-?\d+$/.test(value)) throw invalid(`The param ${def.name} must be an integer.`);
+  const shown = JSON.stringify(value);
+  if (def.type === 'integer' && !/^-?\d+$/.test(value)) throw refuse(`must be an integer, not ${shown}`);
   if (def.type === 'number' && (value.trim() === '' || !Number.isFinite(Number(value)))) {
-    throw invalid(`The param ${def.name} must be a number.`);
+    throw refuse(`must be a number, not ${shown}`);
   }
   if (def.type === 'boolean' && value !== 'true' && value !== 'false') {
-    throw invalid(`The param ${def.name} must be true or false.`);
+    throw refuse(`must be true or false, not ${shown}`);
   }
   if (def.enum !== undefined && def.enum.length > 0 && !def.enum.includes(value)) {
-    throw invalid(`The param ${def.name} must be one of ${def.enum.join(', ')}.`);
+    throw refuse(`must be one of ${def.enum.join(', ')}, not ${shown}`);
   }
   const numeric = Number(value);
-  if (def.minimum !== undefined && numeric < def.minimum)
-    throw invalid(`The param ${def.name} must be at least ${def.minimum}.`);
-  if (def.maximum !== undefined && numeric > def.maximum)
-    throw invalid(`The param ${def.name} must be at most ${def.maximum}.`);
+  if (def.minimum !== undefined && numeric < def.minimum) throw refuse(`must be at least ${def.minimum}`);
+  if (def.maximum !== undefined && numeric > def.maximum) throw refuse(`must be at most ${def.maximum}`);
 }
 
 function quoteParamValue(value: string): string {

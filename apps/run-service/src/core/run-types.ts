@@ -191,6 +191,18 @@ export interface ForeachRunner {
 }
 
 /** Everything a node needs while it runs. */
+/** What {@link RunContext.stepEnded} reports. */
+export interface StepEndReport {
+  readonly step: string;
+  /** The step status label (dagu-model §1). */
+  readonly status: string;
+  /** From the step's start to its end, ms; absent when the step never started (skipped). */
+  readonly durationMs?: number;
+  readonly exitCode?: number;
+  /** The precondition that skipped it. */
+  readonly condition?: string;
+}
+
 export interface RunContext {
   readonly attempt: AttemptIdentity;
   readonly dag: NormalizedDag;
@@ -214,6 +226,12 @@ export interface RunContext {
   readonly stepRefs: Map<string, StepRefValues>;
   /** One scheduler-log line (what the engine did). */
   log(message: string): void;
+  /**
+   * A step ended (finished or skipped): one structured line in the service's log at `info` and
+   * the step-duration metric (operators' view of what runs do; issue "The first hour", items 8
+   * and 9). Optional: tests that build a context by hand may leave it out.
+   */
+  stepEnded?(report: StepEndReport): void;
   /** A private temporary directory of the attempt (output files, scripts); removed when the attempt ends. */
   readonly scratchDir: string;
   /** Starts every process of the DAG author's code as the step user (docs/security.md). */

@@ -26,6 +26,12 @@ export interface PublishedOutputs {
   outputs?: Record<string, string>;
   fields?: Record<string, string>;
   variable?: { name: string; value: string };
+  /**
+   * Not a value for later steps: why a precondition skipped the step
+   * (dagu-model §5 `skipReason`). A skipped step publishes nothing, so it is
+   * kept in the same stored JSON (docs/decisions.md "Skip reasons").
+   */
+  skipReason?: { condition: string; expected: string; actual: string };
 }
 
 /** A parse result: values or the reason the try fails. */

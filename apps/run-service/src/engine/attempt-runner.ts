@@ -22,6 +22,7 @@ import type {
 import { applyHandlerOutcome, rollupRunStatus, type RunInterruption } from '../core/status-rules';
 import type { StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
+import type { RunMetrics } from '../events/run-metrics';
 
 /**
  * One attempt of a run, start to end (dagu-model §3 `handler_on`,
@@ -86,6 +87,8 @@ export interface AttemptDeps {
   launcher: StepLauncher;
   /** The executor of every step kind (checked complete when the engine was built). */
   executors: StepExecutors;
+  /** Run and step metrics (`events/run-metrics.ts`); absent in tests that build an attempt by hand. */
+  metrics?: RunMetrics;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -148,6 +151,9 @@ export async function runAttempt(
   log(
     `attempt ${identity.attemptNo} started: ${identity.dagName} ${identity.dagRunId} (attempt id ${identity.attemptId})`,
   );
+  const startedAt = Date.now();
+  deps.logger.info(runLogFields(identity), 'run started');
+  deps.metrics?.runStarted(identity.dagName);
   let params = plan.params;
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
@@ -190,10 +196,40 @@ export async function runAttempt(
     log(
       `attempt ${identity.attemptNo} finished: status=${runStatusLabel(status)}${error !== undefined ? ` (${error})` : ''}`,
     );
+    deps.logger.info(
+      {
+        ...runLogFields(identity),
+        status: runStatusLabel(status),
+        durationMs: Date.now() - startedAt,
+        ...(error !== undefined ? { error } : {}),
+      },
+      status === RunStatus.waiting ? 'run waiting' : 'run ended',
+    );
+    deps.metrics?.runEnded(identity.dagName, status, (Date.now() - startedAt) / 1000);
     await states.flush();
     await sink.flush();
     if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The fields every structured run line carries: which DAG, which run, which attempt. */
+function runLogFields(identity: AttemptPlan['identity']): Record<string, unknown> {
+  return { dag: identity.dagName, dagRunId: identity.dagRunId, attempt: identity.attemptNo };
+}
+
+/**
+ * The values a person gave at a decided checkpoint of `step` (issue 21 item 7):
+ * a human task's form values, an approval's `input` values. Like `output:`
+ * variables they become `${NAME}` and environment variables of every later
+ * step (layer 4 of `env-merge.ts`), besides `${steps.<id>.outputs.<NAME>}`.
+ * A decision always ends an attempt, so they are known when one starts.
+ */
+function decidedValuesOf(step: NodeSpec['step'], state: NodeState): [string, string][] {
+  if (state.status !== StepStatus.succeeded) return [];
+  const values = Object.entries(state.outputs.outputs ?? {});
+  if (step.action?.type === 'human.task') return values;
+  const inputs = new Set(step.approval?.input ?? []);
+  return values.filter(([name]) => inputs.has(name));
 }
 
 function contextOf(
@@ -214,6 +250,7 @@ function contextOf(
     const state = plan.states.get(node.name);
     if (state === undefined || (state.status !== StepStatus.succeeded && state.status !== StepStatus.failed)) continue;
     if (state.outputs.variable !== undefined) outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
+    for (const [name, value] of decidedValuesOf(node.step, state)) outputVars.set(name, value);
     const refs = { outputs: state.outputs.outputs ?? {}, fields: state.outputs.fields ?? {}, exitCode: state.exitCode };
     stepRefs.set(node.name, refs);
     if (node.step.id !== undefined) stepRefs.set(node.step.id, refs);
@@ -232,6 +269,11 @@ function contextOf(
     outputVars,
     stepRefs,
     log,
+    stepEnded: (report) => {
+      deps.logger.info({ ...runLogFields(plan.identity), ...report }, 'step finished');
+      if (report.durationMs !== undefined)
+        deps.metrics?.stepEnded(plan.identity.dagName, report.status, report.durationMs / 1000);
+    },
     scratchDir,
     launcher: deps.launcher,
     streamWriter: (id) => {

@@ -72,7 +72,7 @@ export function runGraph(
     ): void => {
       state.status = status;
       ctx.states.save(node, state);
-      ctx.log(`step ${status === StepStatus.skipped ? 'skipped' : 'canceled'}: ${node.name} (${why})`);
+      ctx.log(`step ${status === StepStatus.skipped ? 'skipped' : 'aborted'}: ${node.name} (${why})`);
     };
     const pump = (): void => {
       let progressed = true;

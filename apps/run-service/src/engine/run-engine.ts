@@ -1,6 +1,7 @@
 import { isTransientPgFailure, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
+import type { RunMetrics } from '../events/run-metrics';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { readStreamTotals } from '../store/log-reader';
 import { queueLimits } from '../config/queue-limits';
@@ -54,6 +55,8 @@ export interface RunEngineDeps {
   launcher?: StepLauncher;
   /** Reads a stored DAG's YAML for `dag.run` of a stored DAG; absent = local sub-DAGs only. */
   readStoredSpec?: StoredSpecReader;
+  /** Run and step metrics; absent in tests that need none. */
+  metrics?: RunMetrics;
 }
 
 interface ActiveRun {
@@ -279,6 +282,7 @@ export class RunEngine {
           processEnv: this.deps.processEnv,
           launcher: this.deps.launcher ?? DIRECT_LAUNCHER,
           executors: this.executors,
+          ...(this.deps.metrics !== undefined ? { metrics: this.deps.metrics } : {}),
         },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },

@@ -59,8 +59,10 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
     if (check.kind === 'not_met') {
       state.status = StepStatus.skipped;
       state.finishedAt = new Date();
+      state.outputs = { skipReason: { condition: check.condition, expected: check.expected, actual: check.actual } };
       ctx.states.save(node, state);
       ctx.log(`step skipped: ${node.name} (precondition not met: ${check.condition})`);
+      ctx.stepEnded?.({ step: node.name, status: stepStatusLabel(state.status), condition: check.condition });
       return;
     }
   }
@@ -236,4 +238,10 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
   ctx.states.save(node, state);
   const detail = state.error !== undefined ? ` (${state.error})` : '';
   ctx.log(`step finished: ${node.name} status=${stepStatusLabel(state.status)}${detail}`);
+  ctx.stepEnded?.({
+    step: node.name,
+    status: stepStatusLabel(state.status),
+    ...(state.startedAt !== undefined ? { durationMs: Date.now() - state.startedAt.getTime() } : {}),
+    ...(state.exitCode !== undefined ? { exitCode: state.exitCode } : {}),
+  });
 }

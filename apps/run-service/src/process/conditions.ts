@@ -40,9 +40,29 @@ export interface ConditionContext {
   launcher: StepLauncher;
 }
 
+/**
+ * Why a condition was not met (dagu-model §5 `skipReason`): the condition as
+ * written, what it had to give (`expected`, or `exit code 0` for a command
+ * check; prefixed `not ` under `negate`) and what it gave (`actual`: the
+ * evaluated text, at most {@link MAX_ACTUAL_CHARS} characters, or
+ * `exit code <n>`).
+ */
+export interface UnmetCondition {
+  condition: string;
+  expected: string;
+  actual: string;
+}
+
+/** The longest `actual` a skip reason keeps (the rest is cut, with `…`). */
+export const MAX_ACTUAL_CHARS = 500;
+
 /** Outcome of one condition or a list. */
 export type ConditionResult =
-  { kind: 'met' } | { kind: 'not_met'; condition: string } | { kind: 'error'; error: string };
+  { kind: 'met' } | ({ kind: 'not_met' } & UnmetCondition) | { kind: 'error'; error: string };
+
+function shortened(text: string): string {
+  return text.length > MAX_ACTUAL_CHARS ? `${text.slice(0, MAX_ACTUAL_CHARS - 1)}…` : text;
+}
 
 function matches(text: string, expected: string): boolean | { error: string } {
   const lines = text.split('\n');
@@ -52,8 +72,8 @@ function matches(text: string, expected: string): boolean | { error: string } {
   return lines.some((line) => test(line));
 }
 
-/** Runs a command check; true when it exits 0. */
-async function commandSucceeds(condition: string, context: ConditionContext): Promise<boolean> {
+/** Runs a command check; its exit code (0 = met). */
+async function commandExitCode(condition: string, context: ConditionContext): Promise<number | null> {
   const [file, ...shellArgs] = context.shell;
   const command = interpolateForShell(condition, context.scope);
   const outcome = await runProcess({
@@ -67,7 +87,7 @@ async function commandSucceeds(condition: string, context: ConditionContext): Pr
     onStdout: () => undefined,
     onStderr: () => undefined,
   });
-  return outcome.exitCode === 0;
+  return outcome.exitCode;
 }
 
 const BACKTICKS = /`([^`]*)`/g;
@@ -102,6 +122,8 @@ async function conditionValue(condition: string, context: ConditionContext): Pro
 /** Evaluates one condition. */
 export async function checkCondition(condition: Precondition, context: ConditionContext): Promise<ConditionResult> {
   let met: boolean;
+  let expected: string;
+  let actual: string;
   if (condition.expected !== undefined) {
     let text: string;
     try {
@@ -112,11 +134,22 @@ export async function checkCondition(condition: Precondition, context: Condition
     const result = matches(text, condition.expected);
     if (typeof result === 'object') return { kind: 'error', error: result.error };
     met = result;
+    expected = condition.expected;
+    actual = shortened(text);
   } else {
-    met = await commandSucceeds(condition.condition, context);
+    const exitCode = await commandExitCode(condition.condition, context);
+    met = exitCode === 0;
+    expected = 'exit code 0';
+    actual = exitCode === null ? 'no exit code (killed)' : `exit code ${exitCode}`;
   }
   if (condition.negate === true) met = !met;
-  return met ? { kind: 'met' } : { kind: 'not_met', condition: condition.condition };
+  if (met) return { kind: 'met' };
+  return {
+    kind: 'not_met',
+    condition: condition.condition,
+    expected: condition.negate === true ? `not ${expected}` : expected,
+    actual,
+  };
 }
 
 /** Evaluates a list in order (logical AND; every entry is evaluated, spec 023). */

@@ -1,4 +1,4 @@
-import { type RunDetail, runStatusLabel, type RunStepSchema, stepStatusLabel } from '@dagu-mcp/contracts';
+import { type RunDetail, runStatusLabel, type RunStepSchema, StepStatus, stepStatusLabel } from '@dagu-mcp/contracts';
 import type { z } from 'zod';
 import { handlerKey } from '../core/dag-nodes';
 import { formatUri } from '../core/run-id';
@@ -30,6 +30,10 @@ export function stepEntryOf(run: RunRecord, step: StepRecord): z.input<typeof Ru
     ...(step.retry_count > 0 ? { retryCount: step.retry_count } : {}),
     ...(step.exit_code !== null ? { exitCode: step.exit_code } : {}),
     ...(Object.keys(outputs).length > 0 ? { outputs } : {}),
+    // dagu-model §5: why a precondition skipped the step.
+    ...(step.status === StepStatus.skipped && step.outputs.skipReason !== undefined
+      ? { skipReason: step.outputs.skipReason }
+      : {}),
   };
 }
 

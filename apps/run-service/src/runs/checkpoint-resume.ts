@@ -60,7 +60,14 @@ export interface ApprovalInput {
   input?: Record<string, string>;
 }
 
-type Decided = { run: RunRecord; rejected?: Date };
+/** A recorded decision: the run, its end when a rejection ended it, and when the step began to wait. */
+type Decided = { run: RunRecord; rejected?: Date; waitingSince?: Date | null };
+
+/** Reports how long a checkpoint waited for the decision just recorded (`dagu_checkpoint_wait_seconds`). */
+function observeWait(deps: RunDeps, kind: Checkpoint['kind'], outcome: string, waitingSince: Date | null | undefined) {
+  if (waitingSince == null) return;
+  deps.metrics?.checkpointDecided(kind, outcome, (Date.now() - waitingSince.getTime()) / 1000);
+}
 
 async function decide(
   deps: RunDeps,
@@ -107,7 +114,7 @@ function invalid(field: string, errors: string[]): DaguError {
 /** `run.humanTask`: validates `values` against the form, records them, resumes the run. */
 export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ctx: HandlerContext): Promise<RunRef> {
   requireMutationRole(ctx.principal, 'run.humanTask');
-  const { run } = await decide(deps, input, ctx, 'human_task', async (db, run, step) => {
+  const { run, waitingSince } = await decide(deps, input, ctx, 'human_task', async (db, run, step) => {
     const form = step.checkpoint.kind === 'human_task' ? step.checkpoint.form : undefined;
     const check = checkFormValues(form, input.values ?? {});
     if (!check.ok) throw invalid('values', check.errors);
@@ -121,8 +128,9 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
       { status: StepStatus.succeeded, outputs: check.outputs, checkpoint },
     );
     await setResumePending(db, run.pk, true);
-    return { run };
+    return { run, waitingSince: step.started_at };
   });
+  observeWait(deps, 'human_task', 'completed', waitingSince);
   return resumeOrReport(deps, run);
 }
 
@@ -132,7 +140,7 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
  */
 export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: HandlerContext): Promise<RunRef> {
   requireMutationRole(ctx.principal, 'run.approval');
-  const { run, rejected } = await decide(deps, input, ctx, 'approval', async (db, run, step) => {
+  const { run, rejected, waitingSince } = await decide(deps, input, ctx, 'approval', async (db, run, step) => {
     const gate = step.checkpoint;
     const values = input.input ?? {};
     const address = { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq };
@@ -148,14 +156,16 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
       });
       if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
         await setResumePending(db, run.pk, true);
-        return { run };
+        return { run, waitingSince: step.started_at };
       }
       const finished = await rejectRun(
         db,
         { pk: run.pk, attemptNo: run.attempt_no },
         `the approval of step ${step.name} was rejected`,
       );
-      return finished !== undefined ? { run, rejected: finished } : { run };
+      return finished !== undefined
+        ? { run, rejected: finished, waitingSince: step.started_at }
+        : { run, waitingSince: step.started_at };
     }
     const check =
       gate.kind === 'approval'
@@ -168,8 +178,9 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
       checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at } },
     });
     await setResumePending(db, run.pk, true);
-    return { run };
+    return { run, waitingSince: step.started_at };
   });
+  observeWait(deps, 'approval', input.decision === 'reject' ? 'rejected' : 'approved', waitingSince);
   if (rejected !== undefined) {
     await deps.publisher.publish(
       runEventOf(

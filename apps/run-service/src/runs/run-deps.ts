@@ -4,6 +4,7 @@ import { runStatusLabel } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { RunEngine } from '../engine/run-engine';
 import type { RunEventPublisher } from '../events/run-event-publisher';
+import type { RunMetrics } from '../events/run-metrics';
 
 /**
  * What the run operations (the domain functions behind the bus handlers)
@@ -18,6 +19,8 @@ export interface RunDeps {
   readonly replica: string;
   readonly config: RunConfig;
   readonly logger: Logger;
+  /** Run metrics (checkpoint waits, scheduler lag); absent in tests that need none. */
+  readonly metrics?: RunMetrics;
 }
 
 /** The `RunRef` reply of a control action (contracts `RunRefSchema`). */

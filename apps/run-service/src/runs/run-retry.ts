@@ -83,18 +83,19 @@ export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: Handler
           ...(input.stepName !== undefined ? { retryStep: input.stepName } : {}),
           includeDownstream: input.includeDownstream === true,
         });
-        return { pk: run.pk, attemptId };
+        // `dagRunId` may be `latest` (store/run.repository.ts): the reply names the run it resolved to.
+        return { pk: run.pk, attemptId, dagRunId: run.dag_run_id };
       },
       { deadline: ctx.deadline, onLate: deadlinePassedError },
     ),
   );
   await deps.publisher.publish(
-    runEventOf({ dagName: input.dagName, dagRunId: input.dagRunId, attemptId: result.attemptId }, RunStatus.running),
+    runEventOf({ dagName: input.dagName, dagRunId: result.dagRunId, attemptId: result.attemptId }, RunStatus.running),
   );
   deps.engine.launch(result.pk);
   return runRefOf({
     dagName: input.dagName,
-    dagRunId: input.dagRunId,
+    dagRunId: result.dagRunId,
     attemptId: result.attemptId,
     status: RunStatus.running,
   });

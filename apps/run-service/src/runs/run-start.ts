@@ -1,4 +1,11 @@
-import { DaguError, requireMutationRole, type RunRef, type RunStartRequest, RunStatus } from '@dagu-mcp/contracts';
+import {
+  DaguError,
+  LATEST_RUN_ID,
+  requireMutationRole,
+  type RunRef,
+  type RunStartRequest,
+  RunStatus,
+} from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { withTransaction } from '@dagu-mcp/runtime';
@@ -20,7 +27,8 @@ import { runRefOf, type RunDeps } from './run-deps';
  * replica's engine, an enqueue by whichever replica's dispatcher claims it.
  *
  * Errors: `invalid_tool_input` — the spec is invalid (field `spec`,
- * `details.errors` = dag-spec's messages) or a param is (field `params`);
+ * `details.errors` = dag-spec's messages), a param is (field `params` or
+ * `params.<NAME>`), or `dagRunId` is `latest` (reserved for reads);
  * `conflict` — the `dagRunId` is already used by this DAG, or `singleton`
  * and a run of this DAG is running, queued or waiting;
  * `resource_unavailable` — PostgreSQL is down or the deadline passed.
@@ -41,6 +49,10 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
   }
   const dag = parsed.dag;
   const merged = mergeParams(dag.params, request.params);
+  if (request.dagRunId === LATEST_RUN_ID) {
+    // Reads resolve `latest` to the DAG's latest run, so no run may be recorded under it.
+    throw new DaguError('invalid_tool_input', latestRefused, { field: 'dagRunId' });
+  }
   const dagRunId = request.dagRunId ?? generateRunId();
   const attemptId = generateAttemptId();
   const status = request.enqueue ? RunStatus.queued : RunStatus.running;
@@ -99,6 +111,8 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
   }
   return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });
 }
+
+const latestRefused = `The run id "${LATEST_RUN_ID}" names the latest run of a DAG when reading; a new run cannot take it.`;
 
 function runIdUsed(dagName: string, dagRunId: string): DaguError {
   return new DaguError('conflict', `The run id ${dagRunId} is already used by DAG ${dagName}.`, { field: 'dagRunId' });

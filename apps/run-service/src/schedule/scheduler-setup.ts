@@ -33,15 +33,20 @@ export function startScheduler(deps: RunDeps, options: SchedulerSetupOptions): S
     defaultTimeoutMs: CALL_TIMEOUT_MS,
     logger,
   });
+  const start = createScheduledStart({
+    runDeps: deps,
+    bus,
+    timezone: config.scheduleTimezone,
+    logger,
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
   const scheduler = new RunScheduler({
     list: listSchedules({ bus, timeoutMs: CALL_TIMEOUT_MS }),
-    fire: createScheduledStart({
-      runDeps: deps,
-      bus,
-      timezone: config.scheduleTimezone,
-      logger,
-      timeoutMs: CALL_TIMEOUT_MS,
-    }),
+    fire: async (name, tick) => {
+      await start(name, tick);
+      // Scheduler lag: how long after its cron tick the start was done (`dagu_scheduler_lag_seconds`).
+      deps.metrics?.scheduled((Date.now() - tick.getTime()) / 1000);
+    },
     timezone: config.scheduleTimezone,
     checkMs: config.scheduleCheckMs,
     refreshMs: config.scheduleRefreshMs,

@@ -16,6 +16,8 @@ const WaitingStepRowSchema = z.object({
   step_id: z.string().nullable(),
   status: z.number().int(),
   checkpoint: CheckpointSchema.nullable(),
+  /** When the step started (for a checkpoint: when it began to wait); absent from the list query. */
+  started_at: z.date().nullable().optional(),
 });
 /** A step row with its checkpoint. */
 export type CheckpointStepRow = z.output<typeof WaitingStepRowSchema>;
@@ -66,7 +68,7 @@ export async function findCheckpointStep(
   stepName: string,
 ): Promise<CheckpointStepRow | undefined> {
   const result = await db.query(
-    `SELECT seq, name, step_id, status, checkpoint FROM run_steps
+    `SELECT seq, name, step_id, status, checkpoint, started_at FROM run_steps
      WHERE run_pk = $1 AND attempt_no = $2 AND handler IS NULL AND (name = $3 OR step_id = $3) ORDER BY (name = $3) DESC LIMIT 1`,
     [runPk, attemptNo, stepName],
   );
@@ -147,14 +149,15 @@ export async function findPendingResumes(
 
 /**
  * Adds the checkpoint fields of 021 to a run detail: on a waiting step its
- * open `humanTask {prompt, form}` or `approval {prompt, input, required}`,
+ * open `humanTask {prompt, form}` or `approval {prompt, input, required}`
+ * and how to answer it (`answer {method, path, role, surface}`, dagu-model §5),
  * and on the run `humanTaskResumePending` (accepted input is durable, the
  * resume attempt is not started yet). Only a waiting run (7) has them, so
  * other runs cost no extra query.
  */
 export async function withCheckpoints(
   db: Queryable,
-  run: { pk: number; attempt_no: number; status: number },
+  run: { pk: number; attempt_no: number; status: number; dag_name: string; dag_run_id: string },
   detail: RunDetail,
 ): Promise<RunDetail> {
   if (run.status !== RunStatus.waiting) return detail;
@@ -171,7 +174,9 @@ export async function withCheckpoints(
   );
   const steps = detail.steps.map((step) => {
     const checkpoint = open.get(step.name);
-    return checkpoint === undefined || checkpoint === null ? step : { ...step, ...checkpointDetail(checkpoint) };
+    if (checkpoint === undefined || checkpoint === null) return step;
+    const address = { dagName: run.dag_name, dagRunId: run.dag_run_id, stepName: step.name };
+    return { ...step, ...checkpointDetail(checkpoint, address) };
   });
   return { ...detail, steps, humanTaskResumePending: pending };
 }

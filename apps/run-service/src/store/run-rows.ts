@@ -55,6 +55,7 @@ const OutputsSchema = z.object({
   outputs: z.record(z.string(), z.string()).optional(),
   fields: z.record(z.string(), z.string()).optional(),
   variable: z.object({ name: z.string(), value: z.string() }).optional(),
+  skipReason: z.object({ condition: z.string(), expected: z.string(), actual: z.string() }).optional(),
 });
 
 const StepRowSchema = z.object({

@@ -1,4 +1,4 @@
-import { RunStatus } from '@dagu-mcp/contracts';
+import { LATEST_RUN_ID, RunStatus } from '@dagu-mcp/contracts';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { NodeSpec } from '../core/run-types';
 import type { RunParam } from '../core/params';
@@ -117,7 +117,12 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
   return pk;
 }
 
-/** The run `dagName`/`dagRunId`, or `undefined`. `lock` takes a row lock (inside a transaction). */
+/**
+ * The run `dagName`/`dagRunId`, or `undefined`. `lock` takes a row lock
+ * (inside a transaction). `dagRunId` {@link LATEST_RUN_ID} is resolved now to
+ * the DAG's most recently created run (root or child; a run recorded under
+ * that very id before it was reserved wins).
+ */
 export async function findRun(
   db: Queryable,
   dagName: string,
@@ -125,7 +130,10 @@ export async function findRun(
   lock = false,
 ): Promise<RunRecord | undefined> {
   const result = await db.query(
-    `SELECT ${RUN_COLUMNS} FROM runs WHERE dag_name = $1 AND dag_run_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    dagRunId === LATEST_RUN_ID
+      ? `SELECT ${RUN_COLUMNS} FROM runs WHERE dag_name = $1
+           ORDER BY (dag_run_id = $2) DESC, pk DESC LIMIT 1${lock ? ' FOR UPDATE' : ''}`
+      : `SELECT ${RUN_COLUMNS} FROM runs WHERE dag_name = $1 AND dag_run_id = $2${lock ? ' FOR UPDATE' : ''}`,
     [dagName, dagRunId],
   );
   const row = result.rows[0];

@@ -68,6 +68,15 @@ export const env = {
       .enum(['true', 'false', '1', '0'])
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1'),
+  /**
+   * `LOG_PRETTY`: `true` human-readable lines (pino-pretty, one line per event), `false` JSON
+   * lines, `auto` (the default) human-readable only when stdout is a terminal, so a redirected
+   * log never holds ANSI codes (issue "The first hour", item 8).
+   */
+  logPretty: z
+    .enum(['true', 'false', '1', '0', 'auto'])
+    .default('auto')
+    .transform((v) => (v === 'auto' ? process.stdout.isTTY === true : v === 'true' || v === '1')),
   /** pino level. Default `info`. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A PostgreSQL identifier used as a schema name. */

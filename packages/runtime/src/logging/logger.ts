@@ -29,8 +29,8 @@ export const REDACT_PATHS = [
  * Creates the app's root logger.
  * @param opts.name   app name, e.g. `mcp-gateway` (becomes the `app` field)
  * @param opts.level  pino level (default `info`)
- * @param opts.pretty human-readable lines (pino-pretty) instead of JSON; the
- *                    README's start command turns it on.
+ * @param opts.pretty human-readable lines (pino-pretty, one line per event) instead of JSON;
+ *                    `LOG_PRETTY=auto` (the default) turns it on when stdout is a terminal.
  */
 export function createLogger(opts: { name: string; level?: string; pretty?: boolean }): Logger {
   return pino({
@@ -41,7 +41,13 @@ export function createLogger(opts: { name: string; level?: string; pretty?: bool
       ? {
           transport: {
             target: 'pino-pretty',
-            options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+            options: {
+              // Colours only for a terminal (run-stack.js sets FORCE_COLOR when its own stdout is one).
+              colorize: process.stdout.isTTY === true || process.env.FORCE_COLOR === '1',
+              singleLine: true,
+              translateTime: 'SYS:HH:MM:ss.l',
+              ignore: 'pid,hostname',
+            },
           },
         }
       : {}),

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** prom-client's registry type, for apps that add their own metrics without depending on prom-client. */
 export type { Registry };
@@ -17,6 +17,22 @@ export const METRIC_NAMES = {
   busJobDuration: 'dagu_bus_job_duration_seconds',
   /** Jobs in a service's queue, read at scrape time; labels `queue`, `state`. */
   busQueueJobs: 'dagu_bus_queue_jobs',
+  /** DAG-run attempts started by run-service (a retry or a resume after a hand-back is another); label `dag`. */
+  runsStarted: 'dagu_runs_started_total',
+  /** DAG-runs ended (or parked waiting) by run-service; labels `dag`, `status` (dagu-model §1 labels). */
+  runsFinished: 'dagu_runs_finished_total',
+  /** Wall time of the attempt that ended a run, s; labels `dag`, `status`. */
+  runDuration: 'dagu_run_duration_seconds',
+  /** Wall time of a step from its start to its end, s; labels `dag`, `status`. */
+  stepDuration: 'dagu_step_duration_seconds',
+  /** DAG-runs now running, queued or waiting, all replicas, read at scrape time; labels `status`, `queue`. */
+  runsActive: 'dagu_runs_active',
+  /** Age of the oldest queued run per named queue, s, read at scrape time (0: none queued); label `queue`. */
+  runQueueOldestAge: 'dagu_run_queue_oldest_age_seconds',
+  /** How late a scheduled (cron) start was enqueued after its tick, s. */
+  schedulerLag: 'dagu_scheduler_lag_seconds',
+  /** Time a human task or approval waited for its decision, s; labels `kind`, `outcome`. */
+  checkpointWait: 'dagu_checkpoint_wait_seconds',
 } as const;
 
 /** Histogram buckets of every duration metric, in seconds (5 ms … 30 s). */
@@ -72,8 +88,8 @@ export function outcomeOf(error: unknown): string {
 }
 
 /**
- * The duration histogram `name` of `registry`, created on first use with
- * {@link DURATION_BUCKETS_SECONDS}; later calls return the same one.
+ * The duration histogram `name` of `registry`, created on first use with `buckets` (seconds,
+ * default {@link DURATION_BUCKETS_SECONDS}); later calls return the same one.
  *
  * @throws Error when `name` is registered as another kind of metric
  */
@@ -82,11 +98,29 @@ export function durationHistogram<L extends string>(
   name: string,
   help: string,
   labelNames: readonly L[],
+  buckets: readonly number[] = DURATION_BUCKETS_SECONDS,
 ): Histogram<L> {
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Histogram) return existing;
   if (existing !== undefined) throw new Error(`metric ${name} is registered but is not a histogram`);
-  return new Histogram<L>({ name, help, labelNames, buckets: [...DURATION_BUCKETS_SECONDS], registers: [registry] });
+  return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [registry] });
+}
+
+/**
+ * The counter `name` of `registry`, created on first use; later calls return the same one.
+ *
+ * @throws Error when `name` is registered as another kind of metric
+ */
+export function counter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Counter<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing;
+  if (existing !== undefined) throw new Error(`metric ${name} is registered but is not a counter`);
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
 /**
@@ -195,6 +229,37 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Exports the labelled values `read()` resolves to as gauge `name`, read at each scrape (e.g.
+ * runs by status from PostgreSQL). A read that fails or takes longer than `timeoutMs` (default
+ * 1000) leaves the gauge's series out of that scrape rather than stale.
+ *
+ * @param read resolves to one `{labels, value}` per series
+ */
+export function registerLabelledGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => Promise<ReadonlyArray<{ labels: Record<L, string>; value: number }>>,
+  timeoutMs = 1000,
+): void {
+  new Gauge<L>({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const series of await withTimeout(read(), timeoutMs)) this.set(series.labels, series.value);
+      } catch {
+        // Left out of this scrape: an absent series is honest, a stale one is not.
+      }
+    },
+  });
 }
 
 /** Exports `read()` as gauge `name` (no labels besides `app`), read at each scrape, e.g. open MCP sessions. */

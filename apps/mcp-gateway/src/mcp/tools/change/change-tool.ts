@@ -44,10 +44,12 @@ function changeSuccess(
   outcome: {
     valid: boolean;
     errors: string[];
+    warnings?: string[];
     dag?: Record<string, unknown>;
     applied: boolean;
     created?: boolean;
     updated?: boolean;
+    stored?: boolean;
   },
 ): CallToolResult {
   const structured: Record<string, unknown> = {
@@ -58,6 +60,8 @@ function changeSuccess(
     errors: outcome.errors,
     applied: outcome.applied,
   };
+  // Added field (022 allows them): what will not resolve at run time (issue 21 item 4).
+  if (outcome.valid) structured.warnings = outcome.warnings ?? [];
   if (outcome.valid && outcome.dag !== undefined) structured.dag = outcome.dag;
   if (outcome.applied) {
     structured.created = outcome.created === true;
@@ -65,6 +69,10 @@ function changeSuccess(
   }
   structured.dagUri = request.dagUri;
   structured.references = [...RESULT_REFERENCES];
+  // The text stays exactly 022's (dagu-model §8); warnings travel only in structuredContent.
   const text = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
-  return toolSuccess(text, structured, [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }]);
+  // An invalid spec under a name with no stored DAG links nothing: the link would name a spec that does not exist.
+  const linkSpec = outcome.valid || outcome.stored !== false;
+  const links = linkSpec ? [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }] : [];
+  return toolSuccess(text, structured, links);
 }

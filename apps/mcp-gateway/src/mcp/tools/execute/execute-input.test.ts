@@ -260,3 +260,18 @@ describe('parseExecuteInput: the error context (036 §Errors optional keys)', ()
     });
   });
 });
+
+describe('parseExecuteInput: dagRunId "latest" (issue 21 item 10)', () => {
+  it('is refused as the id of a new run, on dagRunId', () => {
+    for (const action of ['start', 'enqueue']) {
+      const { error } = failure({ action, name: 'etl', dagRunId: 'latest' });
+      expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'dagRunId' });
+    }
+  });
+
+  it('names the latest run for retry and stop', () => {
+    expect(parseExecuteInput({ action: 'stop', name: 'etl', dagRunId: 'latest' }, {})).toMatchObject({
+      dagRunId: 'latest',
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import { DaguError, isValidDagName, isValidDagRunId } from '@dagu-mcp/contracts';
+import { DaguError, isValidDagName, isValidDagRunId, LATEST_RUN_ID } from '@dagu-mcp/contracts';
 import { readBoolean, readInteger, readString, rejectUnknownFields, requireObject, type ToolArgs } from '../tool-input';
 
 /** Every field `dagu_execute` accepts, in the order of 036 §Input (types are checked in this order). */
@@ -152,6 +152,9 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
     if (!isValidDagRunId(dagRunId))
       fail('dagRunId', 'The dagRunId field must match ^[-a-zA-Z0-9_]+$ and be at most 64 characters.');
     context.dagRunId = dagRunId;
+    // Reads resolve `latest` to the DAG's latest run (issue 21 item 10), so a new run cannot take it.
+    if (!runControl && dagRunId === LATEST_RUN_ID)
+      fail('dagRunId', `The dagRunId "${LATEST_RUN_ID}" names the latest run of a DAG; a new run cannot take it.`);
   }
   // 10. includeDownstream needs stepName
   if (includeDownstream === true && stepName === undefined)

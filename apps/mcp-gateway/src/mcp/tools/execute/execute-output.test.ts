@@ -1,6 +1,6 @@
 import type { RunDetail } from '@dagu-mcp/contracts';
 import { parseExecuteInput } from './execute-input';
-import { TEXT_DONE, executeSuccess, runUris, subscribeSentence, waitText } from './execute-output';
+import { TEXT_DONE, answerText, executeSuccess, runUris, subscribeSentence, waitText } from './execute-output';
 import type { WaitOutcome } from './execute-wait';
 
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
@@ -126,5 +126,36 @@ describe('executeSuccess (036 §Output)', () => {
       runUri: 'dagu://runs/a.b/x_1-2',
       logsUri: 'dagu://runs/a.b/x_1-2/logs',
     });
+  });
+});
+
+describe('answerText (dagu-model §5 `answer`, issue 21 item 11)', () => {
+  const path = '/api/v1/dag-runs/nightly-report/20260701T010000Z/steps/review/human-task';
+  const waiting: RunDetail = {
+    ...DETAIL,
+    status: 7,
+    statusLabel: 'waiting',
+    steps: [
+      {
+        name: 'review',
+        status: 7,
+        statusLabel: 'waiting',
+        logUri: `${RUN_URI}/steps/review/logs`,
+        answer: { method: 'POST', path, role: 'operator', surface: 'rest_api' },
+      },
+      ...DETAIL.steps,
+    ],
+  };
+
+  it('tells how to answer each waiting step, with the body of its kind', () => {
+    expect(answerText(waiting)).toBe(
+      ` To answer step review: POST ${path} with {"values": {<form field>: <value>}} (role operator or higher, over rest_api).`,
+    );
+  });
+
+  it('is part of the waiting text, and empty when no step carries an answer', () => {
+    const outcome: WaitOutcome = { kind: 'waiting', observed: { status: 7, statusLabel: 'waiting', run: waiting } };
+    expect(waitText(outcome, RUN_URI)).toContain(`POST ${path}`);
+    expect(answerText(DETAIL)).toBe('');
   });
 });

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatDaguUri } from '@dagu-mcp/contracts';
+import { formatDaguUri, type RunDetail } from '@dagu-mcp/contracts';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { toolSuccess, type ResourceLink } from '../tool-result';
 import type { ExecuteRequest } from './execute-input';
@@ -34,7 +34,7 @@ export function waitText(outcome: WaitOutcome, runUri: string): string {
     case 'finished':
       return `${TEXT_DONE} The run finished with status ${outcome.observed.statusLabel}.`;
     case 'waiting':
-      return `${TEXT_DONE} The run is waiting at a human task or approval gate; the run field shows what it needs, and ${runUri} tells when it goes on.`;
+      return `${TEXT_DONE} The run is waiting at a human task or approval gate; the run field shows what it needs, and ${runUri} tells when it goes on.${answerText(outcome.observed.run)}`;
     case 'timeout':
       return `${TEXT_DONE} The run is still ${outcome.observed.statusLabel} after waiting ${outcome.waitedSeconds} s; it keeps going, so ${follow}`;
     case 'interrupted':
@@ -42,6 +42,30 @@ export function waitText(outcome: WaitOutcome, runUri: string): string {
     case 'failed':
       return `${TEXT_DONE} Waiting for the run failed (${outcome.error}); the run keeps going, so ${follow}`;
   }
+}
+
+/** The body each kind of answer takes (run-service checks it against the form or the approval's inputs). */
+const ANSWER_BODIES: Readonly<Record<string, string>> = {
+  'human-task': '{"values": {<form field>: <value>}}',
+  approval: '{"decision": "approve" or "reject", "input": {<name>: <value>}}',
+};
+
+/**
+ * How to answer each waiting step of `run` (dagu-model §5 `answer`), as
+ * sentences for the result text; empty when no step carries an `answer`
+ * (a run waiting for a child run: the child's steps carry it).
+ */
+export function answerText(run: RunDetail): string {
+  const lines: string[] = [];
+  for (const step of run.steps) {
+    if (step.answer === undefined) continue;
+    const { method, path, role, surface } = step.answer;
+    const body = ANSWER_BODIES[path.slice(path.lastIndexOf('/') + 1)] ?? '{}';
+    lines.push(
+      ` To answer step ${step.name}: ${method} ${path} with ${body} (role ${role} or higher, over ${surface}).`,
+    );
+  }
+  return lines.join('');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, runStatusLabel, type RunDetail } from '@dagu-mcp/contracts';
 import { RunEventDispatcher } from '../../run-events';
-import { waitForRun, type WaitInput, type WaitOutcome } from './execute-wait';
+import { progressMessage, waitForRun, type WaitInput, type WaitOutcome } from './execute-wait';
 
 function detail(status: number, attemptId = 'a1'): RunDetail {
   return {
@@ -154,5 +154,29 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
     const stuck = setup([new DaguError('resource_unavailable', 'slow')], { timeoutSeconds: 2 });
     await jest.advanceTimersByTimeAsync(2_000);
     expect(await stuck.done).toMatchObject({ kind: 'failed', error: 'slow' });
+  });
+});
+
+describe('progressMessage (issue 21 item 10: progress names the running steps)', () => {
+  const step = (name: string, status: number) => ({ name, status, statusLabel: runStatusLabel(status), logUri: '' });
+  const run = (steps: RunDetail['steps']): RunDetail => ({
+    name: 'd',
+    dagRunId: 'r',
+    uri: 'dagu://runs/d/r',
+    status: 1,
+    statusLabel: 'running',
+    steps,
+  });
+
+  it('lists running and retrying steps', () => {
+    const observed = { status: 1, statusLabel: 'running', run: run([step('a', 4), step('b', 1), step('c', 9)]) };
+    expect(progressMessage(observed, 10.2)).toBe('Waiting for the run: running after 10 s; running steps: b, c.');
+  });
+
+  it('says only the status when no step runs or the run was not read yet', () => {
+    expect(progressMessage({ status: 5, statusLabel: 'queued' }, 5)).toBe('Waiting for the run: queued after 5 s.');
+    expect(progressMessage({ status: 1, statusLabel: 'running', run: run([step('a', 0)]) }, 5)).toBe(
+      'Waiting for the run: running after 5 s.',
+    );
   });
 });

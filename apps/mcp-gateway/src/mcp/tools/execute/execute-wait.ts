@@ -4,6 +4,7 @@ import {
   TERMINAL_RUN_STATUSES,
   WAITING_RUN_STATUS,
   isTransientCode,
+  StepStatus,
   type RunDetail,
 } from '@dagu-mcp/contracts';
 import type { RunWatch } from '../../run-events';
@@ -106,12 +107,26 @@ export async function waitForRun(input: WaitInput): Promise<WaitOutcome> {
   }
 }
 
+/** Step statuses shown as running in progress messages: `running` (1) and `retrying` (9), dagu-model §1. */
+const ACTIVE_STEP_STATUSES: ReadonlySet<number> = new Set([StepStatus.running, StepStatus.retrying]);
+
+/**
+ * The text of one progress notification: the run's status, the seconds
+ * waited, and the steps running at the last read (issue 21 item 10), e.g.
+ * `Waiting for the run: running after 10 s; running steps: extract, load.`
+ */
+export function progressMessage(observed: Observed, waitedSeconds: number): string {
+  const head = `Waiting for the run: ${observed.statusLabel} after ${Math.round(waitedSeconds)} s`;
+  const running = (observed.run?.steps ?? []).filter((step) => ACTIVE_STEP_STATUSES.has(step.status));
+  return running.length === 0 ? `${head}.` : `${head}; running steps: ${running.map((s) => s.name).join(', ')}.`;
+}
+
 /** Sends `notifications/progress` on a timer while waiting; returns the stopper. A failed send is ignored. */
 function startProgress(input: WaitInput, started: number, current: () => Observed, now: () => number): () => void {
   const token = input.progressToken;
   if (token === undefined) return () => undefined;
   const timer = setInterval(() => {
-    const { statusLabel } = current();
+    const observed = current();
     const waited = (now() - started) / 1000;
     input
       .notify({
@@ -120,7 +135,7 @@ function startProgress(input: WaitInput, started: number, current: () => Observe
           progressToken: token,
           progress: waited,
           total: input.timeoutSeconds,
-          message: `Waiting for the run: ${statusLabel} after ${Math.round(waited)} s.`,
+          message: progressMessage(observed, waited),
         },
       })
       .catch(() => undefined);
