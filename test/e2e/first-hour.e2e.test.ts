@@ -122,6 +122,8 @@ describe('REST that reads like one API (item 12)', () => {
     expect(names(both)).toEqual(expect.arrayContaining(['labels-ok', 'labels-bad']));
     const unknown = await restCall(stack.baseUrl, '/dag-runs?status=finished');
     expect(unknown).toMatchObject({ status: 400, body: { code: 'invalid_request', field: 'status' } });
+    // The message names the labels REST accepts, not only the integers of the 021 query.
+    expect(String(unknown.body?.message)).toContain('partially_succeeded');
   });
 });
 

@@ -57,10 +57,16 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       } else {
         log.info({ stepUser: options.launcher.identity.name }, 'steps run as the step user');
       }
-      if (options.leftovers !== undefined && options.leftovers.files > 0)
+      // A warning only when something was left running: a clean stop leaves an empty record behind too.
+      if (options.leftovers !== undefined && options.leftovers.killed.length > 0)
         log.warn(
           { files: options.leftovers.files, killed: options.leftovers.killed },
           'killed the step process groups a stopped run-service of this host left behind',
+        );
+      else if (options.leftovers !== undefined && options.leftovers.files > 0)
+        log.info(
+          { files: options.leftovers.files },
+          'step-group records of a stopped run-service: nothing left running',
         );
       const publisher = new RootTaggingPublisher(
         new RedisRunEventPublisher(config.REDIS_URL, config.BUS_PREFIX, log),

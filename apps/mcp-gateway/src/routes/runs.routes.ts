@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { DaguError, parseReadQuery, runOps, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, parseReadQuery, RUN_STATUS_LABELS, runOps, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
@@ -51,7 +51,12 @@ function restQuery<T extends Parameters<typeof parseReadQuery>[0]>(target: T, te
   } catch (err) {
     if (!(err instanceof DaguError)) throw err;
     const parameter = err.details?.parameter;
-    throw new DaguError('invalid_request', err.message, {
+    // REST's `status` also takes labels (statusLabelsToInts): say so, not only the 021 integers.
+    const message =
+      parameter === 'status'
+        ? `${err.message.replace(/\.$/, '')}, or a status label: ${RUN_STATUS_LABELS.join(', ')}.`
+        : err.message;
+    throw new DaguError('invalid_request', message, {
       field: typeof parameter === 'string' ? parameter : 'query',
       ...(err.details !== undefined ? { details: err.details } : {}),
     });
