@@ -6,6 +6,9 @@
  * non-objects now and then.
  */
 import fc from 'fast-check';
+import { CHANGE_INPUT_FIELDS } from '../../apps/mcp-gateway/src/mcp/tools/change/change-input';
+import { EXECUTE_FIELDS } from '../../apps/mcp-gateway/src/mcp/tools/execute/execute-input';
+import { TARGET_MODE_FIELDS } from '../../apps/mcp-gateway/src/mcp/tools/read/read-targets';
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 
@@ -54,41 +57,10 @@ export function toolArgs(fields: readonly string[]): fc.Arbitrary<unknown> {
   );
 }
 
-export const READ_TOOL_FIELDS = [
-  'target',
-  'uri',
-  'name',
-  'dagRunId',
-  'subRunId',
-  'stepName',
-  'item',
-  'bodyStepName',
-  'query',
-  'workspace',
-  'path',
-  'password',
-  'search',
-  'prefix',
-  'cursor',
-  'limit',
-] as const;
-export const CHANGE_TOOL_FIELDS = ['mode', 'type', 'name', 'spec'] as const;
-export const EXECUTE_TOOL_FIELDS = [
-  'action',
-  'targetType',
-  'name',
-  'spec',
-  'dagRunId',
-  'params',
-  'queue',
-  'singleton',
-  'noReuse',
-  'labels',
-  'stepName',
-  'includeDownstream',
-  'wait',
-  'waitTimeoutSeconds',
-] as const;
+// The fields each tool's parser accepts, taken from the parsers themselves so the two cannot drift.
+export const READ_TOOL_FIELDS = ['uri', ...TARGET_MODE_FIELDS] as const;
+export const CHANGE_TOOL_FIELDS = CHANGE_INPUT_FIELDS;
+export const EXECUTE_TOOL_FIELDS = EXECUTE_FIELDS;
 
 /** A REST body: mostly an object of the route's fields, sometimes any JSON. */
 export function restBody(fields: readonly string[]): fc.Arbitrary<unknown> {

@@ -1,7 +1,9 @@
 import { DaguError, formatDaguUri, isValidDagName } from '@dagu-mcp/contracts';
 import { readString, rejectUnknownFields, requireObject } from '../tool-input';
 
-const CHANGE_FIELDS: ReadonlySet<string> = new Set(['mode', 'type', 'name', 'spec']);
+/** Every field `dagu_change` accepts (022 §Input). */
+export const CHANGE_INPUT_FIELDS = ['mode', 'type', 'name', 'spec'] as const;
+const CHANGE_FIELDS: ReadonlySet<string> = new Set(CHANGE_INPUT_FIELDS);
 
 /** A validated `dagu_change` request (022 §Input). */
 export interface ChangeRequest {

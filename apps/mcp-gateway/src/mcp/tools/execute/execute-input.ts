@@ -2,7 +2,7 @@ import { DaguError, isValidDagName, isValidDagRunId, LATEST_RUN_ID } from '@dagu
 import { readBoolean, readInteger, readString, rejectUnknownFields, requireObject, type ToolArgs } from '../tool-input';
 
 /** Every field `dagu_execute` accepts, in the order of 036 §Input (types are checked in this order). */
-const EXECUTE_FIELDS = [
+export const EXECUTE_FIELDS = [
   'action',
   'targetType',
   'name',
