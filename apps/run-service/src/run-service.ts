@@ -7,6 +7,7 @@ import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
 import { RootTaggingPublisher } from './events/root-tagging-publisher';
 import { RunMetrics } from './events/run-metrics';
+import { DagMoveConsumer } from './events/dag-move-consumer';
 import { createRunHandlers } from './handlers/run-handlers';
 import { createStoredSpecSource } from './composition/sub-dag-spec';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
@@ -112,6 +113,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         logger: log,
         metrics: runMetrics,
       };
+      const moves = new DagMoveConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger: log });
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
       const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));
       recovery.start();
@@ -131,7 +133,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       shutdown = async () => {
         // The engine's stop grace starts at once: a scheduler check waiting on dag-service
         // (up to its 10 s call timeout) must not eat into the 25 s shutdown bound.
-        await Promise.all([recovery.stop(), retention.stop(), scheduler.stop(), engine.shutdown()]);
+        await Promise.all([recovery.stop(), retention.stop(), scheduler.stop(), engine.shutdown(), moves.close()]);
         // A run launched meanwhile (a scheduled start, a resume) is handed back too.
         await engine.shutdown();
         await control.close();

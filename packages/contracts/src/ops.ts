@@ -9,6 +9,8 @@ import {
   DagListReplySchema,
   DagListRequestSchema,
   DagNameRequestSchema,
+  DagRenameReplySchema,
+  DagRenameRequestSchema,
   DagSearchReplySchema,
   DagSearchRequestSchema,
   DagSpecReplySchema,
@@ -38,6 +40,8 @@ import {
   StepLogRequestSchema,
 } from './run';
 import {
+  WikiCheckReplySchema,
+  WikiCheckRequestSchema,
   WikiDeleteReplySchema,
   WikiDeleteRequestSchema,
   WikiListReplySchema,
@@ -46,6 +50,8 @@ import {
   WikiPageSchema,
   WikiPutReplySchema,
   WikiPutRequestSchema,
+  WikiRenameReplySchema,
+  WikiRenameRequestSchema,
   WikiSearchReplySchema,
   WikiSearchRequestSchema,
 } from './wiki';
@@ -71,6 +77,11 @@ export const dagOps = defineOps({
   'dag.search': { request: DagSearchRequestSchema, reply: DagSearchReplySchema, mutation: false },
   /** Delete one DAG (REST). */
   'dag.delete': { request: DagNameRequestSchema, reply: DagDeleteReplySchema, mutation: true },
+  /**
+   * Rename one DAG (Dagu spec 022b `rename_dag`). Its
+   * run history follows through the outbox (`DAG_MOVES_QUEUE`).
+   */
+  'dag.rename': { request: DagRenameRequestSchema, reply: DagRenameReplySchema, mutation: true },
   /** Suspend or resume one DAG (REST); replies with the DAG detail model. */
   'dag.setSuspended': { request: DagSuspendRequestSchema, reply: DagDetailSchema, mutation: true },
   /** The DAGs that have a schedule (run-service's scheduler; optionally some names, with their YAML). */
@@ -125,6 +136,10 @@ export const wikiOps = defineOps({
   'wiki.put': { request: WikiPutRequestSchema, reply: WikiPutReplySchema, mutation: true },
   /** Delete one page atomically (REST `DELETE /api/v1/wiki/{workspace}/pages/{path}`). */
   'wiki.delete': { request: WikiDeleteRequestSchema, reply: WikiDeleteReplySchema, mutation: true },
+  /** Move one page to a new path (Dagu spec 022b `rename_wiki_page`). */
+  'wiki.rename': { request: WikiRenameRequestSchema, reply: WikiRenameReplySchema, mutation: true },
+  /** Check a page change without writing (Dagu spec 022b preview of the wiki types). */
+  'wiki.check': { request: WikiCheckRequestSchema, reply: WikiCheckReplySchema, mutation: false },
 });
 
 export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps } as const;
