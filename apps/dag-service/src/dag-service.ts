@@ -65,8 +65,8 @@ export function createDagService(options: DagServiceOptions): ServiceDefinition<
     service: 'dag',
     catalog: dagOps,
     migrations: DAG_MIGRATIONS,
-    // A rename's run history lives in run-service: the rename's outbox row carries the move there.
-    outboxRoutes: { 'dag.renamed': DAG_MOVES_QUEUE },
+    // A rename's run history and a DAG's own profile live in run-service: the outbox rows carry the change there.
+    outboxRoutes: { 'dag.renamed': DAG_MOVES_QUEUE, 'dag.deleted': DAG_MOVES_QUEUE },
     createHandlers: (deps) => {
       const ttlMs = options.dagConfig.specCacheMs;
       const specCache = ttlMs > 0 ? new DagSpecCache({ ttlMs }) : undefined;

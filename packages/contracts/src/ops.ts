@@ -56,6 +56,21 @@ import {
   WikiSearchRequestSchema,
 } from './wiki';
 import { WorkbookModelSchema, WorkbookReadRequestSchema } from './workbook';
+import {
+  DagProfileReplySchema,
+  DagProfileRequestSchema,
+  ProfileAssignReplySchema,
+  ProfileAssignRequestSchema,
+  ProfileDefaultReplySchema,
+  ProfileDefaultRequestSchema,
+  ProfileDeleteReplySchema,
+  ProfileListReplySchema,
+  ProfileListRequestSchema,
+  ProfilePutReplySchema,
+  ProfilePutRequestSchema,
+  ProfileRefSchema,
+  ProfileViewSchema,
+} from './profile';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -122,6 +137,25 @@ export const runOps = defineOps({
     timeoutMs: 30_000,
     carriesSecret: true,
   },
+  /** Runtime profiles of a workspace: names and variable names, and the default (Dagu spec 022b). */
+  'profile.list': { request: ProfileListRequestSchema, reply: ProfileListReplySchema, mutation: false },
+  /** One profile; secret variables by name only. */
+  'profile.get': { request: ProfileRefSchema, reply: ProfileViewSchema, mutation: false },
+  /** Create or replace a profile (manager); the request carries secret values. */
+  'profile.put': {
+    request: ProfilePutRequestSchema,
+    reply: ProfilePutReplySchema,
+    mutation: true,
+    carriesSecret: true,
+  },
+  /** Delete a profile (manager). */
+  'profile.delete': { request: ProfileRefSchema, reply: ProfileDeleteReplySchema, mutation: true },
+  /** Set or clear a workspace's default profile (manager). */
+  'profile.setDefault': { request: ProfileDefaultRequestSchema, reply: ProfileDefaultReplySchema, mutation: true },
+  /** Set or clear a DAG's own default profile (022b `set_dag_profile`, `clear_dag_profile`; developer). */
+  'profile.assign': { request: ProfileAssignRequestSchema, reply: ProfileAssignReplySchema, mutation: true },
+  /** A DAG's configured and effective profile (`dagu_read` target `dag_profile`). */
+  'profile.ofDag': { request: DagProfileRequestSchema, reply: DagProfileReplySchema, mutation: false },
 });
 
 export const wikiOps = defineOps({

@@ -22,6 +22,11 @@ export const MUTATION_ROLES = {
   'wiki.put': 'developer',
   'wiki.delete': 'developer',
   'wiki.rename': 'developer',
+  /** Runtime profiles (Dagu spec 022b): values are managed by manager and up; a DAG's choice by developer. */
+  'profile.put': 'manager',
+  'profile.delete': 'manager',
+  'profile.setDefault': 'manager',
+  'profile.assign': 'developer',
 } as const satisfies Record<string, Role>;
 
 /** A mutation {@link MUTATION_ROLES} names. */

@@ -4,12 +4,21 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { moveRunHistory } from '../store/run-move.repository';
 import { withStorageErrors } from '../store/pg-errors';
+import { dropDagProfile, moveDagProfile } from '../store/profile.repository';
+
+/** The DAG name of a `dagu://dags/{name}/spec` audit target; undefined for anything else. */
+function dagNameOfTarget(target: string | null): string | undefined {
+  const match = target === null ? null : /^dagu:\/\/dags\/([^/]+)\/spec$/.exec(target);
+  return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+}
 
 /**
  * run-service's end of a DAG rename (Dagu spec 022b `rename_dag`;
  * docs/decisions.md, issue 19): a BullMQ worker on {@link DAG_MOVES_QUEUE},
  * fed by dag-service's outbox drain with each `dag.renamed` mutation row. It
- * moves the DAG's run history to the new name (store/run-move.repository.ts).
+ * moves the DAG's run history and its own runtime profile to the new name
+ * (store/run-move.repository.ts), and drops a deleted DAG's own profile
+ * (`dag.deleted` rows).
  * A job whose move fails (PostgreSQL down) fails and BullMQ tries it again
  * with backoff; a job held by a replica that died is taken again by the
  * stalled check of the next one; a malformed entry is logged and dropped.
@@ -28,13 +37,23 @@ export class DagMoveConsumer {
       DAG_MOVES_QUEUE,
       async (job) => {
         const entry = OutboxEntrySchema.safeParse(job.data);
+        if (entry.success && entry.data.action === 'dag.deleted') {
+          const name = DagRenamedDetailsSchema.shape.from.safeParse(dagNameOfTarget(entry.data.target));
+          if (name.success)
+            await withStorageErrors(() => dropDagProfile(deps.pool, name.data, new Date(entry.data.at)));
+          return;
+        }
         const details = DagRenamedDetailsSchema.safeParse(entry.data?.details);
         if (!entry.success || !details.success) {
           deps.logger.error({ jobId: job.id }, 'dag move entry is malformed; dropped');
           return;
         }
         const { from, to } = details.data;
-        const moved = await withStorageErrors(() => moveRunHistory(deps.pool, from, to, new Date(entry.data.at)));
+        const at = new Date(entry.data.at);
+        const moved = await withStorageErrors(async () => {
+          await moveDagProfile(deps.pool, from, to, at);
+          return moveRunHistory(deps.pool, from, to, at);
+        });
         deps.logger.info({ from, to, moved }, 'run history moved to the renamed DAG');
       },
       { connection: this.connection, prefix: deps.prefix, concurrency: 1 },

@@ -161,6 +161,9 @@ const daguExecute: Tool = {
         default: 60,
         description: 'Cap on the wait, seconds (only with wait=true).',
       },
+      profile: str(
+        "Runtime profile for this run (start/enqueue), overriding the DAG's and the workspace default; an existing profile of the DAG's workspace.",
+      ),
     },
   },
   annotations: {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, dagOps } from '@dagu-mcp/contracts';
+import { dagOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { McpCallContext } from '../../mcp-types';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
@@ -7,7 +7,7 @@ import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import { parseChangeInput, type ChangeErrorContext, type ChangeRequest } from './change-input';
 import { dagSpecLink, roleWarnings } from './change-output';
 import { WIKI_TYPES } from './change-types';
-import { requireDeveloper, runDeleteDag, runRenameDag } from './dag-changes';
+import { requireDeveloper, runDagProfileChange, runDeleteDag, runRenameDag } from './dag-changes';
 import { runWikiChange } from './wiki-changes';
 
 const TEXT_INVALID = 'DAG spec is not valid; no changes were applied.';
@@ -36,11 +36,7 @@ export function createChangeTool(bus: BusClient) {
           return await runDeleteDag(bus, request, ctx.principal);
         case 'set_dag_profile':
         case 'clear_dag_profile':
-          throw new DaguError(
-            'unsupported_change_type',
-            `Change type ${request.type} is not available yet: runtime profiles are not implemented on this server.`,
-            { field: 'type' },
-          );
+          return await runDagProfileChange(bus, request, ctx.principal);
         default:
           return await upsertDag(bus, request, ctx);
       }

@@ -3,6 +3,7 @@ import { DaguError, dagOps, roleAtLeast, RunStatus, runOps, type Principal } fro
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ChangeRequest } from './change-input';
 import { changeResult, dagSpecLink, roleWarnings } from './change-output';
+import { workspaceOfLabels } from '../read/dag-read-backends';
 
 /** Statuses that block a rename or delete (Dagu spec 022b §Preview and apply). */
 const BLOCKING = [RunStatus.running, RunStatus.queued, RunStatus.waiting];
@@ -112,4 +113,40 @@ export function requireDeveloper(principal: Principal, what: string): void {
     'unauthorized',
     `${what} needs the developer role or higher; ${principal.subject} is ${principal.role}.`,
   );
+}
+
+/**
+ * `set_dag_profile` / `clear_dag_profile` (Dagu spec 022b): the DAG's own
+ * default runtime profile, kept by run-service. Both modes check that the DAG
+ * exists and (set) that the profile exists in the DAG's workspace — its
+ * `workspace=` label, else `default`; an unknown profile is
+ * `resource_not_found` on `profile`. Apply answers `profile` (null after a clear).
+ *
+ * @throws DaguError `resource_not_found` (DAG or profile), `unauthorized` (apply below developer)
+ */
+export async function runDagProfileChange(
+  bus: BusClient,
+  request: ChangeRequest,
+  principal: Principal,
+): Promise<CallToolResult> {
+  const name = request.name ?? '';
+  const profile = request.type === 'set_dag_profile' ? (request.profile ?? '') : null;
+  const opts = { principal };
+  if (request.mode === 'apply') requireDeveloper(principal, 'Changing the profile of a DAG');
+  const detail = await bus.call('dag', dagOps, 'dag.get', { name }, opts);
+  const workspace = workspaceOfLabels(detail.labels);
+  const fields = { dagName: name, dagUri: request.dagUri };
+  const links = [dagSpecLink(request.dagUri ?? '')];
+  if (request.mode === 'preview') {
+    if (profile !== null) await bus.call('run', runOps, 'profile.get', { workspace, profile }, opts);
+    return changeResult(request, {
+      valid: true,
+      applied: false,
+      fields: { ...fields, profile, workspace },
+      warnings: roleWarnings(principal),
+      links,
+    });
+  }
+  const reply = await bus.call('run', runOps, 'profile.assign', { dagName: name, workspace, profile }, opts);
+  return changeResult(request, { valid: true, applied: true, fields: { ...fields, profile: reply.profile }, links });
 }
