@@ -60,19 +60,19 @@ describe('dagu_change error echoes (dagu-model §10)', () => {
   });
 
   test('unsupported_change_type echoes mode, type, dagName and dagUri', async () => {
-    const sc = await errorOf('dagu_change', { mode: 'apply', type: 'delete_dag', name: ' echoed ', spec: SPEC });
+    const sc = await errorOf('dagu_change', { mode: 'apply', type: 'drop_dag', name: ' echoed ', spec: SPEC });
     expect(sc).toMatchObject({
       code: 'unsupported_change_type',
       field: 'type',
       mode: 'apply',
-      type: 'delete_dag',
+      type: 'drop_dag',
       ...named,
     });
   });
 
   test('the mode error still wins over a bad type; an unknown field over both', async () => {
-    const both = await errorOf('dagu_change', { mode: 'write', type: 'delete_dag', name: 'echoed', spec: SPEC });
-    expect(both).toMatchObject({ code: 'unsupported_change_mode', mode: 'write', type: 'delete_dag', ...named });
+    const both = await errorOf('dagu_change', { mode: 'write', type: 'drop_dag', name: 'echoed', spec: SPEC });
+    expect(both).toMatchObject({ code: 'unsupported_change_mode', mode: 'write', type: 'drop_dag', ...named });
     const unknown = await errorOf('dagu_change', { mode: 'write', name: 'echoed', spec: SPEC, force: true });
     expect(unknown).toMatchObject({ code: 'invalid_tool_input', field: 'force', mode: 'write', ...named });
   });

@@ -121,7 +121,7 @@ describe('dagu_change (022)', () => {
 
   test.each([
     [{ name: 'x', spec: HELLO, mode: 'write' }, 'unsupported_change_mode', 'mode'],
-    [{ name: 'x', spec: HELLO, type: 'delete_dag' }, 'unsupported_change_type', 'type'],
+    [{ name: 'x', spec: HELLO, type: 'drop_dag' }, 'unsupported_change_type', 'type'],
     [{ spec: HELLO }, 'invalid_tool_input', 'name'],
     [{ name: 'x', spec: '   ' }, 'invalid_tool_input', 'spec'],
     [{ name: 'x', spec: HELLO, extra: true }, 'invalid_tool_input', 'extra'],

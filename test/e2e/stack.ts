@@ -56,6 +56,12 @@ export interface StackOptions {
   readonly databaseUrl?: string;
 }
 
+/**
+ * How long a starting stack may take to answer its health check, in ms. Generous: on a
+ * shared 2-core machine under load, four node processes loading at once have taken over 20 s.
+ */
+const HEALTH_TIMEOUT_MS = 60_000;
+
 /** A free TCP port on 127.0.0.1. */
 export const freePort: () => Promise<number> = freeTcpPort;
 
@@ -161,8 +167,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, 60_000, alive);
-    await waitForHealth(baseUrl, 60_000, alive);
+    for (const gateway of gateways) await waitForHealth(gateway.url, HEALTH_TIMEOUT_MS, alive);
+    await waitForHealth(baseUrl, HEALTH_TIMEOUT_MS, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

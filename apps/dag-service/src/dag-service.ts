@@ -1,4 +1,4 @@
-import { dagOps, type DagOps } from '@dagu-mcp/contracts';
+import { DAG_MOVES_QUEUE, dagOps, type DagOps } from '@dagu-mcp/contracts';
 import type { HandlerMap } from '@dagu-mcp/bus';
 import { createPingHandler, type ServiceDefinition, type ServiceDeps } from '@dagu-mcp/service-kit';
 import type { DagConfig } from './config/dag-config';
@@ -16,6 +16,7 @@ import { createDagValidateHandler } from './handlers/dag-validate.handler';
 import { createDagDeleteHandler } from './handlers/dag-delete.handler';
 import { createDagSuspendHandler } from './handlers/dag-suspend.handler';
 import { createDagSchedulesHandler } from './handlers/dag-schedules.handler';
+import { createDagRenameHandler } from './handlers/dag-rename.handler';
 
 /**
  * Builds the handler of every op of `dagOps` over one pool (the service's
@@ -39,6 +40,7 @@ export function createDagHandlers(
     'dag.search': createDagSearchHandler(catalog),
     'dag.delete': createDagDeleteHandler(catalog),
     'dag.setSuspended': createDagSuspendHandler(catalog),
+    'dag.rename': createDagRenameHandler(catalog, deps.pool),
     'dag.schedules': createDagSchedulesHandler(deps.pool),
   };
 }
@@ -63,6 +65,8 @@ export function createDagService(options: DagServiceOptions): ServiceDefinition<
     service: 'dag',
     catalog: dagOps,
     migrations: DAG_MIGRATIONS,
+    // A rename's run history and a DAG's own profile live in run-service: the outbox rows carry the change there.
+    outboxRoutes: { 'dag.renamed': DAG_MOVES_QUEUE, 'dag.deleted': DAG_MOVES_QUEUE },
     createHandlers: (deps) => {
       const ttlMs = options.dagConfig.specCacheMs;
       const specCache = ttlMs > 0 ? new DagSpecCache({ ttlMs }) : undefined;

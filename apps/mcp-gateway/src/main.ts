@@ -31,6 +31,7 @@ import { dagRoutes } from './routes/dags.routes';
 import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
+import { profileRoutes } from './routes/profiles.routes';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -116,6 +117,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       runRoutes(bus),
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
+      profileRoutes(bus),
     ],
     readiness: {
       redis: () => bus.isReady(),

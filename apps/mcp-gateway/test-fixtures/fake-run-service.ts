@@ -171,6 +171,29 @@ export class FakeServices {
           record('run.workbook', { path: p.path });
           throw new DaguError('resource_not_found', `${p.path}: workbook not found`);
         },
+        // Runtime profiles (Dagu spec 022b): none exist in the fake.
+        'profile.list': async (p) => ({ workspace: p.workspace, defaultProfile: null, profiles: [] }),
+        'profile.get': async (p) => {
+          throw new DaguError('resource_not_found', `Runtime profile ${p.profile} does not exist.`, {
+            field: 'profile',
+          });
+        },
+        'profile.put': async () => {
+          throw new DaguError('unauthorized', 'The fake run-service keeps no profiles.');
+        },
+        'profile.delete': async (p) => {
+          throw new DaguError('resource_not_found', `Runtime profile ${p.profile} does not exist.`, {
+            field: 'profile',
+          });
+        },
+        'profile.setDefault': async (p) => ({ workspace: p.workspace, defaultProfile: null }),
+        'profile.assign': async (p) => ({ dagName: p.dagName, profile: p.profile }),
+        'profile.ofDag': async (p) => ({
+          dagName: p.dagName,
+          configuredProfile: null,
+          effectiveProfile: null,
+          source: 'none' as const,
+        }),
         'run.approval': async (p) => {
           record('run.approval', p);
           const run = this.run(p.dagRunId);

@@ -89,6 +89,23 @@ export class FakeWikiService {
         this.pages.delete(key);
         return { workspace: p.workspace, path: p.path, version: current.version };
       },
+      'wiki.rename': async (p, ctx) => {
+        this.record('wiki.rename', p, ctx.principal);
+        const current = this.pages.get(`${p.workspace}/${p.path}`);
+        if (current === undefined) throw new DaguError('resource_not_found', 'No such page.', { field: 'path' });
+        if (this.pages.has(`${p.workspace}/${p.newPath}`))
+          throw new DaguError('conflict', 'Taken.', { field: 'newPath' });
+        this.pages.delete(`${p.workspace}/${p.path}`);
+        this.pages.set(`${p.workspace}/${p.newPath}`, { ...current, version: current.version + 1 });
+        return { workspace: p.workspace, path: p.newPath, previousPath: p.path, version: current.version + 1 };
+      },
+      'wiki.check': async (p, ctx) => {
+        this.record('wiki.check', p, ctx.principal);
+        const exists = this.pages.has(`${p.workspace}/${p.path}`);
+        if (p.kind !== 'upsert' && !exists)
+          throw new DaguError('resource_not_found', 'No such page.', { field: 'path' });
+        return { valid: true, errors: [], exists };
+      },
     };
     this.worker = new ServiceWorker({
       service: 'wiki',

@@ -2,11 +2,13 @@ import { runOps, type RunOps } from '@dagu-mcp/contracts';
 import type { ServiceDefinition } from '@dagu-mcp/service-kit';
 import type { RunConfig } from './config/run-config';
 import { RUN_MIGRATIONS } from './store/migrations';
+import { createSecretSource } from './store/profile-env';
 import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
 import { RootTaggingPublisher } from './events/root-tagging-publisher';
 import { RunMetrics } from './events/run-metrics';
+import { DagMoveConsumer } from './events/dag-move-consumer';
 import { createRunHandlers } from './handlers/run-handlers';
 import { createStoredSpecSource } from './composition/sub-dag-spec';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
@@ -78,6 +80,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         prefix: config.BUS_PREFIX,
         logger: log,
       });
+      const secrets = createSecretSource({
+        keyRing: options.runConfig.encryptionKey,
+        loopback: isLoopbackDatabase(config.DATABASE_URL),
+        logger: log,
+      });
       const runMetrics = new RunMetrics(metrics, pool, options.runConfig.metricsDagLabelsMax);
       const engine = new RunEngine({
         pool,
@@ -89,6 +96,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         ...(options.launcher !== undefined ? { launcher: options.launcher } : {}),
         readStoredSpec: storedSpecs.read,
         metrics: runMetrics,
+        secrets,
       });
       const control = new RunControlChannel(
         config.REDIS_URL,
@@ -111,7 +119,9 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         config: options.runConfig,
         logger: log,
         metrics: runMetrics,
+        secrets,
       };
+      const moves = new DagMoveConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger: log });
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });
       const recovery = new RecoverySweeper(deps, (pk) => engine.runsHere(pk));
       recovery.start();
@@ -131,7 +141,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       shutdown = async () => {
         // The engine's stop grace starts at once: a scheduler check waiting on dag-service
         // (up to its 10 s call timeout) must not eat into the 25 s shutdown bound.
-        await Promise.all([recovery.stop(), retention.stop(), scheduler.stop(), engine.shutdown()]);
+        await Promise.all([recovery.stop(), retention.stop(), scheduler.stop(), engine.shutdown(), moves.close()]);
         // A run launched meanwhile (a scheduled start, a resume) is handed back too.
         await engine.shutdown();
         await control.close();
@@ -139,10 +149,20 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         await storedSpecs.close();
         await workbooks.close();
       };
-      return createRunHandlers(deps, workbooks);
+      return createRunHandlers(deps, workbooks, secrets);
     },
     onStop: async () => {
       await shutdown?.();
     },
   };
+}
+
+/** Whether a PostgreSQL URL names this host (the mark of a developer machine for the development key, docs/decisions.md issue 19). */
+export function isLoopbackDatabase(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }

@@ -6,6 +6,8 @@ import { createWikiGetHandler } from './handlers/wiki-get.handler';
 import { createWikiListHandler } from './handlers/wiki-list.handler';
 import { createWikiPutHandler } from './handlers/wiki-put.handler';
 import { createWikiSearchHandler } from './handlers/wiki-search.handler';
+import { createWikiRenameHandler } from './handlers/wiki-rename.handler';
+import { createWikiCheckHandler } from './handlers/wiki-check.handler';
 
 /** wiki-service: Wiki pages per workspace — tree, flat list, page, search, writes. */
 export const wikiService: ServiceDefinition<WikiOps> = {
@@ -19,5 +21,7 @@ export const wikiService: ServiceDefinition<WikiOps> = {
     'wiki.search': createWikiSearchHandler(pool),
     'wiki.put': createWikiPutHandler(pool),
     'wiki.delete': createWikiDeleteHandler(pool),
+    'wiki.rename': createWikiRenameHandler(pool),
+    'wiki.check': createWikiCheckHandler(pool),
   }),
 };

@@ -132,6 +132,20 @@ export type DagSearchReply = z.infer<typeof DagSearchReplySchema>;
 /** `dag.delete` reply. Unknown DAG → `resource_not_found`. Runs of the DAG stay readable. */
 export const DagDeleteReplySchema = z.object({ name: z.string(), deleted: z.literal(true) });
 
+/**
+ * `dag.rename` request (Dagu spec 022b `rename_dag`): the DAG `name` becomes
+ * `newName`. Unknown `name` → `resource_not_found`; a stored `newName` → `conflict`.
+ */
+export const DagRenameRequestSchema = z.strictObject({ name: DagName, newName: DagName });
+export type DagRenameRequest = z.infer<typeof DagRenameRequestSchema>;
+
+/** `dag.rename` reply: the new `name` and the `previousName`. */
+export const DagRenameReplySchema = z.object({ name: z.string(), previousName: z.string(), renamed: z.literal(true) });
+export type DagRenameReply = z.infer<typeof DagRenameReplySchema>;
+
+/** The `details` of a `dag.renamed` mutation row: what run-service moves (022b `rename_dag`). */
+export const DagRenamedDetailsSchema = z.object({ from: DagName, to: DagName });
+
 /** `dag.setSuspended` request: a suspended DAG keeps its definition but is not scheduled. */
 export const DagSuspendRequestSchema = z.strictObject({ name: DagName, suspended: z.boolean() });
 

@@ -7,6 +7,7 @@ export * from './dag';
 export * from './run';
 export * from './run-status';
 export * from './wiki';
+export * from './profile';
 export * from './uri-names';
 export * from './uri-resource';
 export * from './uri';

@@ -72,3 +72,12 @@ export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
 /** The queue the services' outbox drains feed and the gateway consumes (under `BUS_PREFIX`). */
 export const AUDIT_QUEUE = 'audit-trail';
+
+/**
+ * The queue run-service consumes the cross-service effects of DAG changes
+ * from (under `BUS_PREFIX`): dag-service's outbox drain adds one job per
+ * `dag.renamed` row (data: the {@link OutboxEntry}, job id
+ * `<source>-<row id>`), and run-service moves the DAG's run history (Dagu
+ * spec 022b `rename_dag`; docs/decisions.md, issue 19).
+ */
+export const DAG_MOVES_QUEUE = 'dag-moves';

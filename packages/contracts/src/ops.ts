@@ -9,6 +9,8 @@ import {
   DagListReplySchema,
   DagListRequestSchema,
   DagNameRequestSchema,
+  DagRenameReplySchema,
+  DagRenameRequestSchema,
   DagSearchReplySchema,
   DagSearchRequestSchema,
   DagSpecReplySchema,
@@ -38,6 +40,8 @@ import {
   StepLogRequestSchema,
 } from './run';
 import {
+  WikiCheckReplySchema,
+  WikiCheckRequestSchema,
   WikiDeleteReplySchema,
   WikiDeleteRequestSchema,
   WikiListReplySchema,
@@ -46,10 +50,27 @@ import {
   WikiPageSchema,
   WikiPutReplySchema,
   WikiPutRequestSchema,
+  WikiRenameReplySchema,
+  WikiRenameRequestSchema,
   WikiSearchReplySchema,
   WikiSearchRequestSchema,
 } from './wiki';
 import { WorkbookModelSchema, WorkbookReadRequestSchema } from './workbook';
+import {
+  DagProfileReplySchema,
+  DagProfileRequestSchema,
+  ProfileAssignReplySchema,
+  ProfileAssignRequestSchema,
+  ProfileDefaultReplySchema,
+  ProfileDefaultRequestSchema,
+  ProfileDeleteReplySchema,
+  ProfileListReplySchema,
+  ProfileListRequestSchema,
+  ProfilePutReplySchema,
+  ProfilePutRequestSchema,
+  ProfileRefSchema,
+  ProfileViewSchema,
+} from './profile';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -71,6 +92,11 @@ export const dagOps = defineOps({
   'dag.search': { request: DagSearchRequestSchema, reply: DagSearchReplySchema, mutation: false },
   /** Delete one DAG (REST). */
   'dag.delete': { request: DagNameRequestSchema, reply: DagDeleteReplySchema, mutation: true },
+  /**
+   * Rename one DAG (Dagu spec 022b `rename_dag`). Its
+   * run history follows through the outbox (`DAG_MOVES_QUEUE`).
+   */
+  'dag.rename': { request: DagRenameRequestSchema, reply: DagRenameReplySchema, mutation: true },
   /** Suspend or resume one DAG (REST); replies with the DAG detail model. */
   'dag.setSuspended': { request: DagSuspendRequestSchema, reply: DagDetailSchema, mutation: true },
   /** The DAGs that have a schedule (run-service's scheduler; optionally some names, with their YAML). */
@@ -111,6 +137,25 @@ export const runOps = defineOps({
     timeoutMs: 30_000,
     carriesSecret: true,
   },
+  /** Runtime profiles of a workspace: names and variable names, and the default (Dagu spec 022b). */
+  'profile.list': { request: ProfileListRequestSchema, reply: ProfileListReplySchema, mutation: false },
+  /** One profile; secret variables by name only. */
+  'profile.get': { request: ProfileRefSchema, reply: ProfileViewSchema, mutation: false },
+  /** Create or replace a profile (manager); the request carries secret values. */
+  'profile.put': {
+    request: ProfilePutRequestSchema,
+    reply: ProfilePutReplySchema,
+    mutation: true,
+    carriesSecret: true,
+  },
+  /** Delete a profile (manager). */
+  'profile.delete': { request: ProfileRefSchema, reply: ProfileDeleteReplySchema, mutation: true },
+  /** Set or clear a workspace's default profile (manager). */
+  'profile.setDefault': { request: ProfileDefaultRequestSchema, reply: ProfileDefaultReplySchema, mutation: true },
+  /** Set or clear a DAG's own default profile (022b `set_dag_profile`, `clear_dag_profile`; developer). */
+  'profile.assign': { request: ProfileAssignRequestSchema, reply: ProfileAssignReplySchema, mutation: true },
+  /** A DAG's configured and effective profile (`dagu_read` target `dag_profile`). */
+  'profile.ofDag': { request: DagProfileRequestSchema, reply: DagProfileReplySchema, mutation: false },
 });
 
 export const wikiOps = defineOps({
@@ -125,6 +170,10 @@ export const wikiOps = defineOps({
   'wiki.put': { request: WikiPutRequestSchema, reply: WikiPutReplySchema, mutation: true },
   /** Delete one page atomically (REST `DELETE /api/v1/wiki/{workspace}/pages/{path}`). */
   'wiki.delete': { request: WikiDeleteRequestSchema, reply: WikiDeleteReplySchema, mutation: true },
+  /** Move one page to a new path (Dagu spec 022b `rename_wiki_page`). */
+  'wiki.rename': { request: WikiRenameRequestSchema, reply: WikiRenameReplySchema, mutation: true },
+  /** Check a page change without writing (Dagu spec 022b preview of the wiki types). */
+  'wiki.check': { request: WikiCheckRequestSchema, reply: WikiCheckReplySchema, mutation: false },
 });
 
 export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps } as const;

@@ -27,13 +27,18 @@ describe('requireMutationRole (dagu-model §9)', () => {
     else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
   });
 
-  it('names every mutation op of the catalogs, each with developer or operator', () => {
+  it('names every mutation op of the catalogs, each with developer, operator or (profile values, Dagu spec 022b) manager', () => {
     const mutations = Object.values(OP_CATALOGS).flatMap((catalog) =>
       Object.entries(catalog)
         .filter(([, op]) => op.mutation === true)
         .map(([name]) => name),
     );
     expect(mutations.filter((name) => !(name in MUTATION_ROLES))).toEqual([]);
-    expect(Object.values(MUTATION_ROLES).every((role) => role === 'developer' || role === 'operator')).toBe(true);
+    const managed = ['profile.put', 'profile.delete', 'profile.setDefault'];
+    for (const [mutation, role] of Object.entries(MUTATION_ROLES))
+      expect([mutation, role]).toEqual([
+        mutation,
+        managed.includes(mutation) ? 'manager' : expect.stringMatching(/^(developer|operator)$/),
+      ]);
   });
 });

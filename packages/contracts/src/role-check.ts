@@ -11,6 +11,7 @@ export const MUTATION_ROLES = {
   'dag.upsert': 'developer',
   'dag.delete': 'developer',
   'dag.setSuspended': 'developer',
+  'dag.rename': 'developer',
   /** Starting a run of YAML the caller supplies is authoring (`inline: true`). */
   'run.start.inline': 'developer',
   'run.start': 'operator',
@@ -20,6 +21,12 @@ export const MUTATION_ROLES = {
   'run.approval': 'operator',
   'wiki.put': 'developer',
   'wiki.delete': 'developer',
+  'wiki.rename': 'developer',
+  /** Runtime profiles (Dagu spec 022b): values are managed by manager and up; a DAG's choice by developer. */
+  'profile.put': 'manager',
+  'profile.delete': 'manager',
+  'profile.setDefault': 'manager',
+  'profile.assign': 'developer',
 } as const satisfies Record<string, Role>;
 
 /** A mutation {@link MUTATION_ROLES} names. */

@@ -33,6 +33,8 @@ export const RunStartRequestSchema = z.strictObject({
   queue: z.string().min(1).optional(),
   labels: z.array(z.string().min(1)).optional(),
   singleton: z.boolean().optional(),
+  /** Runtime profile for this run (Dagu spec 022b), overriding the DAG's and the workspace default. */
+  profile: z.string().min(1).max(40).optional(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequestSchema>;
 

@@ -186,6 +186,41 @@ export type WikiDeleteRequest = z.infer<typeof WikiDeleteRequestSchema>;
 export const WikiDeleteReplySchema = z.object({ workspace: z.string(), path: z.string(), version: z.number().int() });
 export type WikiDeleteReply = z.infer<typeof WikiDeleteReplySchema>;
 
+/**
+ * `wiki.rename` request (Dagu spec 022b `rename_wiki_page`): the page moves
+ * from `path` to `newPath` in its workspace; links to it are not rewritten.
+ */
+export const WikiRenameRequestSchema = WikiPageRefSchema.extend({ newPath: WikiPathSchema });
+export type WikiRenameRequest = z.infer<typeof WikiRenameRequestSchema>;
+
+/** `wiki.rename` reply: the page under its new `path`, with `previousPath`. */
+export const WikiRenameReplySchema = z.object({
+  workspace: z.string(),
+  path: z.string(),
+  previousPath: z.string(),
+  version: z.number().int(),
+});
+export type WikiRenameReply = z.infer<typeof WikiRenameReplySchema>;
+
+/**
+ * `wiki.check` request (Dagu spec 022b preview of the wiki types): runs every
+ * check the write of `kind` would run — the source page exists (rename,
+ * delete), the target is free (rename), the content is valid (upsert) — and
+ * writes nothing. Not a mutation: any role may preview.
+ */
+export const WikiCheckRequestSchema = z.strictObject({
+  kind: z.enum(['upsert', 'rename', 'delete']),
+  workspace: WikiWorkspaceSchema,
+  path: WikiPathSchema,
+  newPath: WikiPathSchema.optional(),
+  content: WikiPutRequestSchema.shape.content.optional(),
+});
+export type WikiCheckRequest = z.infer<typeof WikiCheckRequestSchema>;
+
+/** `wiki.check` reply: `valid` with the content's `errors`; `exists` whether the page at `path` exists now. */
+export const WikiCheckReplySchema = z.object({ valid: z.boolean(), errors: z.array(z.string()), exists: z.boolean() });
+export type WikiCheckReply = z.infer<typeof WikiCheckReplySchema>;
+
 /** `wiki.search` request (spec 021 `wiki_search`): `limit` 1–50, default 20; `workspace` absent or `all` = every workspace. */
 export const WikiSearchRequestSchema = z.strictObject({
   search: z.string().min(1).max(WIKI_SEARCH_MAX_LENGTH),

@@ -27,6 +27,13 @@ export interface OutboxDrainOptions {
   readonly prefix: string;
   /** Poll interval, ms (`AUDIT_DRAIN_MS`). */
   readonly intervalMs: number;
+  /**
+   * Actions whose rows another service must act on, by action: the queue
+   * (under `prefix`) that gets a job per such row besides the audit job, in
+   * the same at-least-once step (e.g. `dag.renamed` → `DAG_MOVES_QUEUE`,
+   * Dagu spec 022b). Default none.
+   */
+  readonly routes?: Readonly<Record<string, string>> | undefined;
   readonly logger: Logger;
 }
 
@@ -43,6 +50,7 @@ export interface OutboxDrainOptions {
  */
 export class OutboxDrain {
   private readonly queue: Queue;
+  private readonly routeQueues = new Map<string, Queue>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private lastSweep = 0;
@@ -52,6 +60,11 @@ export class OutboxDrain {
   constructor(private readonly options: OutboxDrainOptions) {
     this.queue = new Queue(AUDIT_QUEUE, { connection: options.redis, prefix: options.prefix });
     this.queue.on('error', (err: Error) => options.logger.debug({ err: err.message }, 'audit queue error'));
+    for (const [action, name] of Object.entries(options.routes ?? {})) {
+      const routed = new Queue(name, { connection: options.redis, prefix: options.prefix });
+      routed.on('error', (err: Error) => options.logger.debug({ err: err.message, queue: name }, 'outbox queue error'));
+      this.routeQueues.set(action, routed);
+    }
   }
 
   /** Starts polling (no-op with `intervalMs` 0: the drain is off). */
@@ -83,6 +96,11 @@ export class OutboxDrain {
     const sent = await withTransaction(this.options.pool, async (client) => {
       const entries = await claimUndrained(client, this.options.source, BATCH);
       if (entries.length === 0) return 0;
+      // Routed jobs first: a row is marked drained only after every queue it goes to accepted it.
+      for (const [action, routed] of this.routeQueues) {
+        const jobs = entries.filter((entry) => entry.action === action).map((entry) => jobOf(entry));
+        if (jobs.length > 0) await routed.addBulk(jobs);
+      }
       await this.queue.addBulk(entries.map((entry) => jobOf(entry)));
       await markDrained(
         client,
@@ -103,6 +121,7 @@ export class OutboxDrain {
     if (this.timer !== undefined) clearTimeout(this.timer);
     await this.running;
     await this.queue.close().catch(() => undefined);
+    for (const routed of this.routeQueues.values()) await routed.close().catch(() => undefined);
   }
 }
 

@@ -48,6 +48,8 @@ export interface ServiceDefinition<C extends OpCatalog> {
   readonly catalog: C;
   readonly migrations: readonly Migration[];
   readonly createHandlers: (deps: ServiceDeps) => HandlerMap<C>;
+  /** Outbox actions another service acts on, by action: the queue each row of it also goes to (OutboxDrain `routes`). */
+  readonly outboxRoutes?: Readonly<Record<string, string>>;
   /** Called after the worker stops taking jobs, before the pool closes (e.g. the engine hands back runs). */
   readonly onStop?: () => Promise<void>;
 }
@@ -128,6 +130,7 @@ export async function startService<C extends OpCatalog>(
     redis: drainRedis,
     prefix: config.BUS_PREFIX,
     intervalMs: config.AUDIT_DRAIN_MS,
+    routes: def.outboxRoutes,
     logger,
   });
   drain.start();

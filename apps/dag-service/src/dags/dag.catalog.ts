@@ -3,6 +3,7 @@ import type {
   DagDetail,
   DagListReply,
   DagListRequest,
+  DagRenameReply,
   DagSearchReply,
   DagSearchRequest,
   DagSpecReply,
@@ -10,7 +11,8 @@ import type {
   DagValidation,
 } from '@dagu-mcp/contracts';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
-import type { MutationAuthor } from '@dagu-mcp/runtime';
+import type { MutationAuthor, Pool } from '@dagu-mcp/runtime';
+import { renameDag } from './dag-rename';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
 import type { DagSpecCache } from './dag-spec-cache';
@@ -151,6 +153,27 @@ export class DagCatalog {
     if (!(await this.changing(name, () => this.repository.delete(name, deadline, author))))
       throw dagNotFoundError(name, await this.repository.listNames());
     return { name, deleted: true };
+  }
+
+  /**
+   * `dag.rename` (Dagu spec 022b `rename_dag`): see dag-rename.ts. Both names
+   * leave the spec cache and are announced.
+   * @throws as {@link DagCatalog.get}; `conflict` on `newName` when it is taken.
+   */
+  async rename(
+    pool: Pool,
+    name: string,
+    newName: string,
+    deadline: number,
+    author?: MutationAuthor,
+  ): Promise<DagRenameReply> {
+    assertValidDagName(name);
+    assertValidDagName(newName);
+    const reply = await this.changing(name, () =>
+      this.changing(newName, () => renameDag(pool, name, newName, deadline, author)),
+    );
+    if (reply === undefined) throw dagNotFoundError(name, await this.repository.listNames());
+    return reply;
   }
 
   /**

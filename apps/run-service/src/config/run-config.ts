@@ -38,6 +38,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_SPILL_MAX_BYTES` | most bytes of spilled log text per attempt; past it lines stay in memory until the attempt's 64 MiB log buffer is full, then the steps' output pipes are paused (the steps block on write) until PostgreSQL is back | bytes | `1073741824` (1 GiB) |
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
  * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
+ * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
@@ -87,6 +88,7 @@ export function runConfigSchema() {
     RUN_SPILL_DIR: z.string().min(1).optional(),
     RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
+    DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
   });
 }
 
@@ -150,6 +152,8 @@ export interface RunConfig {
   readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
+  /** The secrets-at-rest key ring (`DAGU_ENCRYPTION_KEY`), for secret profile values. */
+  readonly encryptionKey?: string;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -186,6 +190,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
     stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
+    ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { formatUri } from '../core/run-id';
 import type { RunRecord, StepRecord } from '../store/run-rows';
 import type { AttemptPlan } from './attempt-runner';
 import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
+import { workspaceOfLabels } from '../core/workspace';
 import type { NodeSpec, NodeState } from '../core/run-types';
 
 /**
@@ -49,6 +50,7 @@ export function planAttempt(run: RunRecord, rows: readonly StepRecord[], schedul
     handlerStates,
     runInit: !anyDone,
     schedulerLog: { id: run.scheduler_log, startLine: schedulerStartLine },
+    ...(run.profile !== null ? { profile: { workspace: workspaceOfLabels(dag.labels), name: run.profile } } : {}),
   };
 }
 

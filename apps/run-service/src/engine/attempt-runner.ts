@@ -1,3 +1,4 @@
+import { loadProfileEnv, type SecretSource } from '../store/profile-env';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,8 @@ export interface AttemptPlan {
    * `${NAME}`): the rejection input of an approval rewound by `rewind_to`.
    */
   carriedVars?: ReadonlyMap<string, string>;
+  /** The runtime profile the run started with (Dagu spec 022b): its variables are loaded at launch. */
+  profile?: { workspace: string; name: string };
 }
 
 /** How the attempt ended. */
@@ -91,6 +94,8 @@ export interface AttemptDeps {
   executors: StepExecutors;
   /** Run and step metrics (`events/run-metrics.ts`); absent in tests that build an attempt by hand. */
   metrics?: RunMetrics;
+  /** The key ring of secret profile values; absent in tests that build an attempt by hand (no profile). */
+  secrets?: SecretSource;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -123,7 +128,9 @@ export async function runAttempt(
   control: AttemptControl,
 ): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
-  const sink = new LogSink(deps.pool, logSinkOptions(deps.config, deps.logger));
+  const profile = await profileOf(deps, plan);
+  // Secret profile values never reach a step log or the scheduler log as they are (022b).
+  const sink = new LogSink(deps.pool, { ...logSinkOptions(deps.config, deps.logger), masks: profile.secrets });
   const scheduler = sink.stream(plan.schedulerLog.id, plan.schedulerLog.startLine);
   const log = (message: string): void => void scheduler.append(`${new Date().toISOString()} ${message}`);
   const states = new NodeStateWriter(
@@ -172,7 +179,9 @@ export async function runAttempt(
         workDirBase: deps.config.workDir,
         dagRunId: identity.dagRunId,
         launcher: deps.launcher,
+        profileEnv: profile.env,
       });
+      if (profile.error !== undefined) throw new Error(profile.error);
     } catch (cause) {
       error = `could not prepare the run: ${describe(cause)}`;
       log(error);
@@ -211,6 +220,24 @@ export async function runAttempt(
     await states.flush();
     await sink.flush();
     if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * The variables and secret values of the run's profile (Dagu spec 022b), or
+ * none; a profile that cannot be loaded gives its reason in `error` (the
+ * attempt then fails before any step starts).
+ */
+async function profileOf(
+  deps: AttemptDeps,
+  plan: AttemptPlan,
+): Promise<{ env: Record<string, string>; secrets: string[]; error?: string }> {
+  if (plan.profile === undefined) return { env: {}, secrets: [] };
+  try {
+    if (deps.secrets === undefined) throw new Error('no key ring for profile secrets');
+    return await loadProfileEnv(deps.pool, deps.secrets, plan.profile.workspace, plan.profile.name);
+  } catch (cause) {
+    return { env: {}, secrets: [], error: `profile ${plan.profile.name}: ${describe(cause)}` };
   }
 }
 

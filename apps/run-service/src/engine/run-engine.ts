@@ -2,6 +2,7 @@ import { isTransientPgFailure, type Logger, type Pool } from '@dagu-mcp/runtime'
 import { RunStatus } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { RunMetrics } from '../events/run-metrics';
+import type { SecretSource } from '../store/profile-env';
 import { runEventOf, type RunEventPublisher } from '../events/run-event-publisher';
 import { readStreamTotals } from '../store/log-reader';
 import { queueLimits } from '../config/queue-limits';
@@ -57,6 +58,8 @@ export interface RunEngineDeps {
   readStoredSpec?: StoredSpecReader;
   /** Run and step metrics; absent in tests that need none. */
   metrics?: RunMetrics;
+  /** The key ring of secret profile values (Dagu spec 022b); absent in tests that use no profile. */
+  secrets?: SecretSource;
 }
 
 interface ActiveRun {
@@ -283,6 +286,7 @@ export class RunEngine {
           launcher: this.deps.launcher ?? DIRECT_LAUNCHER,
           executors: this.executors,
           ...(this.deps.metrics !== undefined ? { metrics: this.deps.metrics } : {}),
+          ...(this.deps.secrets !== undefined ? { secrets: this.deps.secrets } : {}),
         },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },

@@ -14,9 +14,11 @@ import { createRunStepLogHandler } from './run-step-log.handler';
 import { createRunStopHandler } from './run-stop.handler';
 import { createRunWorkbookHandler } from './run-workbook.handler';
 import type { WorkbookReader } from '../workbook/workbook-reader';
+import { createProfileHandlers } from './profile.handlers';
+import type { SecretSource } from '../store/profile-env';
 
 /** The complete handler map of run-service (`runOps`, CONTRIBUTING §5). */
-export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader): HandlerMap<RunOps> {
+export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader, secrets: SecretSource): HandlerMap<RunOps> {
   return {
     ping: createPingHandler('run-service', deps.replica),
     'run.start': createRunStartHandler(deps),
@@ -32,5 +34,6 @@ export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader): Han
     'run.foreachItems': createRunForeachItemsHandler(deps.pool),
     'run.foreachItem': createRunForeachItemHandler(deps.pool),
     'run.workbook': createRunWorkbookHandler(workbooks),
+    ...createProfileHandlers(deps.pool, secrets),
   };
 }

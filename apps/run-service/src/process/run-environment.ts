@@ -22,6 +22,8 @@ export interface RunEnvironmentInput {
   dagRunId: string;
   /** Owns the run directory and runs backtick substitutions as the step user. */
   launcher: StepLauncher;
+  /** The run's runtime profile variables (Dagu spec 022b), set on top of the DAG's `env`, taken literally; default none. */
+  profileEnv?: Readonly<Record<string, string>>;
 }
 
 /** `~` and `~/x` → the home directory. */
@@ -79,6 +81,8 @@ export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise
     const value = expanded[entry.key] ?? '';
     env = { ...expanded, [entry.key]: await substituteCommands(value, { ...substitution, env: expanded }) };
   }
+  // On top of the DAG's own env (022b); values are data, never expanded or substituted.
+  env = { ...env, ...input.profileEnv };
   const params: RunParam[] = [];
   const paramMap = new Map<string, string>();
   for (const param of input.params) {

@@ -71,6 +71,8 @@ export function runDetailOf(run: RunRecord, steps: readonly StepRecord[]): RunDe
     params: run.params,
     labels: run.labels,
     ...(run.started_by !== null ? { startedBy: run.started_by } : {}),
+    // The runtime profile the run started with (Dagu spec 022b), null when none.
+    profile: run.profile,
     queue: run.queue,
     ...(run.error !== null ? { error: run.error } : {}),
     handlers,

@@ -1,3 +1,4 @@
+import type { SecretSource } from '../store/profile-env';
 import type { RunRef } from '@dagu-mcp/contracts';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { runStatusLabel } from '@dagu-mcp/contracts';
@@ -21,6 +22,8 @@ export interface RunDeps {
   readonly logger: Logger;
   /** Run metrics (checkpoint waits, scheduler lag); absent in tests that need none. */
   readonly metrics?: RunMetrics;
+  /** The key ring of secret profile values (Dagu spec 022b); absent in tests that use no profile. */
+  readonly secrets?: SecretSource;
 }
 
 /** The `RunRef` reply of a control action (contracts `RunRefSchema`). */

@@ -18,6 +18,9 @@ import { isUniqueViolation } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../store/pg-errors';
 import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
 import { runRefOf, type RunDeps } from './run-deps';
+import { resolveRunProfile } from './profile-commands';
+import { workspaceOfLabels } from '../core/workspace';
+import { setRunProfile } from '../store/profile.repository';
 
 /**
  * `run.start` (036 start / enqueue). Validates the spec (dagu-model §4),
@@ -58,6 +61,10 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
   const attemptId = generateAttemptId();
   const status = request.enqueue ? RunStatus.queued : RunStatus.running;
   const labels = [...new Set([...dag.labels, ...(request.labels ?? [])])];
+  // The caller's profile, else the DAG's, else its workspace's (Dagu spec 022b); recorded with the run.
+  const profile = await withStorageErrors(() =>
+    resolveRunProfile(deps.pool, request.dagName, workspaceOfLabels(dag.labels), request.profile),
+  );
   const created = await withStorageErrors(async () => {
     try {
       return await withTransaction(
@@ -97,6 +104,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
             ...(status === RunStatus.running ? { owner: deps.replica } : {}),
             startedBy: actorOf(ctx.principal),
           });
+          if (profile !== null) await setRunProfile(client, pk, profile);
           await recordMutation(client, ctx, {
             action: request.enqueue ? 'run.enqueued' : 'run.started',
             target: formatUri.run(request.dagName, dagRunId),
@@ -104,6 +112,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
               attemptId,
               inline: request.inline,
               ...(request.queue !== undefined ? { queue: request.queue } : {}),
+              ...(profile !== null ? { profile } : {}),
             },
           });
           return { pk, status, attemptId, fresh: true };

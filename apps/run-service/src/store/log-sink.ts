@@ -61,6 +61,8 @@ export interface LogSinkOptions {
   spillAfterBytes?: number;
   /** Most spilled bytes; default 1 Gi. */
   spillMaxBytes?: number;
+  /** Texts replaced by `*****` in every line (the run's secret profile values, Dagu spec 022b); default none. */
+  masks?: readonly string[];
 }
 
 interface PendingStream {
@@ -75,6 +77,7 @@ type Chunk = SpilledChunk;
 export class LogSink implements LogBackpressure {
   private pending = new Map<number, PendingStream>();
   private pendingLines = 0;
+  private readonly masks: readonly string[];
   private pendingBytes = 0;
   private readonly totals = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -92,6 +95,8 @@ export class LogSink implements LogBackpressure {
     this.flushMs = options.flushMs ?? 50;
     this.batchLines = options.batchLines ?? 1000;
     this.maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
+    // Longest first: a secret that contains another is masked whole.
+    this.masks = [...new Set(options.masks ?? [])].filter((m) => m !== '').sort((a, b) => b.length - a.length);
     if (options.spillDir !== undefined)
       this.spill = new LogSpill(options.spillDir, options.spillMaxBytes ?? 1024 * 1024 * 1024);
   }
@@ -134,7 +139,7 @@ export class LogSink implements LogBackpressure {
   }
 
   private append(streamId: number, raw: string): number {
-    const text = raw.includes('\n') ? raw.replace(/\r?\n/g, ' ') : raw;
+    const text = maskLine(raw.includes('\n') ? raw.replace(/\r?\n/g, ' ') : raw, this.masks);
     const lineNo = (this.totals.get(streamId) ?? 0) + 1;
     this.totals.set(streamId, lineNo);
     let stream = this.pending.get(streamId);
@@ -313,4 +318,14 @@ export class LogSink implements LogBackpressure {
       }
     }
   }
+}
+
+/** The mask of a secret in a log line (Dagu spec 022b). */
+export const SECRET_MASK = '*****';
+
+/** `line` with every occurrence of each of `masks` replaced by {@link SECRET_MASK}. */
+export function maskLine(line: string, masks: readonly string[]): string {
+  let text = line;
+  for (const secret of masks) if (text.includes(secret)) text = text.split(secret).join(SECRET_MASK);
+  return text;
 }

@@ -210,4 +210,30 @@ ALTER TABLE runs ADD COLUMN handed_back boolean NOT NULL DEFAULT false;
 ALTER TABLE runs ADD COLUMN started_by jsonb;
 ${MUTATION_LOG_SQL}`,
   },
+  {
+    // Runtime profiles (Dagu spec 022b): per-workspace sets of environment variables (a secret's
+    // value is a SecretBox ciphertext), each workspace's default, each DAG's own default, and the
+    // profile a run ran with.
+    id: '008_runtime_profiles',
+    sql: `
+CREATE TABLE profiles (
+  workspace  text COLLATE "C" NOT NULL,
+  name       text COLLATE "C" NOT NULL,
+  env        jsonb       NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (workspace, name)
+);
+CREATE TABLE workspace_settings (
+  workspace       text COLLATE "C" PRIMARY KEY,
+  default_profile text NULL
+);
+CREATE TABLE dag_profiles (
+  dag_name   text COLLATE "C" PRIMARY KEY,
+  profile    text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+ALTER TABLE runs ADD COLUMN profile text NULL;
+`,
+  },
 ];

@@ -11,7 +11,7 @@ import { ActorSchema } from '../core/started-by';
 /** Columns of a run row. */
 export const RUN_COLUMNS =
   'pk, dag_name, dag_run_id, attempt_no, attempt_id, status, error, params, resolved_params, params_evaluated, labels, queue, inline, spec, ' +
-  'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log, started_by';
+  'created_at, queued_at, started_at, finished_at, owner, heartbeat_at, stop_requested_at, scheduler_log, started_by, profile';
 
 const ParamSchema = z.object({ name: z.string(), value: z.string(), fromDefault: z.boolean() });
 
@@ -39,6 +39,7 @@ const RunRowSchema = z.object({
   stop_requested_at: z.date().nullable(),
   scheduler_log: z.coerce.number().int(),
   started_by: ActorSchema.nullable(),
+  profile: z.string().nullable(),
 });
 
 /** A stored run. */

@@ -55,12 +55,12 @@ export interface WriteContext extends Omit<MutationAuthor, 'jobId'> {
   jobId?: string;
 }
 
-async function recordChange(client: PoolClient, ctx: WriteContext, entry: MutationEntry): Promise<void> {
+export async function recordChange(client: PoolClient, ctx: WriteContext, entry: MutationEntry): Promise<void> {
   if (ctx.jobId !== undefined) await recordMutation(client, { ...ctx, jobId: ctx.jobId }, entry);
 }
 
 /** The audit target of a page: its URI (`dagu://wiki/{workspace}/{path}`). */
-function pageTarget(workspace: string, path: string): string {
+export function pageTarget(workspace: string, path: string): string {
   return formatDaguUri({ kind: 'wiki_page', workspace, path });
 }
 
@@ -74,14 +74,18 @@ export function requireWriter(principal: Principal): void {
   }
 }
 
-/** Locks one page's identity until the transaction ends. */
-async function lockPage(client: PoolClient, workspace: string, path: string): Promise<void> {
+/** Locks one page's identity until the transaction ends (lock two in path order: no deadlock). */
+export async function lockPage(client: PoolClient, workspace: string, path: string): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
     `dagu-mcp:wiki-page:${workspace}/${path}`,
   ]);
 }
 
-async function currentPage(client: PoolClient, workspace: string, path: string): Promise<PageRecord | undefined> {
+export async function currentPage(
+  client: PoolClient,
+  workspace: string,
+  path: string,
+): Promise<PageRecord | undefined> {
   const result = await client.query<Record<string, unknown>>(
     `SELECT ${PAGE_COLUMNS} FROM pages WHERE workspace = $1 AND path = $2`,
     [workspace, path],

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { READ_TARGETS } from './read/read-targets';
+import { CHANGE_TYPES } from './change/change-types';
 
 /** Read targets advertised in `dagu_read`'s input schema (021): every target; the deprecated aliases are accepted, not advertised. */
 export const ADVERTISED_READ_TARGETS = READ_TARGETS;
@@ -60,30 +61,56 @@ const daguRead: Tool = {
   annotations: { title: 'Read Dagu state', readOnlyHint: true, openWorldHint: false },
 };
 
-/** `dagu_change` (spec 022 §Input). */
+/**
+ * `dagu_change` (spec 022 §Input, Dagu spec 022b §Input): one flat object, no
+ * `oneOf`/`anyOf`/`allOf` at the root (the model APIs behind the mainstream
+ * clients refuse such tool schemas); each field's description names the
+ * types that use it, and the server enforces the per-type rules.
+ */
 const daguChange: Tool = {
   name: 'dagu_change',
-  title: 'Validate and upsert a DAG',
+  title: 'Change DAGs and wiki pages',
   description:
-    'Validate a DAG YAML document (mode=preview, the default, writes nothing) or validate and store it (mode=apply). ' +
-    'Validation failures come back as valid=false with the errors, not as a tool error.',
+    'Write DAGs and wiki pages. mode=preview (the default) checks everything apply would check and writes nothing; ' +
+    'mode=apply makes the change (developer role). Types: upsert_dag (default), rename_dag, delete_dag, ' +
+    'set_dag_profile, clear_dag_profile, upsert_wiki_page, rename_wiki_page, delete_wiki_page. ' +
+    'A DAG spec that fails validation comes back as valid=false with the errors, not as a tool error.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
-    // `name` and `spec` are required, but not declared so: 022 answers a missing one, or an
-    // unsupported mode or type, with its own error codes, which a validating client would pre-empt.
+    // No `required`: which fields are required depends on `type`, and 022 answers a missing
+    // one, or an unsupported mode or type, with its own error codes, which a validating client would pre-empt.
     properties: {
       mode: {
         type: 'string',
         default: 'preview',
-        description: 'preview (default) validates only; apply validates then writes.',
+        description: 'preview (default) checks only; apply checks then writes.',
       },
-      type: { type: 'string', default: 'upsert_dag', description: 'Change type; the only type is upsert_dag.' },
-      name: str('Required. Target DAG name: letters, digits, "_", "." and "-", at most 40 characters.'),
-      spec: str('Required. The DAG YAML document; kept exactly as given.'),
+      type: {
+        type: 'string',
+        enum: [...CHANGE_TYPES],
+        default: 'upsert_dag',
+        description: 'Change type (default upsert_dag).',
+      },
+      name: str(
+        'DAG name (upsert_dag, rename_dag, delete_dag, set_dag_profile, clear_dag_profile): letters, digits, "_", "." and "-", at most 40 characters.',
+      ),
+      spec: str('The DAG YAML document, kept exactly as given (upsert_dag).'),
+      newName: str('The new DAG name (rename_dag).'),
+      profile: str("Runtime profile name of the DAG's workspace, ^[a-z0-9][a-z0-9._-]*$ (set_dag_profile)."),
+      workspace: str(
+        'Wiki workspace, one workspace, not "all" (upsert_wiki_page, rename_wiki_page, delete_wiki_page).',
+      ),
+      path: str(
+        'Wiki page path without ".md": segments of A-Z a-z 0-9 . _ - joined by / (upsert_wiki_page, rename_wiki_page, delete_wiki_page).',
+      ),
+      content: str(
+        'The page Markdown with optional YAML frontmatter (title, tags), kept exactly as given (upsert_wiki_page).',
+      ),
+      newPath: str('The new page path in the same workspace (rename_wiki_page).'),
     },
   },
-  annotations: { title: 'Change a DAG', destructiveHint: true, openWorldHint: false },
+  annotations: { title: 'Change DAGs and wiki pages', destructiveHint: true, openWorldHint: false },
 };
 
 /** `dagu_execute` (spec 036 §Identity, §Input). */
@@ -134,6 +161,9 @@ const daguExecute: Tool = {
         default: 60,
         description: 'Cap on the wait, seconds (only with wait=true).',
       },
+      profile: str(
+        "Runtime profile for this run (start/enqueue), overriding the DAG's and the workspace default; an existing profile of the DAG's workspace.",
+      ),
     },
   },
   annotations: {

@@ -1,45 +1,65 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, dagOps, roleAtLeast } from '@dagu-mcp/contracts';
+import { dagOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { McpCallContext } from '../../mcp-types';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import { parseChangeInput, type ChangeErrorContext, type ChangeRequest } from './change-input';
+import { dagSpecLink, roleWarnings } from './change-output';
+import { WIKI_TYPES } from './change-types';
+import { requireDeveloper, runDagProfileChange, runDeleteDag, runRenameDag } from './dag-changes';
+import { runWikiChange } from './wiki-changes';
 
 const TEXT_INVALID = 'DAG spec is not valid; no changes were applied.';
 const TEXT_PREVIEW_OK = 'DAG spec is valid. Re-run with mode=apply to write it.';
 const TEXT_APPLIED = 'DAG change applied.';
 
 /**
- * The `dagu_change` tool (spec 022): preview validates through dag-service
- * and writes nothing; apply (developer role and up, dagu-model §9) validates
- * and writes exactly one DAG. Validation failures are `valid=false` results,
- * not tool errors.
+ * The `dagu_change` tool (spec 022, Dagu spec 022b): one flat input, eight
+ * change types. Preview checks what apply would and writes nothing, for any
+ * role (a role that could not apply gets a `warnings` entry); apply needs
+ * developer and up (dagu-model §9), checked here and again by the owning
+ * service. Validation failures are `valid=false` results; conflicts and
+ * unknown sources are tool errors in both modes. Every error echoes `mode`,
+ * `type` and the resolved DAG or page (dagu-model §10, 022b).
  */
 export function createChangeTool(bus: BusClient) {
   return async function daguChange(args: unknown, ctx: McpCallContext): Promise<CallToolResult> {
     const context: ChangeErrorContext = {};
     try {
       const request = parseChangeInput(args, context);
-      if (request.mode === 'apply' && !roleAtLeast(ctx.principal.role, 'developer')) {
-        throw new DaguError('unauthorized', 'Applying a DAG change needs the developer role or higher.');
+      if (WIKI_TYPES.has(request.type)) return await runWikiChange(bus, request, ctx.principal);
+      switch (request.type) {
+        case 'rename_dag':
+          return await runRenameDag(bus, request, ctx.principal);
+        case 'delete_dag':
+          return await runDeleteDag(bus, request, ctx.principal);
+        case 'set_dag_profile':
+        case 'clear_dag_profile':
+          return await runDagProfileChange(bus, request, ctx.principal);
+        default:
+          return await upsertDag(bus, request, ctx);
       }
-      const payload = { name: request.name, spec: request.spec };
-      const outcome =
-        request.mode === 'preview'
-          ? {
-              ...(await bus.call('dag', dagOps, 'dag.validate', payload, { principal: ctx.principal })),
-              applied: false,
-            }
-          : await bus.call('dag', dagOps, 'dag.upsert', payload, { principal: ctx.principal });
-      return changeSuccess(request, outcome);
     } catch (err) {
       return toolError(asServiceError(err), { ...context });
     }
   };
 }
 
-function changeSuccess(
+async function upsertDag(bus: BusClient, request: ChangeRequest, ctx: McpCallContext): Promise<CallToolResult> {
+  if (request.mode === 'apply') requireDeveloper(ctx.principal, 'Applying a DAG change');
+  const payload = { name: request.name ?? '', spec: request.spec ?? '' };
+  const outcome =
+    request.mode === 'preview'
+      ? {
+          ...(await bus.call('dag', dagOps, 'dag.validate', payload, { principal: ctx.principal })),
+          applied: false,
+        }
+      : await bus.call('dag', dagOps, 'dag.upsert', payload, { principal: ctx.principal });
+  return upsertSuccess(request, outcome, request.mode === 'preview' ? roleWarnings(ctx.principal) : []);
+}
+
+function upsertSuccess(
   request: ChangeRequest,
   outcome: {
     valid: boolean;
@@ -51,7 +71,9 @@ function changeSuccess(
     updated?: boolean;
     stored?: boolean;
   },
+  roleNotes: string[],
 ): CallToolResult {
+  const dagUri = request.dagUri ?? '';
   const structured: Record<string, unknown> = {
     mode: request.mode,
     type: request.type,
@@ -60,19 +82,19 @@ function changeSuccess(
     errors: outcome.errors,
     applied: outcome.applied,
   };
-  // Added field (022 allows them): what will not resolve at run time (issue 21 item 4).
-  if (outcome.valid) structured.warnings = outcome.warnings ?? [];
+  // Added field (022 allows them): what will not resolve at run time (issue 21 item 4), and
+  // in preview what the caller's role could not apply (022b).
+  if (outcome.valid || roleNotes.length > 0) structured.warnings = [...(outcome.warnings ?? []), ...roleNotes];
   if (outcome.valid && outcome.dag !== undefined) structured.dag = outcome.dag;
   if (outcome.applied) {
     structured.created = outcome.created === true;
     structured.updated = outcome.updated === true;
   }
-  structured.dagUri = request.dagUri;
+  structured.dagUri = dagUri;
   structured.references = [...RESULT_REFERENCES];
   // The text stays exactly 022's (dagu-model §8); warnings travel only in structuredContent.
   const text = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
   // An invalid spec under a name with no stored DAG links nothing: the link would name a spec that does not exist.
   const linkSpec = outcome.valid || outcome.stored !== false;
-  const links = linkSpec ? [{ uri: request.dagUri, name: 'dag_spec', mimeType: 'application/yaml' }] : [];
-  return toolSuccess(text, structured, links);
+  return toolSuccess(text, structured, linkSpec ? [dagSpecLink(dagUri)] : []);
 }

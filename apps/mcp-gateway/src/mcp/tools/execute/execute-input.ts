@@ -1,4 +1,4 @@
-import { DaguError, isValidDagName, isValidDagRunId, LATEST_RUN_ID } from '@dagu-mcp/contracts';
+import { DaguError, isValidDagName, isValidDagRunId, LATEST_RUN_ID, PROFILE_NAME_PATTERN } from '@dagu-mcp/contracts';
 import { readBoolean, readInteger, readString, rejectUnknownFields, requireObject, type ToolArgs } from '../tool-input';
 
 /** Every field `dagu_execute` accepts, in the order of 036 §Input (types are checked in this order). */
@@ -17,6 +17,7 @@ export const EXECUTE_FIELDS = [
   'includeDownstream',
   'wait',
   'waitTimeoutSeconds',
+  'profile',
 ] as const;
 const KNOWN_FIELDS: ReadonlySet<string> = new Set<string>(EXECUTE_FIELDS);
 
@@ -44,6 +45,8 @@ export interface ExecuteRequest {
   readonly params?: string;
   readonly queue?: string;
   readonly singleton?: boolean;
+  /** Runtime profile for this run (Dagu spec 022b; start/enqueue only). */
+  readonly profile?: string;
   readonly noReuse?: boolean;
   readonly labels?: string[];
   readonly stepName?: string;
@@ -95,6 +98,7 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
   const includeDownstream = readBoolean(input, 'includeDownstream');
   const wait = readBoolean(input, 'wait') === true;
   const waitTimeoutSeconds = readInteger(input, 'waitTimeoutSeconds');
+  const profile = readString(input, 'profile');
 
   // 1. action
   if (action === undefined) fail('action', 'The action field is required: start, enqueue, retry or stop.');
@@ -136,10 +140,14 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
       ['singleton', singleton !== undefined],
       ['noReuse', noReuse === true],
       ['labels', labels !== undefined],
+      ['profile', profile !== undefined],
     ];
     for (const [field, present] of extra)
       if (present) fail(field, `The ${field} field is not allowed with action ${action}.`);
   }
+  // 7b. profile (Dagu spec 022b)
+  if (profile !== undefined && (!PROFILE_NAME_PATTERN.test(profile) || profile.length > 40))
+    fail('profile', 'The profile field must match ^[a-z0-9][a-z0-9._-]*$, at most 40 characters.');
   // 8. retry-only fields
   if (action !== 'retry') {
     if (stepName !== undefined) fail('stepName', 'The stepName field is only allowed with action retry.');
@@ -175,6 +183,7 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
     ...(params !== undefined ? { params } : {}),
     ...(queue !== undefined ? { queue } : {}),
     ...(singleton !== undefined ? { singleton } : {}),
+    ...(profile !== undefined ? { profile } : {}),
     ...(noReuse !== undefined ? { noReuse } : {}),
     ...(labels !== undefined ? { labels } : {}),
     ...(stepName !== undefined ? { stepName } : {}),

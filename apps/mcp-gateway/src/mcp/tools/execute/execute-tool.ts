@@ -121,7 +121,7 @@ export async function performAction(bus: BusClient, request: ExecuteRequest, pri
       const spec = inline
         ? (request.spec ?? '')
         : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
-      const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton']);
+      const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton', 'profile']);
       return bus.call(
         'run',
         runOps,

@@ -1,4 +1,4 @@
-import { DagListRequestSchema, dagOps } from '@dagu-mcp/contracts';
+import { DagListRequestSchema, dagOps, runOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
 
@@ -11,6 +11,7 @@ export function createDagReadBackends(bus: BusClient): {
   dag: ReadBackend;
   dag_spec: ReadBackend;
   dag_search: ReadBackend;
+  dag_profile: ReadBackend;
 } {
   return {
     dags: async (request, principal) =>
@@ -34,5 +35,22 @@ export function createDagReadBackends(bus: BusClient): {
         { principal },
       );
     },
+    // Dagu spec 022b: the DAG must exist (its not-found error with suggestions), and its
+    // workspace — the `workspace=` label, else `default` — decides the fallback profile.
+    dag_profile: async (request, principal) => {
+      const dagName = request.fields.name ?? '';
+      const detail = await bus.call('dag', dagOps, 'dag.get', { name: dagName }, { principal });
+      const workspace = workspaceOfLabels(detail.labels);
+      return bus.call('run', runOps, 'profile.ofDag', { dagName, workspace }, { principal });
+    },
   };
+}
+
+/** A DAG's workspace (Dagu spec 022b): its first `workspace=<name>` label's value, else `default`. */
+export function workspaceOfLabels(labels: readonly string[]): string {
+  for (const label of labels) {
+    const value = label.startsWith('workspace=') ? label.slice('workspace='.length).trim() : '';
+    if (value !== '') return value;
+  }
+  return 'default';
 }

@@ -41,6 +41,7 @@ export function buildResource(target: ReadTarget, f: ReadFields): DaguResource |
     case 'wiki_page':
       return { kind: 'wiki_page', workspace: f.workspace ?? '', path: f.path ?? '' };
     case 'dag':
+    case 'dag_profile':
     case 'dag_search':
     case 'wiki_search':
     case 'workbook':

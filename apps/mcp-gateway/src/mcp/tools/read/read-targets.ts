@@ -6,6 +6,7 @@ export const READ_TARGETS = [
   'dag',
   'dag_spec',
   'dag_search',
+  'dag_profile',
   'wiki',
   'wiki_page',
   'wiki_search',
@@ -62,6 +63,7 @@ export const TARGET_RULES: Readonly<Record<ReadTarget, TargetRule>> = {
   dag: { required: ['name'], optional: [] },
   dag_spec: { required: ['name'], optional: [] },
   dag_search: { required: ['search'], optional: ['workspace', 'cursor', 'limit'] },
+  dag_profile: { required: ['name'], optional: [] },
   wiki: { required: [], optional: ['workspace', 'query', 'prefix'] },
   wiki_page: { required: ['workspace', 'path'], optional: [] },
   wiki_search: { required: ['search'], optional: ['workspace', 'prefix', 'cursor', 'limit'] },
@@ -78,6 +80,7 @@ export const TARGET_RULES: Readonly<Record<ReadTarget, TargetRule>> = {
 export const DAG_NAMED_TARGETS: ReadonlySet<ReadTarget> = new Set<ReadTarget>([
   'dag',
   'dag_spec',
+  'dag_profile',
   'run',
   'run_logs',
   'step_log',

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import type { Pool } from '@dagu-mcp/runtime';
+import type { Queryable } from './run-rows';
+
+/*
+ * Runtime profiles (Dagu spec 022b; store/migrations.ts `008_runtime_profiles`):
+ * `profiles` (workspace, name, env), `workspace_settings` (the workspace
+ * default) and `dag_profiles` (a DAG's own default). `env` maps each variable
+ * name to `{value, secret}`; a secret's value is a SecretBox ciphertext —
+ * this file stores what it is given and never sees a plaintext secret.
+ */
+
+/** A stored variable: a plain value, or a ciphertext when `secret`. */
+export interface StoredVariable {
+  readonly value: string;
+  readonly secret: boolean;
+}
+
+/** A stored profile. */
+export interface ProfileRecord {
+  readonly workspace: string;
+  readonly name: string;
+  readonly env: Record<string, StoredVariable>;
+  readonly updatedAt: Date;
+}
+
+const StoredEnvSchema = z.record(z.string(), z.object({ value: z.string(), secret: z.boolean() }));
+const ProfileRowSchema = z.object({
+  workspace: z.string(),
+  name: z.string(),
+  env: StoredEnvSchema,
+  updated_at: z.date(),
+});
+
+function parseProfile(row: unknown): ProfileRecord {
+  const parsed = ProfileRowSchema.parse(row);
+  return { workspace: parsed.workspace, name: parsed.name, env: parsed.env, updatedAt: parsed.updated_at };
+}
+
+/** The profile, or undefined. With `forUpdate` the row is locked until the transaction ends. */
+export async function findProfile(
+  db: Queryable,
+  workspace: string,
+  name: string,
+  forUpdate = false,
+): Promise<ProfileRecord | undefined> {
+  const result = await db.query(
+    `SELECT workspace, name, env, updated_at FROM profiles WHERE workspace = $1 AND name = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [workspace, name],
+  );
+  const row = result.rows[0];
+  return row === undefined ? undefined : parseProfile(row);
+}
+
+/** Every profile of a workspace, by name. */
+export async function listProfiles(db: Queryable, workspace: string): Promise<ProfileRecord[]> {
+  const result = await db.query(
+    'SELECT workspace, name, env, updated_at FROM profiles WHERE workspace = $1 ORDER BY name',
+    [workspace],
+  );
+  return result.rows.map(parseProfile);
+}
+
+/** Creates or replaces a profile. @returns whether it was created. */
+export async function saveProfile(
+  db: Queryable,
+  workspace: string,
+  name: string,
+  env: Record<string, StoredVariable>,
+): Promise<{ created: boolean; updatedAt: Date }> {
+  const result = await db.query(
+    `INSERT INTO profiles AS p (workspace, name, env) VALUES ($1, $2, $3::jsonb)
+     ON CONFLICT (workspace, name) DO UPDATE SET env = EXCLUDED.env, updated_at = clock_timestamp()
+     RETURNING (xmax = 0) AS created, updated_at`,
+    [workspace, name, JSON.stringify(env)],
+  );
+  return z
+    .object({ created: z.boolean(), updated_at: z.date() })
+    .transform((r) => ({ created: r.created, updatedAt: r.updated_at }))
+    .parse(result.rows[0]);
+}
+
+/** Deletes a profile (and clears it as its workspace's default). @returns false when it did not exist. */
+export async function deleteProfile(db: Queryable, workspace: string, name: string): Promise<boolean> {
+  const result = await db.query('DELETE FROM profiles WHERE workspace = $1 AND name = $2 RETURNING name', [
+    workspace,
+    name,
+  ]);
+  await db.query('UPDATE workspace_settings SET default_profile = NULL WHERE workspace = $1 AND default_profile = $2', [
+    workspace,
+    name,
+  ]);
+  return result.rows.length > 0;
+}
+
+/** The workspace's default profile name, or null. */
+export async function workspaceDefault(db: Queryable, workspace: string): Promise<string | null> {
+  const result = await db.query('SELECT default_profile FROM workspace_settings WHERE workspace = $1', [workspace]);
+  const row = z.object({ default_profile: z.string().nullable() }).optional().parse(result.rows[0]);
+  return row?.default_profile ?? null;
+}
+
+/** Sets or clears (null) the workspace's default profile. */
+export async function setWorkspaceDefault(db: Queryable, workspace: string, profile: string | null): Promise<void> {
+  await db.query(
+    `INSERT INTO workspace_settings (workspace, default_profile) VALUES ($1, $2)
+     ON CONFLICT (workspace) DO UPDATE SET default_profile = EXCLUDED.default_profile`,
+    [workspace, profile],
+  );
+}
+
+/** The DAG's own default profile name, or null. */
+export async function dagProfile(db: Queryable, dagName: string): Promise<string | null> {
+  const result = await db.query('SELECT profile FROM dag_profiles WHERE dag_name = $1', [dagName]);
+  const row = z.object({ profile: z.string() }).optional().parse(result.rows[0]);
+  return row?.profile ?? null;
+}
+
+/** Sets or clears (null) the DAG's own default profile. */
+export async function setDagProfile(db: Queryable, dagName: string, profile: string | null): Promise<void> {
+  if (profile === null) {
+    await db.query('DELETE FROM dag_profiles WHERE dag_name = $1', [dagName]);
+    return;
+  }
+  await db.query(
+    `INSERT INTO dag_profiles (dag_name, profile) VALUES ($1, $2)
+     ON CONFLICT (dag_name) DO UPDATE SET profile = EXCLUDED.profile, updated_at = clock_timestamp()`,
+    [dagName, profile],
+  );
+}
+
+/**
+ * Moves a renamed DAG's own profile (022b `rename_dag`), as its run history
+ * moves: only an assignment made before the rename (`renamedAt`), and never
+ * over one the new name already has.
+ */
+export async function moveDagProfile(db: Pool, from: string, to: string, renamedAt: Date): Promise<void> {
+  await db.query(
+    `UPDATE dag_profiles SET dag_name = $2 WHERE dag_name = $1 AND updated_at <= $3
+       AND NOT EXISTS (SELECT 1 FROM dag_profiles WHERE dag_name = $2)`,
+    [from, to, renamedAt],
+  );
+}
+
+/** Records the profile run `pk` runs with (`runs.profile`). */
+export async function setRunProfile(db: Queryable, pk: number, profile: string): Promise<void> {
+  await db.query('UPDATE runs SET profile = $2 WHERE pk = $1', [pk, profile]);
+}
+
+/** Drops a deleted DAG's own profile (022b `delete_dag`): only an assignment made before the delete. */
+export async function dropDagProfile(db: Pool, dagName: string, deletedAt: Date): Promise<void> {
+  await db.query('DELETE FROM dag_profiles WHERE dag_name = $1 AND updated_at <= $2', [dagName, deletedAt]);
+}
