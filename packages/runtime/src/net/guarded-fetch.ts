@@ -96,14 +96,17 @@ function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Pr
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > maxBytes) {
-          req.destroy(new OutboundRequestError('too_large', `response larger than ${maxBytes} bytes`));
+          reject(new OutboundRequestError('too_large', `response larger than ${maxBytes} bytes`));
+          req.destroy();
           return;
         }
         chunks.push(chunk);
       });
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: url.href }),
-      );
+      res.on('end', () => {
+        if (size <= maxBytes) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: url.href });
+        }
+      });
       res.on('error', (err) => reject(asOutboundError(err)));
     });
     const timer = setTimeout(
