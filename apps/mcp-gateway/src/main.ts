@@ -107,6 +107,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
+    ...(auth.oauth !== undefined ? { oauth: auth.oauth } : {}),
     audit: (event) => auth.audit.record(event),
     restRoutes: [
       healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }),

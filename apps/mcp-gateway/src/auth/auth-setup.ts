@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
 import type { Logger, Pool, SecretBox } from '@dagu-mcp/runtime';
@@ -18,6 +19,15 @@ import { LoginTokens } from './login-token';
 import { LoginSessions } from './login-sessions';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
+import { setupOAuth } from './oauth-setup';
+
+// TEMP until the shared browser session lands (replaced at the merge).
+const OAUTH_PAGES = {
+  render: (res: import('express').Response, template: string, context: Record<string, unknown>, status = 200) => {
+    res.status(status).json({ template, context });
+  },
+  readSession: ((_req, _res, next) => next()) as RequestHandler,
+};
 
 /** Everything authentication adds to the gateway. */
 export interface AuthSetup {
@@ -25,6 +35,8 @@ export interface AuthSetup {
   readonly authenticateMcp: ReturnType<typeof authenticate>;
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
+  /** The built-in OAuth authorization server (issue 23), when on. */
+  readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
   close(): Promise<void>;
 }
 
@@ -96,6 +108,7 @@ export async function setupAuth(
     config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
       ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
       : undefined;
+  const oauth = setupOAuth({ config, pool, redis, box: secrets, users, logger, pages: OAUTH_PAGES });
   const authenticator = new Authenticator({
     mode: config.AUTH_MODE,
     users,
@@ -103,12 +116,18 @@ export async function setupAuth(
     sessions,
     limiter,
     ...(basic ? { basic } : {}),
+    ...(oauth !== undefined ? { oauth: oauth.server.verifier } : {}),
   });
   if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
 
   return {
     audit,
-    authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
+    authenticateMcp: authenticate({
+      authenticator,
+      surface: 'mcp',
+      audit,
+      ...(oauth !== undefined ? { oauth: oauth.mcp } : {}),
+    }),
     authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
     routes: [
       authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
@@ -116,6 +135,7 @@ export async function setupAuth(
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],
+    ...(oauth !== undefined ? { oauth: { router: oauth.router, scopeGuard: oauth.scopeGuard } } : {}),
     async close() {
       await audit.close();
       redis.disconnect();

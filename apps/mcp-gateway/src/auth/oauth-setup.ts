@@ -7,6 +7,7 @@ import { resolvePublicUrl } from '../oauth/addresses';
 import { ALL_SCOPES } from '../oauth/oauth-provider';
 import { createOAuthServer, type OAuthServer } from '../oauth/oauth-server';
 import { authorizationRoutes } from '../routes/oauth-authorizations';
+import { authorizeApi } from '../routes/oauth-authorize-api';
 import { ConsentFlow, type RenderPage } from '../routes/oauth-consent';
 import { oauthRouter } from '../routes/oauth.routes';
 import { LOGIN_STATE_CACHE_MS } from './login-sessions';
@@ -87,6 +88,7 @@ export function setupOAuth(deps: {
   const api = express.Router();
   api.use(express.json({ limit: '16kb' }));
   api.use(authorizations.api);
+  api.use(authorizeApi({ server, consent }));
   router.use('/api/mcp', api);
   if (basePath !== '') router.use(`${basePath}/api/mcp`, api);
 

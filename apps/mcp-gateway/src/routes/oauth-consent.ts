@@ -140,16 +140,21 @@ export class ConsentFlow {
       res.redirect(303, await this.allow(pending, session.userId));
       return;
     }
+    res.redirect(303, this.denyUrl(pending));
+  }
+
+  /** The redirect of a refusal: `error=access_denied`, `state`, `iss`. */
+  denyUrl(pending: Pick<PendingAuthorization, 'redirectUri' | 'state'>): string {
     const url = new URL(pending.redirectUri);
     url.searchParams.set('error', 'access_denied');
     url.searchParams.set('error_description', 'The user denied the request.');
     if (pending.state !== undefined) url.searchParams.set('state', pending.state);
     url.searchParams.set('iss', this.deps.server.addresses.issuer);
-    res.redirect(303, url.href);
+    return url.href;
   }
 
   /** Records the consent and returns the redirect with a fresh code (RFC 9207: with `iss`). */
-  private async allow(pending: PendingAuthorization, userId: string): Promise<string> {
+  async allow(pending: PendingAuthorization, userId: string): Promise<string> {
     const existing = await this.deps.server.grants.find(userId, pending.clientId);
     const union = [...new Set([...parseScope(existing?.scope), ...pending.scopes])];
     const grantId = await this.deps.server.grants.upsert({
