@@ -148,7 +148,11 @@ describe('OAuth pages in Chromium', () => {
     expect((await client.listTools()).tools.length).toBeGreaterThanOrEqual(3);
     await client.close();
 
-    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token), client_id: clientId });
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.body.refresh_token),
+      client_id: clientId,
+    });
     expect(refreshed.status).toBe(200);
 
     await page.goto(`${stack.baseUrl}/oauth/authorizations`);
@@ -158,7 +162,11 @@ describe('OAuth pages in Chromium', () => {
     await page.waitForLoadState('load');
     expect(await page.textContent('body')).not.toContain('Browser Test Client');
 
-    const after = await token({ grant_type: 'refresh_token', refresh_token: String(refreshed.body.refresh_token), client_id: clientId });
+    const after = await token({
+      grant_type: 'refresh_token',
+      refresh_token: String(refreshed.body.refresh_token),
+      client_id: clientId,
+    });
     expect(after.body.error).toBe('invalid_grant');
     const access = String(refreshed.body.access_token);
     let status = 0;
@@ -167,8 +175,17 @@ describe('OAuth pages in Chromium', () => {
       status = (
         await fetch(stack.mcpUrl, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access}` },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${access}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+          }),
         })
       ).status;
     }

@@ -35,8 +35,22 @@ test('the conformance authorization scenarios pass against the built-in server',
   const clientId = String(((await registered.json()) as { client_id: string }).client_id);
   const outputDir = mkdtempSync(join(tmpdir(), 'oauth-conformance-'));
   const args = ['-y', '-p', 'node@22', '-p', SUITE, '--', 'conformance', 'authorization'];
-  args.push('--url', stack.baseUrl, '--client-id', clientId, '--resource', stack.mcpUrl, '-p', String(port), '-o', outputDir);
-  const child = spawn('npx', args, { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push(
+    '--url',
+    stack.baseUrl,
+    '--client-id',
+    clientId,
+    '--resource',
+    stack.mcpUrl,
+    '-p',
+    String(port),
+    '-o',
+    outputDir,
+  );
+  const child = spawn('npx', args, {
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let walked: Promise<void> | undefined;
   const onData = (d: Buffer): void => {

@@ -15,7 +15,11 @@ import { Redis } from 'ioredis';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startStack, type Stack } from './stack';
 import { PretendBrowser, walkAuthorization } from './oauth-http';
 import { restCall } from './rest-call';
@@ -34,10 +38,29 @@ function startDocumentServer(): Promise<{ server: HttpsServer; caFile: string }>
   const dir = mkdtempSync(join(tmpdir(), 'oauth-cimd-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const doc = served.get(req.url ?? '');
     if (doc === undefined) return void res.writeHead(404).end();
@@ -224,7 +247,9 @@ describe('discovery (issue 23 item 1)', () => {
     expect(res.status).toBe(401);
     const header = res.headers.get('www-authenticate') ?? '';
     expect(header).toMatch(
-      new RegExp(`^Bearer resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/mcp", scope="dagu:read dagu:change dagu:execute"`),
+      new RegExp(
+        `^Bearer resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/mcp", scope="dagu:read dagu:change dagu:execute"`,
+      ),
     );
   });
 
@@ -234,7 +259,9 @@ describe('discovery (issue 23 item 1)', () => {
       expect(prm).toMatchObject({ resource: `${stack.baseUrl}/mcp`, authorization_servers: [stack.baseUrl] });
     }
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
-      const as = (await (await fetch(`${stack.baseUrl}${path}`, { headers: { host: 'evil.example' } })).json()) as Record<string, unknown>;
+      const as = (await (
+        await fetch(`${stack.baseUrl}${path}`, { headers: { host: 'evil.example' } })
+      ).json()) as Record<string, unknown>;
       expect(as).toMatchObject({
         issuer: stack.baseUrl,
         authorization_endpoint: `${stack.baseUrl}/oauth/authorize`,
@@ -248,7 +275,9 @@ describe('discovery (issue 23 item 1)', () => {
         scopes_supported: ['dagu:read', 'dagu:change', 'dagu:execute'],
       });
     }
-    const jwks = (await (await fetch(`${stack.baseUrl}/oauth/jwks`)).json()) as { keys: Array<Record<string, unknown>> };
+    const jwks = (await (await fetch(`${stack.baseUrl}/oauth/jwks`)).json()) as {
+      keys: Array<Record<string, unknown>>;
+    };
     expect(jwks.keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256', use: 'sig' });
     expect(jwks.keys[0]).not.toHaveProperty('d');
   });
@@ -281,7 +310,9 @@ describe('the SDK client completes the flow (issue 23 "Real client")', () => {
     const client = new Client({ name: 'oauth-e2e', version: '1' });
     await client.connect(transport);
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['dagu_read', 'dagu_change', 'dagu_execute']));
+    expect(tools.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['dagu_read', 'dagu_change', 'dagu_execute']),
+    );
     const read = await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } });
     expect(read.isError).not.toBe(true);
     await client.close();
@@ -289,7 +320,11 @@ describe('the SDK client completes the flow (issue 23 "Real client")', () => {
     // The access token is a JWT for the MCP resource: iss, sub, aud, client_id, scope, jti.
     const [, payload] = (provider.saved?.access_token ?? '').split('.');
     const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ iss: stack.baseUrl, aud: `${stack.baseUrl}/mcp`, client_id: provider.info?.client_id });
+    expect(claims).toMatchObject({
+      iss: stack.baseUrl,
+      aud: `${stack.baseUrl}/mcp`,
+      client_id: provider.info?.client_id,
+    });
     expect(typeof claims.jti).toBe('string');
     expect(Number(claims.exp) - Number(claims.iat)).toBe(3600);
 
@@ -415,7 +450,11 @@ describe('refresh tokens (issue 23 item 4)', () => {
     const flow = await authorizeByHand();
     const tokens = (await flow.exchange()).body;
     const refresh = (token: unknown) =>
-      form(`${stack.baseUrl}/oauth/token`, { grant_type: 'refresh_token', refresh_token: String(token), client_id: flow.clientId });
+      form(`${stack.baseUrl}/oauth/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: String(token),
+        client_id: flow.clientId,
+      });
     const second = await refresh(tokens.refresh_token);
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(tokens.refresh_token);
@@ -451,10 +490,17 @@ describe('scopes (issue 23 item 5)', () => {
         'mcp-session-id': sessionId,
         'mcp-protocol-version': '2025-06-18',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'dagu_execute', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'dagu_execute', arguments: {} },
+      }),
     });
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", scope="dagu:execute", resource_metadata="/);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_scope", scope="dagu:execute", resource_metadata="/,
+    );
     await client.close();
   });
 
@@ -468,17 +514,44 @@ describe('revocation, introspection, authorizations (issue 23 items 4 and 6)', (
   it('introspection reports a live token to its client only; RFC 7009 revocation ends the family', async () => {
     const flow = await authorizeByHand();
     const tokens = (await flow.exchange()).body;
-    const live = await form(`${stack.baseUrl}/oauth/introspect`, { token: String(tokens.access_token), client_id: flow.clientId });
-    expect(live.body).toMatchObject({ active: true, client_id: flow.clientId, username: 'admin', aud: `${stack.baseUrl}/mcp` });
+    const live = await form(`${stack.baseUrl}/oauth/introspect`, {
+      token: String(tokens.access_token),
+      client_id: flow.clientId,
+    });
+    expect(live.body).toMatchObject({
+      active: true,
+      client_id: flow.clientId,
+      username: 'admin',
+      aud: `${stack.baseUrl}/mcp`,
+    });
     const other = await register();
-    const foreign = await form(`${stack.baseUrl}/oauth/introspect`, { token: String(tokens.access_token), client_id: String(other.body.client_id) });
+    const foreign = await form(`${stack.baseUrl}/oauth/introspect`, {
+      token: String(tokens.access_token),
+      client_id: String(other.body.client_id),
+    });
     expect(foreign.body).toEqual({ active: false });
 
-    const revoked = await form(`${stack.baseUrl}/oauth/revoke`, { token: String(tokens.refresh_token), client_id: flow.clientId });
+    const revoked = await form(`${stack.baseUrl}/oauth/revoke`, {
+      token: String(tokens.refresh_token),
+      client_id: flow.clientId,
+    });
     expect(revoked.status).toBe(200);
-    const refresh = await form(`${stack.baseUrl}/oauth/token`, { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: flow.clientId });
+    const refresh = await form(`${stack.baseUrl}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: flow.clientId,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
-    await within(3000, async () => (await form(`${stack.baseUrl}/oauth/introspect`, { token: String(tokens.access_token), client_id: flow.clientId })).body.active === false);
+    await within(
+      3000,
+      async () =>
+        (
+          await form(`${stack.baseUrl}/oauth/introspect`, {
+            token: String(tokens.access_token),
+            client_id: flow.clientId,
+          })
+        ).body.active === false,
+    );
   });
 
   it('issue on one replica, refresh on the other, revoke on the other: the access token stops on both within the bound', async () => {
@@ -487,18 +560,28 @@ describe('revocation, introspection, authorizations (issue 23 items 4 and 6)', (
     const flow = await authorizeByHand({ base: a.url });
     const tokens = (await flow.exchange({}, a.url)).body;
     expect(tokens.access_token).toBeDefined();
-    const refreshed = await form(`${b.url}/oauth/token`, { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: flow.clientId });
+    const refreshed = await form(`${b.url}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: flow.clientId,
+    });
     expect(refreshed.status).toBe(200);
     const access = String(refreshed.body.access_token);
     expect((await mcpPost(access, initialize, `${a.url}/mcp`)).status).toBe(200);
     expect((await mcpPost(access, initialize, `${b.url}/mcp`)).status).toBe(200);
 
     // The JSON API of the authorizations page, with the browser session and its CSRF token.
-    const session = await (await flow.browser.get('/api/v1/session')).text;
+    const session = (await flow.browser.get('/api/v1/session')).text;
     const csrf = String((JSON.parse(session) as { csrfToken: string }).csrfToken);
-    const list = await fetch(`${b.url}/api/mcp/authorizations`, { headers: { cookie: `dagu_session=${flow.browser.cookie('dagu_session') ?? ''}` } });
+    const list = await fetch(`${b.url}/api/mcp/authorizations`, {
+      headers: { cookie: `dagu_session=${flow.browser.cookie('dagu_session') ?? ''}` },
+    });
     const entries = ((await list.json()) as { authorizations: Array<Record<string, unknown>> }).authorizations;
-    expect(entries.find((e) => e.clientId === flow.clientId)).toMatchObject({ clientName: 'raw client', username: 'admin', tokenCount: 1 });
+    expect(entries.find((e) => e.clientId === flow.clientId)).toMatchObject({
+      clientName: 'raw client',
+      username: 'admin',
+      tokenCount: 1,
+    });
     const noCsrf = await fetch(`${b.url}/api/mcp/authorizations/${flow.clientId}`, {
       method: 'DELETE',
       headers: { cookie: `dagu_session=${flow.browser.cookie('dagu_session') ?? ''}` },
@@ -509,11 +592,18 @@ describe('revocation, introspection, authorizations (issue 23 items 4 and 6)', (
       headers: { cookie: `dagu_session=${flow.browser.cookie('dagu_session') ?? ''}`, 'x-csrf-token': csrf },
     });
     expect(await del.json()).toEqual({ ok: true, message: 'Authorizations revoked' });
-    const refreshAfter = await form(`${a.url}/oauth/token`, { grant_type: 'refresh_token', refresh_token: String(refreshed.body.refresh_token), client_id: flow.clientId });
+    const refreshAfter = await form(`${a.url}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: String(refreshed.body.refresh_token),
+      client_id: flow.clientId,
+    });
     expect(refreshAfter.body.error).toBe('invalid_grant');
     // OAUTH_REVOCATION_CHECK_MS=1000: both replicas refuse within about a second.
-    const took = await within(3000, async () =>
-      (await mcpPost(access, initialize, `${a.url}/mcp`)).status === 401 && (await mcpPost(access, initialize, `${b.url}/mcp`)).status === 401,
+    const took = await within(
+      3000,
+      async () =>
+        (await mcpPost(access, initialize, `${a.url}/mcp`)).status === 401 &&
+        (await mcpPost(access, initialize, `${b.url}/mcp`)).status === 401,
     );
     expect(took).toBeLessThanOrEqual(2000);
   });
@@ -572,7 +662,7 @@ describe('Client ID Metadata Documents (issue 23 item 2)', () => {
     expect(tokens.body.token_type).toBe('Bearer');
   });
 
-  it("a document whose client_id differs from its URL is refused", async () => {
+  it('a document whose client_id differs from its URL is refused', async () => {
     const clientId = `${documentsUrl}/clients/liar.json`;
     served.set('/clients/liar.json', { client_id: `${documentsUrl}/clients/other.json`, redirect_uris: [REDIRECT] });
     const res = await fetch(authorizeUrl(clientId), { redirect: 'manual' });

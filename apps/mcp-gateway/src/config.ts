@@ -129,7 +129,10 @@ export const GatewayConfigSchema = z.object({
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
   OAUTH_REVOCATION_CHECK_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   OAUTH_SIGNING_KEY_ROTATION_DAYS: env.count(30),
-  OAUTH_CIMD_ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.*:/[\]-]+$/, 'must be host names, *.wildcards or CIDR ranges, comma-separated'),
+  OAUTH_CIMD_ALLOWED_HOSTS: commaList(
+    /^[A-Za-z0-9.*:/[\]-]+$/,
+    'must be host names, *.wildcards or CIDR ranges, comma-separated',
+  ),
   OAUTH_CIMD_ALLOW_PRIVATE: env.flag(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,

@@ -73,7 +73,13 @@ export function setupOAuth(deps: {
     },
   });
   const basePath = config.BASE_PATH;
-  const consent = new ConsentFlow({ server, redis: deps.redis, prefix: config.BUS_PREFIX, basePath, render: deps.pages.render });
+  const consent = new ConsentFlow({
+    server,
+    redis: deps.redis,
+    prefix: config.BUS_PREFIX,
+    basePath,
+    render: deps.pages.render,
+  });
   server.provider.authorizePage = (client, params, res) => consent.authorize(client, params, res);
   const authorizations = authorizationRoutes({ server, basePath, render: deps.pages.render });
   const pages = express.Router();
@@ -93,7 +99,8 @@ export function setupOAuth(deps: {
   if (basePath !== '') router.use(`${basePath}/api/mcp`, api);
 
   const resourceOf = (req: Request): string | undefined => {
-    const mount = req.baseUrl.startsWith(`${basePath}/`) && basePath !== '' ? req.baseUrl.slice(basePath.length) : req.baseUrl;
+    const mount =
+      req.baseUrl.startsWith(`${basePath}/`) && basePath !== '' ? req.baseUrl.slice(basePath.length) : req.baseUrl;
     return server.addresses.resourceForPath(mount);
   };
   const metadataUrlOf = (req: Request): string | undefined => {

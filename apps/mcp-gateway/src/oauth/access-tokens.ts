@@ -39,7 +39,12 @@ export class AccessTokens {
   /** A new access token and its lifetime in seconds. */
   async sign(claims: Omit<AccessTokenClaims, 'jti' | 'iat' | 'exp'>): Promise<{ token: string; expiresIn: number }> {
     const { kid, key } = await this.deps.keys.current();
-    const token = await new SignJWT({ client_id: claims.clientId, scope: claims.scope, gid: claims.grantId, fid: claims.familyId })
+    const token = await new SignJWT({
+      client_id: claims.clientId,
+      scope: claims.scope,
+      gid: claims.grantId,
+      fid: claims.familyId,
+    })
       .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid })
       .setIssuer(this.deps.issuer)
       .setSubject(claims.sub)
@@ -80,8 +85,15 @@ export class AccessTokens {
       const familyId = str(payload.fid);
       const audience0 = Array.isArray(aud) ? aud[0] : aud;
       if (
-        sub === undefined || audience0 === undefined || jti === undefined || iat === undefined || exp === undefined ||
-        clientId === undefined || scope === undefined || grantId === undefined || familyId === undefined
+        sub === undefined ||
+        audience0 === undefined ||
+        jti === undefined ||
+        iat === undefined ||
+        exp === undefined ||
+        clientId === undefined ||
+        scope === undefined ||
+        grantId === undefined ||
+        familyId === undefined
       ) {
         return undefined;
       }

@@ -28,6 +28,8 @@ describe('OAuthAddresses', () => {
     const base = { publicUrl: undefined, host: '127.0.0.1', port: 8080, basePath: '/dagu', loopback: true };
     expect(resolvePublicUrl(base)).toEqual({ url: 'http://127.0.0.1:8080/dagu' });
     expect(resolvePublicUrl({ ...base, host: '0.0.0.0', loopback: false })).toHaveProperty('problem');
-    expect(resolvePublicUrl({ ...base, publicUrl: 'https://x.example.com/' })).toEqual({ url: 'https://x.example.com' });
+    expect(resolvePublicUrl({ ...base, publicUrl: 'https://x.example.com/' })).toEqual({
+      url: 'https://x.example.com',
+    });
   });
 });

@@ -9,7 +9,9 @@ import { redirectUriProblem } from './redirect-uris';
  *
  * @throws InvalidClientMetadataError naming the first problem
  */
-export function checkClientMetadata(client: Pick<OAuthClientInformationFull, 'redirect_uris' | 'grant_types' | 'response_types'>): void {
+export function checkClientMetadata(
+  client: Pick<OAuthClientInformationFull, 'redirect_uris' | 'grant_types' | 'response_types'>,
+): void {
   if (client.redirect_uris.length === 0) throw new InvalidClientMetadataError('redirect_uris must not be empty');
   for (const uri of client.redirect_uris) {
     const problem = redirectUriProblem(uri);
@@ -17,7 +19,8 @@ export function checkClientMetadata(client: Pick<OAuthClientInformationFull, 're
   }
   const grants = client.grant_types ?? ['authorization_code'];
   const unsupported = grants.filter((g) => g !== 'authorization_code' && g !== 'refresh_token');
-  if (unsupported.length > 0) throw new InvalidClientMetadataError(`unsupported grant_types: ${unsupported.join(', ')}`);
+  if (unsupported.length > 0)
+    throw new InvalidClientMetadataError(`unsupported grant_types: ${unsupported.join(', ')}`);
   if (!(client.response_types ?? ['code']).every((r) => r === 'code')) {
     throw new InvalidClientMetadataError('only the response type "code" is supported');
   }

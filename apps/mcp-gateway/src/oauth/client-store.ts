@@ -18,7 +18,9 @@ export interface ClientView {
 
 /** The name shown for a client: its `client_name`, else its id. */
 export function clientNameOf(client: OAuthClientInformationFull): string {
-  return client.client_name !== undefined && client.client_name.trim() !== '' ? client.client_name.trim() : client.client_id;
+  return client.client_name !== undefined && client.client_name.trim() !== ''
+    ? client.client_name.trim()
+    : client.client_id;
 }
 
 /**
@@ -29,9 +31,7 @@ export function clientNameOf(client: OAuthClientInformationFull): string {
  * whose `client_id` is an `https` URL fetched under the SSRF guard.
  */
 export class ClientStore implements OAuthRegisteredClientsStore {
-  constructor(
-    private readonly deps: { pool: Pool; box: SecretBox; documents: MetadataDocuments | undefined },
-  ) {}
+  constructor(private readonly deps: { pool: Pool; box: SecretBox; documents: MetadataDocuments | undefined }) {}
 
   /** The client, or undefined when unknown (a metadata document that fails to load is unknown too). */
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
@@ -62,7 +62,9 @@ export class ClientStore implements OAuthRegisteredClientsStore {
     checkClientMetadata(client);
     const method = client.token_endpoint_auth_method ?? 'none';
     if (!['none', 'client_secret_post'].includes(method)) {
-      throw new InvalidClientMetadataError(`token_endpoint_auth_method ${method} is not supported (none, client_secret_post)`);
+      throw new InvalidClientMetadataError(
+        `token_endpoint_auth_method ${method} is not supported (none, client_secret_post)`,
+      );
     }
     const { client_secret: secret, ...rest } = client;
     const full: OAuthClientInformationFull = {
@@ -77,7 +79,11 @@ export class ClientStore implements OAuthRegisteredClientsStore {
     const keptSecret = method === 'none' ? undefined : secret;
     await this.deps.pool.query(
       "INSERT INTO oauth_clients (client_id, metadata, secret_enc, source) VALUES ($1, $2, $3, 'registered')",
-      [full.client_id, JSON.stringify(full), keptSecret === undefined ? null : this.deps.box.encrypt(keptSecret, SECRET_PURPOSE)],
+      [
+        full.client_id,
+        JSON.stringify(full),
+        keptSecret === undefined ? null : this.deps.box.encrypt(keptSecret, SECRET_PURPOSE),
+      ],
     );
     return keptSecret === undefined ? full : { ...full, client_secret: keptSecret };
   }

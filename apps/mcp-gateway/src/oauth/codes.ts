@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { hashToken, newOpaqueToken } from './refresh-tokens';
 
 /** What an authorization code is bound to (issue 23 item 3). */
@@ -11,6 +12,16 @@ export interface CodeBinding {
   readonly userId: string;
   readonly grantId: string;
 }
+
+const CodeBindingSchema = z.object({
+  clientId: z.string(),
+  redirectUri: z.string(),
+  codeChallenge: z.string(),
+  scope: z.string(),
+  resource: z.string(),
+  userId: z.string(),
+  grantId: z.string(),
+});
 
 /** The state of a presented code. */
 export type CodeLookup =
@@ -47,7 +58,8 @@ export class AuthorizationCodes {
   /** Reads a code without consuming it. */
   async peek(code: string): Promise<CodeLookup> {
     const [live, used] = await this.deps.redis.mget(this.key(code), this.usedKey(code));
-    if (live !== null && live !== undefined) return { state: 'live', binding: JSON.parse(live) as CodeBinding };
+    if (live !== null && live !== undefined)
+      return { state: 'live', binding: CodeBindingSchema.parse(JSON.parse(live)) };
     if (used !== null && used !== undefined) return { state: 'used', familyId: used === '' ? undefined : used };
     return { state: 'unknown' };
   }
@@ -60,7 +72,7 @@ export class AuthorizationCodes {
     const raw = await this.deps.redis.getdel(this.key(code));
     if (raw === null) return undefined;
     await this.deps.redis.set(this.usedKey(code), '', 'PX', this.deps.ttlMs * 2);
-    return JSON.parse(raw) as CodeBinding;
+    return CodeBindingSchema.parse(JSON.parse(raw));
   }
 
   /** Names the token family a consumed code produced (for a later replay to revoke). */

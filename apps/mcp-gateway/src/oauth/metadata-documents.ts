@@ -57,9 +57,12 @@ export class MetadataDocuments {
       maxBytes: this.options.maxBytes,
       headers: { accept: 'application/json' },
     }).catch((err: unknown) => {
-      throw new MetadataDocumentError(`the client metadata document could not be fetched: ${(err as Error).message}`);
+      throw new MetadataDocumentError(
+        `the client metadata document could not be fetched: ${err instanceof Error ? err.message : String(err)}`,
+      );
     });
-    if (response.status !== 200) throw new MetadataDocumentError(`the client metadata document answered ${response.status}`);
+    if (response.status !== 200)
+      throw new MetadataDocumentError(`the client metadata document answered ${response.status}`);
     let body: unknown;
     try {
       body = JSON.parse(response.body.toString('utf8'));
@@ -69,14 +72,15 @@ export class MetadataDocuments {
     const result = OAuthClientMetadataSchema.safeParse(body);
     if (!result.success) throw new MetadataDocumentError('the client metadata document is not valid client metadata');
     const claimed = typeof body === 'object' && body !== null && 'client_id' in body ? body.client_id : undefined;
-    if (claimed !== url) throw new MetadataDocumentError('the document\'s client_id differs from its URL');
+    if (claimed !== url) throw new MetadataDocumentError("the document's client_id differs from its URL");
     try {
       checkClientMetadata(result.data);
     } catch (err) {
-      throw new MetadataDocumentError((err as Error).message);
+      throw new MetadataDocumentError(err instanceof Error ? err.message : String(err));
     }
     const method = result.data.token_endpoint_auth_method ?? 'none';
-    if (method !== 'none') throw new MetadataDocumentError(`token_endpoint_auth_method ${method} is not supported for metadata documents`);
+    if (method !== 'none')
+      throw new MetadataDocumentError(`token_endpoint_auth_method ${method} is not supported for metadata documents`);
     const client: OAuthClientInformationFull = { ...result.data, client_id: url, token_endpoint_auth_method: 'none' };
     const ttl = this.cacheMs(response.headers['cache-control']);
     if (ttl > 0) {

@@ -25,7 +25,11 @@ import type { Revocations } from './revocations';
 import { capScopes, parseScope, scopeString, OAUTH_SCOPES } from './scopes';
 
 /** What the authorize step hands to the page layer (sign-in, consent). */
-export type AuthorizePage = (client: OAuthClientInformationFull, params: AuthorizationParams, res: Response) => Promise<void>;
+export type AuthorizePage = (
+  client: OAuthClientInformationFull,
+  params: AuthorizationParams,
+  res: Response,
+) => Promise<void>;
 
 /** A verified OAuth access token as the gateway uses it. */
 export interface VerifiedAccess {
@@ -84,7 +88,8 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       throw new InvalidGrantError('the authorization code was already used; the tokens issued from it are revoked');
     }
     if (found.state === 'unknown') throw new InvalidGrantError('unknown or expired authorization code');
-    if (found.binding.clientId !== client.client_id) throw new InvalidGrantError('the code was issued to another client');
+    if (found.binding.clientId !== client.client_id)
+      throw new InvalidGrantError('the code was issued to another client');
     return found.binding.codeChallenge;
   }
 
@@ -108,7 +113,14 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope));
     if (!(await this.deps.grants.isLive(binding.grantId))) throw new InvalidGrantError('the authorization was revoked');
     const familyId = randomUUID();
-    const grant = { familyId, grantId: binding.grantId, clientId: client.client_id, userId: binding.userId, scope: binding.scope, resource: binding.resource };
+    const grant = {
+      familyId,
+      grantId: binding.grantId,
+      clientId: client.client_id,
+      userId: binding.userId,
+      scope: binding.scope,
+      resource: binding.resource,
+    };
     const refreshToken = await this.deps.refresh.issue(grant);
     await this.deps.codes.recordFamily(code, familyId);
     await this.deps.grants.touch(binding.grantId);
@@ -212,7 +224,13 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       grantId: grant.grantId,
       familyId: grant.familyId,
     });
-    return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: scopeString(scopes), refresh_token: refreshToken };
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      scope: scopeString(scopes),
+      refresh_token: refreshToken,
+    };
   }
 }
 

@@ -95,9 +95,10 @@ export class RefreshTokens {
       else if (row.revoked || !row.grant_live) outcome = { ok: false, reason: 'the refresh token was revoked' };
       else if (row.expired) outcome = { ok: false, reason: 'the refresh token expired' };
       else if (row.rotated_ago_ms !== null && row.rotated_ago_ms > this.deps.graceMs) {
-        await client.query('UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [
-          row.family_id,
-        ]);
+        await client.query(
+          'UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL',
+          [row.family_id],
+        );
         outcome = { ok: false, reason: 'the refresh token was already used', revokedFamily: row.family_id };
       } else {
         if (row.rotated_ago_ms !== null) {

@@ -22,7 +22,9 @@ describe('scopes', () => {
     expect(scopesNeededBy(call('dagu_change'))).toEqual(['dagu:change']);
     expect(scopesNeededBy(call('dagu_execute'))).toEqual(['dagu:execute']);
     expect(scopesNeededBy({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual([]);
-    expect(scopesNeededBy({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'dagu://x' } })).toEqual(['dagu:read']);
+    expect(scopesNeededBy({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'dagu://x' } })).toEqual([
+      'dagu:read',
+    ]);
     expect(scopesNeededBy([call('dagu_execute'), call('dagu_change')])).toEqual(['dagu:change', 'dagu:execute']);
   });
 });

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+import { z } from 'zod';
 import type { Pool, SecretBox } from '@dagu-mcp/runtime';
+
+const PrivateJwkSchema = z.object({ kty: z.string(), crv: z.string(), x: z.string(), y: z.string(), d: z.string() });
 
 /** The signature algorithm of access tokens: ECDSA P-256 (asymmetric, small keys and tokens). */
 export const ACCESS_TOKEN_ALG = 'ES256';
@@ -102,7 +105,7 @@ export class SigningKeys {
     );
     const enc = rows[0]?.private_enc;
     if (enc === undefined) throw new Error(`signing key ${kid} is gone`);
-    const jwk = JSON.parse(this.deps.box.decrypt(enc, PURPOSE)) as JWK;
+    const jwk = PrivateJwkSchema.parse(JSON.parse(this.deps.box.decrypt(enc, PURPOSE)));
     return importJWK(jwk, ACCESS_TOKEN_ALG);
   }
 }

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Grant } from '../oauth/grant.repository';
 import type { OAuthServer } from '../oauth/oauth-server';
-import { pageSessionOf, type PageSession, type RenderPage } from './oauth-consent';
+import { formOf, pageSessionOf, type PageSession, type RenderPage } from './oauth-consent';
 
 /** One entry of `GET /api/mcp/authorizations` (the reference design's fields plus `userId`, `username`, `lastUsedAt`). */
 export function authorizationEntry(grant: Grant): Record<string, unknown> {
@@ -27,7 +27,7 @@ export function authorizationEntry(grant: Grant): Record<string, unknown> {
 function scopeOf(session: PageSession, asked: unknown): string | undefined | null {
   if (asked === undefined || asked === '' || asked === session.userId) return session.userId;
   if (session.principal.role !== 'admin') return null;
-  return asked === 'all' ? undefined : String(asked);
+  return asked === 'all' ? undefined : typeof asked === 'string' ? asked : null;
 }
 
 /**
@@ -53,7 +53,12 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
       }
       const who = scopeOf(session, req.query.user);
       if (who === null) {
-        render(res, 'oauth-error', { title: 'Not allowed', message: 'Only admins see other people\'s authorizations.' }, 403);
+        render(
+          res,
+          'oauth-error',
+          { title: 'Not allowed', message: "Only admins see other people's authorizations." },
+          403,
+        );
         return;
       }
       const grants = await server.grants.list(who);
@@ -76,22 +81,33 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
   page.post('/authorizations/revoke', express.urlencoded({ extended: false }), async (req, res, next) => {
     try {
       const session = pageSessionOf(res);
-      const form = (req.body ?? {}) as Record<string, unknown>;
+      const form = formOf(req.body);
       if (session === undefined) {
         res.redirect(303, `${basePath}/signin?next=${encodeURIComponent(`${basePath}/oauth/authorizations`)}`);
         return;
       }
       if (typeof form.csrf !== 'string' || form.csrf !== session.csrfToken) {
-        render(res, 'oauth-error', { title: 'Request refused', message: 'The form was not sent from this page (CSRF check failed).' }, 403);
+        render(
+          res,
+          'oauth-error',
+          { title: 'Request refused', message: 'The form was not sent from this page (CSRF check failed).' },
+          403,
+        );
         return;
       }
       const who = scopeOf(session, form.user);
       if (who === null || typeof form.clientId !== 'string') {
-        render(res, 'oauth-error', { title: 'Not allowed', message: 'You may revoke only your own authorizations.' }, 403);
+        render(
+          res,
+          'oauth-error',
+          { title: 'Not allowed', message: 'You may revoke only your own authorizations.' },
+          403,
+        );
         return;
       }
       await server.provider.revokeAuthorization(form.clientId, who);
-      const back = typeof form.filter === 'string' && form.filter !== '' ? `?user=${encodeURIComponent(form.filter)}` : '';
+      const back =
+        typeof form.filter === 'string' && form.filter !== '' ? `?user=${encodeURIComponent(form.filter)}` : '';
       res.redirect(303, `${basePath}/oauth/authorizations${back}`);
     } catch (err) {
       next(err);
@@ -102,9 +118,13 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
   api.get('/authorizations', async (req, res, next) => {
     try {
       const session = pageSessionOf(res);
-      if (session === undefined) return void res.status(401).json({ code: 'unauthenticated', message: 'Sign in first.' });
+      if (session === undefined)
+        return void res.status(401).json({ code: 'unauthenticated', message: 'Sign in first.' });
       const who = scopeOf(session, req.query.user);
-      if (who === null) return void res.status(403).json({ code: 'permission_denied', message: 'Only admins see other people\'s authorizations.' });
+      if (who === null)
+        return void res
+          .status(403)
+          .json({ code: 'permission_denied', message: "Only admins see other people's authorizations." });
       res.setHeader('Cache-Control', 'no-store');
       res.json({ authorizations: (await server.grants.list(who)).map(authorizationEntry) });
     } catch (err) {
@@ -114,14 +134,21 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
   api.delete('/authorizations/:clientId', async (req, res, next) => {
     try {
       const session = pageSessionOf(res);
-      if (session === undefined) return void res.status(401).json({ code: 'unauthenticated', message: 'Sign in first.' });
+      if (session === undefined)
+        return void res.status(401).json({ code: 'unauthenticated', message: 'Sign in first.' });
       if (req.get('x-csrf-token') !== session.csrfToken) {
-        return void res.status(403).json({ code: 'unauthorized', message: 'X-CSRF-Token is missing or wrong.', field: 'csrf' });
+        return void res
+          .status(403)
+          .json({ code: 'unauthorized', message: 'X-CSRF-Token is missing or wrong.', field: 'csrf' });
       }
       const who = scopeOf(session, req.query.user);
-      if (who === null) return void res.status(403).json({ code: 'permission_denied', message: 'You may revoke only your own authorizations.' });
+      if (who === null)
+        return void res
+          .status(403)
+          .json({ code: 'permission_denied', message: 'You may revoke only your own authorizations.' });
       const revoked = await server.provider.revokeAuthorization(String(req.params.clientId), who);
-      if (revoked === 0) return void res.status(404).json({ code: 'resource_not_found', message: 'No such authorization.' });
+      if (revoked === 0)
+        return void res.status(404).json({ code: 'resource_not_found', message: 'No such authorization.' });
       res.json({ ok: true, message: 'Authorizations revoked' });
     } catch (err) {
       next(err);

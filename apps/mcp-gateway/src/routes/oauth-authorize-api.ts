@@ -3,7 +3,7 @@ import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handle
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { capScopes, requestedScopes, scopeString } from '../oauth/scopes';
-import { pageSessionOf, type ConsentFlow, type PendingAuthorization } from './oauth-consent';
+import { formOf, pageSessionOf, type ConsentFlow, type PendingAuthorization } from './oauth-consent';
 
 type Params = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -25,16 +25,20 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
   const check = async (req: Request, res: Response, p: Params): Promise<PendingAuthorization | undefined> => {
     const session = pageSessionOf(res);
     if (session === undefined) return void res.status(401).json({ code: 'unauthenticated', message: 'Sign in first.' });
-    const bad = (message: string) => void res.status(400).json({ error: 'invalid_request', error_description: message });
+    const bad = (message: string) =>
+      void res.status(400).json({ error: 'invalid_request', error_description: message });
     const clientId = str(p.client_id);
     const client = clientId === undefined ? undefined : await server.provider.clientsStore.getClient(clientId);
-    if (client === undefined) return void res.status(400).json({ error: 'invalid_client', error_description: 'Invalid client_id' });
-    const redirectUri = str(p.redirect_uri) ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
+    if (client === undefined)
+      return void res.status(400).json({ error: 'invalid_client', error_description: 'Invalid client_id' });
+    const redirectUri =
+      str(p.redirect_uri) ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
     if (redirectUri === undefined || !client.redirect_uris.some((r) => redirectUriMatches(redirectUri, r))) {
       return bad('Unregistered redirect_uri');
     }
     const challenge = str(p.code_challenge);
-    if (challenge === undefined || (p.code_challenge_method ?? 'S256') !== 'S256') return bad('PKCE with S256 is required');
+    if (challenge === undefined || (p.code_challenge_method ?? 'S256') !== 'S256')
+      return bad('PKCE with S256 is required');
     const resource = str(p.resource) ?? server.addresses.mcpResource;
     if (!server.addresses.isResource(resource)) return bad(`resource ${resource} is not served by this server`);
     const scopes = capScopes(requestedScopes(str(p.scope)?.split(' ')), session.principal.role);
@@ -79,9 +83,11 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
     try {
       const session = pageSessionOf(res);
       if (session !== undefined && req.get('x-csrf-token') !== session.csrfToken) {
-        return void res.status(403).json({ code: 'unauthorized', message: 'X-CSRF-Token is missing or wrong.', field: 'csrf' });
+        return void res
+          .status(403)
+          .json({ code: 'unauthorized', message: 'X-CSRF-Token is missing or wrong.', field: 'csrf' });
       }
-      const body = (req.body ?? {}) as Params;
+      const body = formOf(req.body);
       const pending = await check(req, res, body);
       if (pending === undefined || session === undefined) return;
       res.setHeader('Cache-Control', 'no-store');

@@ -4,11 +4,20 @@ import type { Redis } from 'ioredis';
 import { AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Role } from '@dagu-mcp/contracts';
+import { z } from 'zod';
+import { RoleSchema, type Role } from '@dagu-mcp/contracts';
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { redirectHost } from '../oauth/redirect-uris';
-import { capScopes, parseScope, requestedScopes, SCOPE_DESCRIPTIONS, scopeString, type OAuthScope } from '../oauth/scopes';
+import {
+  capScopes,
+  OAUTH_SCOPES,
+  parseScope,
+  requestedScopes,
+  SCOPE_DESCRIPTIONS,
+  scopeString,
+  type OAuthScope,
+} from '../oauth/scopes';
 
 /** The signed-in person as the pages see them (the shared browser session, `res.locals.browserSession`). */
 export interface PageSession {
@@ -26,7 +35,7 @@ export interface PendingAuthorization {
   readonly clientName: string;
   readonly redirectUri: string;
   readonly codeChallenge: string;
-  readonly state: string | undefined;
+  readonly state?: string | undefined;
   readonly scopes: OAuthScope[];
   readonly resource: string;
 }
@@ -38,9 +47,28 @@ const PENDING_TTL_SECONDS = 600;
 
 /** The browser session of the request, if the shared middleware found one. */
 export function pageSessionOf(res: Response): PageSession | undefined {
-  const value: unknown = res.locals.browserSession;
-  return typeof value === 'object' && value !== null && 'userId' in value ? (value as PageSession) : undefined;
+  const parsed = PageSessionSchema.safeParse(res.locals.browserSession);
+  return parsed.success ? parsed.data : undefined;
 }
+
+const PageSessionSchema = z.object({
+  sessionId: z.string(),
+  userId: z.string(),
+  username: z.string(),
+  principal: z.object({ role: RoleSchema }),
+  csrfToken: z.string(),
+});
+
+const PendingSchema = z.object({
+  sessionId: z.string(),
+  clientId: z.string(),
+  clientName: z.string(),
+  redirectUri: z.string(),
+  codeChallenge: z.string(),
+  state: z.string().optional(),
+  scopes: z.array(z.enum(OAUTH_SCOPES)),
+  resource: z.string(),
+});
 
 /**
  * The authorize step after the SDK handler validated client and redirect URI
@@ -120,20 +148,41 @@ export class ConsentFlow {
   async decide(req: Request, res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     const session = pageSessionOf(res);
-    const form = (req.body ?? {}) as Record<string, unknown>;
+    const form = formOf(req.body);
     if (session === undefined) {
-      this.deps.render(res, 'oauth-error', { title: 'Signed out', message: 'Your session ended. Start again from your application.' }, 401);
+      this.deps.render(
+        res,
+        'oauth-error',
+        { title: 'Signed out', message: 'Your session ended. Start again from your application.' },
+        401,
+      );
       return;
     }
     if (typeof form.csrf !== 'string' || form.csrf !== session.csrfToken) {
-      this.deps.render(res, 'oauth-error', { title: 'Request refused', message: 'The form was not sent from this page (CSRF check failed). Start again from your application.' }, 403);
+      this.deps.render(
+        res,
+        'oauth-error',
+        {
+          title: 'Request refused',
+          message: 'The form was not sent from this page (CSRF check failed). Start again from your application.',
+        },
+        403,
+      );
       return;
     }
     const id = typeof form.request === 'string' ? form.request : '';
     const raw = id === '' ? null : await this.deps.redis.getdel(this.pendingKey(id));
-    const pending = raw === null ? undefined : (JSON.parse(raw) as PendingAuthorization);
+    const pending = raw === null ? undefined : PendingSchema.parse(JSON.parse(raw));
     if (pending === undefined || pending.sessionId !== session.sessionId) {
-      this.deps.render(res, 'oauth-error', { title: 'Request expired', message: 'This authorization request expired or was already answered. Start again from your application.' }, 400);
+      this.deps.render(
+        res,
+        'oauth-error',
+        {
+          title: 'Request expired',
+          message: 'This authorization request expired or was already answered. Start again from your application.',
+        },
+        400,
+      );
       return;
     }
     if (form.decision === 'allow') {
@@ -192,4 +241,9 @@ export class ConsentFlow {
     if (params.resource !== undefined) q.set('resource', params.resource.href);
     return `${this.deps.basePath}/oauth/authorize?${q.toString()}`;
   }
+}
+
+/** A parsed form or JSON body as plain fields (anything else: no fields). */
+export function formOf(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null ? Object.fromEntries(Object.entries(body)) : {};
 }

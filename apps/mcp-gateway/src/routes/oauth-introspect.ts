@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { decodeJwt } from 'jose';
+import { formOf } from './oauth-consent';
 import type { OAuthServer } from '../oauth/oauth-server';
 
 /**
@@ -10,8 +12,7 @@ import type { OAuthServer } from '../oauth/oauth-server';
 export function introspect(server: OAuthServer) {
   return async function introspect(req: Request, res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
-    const body: unknown = req.body;
-    const token = typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined;
+    const token = formOf(req.body).token;
     const client = (req as Request & { client?: { client_id: string } }).client;
     if (typeof token !== 'string' || token === '') {
       res.status(400).json({ error: 'invalid_request', error_description: 'token is required' });
@@ -22,8 +23,7 @@ export function introspect(server: OAuthServer) {
       res.json({ active: false });
       return;
     }
-    const [, payload] = token.split('.');
-    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    const claims = decodeJwt(token);
     res.json({
       active: true,
       scope: verified.scopes.join(' '),

@@ -74,7 +74,10 @@ export function oauthRouter(server: OAuthServer, basePath: string, oauthPages: R
   }
 
   const endpoints = express.Router();
-  endpoints.use('/register', clientRegistrationHandler({ clientsStore: server.provider.clientsStore, rateLimit: false }));
+  endpoints.use(
+    '/register',
+    clientRegistrationHandler({ clientsStore: server.provider.clientsStore, rateLimit: false }),
+  );
   endpoints.use('/authorize', authorizationHandler({ provider: server.provider, rateLimit: false }));
   endpoints.use('/token', tokenHandler({ provider: server.provider, rateLimit: false }));
   endpoints.use('/revoke', revocationHandler({ provider: server.provider, rateLimit: false }));
@@ -122,7 +125,10 @@ function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]
             return server.addresses.resourceForPath(path);
           })();
     if (resource === undefined) return next();
-    return metadataHandler(protectedResourceMetadata(server, resource))(req, res, next);
+    // Open to browser-based clients, as the SDK's metadata handler is (it only answers at its own root).
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    res.json(protectedResourceMetadata(server, resource));
   });
   return router;
 }

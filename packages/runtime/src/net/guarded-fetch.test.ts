@@ -40,7 +40,9 @@ describe('guardedFetch', () => {
   });
   it('refuses http unless listed, hosts off the allow-list, and cross-host redirects', async () => {
     expect(await reason(guardedFetch(`${base}/doc`, { allowNonPublic: true }))).toBe('protocol');
-    expect(await reason(guardedFetch(`${base}/doc`, { ...opts, allow: new OutboundAllowList(['api.example.com']) }))).toBe('blocked');
+    expect(
+      await reason(guardedFetch(`${base}/doc`, { ...opts, allow: new OutboundAllowList(['api.example.com']) })),
+    ).toBe('blocked');
     expect(await reason(guardedFetch(`${base}/away`, { ...opts, maxRedirects: 3 }))).toBe('redirect');
     expect((await guardedFetch(`${base}/here`, { ...opts, maxRedirects: 1 })).status).toBe(200);
   });

@@ -63,7 +63,8 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
     const location = response.status >= 300 && response.status < 400 ? response.headers.location : undefined;
     if (location === undefined) return response;
     const next = new URL(location, current);
-    if (next.origin !== origin) throw new OutboundRequestError('redirect', `redirect to another host refused (${next.host})`);
+    if (next.origin !== origin)
+      throw new OutboundRequestError('redirect', `redirect to another host refused (${next.host})`);
     if (hop >= (options.maxRedirects ?? 0)) throw new OutboundRequestError('redirect', 'too many redirects');
     current = next;
   }
@@ -129,8 +130,10 @@ function guardedLookup(allow: OutboundAllowList, byName: boolean, allowNonPublic
         if (problem !== undefined) return callback(new OutboundRequestError('blocked', problem), '', 0);
       }
       const first = addresses[0];
-      if (first === undefined) return callback(new OutboundRequestError('network', `${hostname} did not resolve`), '', 0);
-      if (opts.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (first === undefined)
+        return callback(new OutboundRequestError('network', `${hostname} did not resolve`), '', 0);
+      // With `all` (Node's happy-eyeballs connect asks for it) the callback takes the whole list.
+      if (opts.all === true) return void Reflect.apply(callback, undefined, [null, addresses]);
       callback(null, first.address, first.family);
     });
   };
