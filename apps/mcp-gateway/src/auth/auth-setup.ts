@@ -11,6 +11,10 @@ import { apiKeyRoutes } from '../routes/api-keys.routes';
 import { auditRoutes } from '../routes/audit.routes';
 import { authRoutes } from '../routes/auth.routes';
 import { userRoutes } from '../routes/users.routes';
+import { sessionRoutes } from '../routes/session.routes';
+import { signInPages } from '../http/pages/signin.page';
+import type { Router } from 'express';
+import { BrowserSessions } from './browser-sessions';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyVerifier } from './api-key-cache';
 import { Authenticator } from './authenticator';
@@ -21,14 +25,6 @@ import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
 import { setupOAuth } from './oauth-setup';
 
-// TEMP until the shared browser session lands (replaced at the merge).
-const OAUTH_PAGES = {
-  render: (res: import('express').Response, template: string, context: Record<string, unknown>, status = 200) => {
-    res.status(status).json({ template, context });
-  },
-  readSession: ((_req, _res, next) => next()) as RequestHandler,
-};
-
 /** Everything authentication adds to the gateway. */
 export interface AuthSetup {
   readonly audit: AuditLog;
@@ -37,6 +33,13 @@ export interface AuthSetup {
   readonly routes: RestRoutes[];
   /** The built-in OAuth authorization server (issue 23), when on. */
   readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
+  /**
+   * The server-rendered sign-in pages (builtin mode only; docs/security.md "Browser
+   * sessions"), mounted by the app at the root and under `BASE_PATH`.
+   */
+  readonly pages: Router | undefined;
+  /** Browser sessions (builtin mode only): the OAuth authorize page and the console sign in through them. */
+  readonly browserSessions: BrowserSessions | undefined;
   close(): Promise<void>;
 }
 
@@ -108,7 +111,18 @@ export async function setupAuth(
     config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
       ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
       : undefined;
-  const oauth = setupOAuth({ config, pool, redis, box: secrets, users, logger, pages: OAUTH_PAGES });
+  const browserSessions =
+    config.AUTH_MODE === 'builtin'
+      ? new BrowserSessions({
+          redis,
+          prefix: config.BUS_PREFIX,
+          users,
+          logins: sessions,
+          limiter,
+          ttlMs: config.BROWSER_SESSION_TTL_MS,
+        })
+      : undefined;
+  const oauth = setupOAuth({ config, pool, redis, box: secrets, users, logger, browserSessions });
   const authenticator = new Authenticator({
     mode: config.AUTH_MODE,
     users,
@@ -128,8 +142,25 @@ export async function setupAuth(
       audit,
       ...(oauth !== undefined ? { oauth: oauth.mcp } : {}),
     }),
-    authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
+    authenticateRest: authenticate({
+      authenticator,
+      surface: 'rest_api',
+      audit,
+      ...(browserSessions !== undefined ? { browserSessions } : {}),
+    }),
+    browserSessions,
+    pages:
+      browserSessions === undefined
+        ? undefined
+        : signInPages({
+            sessions: browserSessions,
+            audit,
+            basePath: config.BASE_PATH,
+            ttlMs: config.BROWSER_SESSION_TTL_MS,
+            logger,
+          }),
     routes: [
+      sessionRoutes(),
       authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
       userRoutes({ users, sessions, audit }),
       apiKeyRoutes({ keys, verifier, audit }),

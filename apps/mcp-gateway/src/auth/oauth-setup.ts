@@ -8,7 +8,11 @@ import { ALL_SCOPES } from '../oauth/oauth-provider';
 import { createOAuthServer, type OAuthServer } from '../oauth/oauth-server';
 import { authorizationRoutes } from '../routes/oauth-authorizations';
 import { authorizeApi } from '../routes/oauth-authorize-api';
-import { ConsentFlow, type RenderPage } from '../routes/oauth-consent';
+import { ConsentFlow } from '../routes/oauth-consent';
+import { renderOAuthPage } from '../http/pages/oauth-pages';
+import { sessionCookieOf } from '../http/pages/signin.page';
+import { setBrowserSession } from '../http/principal';
+import type { BrowserSessions } from './browser-sessions';
 import { oauthRouter } from '../routes/oauth.routes';
 import { LOGIN_STATE_CACHE_MS } from './login-sessions';
 import type { UserRepository } from './user.repository';
@@ -30,7 +34,6 @@ export interface OAuthSetup {
  * `HOST`, `PORT` and `BASE_PATH`; any other stack leaves OAuth off and logs why
  * (API keys, login tokens and Basic keep working).
  *
- * @param pages the shared page layer: `render` and the browser-session middleware
  */
 export function setupOAuth(deps: {
   config: GatewayConfig;
@@ -39,10 +42,11 @@ export function setupOAuth(deps: {
   box: SecretBox;
   users: UserRepository;
   logger: Logger;
-  pages: { render: RenderPage; readSession: RequestHandler };
+  /** The shared browser sessions (builtin mode): sign-in for the authorize and authorizations pages. */
+  browserSessions: BrowserSessions | undefined;
 }): OAuthSetup | undefined {
-  const { config, logger } = deps;
-  if (config.AUTH_MODE !== 'builtin' || !config.OAUTH) return undefined;
+  const { config, logger, browserSessions } = deps;
+  if (config.AUTH_MODE !== 'builtin' || !config.OAUTH || browserSessions === undefined) return undefined;
   const resolved = resolvePublicUrl({
     publicUrl: config.PUBLIC_URL,
     host: config.HOST,
@@ -78,10 +82,10 @@ export function setupOAuth(deps: {
     redis: deps.redis,
     prefix: config.BUS_PREFIX,
     basePath,
-    render: deps.pages.render,
+    render: renderOAuthPage,
   });
   server.provider.authorizePage = (client, params, res) => consent.authorize(client, params, res);
-  const authorizations = authorizationRoutes({ server, basePath, render: deps.pages.render });
+  const authorizations = authorizationRoutes({ server, basePath, render: renderOAuthPage });
   const pages = express.Router();
   pages.post('/consent', express.urlencoded({ extended: false }), (req, res, next) => {
     consent.decide(req, res).catch(next);
@@ -89,7 +93,12 @@ export function setupOAuth(deps: {
   pages.use(authorizations.page);
 
   const router = express.Router();
-  router.use(deps.pages.readSession);
+  // The cookie is read only where the pages and their JSON endpoints are, never on `/mcp`.
+  const mounts = [...new Set(['', basePath, server.addresses.issuerPath])];
+  router.use(
+    [...mounts.map((m) => `${m}/oauth`), ...mounts.map((m) => `${m}/api/mcp`)],
+    readBrowserSession(browserSessions),
+  );
   router.use(oauthRouter(server, basePath, pages));
   const api = express.Router();
   api.use(express.json({ limit: '16kb' }));
@@ -119,5 +128,24 @@ export function setupOAuth(deps: {
         return url === undefined ? undefined : `Bearer resource_metadata="${url}", scope="${ALL_SCOPES}"`;
       },
     },
+  };
+}
+
+/**
+ * Reads the `dagu_session` cookie for the OAuth pages and JSON endpoints (never for
+ * `/mcp`, which does not take the cookie): a valid session is recorded for
+ * `browserSessionOf(res)`; none, expired or unknown leaves the request anonymous.
+ */
+function readBrowserSession(sessions: BrowserSessions): RequestHandler {
+  return function readBrowserSession(req, res, next): void {
+    const value = sessionCookieOf(req);
+    if (value === undefined) return next();
+    sessions
+      .resolve(value)
+      .then((session) => {
+        if (session !== undefined) setBrowserSession(res, session);
+        next();
+      })
+      .catch(next);
   };
 }

@@ -1,7 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Grant } from '../oauth/grant.repository';
 import type { OAuthServer } from '../oauth/oauth-server';
-import { formOf, pageSessionOf, type PageSession, type RenderPage } from './oauth-consent';
+import type { BrowserSession } from '../auth/browser-sessions';
+import { formOf, pageSessionOf, type RenderPage } from './oauth-consent';
 
 /** One entry of `GET /api/mcp/authorizations` (the reference design's fields plus `userId`, `username`, `lastUsedAt`). */
 export function authorizationEntry(grant: Grant): Record<string, unknown> {
@@ -24,7 +25,7 @@ export function authorizationEntry(grant: Grant): Record<string, unknown> {
  *
  * @returns the user id to filter on, undefined for everyone, or null when refused
  */
-function scopeOf(session: PageSession, asked: unknown): string | undefined | null {
+function scopeOf(session: BrowserSession, asked: unknown): string | undefined | null {
   if (asked === undefined || asked === '' || asked === session.userId) return session.userId;
   if (session.principal.role !== 'admin') return null;
   return asked === 'all' ? undefined : typeof asked === 'string' ? asked : null;
@@ -56,8 +57,8 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
         render(
           res,
           'oauth-error',
-          { title: 'Not allowed', message: "Only admins see other people's authorizations." },
-          403,
+          { title: 'Not allowed', message: "Only admins see other people's authorizations.", basePath: basePath },
+          { status: 403 },
         );
         return;
       }
@@ -65,6 +66,7 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
       res.setHeader('Cache-Control', 'no-store');
       render(res, 'authorizations', {
         title: 'Authorized applications',
+        basePath,
         username: session.username,
         isAdmin: session.principal.role === 'admin',
         showUser: who !== session.userId,
@@ -90,8 +92,12 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
         render(
           res,
           'oauth-error',
-          { title: 'Request refused', message: 'The form was not sent from this page (CSRF check failed).' },
-          403,
+          {
+            title: 'Request refused',
+            message: 'The form was not sent from this page (CSRF check failed).',
+            basePath: basePath,
+          },
+          { status: 403 },
         );
         return;
       }
@@ -100,8 +106,8 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
         render(
           res,
           'oauth-error',
-          { title: 'Not allowed', message: 'You may revoke only your own authorizations.' },
-          403,
+          { title: 'Not allowed', message: 'You may revoke only your own authorizations.', basePath: basePath },
+          { status: 403 },
         );
         return;
       }

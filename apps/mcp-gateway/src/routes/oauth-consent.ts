@@ -5,7 +5,9 @@ import { AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import type { AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { z } from 'zod';
-import { RoleSchema, type Role } from '@dagu-mcp/contracts';
+import type { BrowserSession } from '../auth/browser-sessions';
+import type { renderOAuthPage } from '../http/pages/oauth-pages';
+import { browserSessionOf } from '../http/principal';
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { redirectHost } from '../oauth/redirect-uris';
@@ -19,15 +21,6 @@ import {
   type OAuthScope,
 } from '../oauth/scopes';
 
-/** The signed-in person as the pages see them (the shared browser session, `res.locals.browserSession`). */
-export interface PageSession {
-  readonly sessionId: string;
-  readonly userId: string;
-  readonly username: string;
-  readonly principal: { readonly role: Role };
-  readonly csrfToken: string;
-}
-
 /** An authorization request waiting for the person's decision (kept in Redis, bound to their session). */
 export interface PendingAuthorization {
   readonly sessionId: string;
@@ -40,24 +33,15 @@ export interface PendingAuthorization {
   readonly resource: string;
 }
 
-/** Renders a page of the shared page layout (http/pages). */
-export type RenderPage = (res: Response, template: string, context: Record<string, unknown>, status?: number) => void;
+/** Renders an OAuth page (http/pages/oauth-pages.ts). */
+export type RenderPage = typeof renderOAuthPage;
 
 const PENDING_TTL_SECONDS = 600;
 
-/** The browser session of the request, if the shared middleware found one. */
-export function pageSessionOf(res: Response): PageSession | undefined {
-  const parsed = PageSessionSchema.safeParse(res.locals.browserSession);
-  return parsed.success ? parsed.data : undefined;
+/** The browser session of the request, if the OAuth router's session reader found one. */
+export function pageSessionOf(res: Response): BrowserSession | undefined {
+  return browserSessionOf(res);
 }
-
-const PageSessionSchema = z.object({
-  sessionId: z.string(),
-  userId: z.string(),
-  username: z.string(),
-  principal: z.object({ role: RoleSchema }),
-  csrfToken: z.string(),
-});
 
 const PendingSchema = z.object({
   sessionId: z.string(),
@@ -124,20 +108,26 @@ export class ConsentFlow {
     await this.deps.redis.set(this.pendingKey(id), JSON.stringify(pending), 'EX', PENDING_TTL_SECONDS);
     const dropped = asked.filter((s) => !scopes.includes(s));
     res.setHeader('Cache-Control', 'no-store');
-    this.deps.render(res, 'consent', {
-      title: 'Authorize access',
-      clientName: pending.clientName,
-      clientId: client.client_id,
-      verifiedDomain: client.client_id.startsWith('https://') ? new URL(client.client_id).host : undefined,
-      redirectHost: redirectHost(params.redirectUri),
-      username: session.username,
-      role: session.principal.role,
-      scopes: scopes.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
-      dropped: dropped.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
-      pendingId: id,
-      csrfToken: session.csrfToken,
-      action: `${this.deps.basePath}/oauth/consent`,
-    });
+    this.deps.render(
+      res,
+      'consent',
+      {
+        title: 'Authorize access',
+        basePath: this.deps.basePath,
+        clientName: pending.clientName,
+        clientId: client.client_id,
+        verifiedDomain: client.client_id.startsWith('https://') ? new URL(client.client_id).host : undefined,
+        redirectHost: redirectHost(params.redirectUri),
+        username: session.username,
+        role: session.principal.role,
+        scopes: scopes.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
+        dropped: dropped.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
+        pendingId: id,
+        csrfToken: session.csrfToken,
+        action: `${this.deps.basePath}/oauth/consent`,
+      },
+      { formTarget: formTargetOf(params.redirectUri) },
+    );
   }
 
   /**
@@ -153,8 +143,12 @@ export class ConsentFlow {
       this.deps.render(
         res,
         'oauth-error',
-        { title: 'Signed out', message: 'Your session ended. Start again from your application.' },
-        401,
+        {
+          title: 'Signed out',
+          message: 'Your session ended. Start again from your application.',
+          basePath: this.deps.basePath,
+        },
+        { status: 401 },
       );
       return;
     }
@@ -165,8 +159,9 @@ export class ConsentFlow {
         {
           title: 'Request refused',
           message: 'The form was not sent from this page (CSRF check failed). Start again from your application.',
+          basePath: this.deps.basePath,
         },
-        403,
+        { status: 403 },
       );
       return;
     }
@@ -180,8 +175,9 @@ export class ConsentFlow {
         {
           title: 'Request expired',
           message: 'This authorization request expired or was already answered. Start again from your application.',
+          basePath: this.deps.basePath,
         },
-        400,
+        { status: 400 },
       );
       return;
     }
@@ -246,4 +242,10 @@ export class ConsentFlow {
 /** A parsed form or JSON body as plain fields (anything else: no fields). */
 export function formOf(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null ? Object.fromEntries(Object.entries(body)) : {};
+}
+
+/** The CSP `form-action` source of a redirect URI: its origin, or its scheme for a native app. */
+function formTargetOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin !== 'null' ? url.origin : url.protocol;
 }
