@@ -398,9 +398,15 @@ describe('authorization codes and tokens (issue 23 items 3–4)', () => {
   });
 
   it('PKCE, the exact redirect URI and the resource are checked; a replayed code revokes its tokens', async () => {
+    // A redirect URI other than the authorization request's is refused, and the code is spent.
+    const misdirected = await authorizeByHand();
+    expect((await misdirected.exchange({ redirect_uri: 'http://127.0.0.1:47123/other' })).body.error).toBe(
+      'invalid_grant',
+    );
+    expect((await misdirected.exchange()).body.error).toBe('invalid_grant');
+
     const flow = await authorizeByHand();
     expect((await flow.exchange({ code_verifier: 'wrong'.repeat(10) })).body.error).toBe('invalid_grant');
-    expect((await flow.exchange({ redirect_uri: 'http://127.0.0.1:47123/other' })).body.error).toBe('invalid_grant');
     const first = await flow.exchange();
     expect(first.status).toBe(200);
     const replay = await flow.exchange();
