@@ -70,7 +70,12 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
         username: session.username,
         isAdmin: session.principal.role === 'admin',
         showUser: who !== session.userId,
-        grants: grants.map((g) => ({ ...authorizationEntry(g), scopes: g.scope.split(' ') })),
+        grants: grants.map((g) => ({
+          ...authorizationEntry(g),
+          scopes: g.scope.split(' '),
+          authorizedAt: readableTime(g.createdAt),
+          lastUsedAt: g.lastUsedAt === null ? null : readableTime(g.lastUsedAt),
+        })),
         empty: grants.length === 0,
         csrfToken: session.csrfToken,
         action: `${basePath}/oauth/authorizations/revoke`,
@@ -161,4 +166,9 @@ export function authorizationRoutes(deps: { server: OAuthServer; basePath: strin
     }
   });
   return { page, api };
+}
+
+/** `2026-12-01T20:54:52.811Z` → `2026-12-01 20:54 UTC` (the page; the JSON keeps ISO 8601). */
+function readableTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
