@@ -50,9 +50,11 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ['config.ts', 'version.ts'],
       ['db', 'audit', 'reference', 'metrics'],
       ['auth'],
+      ['oauth'], //                          built-in OAuth authorization server (issue 23): tokens, grants, clients, provider
       ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them
       ['mcp'],
       ['routes'],
+      ['auth/oauth-setup.ts'], //            wires oauth/ with its pages and routes
       ['auth/auth-setup.ts'],
       ['cli', 'app.ts'],
       ['main.ts'],

@@ -54,6 +54,11 @@ export interface StackOptions {
    * PostgreSQL passes its own throwaway server's URL (packages/runtime/test-fixtures/throwaway-postgres.ts).
    */
   readonly databaseUrl?: string;
+  /**
+   * Set `PUBLIC_URL` to the stack's own address (plus `BASE_PATH`): the OAuth issuer
+   * every gateway replica shares behind the proxy (issue 23).
+   */
+  readonly publicUrl?: boolean;
 }
 
 /**
@@ -100,6 +105,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     // Tests that exercise authentication pass AUTH_MODE themselves.
     AUTH_MODE: 'none',
     ...(options.conformanceFixture === true ? { MCP_EXTENSIONS: 'conformance' } : {}),
+    ...(options.publicUrl === true ? { PUBLIC_URL: `http://127.0.0.1:${port}${extraEnv.BASE_PATH ?? ''}` } : {}),
     ...extraEnv,
   };
   const spawnApp = async (app: (typeof APPS)[number], more: Record<string, string> = {}): Promise<ChildProcess> => {

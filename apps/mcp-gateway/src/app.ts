@@ -41,6 +41,11 @@ export interface AppDeps {
   readonly pages?: readonly RequestHandler[];
   /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
   readonly mcpOrigins?: OriginGuardOptions;
+  /**
+   * The built-in OAuth authorization server (issue 23), when on: its router
+   * (`/.well-known/*`, `…/oauth/*`, `/api/mcp/*`) and the scope check of MCP requests.
+   */
+  readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
 }
 
 /**
@@ -65,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
       .json(failing.length === 0 ? { status: 'ready' } : { status: 'not_ready', failing });
   });
 
+  if (deps.oauth !== undefined) app.use(deps.oauth.router);
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
   const mcp = express.Router();
   // Origin/Host before authentication; Content-Type before the body is read (Streamable HTTP).
@@ -72,6 +78,7 @@ export function createApp(deps: AppDeps): Express {
   mcp.use(deps.authenticateMcp);
   mcp.use(mcpJsonContentType());
   mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
+  if (deps.oauth !== undefined) mcp.use(deps.oauth.scopeGuard);
   mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
       res.setHeader('Allow', 'GET, POST, DELETE');

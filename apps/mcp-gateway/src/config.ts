@@ -49,6 +49,15 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
  * | `AUDIT_UNAUTHENTICATED_PER_MINUTE` | audit rows of unauthenticated requests per minute and replica; the rest are counted in one `audit.unauthenticated.suppressed` row | `600` |
  * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
+ * | `PUBLIC_URL` | the gateway's external origin plus `BASE_PATH` as clients see it, e.g. `https://ops.example.com/dagu`: the OAuth issuer, and the base of each MCP endpoint's resource URL (issue 23); unset: a loopback stack uses `http://HOST:PORT/BASE_PATH`, any other leaves OAuth off and says why | — |
+ * | `OAUTH` | serve the built-in OAuth 2.1 authorization server for MCP clients (only with `AUTH_MODE=builtin`) | `true` |
+ * | `OAUTH_ACCESS_TOKEN_TTL_SECONDS` | lifetime of OAuth access tokens (JWTs), s | `3600` (1 h) |
+ * | `OAUTH_REFRESH_TOKEN_TTL_SECONDS` | lifetime of a refresh-token family from its first token, s | `2592000` (30 days) |
+ * | `OAUTH_REFRESH_GRACE_SECONDS` | how long a just-rotated refresh token may be presented again (a lost response) before reuse revokes its family, s | `30` |
+ * | `OAUTH_REVOCATION_CHECK_MS` | how long a replica trusts that an access token's authorization is not revoked before asking Redis again: the bound on revocation across replicas, ms | `5000` |
+ * | `OAUTH_SIGNING_KEY_ROTATION_DAYS` | age at which the access-token signing key is replaced (the old one keeps verifying until its tokens expire), days | `30` |
+ * | `OAUTH_CIMD_ALLOWED_HOSTS` | comma-separated hosts (`*.example.com` wildcards, CIDR ranges) whose Client ID Metadata Documents are fetched; empty: any public host | empty |
+ * | `OAUTH_CIMD_ALLOW_PRIVATE` | also fetch metadata documents from loopback and private addresses (tests only: it opens the SSRF guard) | `false` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
  *
@@ -111,6 +120,22 @@ export const GatewayConfigSchema = z.object({
   LOGIN_FAILURE_WINDOW_SECONDS: env.count(900),
   AUDIT_UNAUTHENTICATED_PER_MINUTE: env.count(600),
   AUDIT_UNAUTHENTICATED_RETENTION_DAYS: env.count(7),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(v), 'must be an http(s) URL without query or fragment')
+    .optional(),
+  OAUTH: env.flag(true),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: env.count(3600),
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: env.count(30 * 24 * 3600),
+  OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
+  OAUTH_REVOCATION_CHECK_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  OAUTH_SIGNING_KEY_ROTATION_DAYS: env.count(30),
+  OAUTH_CIMD_ALLOWED_HOSTS: commaList(
+    /^[A-Za-z0-9.*:/[\]-]+$/,
+    'must be host names, *.wildcards or CIDR ranges, comma-separated',
+  ),
+  OAUTH_CIMD_ALLOW_PRIVATE: env.flag(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,
 });

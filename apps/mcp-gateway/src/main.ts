@@ -108,6 +108,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
+    ...(auth.oauth !== undefined ? { oauth: auth.oauth } : {}),
     ...(auth.pages !== undefined ? { pages: [auth.pages] } : {}),
     audit: (event) => auth.audit.record(event),
     restRoutes: [

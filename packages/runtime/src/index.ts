@@ -3,7 +3,8 @@
  * parsing), `logging/` (pino), `postgres/` (pool, transactions, migrations,
  * error classification), `metrics/` (Prometheus), `tracing/`
  * (OpenTelemetry), `shutdown/` (signal handling), `ops/` (the ops HTTP
- * server), `process/` (the main wrapper) and `secrets/` (secrets at rest).
+ * server), `process/` (the main wrapper), `secrets/` (secrets at rest) and `net/`
+ * (outbound calls to user-supplied URLs under SSRF guards).
  */
 export * from './config/config';
 export * from './logging/logger';
@@ -19,3 +20,5 @@ export * from './process/process-main';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';
 export * from './postgres/mutation-log';
+export * from './net/address-guard';
+export * from './net/guarded-fetch';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
 import type { Logger, Pool, SecretBox } from '@dagu-mcp/runtime';
@@ -22,6 +23,7 @@ import { LoginTokens } from './login-token';
 import { LoginSessions } from './login-sessions';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
+import { setupOAuth } from './oauth-setup';
 
 /** Everything authentication adds to the gateway. */
 export interface AuthSetup {
@@ -29,6 +31,8 @@ export interface AuthSetup {
   readonly authenticateMcp: ReturnType<typeof authenticate>;
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
+  /** The built-in OAuth authorization server (issue 23), when on. */
+  readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
   /**
    * The server-rendered sign-in pages (builtin mode only; docs/security.md "Browser
    * sessions"), mounted by the app at the root and under `BASE_PATH`.
@@ -107,15 +111,6 @@ export async function setupAuth(
     config.BASIC_USERNAME !== undefined && config.BASIC_PASSWORD !== undefined
       ? { username: config.BASIC_USERNAME, password: config.BASIC_PASSWORD }
       : undefined;
-  const authenticator = new Authenticator({
-    mode: config.AUTH_MODE,
-    users,
-    apiKeys: verifier,
-    sessions,
-    limiter,
-    ...(basic ? { basic } : {}),
-  });
-  if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
   const browserSessions =
     config.AUTH_MODE === 'builtin'
       ? new BrowserSessions({
@@ -127,10 +122,26 @@ export async function setupAuth(
           ttlMs: config.BROWSER_SESSION_TTL_MS,
         })
       : undefined;
+  const oauth = setupOAuth({ config, pool, redis, box: secrets, users, logger, browserSessions });
+  const authenticator = new Authenticator({
+    mode: config.AUTH_MODE,
+    users,
+    apiKeys: verifier,
+    sessions,
+    limiter,
+    ...(basic ? { basic } : {}),
+    ...(oauth !== undefined ? { oauth: oauth.server.verifier } : {}),
+  });
+  if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
 
   return {
     audit,
-    authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
+    authenticateMcp: authenticate({
+      authenticator,
+      surface: 'mcp',
+      audit,
+      ...(oauth !== undefined ? { oauth: oauth.mcp } : {}),
+    }),
     authenticateRest: authenticate({
       authenticator,
       surface: 'rest_api',
@@ -155,6 +166,7 @@ export async function setupAuth(
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],
+    ...(oauth !== undefined ? { oauth: { router: oauth.router, scopeGuard: oauth.scopeGuard } } : {}),
     async close() {
       await audit.close();
       redis.disconnect();

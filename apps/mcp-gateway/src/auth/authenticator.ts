@@ -17,6 +17,22 @@ export interface Authenticated {
   readonly surfaces?: readonly Surface[];
   /** For a login token: its id and expiry (epoch s), what logout revokes. */
   readonly loginToken?: { readonly tokenId: string; readonly expiresAt: number };
+  /** For an OAuth access token: the scopes it holds now (issue 23 item 5). */
+  readonly scopes?: readonly string[];
+}
+
+/**
+ * Verifies OAuth access tokens of the built-in authorization server (issue 23),
+ * implemented in `oauth/`; declared here so that `auth/` does not import upward.
+ */
+export interface OAuthAccessVerifier {
+  /** True when the token is shaped like an OAuth access token (not a login token). */
+  isAccessToken(token: string): boolean;
+  /** The principal and live scopes for `resource`, or undefined when the token does not verify. */
+  verifyAccess(
+    token: string,
+    resource: string,
+  ): Promise<{ principal: Principal; scopes: readonly string[] } | undefined>;
 }
 
 /** Raised when the caller used up its failed attempts: answered 429 with `Retry-After`. */
@@ -69,6 +85,8 @@ export class Authenticator {
       sessions: LoginSessions;
       limiter: FailureLimiter;
       basic?: { username: string; password: string };
+      /** The built-in authorization server's access tokens (AUTH_MODE=builtin with OAuth on). */
+      oauth?: OAuthAccessVerifier;
     },
   ) {}
 
@@ -80,8 +98,14 @@ export class Authenticator {
   /**
    * @throws DaguError `unauthenticated` for a missing, malformed or wrong credential
    * @throws TooManyFailures when the address or username is rate-limited
+   * @param resource the OAuth resource the request addresses (an MCP endpoint); undefined
+   *   elsewhere, where OAuth access tokens are refused (issue 23 item 5)
    */
-  async authenticate(credential: Credential | undefined | 'malformed', address: string): Promise<Authenticated> {
+  async authenticate(
+    credential: Credential | undefined | 'malformed',
+    address: string,
+    resource?: string,
+  ): Promise<Authenticated> {
     if (this.deps.mode === 'none') return { principal: ANONYMOUS_PRINCIPAL };
     if (credential === undefined) throw new DaguError('unauthenticated', 'Authentication is required.');
     if (credential === 'malformed') throw new DaguError('unauthenticated', 'The Authorization header is malformed.');
@@ -97,7 +121,7 @@ export class Authenticator {
     // so the hot path does not pay a Redis round trip per request.
     const blocked = await this.deps.limiter.checkAddress(address);
     if (blocked !== undefined) throw new TooManyFailures(blocked.retryAfterSeconds);
-    const result = await this.verify(credential);
+    const result = await this.verify(credential, resource);
     if (result === undefined) {
       await this.deps.limiter.recordFailure(address);
       throw new DaguError('unauthenticated', 'The credential is not valid.');
@@ -105,8 +129,19 @@ export class Authenticator {
     return result;
   }
 
-  private async verify(credential: Credential): Promise<Authenticated | undefined> {
+  private async verify(credential: Credential, resource?: string): Promise<Authenticated | undefined> {
     if (credential.scheme === 'bearer') {
+      const oauth = this.deps.oauth;
+      if (oauth !== undefined && oauth.isAccessToken(credential.token)) {
+        if (resource === undefined) {
+          throw new DaguError(
+            'unauthenticated',
+            'OAuth access tokens are accepted on MCP endpoints only; use an API key or a login token here.',
+          );
+        }
+        const access = await oauth.verifyAccess(credential.token, resource);
+        return access === undefined ? undefined : { principal: access.principal, scopes: access.scopes };
+      }
       if (credential.token.startsWith('dagu_')) {
         const key = await this.deps.apiKeys.verify(credential.token);
         if (key === undefined) return undefined;

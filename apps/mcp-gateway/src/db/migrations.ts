@@ -67,4 +67,55 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX audit_events_source ON audit_events (source, source_id) WHERE source IS NOT NULL;
     `,
   },
+  {
+    // Built-in OAuth authorization server (issue 23, docs/decisions.md "Issue 23"): registered clients
+    // (a confidential client's secret encrypted with the secret box), grants (one per user and client:
+    // the remembered consent and the authorizations page), refresh tokens stored as SHA-256 hashes in
+    // rotation families, and the JWT signing keys (private key encrypted with the secret box).
+    id: '005_oauth',
+    sql: `
+      CREATE TABLE oauth_clients (
+        client_id text PRIMARY KEY,
+        metadata jsonb NOT NULL,
+        secret_enc text,
+        source text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE oauth_grants (
+        id uuid PRIMARY KEY,
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        client_id text NOT NULL,
+        client_name text NOT NULL,
+        scope text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+      CREATE UNIQUE INDEX oauth_grants_live ON oauth_grants (user_id, client_id) WHERE revoked_at IS NULL;
+      CREATE TABLE oauth_refresh_tokens (
+        token_hash text PRIMARY KEY,
+        family_id uuid NOT NULL,
+        grant_id uuid NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+        client_id text NOT NULL,
+        user_id uuid NOT NULL,
+        scope text NOT NULL,
+        resource text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        rotated_at timestamptz,
+        revoked_at timestamptz
+      );
+      CREATE INDEX oauth_refresh_tokens_family ON oauth_refresh_tokens (family_id);
+      CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id);
+      CREATE TABLE oauth_signing_keys (
+        kid text PRIMARY KEY,
+        alg text NOT NULL,
+        public_jwk jsonb NOT NULL,
+        private_enc text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        retired_at timestamptz
+      );
+    `,
+  },
 ];

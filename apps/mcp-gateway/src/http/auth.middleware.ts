@@ -26,11 +26,17 @@ import { setBrowserSession } from './principal';
  *
  * On success: `res.locals.principal` and, for the MCP SDK, `req.auth`; for a session also
  * the session (`browserSessionOf(res)`).
+ *
+ * `oauth` (MCP endpoints with the built-in authorization server, issue 23 item 1):
+ * `resourceOf` names the resource the request addresses (OAuth access tokens
+ * are accepted only where it does; they set `res.locals.oauthScopes`), `challenge`
+ * the Bearer challenge with `resource_metadata` and `scope` sent first on a 401.
  */
 export function authenticate(deps: {
   authenticator: Authenticator;
   surface: Surface;
   audit: AuditLog;
+  oauth?: { resourceOf(req: Request): string | undefined; challenge(req: Request): string | undefined };
   browserSessions?: BrowserSessions;
 }) {
   return async function authenticate(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -56,7 +62,8 @@ export function authenticate(deps: {
           return;
         }
       }
-      const result = await deps.authenticator.authenticate(credential, req.ip ?? 'unknown');
+      const resource = deps.oauth?.resourceOf(req);
+      const result = await deps.authenticator.authenticate(credential, req.ip ?? 'unknown', resource);
       if (result.surfaces !== undefined && !result.surfaces.includes(deps.surface)) {
         deny(
           res,
@@ -70,10 +77,11 @@ export function authenticate(deps: {
       }
       res.locals.principal = result.principal;
       if (result.loginToken !== undefined) res.locals.loginToken = result.loginToken;
+      if (result.scopes !== undefined) res.locals.oauthScopes = result.scopes;
       (req as Request & { auth?: unknown }).auth = {
         token: '',
         clientId: result.principal.id,
-        scopes: [],
+        scopes: result.scopes ?? [],
         extra: { principal: result.principal },
       };
       next();
@@ -91,7 +99,9 @@ export function authenticate(deps: {
         return;
       }
       if (err instanceof DaguError && err.code === 'unauthenticated') {
-        const challenges = deps.authenticator.challenges();
+        const bearer = deps.oauth?.challenge(req);
+        const own = deps.authenticator.challenges();
+        const challenges = bearer === undefined ? own : [bearer, ...own.filter((c) => !c.startsWith('Bearer '))];
         if (challenges.length > 0) res.setHeader('WWW-Authenticate', challenges);
         deny(res, 401, err, deps, req, undefined);
         return;

@@ -15,7 +15,7 @@ body { margin: 0; min-height: 100vh; display: flex; align-items: flex-start; jus
   background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .card { width: min(28rem, 100% - 2rem); margin: 4rem 1rem; padding: 2rem; background: var(--card);
   border: 1px solid var(--line); border-radius: 12px; }
-.card.wide { width: min(56rem, 100% - 2rem); }
+.card.wide, .card:has(table) { width: min(56rem, 100% - 2rem); }
 .brand { margin: 0 0 1rem; font-weight: 700; letter-spacing: .02em; color: var(--muted); }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 p { margin: 0 0 1rem; }

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import {
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+  InvalidTokenError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Principal } from '@dagu-mcp/contracts';
+import type { AccessTokens } from './access-tokens';
+import type { OAuthAddresses } from './addresses';
+import type { AuthorizationCodes } from './codes';
+import type { ClientStore } from './client-store';
+import type { GrantRepository } from './grant.repository';
+import type { LiveUsers } from './live-users';
+import type { RefreshTokens } from './refresh-tokens';
+import type { Revocations } from './revocations';
+import { capScopes, parseScope, scopeString, OAUTH_SCOPES } from './scopes';
+
+/** What the authorize step hands to the page layer (sign-in, consent). */
+export type AuthorizePage = (
+  client: OAuthClientInformationFull,
+  params: AuthorizationParams,
+  res: Response,
+) => Promise<void>;
+
+/** A verified OAuth access token as the gateway uses it. */
+export interface VerifiedAccess {
+  readonly principal: Principal;
+  /** The scopes held now: the token's, capped by the user's current role. */
+  readonly scopes: string[];
+  readonly clientId: string;
+  readonly resource: string;
+  readonly grantId: string;
+}
+
+/**
+ * The authorization server behind the MCP SDK's handlers (issue 23;
+ * docs/decisions.md "Issue 23"): codes in Redis, grants and refresh tokens in
+ * PostgreSQL, JWT access tokens. The SDK handlers parse and answer the wire
+ * (RFC 6749, 7591, 7009); this class decides.
+ */
+export class DaguOAuthProvider implements OAuthServerProvider {
+  /** Set by the page layer: renders sign-in or consent, or redirects with a code. */
+  authorizePage: AuthorizePage | undefined;
+
+  constructor(
+    private readonly deps: {
+      clients: ClientStore;
+      codes: AuthorizationCodes;
+      grants: GrantRepository;
+      refresh: RefreshTokens;
+      access: AccessTokens;
+      revocations: Revocations;
+      users: LiveUsers;
+      addresses: OAuthAddresses;
+    },
+  ) {}
+
+  get clientsStore(): ClientStore {
+    return this.deps.clients;
+  }
+
+  /** Hands the validated request to the page layer (sign-in, consent). */
+  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+    if (params.resource !== undefined && !this.deps.addresses.isResource(params.resource.href)) {
+      throw new InvalidTargetError(`resource ${params.resource.href} is not served by this server`);
+    }
+    if (this.authorizePage === undefined) throw new Error('authorize page not wired');
+    await this.authorizePage(client, params, res);
+  }
+
+  /** The PKCE challenge of a live code; a replayed code revokes what it produced (issue 23 item 4). */
+  async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
+    const found = await this.deps.codes.peek(code);
+    if (found.state === 'used') {
+      if (found.familyId !== undefined) {
+        await this.deps.refresh.revokeFamily(found.familyId);
+        await this.deps.revocations.revoke([found.familyId]);
+      }
+      throw new InvalidGrantError('the authorization code was already used; the tokens issued from it are revoked');
+    }
+    if (found.state === 'unknown') throw new InvalidGrantError('unknown or expired authorization code');
+    if (found.binding.clientId !== client.client_id)
+      throw new InvalidGrantError('the code was issued to another client');
+    return found.binding.codeChallenge;
+  }
+
+  /** Exchanges a code (PKCE already checked by the SDK handler) for tokens. */
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    _codeVerifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
+    const binding = await this.deps.codes.consume(code);
+    if (binding === undefined) throw new InvalidGrantError('unknown, expired or already used authorization code');
+    if (binding.clientId !== client.client_id) throw new InvalidGrantError('the code was issued to another client');
+    if (redirectUri !== undefined && redirectUri !== binding.redirectUri) {
+      throw new InvalidGrantError('redirect_uri differs from the authorization request');
+    }
+    if (resource !== undefined && resource.href !== binding.resource) {
+      throw new InvalidTargetError('resource differs from the authorization request');
+    }
+    const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope));
+    if (!(await this.deps.grants.isLive(binding.grantId))) throw new InvalidGrantError('the authorization was revoked');
+    const familyId = randomUUID();
+    const grant = {
+      familyId,
+      grantId: binding.grantId,
+      clientId: client.client_id,
+      userId: binding.userId,
+      scope: binding.scope,
+      resource: binding.resource,
+    };
+    const refreshToken = await this.deps.refresh.issue(grant);
+    await this.deps.codes.recordFamily(code, familyId);
+    await this.deps.grants.touch(binding.grantId);
+    return this.tokens(grant, scopes, refreshToken);
+  }
+
+  /** Rotates a refresh token (issue 23 item 4); reuse outside the grace revokes the family. */
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
+    const outcome = await this.deps.refresh.rotate(refreshToken, client.client_id);
+    if (!outcome.ok) {
+      if (outcome.revokedFamily !== undefined) await this.deps.revocations.revoke([outcome.revokedFamily]);
+      throw new InvalidGrantError(outcome.reason);
+    }
+    const { grant } = outcome;
+    if (resource !== undefined && resource.href !== grant.resource) {
+      throw new InvalidTargetError('resource differs from the one the refresh token was issued for');
+    }
+    let held = parseScope(grant.scope);
+    if (scopes !== undefined && scopes.length > 0) {
+      const extra = scopes.filter((s) => !(held as string[]).includes(s));
+      if (extra.length > 0) throw new InvalidScopeError(`scope beyond the authorization: ${extra.join(' ')}`);
+      held = held.filter((s) => scopes.includes(s));
+    }
+    return this.tokens(grant, await this.liveScopes(grant.userId, held), outcome.token);
+  }
+
+  /** The SDK's verifier hook: any of our access tokens, audience unchecked (callers check it). */
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const verified = await this.verifyAccess(token, undefined);
+    if (verified === undefined) throw new InvalidTokenError('invalid or revoked access token');
+    return {
+      token,
+      clientId: verified.clientId,
+      scopes: verified.scopes,
+      resource: new URL(verified.resource),
+      extra: { principal: verified.principal },
+    };
+  }
+
+  /**
+   * Verifies an access token for `resource` (undefined: any of ours): signature,
+   * expiry, audience, revocation of its grant, family or id (bounded by
+   * `Revocations`), and the user as they are now (deleted: refused; role caps the scopes).
+   */
+  async verifyAccess(token: string, resource: string | undefined): Promise<VerifiedAccess | undefined> {
+    const claims = await this.deps.access.verify(token, resource);
+    if (claims === undefined) return undefined;
+    if (await this.deps.revocations.anyRevoked([claims.grantId, claims.familyId, claims.jti])) return undefined;
+    const user = await this.deps.users.get(claims.sub);
+    if (user === undefined) return undefined;
+    return {
+      principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'oauth' },
+      scopes: capScopes(parseScope(claims.scope), user.role),
+      clientId: claims.clientId,
+      resource: claims.aud,
+      grantId: claims.grantId,
+    };
+  }
+
+  /** RFC 7009: a refresh token revokes its family; an access token is revoked by id. Unknown tokens: nothing. */
+  async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
+    const family = await this.deps.refresh.revokeFamilyOf(request.token, client.client_id);
+    if (family !== undefined) {
+      await this.deps.revocations.revoke([family]);
+      return;
+    }
+    const claims = await this.deps.access.verify(request.token, undefined);
+    if (claims !== undefined && claims.clientId === client.client_id) await this.deps.revocations.revoke([claims.jti]);
+  }
+
+  /** Revokes a user's (or everyone's) authorization of a client: grants, refresh tokens, live access tokens. */
+  async revokeAuthorization(clientId: string, userId: string | undefined): Promise<number> {
+    const ids = await this.deps.grants.revoke(clientId, userId);
+    await this.deps.revocations.revoke(ids);
+    return ids.length;
+  }
+
+  private async liveScopes(userId: string, scopes: readonly string[]): Promise<string[]> {
+    const user = await this.deps.users.get(userId);
+    if (user === undefined) throw new InvalidGrantError('the user no longer exists');
+    const capped = capScopes(parseScope(scopeString(scopes)), user.role);
+    if (capped.length === 0) throw new InvalidScopeError(`the user's role allows none of: ${scopes.join(' ')}`);
+    return capped;
+  }
+
+  private async tokens(
+    grant: { familyId: string; grantId: string; clientId: string; userId: string; resource: string },
+    scopes: string[],
+    refreshToken: string,
+  ): Promise<OAuthTokens> {
+    const { token, expiresIn } = await this.deps.access.sign({
+      sub: grant.userId,
+      aud: grant.resource,
+      clientId: grant.clientId,
+      scope: scopeString(scopes),
+      grantId: grant.grantId,
+      familyId: grant.familyId,
+    });
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      scope: scopeString(scopes),
+      refresh_token: refreshToken,
+    };
+  }
+}
+
+/** All scopes, as the 401 challenge and the metadata advertise them. */
+export const ALL_SCOPES = scopeString(OAUTH_SCOPES);

@@ -1,0 +1,86 @@
+import { roleAtLeast, type Role } from '@dagu-mcp/contracts';
+
+/**
+ * The scopes an OAuth client may hold (issue 23 item 5): each names a family
+ * of MCP tools and the lowest role that may use it (dagu-model §9).
+ */
+export const OAUTH_SCOPES = ['dagu:read', 'dagu:change', 'dagu:execute'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** What each scope lets a client do, in the words of the consent page. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
+  'dagu:read': 'read DAGs, runs, logs and wiki pages',
+  'dagu:change': 'create, edit and delete DAGs and wiki pages',
+  'dagu:execute': 'start, stop and retry DAG runs',
+};
+
+/** The lowest role that may hold each scope: `change` is the developer's tool, `execute` the operator's. */
+const SCOPE_MIN_ROLE: Readonly<Record<OAuthScope, Role>> = {
+  'dagu:read': 'viewer',
+  'dagu:change': 'developer',
+  'dagu:execute': 'operator',
+};
+
+/** True for one of {@link OAUTH_SCOPES}. */
+export function isOAuthScope(value: string): value is OAuthScope {
+  return (OAUTH_SCOPES as readonly string[]).includes(value);
+}
+
+/**
+ * Parses a requested `scope` list (already split on spaces). Empty or absent
+ * means all three (issue 23 item 5). Unknown scopes are dropped, duplicates
+ * removed, order made canonical.
+ *
+ * @returns the known scopes asked for; empty when only unknown ones were
+ */
+export function requestedScopes(scopes: readonly string[] | undefined): OAuthScope[] {
+  const asked = (scopes ?? []).filter((s) => s !== '');
+  if (asked.length === 0) return [...OAUTH_SCOPES];
+  return OAUTH_SCOPES.filter((s) => asked.includes(s));
+}
+
+/** The scopes of `scopes` that a user of `role` may hold now (the cap of issue 23 item 5). */
+export function capScopes(scopes: readonly OAuthScope[], role: Role): OAuthScope[] {
+  return scopes.filter((s) => roleAtLeast(role, SCOPE_MIN_ROLE[s]));
+}
+
+/** A scope list as the space-separated string of the wire. */
+export function scopeString(scopes: readonly string[]): string {
+  return scopes.join(' ');
+}
+
+/** A stored or wire scope string as known scopes. */
+export function parseScope(scope: string | undefined): OAuthScope[] {
+  return (scope ?? '').split(' ').filter(isOAuthScope);
+}
+
+/**
+ * The scope an MCP JSON-RPC message needs (issue 23 item 5): `tools/call` of
+ * `dagu_change` or `dagu_execute` needs that scope; reading resources and `dagu_read`
+ * tool need `dagu:read`; everything else (listing, discovery, completion,
+ * notifications) needs no particular scope. A batch needs every scope its
+ * messages need.
+ */
+export function scopesNeededBy(body: unknown): OAuthScope[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const needed = new Set<OAuthScope>();
+  for (const message of messages) {
+    const scope = scopeOfMessage(message);
+    if (scope !== undefined) needed.add(scope);
+  }
+  return OAUTH_SCOPES.filter((s) => needed.has(s));
+}
+
+function scopeOfMessage(message: unknown): OAuthScope | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const method = 'method' in message ? message.method : undefined;
+  const params = 'params' in message && typeof message.params === 'object' ? message.params : undefined;
+  if (method === 'tools/call') {
+    const name = params !== null && params !== undefined && 'name' in params ? params.name : undefined;
+    if (name === 'dagu_change') return 'dagu:change';
+    if (name === 'dagu_execute') return 'dagu:execute';
+    return 'dagu:read';
+  }
+  if (method === 'resources/read' || method === 'resources/subscribe') return 'dagu:read';
+  return undefined;
+}

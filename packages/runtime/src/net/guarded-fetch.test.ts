@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { guardedFetch, OutboundRequestError } from './guarded-fetch';
+import { OutboundAllowList } from './address-guard';
+
+// guardedFetch against a real local HTTP server: the guard refuses loopback unless allowed,
+// cross-host redirects, oversize bodies and slow answers (issue 23 item 2).
+describe('guardedFetch', () => {
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/big') return void res.end('x'.repeat(5000));
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
+      if (req.url === '/away') return void res.writeHead(302, { location: 'http://example.com/' }).end();
+      if (req.url === '/here') return void res.writeHead(302, { location: '/doc' }).end();
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const opts = { protocols: ['http:'], allowNonPublic: true } as const;
+  const reason = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (err: unknown) => (err instanceof OutboundRequestError ? err.reason : String(err)),
+    );
+
+  it('fetches when loopback is allowed', async () => {
+    const res = await guardedFetch(`${base}/doc`, opts);
+    expect(JSON.parse(res.body.toString())).toEqual({ ok: true });
+  });
+  it('refuses loopback (an IP literal and a name resolving to it) by default', async () => {
+    expect(await reason(guardedFetch(`${base}/doc`, { protocols: ['http:'] }))).toBe('blocked');
+    const port = new URL(base).port;
+    expect(await reason(guardedFetch(`http://localhost:${port}/doc`, { protocols: ['http:'] }))).toBe('blocked');
+  });
+  it('refuses http unless listed, hosts off the allow-list, and cross-host redirects', async () => {
+    expect(await reason(guardedFetch(`${base}/doc`, { allowNonPublic: true }))).toBe('protocol');
+    expect(
+      await reason(guardedFetch(`${base}/doc`, { ...opts, allow: new OutboundAllowList(['api.example.com']) })),
+    ).toBe('blocked');
+    expect(await reason(guardedFetch(`${base}/away`, { ...opts, maxRedirects: 3 }))).toBe('redirect');
+    expect((await guardedFetch(`${base}/here`, { ...opts, maxRedirects: 1 })).status).toBe(200);
+  });
+  it('enforces the size and time limits', async () => {
+    expect(await reason(guardedFetch(`${base}/big`, { ...opts, maxBytes: 1000 }))).toBe('too_large');
+    expect(await reason(guardedFetch(`${base}/slow`, { ...opts, timeoutMs: 200 }))).toBe('timeout');
+  });
+});

@@ -1,0 +1,159 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isNonPublicAddress, OutboundAllowList } from './address-guard';
+
+/** Options of {@link guardedFetch}. */
+export interface GuardedFetchOptions {
+  /** Destinations allowed (see {@link OutboundAllowList}); empty: any public host. */
+  readonly allow?: OutboundAllowList;
+  /** Reach loopback, private and link-local addresses too (tests, on-premise upstreams); default false. */
+  readonly allowNonPublic?: boolean;
+  /** `https:` only unless this lists `http:` too; default `['https:']`. */
+  readonly protocols?: readonly string[];
+  /** Whole-call deadline (connect, headers, body), ms; default 5000. */
+  readonly timeoutMs?: number;
+  /** Largest response body read, bytes; more fails the call; default 1 MiB. */
+  readonly maxBytes?: number;
+  /** Same-host redirects followed (a redirect to another host always fails); default 0. */
+  readonly maxRedirects?: number;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+}
+
+/** A response read whole under the limits. */
+export interface GuardedResponse {
+  readonly status: number;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: Buffer;
+  /** The URL finally answered (after same-host redirects). */
+  readonly url: string;
+}
+
+/** Why an outbound call was refused or failed; `reason` is safe to show (no response content). */
+export class OutboundRequestError extends Error {
+  constructor(
+    readonly reason: 'blocked' | 'protocol' | 'redirect' | 'timeout' | 'too_large' | 'network',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Fetches a user-supplied URL with SSRF guards (issue 23 item 2, shared with the
+ * REST-operations upstream calls): the protocol is checked; the host must be on
+ * the allow-list (when one is given) by name or by a resolved address in a listed
+ * range; every address the name resolves to is checked AFTER DNS resolution, in
+ * the socket's own lookup, so the address connected to is the one checked (no
+ * rebinding between check and connect); non-public addresses are refused unless
+ * `allowNonPublic`; redirects are followed only to the same origin and at most
+ * `maxRedirects` times; the whole call has a deadline and the body a size cap.
+ *
+ * @throws OutboundRequestError for a refused destination, a cross-host redirect, a timeout, a too-large body or a network failure
+ */
+export async function guardedFetch(url: string, options: GuardedFetchOptions = {}): Promise<GuardedResponse> {
+  const deadline = Date.now() + (options.timeoutMs ?? 5000);
+  let current = new URL(url);
+  const origin = current.origin;
+  for (let hop = 0; ; hop++) {
+    const response = await fetchOnce(current, options, deadline);
+    const location = response.status >= 300 && response.status < 400 ? response.headers.location : undefined;
+    if (location === undefined) return response;
+    const next = new URL(location, current);
+    if (next.origin !== origin)
+      throw new OutboundRequestError('redirect', `redirect to another host refused (${next.host})`);
+    if (hop >= (options.maxRedirects ?? 0)) throw new OutboundRequestError('redirect', 'too many redirects');
+    current = next;
+  }
+}
+
+function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Promise<GuardedResponse> {
+  const protocols = options.protocols ?? ['https:'];
+  if (!protocols.includes(url.protocol)) {
+    return Promise.reject(new OutboundRequestError('protocol', `the ${url.protocol} scheme is not allowed`));
+  }
+  if (url.username !== '' || url.password !== '') {
+    return Promise.reject(new OutboundRequestError('blocked', 'URLs with credentials are not fetched'));
+  }
+  const allow = options.allow ?? new OutboundAllowList([]);
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const byName = allow.isEmpty || allow.allowsHost(hostname);
+  const lookup = guardedLookup(allow, byName, options.allowNonPublic ?? false);
+  if (isIP(hostname) !== 0) {
+    // An IP literal bypasses the socket's lookup: check it here.
+    const problem = addressProblem(hostname, allow, byName, options.allowNonPublic ?? false);
+    if (problem !== undefined) return Promise.reject(new OutboundRequestError('blocked', problem));
+  }
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<GuardedResponse>((resolve, reject) => {
+    const remaining = Math.max(1, deadline - Date.now());
+    const req = send(url, { method: options.method ?? 'GET', headers: options.headers, lookup }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          reject(new OutboundRequestError('too_large', `response larger than ${maxBytes} bytes`));
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () => {
+        if (size <= maxBytes) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: url.href });
+        }
+      });
+      res.on('error', (err) => reject(asOutboundError(err)));
+    });
+    const timer = setTimeout(
+      () => req.destroy(new OutboundRequestError('timeout', `no complete answer within ${remaining} ms`)),
+      remaining,
+    );
+    req.on('error', (err) => reject(asOutboundError(err)));
+    req.on('close', () => clearTimeout(timer));
+    req.end(options.body);
+  });
+}
+
+/** The socket lookup that refuses a name whose resolved addresses are not allowed. */
+function guardedLookup(allow: OutboundAllowList, byName: boolean, allowNonPublic: boolean): LookupFunction {
+  return (hostname, opts, callback) => {
+    dnsLookup(hostname, { ...opts, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      for (const a of addresses) {
+        const problem = addressProblem(a.address, allow, byName, allowNonPublic);
+        if (problem !== undefined) return callback(new OutboundRequestError('blocked', problem), '', 0);
+      }
+      const first = addresses[0];
+      if (first === undefined)
+        return callback(new OutboundRequestError('network', `${hostname} did not resolve`), '', 0);
+      // With `all` (Node's happy-eyeballs connect asks for it) the callback takes the whole list.
+      if (opts.all === true) return void Reflect.apply(callback, undefined, [null, addresses]);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+function addressProblem(
+  address: string,
+  allow: OutboundAllowList,
+  byName: boolean,
+  allowNonPublic: boolean,
+): string | undefined {
+  const listed = allow.allowsAddress(address);
+  if (!byName && !listed) return 'the destination is not on the allow-list';
+  if (!allowNonPublic && !listed && isNonPublicAddress(address)) {
+    return 'the destination resolves to a private, loopback or link-local address';
+  }
+  return undefined;
+}
+
+function asOutboundError(err: unknown): OutboundRequestError {
+  if (err instanceof OutboundRequestError) return err;
+  return new OutboundRequestError('network', err instanceof Error ? err.message : 'request failed');
+}

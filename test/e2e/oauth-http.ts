@@ -1,0 +1,123 @@
+/**
+ * Plays a person's browser over plain HTTP for the OAuth e2e tests (issue 23):
+ * a cookie jar, manual redirects, and the forms of the sign-in and consent pages.
+ */
+
+/** Hidden inputs of the first form of a page, as name → value. */
+export function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input\b[^>]*>/gi)) {
+    const tag = match[0];
+    if (!/type="hidden"/i.test(tag)) continue;
+    const name = /name="([^"]*)"/i.exec(tag)?.[1];
+    const value = /value="([^"]*)"/i.exec(tag)?.[1] ?? '';
+    if (name !== undefined) fields[name] = decodeEntities(value);
+  }
+  return fields;
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&#x3D;/g, '=')
+    .replace(/&#x27;/g, "'")
+    .replace(/&#x2F;/g, '/')
+    .replace(/&#x60;/g, '`')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** One HTTP exchange of the pretend browser. */
+export interface Hop {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly text: string;
+  readonly headers: Headers;
+}
+
+/** A browser without JavaScript: keeps cookies, follows nothing by itself. */
+export class PretendBrowser {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly origin: string) {}
+
+  /** The cookie value, if set. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  async get(url: string): Promise<Hop> {
+    return this.send(url, { method: 'GET' });
+  }
+
+  async postForm(url: string, form: Record<string, string>): Promise<Hop> {
+    return this.send(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+
+  private async send(url: string, init: RequestInit): Promise<Hop> {
+    const absolute = new URL(url, this.origin).href;
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(absolute, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string> | undefined), ...(cookie !== '' ? { cookie } : {}) },
+    });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair] = set.split(';');
+      const eq = (pair ?? '').indexOf('=');
+      if (eq > 0) {
+        const name = (pair ?? '').slice(0, eq).trim();
+        const value = (pair ?? '').slice(eq + 1).trim();
+        if (value === '' || /max-age=0/i.test(set)) this.cookies.delete(name);
+        else this.cookies.set(name, value);
+      }
+    }
+    return {
+      status: res.status,
+      location: res.headers.get('location') ?? undefined,
+      text: await res.text(),
+      headers: res.headers,
+    };
+  }
+}
+
+/**
+ * Walks an authorization URL as a person would: (sign in when asked) → consent
+ * → the decision. Returns the final redirect to the client's redirect URI.
+ *
+ * @param decision `allow`, `deny`, or `none` to stop at the consent page
+ */
+export async function walkAuthorization(
+  browser: PretendBrowser,
+  authorizationUrl: string,
+  credentials: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<{ redirect: URL; consentShown: boolean }> {
+  let hop = await browser.get(authorizationUrl);
+  if (hop.status === 303 && hop.location?.includes('/signin') === true) {
+    const signinUrl = hop.location;
+    const page = await browser.get(signinUrl);
+    expect(page.status).toBe(200);
+    hop = await browser.postForm(new URL(signinUrl, 'http://x').pathname, {
+      ...hiddenFields(page.text),
+      next: new URL(signinUrl, 'http://x').searchParams.get('next') ?? '',
+      username: credentials.username,
+      password: credentials.password,
+    });
+    expect(hop.status).toBe(303);
+    hop = await browser.get(hop.location ?? '');
+  }
+  if (hop.status === 302 && hop.location !== undefined) return { redirect: new URL(hop.location), consentShown: false };
+  expect(hop.status).toBe(200);
+  expect(hop.text).toContain('Authorize');
+  const fields = hiddenFields(hop.text);
+  const action = /<form[^>]*action="([^"]*consent[^"]*)"/i.exec(hop.text)?.[1] ?? '';
+  const answer = await browser.postForm(action, { ...fields, decision });
+  expect(answer.status).toBe(303);
+  return { redirect: new URL(answer.location ?? ''), consentShown: true };
+}
