@@ -161,7 +161,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000, alive);
+    // 60 s: on a shared 2-core machine under load a gateway's start (migrations, Redis, bus) can pass 20 s.
+    for (const gateway of gateways) await waitForHealth(gateway.url, 60_000, alive);
     await waitForHealth(baseUrl, 20_000, alive);
   } catch (err) {
     await stack.stop();

@@ -21,7 +21,7 @@ import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
-import { RunSubscriptionRelay } from './mcp/run-subscriptions';
+import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
@@ -97,6 +97,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
   });
   subscriptions.start();
+  // Stateless-era subscriptions/listen streams: every replica relays every run event to its own listeners.
+  const stopListenRelay = runEvents.listenAll((event) => {
+    if (notifiesSubscribers(event.status)) for (const uri of subscribedUrisOf(event)) sessions.listenersUpdated(uri);
+  });
   const app = createApp({
     logger,
     sessions,
@@ -147,6 +151,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
       });
+      stopListenRelay();
       await subscriptions.stop();
       await sessions.closeAll();
       await auditTrail.close();

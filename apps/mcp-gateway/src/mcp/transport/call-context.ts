@@ -107,7 +107,7 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
 }
 
 /** Progress needs this request's token; log messages must reach the session's level (all pass when none is set). */
-function shouldSend(
+export function shouldSend(
   notification: ServerNotification,
   progressToken: string | number | undefined,
   logLevel: LoggingLevel | undefined,
