@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   DaguError,
+  WAITING_RUN_STATUS,
   dagOps,
   roleAtLeast,
   runOps,
@@ -19,7 +20,8 @@ import {
   type ExecuteRequest,
 } from './execute-input';
 import { executeSuccess } from './execute-output';
-import { waitForRun } from './execute-wait';
+import { askAboutCheckpoint, openCheckpointOf, type AskNote } from './execute-ask';
+import { PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
 
 /** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
 export interface ExecuteToolDeps {
@@ -62,25 +64,54 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       context.dagRunId = ref.dagRunId;
       ctx.noteDagRun?.(ref.dagRunId);
       watch.track(ref.dagRunId);
-      const outcome = await waitForRun({
-        readRun: (timeoutMs) =>
-          deps.bus.call(
-            'run',
-            runOps,
-            'run.get',
-            { dagName: request.name, dagRunId: ref.dagRunId },
-            { principal: ctx.principal, timeoutMs },
-          ),
-        watch,
-        initial: { status: ref.status, statusLabel: ref.statusLabel },
-        isCurrentAttempt: request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true,
-        endAtWaiting: request.action !== 'stop',
-        timeoutSeconds: request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
-        signal: ctx.signal,
-        progressToken: ctx.progressToken,
-        notify: ctx.notify,
-      });
-      return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome);
+      const timeoutSeconds = request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
+      const deadline = Date.now() + timeoutSeconds * 1000;
+      const attemptFilter = request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true;
+      let answered: string | undefined;
+      const waitOnce = (initial: Observed, seconds: number) =>
+        waitForRun({
+          readRun: (timeoutMs) =>
+            deps.bus.call(
+              'run',
+              runOps,
+              'run.get',
+              { dagName: request.name, dagRunId: ref.dagRunId },
+              { principal: ctx.principal, timeoutMs },
+            ),
+          watch: watch ?? NO_EVENTS.watch(request.name),
+          initial,
+          // After an answer, the run still shows 7 until run-service resumes it: not the checkpoint we wait for.
+          isCurrentAttempt: (run) => attemptFilter(run) && !stillAnswered(run, answered),
+          endAtWaiting: request.action !== 'stop',
+          timeoutSeconds: seconds,
+          signal: ctx.signal,
+          progressToken: ctx.progressToken,
+          notify: ctx.notify,
+        });
+      let outcome = await waitOnce({ status: ref.status, statusLabel: ref.statusLabel }, timeoutSeconds);
+      let note: AskNote | undefined;
+      // Issue 22 §2: a client that can be asked decides the checkpoint right here; the wait then goes on.
+      while (outcome.kind === 'waiting' && ctx.elicit !== undefined && !ctx.signal.aborted) {
+        const asked = await askAboutCheckpoint({
+          bus: deps.bus,
+          principal: ctx.principal,
+          run: { dagName: request.name, dagRunId: ref.dagRunId },
+          waiting: outcome.observed.run,
+          elicit: ctx.elicit,
+          deadline,
+          progress: (message) => progressNote(ctx, message, deadline, timeoutSeconds),
+          progressEveryMs: PROGRESS_INTERVAL_MS,
+        });
+        if (asked === undefined) break;
+        if ('note' in asked) {
+          note = asked.note;
+          break;
+        }
+        answered = asked.answered;
+        const left = Math.max(0, (deadline - Date.now()) / 1000);
+        outcome = await waitOnce(outcome.observed, left);
+      }
+      return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome, note);
     } catch (err) {
       return toolError(asServiceError(err), { ...context });
     } finally {
@@ -177,6 +208,28 @@ export function newAttemptFilter(reply: RunRef, priorAttempt: string | undefined
     return (run) => run.attemptId === wanted;
   }
   return () => true;
+}
+
+/**
+ * True while a run read still shows the checkpoint just answered: status 7
+ * with the resume pending, or with that step still the open checkpoint.
+ */
+function stillAnswered(run: RunDetail, answered: string | undefined): boolean {
+  if (answered === undefined || run.status !== WAITING_RUN_STATUS) return false;
+  const record: Record<string, unknown> = { ...run };
+  return record.humanTaskResumePending === true || openCheckpointOf(run)?.stepName === answered;
+}
+
+/** One progress notification while the person answers (the request has a token whenever `elicit` exists). */
+function progressNote(ctx: McpCallContext, message: string, deadline: number, timeoutSeconds: number): void {
+  if (ctx.progressToken === undefined) return;
+  const waited = timeoutSeconds - Math.max(0, (deadline - Date.now()) / 1000);
+  void ctx
+    .notify({
+      method: 'notifications/progress',
+      params: { progressToken: ctx.progressToken, progress: waited, total: timeoutSeconds, message },
+    })
+    .catch(() => undefined);
 }
 
 /** No event source: the watch never fires, so the wait falls back to timed reads. */
