@@ -15,6 +15,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { startStack, type Stack } from './stack';
 
 let stack: Stack;
@@ -147,6 +148,137 @@ describe('legacy era: elicitation', () => {
     expect(asked).toHaveLength(0);
     expect(structured).toMatchObject({ completed: false, status: 7 });
     expect(structured).not.toHaveProperty('checkpointQuestion');
+    await client.close();
+  }, 150_000);
+});
+
+const MODERN = '2026-07-28';
+const ELICITING = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e-raw-mrtr', version: '1' },
+};
+
+/** One raw 2026-07-28 `tools/call` of dagu_execute (JSON answer), with the retry channel when given. */
+async function mrtrCall(name: string, id: number, retry: Record<string, unknown> = {}) {
+  const res = await fetch(stack.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'dagu_execute',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'dagu_execute',
+        arguments: { action: 'start', name, spec: SPEC, wait: true, waitTimeoutSeconds: 90 },
+        ...retry,
+        _meta: ELICITING,
+      },
+    }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: Record<string, unknown> }).result;
+}
+
+describe('modern era: MRTR (input_required / inputResponses)', () => {
+  test('raw HTTP: input_required with the form, a wrong answer asked again, the approval, then the run ends; every round may reach either replica', async () => {
+    const first = await mrtrCall('mrtr-raw-e2e', 1);
+    expect(first).toMatchObject({
+      resultType: 'input_required',
+      requestState: expect.any(String),
+      inputRequests: {
+        checkpoint: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: expect.stringContaining('Choose the deployment target'),
+            requestedSchema: { properties: { environment: { enum: ['staging', 'production'] } } },
+          },
+        },
+      },
+    });
+    expect(first).not.toHaveProperty('content');
+    const wrong = await mrtrCall('mrtr-raw-e2e', 2, {
+      requestState: first.requestState,
+      inputResponses: { checkpoint: { action: 'accept', content: { environment: 'moon' } } },
+    });
+    expect(wrong).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { checkpoint: { params: { message: expect.stringMatching(/^Your answer was refused/) } } },
+    });
+    const approval = await mrtrCall('mrtr-raw-e2e', 3, {
+      requestState: wrong.requestState,
+      inputResponses: { checkpoint: { action: 'accept', content: { environment: 'staging' } } },
+    });
+    expect(approval).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { checkpoint: { params: { message: expect.stringContaining('Ship it?') } } },
+    });
+    // A state is sealed: a tampered one is refused, nothing applied.
+    const tampered = await mrtrCall('mrtr-raw-e2e', 4, {
+      requestState: `${String(approval.requestState).slice(0, -4)}AAAA`,
+      inputResponses: { checkpoint: { action: 'accept', content: { decision: 'approve' } } },
+    });
+    expect(tampered).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'invalid_tool_input', field: 'requestState' },
+    });
+    const done = await mrtrCall('mrtr-raw-e2e', 5, {
+      requestState: approval.requestState,
+      inputResponses: { checkpoint: { action: 'accept', content: { decision: 'approve' } } },
+    });
+    expect(done).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { completed: true, statusLabel: 'succeeded' },
+    });
+  }, 150_000);
+
+  test('raw HTTP: decline leaves the run waiting and says so', async () => {
+    const first = await mrtrCall('mrtr-decline-e2e', 1);
+    const declined = await mrtrCall('mrtr-decline-e2e', 2, {
+      requestState: first.requestState,
+      inputResponses: { checkpoint: { action: 'decline' } },
+    });
+    expect(declined).toMatchObject({
+      resultType: 'complete',
+      structuredContent: {
+        completed: false,
+        status: 7,
+        checkpointQuestion: { outcome: 'declined', stepName: 'review' },
+      },
+    });
+  }, 150_000);
+
+  test('SDK v2 client: its elicitation handler answers, the client repeats the call, the run ends', async () => {
+    const client = new ModernClient(
+      { name: 'e2e-mrtr', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    const messages: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      const message = String((request.params as { message?: unknown }).message);
+      messages.push(message);
+      const content: Record<string, string> = message.includes('Ship it?')
+        ? { decision: 'approve' }
+        : { environment: 'production' };
+      return { action: 'accept' as const, content };
+    });
+    await client.connect(new ModernTransport(new URL(stack.mcpUrl)));
+    const result = await client.callTool(
+      {
+        name: 'dagu_execute',
+        arguments: { action: 'start', name: 'mrtr-sdk-e2e', spec: SPEC, wait: true, waitTimeoutSeconds: 90 },
+      },
+      { timeout: 120_000 },
+    );
+    expect(result.structuredContent).toMatchObject({ completed: true, statusLabel: 'succeeded' });
+    expect(messages).toHaveLength(2);
     await client.close();
   }, 150_000);
 });

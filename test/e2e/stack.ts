@@ -163,7 +163,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
     // 60 s: on a shared 2-core machine under load a gateway's start (migrations, Redis, bus) can pass 20 s.
     for (const gateway of gateways) await waitForHealth(gateway.url, 60_000, alive);
-    await waitForHealth(baseUrl, 20_000, alive);
+    await waitForHealth(baseUrl, 60_000, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

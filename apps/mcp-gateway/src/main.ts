@@ -88,6 +88,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     runEvents,
     audit: (event) => auth.audit.record(event),
+    stateSeal: {
+      seal: (plaintext, purpose) => secrets.box.encrypt(plaintext, purpose),
+      open: (sealed, purpose) => secrets.box.decrypt(sealed, purpose),
+    },
   });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
   const subscriptions = new RunSubscriptionRelay({

@@ -109,10 +109,7 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     ...(canElicit
       ? {
           elicit: (params: Record<string, unknown>, timeoutMs: number) =>
-            sendRequest(
-              { method: 'elicitation/create', params },
-              Math.min(timeoutMs, options.clientRequestTimeoutMs),
-            ),
+            sendRequest({ method: 'elicitation/create', params }, Math.min(timeoutMs, options.clientRequestTimeoutMs)),
         }
       : {}),
     ...(outbound.release !== undefined ? { releaseStream: outbound.release } : {}),

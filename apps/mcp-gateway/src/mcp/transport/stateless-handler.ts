@@ -177,11 +177,21 @@ export class StatelessHandler {
     const sse = stream ? this.openStream(res) : undefined;
     const progress = request.params?._meta?.progressToken;
     const progressToken = typeof progress === 'string' || typeof progress === 'number' ? progress : undefined;
+    const retry = isRecord(request.params) ? request.params : {};
     const ctx: McpCallContext = {
       principal,
       signal: controller.signal,
       sessionId: undefined,
       progressToken,
+      // MRTR (issue 22 §2): a client that declared elicitation answers input_required results.
+      ...(session.clientCapabilities.elicitation !== undefined
+        ? {
+            inputRequired: {
+              ...(isRecord(retry.inputResponses) ? { inputResponses: retry.inputResponses } : {}),
+              ...(typeof retry.requestState === 'string' ? { requestState: retry.requestState } : {}),
+            },
+          }
+        : {}),
       // Related notifications travel on the request's own stream only; a JSON answer has none.
       notify: async (notification: ServerNotification) => {
         if (sse === undefined || !shouldSend(notification, progressToken, session.logLevel)) return;
@@ -235,8 +245,12 @@ export class StatelessHandler {
 
   /** A legacy-shaped answer in this revision's terms: decorated results, -32602 for a missing resource. */
   private toModern(method: string, answer: OutgoingMessage): OutgoingMessage {
-    if ('result' in answer && answer.id !== undefined)
-      return { ...answer, result: decorateResult(method, answer.result, this.serverInfo()) };
+    if ('result' in answer && answer.id !== undefined) {
+      // An input_required result carries only its requests and state (a tool result's empty content goes).
+      const { content: _content, ...rest } = answer.result;
+      const result = answer.result.resultType === 'input_required' ? rest : answer.result;
+      return { ...answer, result: decorateResult(method, result, this.serverInfo()) };
+    }
     if ('error' in answer && answer.error.code === LEGACY_RESOURCE_NOT_FOUND)
       return errorResponse(idOf(answer), INVALID_PARAMS, answer.error.message, answer.error.data);
     return answer;
