@@ -21,7 +21,7 @@ import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
-import { RunSubscriptionRelay } from './mcp/run-subscriptions';
+import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
@@ -89,6 +89,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     runEvents,
     audit: (event) => auth.audit.record(event),
+    stateSeal: {
+      seal: (plaintext, purpose) => secrets.box.encrypt(plaintext, purpose),
+      open: (sealed, purpose) => secrets.box.decrypt(sealed, purpose),
+    },
   });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
   const subscriptions = new RunSubscriptionRelay({
@@ -98,6 +102,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
   });
   subscriptions.start();
+  // Stateless-era subscriptions/listen streams: every replica relays every run event to its own listeners.
+  const stopListenRelay = runEvents.listenAll((event) => {
+    if (notifiesSubscribers(event.status)) for (const uri of subscribedUrisOf(event)) sessions.listenersUpdated(uri);
+  });
   const app = createApp({
     logger,
     sessions,
@@ -151,6 +159,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
       });
+      stopListenRelay();
       await subscriptions.stop();
       await sessions.closeAll();
       await auditTrail.close();

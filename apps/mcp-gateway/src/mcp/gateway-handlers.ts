@@ -15,6 +15,7 @@ import { createChangeTool } from './tools/change/change-tool';
 import { createRunReadBackends, withLatestRun } from './tools/read/run-read-backends';
 import { createWorkbookReadBackend } from './tools/read/workbook-read-backend';
 import { createExecuteTool } from './tools/execute/execute-tool';
+import type { StateSeal } from './tools/execute/execute-mrtr';
 import type { RunEventSource } from './run-events';
 
 /** What the gateway's MCP handlers are built from. */
@@ -25,6 +26,8 @@ export interface GatewayHandlerDeps {
   /** Run status changes for `dagu_execute` waits; without it a wait re-reads on a timer. */
   readonly runEvents?: RunEventSource;
   readonly audit: (event: AuditEvent) => void;
+  /** Seals the state of multi-round-trip requests (2026-07-28); the gateway's secret box. */
+  readonly stateSeal?: StateSeal;
 }
 
 /** The read backends: reference topics are the gateway's own; the rest go to the services. */
@@ -54,6 +57,7 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
       dagu_execute: createExecuteTool({
         bus: deps.bus,
         ...(deps.runEvents !== undefined ? { events: deps.runEvents } : {}),
+        ...(deps.stateSeal !== undefined ? { stateSeal: deps.stateSeal } : {}),
       }),
     },
     audit: deps.audit,

@@ -42,6 +42,27 @@ export interface McpCallContext {
     method: string;
     params?: Record<string, unknown>;
   }) => Promise<Record<string, unknown>>;
+  /**
+   * Asks the person in the client with a form elicitation and resolves with
+   * the answer (`{action: accept|decline|cancel, content?}`), waiting at most
+   * `timeoutMs`. Present only when the client can be asked during this
+   * request (issue 22 §2): in the session revisions, when it declared the
+   * elicitation capability and the request carries a progress token (so the
+   * caller can send progress while the person answers).
+   *
+   * @throws JsonRpcError -32001 when no answer came in time, or the client's error
+   */
+  readonly elicit?: (params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
+  /**
+   * Stateless revision (2026-07-28) only, when the request's client
+   * capabilities declare elicitation: the client answers `input_required`
+   * results (MRTR). On a repeated call, what it sent back: `inputResponses`
+   * and the `requestState` the server issued (issue 22 §2).
+   */
+  readonly inputRequired?: {
+    readonly inputResponses?: Record<string, unknown>;
+    readonly requestState?: string;
+  };
   /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
   readonly releaseStream?: () => void;
   /** Notes the DAG-run this request started, reported if the serving replica dies before answering (issue 18 item 3). */

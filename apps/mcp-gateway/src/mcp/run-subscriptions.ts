@@ -31,6 +31,11 @@ export interface RunSubscriptionRelayDeps {
   readonly logger: Logger;
 }
 
+/** True for a run status whose event notifies subscribers (terminal, or waiting). */
+export function notifiesSubscribers(status: number): boolean {
+  return NOTIFYING.has(status);
+}
+
 /** How long an event's claim key lives: far longer than the skew between replicas hearing it. */
 const CLAIM_TTL_MS = 10 * 60_000;
 

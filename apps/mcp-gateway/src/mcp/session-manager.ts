@@ -8,6 +8,7 @@ import { McpKeys, STANDALONE_STREAM } from './transport/redis-keys';
 import { DEFAULT_REPLICA_LEASE_MS, ReplicaHub } from './transport/replica-hub';
 import { SessionStore } from './transport/session-store';
 import { StreamableHttpHandler } from './transport/streamable-http';
+import { ListenRegistry } from './transport/listen-registry';
 
 /** Settings of {@link McpSessionManager}; defaults live in config.ts. */
 export interface McpSessionManagerOptions {
@@ -65,6 +66,8 @@ export class McpSessionManager {
   private handler: StreamableHttpHandler | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly keys: McpKeys;
+  /** This replica's `subscriptions/listen` streams (stateless era); fed by {@link listenersUpdated}. */
+  private readonly listeners = new ListenRegistry();
 
   constructor(private readonly options: McpSessionManagerOptions) {
     this.keys = new McpKeys(options.prefix);
@@ -118,6 +121,7 @@ export class McpSessionManager {
       retryMs: options.retryMs,
       clientRequestTimeoutMs: options.clientRequestTimeoutMs,
       pollMs: Math.min(options.keepAliveMs, 5_000),
+      listeners: this.listeners,
       ...(options.maxBatchMessages !== undefined ? { maxBatchMessages: options.maxBatchMessages } : {}),
       ...(options.maxSessionRecordBytes !== undefined ? { maxSessionRecordBytes: options.maxSessionRecordBytes } : {}),
     });
@@ -146,6 +150,15 @@ export class McpSessionManager {
   }
 
   /**
+   * Sends `notifications/resources/updated {uri}` to the `subscriptions/listen`
+   * streams open on this replica whose filter names `uri` (stateless era).
+   * Every replica calls it for every run event it hears, so no claim is needed.
+   */
+  listenersUpdated(uri: string): number {
+    return this.listeners.resourceUpdated(uri);
+  }
+
+  /**
    * `true` for exactly one caller per `key` over all replicas within `ttlMs`
    * (Redis `SET NX` of `<prefix>:mcp:once:<key>`): which replica relays a
    * shared event (run-subscriptions.ts).
@@ -168,7 +181,11 @@ export class McpSessionManager {
 
   /** Sizes of the local registries (leak checks in tests). */
   stats(): Record<string, number> {
-    return { ...(this.hub?.stats() ?? {}), sweeping: this.sweeper === undefined ? 0 : 1 };
+    return {
+      ...(this.hub?.stats() ?? {}),
+      listeners: this.listeners.size,
+      sweeping: this.sweeper === undefined ? 0 : 1,
+    };
   }
 
   /**
@@ -178,6 +195,7 @@ export class McpSessionManager {
    */
   closeStreams(): void {
     this.hub?.closeStreams();
+    this.handler?.closeStreams();
   }
 
   /** Closes local streams and requests and both connections (graceful shutdown). Sessions stay in Redis. */

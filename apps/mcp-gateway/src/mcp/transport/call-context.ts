@@ -68,16 +68,19 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     if (!shouldSend(notification, options.progressToken, session.logLevel)) return;
     await outbound.send({ jsonrpc: '2.0', ...notification });
   };
-  const sendRequest = async (request: {
-    method: string;
-    params?: Record<string, unknown>;
-  }): Promise<Record<string, unknown>> => {
+  const sendRequest = async (
+    request: {
+      method: string;
+      params?: Record<string, unknown>;
+    },
+    timeoutMs = options.clientRequestTimeoutMs,
+  ): Promise<Record<string, unknown>> => {
     const capability = REQUIRED_CAPABILITY[request.method];
     if (capability !== undefined && session.clientCapabilities[capability] === undefined) {
       throw new JsonRpcError(METHOD_NOT_FOUND, `The client did not declare the ${capability} capability.`);
     }
     const id = awaits.mint();
-    const answer = awaits.wait(session.id, id, options.clientRequestTimeoutMs, signal);
+    const answer = awaits.wait(session.id, id, Math.max(1, timeoutMs), signal);
     try {
       await outbound.send(
         request.params === undefined
@@ -94,20 +97,28 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     }
     return answer;
   };
+  // Elicitation during a request needs progress to keep the client's request timeout at bay (issue 22 §2).
+  const canElicit = session.clientCapabilities.elicitation !== undefined && options.progressToken !== undefined;
   return {
     principal: options.principal,
     signal,
     sessionId: session.id,
     progressToken: options.progressToken,
     notify,
-    sendRequest,
+    sendRequest: (request) => sendRequest(request),
+    ...(canElicit
+      ? {
+          elicit: (params: Record<string, unknown>, timeoutMs: number) =>
+            sendRequest({ method: 'elicitation/create', params }, Math.min(timeoutMs, options.clientRequestTimeoutMs)),
+        }
+      : {}),
     ...(outbound.release !== undefined ? { releaseStream: outbound.release } : {}),
     ...(outbound.noteDagRun !== undefined ? { noteDagRun: outbound.noteDagRun } : {}),
   };
 }
 
 /** Progress needs this request's token; log messages must reach the session's level (all pass when none is set). */
-function shouldSend(
+export function shouldSend(
   notification: ServerNotification,
   progressToken: string | number | undefined,
   logLevel: LoggingLevel | undefined,

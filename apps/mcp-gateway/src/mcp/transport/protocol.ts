@@ -55,7 +55,7 @@ export function allowsBatch(version: ProtocolVersion): boolean {
 }
 
 /** SSE priming events (an id and empty data, SEP-1699) are understood from 2025-11-25 on. */
-export function understandsPriming(version: ProtocolVersion): boolean {
+export function understandsPriming(version: string): boolean {
   return version >= '2025-11-25';
 }
 

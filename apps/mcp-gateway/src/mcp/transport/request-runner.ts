@@ -9,6 +9,8 @@ import { toMcpError } from '../mcp-errors';
 import { toolError } from '../tools/tool-result';
 import { UnexpectedFailure, unexpectedCauseOf } from '../unexpected-failure';
 import { createCallContext, type Outbound } from './call-context';
+import type { McpCallContext } from '../mcp-types';
+import { withStructuredText } from './structured-text';
 import { newRequestStreamTag, type EventLog } from './event-log';
 import { PostStreamOutbound, standaloneOutbound } from './outbound';
 import {
@@ -149,17 +151,43 @@ export class RequestRunner {
     });
     let response: OutgoingMessage;
     try {
-      // Bus calls made for this request carry its id, so the services' log lines name it too.
-      const result = await runWithRequestId(logId, () =>
-        this.deps.dispatcher.handle(request.method, request.params, { ctx, session }),
-      );
-      response = resultResponse(request.id, this.finishResult(result, request, logId));
-    } catch (err) {
-      response = this.errorFor(err, request, logId);
+      response = await this.answer(session, request, ctx, logId);
     } finally {
       tracked.release();
     }
     return tracked.signal.aborted ? 'cancelled' : response;
+  }
+
+  /**
+   * Runs one request through the dispatcher with a call context the caller
+   * built and returns its answer: the result (an `isError` tool result
+   * finished as {@link finishResult} says; for a 2025-03-26 client the
+   * structured result's JSON also as text) or the error of {@link errorFor}.
+   * Never throws. Both eras use it, so the error boundary is one.
+   *
+   * @param logId - the HTTP request id, for logs and `details.requestId`
+   */
+  async answer(
+    session: SessionRecord,
+    request: JSONRPCRequest,
+    ctx: McpCallContext,
+    logId: string,
+  ): Promise<OutgoingMessage> {
+    try {
+      // Bus calls made for this request carry its id, so the services' log lines name it too.
+      const result = await runWithRequestId(logId, () =>
+        this.deps.dispatcher.handle(request.method, request.params, { ctx, session }),
+      );
+      const finished = this.finishResult(result, request, logId);
+      return resultResponse(
+        request.id,
+        request.method === 'tools/call' && session.protocolVersion === '2025-03-26'
+          ? withStructuredText(finished)
+          : finished,
+      );
+    } catch (err) {
+      return this.errorFor(err, request, logId);
+    }
   }
 
   /**

@@ -137,6 +137,7 @@ test('1,000 create/delete cycles across two replicas leak no timer, listener, su
       wakeChannels: 0,
       relays: 0,
       awaits: 0,
+      listeners: 0,
       sweeping: 1,
     });
   // A leak would leave ~1,000 timers; a client socket or reconnect timer of the moment may take a little longer to go.

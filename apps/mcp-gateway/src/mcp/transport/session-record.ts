@@ -1,4 +1,5 @@
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { ModernProtocolVersion } from './modern-protocol';
 import type { ProtocolVersion } from './protocol';
 
 /**
@@ -10,7 +11,8 @@ import type { ProtocolVersion } from './protocol';
  */
 export interface SessionRecord {
   readonly id: string;
-  readonly protocolVersion: ProtocolVersion;
+  /** A session's negotiated revision; a stateless request's transient record carries its 2026-07-28 revision. */
+  readonly protocolVersion: ProtocolVersion | ModernProtocolVersion;
   /** The principal the session is bound to; another principal presenting the id gets 404. */
   readonly principalId: string;
   readonly clientInfo: unknown;

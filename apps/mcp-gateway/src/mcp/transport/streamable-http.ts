@@ -21,6 +21,9 @@ import type { ReplicaHub } from './replica-hub';
 import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
 import { SseStream } from './sse-stream';
+import { ListenRegistry } from './listen-registry';
+import { isModernVersion } from './modern-protocol';
+import { isStatelessPost, StatelessHandler } from './stateless-handler';
 import { requestIdOf } from '../../http/request-id';
 import { sessionRef } from '../../http/request-log';
 
@@ -43,6 +46,8 @@ export interface StreamableHttpOptions {
    * (`MCP_SESSION_RECORD_MAX_BYTES`); default {@link DEFAULT_SESSION_RECORD_MAX_BYTES}.
    */
   readonly maxSessionRecordBytes?: number;
+  /** The `subscriptions/listen` streams of this replica (stateless era); a new registry when absent. */
+  readonly listeners?: ListenRegistry;
 }
 
 /** Default of {@link StreamableHttpOptions.maxBatchMessages}. */
@@ -74,19 +79,45 @@ export const DEFAULT_SESSION_RECORD_MAX_BYTES = 16 * 1024;
  */
 export class StreamableHttpHandler {
   private readonly runner: RequestRunner;
+  private readonly stateless: StatelessHandler;
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.runner = new RequestRunner(options);
+    this.stateless = new StatelessHandler({
+      dispatcher: options.dispatcher,
+      runner: this.runner,
+      listeners: options.listeners ?? new ListenRegistry(),
+      logger: options.logger,
+      keepAliveMs: options.keepAliveMs,
+    });
   }
 
-  /** Serves one POST, GET or DELETE of the MCP endpoint. */
+  /**
+   * Serves one POST, GET or DELETE of the MCP endpoint, whichever era it
+   * speaks (mcp-revisions §2 "Dual era"): a POST whose `_meta` names a
+   * protocol version, or one without a session whose `MCP-Protocol-Version`
+   * is a stateless revision, takes the stateless path (stateless-handler.ts);
+   * GET and DELETE of a stateless revision are 405; everything else is the
+   * session path below.
+   */
   async handle(req: Request, res: Response): Promise<void> {
-    if (req.method === 'POST') return this.post(req, res);
+    const modernHeader =
+      req.header('mcp-session-id') === undefined && isModernVersion(req.header('mcp-protocol-version')?.trim());
+    if (req.method !== 'POST' && modernHeader) {
+      res.setHeader('Allow', 'POST');
+      return send(res, 405, errorResponse(null, -32000, 'Method not allowed: 2026-07-28 takes POST only.'));
+    }
+    if (req.method === 'POST') return this.post(req, res, modernHeader);
     if (req.method === 'GET') return this.get(req, res);
     return this.delete(req, res);
   }
 
-  private async post(req: Request, res: Response): Promise<void> {
+  /** Ends the stateless era's SSE streams held here (graceful shutdown). */
+  closeStreams(): void {
+    this.stateless.closeStreams();
+  }
+
+  private async post(req: Request, res: Response, modernHeader: boolean): Promise<void> {
     const accept: Acceptable = {
       json: req.accepts('application/json') !== false,
       sse: req.accepts('text/event-stream') !== false,
@@ -102,6 +133,8 @@ export class StreamableHttpHandler {
           'Not Acceptable: the client must accept application/json or text/event-stream.',
         ),
       );
+    if (isStatelessPost(body) || (modernHeader && !isInitialize(body)))
+      return this.stateless.post(req, res, principalOf(res), accept);
     const batch = Array.isArray(body);
     const version = versionFromHeader(req.header('mcp-protocol-version'));
     if (batch && 'version' in version && !allowsBatch(version.version)) {
@@ -189,9 +222,10 @@ export class StreamableHttpHandler {
           `Invalid params: clientInfo and capabilities take ${clientBytes} bytes as JSON; at most ${maxRecord} are kept.`,
         ),
       );
+    const negotiated = negotiateVersion(params.data.protocolVersion);
     const record: SessionRecord = {
       id: newSessionId(),
-      protocolVersion: negotiateVersion(params.data.protocolVersion),
+      protocolVersion: negotiated,
       principalId: principal.id,
       clientInfo: params.data.clientInfo,
       clientCapabilities: params.data.capabilities,
@@ -215,7 +249,7 @@ export class StreamableHttpHandler {
     const response: OutgoingMessage = {
       jsonrpc: '2.0',
       id: request.id,
-      result: { ...this.options.dispatcher.initializeResult(record.protocolVersion) },
+      result: { ...this.options.dispatcher.initializeResult(negotiated) },
     };
     if (accept.json) {
       res.setHeader('Mcp-Session-Id', record.id);
@@ -308,6 +342,10 @@ export class StreamableHttpHandler {
     if (session === undefined) send(res, 404, errorResponse(id, -32001, 'Session not found.'));
     return session;
   }
+}
+
+function isInitialize(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'method' in body && body.method === 'initialize';
 }
 
 /** The principal the auth middleware left in `res.locals` (anonymous when authentication is off). */

@@ -3,6 +3,7 @@ import { formatDaguUri, type RunDetail } from '@dagu-mcp/contracts';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { toolSuccess, type ResourceLink } from '../tool-result';
 import type { ExecuteRequest } from './execute-input';
+import type { AskNote } from './execute-ask';
 import type { WaitOutcome } from './execute-wait';
 
 /** `content[0]` without `wait` (036 §Output). */
@@ -74,7 +75,8 @@ export function answerText(run: RunDetail): string {
  * - `structuredContent`: `{action, targetType, dagName, dagRunId, references,
  *   runUri, logsUri}` plus `subscribe` without a wait, or `completed`,
  *   `status`, `statusLabel`, `run` (finished / waiting checkpoint) and
- *   `waitError` (wait failure) with one.
+ *   `waitError` (wait failure) with one; `checkpointQuestion {stepName, outcome,
+ *   message}` when asking the person in the client did not decide the checkpoint (issue 22 §2).
  *
  * @param outcome the wait's outcome; `undefined` when the request had no `wait`
  */
@@ -82,6 +84,7 @@ export function executeSuccess(
   request: ExecuteRequest,
   run: IdentifiedRun,
   outcome: WaitOutcome | undefined,
+  asked?: AskNote,
 ): CallToolResult {
   const { runUri, logsUri } = runUris(run);
   const structured: Record<string, unknown> = {
@@ -101,10 +104,13 @@ export function executeSuccess(
     structured.statusLabel = outcome.observed.statusLabel;
     if (outcome.kind === 'finished' || outcome.kind === 'waiting') structured.run = outcome.observed.run;
     if (outcome.kind === 'failed') structured.waitError = outcome.error;
+    // Issue 22 §2: why asking in the client did not decide the checkpoint.
+    if (asked !== undefined) structured.checkpointQuestion = asked;
   }
   const links: ResourceLink[] = [
     { uri: runUri, name: 'dag_run', mimeType: 'application/json' },
     { uri: logsUri, name: 'dag_run_logs', mimeType: 'application/json' },
   ];
-  return toolSuccess(outcome === undefined ? TEXT_DONE : waitText(outcome, runUri), structured, links);
+  const text = outcome === undefined ? TEXT_DONE : waitText(outcome, runUri);
+  return toolSuccess(asked === undefined ? text : `${text} ${asked.message}`, structured, links);
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   DaguError,
+  WAITING_RUN_STATUS,
   dagOps,
   roleAtLeast,
   runOps,
@@ -19,12 +20,16 @@ import {
   type ExecuteRequest,
 } from './execute-input';
 import { executeSuccess } from './execute-output';
-import { waitForRun } from './execute-wait';
+import { askAboutCheckpoint, openCheckpointOf, type AskNote } from './execute-ask';
+import { applyInputResponse, inputRequiredFor, openState, type StateSeal } from './execute-mrtr';
+import { PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
 
 /** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
 export interface ExecuteToolDeps {
   readonly bus: BusClient;
   readonly events?: RunEventSource;
+  /** Seals MRTR `requestState` (the gateway's secret box); without it modern clients get the waiting result. */
+  readonly stateSeal?: StateSeal;
 }
 
 /**
@@ -55,32 +60,109 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         const ref = await performAction(deps.bus, request, ctx.principal);
         return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, undefined);
       }
-      watch = (deps.events ?? NO_EVENTS).watch(request.name, request.dagRunId);
+      // A repeated call of a multi-round-trip request (2026-07-28): the run exists; nothing is started again.
+      const mrtr = ctx.inputRequired !== undefined && deps.stateSeal !== undefined ? deps.stateSeal : undefined;
+      const sealed = mrtr !== undefined ? ctx.inputRequired?.requestState : undefined;
+      const state =
+        mrtr !== undefined && sealed !== undefined ? openState(mrtr, sealed, ctx.principal, request.name) : undefined;
+      watch = (deps.events ?? NO_EVENTS).watch(request.name, state?.dagRunId ?? request.dagRunId);
       const priorAttempt =
-        request.action === 'retry' ? await currentAttempt(deps.bus, request, ctx.principal) : undefined;
-      const ref = await performAction(deps.bus, request, ctx.principal);
+        state === undefined && request.action === 'retry'
+          ? await currentAttempt(deps.bus, request, ctx.principal)
+          : undefined;
+      const ref: Pick<RunRef, 'dagRunId' | 'status' | 'statusLabel' | 'attemptId'> =
+        state === undefined
+          ? await performAction(deps.bus, request, ctx.principal)
+          : { dagRunId: state.dagRunId, status: WAITING_RUN_STATUS, statusLabel: 'waiting' };
       context.dagRunId = ref.dagRunId;
       ctx.noteDagRun?.(ref.dagRunId);
       watch.track(ref.dagRunId);
-      const outcome = await waitForRun({
-        readRun: (timeoutMs) =>
-          deps.bus.call(
-            'run',
-            runOps,
-            'run.get',
-            { dagName: request.name, dagRunId: ref.dagRunId },
-            { principal: ctx.principal, timeoutMs },
-          ),
-        watch,
-        initial: { status: ref.status, statusLabel: ref.statusLabel },
-        isCurrentAttempt: request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true,
-        endAtWaiting: request.action !== 'stop',
-        timeoutSeconds: request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
-        signal: ctx.signal,
-        progressToken: ctx.progressToken,
-        notify: ctx.notify,
-      });
-      return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome);
+      const timeoutSeconds = state?.timeoutSeconds ?? request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
+      const deadline = state?.deadline ?? Date.now() + timeoutSeconds * 1000;
+      const left = () => Math.max(0, (deadline - Date.now()) / 1000);
+      const attemptFilter =
+        state === undefined && request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true;
+      let answered: string | undefined;
+      const waitOnce = (initial: Observed, seconds: number) =>
+        waitForRun({
+          readRun: (timeoutMs) =>
+            deps.bus.call(
+              'run',
+              runOps,
+              'run.get',
+              { dagName: request.name, dagRunId: ref.dagRunId },
+              { principal: ctx.principal, timeoutMs },
+            ),
+          watch: watch ?? NO_EVENTS.watch(request.name),
+          initial,
+          // After an answer, the run still shows 7 until run-service resumes it: not the checkpoint we wait for.
+          isCurrentAttempt: (run) => attemptFilter(run) && !stillAnswered(run, answered),
+          endAtWaiting: request.action !== 'stop',
+          timeoutSeconds: seconds,
+          signal: ctx.signal,
+          progressToken: ctx.progressToken,
+          notify: ctx.notify,
+        });
+      let outcome = await waitOnce({ status: ref.status, statusLabel: ref.statusLabel }, left());
+      let note: AskNote | undefined;
+      let refusal: string | undefined;
+      let round = 0;
+      if (state !== undefined && mrtr !== undefined && outcome.kind === 'waiting') {
+        const applied = await applyInputResponse(
+          deps.bus,
+          ctx.principal,
+          state,
+          ctx.inputRequired?.inputResponses,
+          outcome.observed.run,
+        );
+        if ('note' in applied) note = applied.note;
+        else if ('refused' in applied) {
+          refusal = applied.refused;
+          round = state.round + 1;
+        } else {
+          answered = applied.answered;
+          outcome = await waitOnce(outcome.observed, left());
+        }
+      }
+      // Issue 22 §2: a client that can be asked decides the checkpoint right here; the wait then goes on.
+      while (outcome.kind === 'waiting' && note === undefined && !ctx.signal.aborted) {
+        if (mrtr !== undefined) {
+          if (left() <= 0) break;
+          const base = {
+            principalId: ctx.principal.id,
+            dagName: request.name,
+            dagRunId: ref.dagRunId,
+            deadline,
+            timeoutSeconds,
+          };
+          const asking = inputRequiredFor(mrtr, base, outcome.observed.run, round, refusal);
+          if (asking === undefined) break;
+          if ('note' in asking) {
+            note = asking.note;
+            break;
+          }
+          return asking.result;
+        }
+        if (ctx.elicit === undefined) break;
+        const asked = await askAboutCheckpoint({
+          bus: deps.bus,
+          principal: ctx.principal,
+          run: { dagName: request.name, dagRunId: ref.dagRunId },
+          waiting: outcome.observed.run,
+          elicit: ctx.elicit,
+          deadline,
+          progress: (message) => progressNote(ctx, message, deadline, timeoutSeconds),
+          progressEveryMs: PROGRESS_INTERVAL_MS,
+        });
+        if (asked === undefined) break;
+        if ('note' in asked) {
+          note = asked.note;
+          break;
+        }
+        answered = asked.answered;
+        outcome = await waitOnce(outcome.observed, left());
+      }
+      return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome, note);
     } catch (err) {
       return toolError(asServiceError(err), { ...context });
     } finally {
@@ -170,13 +252,38 @@ async function currentAttempt(
  * else, when the prior attempt could not be read, the attempt the retry reply
  * names.
  */
-export function newAttemptFilter(reply: RunRef, priorAttempt: string | undefined): (run: RunDetail) => boolean {
+export function newAttemptFilter(
+  reply: { readonly dagRunId: string; readonly attemptId?: string | undefined },
+  priorAttempt: string | undefined,
+): (run: RunDetail) => boolean {
   if (priorAttempt !== undefined) return (run) => run.attemptId !== undefined && run.attemptId !== priorAttempt;
   if (reply.attemptId !== undefined) {
     const wanted = reply.attemptId;
     return (run) => run.attemptId === wanted;
   }
   return () => true;
+}
+
+/**
+ * True while a run read still shows the checkpoint just answered: status 7
+ * with the resume pending, or with that step still the open checkpoint.
+ */
+function stillAnswered(run: RunDetail, answered: string | undefined): boolean {
+  if (answered === undefined || run.status !== WAITING_RUN_STATUS) return false;
+  const record: Record<string, unknown> = { ...run };
+  return record.humanTaskResumePending === true || openCheckpointOf(run)?.stepName === answered;
+}
+
+/** One progress notification while the person answers (the request has a token whenever `elicit` exists). */
+function progressNote(ctx: McpCallContext, message: string, deadline: number, timeoutSeconds: number): void {
+  if (ctx.progressToken === undefined) return;
+  const waited = timeoutSeconds - Math.max(0, (deadline - Date.now()) / 1000);
+  void ctx
+    .notify({
+      method: 'notifications/progress',
+      params: { progressToken: ctx.progressToken, progress: waited, total: timeoutSeconds, message },
+    })
+    .catch(() => undefined);
 }
 
 /** No event source: the watch never fires, so the wait falls back to timed reads. */
