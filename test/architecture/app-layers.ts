@@ -43,6 +43,9 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   'wiki-service': {
     floors: [['db'], ['pages'], ['handlers'], ['wiki-service.ts'], ['main.ts']],
   },
+  'agent-service': {
+    floors: [['db'], ['agents'], ['handlers'], ['agent-service.ts'], ['main.ts']],
+  },
   // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
   // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
   'mcp-gateway': {

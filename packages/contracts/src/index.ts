@@ -19,3 +19,4 @@ export * from './mcp-extension';
 export * from './role-check';
 export * from './mutation';
 export * from './workbook';
+export * from './agent';

@@ -21,19 +21,21 @@ describe('requireMutationRole (dagu-model §9)', () => {
     ['run.humanTask', 'viewer', false],
     ['wiki.put', 'operator', false],
     ['wiki.delete', 'admin', true],
+    ['agent.setTools', 'developer', false],
+    ['agent.create', 'manager', true],
   ] as const)('%s as %s: allowed %s', (mutation: MutationName, role: Role, allowed: boolean) => {
     const check = () => requireMutationRole(as(role), mutation);
     if (allowed) expect(check).not.toThrow();
     else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
   });
 
-  it('names every mutation op of the catalogs, each with developer or operator', () => {
+  it('names every mutation op of the catalogs, each with developer, operator or (agents) manager', () => {
     const mutations = Object.values(OP_CATALOGS).flatMap((catalog) =>
       Object.entries(catalog)
         .filter(([, op]) => op.mutation === true)
         .map(([name]) => name),
     );
     expect(mutations.filter((name) => !(name in MUTATION_ROLES))).toEqual([]);
-    expect(Object.values(MUTATION_ROLES).every((role) => role === 'developer' || role === 'operator')).toBe(true);
+    expect(Object.values(MUTATION_ROLES).every((role) => ['developer', 'operator', 'manager'].includes(role))).toBe(true);
   });
 });

@@ -20,6 +20,11 @@ export const MUTATION_ROLES = {
   'run.approval': 'operator',
   'wiki.put': 'developer',
   'wiki.delete': 'developer',
+  /** Published agents are managed by `manager` and up (issue 24 item 1). */
+  'agent.create': 'manager',
+  'agent.update': 'manager',
+  'agent.delete': 'manager',
+  'agent.setTools': 'manager',
 } as const satisfies Record<string, Role>;
 
 /** A mutation {@link MUTATION_ROLES} names. */
