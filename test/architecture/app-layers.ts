@@ -55,6 +55,7 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ['auth'],
       ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them
       ['mcp'],
+      ['agents'], // published agents' endpoints: catalogs, narrowed tools, the agents' dispatcher (issue 24)
       ['routes'],
       ['auth/auth-setup.ts'],
       ['cli', 'app.ts'],

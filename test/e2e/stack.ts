@@ -9,10 +9,12 @@ import { freeTcpPort } from '../../packages/runtime/test-fixtures/throwaway-post
 import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
-const APPS = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'] as const;
+const APPS = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'] as const;
+/** How long a started app may take to answer its health check, ms (a shared, loaded test machine needs more than 20 s). */
+const START_TIMEOUT_MS = Number(process.env.E2E_START_TIMEOUT_MS ?? 60_000);
 export const TEST_DATABASE_URL = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A stack of the four built apps started as local processes, isolated by a random bus prefix and schemas. */
+/** A stack of the five built apps started as local processes, isolated by a random bus prefix and schemas. */
 export interface Stack {
   readonly baseUrl: string;
   readonly mcpUrl: string;
@@ -60,7 +62,7 @@ export interface StackOptions {
 export const freePort: () => Promise<number> = freeTcpPort;
 
 /**
- * Starts dag-service, run-service, wiki-service and the gateway from their
+ * Starts dag-service, run-service, wiki-service, agent-service and the gateway from their
  * `dist/` builds (`npm test` builds first), with their own schemas in the
  * `test` database and their own bus prefix, and waits until the gateway's
  * `/api/v1/health` reports every service reachable over the bus.
@@ -161,8 +163,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000, alive);
-    await waitForHealth(baseUrl, 20_000, alive);
+    for (const gateway of gateways) await waitForHealth(gateway.url, START_TIMEOUT_MS, alive);
+    await waitForHealth(baseUrl, START_TIMEOUT_MS, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

@@ -31,6 +31,8 @@ import { dagRoutes } from './routes/dags.routes';
 import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
+import { agentRoutes } from './routes/agents.routes';
+import { startAgentEndpoints } from './agents/agent-setup';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -90,6 +92,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     audit: (event) => auth.audit.record(event),
   });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
+  const agents = await startAgentEndpoints(config, {
+    bus,
+    handlers,
+    topics,
+    logger,
+    version: GATEWAY_VERSION,
+    keys: auth.agentKeys.verifier,
+    currentRoleOf: (id) => auth.authority.currentRoleOf(id),
+    audit: (event) => auth.audit.record(event),
+  });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
     claim: (key, ttlMs) => sessions.claimOnce(key, ttlMs),
@@ -105,6 +117,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     trustProxy: config.TRUST_PROXY,
     mcpOrigins: originRulesFor(config),
+    agents: { gate: agents.gate, sessions: agents.sessions },
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
     audit: (event) => auth.audit.record(event),
@@ -115,6 +128,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       runRoutes(bus),
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
+      agentRoutes({
+        bus,
+        keys: auth.agentKeys.repository,
+        verifier: auth.agentKeys.verifier,
+        audit: auth.audit,
+        announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
+        basePath: config.BASE_PATH,
+      }),
     ],
     readiness: {
       redis: () => bus.isReady(),
@@ -146,9 +167,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.close(() => resolve());
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
+        agents.sessions.closeStreams();
       });
       await subscriptions.stop();
       await sessions.closeAll();
+      await agents.close();
       await auditTrail.close();
       await auth.close();
       await runEvents.close();

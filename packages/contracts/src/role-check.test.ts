@@ -36,6 +36,8 @@ describe('requireMutationRole (dagu-model §9)', () => {
         .map(([name]) => name),
     );
     expect(mutations.filter((name) => !(name in MUTATION_ROLES))).toEqual([]);
-    expect(Object.values(MUTATION_ROLES).every((role) => ['developer', 'operator', 'manager'].includes(role))).toBe(true);
+    expect(Object.values(MUTATION_ROLES).every((role) => ['developer', 'operator', 'manager'].includes(role))).toBe(
+      true,
+    );
   });
 });

@@ -124,7 +124,11 @@ export async function updateAgent(pool: Pool, input: AgentUpdateRequest, ctx: Wr
  *
  * @throws DaguError `resource_not_found`; `unauthorized` below manager
  */
-export async function deleteAgent(pool: Pool, ref: AgentRef, ctx: WriteContext): Promise<{ id: string; deleted: true }> {
+export async function deleteAgent(
+  pool: Pool,
+  ref: AgentRef,
+  ctx: WriteContext,
+): Promise<{ id: string; deleted: true }> {
   requireMutationRole(ctx.principal, 'agent.delete');
   return write(pool, ctx, async (client) => {
     const { rows } = await client.query<{ id: string }>(

@@ -23,8 +23,13 @@ describe('mergeCatalog (issue 24 items 4, 5)', () => {
   });
 
   it('refuses two bindings with one tool name, naming the later one', () => {
-    expect(() => mergeCatalog([], [refund, { kind: 'dagu_tool', tool: 'dagu_read', name: 'refund', restrictions: {} }], alice, 't')).toThrow(
-      expect.objectContaining({ code: 'conflict', field: 'tools[1].name' }) as Error,
-    );
+    expect(() =>
+      mergeCatalog(
+        [],
+        [refund, { kind: 'dagu_tool', tool: 'dagu_read', name: 'refund', restrictions: {} }],
+        alice,
+        't',
+      ),
+    ).toThrow(expect.objectContaining({ code: 'conflict', field: 'tools[1].name' }) as Error);
   });
 });

@@ -12,6 +12,8 @@ import { authRoutes } from '../routes/auth.routes';
 import { userRoutes } from '../routes/users.routes';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyVerifier } from './api-key-cache';
+import { AGENT_KEY_PREFIX_LENGTH, AgentKeyRepository, type AgentKeyRecord } from './agent-key.repository';
+import { BindingAuthority } from './binding-authority';
 import { Authenticator } from './authenticator';
 import { FailureLimiter } from './failure-limiter';
 import { LoginTokens } from './login-token';
@@ -25,6 +27,10 @@ export interface AuthSetup {
   readonly authenticateMcp: ReturnType<typeof authenticate>;
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
+  /** Published agents' keys (issue 24 item 3), verified like API keys, revoked on every replica at once. */
+  readonly agentKeys: { readonly repository: AgentKeyRepository; readonly verifier: ApiKeyVerifier<AgentKeyRecord> };
+  /** The current role of an agent binding's author (issue 24 item 4). */
+  readonly authority: BindingAuthority;
   close(): Promise<void>;
 }
 
@@ -70,6 +76,16 @@ export async function setupAuth(
     logger,
   });
   await verifier.start();
+  const agentKeyRepository = new AgentKeyRepository(pool);
+  const agentKeyVerifier = new ApiKeyVerifier<AgentKeyRecord>({
+    repository: agentKeyRepository,
+    prefixLength: AGENT_KEY_PREFIX_LENGTH,
+    publisher: redis,
+    subscriber,
+    channel: `${config.BUS_PREFIX}:agentkeys:revoked`,
+    logger,
+  });
+  await agentKeyVerifier.start();
   const tokens = await LoginTokens.create({
     secret: config.TOKEN_SECRET,
     ttlSeconds: config.TOKEN_TTL_SECONDS,
@@ -116,6 +132,8 @@ export async function setupAuth(
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],
+    agentKeys: { repository: agentKeyRepository, verifier: agentKeyVerifier },
+    authority: new BindingAuthority({ mode: config.AUTH_MODE, users, pool }),
     async close() {
       await audit.close();
       redis.disconnect();
