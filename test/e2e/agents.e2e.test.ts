@@ -6,6 +6,10 @@
  * through the real SDK client and plain HTTP, as a platform team would use
  * them (docs/agents.md "Publish an agent in five minutes").
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { restCall, type RestInit } from './rest-call';
@@ -401,5 +405,23 @@ describe('hot refresh across replicas (issue 24 item 6)', () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     expect(status).toBe(404);
+  });
+});
+
+describe('docs/agents.md "Publish an agent in five minutes" (issue 24 item 4 of the brief: a worked example)', () => {
+  test('the curl block publishes an agent whose DAG tool answers with its outputs', async () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'agents.md'), 'utf8');
+    const script = /<!-- agent-quickstart -->\n```sh\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    expect(script).toBeDefined();
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script ?? ''], {
+      env: { PATH: process.env.PATH ?? '', B: `${stack.gateways[0]?.url ?? ''}/api/v1`, TOKEN: adminToken },
+      timeout: 60_000,
+    });
+    const answer = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    expect(answer).toMatchObject({
+      statusLabel: 'succeeded',
+      completed: true,
+      outputs: { refund: { REFUNDED: 'A-17:25' } },
+    });
   });
 });
