@@ -425,3 +425,56 @@ describe('docs/agents.md "Publish an agent in five minutes" (issue 24 item 4 of 
     });
   });
 });
+
+describe('a DAG tool whose run does not finish in time (issue 24 item 5)', () => {
+  beforeAll(async () => {
+    const review = [
+      'steps:',
+      '  - id: review',
+      '    action: human.task',
+      '    with:',
+      '      prompt: Approve the refund',
+      '      form:',
+      '        type: object',
+      '        properties:',
+      '          ok: {type: boolean}',
+      '        required: [ok]',
+      '',
+    ].join('\n');
+    for (const [name, spec] of [
+      ['refund-review', review],
+      ['slow-refund', 'steps:\n  - name: wait\n    run: sleep 12\n'],
+    ]) {
+      const res = await api(`/dags/${name ?? ''}`, { method: 'PUT', body: { spec } });
+      expect([200, 201]).toContain(res.status);
+    }
+    await publishAgent('approver', [
+      { kind: 'dag', dag: 'refund-review' },
+      { kind: 'dag', dag: 'slow-refund', waitSeconds: 7 },
+    ]);
+  });
+
+  test('a run waiting at a human task says so', async () => {
+    const client = await agentClient('approver', (await newKey('approver')).key);
+    const result = await call(client, 'refund-review', {});
+    expect(result.isError).toBeFalsy();
+    expect(structured(result)).toMatchObject({ status: 7, completed: false, waiting: true });
+    const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+    expect(text).toContain('human task');
+  });
+
+  test('a run still going at the bound answers with its status and runUri, with progress on the way', async () => {
+    const client = await agentClient('approver', (await newKey('approver')).key);
+    const progress: string[] = [];
+    const result = (await client.callTool({ name: 'slow-refund', arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(String(p.message)),
+      timeout: 30_000,
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const out = structured(result);
+    expect(out).toMatchObject({ statusLabel: 'running', completed: false });
+    expect(out.waiting).toBeUndefined();
+    expect(out.runUri).toBe(`dagu://runs/slow-refund/${String(out.dagRunId)}`);
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+  });
+});
