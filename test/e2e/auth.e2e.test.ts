@@ -166,7 +166,8 @@ describe('API keys and surfaces (020 §API-Key Surface)', () => {
     const replica = await stack.spawnApp('mcp-gateway', { PORT: String(port), AUTH_MODE: 'builtin' });
     const second = `http://127.0.0.1:${port}`;
     try {
-      for (let i = 0; i < 50 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++)
+      // Up to 30 s: a second replica starts slowly on a loaded test machine.
+      for (let i = 0; i < 300 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++)
         await new Promise((r) => setTimeout(r, 100));
       const key = await createKey('viewer', ['rest_api']);
       expect((await api('/auth/me', { token: key.key, base: second })).status).toBe(200); // cached on replica 2
