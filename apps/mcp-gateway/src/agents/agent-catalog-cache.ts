@@ -40,14 +40,21 @@ export interface AgentCatalogCacheOptions {
   readonly logger: Logger;
 }
 
+/** How long an address that names no published agent is answered 404 without asking agent-service, ms. */
+const MISSING_TTL_MS = 5_000;
+/** Most remembered missing addresses per replica (a flood of random addresses cannot grow memory past it). */
+const MISSING_MAX = 10_000;
+
 /** The cache key of an agent address. */
 const pathKey = (workspace: string, slug: string): string => `${workspace}/${slug}`;
 
 /**
  * The per-replica cache of published agents' catalogs (issue 24 items 2, 6).
- * An address is loaded from agent-service on first use (unknown, draft or
- * disabled agents are not cached: every request on them asks again, so a
- * publication is seen at once). A change made through any replica is
+ * An address is loaded from agent-service on first use. One that names no
+ * published agent (unknown, draft, disabled) is answered from memory for 5 s
+ * (404s come before authentication, so a flood of them must not reach
+ * agent-service each time); a publication's announcement clears that on
+ * every replica, so it is seen at once. A change made through any replica is
  * announced on a Redis channel and every replica that holds the agent
  * rebuilds it; all of them also rebuild every `refreshMs`, which catches
  * what no announcement covers (a DAG's params changed, a missed message).
@@ -57,6 +64,8 @@ export class AgentCatalogCache {
   private readonly byPath = new Map<string, AgentCatalog>();
   private readonly pathById = new Map<string, string>();
   private readonly loading = new Map<string, Promise<AgentCatalog | undefined>>();
+  /** Addresses found naming no published agent, until when (epoch ms); an announcement clears its own. */
+  private readonly missing = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: AgentCatalogCacheOptions) {}
@@ -65,7 +74,9 @@ export class AgentCatalogCache {
   async start(): Promise<void> {
     const { subscriber, channel } = this.options;
     subscriber.on('message', (from: string, path: string) => {
-      if (from === channel) void this.reload(path);
+      if (from !== channel) return;
+      this.missing.delete(path);
+      void this.reload(path);
     });
     // A reconnected subscriber may have missed announcements: rebuild everything.
     subscriber.on('ready', () => {
@@ -90,7 +101,16 @@ export class AgentCatalogCache {
   async resolve(workspace: string, slug: string): Promise<AgentCatalog | undefined> {
     if (!AGENT_SLUG_PATTERN.test(slug) || workspace === 'all' || !isValidWikiWorkspace(workspace)) return undefined;
     const path = pathKey(workspace, slug);
-    return this.byPath.get(path) ?? this.load(path);
+    const cached = this.byPath.get(path);
+    if (cached !== undefined) return cached;
+    // Unauthenticated requests reach here (404 comes before the credential): remember misses briefly.
+    if ((this.missing.get(path) ?? 0) > Date.now()) return undefined;
+    const loaded = await this.load(path);
+    if (loaded === undefined) {
+      if (this.missing.size >= MISSING_MAX) this.missing.clear();
+      this.missing.set(path, Date.now() + MISSING_TTL_MS);
+    }
+    return loaded;
   }
 
   /** The cached catalog of an agent by its id (the agent principal's), if this replica holds it. */
@@ -102,6 +122,7 @@ export class AgentCatalogCache {
   /** Announces a change of the agent at `workspace/slug` to every replica, this one included. */
   async announce(workspace: string, slug: string): Promise<void> {
     const path = pathKey(workspace, slug);
+    this.missing.delete(path);
     await this.reload(path);
     await this.options.publisher.publish(this.options.channel, path);
   }
