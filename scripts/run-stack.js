@@ -13,7 +13,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 
 const root = path.join(__dirname, '..');
-const apps = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'];
+const apps = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'];
 const children = new Map();
 let stopping = false;
 

@@ -43,6 +43,9 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   'wiki-service': {
     floors: [['db'], ['pages'], ['handlers'], ['wiki-service.ts'], ['main.ts']],
   },
+  'agent-service': {
+    floors: [['db'], ['agents'], ['handlers'], ['agent-service.ts'], ['main.ts']],
+  },
   // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
   // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
   'mcp-gateway': {
@@ -53,6 +56,7 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ['oauth'], //                          built-in OAuth authorization server (issue 23): tokens, grants, clients, provider
       ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them
       ['mcp'],
+      ['agents'], // published agents' endpoints: catalogs, narrowed tools, the agents' dispatcher (issue 24)
       ['routes'],
       ['auth/oauth-setup.ts'], //            wires oauth/ with its pages and routes
       ['auth/auth-setup.ts'],

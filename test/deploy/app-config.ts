@@ -7,7 +7,7 @@ import { runConfigSchema } from '../../apps/run-service/src/config/run-config';
 /** The repository root. */
 export const ROOT = join(__dirname, '..', '..');
 
-export const SERVICE_APPS = ['dag-service', 'run-service', 'wiki-service'] as const;
+export const SERVICE_APPS = ['dag-service', 'run-service', 'wiki-service', 'agent-service'] as const;
 export const APPS = ['mcp-gateway', ...SERVICE_APPS] as const;
 export type AppName = (typeof APPS)[number];
 

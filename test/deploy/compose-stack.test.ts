@@ -157,7 +157,7 @@ describe('the compose stack as local processes', () => {
     const roles = running.map((r) => new URL(r.env.DATABASE_URL ?? '').username);
     expect(new Set(roles).size).toBe(running.length);
     const gatewaySchema = app('mcp-gateway').env.DB_SCHEMA ?? '';
-    for (const name of ['run-service', 'dag-service', 'wiki-service'] as const) {
+    for (const name of ['run-service', 'dag-service', 'wiki-service', 'agent-service'] as const) {
       const own = new Pool({ connectionString: app(name).env.DATABASE_URL, max: 1 });
       try {
         expect((await own.query('SELECT current_user AS u')).rows[0]).toEqual({ u: roles[running.indexOf(app(name))] });
@@ -222,7 +222,7 @@ describe('the compose stack as local processes', () => {
     expect(res.status).toBe(404);
   });
 
-  it.each(['dag-service', 'run-service', 'wiki-service'] as const)(
+  it.each(['dag-service', 'run-service', 'wiki-service', 'agent-service'] as const)(
     '%s exports job durations, queue depth and process metrics on its ops port',
     async (name) => {
       const service = app(name);

@@ -35,6 +35,7 @@ const SECRET_SAMPLES: Readonly<Record<string, string>> = {
   DATABASE_URL_DAG: 'postgres://dagu_dag:secret@db.internal:5432/dagu',
   DATABASE_URL_RUN: 'postgres://dagu_run:secret@db.internal:5432/dagu',
   DATABASE_URL_WIKI: 'postgres://dagu_wiki:secret@db.internal:5432/dagu',
+  DATABASE_URL_AGENT: 'postgres://dagu_agent:secret@db.internal:5432/dagu',
   REDIS_PASSWORD: 'secret',
   REDIS_URL: 'redis://:secret@redis.internal:6379',
   ADMIN_PASSWORD: 'a-long-admin-password',

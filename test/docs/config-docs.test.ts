@@ -24,7 +24,7 @@ test('every variable of every config schema is documented, and the README table 
       schema: GatewayConfigSchema,
     },
     {
-      title: 'Every service (dag-service, run-service, wiki-service)',
+      title: 'Every service (dag-service, run-service, wiki-service, agent-service)',
       file: join(ROOT, 'packages/service-kit/src/service-config.ts'),
       schema: serviceConfigSchema({ schema: 'dag_service', opsPort: 8081 }),
     },

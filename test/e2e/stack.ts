@@ -9,10 +9,12 @@ import { freeTcpPort } from '../../packages/runtime/test-fixtures/throwaway-post
 import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
-const APPS = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'] as const;
+const APPS = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'] as const;
+/** How long a started app may take to answer its health check, ms (a shared, loaded test machine needs more than 20 s). */
+const START_TIMEOUT_MS = Number(process.env.E2E_START_TIMEOUT_MS ?? 60_000);
 export const TEST_DATABASE_URL = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A stack of the four built apps started as local processes, isolated by a random bus prefix and schemas. */
+/** A stack of the five built apps started as local processes, isolated by a random bus prefix and schemas. */
 export interface Stack {
   readonly baseUrl: string;
   readonly mcpUrl: string;
@@ -71,7 +73,7 @@ const HEALTH_TIMEOUT_MS = 60_000;
 export const freePort: () => Promise<number> = freeTcpPort;
 
 /**
- * Starts dag-service, run-service, wiki-service and the gateway from their
+ * Starts dag-service, run-service, wiki-service, agent-service and the gateway from their
  * `dist/` builds (`npm test` builds first), with their own schemas in the
  * `test` database and their own bus prefix, and waits until the gateway's
  * `/api/v1/health` reports every service reachable over the bus.

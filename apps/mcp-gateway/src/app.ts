@@ -46,6 +46,12 @@ export interface AppDeps {
    * (`/.well-known/*`, `…/oauth/*`, `/api/mcp/*`) and the scope check of MCP requests.
    */
   readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
+  /**
+   * Published agents' endpoints `/mcp/v1/{workspace}/{agent}` (issue 24): `gate` resolves the
+   * agent and authenticates its key (agents/agent-endpoint.ts); `sessions` serves them with the
+   * transport of `/mcp` and the agents' dispatcher. Absent: no agent endpoints.
+   */
+  readonly agents?: { readonly gate: RequestHandler; readonly sessions: McpSessionManager };
 }
 
 /**
@@ -72,25 +78,14 @@ export function createApp(deps: AppDeps): Express {
 
   if (deps.oauth !== undefined) app.use(deps.oauth.router);
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
-  const mcp = express.Router();
-  // Origin/Host before authentication; Content-Type before the body is read (Streamable HTTP).
-  mcp.use(mcpOriginGuard(deps.mcpOrigins ?? { allowedOrigins: [], allowedHosts: undefined }));
-  mcp.use(deps.authenticateMcp);
-  mcp.use(mcpJsonContentType());
-  mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
-  if (deps.oauth !== undefined) mcp.use(deps.oauth.scopeGuard);
-  mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
-    if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
-      res.setHeader('Allow', 'GET, POST, DELETE');
-      return sendJsonRpcError(res, 405, -32000, 'Method not allowed.');
-    }
-    try {
-      await deps.sessions.handle(req, res);
-    } catch (err) {
-      next(err);
-    }
+  // Agent endpoints first: `/mcp/v1/...` must not meet `/mcp`'s own authentication (issue 24 item 2).
+  if (deps.agents !== undefined) {
+    const agent = mcpRouter(deps, deps.agents.gate, deps.agents.sessions, { mergeParams: true });
+    for (const path of mcpPaths) app.use(`${path}/v1/:workspace/:agent`, agent);
+  }
+  const mcp = mcpRouter(deps, deps.authenticateMcp, deps.sessions, {
+    ...(deps.oauth !== undefined ? { scopeGuard: deps.oauth.scopeGuard } : {}),
   });
-  mcp.use(mcpErrorHandler(deps.logger));
   for (const path of mcpPaths) app.use(path, mcp);
 
   const rest = createRestRouter({
@@ -122,6 +117,40 @@ export function createApp(deps: AppDeps): Express {
     });
   });
   return app;
+}
+
+/**
+ * One Streamable HTTP endpoint (`/mcp`, or a published agent's): Origin/Host
+ * checks before authentication, Content-Type before the body is read, then
+ * POST/GET/DELETE to `sessions`.
+ */
+function mcpRouter(
+  deps: AppDeps,
+  authenticate: RequestHandler,
+  sessions: McpSessionManager,
+  options: { mergeParams?: boolean; scopeGuard?: RequestHandler } = {},
+): express.Router {
+  const mcp = express.Router({ mergeParams: options.mergeParams === true });
+  // Origin/Host before authentication; Content-Type before the body is read (Streamable HTTP).
+  mcp.use(mcpOriginGuard(deps.mcpOrigins ?? { allowedOrigins: [], allowedHosts: undefined }));
+  mcp.use(authenticate);
+  mcp.use(mcpJsonContentType());
+  mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
+  // OAuth scopes (issue 23 item 5) are checked once the JSON-RPC method is known.
+  if (options.scopeGuard !== undefined) mcp.use(options.scopeGuard);
+  mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
+    if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return sendJsonRpcError(res, 405, -32000, 'Method not allowed.');
+    }
+    try {
+      await sessions.handle(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+  mcp.use(mcpErrorHandler(deps.logger));
+  return mcp;
 }
 
 /**

@@ -33,6 +33,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `MCP_SESSIONS_PER_PRINCIPAL_MAX` | most live MCP sessions of one principal; one more `initialize` is 429 (`-32000`) | `5000` |
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
+ * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (issue 24; changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
  * | `LOG_LEVEL` | pino level | `info` |
  * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
@@ -79,6 +80,7 @@ export const GatewayConfigSchema = z.object({
   BUS_HANDOFF: env.flag(true),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
   SESSION_CACHE_MS: z.coerce.number().int().min(0).default(1000),
+  AGENT_CATALOG_REFRESH_MS: z.coerce.number().int().min(100).default(30_000),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
   WIKI_PAGE_MAX_BYTES: env.count(WIKI_PAGE_MAX_BYTES).pipe(z.number().max(WIKI_PAGE_HARD_MAX_BYTES)),
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).max(30_000, 'must be at most 30000 (spec 020)').default(15_000),

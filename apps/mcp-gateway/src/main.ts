@@ -32,6 +32,8 @@ import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 import { profileRoutes } from './routes/profiles.routes';
+import { agentRoutes } from './routes/agents.routes';
+import { startAgentEndpoints } from './agents/agent-setup';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -95,6 +97,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
   });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
+  const agents = await startAgentEndpoints(config, {
+    bus,
+    handlers,
+    topics,
+    logger,
+    version: GATEWAY_VERSION,
+    keys: auth.agentKeys.verifier,
+    currentRoleOf: (id) => auth.authority.currentRoleOf(id),
+    audit: (event) => auth.audit.record(event),
+  });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
     claim: (key, ttlMs) => sessions.claimOnce(key, ttlMs),
@@ -114,6 +126,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     trustProxy: config.TRUST_PROXY,
     mcpOrigins: originRulesFor(config),
+    agents: { gate: agents.gate, sessions: agents.sessions },
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
     ...(auth.oauth !== undefined ? { oauth: auth.oauth } : {}),
@@ -127,6 +140,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
       profileRoutes(bus),
+      agentRoutes({
+        bus,
+        keys: auth.agentKeys.repository,
+        verifier: auth.agentKeys.verifier,
+        audit: auth.audit,
+        announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
+        basePath: config.BASE_PATH,
+      }),
     ],
     readiness: {
       redis: () => bus.isReady(),
@@ -158,10 +179,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.close(() => resolve());
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
+        agents.sessions.closeStreams();
       });
       stopListenRelay();
       await subscriptions.stop();
       await sessions.closeAll();
+      await agents.close();
       await auditTrail.close();
       await auth.close();
       await runEvents.close();

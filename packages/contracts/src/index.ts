@@ -20,3 +20,4 @@ export * from './mcp-extension';
 export * from './role-check';
 export * from './mutation';
 export * from './workbook';
+export * from './agent';

@@ -71,6 +71,17 @@ import {
   ProfileRefSchema,
   ProfileViewSchema,
 } from './profile';
+import {
+  AgentCreateRequestSchema,
+  AgentDeleteReplySchema,
+  AgentListReplySchema,
+  AgentListRequestSchema,
+  AgentRefSchema,
+  AgentSchema,
+  AgentSetToolsRequestSchema,
+  AgentUpdateRequestSchema,
+  AgentWithToolsSchema,
+} from './agent';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -176,7 +187,25 @@ export const wikiOps = defineOps({
   'wiki.check': { request: WikiCheckRequestSchema, reply: WikiCheckReplySchema, mutation: false },
 });
 
-export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps } as const;
+/** agent-service: published agents and their catalogs (issue 24). Writes need `manager` (dagu-model §9). */
+export const agentOps = defineOps({
+  ping: { request: PingRequestSchema, reply: PingReplySchema, mutation: false },
+  /** The agents of one workspace, by slug. */
+  'agent.list': { request: AgentListRequestSchema, reply: AgentListReplySchema, mutation: false },
+  /** One agent with its catalog (REST, and the gateway's catalog cache). */
+  'agent.get': { request: AgentRefSchema, reply: AgentWithToolsSchema, mutation: false },
+  /** Create an agent (`conflict` when the slug is taken in the workspace). */
+  'agent.create': { request: AgentCreateRequestSchema, reply: AgentSchema, mutation: true },
+  /** Change title, description or state. */
+  'agent.update': { request: AgentUpdateRequestSchema, reply: AgentSchema, mutation: true },
+  /** Delete an agent and its catalog. */
+  'agent.delete': { request: AgentRefSchema, reply: AgentDeleteReplySchema, mutation: true },
+  /** Replace the catalog (tool names unique per agent). */
+  'agent.setTools': { request: AgentSetToolsRequestSchema, reply: AgentWithToolsSchema, mutation: true },
+});
+
+export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps, agent: agentOps } as const;
 export type DagOps = typeof dagOps;
 export type RunOps = typeof runOps;
 export type WikiOps = typeof wikiOps;
+export type AgentOps = typeof agentOps;

@@ -10,7 +10,9 @@ export const QUEUE_NAMES = {
   run: 'run-service',
   /** wiki-service: Wiki pages per workspace. */
   wiki: 'wiki-service',
+  /** agent-service: published agents and their catalogs. */
+  agent: 'agent-service',
 } as const;
 
 export type ServiceName = keyof typeof QUEUE_NAMES;
-export const SERVICE_NAMES: readonly ServiceName[] = ['dag', 'run', 'wiki'];
+export const SERVICE_NAMES: readonly ServiceName[] = ['dag', 'run', 'wiki', 'agent'];

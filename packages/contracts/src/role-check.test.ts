@@ -21,13 +21,15 @@ describe('requireMutationRole (dagu-model §9)', () => {
     ['run.humanTask', 'viewer', false],
     ['wiki.put', 'operator', false],
     ['wiki.delete', 'admin', true],
+    ['agent.setTools', 'developer', false],
+    ['agent.create', 'manager', true],
   ] as const)('%s as %s: allowed %s', (mutation: MutationName, role: Role, allowed: boolean) => {
     const check = () => requireMutationRole(as(role), mutation);
     if (allowed) expect(check).not.toThrow();
     else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
   });
 
-  it('names every mutation op of the catalogs, each with developer, operator or (profile values, Dagu spec 022b) manager', () => {
+  it('names every mutation op of the catalogs, each with developer, operator or (profile values, agents) manager', () => {
     const mutations = Object.values(OP_CATALOGS).flatMap((catalog) =>
       Object.entries(catalog)
         .filter(([, op]) => op.mutation === true)
@@ -38,7 +40,9 @@ describe('requireMutationRole (dagu-model §9)', () => {
     for (const [mutation, role] of Object.entries(MUTATION_ROLES))
       expect([mutation, role]).toEqual([
         mutation,
-        managed.includes(mutation) ? 'manager' : expect.stringMatching(/^(developer|operator)$/),
+        managed.includes(mutation) || mutation.startsWith('agent.')
+          ? 'manager'
+          : expect.stringMatching(/^(developer|operator)$/),
       ]);
   });
 });

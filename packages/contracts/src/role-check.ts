@@ -27,6 +27,11 @@ export const MUTATION_ROLES = {
   'profile.delete': 'manager',
   'profile.setDefault': 'manager',
   'profile.assign': 'developer',
+  /** Published agents are managed by `manager` and up (issue 24 item 1). */
+  'agent.create': 'manager',
+  'agent.update': 'manager',
+  'agent.delete': 'manager',
+  'agent.setTools': 'manager',
 } as const satisfies Record<string, Role>;
 
 /** A mutation {@link MUTATION_ROLES} names. */

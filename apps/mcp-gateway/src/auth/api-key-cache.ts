@@ -1,7 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@dagu-mcp/runtime';
-import { KEY_PREFIX_LENGTH, hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from './api-key.repository';
+import { KEY_PREFIX_LENGTH, hashApiKey, type ApiKeyRecord } from './api-key.repository';
+
+/** What {@link ApiKeyVerifier} needs of a stored key (API keys, agent keys). */
+export interface VerifiableKey {
+  readonly id: string;
+  /** SHA-256 hex of the key. */
+  readonly keyHash: string;
+  readonly revoked: boolean;
+  readonly expiresAt: string | null;
+}
+
+/** Where {@link ApiKeyVerifier} finds keys. */
+export interface KeyLookup<R extends VerifiableKey> {
+  findByPrefix(prefix: string): Promise<R | undefined>;
+  touch(id: string): Promise<void>;
+}
 
 /** How long a cached key record is trusted without an invalidation, ms. */
 const CACHE_TTL_MS = 5 * 60_000;
@@ -15,16 +30,18 @@ const TOUCH_INTERVAL_MS = 60_000;
  * (it may have missed messages) the whole cache is dropped. Expiry is checked
  * on every use from the cached `expiresAt`.
  */
-export class ApiKeyVerifier {
-  private readonly cache = new Map<string, { record: ApiKeyRecord | undefined; at: number }>();
+export class ApiKeyVerifier<R extends VerifiableKey = ApiKeyRecord> {
+  private readonly cache = new Map<string, { record: R | undefined; at: number }>();
   private readonly touched = new Map<string, number>();
 
   /**
    * @param channel Redis pub/sub channel of revocations, e.g. `dagu:apikeys:revoked`
+   * @param prefixLength characters of the key that form its lookup prefix (default: API keys')
    */
   constructor(
     private readonly deps: {
-      repository: ApiKeyRepository;
+      repository: KeyLookup<R>;
+      prefixLength?: number;
       publisher: Redis;
       subscriber: Redis;
       channel: string;
@@ -48,8 +65,8 @@ export class ApiKeyVerifier {
    * The live key record for `key`, or undefined when the key is unknown,
    * wrong, revoked or expired. The comparison of hashes is constant-time.
    */
-  async verify(key: string, now = Date.now()): Promise<ApiKeyRecord | undefined> {
-    const prefix = key.slice(0, KEY_PREFIX_LENGTH);
+  async verify(key: string, now = Date.now()): Promise<R | undefined> {
+    const prefix = key.slice(0, this.deps.prefixLength ?? KEY_PREFIX_LENGTH);
     let entry = this.cache.get(prefix);
     if (entry === undefined || now - entry.at > CACHE_TTL_MS) {
       entry = { record: await this.deps.repository.findByPrefix(prefix), at: now };

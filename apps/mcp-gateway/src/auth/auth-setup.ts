@@ -17,6 +17,8 @@ import type { Router } from 'express';
 import { BrowserSessions } from './browser-sessions';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyVerifier } from './api-key-cache';
+import { AGENT_KEY_PREFIX_LENGTH, AgentKeyRepository, type AgentKeyRecord } from './agent-key.repository';
+import { BindingAuthority } from './binding-authority';
 import { Authenticator } from './authenticator';
 import { FailureLimiter } from './failure-limiter';
 import { LoginTokens } from './login-token';
@@ -40,6 +42,10 @@ export interface AuthSetup {
   readonly pages: Router | undefined;
   /** Browser sessions (builtin mode only): the OAuth authorize page and the console sign in through them. */
   readonly browserSessions: BrowserSessions | undefined;
+  /** Published agents' keys (issue 24 item 3), verified like API keys, revoked on every replica at once. */
+  readonly agentKeys: { readonly repository: AgentKeyRepository; readonly verifier: ApiKeyVerifier<AgentKeyRecord> };
+  /** The current role of an agent binding's author (issue 24 item 4). */
+  readonly authority: BindingAuthority;
   close(): Promise<void>;
 }
 
@@ -85,6 +91,16 @@ export async function setupAuth(
     logger,
   });
   await verifier.start();
+  const agentKeyRepository = new AgentKeyRepository(pool);
+  const agentKeyVerifier = new ApiKeyVerifier<AgentKeyRecord>({
+    repository: agentKeyRepository,
+    prefixLength: AGENT_KEY_PREFIX_LENGTH,
+    publisher: redis,
+    subscriber,
+    channel: `${config.BUS_PREFIX}:agentkeys:revoked`,
+    logger,
+  });
+  await agentKeyVerifier.start();
   const tokens = await LoginTokens.create({
     secret: config.TOKEN_SECRET,
     ttlSeconds: config.TOKEN_TTL_SECONDS,
@@ -167,6 +183,8 @@ export async function setupAuth(
       auditRoutes({ pool }),
     ],
     ...(oauth !== undefined ? { oauth: { router: oauth.router, scopeGuard: oauth.scopeGuard } } : {}),
+    agentKeys: { repository: agentKeyRepository, verifier: agentKeyVerifier },
+    authority: new BindingAuthority({ mode: config.AUTH_MODE, users, pool }),
     async close() {
       await audit.close();
       redis.disconnect();

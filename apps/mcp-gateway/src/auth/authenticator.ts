@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ANONYMOUS_PRINCIPAL, DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { Surface } from './api-key.repository';
+import { isAgentKey } from './agent-key.repository';
 import type { ApiKeyVerifier } from './api-key-cache';
 import type { Credential } from './credentials';
 import type { FailureLimiter } from './failure-limiter';
@@ -142,6 +143,8 @@ export class Authenticator {
         const access = await oauth.verifyAccess(credential.token, resource);
         return access === undefined ? undefined : { principal: access.principal, scopes: access.scopes };
       }
+      // An agent key is accepted only on its agent's endpoint (issue 24 item 3; agents/agent-endpoint.ts).
+      if (isAgentKey(credential.token)) return undefined;
       if (credential.token.startsWith('dagu_')) {
         const key = await this.deps.apiKeys.verify(credential.token);
         if (key === undefined) return undefined;

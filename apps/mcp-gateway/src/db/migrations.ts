@@ -118,4 +118,27 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Keys of published agents (issue 24 item 3): like API keys, stored as a SHA-256 hash plus a
+    // lookup prefix, each bound to one agent by the id agent-service gave it (a deleted and
+    // re-created agent of the same slug does not inherit the old keys).
+    id: '006_agent_keys',
+    sql: `
+      CREATE TABLE agent_keys (
+        id uuid PRIMARY KEY,
+        prefix text NOT NULL UNIQUE,
+        key_hash text NOT NULL,
+        agent_id text NOT NULL,
+        workspace text NOT NULL,
+        agent_slug text NOT NULL,
+        name text NOT NULL,
+        expires_at timestamptz,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+      CREATE INDEX agent_keys_agent ON agent_keys (workspace, agent_slug) WHERE revoked_at IS NULL;
+    `,
+  },
 ];

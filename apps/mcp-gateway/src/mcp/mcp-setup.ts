@@ -3,7 +3,8 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { GatewayConfig } from '../config';
 import { createCompletionSource } from './completion/completion';
 import { ExtensionRouter } from './extensions/extension-router';
-import { createMcpDispatcher } from './mcp-dispatcher';
+import { createMcpDispatcher, type McpDispatcher } from './mcp-dispatcher';
+import type { SessionStore } from './transport/session-store';
 import type { McpHandlers } from './mcp-types';
 import { McpSessionManager } from './session-manager';
 
@@ -17,6 +18,17 @@ export interface McpSetupDeps {
   readonly logger: Logger;
   /** The gateway's version, reported in `serverInfo`. */
   readonly version: string;
+}
+
+/**
+ * Another MCP endpoint served with the same transport, sessions and settings
+ * as `/mcp` but its own methods (published agents, issue 24): its sessions
+ * and streams live under `<BUS_PREFIX>:<keySuffix>:mcp:` in Redis, apart from
+ * `/mcp`'s, and `createDispatcher` builds its JSON-RPC dispatcher.
+ */
+export interface McpEndpointVariant {
+  readonly keySuffix: string;
+  readonly createDispatcher: (parts: { readonly sessions: SessionStore }) => McpDispatcher;
 }
 
 /**
@@ -35,12 +47,16 @@ export interface McpSetupDeps {
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
  * | `MCP_EXTENSIONS` | extension services served (test fixtures) |
  */
-export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps): Promise<McpSessionManager> {
+export async function startMcpSessions(
+  config: GatewayConfig,
+  deps: McpSetupDeps,
+  variant?: McpEndpointVariant,
+): Promise<McpSessionManager> {
   const { handlers, bus, topics, logger, version } = deps;
   const completions = createCompletionSource({ bus, topics, logger });
   const sessions = new McpSessionManager({
     redisUrl: config.REDIS_URL,
-    prefix: config.BUS_PREFIX,
+    prefix: variant === undefined ? config.BUS_PREFIX : `${config.BUS_PREFIX}:${variant.keySuffix}`,
     logger,
     idleTtlMs: config.SESSION_IDLE_TTL_MS,
     sessionCacheMs: config.SESSION_CACHE_MS,
@@ -55,6 +71,7 @@ export async function startMcpSessions(config: GatewayConfig, deps: McpSetupDeps
     maxSubscriptions: config.MCP_SUBSCRIPTIONS_MAX,
     maxSessionsPerPrincipal: config.MCP_SESSIONS_PER_PRINCIPAL_MAX,
     createDispatcher: ({ sessions: store, hub, redis }) => {
+      if (variant !== undefined) return variant.createDispatcher({ sessions: store });
       const extensions =
         config.MCP_EXTENSIONS.length === 0
           ? undefined

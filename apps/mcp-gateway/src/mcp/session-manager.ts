@@ -174,6 +174,18 @@ export class McpSessionManager {
     await this.events.append(sessionId, STANDALONE_STREAM, { jsonrpc: '2.0', ...notification });
   }
 
+  /**
+   * The live sessions of one principal, on any replica (the principal's
+   * session index, pruned of ended and expired ones): whom a published
+   * agent's `notifications/tools/list_changed` goes to (issue 24 item 6).
+   */
+  async liveSessionsOf(principalId: string): Promise<string[]> {
+    if (this.redis === undefined) throw new Error('McpSessionManager.start() has not run.');
+    const ids = await this.redis.zrange(this.keys.principalSessions(principalId), 0, -1);
+    const alive = await this.requireStore().exists(ids);
+    return ids.filter((_, i) => alive[i] === true);
+  }
+
   /** Sessions with an open stream or a running request on this replica. */
   get size(): number {
     return this.hub?.activeSessions().length ?? 0;

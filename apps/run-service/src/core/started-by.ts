@@ -19,7 +19,7 @@ const SCHEDULER_ID = 'scheduler';
 /**
  * The actor of a principal: the scheduler is `schedule`; an API key is
  * `api_key`; an OAuth access token (an MCP client acting on a user's grant)
- * is `agent`; a login token, Basic or `AUTH_MODE=none` is `user`. `name` is
+ * and a published agent's key (issue 24) are `agent`; a login token, Basic or `AUTH_MODE=none` is `user`. `name` is
  * the principal's display subject (never a secret).
  */
 export function actorOf(principal: Principal): Actor {
@@ -28,6 +28,7 @@ export function actorOf(principal: Principal): Actor {
     case 'api_key':
       return { kind: 'api_key', name: principal.subject };
     case 'oauth':
+    case 'agent_key': // a published agent (issue 24): its subject is `agent:<workspace>/<slug>`
       return { kind: 'agent', name: principal.subject };
     default:
       return { kind: 'user', name: principal.subject };

@@ -1,0 +1,98 @@
+import {
+  SetLevelRequestParamsSchema,
+  type CallToolResult,
+  type InitializeResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpDispatcher } from '../mcp/mcp-dispatcher';
+import { auditor, LooseCallToolParamsSchema } from '../mcp/mcp-server';
+import type { McpHandlers } from '../mcp/mcp-types';
+import { INVALID_PARAMS, JsonRpcError, METHOD_NOT_FOUND } from '../mcp/transport/protocol';
+import type { SessionStore } from '../mcp/transport/session-store';
+import type { AgentCatalog } from './agent-catalog-cache';
+
+/** What an agent endpoint's dispatcher is built from. */
+export interface AgentDispatcherDeps {
+  /** The cached catalog of an agent by id (`AgentCatalogCache.byAgentId`). */
+  readonly catalogOf: (agentId: string) => AgentCatalog | undefined;
+  /** The gateway's handlers: only `audit` is used (`mcp.tool_call.*` records). */
+  readonly handlers: McpHandlers;
+  readonly sessions: SessionStore;
+  readonly version: string;
+}
+
+/** The agent id of an agent principal (`agent:<id>`), undefined for any other. */
+function agentIdOf(principalId: string): string | undefined {
+  return principalId.startsWith('agent:') ? principalId.slice('agent:'.length) : undefined;
+}
+
+/**
+ * The JSON-RPC dispatcher of published agents' endpoints (issue 24 items 2,
+ * 5, 7): `ping`, `logging/setLevel`, `tools/list` (exactly the agent's
+ * catalog) and `tools/call`; any other method is -32601. Which agent a
+ * request is for comes from its principal, which the endpoint set from the
+ * agent key (and the session is bound to). An unknown tool is -32602; input
+ * and restriction errors are `isError` results; anything unexpected becomes
+ * `internal_error` with `details.requestId` at the transport.
+ */
+export function createAgentDispatcher(deps: AgentDispatcherDeps): McpDispatcher {
+  const catalogFor = (principalId: string): AgentCatalog => {
+    const id = agentIdOf(principalId);
+    const catalog = id === undefined ? undefined : deps.catalogOf(id);
+    // The endpoint resolved the agent just before; gone now means it was unpublished meanwhile.
+    if (catalog === undefined) throw new JsonRpcError(INVALID_PARAMS, 'This agent is not published any more.');
+    return catalog;
+  };
+  return {
+    initializeResult: (protocolVersion): InitializeResult => ({
+      protocolVersion,
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      serverInfo: { name: 'dagu-mcp-agent', title: 'Dagu published agent', version: deps.version },
+      instructions:
+        'A published Dagu agent: call tools/list for the tools this agent offers; each tool states what it may touch.',
+    }),
+    handle: async (method, params, { ctx, session }) => {
+      switch (method) {
+        case 'ping':
+          return {};
+        case 'logging/setLevel': {
+          const parsed = SetLevelRequestParamsSchema.safeParse(params);
+          if (!parsed.success)
+            throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: logging/setLevel needs a level.');
+          await deps.sessions.setLogLevel(session.id, parsed.data.level);
+          return {};
+        }
+        case 'tools/list':
+          return { tools: [...catalogFor(ctx.principal.id).definitions] };
+        case 'tools/call': {
+          const parsed = LooseCallToolParamsSchema.safeParse(params);
+          if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs a tool name.');
+          const { name } = parsed.data;
+          const tool = catalogFor(ctx.principal.id).tools.get(name);
+          if (tool === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+          const audit = auditor(deps.handlers, ctx, 'mcp.tool_call', `${ctx.principal.subject}:${name}`.slice(0, 500));
+          let result: CallToolResult;
+          try {
+            result = await tool.call(parsed.data.arguments, ctx);
+          } catch (err) {
+            audit('internal_error');
+            throw err;
+          }
+          const code = result.isError === true ? result.structuredContent?.code : undefined;
+          const message = result.isError === true ? result.structuredContent?.message : undefined;
+          audit(
+            result.isError === true ? (typeof code === 'string' ? code : 'internal_error') : undefined,
+            typeof message === 'string' ? message : undefined,
+          );
+          return result;
+        }
+        default:
+          throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+      }
+    },
+    wantsStream: async (method, params) => {
+      if (method !== 'tools/call') return false;
+      const parsed = LooseCallToolParamsSchema.safeParse(params);
+      return parsed.success && parsed.data._meta?.progressToken !== undefined;
+    },
+  };
+}

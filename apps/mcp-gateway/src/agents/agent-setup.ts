@@ -1,0 +1,110 @@
+import type { RequestHandler } from 'express';
+import { Redis } from 'ioredis';
+import type { Role } from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import type { Logger } from '@dagu-mcp/runtime';
+import type { GatewayConfig } from '../config';
+import type { AuditEvent } from '../audit/audit-log';
+import type { AgentKeyRecord } from '../auth/agent-key.repository';
+import type { ApiKeyVerifier } from '../auth/api-key-cache';
+import { startMcpSessions } from '../mcp/mcp-setup';
+import type { McpHandlers } from '../mcp/mcp-types';
+import type { McpSessionManager } from '../mcp/session-manager';
+import { AgentCatalogCache, type AgentCatalog } from './agent-catalog-cache';
+import { createAgentDispatcher } from './agent-dispatcher';
+import { agentGate } from './agent-endpoint';
+import { agentPrincipal } from './agent-tool-base';
+import { buildAgentTools } from './agent-tools';
+
+/** What the agent endpoints are built from. */
+export interface AgentSetupDeps {
+  readonly bus: BusClient;
+  /** The gateway's MCP handlers: the Dagu tools narrowed per agent, and the audit. */
+  readonly handlers: McpHandlers;
+  readonly topics: ReadonlyMap<string, unknown>;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly keys: ApiKeyVerifier<AgentKeyRecord>;
+  readonly currentRoleOf: (principalId: string) => Promise<Role | undefined>;
+  readonly audit: (event: AuditEvent) => void;
+}
+
+/** The started agent endpoints. */
+export interface AgentEndpoints {
+  readonly catalogs: AgentCatalogCache;
+  readonly sessions: McpSessionManager;
+  /** Resolves and authenticates `/mcp/v1/{workspace}/{agent}` (agent-endpoint.ts). */
+  readonly gate: RequestHandler;
+  close(): Promise<void>;
+}
+
+/** How long the claim of one tools/list_changed fan-out is held, ms: one replica sends it per change. */
+const LIST_CHANGED_CLAIM_MS = 60_000;
+
+/**
+ * Starts published agents' endpoints (issue 24): the per-agent catalog cache
+ * (refreshed every `AGENT_CATALOG_REFRESH_MS` and on every announced change),
+ * and a session manager with the transport of `/mcp` and the agents'
+ * dispatcher, sessions kept under `<BUS_PREFIX>:agents:mcp:`. When a rebuilt
+ * catalog's tool list differs, one replica (a Redis claim per agent, version
+ * and list) sends `notifications/tools/list_changed` to every live session
+ * of that agent, whichever replica holds its stream.
+ */
+export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetupDeps): Promise<AgentEndpoints> {
+  const publisher = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'gateway-agents' });
+  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, connectionName: 'gateway-agents-sub' });
+  publisher.on('error', (err: Error) => deps.logger.debug({ err: err.message }, 'agents redis error'));
+  subscriber.on('error', (err: Error) => deps.logger.debug({ err: err.message }, 'agents redis subscriber error'));
+  let catalogs: AgentCatalogCache | undefined;
+  const sessions = await startMcpSessions(
+    config,
+    { handlers: deps.handlers, bus: deps.bus, topics: deps.topics, logger: deps.logger, version: deps.version },
+    {
+      keySuffix: 'agents',
+      createDispatcher: ({ sessions: store }) =>
+        createAgentDispatcher({
+          catalogOf: (id) => catalogs?.byAgentId(id),
+          handlers: deps.handlers,
+          sessions: store,
+          version: deps.version,
+        }),
+    },
+  );
+  const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
+    const { agent } = catalog;
+    const claim = `agent-tools:${agent.id}:${agent.version}:${catalog.fingerprint}`;
+    if (!(await sessions.claimOnce(claim, LIST_CHANGED_CLAIM_MS))) return;
+    const ids = await sessions.liveSessionsOf(agentPrincipal(agent).id);
+    await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
+    deps.logger.info({ agent: `${agent.workspace}/${agent.slug}`, sessions: ids.length }, 'agent tools changed');
+  };
+  catalogs = new AgentCatalogCache({
+    bus: deps.bus,
+    build: (agent) =>
+      buildAgentTools(agent, {
+        bus: deps.bus,
+        daguTools: deps.handlers.tools,
+        currentRoleOf: deps.currentRoleOf,
+        logger: deps.logger,
+      }),
+    publisher,
+    subscriber,
+    channel: `${config.BUS_PREFIX}:agents:changed`,
+    refreshMs: config.AGENT_CATALOG_REFRESH_MS,
+    onToolsChanged: notifyChanged,
+    logger: deps.logger,
+  });
+  await catalogs.start();
+  const cache = catalogs;
+  return {
+    catalogs: cache,
+    sessions,
+    gate: agentGate({ catalogs: cache, keys: deps.keys, audit: deps.audit }),
+    async close() {
+      cache.stop();
+      await sessions.closeAll();
+      publisher.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  dagOps,
+  DaguError,
+  SYSTEM_PRINCIPAL,
+  type AgentWithTools,
+  type Principal,
+  type StoredBinding,
+} from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import { TOOL_DEFINITIONS } from '../mcp/tools/tool-definitions';
+import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
+import { asServiceError, toolError } from '../mcp/tools/tool-result';
+import { createDagTool } from './dag-tool';
+import { checkChange, checkExecute, checkRead, describeRestrictions, type DagLabelsOf } from './restrictions';
+
+/** The labels of a DAG read as the calling agent; undefined for an unknown DAG. */
+function labelsReader(bus: BusClient, principal: Principal): DagLabelsOf {
+  return async (name) => {
+    try {
+      return (await bus.call('dag', dagOps, 'dag.get', { name }, { principal })).labels;
+    } catch (err) {
+      if (err instanceof DaguError && err.code === 'resource_not_found') return undefined;
+      throw err;
+    }
+  };
+}
+
+const CHECKS = { dagu_read: checkRead, dagu_change: checkChange, dagu_execute: checkExecute } as const;
+
+/** A narrowed Dagu tool: the tool's own definition renamed, its description stating the restrictions. */
+function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: AgentToolDeps): AgentTool | undefined {
+  const base = TOOL_DEFINITIONS.find((t) => t.name === binding.tool);
+  const handler = deps.daguTools[binding.tool];
+  if (base === undefined || handler === undefined) return undefined;
+  const check = CHECKS[binding.tool];
+  const definition: Tool = {
+    ...base,
+    name: binding.toolName,
+    title: binding.title ?? base.title,
+    description: (binding.description ?? base.description ?? '') + describeRestrictions(binding.restrictions),
+    annotations: { ...base.annotations, title: binding.title ?? base.annotations?.title ?? base.title },
+  };
+  const call = asAuthor(binding, deps, async (args, ctx) => {
+    const refusal = await check(args, binding.restrictions, labelsReader(deps.bus, ctx.principal));
+    if (refusal !== undefined) return toolError(refusal.toServiceError());
+    return handler(args, ctx);
+  });
+  return { definition, call };
+}
+
+/**
+ * The tools of an agent's catalog, by tool name (issue 24 item 5): narrowed
+ * Dagu tools and DAGs as tools. A DAG binding whose DAG does not exist (or
+ * cannot be read now) is left out of the list until a refresh finds it.
+ */
+export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps): Promise<Map<string, AgentTool>> {
+  const tools = new Map<string, AgentTool>();
+  for (const binding of agent.tools) {
+    if (binding.kind === 'dagu_tool') {
+      const tool = daguTool(binding, deps);
+      if (tool !== undefined) tools.set(binding.toolName, tool);
+      continue;
+    }
+    try {
+      const detail = await deps.bus.call(
+        'dag',
+        dagOps,
+        'dag.get',
+        { name: binding.dag },
+        { principal: SYSTEM_PRINCIPAL },
+      );
+      tools.set(binding.toolName, createDagTool(binding, detail, deps));
+    } catch (err) {
+      const code = asServiceError(err).code;
+      deps.logger.warn({ agent: agent.slug, dag: binding.dag, code }, 'agent DAG tool left out of the catalog');
+    }
+  }
+  return tools;
+}

@@ -1,0 +1,229 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import {
+  AgentBindingSchema,
+  agentOps,
+  AgentSlugSchema,
+  AgentStateSchema,
+  AGENT_TOOLS_MAX,
+  DaguError,
+  isValidWikiWorkspace,
+  type Agent,
+} from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import type { AuditLog } from '../audit/audit-log';
+import type { AgentKeyRecord, AgentKeyRepository } from '../auth/agent-key.repository';
+import type { ApiKeyVerifier } from '../auth/api-key-cache';
+import { principalOf } from '../http/principal';
+import { requestIdOf } from '../http/request-id';
+import type { RestRoutes } from '../http/rest-router';
+import { agentEndpointPath } from '../agents/agent-path';
+import { parseRequest } from './parse-body';
+import { uuidParam } from './path-params';
+
+const CreateAgentSchema = z.strictObject({
+  slug: AgentSlugSchema,
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  state: AgentStateSchema.optional(),
+});
+const PatchAgentSchema = z
+  .strictObject({
+    title: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(2000).optional(),
+    state: AgentStateSchema.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of title, description, state');
+const PutToolsSchema = z.strictObject({ tools: z.array(AgentBindingSchema).max(AGENT_TOOLS_MAX) });
+const CreateKeySchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** What the agent routes need. */
+export interface AgentRouteDeps {
+  readonly bus: BusClient;
+  readonly keys: AgentKeyRepository;
+  readonly verifier: ApiKeyVerifier<AgentKeyRecord>;
+  readonly audit: AuditLog;
+  /** Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`). */
+  readonly announce: (workspace: string, slug: string) => Promise<void>;
+  readonly basePath: string;
+}
+
+function workspaceParam(value: unknown): string {
+  const ws = String(value);
+  if (ws === 'all' || !isValidWikiWorkspace(ws))
+    throw new DaguError('invalid_request', `Not a valid workspace name: ${ws}.`, { field: 'workspace' });
+  return ws;
+}
+
+function slugParam(value: unknown): string {
+  const parsed = AgentSlugSchema.safeParse(String(value));
+  if (!parsed.success)
+    throw new DaguError('invalid_request', 'agent: must match ^[a-z0-9][a-z0-9-]{0,39}$', { field: 'agent' });
+  return parsed.data;
+}
+
+const refOf = (req: Request): { workspace: string; slug: string } => ({
+  workspace: workspaceParam(req.params.ws),
+  slug: slugParam(req.params.agent),
+});
+
+function keyView(record: AgentKeyRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    prefix: record.prefix,
+    name: record.name,
+    expiresAt: record.expiresAt,
+    createdAt: record.createdAt,
+    createdBy: record.createdBy,
+    lastUsedAt: record.lastUsedAt,
+  };
+}
+
+/**
+ * Published agents over REST (issue 24 items 1, 3), `manager` and up
+ * (dagu-model §9): agents of a workspace, one agent (with `endpoint`, its
+ * MCP path), its catalog, and its keys. Agent and catalog changes go to
+ * agent-service (which records them in the audit trail) and are announced to
+ * every gateway replica; keys live here, shown once, audited as `agent_key.*`.
+ */
+export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
+  const { bus } = deps;
+  const base = '/workspaces/:ws/agents';
+  const withEndpoint = <A extends Agent>(agent: A): A & { endpoint: string } => ({
+    ...agent,
+    endpoint: agentEndpointPath(deps.basePath, agent.workspace, agent.slug),
+  });
+  const auditKey = (res: Response, action: string, target: string, details: Record<string, unknown>): void =>
+    deps.audit.record({
+      category: 'agent_key',
+      action,
+      principal: principalOf(res),
+      target,
+      outcome: 'succeeded',
+      requestId: requestIdOf(res),
+      details,
+    });
+  const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
+    access: 'manager' as const,
+    summary,
+    tag: 'agents',
+    ...extra,
+  });
+  return (routes) => {
+    routes.get(base, spec('List the agents of a workspace'), async (req, res) => {
+      const workspace = workspaceParam(req.params.ws);
+      const reply = await bus.call('agent', agentOps, 'agent.list', { workspace }, { principal: principalOf(res) });
+      res.json({ items: reply.items.map(withEndpoint) });
+    });
+    routes.post(
+      base,
+      spec('Create an agent (state draft unless given)', { body: CreateAgentSchema, status: 201 }),
+      async (req, res) => {
+        const workspace = workspaceParam(req.params.ws);
+        const body = parseRequest(CreateAgentSchema, req.body);
+        const agent = await bus.call(
+          'agent',
+          agentOps,
+          'agent.create',
+          { workspace, ...body },
+          { principal: principalOf(res) },
+        );
+        await deps.announce(workspace, agent.slug);
+        res.status(201).json(withEndpoint(agent));
+      },
+    );
+    routes.get(`${base}/:agent`, spec('One agent with its catalog'), async (req, res) => {
+      res.json(
+        withEndpoint(await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) })),
+      );
+    });
+    routes.patch(
+      `${base}/:agent`,
+      spec('Change an agent: title, description, state (draft, published, disabled)', { body: PatchAgentSchema }),
+      async (req, res) => {
+        const ref = refOf(req);
+        const body = parseRequest(PatchAgentSchema, req.body);
+        const agent = await bus.call(
+          'agent',
+          agentOps,
+          'agent.update',
+          { ...ref, ...body },
+          { principal: principalOf(res) },
+        );
+        await deps.announce(ref.workspace, ref.slug);
+        res.json(withEndpoint(agent));
+      },
+    );
+    routes.delete(`${base}/:agent`, spec('Delete an agent and its catalog', { status: 204 }), async (req, res) => {
+      const ref = refOf(req);
+      await bus.call('agent', agentOps, 'agent.delete', ref, { principal: principalOf(res) });
+      await deps.announce(ref.workspace, ref.slug);
+      res.status(204).end();
+    });
+    routes.get(`${base}/:agent/tools`, spec("An agent's catalog"), async (req, res) => {
+      const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
+      res.json({ tools: agent.tools, version: agent.version });
+    });
+    routes.put(
+      `${base}/:agent/tools`,
+      spec("Replace an agent's catalog (tool names unique per agent)", { body: PutToolsSchema }),
+      async (req, res) => {
+        const ref = refOf(req);
+        const body = parseRequest(PutToolsSchema, req.body);
+        const agent = await bus.call(
+          'agent',
+          agentOps,
+          'agent.setTools',
+          { ...ref, ...body },
+          { principal: principalOf(res) },
+        );
+        await deps.announce(ref.workspace, ref.slug);
+        res.json({ tools: agent.tools, version: agent.version });
+      },
+    );
+    routes.get(`${base}/:agent/keys`, spec("An agent's live keys (never the keys themselves)"), async (req, res) => {
+      const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
+      res.json({ items: (await deps.keys.listForAgent(agent.id)).map(keyView) });
+    });
+    routes.post(
+      `${base}/:agent/keys`,
+      spec('Create an agent key (dagu_agent_…, shown only in this response)', { body: CreateKeySchema, status: 201 }),
+      async (req, res) => {
+        const ref = refOf(req);
+        const body = parseRequest(CreateKeySchema, req.body);
+        const expiresAt = body.expiresAt === undefined ? null : new Date(body.expiresAt);
+        if (expiresAt !== null && expiresAt.getTime() <= Date.now())
+          throw new DaguError('invalid_request', 'expiresAt: must be in the future', { field: 'expiresAt' });
+        const agent = await bus.call('agent', agentOps, 'agent.get', ref, { principal: principalOf(res) });
+        const { record, key } = await deps.keys.create({
+          agentId: agent.id,
+          workspace: ref.workspace,
+          agentSlug: ref.slug,
+          name: body.name,
+          expiresAt,
+          createdBy: principalOf(res).subject,
+        });
+        auditKey(res, 'agent_key.created', record.id, { agent: `${ref.workspace}/${ref.slug}` });
+        const { lastUsedAt: _unused, ...shown } = keyView(record);
+        res.status(201).json({ ...shown, key, endpoint: agentEndpointPath(deps.basePath, ref.workspace, ref.slug) });
+      },
+    );
+    routes.delete(
+      `${base}/:agent/keys/:keyId`,
+      spec('Revoke an agent key on every replica at once', { status: 204 }),
+      async (req, res) => {
+        const ref = refOf(req);
+        const keyId = uuidParam(req.params.keyId, 'keyId');
+        const agent = await bus.call('agent', agentOps, 'agent.get', ref, { principal: principalOf(res) });
+        const prefix = await deps.keys.revoke(agent.id, keyId);
+        if (prefix === undefined) throw new DaguError('resource_not_found', 'Agent key not found.', { field: 'keyId' });
+        await deps.verifier.invalidate(prefix);
+        auditKey(res, 'agent_key.revoked', keyId, { agent: `${ref.workspace}/${ref.slug}` });
+        res.status(204).end();
+      },
+    );
+  };
+}

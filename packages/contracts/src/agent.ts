@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { WikiWorkspaceSchema } from './wiki';
+
+/**
+ * Published agents (issue 24): an agent lives in a workspace (the workspaces
+ * of the wiki and the `workspace=<name>` DAG label), has a slug, a state and
+ * a catalog — a list of bindings, each one MCP tool on the agent's endpoint
+ * `/mcp/v1/{workspace}/{agent}`. agent-service owns agents and catalogs; the
+ * gateway owns the agents' keys and serves the endpoints.
+ */
+
+/** An agent's slug: lower-case letters, digits and `-`, 1–40 characters, not starting with `-`. */
+export const AGENT_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
+/** A tool name on an agent endpoint (MCP tool-name rules). */
+export const AGENT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Most bindings in one agent's catalog. */
+export const AGENT_TOOLS_MAX = 100;
+
+export const AgentSlugSchema = z.string().regex(AGENT_SLUG_PATTERN, 'must match ^[a-z0-9][a-z0-9-]{0,39}$');
+export const AgentToolNameSchema = z.string().regex(AGENT_TOOL_NAME_PATTERN, 'must match ^[A-Za-z0-9_.-]{1,64}$');
+
+/** `draft`: being configured, no endpoint; `published`: served; `disabled`: kept, not served. */
+export const AgentStateSchema = z.enum(['draft', 'published', 'disabled']);
+export type AgentState = z.infer<typeof AgentStateSchema>;
+
+/** The Dagu tools an agent may carry, narrowed. */
+export const DAGU_TOOL_NAMES = ['dagu_read', 'dagu_change', 'dagu_execute'] as const;
+export const DaguToolNameSchema = z.enum(DAGU_TOOL_NAMES);
+
+const Title = z.string().trim().min(1).max(200);
+const Description = z.string().max(2000);
+const DagNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'must be a DAG name');
+/** A label selector: `key=value` or a bare `key` (matches `key` and every `key=…`). */
+const LabelSelector = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((s) => !s.startsWith('='), 'must be "key=value" or "key"');
+const nonEmpty = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100);
+
+/**
+ * What a narrowed Dagu tool may touch (issue 24 item 5). Every field is
+ * optional; an absent field does not narrow. `targets` applies to
+ * `dagu_read`, `changeModes`/`changeTypes` to `dagu_change`, `actions` to
+ * `dagu_execute`; `dags`/`dagLabels` (a DAG is allowed when its name is in
+ * `dags` or one of its labels matches a selector) and `wikiWorkspaces`
+ * apply to every tool that names a DAG or a workspace.
+ */
+export const DaguToolRestrictionsSchema = z.strictObject({
+  targets: nonEmpty(z.string().min(1).max(40)).optional(),
+  changeModes: nonEmpty(z.enum(['preview', 'apply'])).optional(),
+  changeTypes: nonEmpty(
+    z.enum([
+      'upsert_dag',
+      'rename_dag',
+      'delete_dag',
+      'set_dag_profile',
+      'clear_dag_profile',
+      'upsert_wiki_page',
+      'rename_wiki_page',
+      'delete_wiki_page',
+    ]),
+  ).optional(),
+  actions: nonEmpty(z.enum(['start', 'enqueue', 'retry', 'stop'])).optional(),
+  dags: nonEmpty(DagNameSchema).optional(),
+  dagLabels: nonEmpty(LabelSelector).optional(),
+  wikiWorkspaces: nonEmpty(WikiWorkspaceSchema).optional(),
+});
+export type DaguToolRestrictions = z.infer<typeof DaguToolRestrictionsSchema>;
+
+/** A Dagu tool bound with restrictions; its tool name defaults to the Dagu tool's own. */
+export const DaguToolBindingSchema = z.strictObject({
+  kind: z.literal('dagu_tool'),
+  tool: DaguToolNameSchema,
+  name: AgentToolNameSchema.optional(),
+  title: Title.optional(),
+  description: Description.optional(),
+  restrictions: DaguToolRestrictionsSchema.default({}),
+});
+
+/** A DAG as a tool: its params are the input schema; a call starts it and waits up to `waitSeconds` (default 60). */
+export const DagToolBindingSchema = z.strictObject({
+  kind: z.literal('dag'),
+  dag: DagNameSchema,
+  name: AgentToolNameSchema.optional(),
+  title: Title.optional(),
+  description: Description.optional(),
+  waitSeconds: z.number().int().min(1).max(300).optional(),
+});
+
+/**
+ * One catalog entry, discriminated by `kind` so later kinds (REST
+ * operations, extension tools) are added without touching these.
+ */
+export const AgentBindingSchema = z.discriminatedUnion('kind', [DaguToolBindingSchema, DagToolBindingSchema]);
+export type AgentBinding = z.infer<typeof AgentBindingSchema>;
+
+/** Who configured a binding: the principal id the gateway looks the current role of up per call. */
+export const BindingAuthorSchema = z.object({ id: z.string().min(1), subject: z.string().min(1) });
+export type BindingAuthor = z.infer<typeof BindingAuthorSchema>;
+
+/** A binding as stored: the binding, its resolved tool name and who configured it. */
+export const StoredBindingSchema = z.intersection(
+  AgentBindingSchema,
+  z.object({ toolName: AgentToolNameSchema, createdBy: BindingAuthorSchema, createdAt: z.string() }),
+);
+export type StoredBinding = z.infer<typeof StoredBindingSchema>;
+
+/** The tool name a binding publishes: its `name`, else the Dagu tool's name or the DAG's name. */
+export function bindingToolName(binding: AgentBinding): string {
+  if (binding.name !== undefined) return binding.name;
+  return binding.kind === 'dagu_tool' ? binding.tool : binding.dag;
+}
+
+/** The agent model (REST and bus). `version` grows with every change of the agent or its catalog. */
+export const AgentSchema = z.object({
+  id: z.string(),
+  workspace: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  description: z.string(),
+  state: AgentStateSchema,
+  version: z.number().int(),
+  toolCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  createdBy: z.string(),
+  updatedBy: z.string(),
+});
+export type Agent = z.infer<typeof AgentSchema>;
+
+/** An agent with its catalog. */
+export const AgentWithToolsSchema = AgentSchema.extend({ tools: z.array(StoredBindingSchema) });
+export type AgentWithTools = z.infer<typeof AgentWithToolsSchema>;
+
+export const AgentRefSchema = z.strictObject({ workspace: WikiWorkspaceSchema, slug: AgentSlugSchema });
+export type AgentRef = z.infer<typeof AgentRefSchema>;
+
+export const AgentListRequestSchema = z.strictObject({ workspace: WikiWorkspaceSchema });
+export const AgentListReplySchema = z.object({ items: z.array(AgentSchema) });
+
+export const AgentCreateRequestSchema = z.strictObject({
+  workspace: WikiWorkspaceSchema,
+  slug: AgentSlugSchema,
+  title: Title,
+  description: Description.default(''),
+  state: AgentStateSchema.default('draft'),
+});
+export type AgentCreateRequest = z.infer<typeof AgentCreateRequestSchema>;
+
+export const AgentUpdateRequestSchema = z.strictObject({
+  workspace: WikiWorkspaceSchema,
+  slug: AgentSlugSchema,
+  title: Title.optional(),
+  description: Description.optional(),
+  state: AgentStateSchema.optional(),
+});
+export type AgentUpdateRequest = z.infer<typeof AgentUpdateRequestSchema>;
+
+export const AgentSetToolsRequestSchema = z.strictObject({
+  workspace: WikiWorkspaceSchema,
+  slug: AgentSlugSchema,
+  tools: z.array(AgentBindingSchema).max(AGENT_TOOLS_MAX),
+});
+export type AgentSetToolsRequest = z.infer<typeof AgentSetToolsRequestSchema>;
+
+export const AgentDeleteReplySchema = z.object({ id: z.string(), deleted: z.literal(true) });
