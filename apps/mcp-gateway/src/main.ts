@@ -23,6 +23,7 @@ import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
 import { RunSubscriptionRelay } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
+import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
 import { setupAuth } from './auth/auth-setup';
@@ -88,6 +89,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     runEvents,
     audit: (event) => auth.audit.record(event),
+    runInspectorHtml: loadRunInspectorHtml(),
   });
   const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
   const subscriptions = new RunSubscriptionRelay({

@@ -16,6 +16,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } fr
 import type { SessionRecord } from './transport/session-store';
 import type { ExtensionRouter } from './extensions/extension-router';
 import type { McpCallContext, McpHandlers } from './mcp-types';
+import { declaresUiExtension, withInspectorMeta, withUiExtension } from './apps/mcp-apps';
 
 /** Server `instructions` (dagu-model §8): one paragraph. */
 export const SERVER_INSTRUCTIONS =
@@ -33,11 +34,19 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-/** The `initialize` result for a negotiated revision. */
-export function initializeResult(protocolVersion: ProtocolVersion, version: string): InitializeResult {
+/**
+ * The `initialize` result for a negotiated revision. A client that declares the MCP Apps
+ * extension (`io.modelcontextprotocol/ui`) sees it declared back (issue 27); others see
+ * {@link SERVER_CAPABILITIES} unchanged.
+ */
+export function initializeResult(
+  protocolVersion: ProtocolVersion,
+  version: string,
+  clientCapabilities?: Record<string, unknown>,
+): InitializeResult {
   return {
     protocolVersion,
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: declaresUiExtension(clientCapabilities) ? withUiExtension(SERVER_CAPABILITIES) : SERVER_CAPABILITIES,
     serverInfo: { name: 'dagu-mcp', title: 'Dagu MCP', version },
     instructions: SERVER_INSTRUCTIONS,
   };
@@ -79,9 +88,13 @@ export interface ToolMethodDeps {
 export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
   const { handlers, extensions } = deps;
   return {
-    'tools/list': async () => {
+    'tools/list': async (_params, { session }) => {
       const extra = extensions === undefined ? [] : (await extensions.catalogs()).flatMap((c) => c.catalog.tools);
-      return { tools: [...TOOL_DEFINITIONS, ...extra] };
+      // MCP Apps (issue 27): only a session that declared the extension sees `_meta.ui` on dagu_execute.
+      const own = declaresUiExtension(session.clientCapabilities)
+        ? withInspectorMeta(TOOL_DEFINITIONS)
+        : TOOL_DEFINITIONS;
+      return { tools: [...own, ...extra] };
     },
     'tools/call': async (params, { ctx, session }) => {
       const parsed = LooseCallToolParamsSchema.safeParse(params);

@@ -215,7 +215,7 @@ export class StreamableHttpHandler {
     const response: OutgoingMessage = {
       jsonrpc: '2.0',
       id: request.id,
-      result: { ...this.options.dispatcher.initializeResult(record.protocolVersion) },
+      result: { ...this.options.dispatcher.initializeResult(record.protocolVersion, record.clientCapabilities) },
     };
     if (accept.json) {
       res.setHeader('Mcp-Session-Id', record.id);
