@@ -28,7 +28,7 @@ let browser: Browser;
 let hostScript: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({}, { healthTimeoutMs: 60_000 });
   uiClient = new Client(
     { name: 'dagu-mcp-e2e-ui-host', version: '1.0.0' },
     { capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [MCP_APP_MIME_TYPE] } } } },
@@ -45,7 +45,7 @@ beforeAll(async () => {
   });
   hostScript = (bundle.outputFiles[0]?.text ?? '').replace(/<\/script/gi, '<\\/script');
   browser = await launchBrowser();
-}, 90_000);
+}, 150_000);
 
 afterAll(async () => {
   await browser?.close();

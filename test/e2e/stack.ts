@@ -54,6 +54,8 @@ export interface StackOptions {
    * PostgreSQL passes its own throwaway server's URL (packages/runtime/test-fixtures/throwaway-postgres.ts).
    */
   readonly databaseUrl?: string;
+  /** How long the apps get to report healthy, ms (default 20 000; more for suites that start extra processes on a busy machine). */
+  readonly healthTimeoutMs?: number;
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -161,8 +163,9 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000, alive);
-    await waitForHealth(baseUrl, 20_000, alive);
+    const healthMs = options.healthTimeoutMs ?? 20_000;
+    for (const gateway of gateways) await waitForHealth(gateway.url, healthMs, alive);
+    await waitForHealth(baseUrl, healthMs, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

@@ -24,6 +24,8 @@ import { RunEventHub } from './mcp/run-events';
 import { RunSubscriptionRelay } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
+import { ExtensionSettingsStore, ServedExtensions } from './mcp/extensions/extension-settings';
+import { extensionRoutes } from './routes/extensions.routes';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
 import { setupAuth } from './auth/auth-setup';
@@ -91,7 +93,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     audit: (event) => auth.audit.record(event),
     runInspectorHtml: loadRunInspectorHtml(),
   });
-  const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
+  const extensionSettings = new ExtensionSettingsStore(pool);
+  const served = new ServedExtensions({ staticNames: config.MCP_EXTENSIONS, store: extensionSettings });
+  const sessions = await startMcpSessions(config, {
+    handlers,
+    bus,
+    topics,
+    logger,
+    version: GATEWAY_VERSION,
+    served,
+  });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
     claim: (key, ttlMs) => sessions.claimOnce(key, ttlMs),
@@ -117,6 +128,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       runRoutes(bus),
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
+      extensionRoutes({
+        store: extensionSettings,
+        served,
+        staticNames: config.MCP_EXTENSIONS,
+        audit: auth.audit,
+      }),
     ],
     readiness: {
       redis: () => bus.isReady(),
