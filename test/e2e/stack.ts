@@ -163,7 +163,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    const healthMs = options.healthTimeoutMs ?? 20_000;
+    // E2E_HEALTH_TIMEOUT_MS: more room on a machine busy with other work (the default suits CI).
+    const healthMs = options.healthTimeoutMs ?? Number(process.env.E2E_HEALTH_TIMEOUT_MS ?? 20_000);
     for (const gateway of gateways) await waitForHealth(gateway.url, healthMs, alive);
     await waitForHealth(baseUrl, healthMs, alive);
   } catch (err) {
