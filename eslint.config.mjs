@@ -30,6 +30,13 @@ export default tseslint.config(
     },
   },
   {
+    // The run inspector's browser code (issue 27) has its own program: DOM types, bundler resolution.
+    files: ['packages/run-inspector/app/**/*.ts', 'packages/run-inspector/test-host/**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: ['./packages/run-inspector/app/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // Tests read untyped wire data (JSON bodies, MCP results, log lines) and assert on its shape
     // with `expect` at once: a wrong guess fails the test, it cannot corrupt state. So the `any`
     // family and casts are allowed there; everything about promises stays an error.

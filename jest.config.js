@@ -11,7 +11,7 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^@dagu-mcp/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
-  testMatch: ['<rootDir>/{apps,packages,test}/**/*.test.ts'],
+  testMatch: ['<rootDir>/{apps,packages,examples,extensions,test}/**/*.test.ts'],
   // The fault suite and the soak run on their own (test/faults/jest.config.js, `npm run test:faults`).
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/faults/', '<rootDir>/test/soak/'],
   testTimeout: 30000,

@@ -61,6 +61,8 @@ export interface StackOptions {
    * every gateway replica shares behind the proxy (issue 23).
    */
   readonly publicUrl?: boolean;
+  /** How long the apps get to report healthy, ms (default HEALTH_TIMEOUT_MS, 60 000). */
+  readonly healthTimeoutMs?: number;
 }
 
 /**
@@ -175,8 +177,9 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, HEALTH_TIMEOUT_MS, alive);
-    await waitForHealth(baseUrl, HEALTH_TIMEOUT_MS, alive);
+    const healthMs = options.healthTimeoutMs ?? HEALTH_TIMEOUT_MS;
+    for (const gateway of gateways) await waitForHealth(gateway.url, healthMs, alive);
+    await waitForHealth(baseUrl, healthMs, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

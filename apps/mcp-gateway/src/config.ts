@@ -34,7 +34,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (issue 24; changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
- * | `MCP_EXTENSIONS` | comma-separated MCP extension services served over the bus (test fixtures only) | empty |
+ * | `MCP_EXTENSIONS` | comma-separated MCP extension services always served, tools under the names they announce (a static allow-list; services an admin enables with `PUT /api/v1/extensions/{name}` need no entry, docs/extending.md) | empty |
+ * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one call to an extension service (tool call, resource read, prompt); past it an admin-enabled extension's tool call is `resource_unavailable` naming the extension, ms | `30000` |
  * | `LOG_LEVEL` | pino level | `info` |
  * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
  * | `METRICS_HOST` / `METRICS_PORT` | ops port serving only Prometheus `/metrics` (never on the public port) | `127.0.0.1` / `9464` (containers set `0.0.0.0`) |
@@ -95,6 +96,7 @@ export const GatewayConfigSchema = z.object({
   MCP_SESSIONS_PER_PRINCIPAL_MAX: env.count(5000),
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
+  MCP_EXTENSION_CALL_TIMEOUT_MS: env.millis(30_000),
   MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.logPretty,

@@ -23,6 +23,9 @@ import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
 import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
+import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
+import { ExtensionSettingsStore, ServedExtensions } from './mcp/extensions/extension-settings';
+import { extensionRoutes } from './routes/extensions.routes';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
 import { setupAuth } from './auth/auth-setup';
@@ -95,8 +98,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       seal: (plaintext, purpose) => secrets.box.encrypt(plaintext, purpose),
       open: (sealed, purpose) => secrets.box.decrypt(sealed, purpose),
     },
+    runInspectorHtml: loadRunInspectorHtml(),
   });
-  const sessions = await startMcpSessions(config, { handlers, bus, topics, logger, version: GATEWAY_VERSION });
+  const extensionSettings = new ExtensionSettingsStore(pool);
+  const served = new ServedExtensions({ staticNames: config.MCP_EXTENSIONS, store: extensionSettings });
+  const sessions = await startMcpSessions(config, {
+    handlers,
+    bus,
+    topics,
+    logger,
+    version: GATEWAY_VERSION,
+    served,
+  });
   const agents = await startAgentEndpoints(config, {
     bus,
     handlers,
@@ -147,6 +160,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         audit: auth.audit,
         announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
         basePath: config.BASE_PATH,
+      }),
+      extensionRoutes({
+        store: extensionSettings,
+        served,
+        staticNames: config.MCP_EXTENSIONS,
+        audit: auth.audit,
       }),
     ],
     readiness: {

@@ -6,7 +6,9 @@ import {
   ExtensionCallSchema,
   ExtensionCatalogSchema,
   ExtensionEventSchema,
+  ExtensionNameSchema,
   ExtensionReplySchema,
+  ExtensionSettingsSchema,
 } from './mcp-extension';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
@@ -64,5 +66,37 @@ describe('MCP extension wire protocol (docs/mcp-transport.md "Extensions")', () 
     expect(catalogKey('p', 'conf')).toBe('p:mcp:ext:conf:catalog');
     expect(callQueueKey('p', 'conf')).toBe('p:mcp:ext:conf:calls');
     expect(callChannel('p', 'c1')).toBe('p:mcp:ext:call:c1');
+  });
+});
+
+describe('extension switches and names (issue 29)', () => {
+  test.each([
+    [{ enabled: true }, true],
+    [{ enabled: false, allowedTools: ['hello', 'set_greeting'] }, true],
+    [{ enabled: 'yes' }, false],
+    [{}, false],
+    [{ enabled: true, allowedTools: ['a.b'] }, false],
+    [{ enabled: true, extra: 1 }, false],
+  ])('ExtensionSettingsSchema %j → %s', (value, ok) => {
+    expect(ExtensionSettingsSchema.safeParse(value).success).toBe(ok);
+  });
+
+  test.each([
+    ['greeter', true],
+    ['data-warehouse2', true],
+    ['Greeter', false],
+    ['2fast', false],
+    ['a.b', false],
+    ['x'.repeat(41), false],
+  ])('ExtensionNameSchema %s → %s', (value, ok) => {
+    expect(ExtensionNameSchema.safeParse(value).success).toBe(ok);
+  });
+
+  test('a tool may declare its minimum role; an unknown role fails the catalog at that path', () => {
+    expect(ExtensionCatalogSchema.parse({ tools: [{ name: 't', minRole: 'operator' }] }).tools[0]?.minRole).toBe(
+      'operator',
+    );
+    const bad = ExtensionCatalogSchema.safeParse({ tools: [{ name: 't', minRole: 'root' }] });
+    expect(bad.success ? [] : bad.error.issues.map((i) => i.path.join('.'))).toEqual(['tools.0.minRole']);
   });
 });

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { PrincipalSchema } from './principal';
+import { PrincipalSchema, RoleSchema } from './principal';
 
 /**
  * Wire protocol of MCP extensions: services that add tools, resources and
  * prompts to the gateway's MCP surface over Redis (the bus). The gateway
  * (`mcp/extensions/extension-router.ts`) and every extension share this
  * file, so it lives in contracts rather than in either side. The only
- * extension today is the conformance fixture under `test/fixtures/`; the
- * gateway serves an extension only when its name is listed in
- * `MCP_EXTENSIONS` (default: none), so a production start never exposes one.
+ * supported way to write one is `@dagu-mcp/service-kit`'s `ExtensionService`
+ * (docs/extending.md, issue 29). The gateway serves an extension only when an
+ * admin enabled it (`PUT /api/v1/extensions/{name}`, its tools then namespaced
+ * `<name>.<tool>`) or its name is in the static `MCP_EXTENSIONS` list (served
+ * as announced: the MCP conformance fixture under `test/fixtures/`).
  *
  * Keys and channels (prefix `p` = `BUS_PREFIX`):
  *
@@ -42,9 +44,43 @@ export function callChannel(prefix: string, callId: string): string {
 
 const Named = z.looseObject({ name: z.string().min(1) });
 
+/** An extension's name: its Redis keys, its tool namespace (`<name>.<tool>`) and its admin switch. */
+export const ExtensionNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,39}$/, 'a lowercase letter, then lowercase letters, digits or "-", at most 40 characters');
+
+/**
+ * A tool's own name inside its extension (the gateway serves it as `<extension>.<name>`, so the
+ * whole name stays within MCP's tool-name rules: 1–128 of `A-Z a-z 0-9 _ - .`).
+ */
+export const ExtensionToolNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-", at most 64');
+
+/**
+ * One tool of a catalog: an MCP `Tool` (`name`, `title`, `description`, `inputSchema`,
+ * `annotations`) plus `minRole`, the least role a caller needs (default `viewer`), which the
+ * gateway checks before the call reaches the extension.
+ */
+export const ExtensionToolSchema = z.looseObject({
+  name: z.string().min(1),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  minRole: RoleSchema.optional(),
+});
+export type ExtensionTool = z.infer<typeof ExtensionToolSchema>;
+
+/** `PUT /api/v1/extensions/{name}`: serve the extension or not, optionally only some of its tools (own names). */
+export const ExtensionSettingsSchema = z.strictObject({
+  enabled: z.boolean(),
+  allowedTools: z.array(ExtensionToolNameSchema).max(500).optional(),
+});
+export type ExtensionSettings = z.infer<typeof ExtensionSettingsSchema>;
+
 /** What an extension serves; entries are MCP `Tool`, `Resource`, `ResourceTemplate` and `Prompt` objects, sent as is. */
 export const ExtensionCatalogSchema = z.object({
-  tools: z.array(Named).default([]),
+  tools: z.array(ExtensionToolSchema).default([]),
   resources: z.array(z.looseObject({ uri: z.string().min(1), name: z.string() })).default([]),
   resourceTemplates: z.array(z.looseObject({ uriTemplate: z.string().min(1), name: z.string() })).default([]),
   prompts: z.array(Named).default([]),

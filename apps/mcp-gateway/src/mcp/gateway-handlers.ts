@@ -17,6 +17,8 @@ import { createWorkbookReadBackend } from './tools/read/workbook-read-backend';
 import { createExecuteTool } from './tools/execute/execute-tool';
 import type { StateSeal } from './tools/execute/execute-mrtr';
 import type { RunEventSource } from './run-events';
+import { RUN_INSPECTOR_URI } from '@dagu-mcp/run-inspector';
+import { runInspectorContents } from './apps/mcp-apps';
 
 /** What the gateway's MCP handlers are built from. */
 export interface GatewayHandlerDeps {
@@ -28,6 +30,8 @@ export interface GatewayHandlerDeps {
   readonly audit: (event: AuditEvent) => void;
   /** Seals the state of multi-round-trip requests (2026-07-28); the gateway's secret box. */
   readonly stateSeal?: StateSeal;
+  /** The run inspector MCP App's HTML (issue 27), served as `ui://dagu/run-inspector`; without it that URI is not found. */
+  readonly runInspectorHtml?: string;
 }
 
 /** The read backends: reference topics are the gateway's own; the rest go to the services. */
@@ -64,6 +68,11 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
     listResources: () => listResources(deps.topics),
     listResourceTemplates,
     readResource: async (uri, ctx): Promise<ReadResourceResult> => {
+      if (uri === RUN_INSPECTOR_URI) {
+        if (deps.runInspectorHtml === undefined)
+          throw new DaguError('resource_not_found', 'The run inspector app is not served here.', { field: 'uri' });
+        return runInspectorContents(deps.runInspectorHtml);
+      }
       const request = parseReadInput({ uri }, {});
       if (request.resource === undefined)
         throw new DaguError('invalid_resource_uri', 'Resource URI is malformed.', { field: 'uri' });

@@ -33,7 +33,7 @@ export interface DispatcherDeps {
  */
 export interface McpDispatcher {
   /** The `initialize` result (the transport creates the session). */
-  initializeResult(protocolVersion: ProtocolVersion): InitializeResult;
+  initializeResult(protocolVersion: ProtocolVersion, clientCapabilities?: Record<string, unknown>): InitializeResult;
   /**
    * Runs one request.
    * @throws JsonRpcError -32601 for an unknown method, -32602 for bad params,
@@ -75,7 +75,8 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
     }),
   );
   return {
-    initializeResult: (protocolVersion) => initializeResult(protocolVersion, deps.version),
+    initializeResult: (protocolVersion, clientCapabilities) =>
+      initializeResult(protocolVersion, deps.version, clientCapabilities),
     handle: async (method, params, call) => {
       const handler = table.get(method);
       if (handler === undefined) throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);

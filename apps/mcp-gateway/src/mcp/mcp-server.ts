@@ -1,5 +1,4 @@
 import {
-  CallToolResultSchema,
   RequestSchema,
   type CallToolResult,
   type InitializeResult,
@@ -15,7 +14,9 @@ import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
 import type { SessionRecord } from './transport/session-store';
 import type { ExtensionRouter } from './extensions/extension-router';
+import { callExtensionTool } from './extensions/extension-tool-call';
 import type { McpCallContext, McpHandlers } from './mcp-types';
+import { declaresUiExtension, withInspectorMeta, withUiExtension } from './apps/mcp-apps';
 
 /** Server `instructions` (dagu-model §8): one paragraph. */
 export const SERVER_INSTRUCTIONS =
@@ -24,20 +25,32 @@ export const SERVER_INSTRUCTIONS =
   'start, enqueue, retry and stop runs with dagu_execute; follow a run with wait=true, by subscribing to its dagu://runs URI, ' +
   'or by reading it again with dagu_read.';
 
-/** What the gateway declares in `initialize` (tools, resources with subscriptions, prompts, completions, logging). */
+/**
+ * What the gateway declares in `initialize` (tools, resources with subscriptions, prompts,
+ * completions, logging). `tools.listChanged`: extension tools come and go as services
+ * announce and admins enable them (issue 29 item 2).
+ */
 export const SERVER_CAPABILITIES: ServerCapabilities = {
-  tools: { listChanged: false },
+  tools: { listChanged: true },
   resources: { subscribe: true, listChanged: false },
   prompts: { listChanged: false },
   completions: {},
   logging: {},
 };
 
-/** The `initialize` result for a negotiated revision. */
-export function initializeResult(protocolVersion: ProtocolVersion, version: string): InitializeResult {
+/**
+ * The `initialize` result for a negotiated revision. A client that declares the MCP Apps
+ * extension (`io.modelcontextprotocol/ui`) sees it declared back (issue 27); others see
+ * {@link SERVER_CAPABILITIES} unchanged.
+ */
+export function initializeResult(
+  protocolVersion: ProtocolVersion,
+  version: string,
+  clientCapabilities?: Record<string, unknown>,
+): InitializeResult {
   return {
     protocolVersion,
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: declaresUiExtension(clientCapabilities) ? withUiExtension(SERVER_CAPABILITIES) : SERVER_CAPABILITIES,
     serverInfo: { name: 'dagu-mcp', title: 'Dagu MCP', version },
     instructions: SERVER_INSTRUCTIONS,
   };
@@ -79,17 +92,21 @@ export interface ToolMethodDeps {
 export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
   const { handlers, extensions } = deps;
   return {
-    'tools/list': async () => {
+    'tools/list': async (_params, { session }) => {
       const extra = extensions === undefined ? [] : (await extensions.catalogs()).flatMap((c) => c.catalog.tools);
-      return { tools: [...TOOL_DEFINITIONS, ...extra] };
+      // MCP Apps (issue 27): only a session that declared the extension sees `_meta.ui` on dagu_execute.
+      const own = declaresUiExtension(session.clientCapabilities)
+        ? withInspectorMeta(TOOL_DEFINITIONS)
+        : TOOL_DEFINITIONS;
+      return { tools: [...own, ...extra] };
     },
     'tools/call': async (params, { ctx, session }) => {
       const parsed = LooseCallToolParamsSchema.safeParse(params);
       if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs a tool name.');
       const { name } = parsed.data;
       const tool = handlers.tools[name];
-      const owner = tool === undefined ? await extensions?.toolOwner(name) : undefined;
-      if (tool === undefined && owner === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+      const target = tool === undefined ? await extensions?.toolTarget(name) : undefined;
+      if (tool === undefined && target === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
       const audit = auditor(
         handlers,
         ctx,
@@ -104,13 +121,9 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
           key instanceof DaguError
             ? toolError(key.toServiceError())
             : await runWithIdempotencyKey(key, () => tool(parsed.data.arguments, ctx));
-      } else {
-        const relayed = CallToolResultSchema.safeParse(
-          await extensions?.call(owner ?? '', 'tools/call', parsed.data, ctx, session.clientCapabilities),
-        );
-        if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Tool ${name} returned a malformed result.`);
-        result = relayed.data;
-      }
+      } else if (extensions !== undefined && target !== undefined) {
+        result = await callExtensionTool(extensions, target, parsed.data, ctx, session.clientCapabilities);
+      } else throw new JsonRpcError(INTERNAL_ERROR, `Tool ${name} has no handler.`);
       const code = result.isError ? result.structuredContent?.code : undefined;
       const message = result.isError ? result.structuredContent?.message : undefined;
       audit(

@@ -5,6 +5,9 @@ import { createCompletionSource } from './completion/completion';
 import { ExtensionRouter } from './extensions/extension-router';
 import { createMcpDispatcher, type McpDispatcher } from './mcp-dispatcher';
 import type { SessionStore } from './transport/session-store';
+import { ServedExtensions } from './extensions/extension-settings';
+import { watchToolList } from './extensions/tool-list-watcher';
+import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import type { McpHandlers } from './mcp-types';
 import { McpSessionManager } from './session-manager';
 
@@ -18,6 +21,8 @@ export interface McpSetupDeps {
   readonly logger: Logger;
   /** The gateway's version, reported in `serverInfo`. */
   readonly version: string;
+  /** The extensions to serve (static `MCP_EXTENSIONS` plus admin-enabled); default: the static list only. */
+  readonly served?: ServedExtensions;
 }
 
 /**
@@ -34,8 +39,8 @@ export interface McpEndpointVariant {
 /**
  * Builds and starts the MCP session manager from the gateway config:
  * sessions and SSE events in Redis under `BUS_PREFIX`, the dispatcher with
- * prompts and completions, and the MCP extensions named in `MCP_EXTENSIONS`
- * (none in production). Resolves once connected to Redis.
+ * prompts and completions, and the MCP extensions (static `MCP_EXTENSIONS`, admin-enabled
+ * ones through `served`), with `notifications/tools/list_changed` when their tools change. Resolves once connected to Redis.
  *
  * | Variable | Used for |
  * | --- | --- |
@@ -45,7 +50,8 @@ export interface McpEndpointVariant {
  * | `SSE_EVENT_RETENTION_MS`, `SSE_EVENT_MAX` | resumption window |
  * | `MCP_REPLICA_LEASE_MS` | liveness key of this replica (orphaned resumed requests) |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
- * | `MCP_EXTENSIONS` | extension services served (test fixtures) |
+ * | `MCP_EXTENSIONS` | extension services served as announced (static allow-list) |
+ * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one extension call |
  */
 export async function startMcpSessions(
   config: GatewayConfig,
@@ -54,6 +60,8 @@ export async function startMcpSessions(
 ): Promise<McpSessionManager> {
   const { handlers, bus, topics, logger, version } = deps;
   const completions = createCompletionSource({ bus, topics, logger });
+  const served = deps.served ?? new ServedExtensions({ staticNames: config.MCP_EXTENSIONS });
+  let router: ExtensionRouter | undefined;
   const sessions = new McpSessionManager({
     redisUrl: config.REDIS_URL,
     prefix: variant === undefined ? config.BUS_PREFIX : `${config.BUS_PREFIX}:${variant.keySuffix}`,
@@ -72,28 +80,21 @@ export async function startMcpSessions(
     maxSessionsPerPrincipal: config.MCP_SESSIONS_PER_PRINCIPAL_MAX,
     createDispatcher: ({ sessions: store, hub, redis }) => {
       if (variant !== undefined) return variant.createDispatcher({ sessions: store });
-      const extensions =
-        config.MCP_EXTENSIONS.length === 0
-          ? undefined
-          : new ExtensionRouter({
-              redis,
-              prefix: config.BUS_PREFIX,
-              names: config.MCP_EXTENSIONS,
-              hub,
-              logger,
-              callTimeoutMs: config.MCP_CLIENT_REQUEST_TIMEOUT_MS,
-            });
-      if (extensions !== undefined)
-        logger.warn({ extensions: config.MCP_EXTENSIONS }, 'MCP extensions enabled (test fixtures)');
-      return createMcpDispatcher({
-        handlers,
-        sessions: store,
-        version,
-        completions,
-        ...(extensions !== undefined ? { extensions } : {}),
+      router = new ExtensionRouter({
+        redis,
+        prefix: config.BUS_PREFIX,
+        served,
+        hub,
+        logger,
+        callTimeoutMs: config.MCP_EXTENSION_CALL_TIMEOUT_MS,
+        reservedToolNames: TOOL_DEFINITIONS.map((t) => t.name),
       });
+      if (config.MCP_EXTENSIONS.length > 0)
+        logger.warn({ extensions: config.MCP_EXTENSIONS }, 'static MCP extensions served (MCP_EXTENSIONS)');
+      return createMcpDispatcher({ handlers, sessions: store, version, completions, extensions: router });
     },
   });
   await sessions.start();
+  if (router !== undefined) watchToolList(router, sessions, logger);
   return sessions;
 }

@@ -10,6 +10,7 @@ import type { McpHandlers } from './mcp-types';
 import { toMcpError } from './mcp-errors';
 import { UnexpectedFailure } from './unexpected-failure';
 import type { ExtensionRouter } from './extensions/extension-router';
+import { declaresUiExtension, RUN_INSPECTOR_RESOURCE } from './apps/mcp-apps';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
 
@@ -31,8 +32,13 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
   const { handlers, sessions, extensions } = deps;
   const catalogs = async () => (extensions === undefined ? [] : extensions.catalogs());
   return {
-    'resources/list': async () => ({
-      resources: [...handlers.listResources(), ...(await catalogs()).flatMap((c) => c.catalog.resources)],
+    'resources/list': async (_params, { session }) => ({
+      resources: [
+        ...handlers.listResources(),
+        // MCP Apps (issue 27): the inspector is listed for sessions that declared the extension.
+        ...(declaresUiExtension(session.clientCapabilities) ? [RUN_INSPECTOR_RESOURCE] : []),
+        ...(await catalogs()).flatMap((c) => c.catalog.resources),
+      ],
     }),
     'resources/templates/list': async () => ({
       resourceTemplates: [

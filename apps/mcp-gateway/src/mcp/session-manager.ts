@@ -186,6 +186,18 @@ export class McpSessionManager {
     return ids.filter((_, i) => alive[i] === true);
   }
 
+  /**
+   * Sends `notification` to every session live on this replica (an open stream or a running
+   * request here); each replica does the same for its own, so every live session hears it
+   * (a session busy on two replicas may hear it twice — list_changed is idempotent).
+   * Returns how many sessions it went to.
+   */
+  async notifyLocalSessions(notification: ServerNotification): Promise<number> {
+    const ids = this.hub?.activeSessions() ?? [];
+    await Promise.all(ids.map((id) => this.notifySession(id, notification).catch(() => undefined)));
+    return ids.length;
+  }
+
   /** Sessions with an open stream or a running request on this replica. */
   get size(): number {
     return this.hub?.activeSessions().length ?? 0;

@@ -6,12 +6,15 @@ import type { McpCallContext } from '../mcp-types';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
 import { McpKeys } from '../transport/redis-keys';
 import type { ReplicaHub } from '../transport/replica-hub';
+import type { ServedExtensions } from './extension-settings';
 import {
   callChannel,
   callQueueKey,
   catalogKey,
   ExtensionCatalogSchema,
   ExtensionEventSchema,
+  ExtensionToolNameSchema,
+  type Role,
   type ExtensionCall,
   type ExtensionCatalog,
   type ExtensionEvent,
@@ -22,49 +25,117 @@ import {
 export interface ExtensionRouterOptions {
   readonly redis: Redis;
   readonly prefix: string;
-  /** Extension names served (`MCP_EXTENSIONS`); any other registered catalog is ignored. */
-  readonly names: readonly string[];
+  /** The extensions served now: the static `MCP_EXTENSIONS` list and those an admin enabled (extension-settings.ts). */
+  readonly served: ServedExtensions;
   readonly hub: ReplicaHub;
   readonly logger: Logger;
   /** How long one call may take, ms. */
   readonly callTimeoutMs: number;
+  /** Tool names no extension may take (the gateway's own). */
+  readonly reservedToolNames: readonly string[];
 }
 
-/** A catalog with the extension that registered it. */
+/** A catalog with the extension that registered it, its tools as served (namespaced when managed). */
 export interface OwnedCatalog {
   readonly name: string;
+  readonly managed: boolean;
   readonly catalog: ExtensionCatalog;
+}
+
+/** One extension tool as served: which extension answers it, under which own name, and who may call it. */
+export interface ServedTool {
+  readonly extension: string;
+  readonly managed: boolean;
+  /** The tool's name inside its extension (what the extension is asked to run). */
+  readonly ownName: string;
+  readonly minRole: Role;
+  readonly inputSchema: Record<string, unknown> | undefined;
+}
+
+/** Thrown by {@link ExtensionRouter.call} when the extension did not answer: timeout, stopped announcing, queue down. */
+export class ExtensionUnavailable extends JsonRpcError {
+  constructor(
+    readonly extension: string,
+    message: string,
+  ) {
+    // A JSON-RPC internal error where a call is relayed as is (static extensions, resources, prompts).
+    super(INTERNAL_ERROR, message);
+  }
 }
 
 /**
  * The gateway side of MCP extensions (`mcp-extension.ts` in contracts): reads the
- * catalogs of the enabled extensions, finds which one owns a tool, prompt or
+ * catalogs of the served extensions, finds which one owns a tool, prompt or
  * URI, and relays one call — queueing it, forwarding the extension's
  * notifications and server→client requests to the MCP client through the
  * call's context, and resolving with its result.
+ *
+ * Tools of an admin-enabled (managed) extension are served as `<extension>.<tool>`
+ * (issue 29 item 3), filtered by its `allowedTools`; a tool whose served name is taken
+ * (a built-in tool, or an earlier extension's) is not served and is logged.
  */
 export class ExtensionRouter {
   constructor(private readonly options: ExtensionRouterOptions) {}
 
-  /** The catalogs of the enabled extensions that are running (malformed ones are skipped and logged). */
+  /** The catalogs of the served extensions that are running (malformed ones are skipped and logged). */
   async catalogs(): Promise<OwnedCatalog[]> {
-    const { names, redis, prefix, logger } = this.options;
-    if (names.length === 0) return [];
-    const raw = await redis.mget(...names.map((name) => catalogKey(prefix, name)));
-    const owned: OwnedCatalog[] = [];
-    names.forEach((name, i) => {
-      const text = raw[i];
-      if (text === null || text === undefined) return;
-      const parsed = ExtensionCatalogSchema.safeParse(safeJson(text));
-      if (parsed.success) owned.push({ name, catalog: parsed.data });
-      else logger.warn({ extension: name }, 'mcp extension catalog is malformed');
-    });
-    return owned;
+    return (await this.snapshot()).catalogs;
+  }
+
+  /** The served tool called `name` (as listed), or undefined. */
+  async toolTarget(name: string): Promise<ServedTool | undefined> {
+    return (await this.snapshot()).tools.get(name);
   }
 
   /** The extension owning tool `name`. */
   async toolOwner(name: string): Promise<string | undefined> {
-    return (await this.catalogs()).find((c) => c.catalog.tools.some((t) => t.name === name))?.name;
+    return (await this.toolTarget(name))?.extension;
+  }
+
+  /** True while extension `name` keeps its catalog announced. */
+  async isAnnounced(name: string): Promise<boolean> {
+    return (await this.options.redis.exists(catalogKey(this.options.prefix, name))) === 1;
+  }
+
+  private async snapshot(): Promise<{ catalogs: OwnedCatalog[]; tools: Map<string, ServedTool> }> {
+    const { redis, prefix, logger } = this.options;
+    const served = await this.options.served.served();
+    const tools = new Map<string, ServedTool>();
+    if (served.length === 0) return { catalogs: [], tools };
+    const raw = await redis.mget(...served.map((s) => catalogKey(prefix, s.name)));
+    const taken = new Set(this.options.reservedToolNames);
+    const owned: OwnedCatalog[] = [];
+    served.forEach((ext, i) => {
+      const text = raw[i];
+      if (text === null || text === undefined) return;
+      const parsed = ExtensionCatalogSchema.safeParse(safeJson(text));
+      if (!parsed.success) return logger.warn({ extension: ext.name }, 'mcp extension catalog is malformed');
+      const listed: ExtensionCatalog['tools'] = [];
+      for (const tool of parsed.data.tools) {
+        if (ext.managed && !ExtensionToolNameSchema.safeParse(tool.name).success) {
+          logger.warn({ extension: ext.name, tool: tool.name }, 'mcp extension tool name refused');
+          continue;
+        }
+        if (ext.allowedTools !== undefined && !ext.allowedTools.includes(tool.name)) continue;
+        const servedName = ext.managed ? `${ext.name}.${tool.name}` : tool.name;
+        if (taken.has(servedName)) {
+          logger.warn({ extension: ext.name, tool: servedName }, 'mcp extension tool name collides: not served');
+          continue;
+        }
+        taken.add(servedName);
+        const { minRole, ...definition } = tool;
+        listed.push({ ...definition, name: servedName });
+        tools.set(servedName, {
+          extension: ext.name,
+          managed: ext.managed,
+          ownName: tool.name,
+          minRole: minRole ?? 'viewer',
+          inputSchema: tool.inputSchema,
+        });
+      }
+      owned.push({ name: ext.name, managed: ext.managed, catalog: { ...parsed.data, tools: listed } });
+    });
+    return { catalogs: owned, tools };
   }
 
   /** The extension owning prompt `name`. */
@@ -84,8 +155,10 @@ export class ExtensionRouter {
   /**
    * Relays one call to extension `name` and resolves with its result.
    *
-   * @throws JsonRpcError the extension's error; -32603 when it does not
-   *   answer within `callTimeoutMs`; the abort reason when the client cancels.
+   * @param watchLiveness also give up (with {@link ExtensionUnavailable}) as soon as the
+   *   extension stops announcing its catalog — a killed service — instead of at the timeout
+   * @throws JsonRpcError the extension's error; {@link ExtensionUnavailable} when it does not
+   *   answer within `callTimeoutMs` (or stopped announcing); the abort reason when the client cancels.
    */
   async call(
     name: string,
@@ -93,6 +166,7 @@ export class ExtensionRouter {
     params: Record<string, unknown>,
     ctx: McpCallContext,
     clientCapabilities: Record<string, unknown>,
+    watchLiveness = false,
   ): Promise<Record<string, unknown>> {
     const { hub, redis, prefix, callTimeoutMs } = this.options;
     const callId = randomUUID();
@@ -110,6 +184,7 @@ export class ExtensionRouter {
       void redis.publish(callChannel(prefix, callId), JSON.stringify(message)).catch(() => undefined);
     let removeRelay: () => void = () => undefined;
     let timer: NodeJS.Timeout | undefined;
+    let liveness: NodeJS.Timeout | undefined;
     let onAbort: () => void = () => undefined;
     try {
       return await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -118,10 +193,18 @@ export class ExtensionRouter {
           if (event.success) this.onEvent(event.data, ctx, reply, resolve, reject);
         });
         timer = setTimeout(
-          () =>
-            reject(new JsonRpcError(INTERNAL_ERROR, `Extension ${name} did not answer within ${callTimeoutMs} ms.`)),
+          () => reject(new ExtensionUnavailable(name, `Extension ${name} did not answer within ${callTimeoutMs} ms.`)),
           callTimeoutMs,
         );
+        if (watchLiveness)
+          liveness = setInterval(() => {
+            void this.isAnnounced(name).then(
+              (up) => {
+                if (!up) reject(new ExtensionUnavailable(name, `Extension ${name} stopped while serving the call.`));
+              },
+              () => undefined,
+            );
+          }, LIVENESS_CHECK_MS);
         onAbort = () => {
           reply({ type: 'cancel' });
           reject(new Error('The request was cancelled.'));
@@ -130,11 +213,12 @@ export class ExtensionRouter {
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         redis
           .lpush(callQueueKey(prefix, name), JSON.stringify(call))
-          .catch((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
+          .catch(() => reject(new ExtensionUnavailable(name, `Extension ${name} could not be reached.`)));
       });
     } finally {
       removeRelay();
       clearTimeout(timer);
+      clearInterval(liveness);
       ctx.signal.removeEventListener('abort', onAbort);
     }
   }
@@ -176,6 +260,9 @@ export class ExtensionRouter {
     }
   }
 }
+
+/** How often a call that watches liveness checks that its extension still announces, ms. */
+const LIVENESS_CHECK_MS = 1000;
 
 function asWireError(err: unknown): { code: number; message: string; data?: unknown } {
   if (err instanceof JsonRpcError)

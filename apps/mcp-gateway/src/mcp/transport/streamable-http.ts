@@ -249,7 +249,7 @@ export class StreamableHttpHandler {
     const response: OutgoingMessage = {
       jsonrpc: '2.0',
       id: request.id,
-      result: { ...this.options.dispatcher.initializeResult(negotiated) },
+      result: { ...this.options.dispatcher.initializeResult(negotiated, record.clientCapabilities) },
     };
     if (accept.json) {
       res.setHeader('Mcp-Session-Id', record.id);

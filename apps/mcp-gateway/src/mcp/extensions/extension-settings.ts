@@ -1,0 +1,91 @@
+import type { Pool } from '@dagu-mcp/runtime';
+import { ExtensionSettingsSchema, type ExtensionSettings } from '@dagu-mcp/contracts';
+
+/**
+ * Which extensions an admin enabled (issue 29 item 2), kept in the gateway's `settings`
+ * table under `extension:<name>` (JSON {@link ExtensionSettings}) so every replica agrees
+ * and no migration is needed. Read through {@link ServedExtensions}, which caches.
+ */
+export class ExtensionSettingsStore {
+  constructor(private readonly pool: Pool) {}
+
+  /** Every stored switch, by extension name (malformed rows are skipped). */
+  async list(): Promise<Map<string, ExtensionSettings>> {
+    const { rows } = await this.pool.query<{ key: string; value: string }>(
+      "SELECT key, value FROM settings WHERE key LIKE 'extension:%' ORDER BY key",
+    );
+    const out = new Map<string, ExtensionSettings>();
+    for (const row of rows) {
+      const parsed = ExtensionSettingsSchema.safeParse(safeJson(row.value));
+      if (parsed.success) out.set(row.key.slice('extension:'.length), parsed.data);
+    }
+    return out;
+  }
+
+  /** Stores extension `name`'s switch (replaces the previous one). */
+  async put(name: string, settings: ExtensionSettings): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+      [`extension:${name}`, JSON.stringify(settings)],
+    );
+  }
+}
+
+/** One extension the gateway serves now. */
+export interface ServedExtension {
+  readonly name: string;
+  /** Enabled by an admin: tools served as `<name>.<tool>`, min role and input schema enforced. */
+  readonly managed: boolean;
+  /** Own tool names served (managed only); absent: all. */
+  readonly allowedTools?: readonly string[];
+}
+
+/**
+ * The extensions to serve: the static `MCP_EXTENSIONS` list (served as announced), then
+ * those an admin enabled, by name. Re-read at most every `cacheMs` (default 1000 ms), so a
+ * switch reaches every replica within about a second.
+ */
+export class ServedExtensions {
+  private cached: { at: number; value: Promise<ServedExtension[]> } | undefined;
+
+  constructor(
+    private readonly options: {
+      readonly staticNames: readonly string[];
+      readonly store?: ExtensionSettingsStore;
+      readonly cacheMs?: number;
+    },
+  ) {}
+
+  /** The extensions served now (a failed settings read serves the static list only). */
+  async served(): Promise<ServedExtension[]> {
+    const now = Date.now();
+    if (this.cached === undefined || now - this.cached.at > (this.options.cacheMs ?? 1000))
+      this.cached = { at: now, value: this.load() };
+    return this.cached.value;
+  }
+
+  /** Forgets the cache (after a local `PUT`). */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async load(): Promise<ServedExtension[]> {
+    const served: ServedExtension[] = this.options.staticNames.map((name) => ({ name, managed: false }));
+    const settings = await this.options.store?.list().catch(() => undefined);
+    for (const [name, s] of settings ?? []) {
+      if (!s.enabled || this.options.staticNames.includes(name)) continue;
+      served.push(
+        s.allowedTools === undefined ? { name, managed: true } : { name, managed: true, allowedTools: s.allowedTools },
+      );
+    }
+    return served;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
