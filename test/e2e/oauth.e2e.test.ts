@@ -425,6 +425,23 @@ describe('authorization codes and tokens (issue 23 items 3–4)', () => {
     const wrong = await authorizeByHand();
     const res = await wrong.exchange({ resource: 'https://elsewhere.example/mcp' });
     expect(res.body.error).toBe('invalid_target');
+    // At the authorize step: an error redirect, with `iss` (RFC 9207) like every authorization response.
+    const authorize = await fetch(
+      `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: wrong.clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        state: 'rt',
+        resource: 'https://elsewhere.example/mcp',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    const location = new URL(authorize.headers.get('location') ?? '');
+    expect(location.searchParams.get('error')).toBe('invalid_target');
+    expect(location.searchParams.get('state')).toBe('rt');
+    expect(location.searchParams.get('iss')).toBe(stack.baseUrl);
 
     const flow = await authorizeByHand();
     const key = `e2e-${stack.id}:oauth:code:${createHash('sha256').update(flow.code).digest('hex')}`;
