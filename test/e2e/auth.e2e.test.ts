@@ -166,7 +166,8 @@ describe('API keys and surfaces (020 §API-Key Surface)', () => {
     const replica = await stack.spawnApp('mcp-gateway', { PORT: String(port), AUTH_MODE: 'builtin' });
     const second = `http://127.0.0.1:${port}`;
     try {
-      for (let i = 0; i < 50 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++)
+      // Up to 60 s: a replica boots in about a second on a quiet machine, far slower on a loaded one.
+      for (let i = 0; i < 600 && (await fetch(`${second}/healthz`).catch(() => undefined))?.status !== 200; i++)
         await new Promise((r) => setTimeout(r, 100));
       const key = await createKey('viewer', ['rest_api']);
       expect((await api('/auth/me', { token: key.key, base: second })).status).toBe(200); // cached on replica 2
@@ -182,7 +183,7 @@ describe('API keys and surfaces (020 §API-Key Surface)', () => {
     } finally {
       replica.kill('SIGTERM');
     }
-  });
+  }, 120_000);
 });
 
 describe('roles (dagu-model §9, §10)', () => {
