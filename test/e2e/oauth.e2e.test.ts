@@ -632,6 +632,62 @@ describe('revocation, introspection, authorizations (issue 23 items 4 and 6)', (
   });
 });
 
+describe('the JSON authorize endpoints for a separate front end (issue 23 item 3)', () => {
+  it('GET describes the request; POST with the CSRF token allows (code, state, iss) or denies', async () => {
+    const signedIn = await authorizeByHand(); // leaves a signed-in browser
+    const cookie = `dagu_session=${signedIn.browser.cookie('dagu_session') ?? ''}`;
+    const csrf = String(
+      (JSON.parse((await signedIn.browser.get('/api/v1/session')).text) as { csrfToken: string }).csrfToken,
+    );
+    const client = await register({ client_name: 'SPA client' });
+    const { verifier, challenge } = pkce();
+    const params = {
+      client_id: String(client.body.client_id),
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'js-1',
+      scope: 'dagu:read',
+    };
+    const prompt = await fetch(`${stack.baseUrl}/api/mcp/authorize?${new URLSearchParams(params).toString()}`, {
+      headers: { cookie },
+    });
+    expect(await prompt.json()).toMatchObject({
+      client: { clientId: params.client_id, clientName: 'SPA client', scope: 'dagu:read' },
+      user: { username: 'admin' },
+      params: { redirectUri: REDIRECT, codeChallengeMethod: 'S256', state: 'js-1' },
+    });
+    const post = (headers: Record<string, string>, action: string) =>
+      fetch(`${stack.baseUrl}/api/mcp/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, ...headers },
+        body: JSON.stringify({ ...params, action }),
+      });
+    expect((await post({}, 'allow')).status).toBe(403);
+    const denied = (await (await post({ 'x-csrf-token': csrf }, 'deny')).json()) as {
+      ok: boolean;
+      redirectUrl: string;
+    };
+    expect(denied.ok).toBe(false);
+    expect(new URL(denied.redirectUrl).searchParams.get('error')).toBe('access_denied');
+    const allowed = (await (await post({ 'x-csrf-token': csrf }, 'allow')).json()) as {
+      ok: boolean;
+      redirectUrl: string;
+    };
+    const redirect = new URL(allowed.redirectUrl);
+    expect(allowed.ok).toBe(true);
+    expect(redirect.searchParams.get('iss')).toBe(stack.baseUrl);
+    const tokens = await form(`${stack.baseUrl}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: redirect.searchParams.get('code') ?? '',
+      client_id: params.client_id,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
+    expect(tokens.body.scope).toBe('dagu:read');
+  });
+});
+
 describe('existing credentials (issue 23 item 7)', () => {
   it('login tokens and Basic still work on /mcp', async () => {
     const login = await restCall(stack.baseUrl, '/auth/login', { method: 'POST', body: ADMIN });
