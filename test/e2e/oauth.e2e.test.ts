@@ -425,6 +425,23 @@ describe('authorization codes and tokens (issue 23 items 3–4)', () => {
     const wrong = await authorizeByHand();
     const res = await wrong.exchange({ resource: 'https://elsewhere.example/mcp' });
     expect(res.body.error).toBe('invalid_target');
+    // At the authorize step: an error redirect, with `iss` (RFC 9207) like every authorization response.
+    const authorize = await fetch(
+      `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: wrong.clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        state: 'rt',
+        resource: 'https://elsewhere.example/mcp',
+      }).toString()}`,
+      { redirect: 'manual' },
+    );
+    const location = new URL(authorize.headers.get('location') ?? '');
+    expect(location.searchParams.get('error')).toBe('invalid_target');
+    expect(location.searchParams.get('state')).toBe('rt');
+    expect(location.searchParams.get('iss')).toBe(stack.baseUrl);
 
     const flow = await authorizeByHand();
     const key = `e2e-${stack.id}:oauth:code:${createHash('sha256').update(flow.code).digest('hex')}`;
@@ -612,6 +629,62 @@ describe('revocation, introspection, authorizations (issue 23 items 4 and 6)', (
         (await mcpPost(access, initialize, `${b.url}/mcp`)).status === 401,
     );
     expect(took).toBeLessThanOrEqual(2000);
+  });
+});
+
+describe('the JSON authorize endpoints for a separate front end (issue 23 item 3)', () => {
+  it('GET describes the request; POST with the CSRF token allows (code, state, iss) or denies', async () => {
+    const signedIn = await authorizeByHand(); // leaves a signed-in browser
+    const cookie = `dagu_session=${signedIn.browser.cookie('dagu_session') ?? ''}`;
+    const csrf = String(
+      (JSON.parse((await signedIn.browser.get('/api/v1/session')).text) as { csrfToken: string }).csrfToken,
+    );
+    const client = await register({ client_name: 'SPA client' });
+    const { verifier, challenge } = pkce();
+    const params = {
+      client_id: String(client.body.client_id),
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'js-1',
+      scope: 'dagu:read',
+    };
+    const prompt = await fetch(`${stack.baseUrl}/api/mcp/authorize?${new URLSearchParams(params).toString()}`, {
+      headers: { cookie },
+    });
+    expect(await prompt.json()).toMatchObject({
+      client: { clientId: params.client_id, clientName: 'SPA client', scope: 'dagu:read' },
+      user: { username: 'admin' },
+      params: { redirectUri: REDIRECT, codeChallengeMethod: 'S256', state: 'js-1' },
+    });
+    const post = (headers: Record<string, string>, action: string) =>
+      fetch(`${stack.baseUrl}/api/mcp/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, ...headers },
+        body: JSON.stringify({ ...params, action }),
+      });
+    expect((await post({}, 'allow')).status).toBe(403);
+    const denied = (await (await post({ 'x-csrf-token': csrf }, 'deny')).json()) as {
+      ok: boolean;
+      redirectUrl: string;
+    };
+    expect(denied.ok).toBe(false);
+    expect(new URL(denied.redirectUrl).searchParams.get('error')).toBe('access_denied');
+    const allowed = (await (await post({ 'x-csrf-token': csrf }, 'allow')).json()) as {
+      ok: boolean;
+      redirectUrl: string;
+    };
+    const redirect = new URL(allowed.redirectUrl);
+    expect(allowed.ok).toBe(true);
+    expect(redirect.searchParams.get('iss')).toBe(stack.baseUrl);
+    const tokens = await form(`${stack.baseUrl}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: redirect.searchParams.get('code') ?? '',
+      client_id: params.client_id,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
+    expect(tokens.body.scope).toBe('dagu:read');
   });
 });
 

@@ -78,7 +78,11 @@ export function oauthRouter(server: OAuthServer, basePath: string, oauthPages: R
     '/register',
     clientRegistrationHandler({ clientsStore: server.provider.clientsStore, rateLimit: false }),
   );
-  endpoints.use('/authorize', authorizationHandler({ provider: server.provider, rateLimit: false }));
+  endpoints.use(
+    '/authorize',
+    issOnErrorRedirects(a.issuer),
+    authorizationHandler({ provider: server.provider, rateLimit: false }),
+  );
   endpoints.use('/token', tokenHandler({ provider: server.provider, rateLimit: false }));
   endpoints.use('/revoke', revocationHandler({ provider: server.provider, rateLimit: false }));
   endpoints.post(
@@ -135,3 +139,25 @@ function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]
 
 /** The `scope` of the 401 challenge: everything, so a client asks for all it may need. */
 export const CHALLENGE_SCOPE = ALL_SCOPES;
+
+/**
+ * RFC 9207 on the SDK's own error redirects (`invalid_scope`, `invalid_target`, … raised
+ * after the client and redirect URI were validated): adds `iss` to a redirect that
+ * carries `error` and no `iss`. Our own redirects (code, Deny) set it already.
+ */
+function issOnErrorRedirects(issuer: string): express.RequestHandler {
+  return (_req, res, next) => {
+    const setHeader = res.setHeader.bind(res);
+    res.setHeader = (name: string, value: number | string | readonly string[]) => {
+      if (name.toLowerCase() === 'location' && typeof value === 'string' && URL.canParse(value)) {
+        const url = new URL(value);
+        if (url.searchParams.has('error') && !url.searchParams.has('iss')) {
+          url.searchParams.set('iss', issuer);
+          return setHeader(name, url.href);
+        }
+      }
+      return setHeader(name, value);
+    };
+    next();
+  };
+}
