@@ -9,6 +9,7 @@ import { securityHeaders } from './http/browser-rules';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
 import { rootHandler } from './http/home-page';
+import { webConsoleRouter, type WebConsole } from './http/web-console';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly audit?: (event: AuditEvent) => void;
   /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
   readonly mcpOrigins?: OriginGuardOptions;
+  /** The built web console (issue 26); absent: `/` answers the small HTML index and no fallback exists. */
+  readonly web?: WebConsole;
 }
 
 /**
@@ -93,9 +96,14 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
 
-  const root = rootHandler(deps.basePath, deps.version);
+  const root = rootHandler(deps.basePath, deps.version, deps.web);
   app.get('/', root);
   if (deps.basePath !== '') app.get([deps.basePath, `${deps.basePath}/`], root);
+  if (deps.web !== undefined) {
+    const web = webConsoleRouter(deps.web);
+    if (deps.basePath !== '') app.use(deps.basePath, web);
+    app.use(web);
+  }
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { WIKI_PAGE_HARD_MAX_BYTES, WIKI_PAGE_MAX_BYTES } from '@dagu-mcp/contracts';
 import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
@@ -50,6 +51,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
+ * | `WEB_DIST_DIR` | directory of the built web console (`index.html`, `console/`), served at `/` and under `BASE_PATH` (issue 26); when it holds no `index.html`, `/` answers a small HTML index instead | `apps/web/dist` of the checkout (the image sets `/app/web`) |
+ * | `EVENTS_KEEPALIVE_MS` | keep-alive comment interval on `GET /api/v1/events` streams, ms | `15000` |
  *
  * Every secret may come from `<NAME>_FILE`.
  */
@@ -111,6 +114,12 @@ export const GatewayConfigSchema = z.object({
   AUDIT_UNAUTHENTICATED_RETENTION_DAYS: env.count(7),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,
+  // dist/config.js → apps/web/dist in a checkout (no app imports another: only its built files are read).
+  WEB_DIST_DIR: z
+    .string()
+    .min(1)
+    .default(join(__dirname, '..', '..', 'web', 'dist')),
+  EVENTS_KEEPALIVE_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -1,4 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
+import type { Response } from 'express';
 import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
@@ -31,6 +32,8 @@ import { dagRoutes } from './routes/dags.routes';
 import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
+import { eventRoutes } from './routes/events.routes';
+import { loadWebConsole } from './http/web-console';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -97,6 +100,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
   });
   subscriptions.start();
+  const eventStreams = new Set<Response>();
+  const web = loadWebConsole(config.WEB_DIST_DIR, config.BASE_PATH);
+  if (web === undefined) logger.warn({ dir: config.WEB_DIST_DIR }, 'web console not built: / answers the HTML index');
   const app = createApp({
     logger,
     sessions,
@@ -115,7 +121,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       runRoutes(bus),
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
+      eventRoutes({ events: runEvents, keepAliveMs: config.EVENTS_KEEPALIVE_MS, open: eventStreams }),
     ],
+    ...(web !== undefined ? { web } : {}),
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
@@ -146,6 +154,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.close(() => resolve());
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
+        for (const stream of eventStreams) stream.end();
       });
       await subscriptions.stop();
       await sessions.closeAll();
