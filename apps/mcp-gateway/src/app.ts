@@ -99,11 +99,7 @@ export function createApp(deps: AppDeps): Express {
   const root = rootHandler(deps.basePath, deps.version, deps.web);
   app.get('/', root);
   if (deps.basePath !== '') app.get([deps.basePath, `${deps.basePath}/`], root);
-  if (deps.web !== undefined) {
-    const web = webConsoleRouter(deps.web);
-    if (deps.basePath !== '') app.use(deps.basePath, web);
-    app.use(web);
-  }
+  if (deps.web !== undefined) app.use(webConsoleRouter(deps.web, deps.basePath));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({

@@ -16,7 +16,7 @@ import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-me
 import { AuditTrailConsumer } from './audit/audit-trail-consumer';
 import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
-import { isLoopback, loadGatewayConfig, type GatewayConfig } from './config';
+import { isLoopback, loadGatewayConfig, webDistDir, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';
 import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
@@ -101,8 +101,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   subscriptions.start();
   const eventStreams = new Set<Response>();
-  const web = loadWebConsole(config.WEB_DIST_DIR, config.BASE_PATH);
-  if (web === undefined) logger.warn({ dir: config.WEB_DIST_DIR }, 'web console not built: / answers the HTML index');
+  const webDir = webDistDir(config);
+  const web = loadWebConsole(webDir, config.BASE_PATH);
+  if (web === undefined) logger.warn({ dir: webDir }, 'web console not built: / answers the HTML index');
   const app = createApp({
     logger,
     sessions,

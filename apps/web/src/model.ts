@@ -80,6 +80,7 @@ export interface RunStep {
   outputs?: Record<string, unknown>;
   subRuns?: Array<{ dagRunId: string; name?: string; status?: number; statusLabel?: string }>;
   answer?: { method: 'POST'; path: string; role: string };
+  approval?: { prompt?: string; input?: string[]; required?: string[] };
   decision?: { by: { kind: string; name: string }; at: string; outcome: string };
   foreach?: unknown;
 }

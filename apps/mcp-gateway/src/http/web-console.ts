@@ -67,19 +67,20 @@ export function sendConsolePage(res: Response, web: WebConsole): void {
 }
 
 /**
- * The console's router, mounted at `/` and at `BASE_PATH`: its hashed files under
- * `/console/` (cached for a year: their names change with their content) and, for a GET
- * that prefers HTML on any path outside {@link RESERVED_PREFIXES}, the page itself (the
- * single-page app's fallback). Everything else falls through to the JSON 404.
+ * The console's router, mounted once at the root: its hashed files under `/console/` and
+ * `<BASE_PATH>/console/` (cached for a year: their names change with their content) and, for
+ * a GET that asks for HTML by name on any path outside {@link RESERVED_PREFIXES} (checked with
+ * and without `BASE_PATH`), the page itself (the single-page app's fallback). Everything else
+ * falls through to the JSON 404.
  */
-export function webConsoleRouter(web: WebConsole): Router {
+export function webConsoleRouter(web: WebConsole, basePath: string): Router {
   const router = Router();
-  router.use(
-    '/console',
-    express.static(web.assetsDir, { immutable: true, maxAge: '365d', index: false, fallthrough: true }),
-  );
+  const files = express.static(web.assetsDir, { immutable: true, maxAge: '365d', index: false, fallthrough: true });
+  router.use('/console', files);
+  if (basePath !== '') router.use(`${basePath}/console`, files);
   router.get(/.*/, function consoleFallback(req: Request, res: Response, next: NextFunction): void {
-    if (!isConsolePath(req.path)) return next();
+    const path = basePath !== '' && req.path.startsWith(`${basePath}/`) ? req.path.slice(basePath.length) : req.path;
+    if (!isConsolePath(path)) return next();
     // Only a navigation (a browser asks for text/html by name); fetch's `*/*` keeps the JSON 404.
     if (!(req.headers.accept ?? '').includes('text/html')) return next();
     sendConsolePage(res, web);

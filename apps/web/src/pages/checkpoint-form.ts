@@ -70,8 +70,9 @@ export function checkpointForm(
   const needed = asRole(step.answer?.role, 'operator');
   const path = `/dag-runs/${seg(run.name)}/${seg(run.dagRunId)}/steps/${seg(step.name)}`;
   const box = h('section', { class: 'checkpoint', 'aria-label': `Checkpoint ${step.name}` });
-  const isApproval = def?.approval !== undefined || (step.answer?.path ?? '').endsWith('/approval');
-  const prompt = def?.approval?.prompt ?? def?.action?.prompt;
+  const approval = step.approval ?? def?.approval;
+  const isApproval = approval !== undefined || (step.answer?.path ?? '').endsWith('/approval');
+  const prompt = approval?.prompt ?? def?.action?.prompt;
   box.append(h('h2', {}, `${isApproval ? 'Approval' : 'Human task'}: ${step.name}`));
   if (prompt) box.append(h('p', {}, prompt));
   if (!roleAtLeast(role, needed)) {
@@ -90,12 +91,13 @@ export function checkpointForm(
     }
   };
   if (isApproval) {
-    const inputs = (def?.approval?.input ?? []).map((name) =>
-      field(name, { type: 'string' }, def?.approval?.required.includes(name) === true, `ap-${step.name}`),
+    const names = approval?.input ?? [];
+    const inputs = names.map((name) =>
+      field(name, { type: 'string' }, approval?.required?.includes(name) === true, `ap-${step.name}`),
     );
     const values = (): Record<string, string> =>
       Object.fromEntries(
-        (def?.approval?.input ?? []).flatMap((name, i) => {
+        names.flatMap((name, i) => {
           const v = inputs[i]?.read();
           return typeof v === 'string' ? [[name, v]] : [];
         }),
