@@ -12,12 +12,19 @@ export interface GraphNode {
 const NODE_W = 168;
 const NODE_H = 40;
 
+/** A drawn graph: its element and a recolouring of its nodes (no new layout) when statuses change. */
+export interface DrawnGraph {
+  el: SVGElement;
+  /** Sets each named node's status colour and label; unknown names are ignored. */
+  recolour(statuses: ReadonlyMap<string, string>): void;
+}
+
 /**
  * Draws the step graph (DAG page: the definition; run page: coloured by step status) as SVG,
  * laid out by dagre (left to right, dependencies as edges). Each node is focusable and
  * answers Enter as a click (`onSelect`), so the graph works from the keyboard.
  */
-export function drawGraph(nodes: readonly GraphNode[], onSelect?: (name: string) => void): SVGElement {
+export function drawGraph(nodes: readonly GraphNode[], onSelect?: (name: string) => void): DrawnGraph {
   interface Box {
     width: number;
     height: number;
@@ -77,5 +84,18 @@ export function drawGraph(nodes: readonly GraphNode[], onSelect?: (name: string)
     }
     root.appendChild(group);
   }
-  return root;
+  return { el: root, recolour: (statuses) => recolour(root, statuses) };
+}
+
+/** Recolours the nodes of a drawn graph in place: the layout (the costly part) is kept. */
+function recolour(root: SVGElement, statuses: ReadonlyMap<string, string>): void {
+  for (const group of root.querySelectorAll('g.node')) {
+    const name = group.getAttribute('data-step') ?? '';
+    const status = statuses.get(name);
+    if (status === undefined) continue;
+    const colour = statusColour(status);
+    group.querySelector('rect')?.setAttribute('fill', colour.fill);
+    group.querySelector('text')?.setAttribute('fill', colour.text);
+    group.setAttribute('aria-label', `${name}: ${status.replace(/_/g, ' ')}`);
+  }
 }

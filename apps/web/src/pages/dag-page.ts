@@ -56,7 +56,7 @@ export async function dagPage(name: string, role: Role): Promise<PageView> {
     ),
     roleAtLeast(role, 'operator') ? startForm(dag) : null,
     h('h2', {}, 'Graph'),
-    h('div', { class: 'graph-box', tabindex: 0, 'aria-label': 'Step graph (scrolls)' }, drawGraph(steps)),
+    h('div', { class: 'graph-box', tabindex: 0, 'aria-label': 'Step graph (scrolls)' }, drawGraph(steps).el),
     h('h2', {}, 'Runs'),
     history,
     h('h2', {}, 'YAML'),

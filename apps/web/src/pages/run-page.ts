@@ -1,6 +1,6 @@
 import { api, seg } from '../api';
 import { duration, errorBox, h, replace, when } from '../dom';
-import { drawGraph } from '../graph';
+import { drawGraph, type DrawnGraph } from '../graph';
 import { listenToRuns } from '../live';
 import { ACTIVE_STATUSES, roleAtLeast, type DagDetail, type Role, type RunDetail, type RunStep } from '../model';
 import { href, navigate, type PageView } from '../router';
@@ -42,11 +42,14 @@ export async function runPage(name: string, id: string, role: Role, _sub?: strin
   const logs = logPanel(name, id, () => ACTIVE_STATUSES.has(run.status));
   let selected = run.steps.find((s) => s.status === 2)?.name;
 
+  const markSelected = (): void => {
+    for (const row of stepsBody.querySelectorAll('tr'))
+      row.toggleAttribute('aria-selected', row.getAttribute('data-step') === selected);
+  };
   const select = (step: string): void => {
     selected = step;
     logs.show(step);
-    for (const row of stepsBody.querySelectorAll('tr'))
-      row.toggleAttribute('aria-selected', row.getAttribute('data-step') === step);
+    markSelected();
   };
   const actions = (): HTMLElement => {
     const box = h('div', { class: 'actions' });
@@ -107,6 +110,29 @@ export async function runPage(name: string, id: string, role: Role, _sub?: strin
         ),
       ),
     );
+  // The layout is computed once, after the first paint (it is the costly part of a big run's
+  // page); later renders only recolour the nodes.
+  let graph: DrawnGraph | undefined;
+  let graphShape = '';
+  const drawRunGraph = (): void => {
+    const shape = run.steps.map((s) => s.name).join('\n');
+    if (graph !== undefined && shape === graphShape) {
+      graph.recolour(new Map(run.steps.map((s) => [s.name, s.statusLabel])));
+      return;
+    }
+    graphShape = shape;
+    replace(graphBox, h('p', { class: 'muted small' }, 'Laying out the graph…'));
+    window.requestAnimationFrame(() =>
+      window.setTimeout(() => {
+        graph = drawGraph(
+          run.steps.map((s) => ({ name: s.name, depends: depends.get(s.name) ?? [], status: s.statusLabel })),
+          select,
+        );
+        replace(graphBox, graph.el);
+        graph.recolour(new Map(run.steps.map((s) => [s.name, s.statusLabel])));
+      }, 0),
+    );
+  };
   const render = (): void => {
     replace(
       head,
@@ -124,13 +150,7 @@ export async function runPage(name: string, id: string, role: Role, _sub?: strin
       ),
       actions(),
     );
-    replace(
-      graphBox,
-      drawGraph(
-        run.steps.map((s) => ({ name: s.name, depends: depends.get(s.name) ?? [], status: s.statusLabel })),
-        select,
-      ),
-    );
+    drawRunGraph();
     replace(timeBox, timeline(run.steps));
     replace(stepsBody, ...run.steps.map(stepRow));
     replace(
@@ -143,7 +163,7 @@ export async function runPage(name: string, id: string, role: Role, _sub?: strin
       run.outputs !== undefined ? h('div', {}, h('h2', {}, 'Outputs'), json(run.outputs)) : null,
       run.error ? h('div', {}, h('h2', {}, 'Error'), h('pre', { class: 'json' }, run.error)) : null,
     );
-    if (selected !== undefined) select(selected);
+    markSelected();
   };
   const refresh = async (): Promise<void> => {
     try {
@@ -155,7 +175,7 @@ export async function runPage(name: string, id: string, role: Role, _sub?: strin
     }
   };
   render();
-  if (selected === undefined) logs.show(undefined);
+  logs.show(selected);
   const stopEvents = listenToRuns(
     { dagRunId: id },
     () => void refresh(),
