@@ -161,8 +161,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
   try {
     await proxy?.listen(port);
     const alive = () => children.every((c) => c.exitCode === null && c.signalCode === null);
-    for (const gateway of gateways) await waitForHealth(gateway.url, 20_000, alive);
-    await waitForHealth(baseUrl, 20_000, alive);
+    for (const gateway of gateways) await waitForHealth(gateway.url, 60_000, alive);
+    await waitForHealth(baseUrl, 60_000, alive);
   } catch (err) {
     await stack.stop();
     throw new Error(`stack did not become healthy: ${String(err)}\n${logs.join('')}`, { cause: err });

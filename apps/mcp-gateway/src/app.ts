@@ -35,6 +35,11 @@ export interface AppDeps {
   readonly restRoutes: RestRoutes[];
   /** Records audit events (REST role refusals: `authz.denied`); default: none. */
   readonly audit?: (event: AuditEvent) => void;
+  /**
+   * Server-rendered pages (sign-in and, later, OAuth consent), mounted at the root and under
+   * `BASE_PATH` before the 404; default: none.
+   */
+  readonly pages?: readonly RequestHandler[];
   /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
   readonly mcpOrigins?: OriginGuardOptions;
   /** The built web console (issue 26); absent: `/` answers the small HTML index and no fallback exists. */
@@ -95,6 +100,11 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/api/v1', rest);
   if (deps.basePath !== '') app.use(`${deps.basePath}/api/v1`, rest);
+
+  for (const pages of deps.pages ?? []) {
+    app.use(pages);
+    if (deps.basePath !== '') app.use(deps.basePath, pages);
+  }
 
   const root = rootHandler(deps.basePath, deps.version, deps.web);
   app.get('/', root);

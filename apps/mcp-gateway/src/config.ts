@@ -44,6 +44,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `TOKEN_SECRET` | HS256 secret of login tokens, ≥ 32 chars (generated once and kept in PostgreSQL if unset) | — |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting secrets kept in PostgreSQL (the login-token secret): `id:base64key[,id:base64key…]`, first key encrypts, all decrypt (rotation), or one bare base64 32-byte key; required unless `HOST` is loopback, where a development key is generated in the temp directory (docs/security.md) | — |
  * | `TOKEN_TTL_SECONDS` | login token lifetime, s | `43200` (12 h) |
+ * | `BROWSER_SESSION_TTL_MS` | browser session (sign-in page cookie) lifetime, ms | `43200000` (12 h) |
  * | `TRUST_PROXY` | how many proxy hops in front of the gateway append to `X-Forwarded-For` (the client address is read that many hops from the right); `false` ignores the header. `true` is refused: it would let a client pick its own address | `false` |
  * | `LOGIN_MAX_FAILURES_PER_USER` / `LOGIN_MAX_FAILURES_PER_ADDRESS` | failed passwords allowed per window for one username from one address (then that pair gets 429; past this many from everywhere the username is only slowed, 250 ms doubling up to 8 s, never locked) / failed credentials from one address (then that address gets 429) | `10` / `50` |
  * | `LOGIN_FAILURE_WINDOW_SECONDS` | rate-limit window, s | `900` |
@@ -99,6 +100,7 @@ export const GatewayConfigSchema = z.object({
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
   TOKEN_TTL_SECONDS: env.count(12 * 3600),
+  BROWSER_SESSION_TTL_MS: env.count(12 * 3600 * 1000),
   TRUST_PROXY: z
     .string()
     .regex(

@@ -114,6 +114,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     mcpOrigins: originRulesFor(config),
     authenticateMcp: auth.authenticateMcp,
     authenticateRest: auth.authenticateRest,
+    ...(auth.pages !== undefined ? { pages: [auth.pages] } : {}),
     audit: (event) => auth.audit.record(event),
     restRoutes: [
       healthRoutes({ version: GATEWAY_VERSION, probeServices: createServiceProber(bus) }),

@@ -12,21 +12,32 @@ import { adminPage } from './pages/admin';
 import { chartsPage } from './pages/charts';
 
 /**
+ * Who is using the console: the browser session (`GET /api/v1/session`), or — when the gateway
+ * runs with authentication off (`AUTH_MODE=none`, loopback only) — the anonymous admin every
+ * request acts as (`GET /api/v1/auth/me` says `credentialType: none`). `undefined`: sign in.
+ */
+async function currentSession(): Promise<Session | undefined> {
+  try {
+    return await api<Session>('/session');
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) throw err;
+  }
+  const me = await fetch(`${BASE}/api/v1/auth/me`, { headers: { Accept: 'application/json' } });
+  const body: unknown = me.ok ? await me.json() : undefined;
+  if (typeof body === 'object' && body !== null && 'credentialType' in body && body.credentialType === 'none')
+    return { user: { id: 'anonymous', username: 'anonymous', role: 'admin' }, csrfToken: '', expiresAt: '' };
+  return undefined;
+}
+
+/**
  * The console's shell (issue 26): who is signed in (`GET /api/v1/session`; none → the sign-in
  * page), the navigation the role may use, and the routed page in `<main>`.
  */
 async function boot(): Promise<void> {
-  let session: Session;
-  try {
-    session = await api<Session>('/session');
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      location.assign(signInUrl());
-      return;
-    }
-    // No session route answers when authentication is off (AUTH_MODE=none): the caller acts as admin.
-    if (!(err instanceof ApiError && err.status === 404)) throw err;
-    session = { user: { id: 'anonymous', username: 'anonymous', role: 'admin' }, csrfToken: '', expiresAt: '' };
+  const session = await currentSession();
+  if (session === undefined) {
+    location.assign(signInUrl());
+    return;
   }
   setCsrfToken(session.csrfToken);
   const role = session.user.role;
@@ -48,13 +59,19 @@ async function boot(): Promise<void> {
   const signOut = h(
     'form',
     { method: 'post', action: `${BASE}/signout`, class: 'signout' },
-    h('input', { type: 'hidden', name: 'csrfToken', value: session.csrfToken }),
+    h('input', { type: 'hidden', name: 'csrf', value: session.csrfToken }),
     h('span', { class: 'who' }, `${session.user.username} · ${role}`),
     h('button', { type: 'submit', class: 'link' }, 'Sign out'),
   );
   replace(
     app,
-    h('header', { class: 'top' }, h('a', { class: 'brand', href: href('/dags') }, 'dagu'), nav, signOut),
+    h(
+      'header',
+      { class: 'top' },
+      h('a', { class: 'brand', href: href('/dags') }, 'dagu'),
+      nav,
+      session.csrfToken !== '' ? signOut : null,
+    ),
     main,
   );
 

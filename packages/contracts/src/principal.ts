@@ -12,7 +12,7 @@ export function roleAtLeast(role: Role, required: Role): boolean {
 }
 
 /** How the caller proved who it is (dagu-model §8 audit `credential type`). */
-export const CredentialTypeSchema = z.enum(['none', 'basic', 'api_key', 'token', 'oauth']);
+export const CredentialTypeSchema = z.enum(['none', 'basic', 'api_key', 'token', 'oauth', 'session']);
 export type CredentialType = z.infer<typeof CredentialTypeSchema>;
 
 /**

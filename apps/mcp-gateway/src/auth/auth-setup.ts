@@ -10,6 +10,10 @@ import { apiKeyRoutes } from '../routes/api-keys.routes';
 import { auditRoutes } from '../routes/audit.routes';
 import { authRoutes } from '../routes/auth.routes';
 import { userRoutes } from '../routes/users.routes';
+import { sessionRoutes } from '../routes/session.routes';
+import { signInPages } from '../http/pages/signin.page';
+import type { Router } from 'express';
+import { BrowserSessions } from './browser-sessions';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyVerifier } from './api-key-cache';
 import { Authenticator } from './authenticator';
@@ -25,6 +29,13 @@ export interface AuthSetup {
   readonly authenticateMcp: ReturnType<typeof authenticate>;
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
+  /**
+   * The server-rendered sign-in pages (builtin mode only; docs/security.md "Browser
+   * sessions"), mounted by the app at the root and under `BASE_PATH`.
+   */
+  readonly pages: Router | undefined;
+  /** Browser sessions (builtin mode only): the OAuth authorize page and the console sign in through them. */
+  readonly browserSessions: BrowserSessions | undefined;
   close(): Promise<void>;
 }
 
@@ -105,12 +116,40 @@ export async function setupAuth(
     ...(basic ? { basic } : {}),
   });
   if (config.AUTH_MODE === 'builtin') await bootstrapAdmin(users, config, logger);
+  const browserSessions =
+    config.AUTH_MODE === 'builtin'
+      ? new BrowserSessions({
+          redis,
+          prefix: config.BUS_PREFIX,
+          users,
+          logins: sessions,
+          limiter,
+          ttlMs: config.BROWSER_SESSION_TTL_MS,
+        })
+      : undefined;
 
   return {
     audit,
     authenticateMcp: authenticate({ authenticator, surface: 'mcp', audit }),
-    authenticateRest: authenticate({ authenticator, surface: 'rest_api', audit }),
+    authenticateRest: authenticate({
+      authenticator,
+      surface: 'rest_api',
+      audit,
+      ...(browserSessions !== undefined ? { browserSessions } : {}),
+    }),
+    browserSessions,
+    pages:
+      browserSessions === undefined
+        ? undefined
+        : signInPages({
+            sessions: browserSessions,
+            audit,
+            basePath: config.BASE_PATH,
+            ttlMs: config.BROWSER_SESSION_TTL_MS,
+            logger,
+          }),
     routes: [
+      sessionRoutes(),
       authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
       userRoutes({ users, sessions, audit }),
       apiKeyRoutes({ keys, verifier, audit }),

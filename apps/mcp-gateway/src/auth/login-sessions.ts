@@ -112,6 +112,14 @@ export class LoginSessions {
       .catch((err: unknown) => this.deps.logger.warn({ err, userId }, 'user change not published'));
   }
 
+  /**
+   * The user as it is now (role, name, token version) through the same short cache as
+   * login tokens, or undefined when the user no longer exists. Browser sessions use it.
+   */
+  async currentUser(userId: string, now = Date.now()): Promise<UserEntry['state']> {
+    return this.userState(userId, now);
+  }
+
   private async userState(userId: string, now: number): Promise<UserEntry['state']> {
     const cached = this.users.get(userId);
     if (cached !== undefined && cached.until > now) return cached.state;

@@ -3,8 +3,13 @@ import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { Surface } from '../auth/api-key.repository';
 import { TooManyFailures, type Authenticator } from '../auth/authenticator';
 import { takeCredential } from '../auth/credentials';
+import type { BrowserSessions } from '../auth/browser-sessions';
+import { safeEqual } from '../auth/authenticator';
+import { CSRF_HEADER } from './browser-rules';
+import { sessionCookieOf } from './pages/signin.page';
 import type { AuditLog } from '../audit/audit-log';
 import { requestIdOf } from './request-id';
+import { setBrowserSession } from './principal';
 
 /**
  * Authenticates the request before any MCP or REST handling (020
@@ -14,12 +19,43 @@ import { requestIdOf } from './request-id';
  * answered here: 401 `unauthenticated` with `WWW-Authenticate` per enabled
  * scheme, 403 `invalid_api_key_surface`, 429 with `Retry-After`.
  *
- * On success: `res.locals.principal` and, for the MCP SDK, `req.auth`.
+ * With `browserSessions` (REST only, builtin mode), a request that carries no other
+ * credential may authenticate with the `dagu_session` cookie (credential type `session`);
+ * a state-changing one must then carry `X-CSRF-Token` equal to the session's token, else
+ * 403 `unauthorized` on field `csrf` (docs/security.md "Browser sessions").
+ *
+ * On success: `res.locals.principal` and, for the MCP SDK, `req.auth`; for a session also
+ * the session (`browserSessionOf(res)`).
  */
-export function authenticate(deps: { authenticator: Authenticator; surface: Surface; audit: AuditLog }) {
+export function authenticate(deps: {
+  authenticator: Authenticator;
+  surface: Surface;
+  audit: AuditLog;
+  browserSessions?: BrowserSessions;
+}) {
   return async function authenticate(req: Request, res: Response, next: NextFunction): Promise<void> {
     const credential = takeCredential(req);
     try {
+      if (credential === undefined && deps.browserSessions !== undefined) {
+        const cookieValue = sessionCookieOf(req);
+        const session = cookieValue === undefined ? undefined : await deps.browserSessions.resolve(cookieValue);
+        if (session !== undefined) {
+          const sent = req.header(CSRF_HEADER) ?? '';
+          if (STATE_CHANGING.has(req.method) && !safeEqual(sent, session.csrfToken)) {
+            const error = new DaguError(
+              'unauthorized',
+              "A state-changing request signed in by a browser session must carry the session's X-CSRF-Token.",
+              { field: 'csrf' },
+            );
+            deny(res, 403, error, deps, req, session.principal);
+            return;
+          }
+          res.locals.principal = session.principal;
+          setBrowserSession(res, session);
+          next();
+          return;
+        }
+      }
       const result = await deps.authenticator.authenticate(credential, req.ip ?? 'unknown');
       if (result.surfaces !== undefined && !result.surfaces.includes(deps.surface)) {
         deny(
@@ -65,6 +101,8 @@ export function authenticate(deps: { authenticator: Authenticator; surface: Surf
   };
 }
 
+const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 function deny(
   res: Response,
   status: number,
@@ -82,5 +120,7 @@ function deny(
     requestId: requestIdOf(res),
     details: { code: error.code, status },
   });
-  res.status(status).json({ code: error.code, message: error.message });
+  res
+    .status(status)
+    .json({ code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) });
 }

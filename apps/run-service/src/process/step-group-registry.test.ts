@@ -58,3 +58,14 @@ it("leaves a live replica's file alone and records this process's groups as they
   registry.close();
   expect(readdirSync(dir)).toEqual([]);
 });
+
+it('keeps recording when its directory is deleted under it (a cleanup emptied the work directory)', () => {
+  const nested = join(dir, 'state');
+  const registry = new StepGroupRegistry(nested);
+  rmSync(nested, { recursive: true, force: true });
+  expect(() => registry.started(4194305)).not.toThrow();
+  expect(readdirSync(nested)).toHaveLength(1);
+  rmSync(nested, { recursive: true, force: true });
+  expect(() => registry.ended(4194305)).not.toThrow();
+  expect(() => new StepGroupRegistry(nested)).not.toThrow();
+});

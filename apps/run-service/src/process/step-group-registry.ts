@@ -54,24 +54,40 @@ export class StepGroupRegistry {
   private readonly file: string;
   private live = 0;
 
-  constructor(dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  constructor(private readonly dir: string) {
     this.file = join(dir, `${hostname()}-${process.pid}-${processStartTime(process.pid) ?? '0'}`);
-    writeFileSync(this.file, '', { mode: 0o600 });
+    this.write(() => writeFileSync(this.file, '', { mode: 0o600 }));
   }
 
   /** A step process group started (its leader's pid is the group id). */
   started(pgid: number): void {
     this.live++;
-    appendFileSync(this.file, `+${pgid} ${processStartTime(pgid) ?? '0'}\n`);
+    this.write(() => appendFileSync(this.file, `+${pgid} ${processStartTime(pgid) ?? '0'}\n`, { mode: 0o600 }));
   }
 
   /** A step process group's leader ended (its group is killed by the runner when it is stopped). */
   ended(pgid: number): void {
     this.live = Math.max(0, this.live - 1);
     // No group left: start the file over, so it never grows past the live groups of a busy replica.
-    if (this.live === 0) writeFileSync(this.file, '');
-    else appendFileSync(this.file, `-${pgid}\n`);
+    if (this.live === 0) this.write(() => writeFileSync(this.file, '', { mode: 0o600 }));
+    else this.write(() => appendFileSync(this.file, `-${pgid}\n`, { mode: 0o600 }));
+  }
+
+  /**
+   * Runs a write of the record, creating the directory first and again when it vanished
+   * (an operator or a cleanup job emptied the work directory): the record serves only the
+   * clean-up after a crash, so losing it must never stop a step or the process.
+   */
+  private write(op: () => void): void {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+        op();
+        return;
+      } catch {
+        // ENOENT between the mkdir and the write: once more; anything else is given up.
+      }
+    }
   }
 
   /** Deletes this process's file (a clean stop: every step has ended). */
