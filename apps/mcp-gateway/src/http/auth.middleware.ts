@@ -91,7 +91,7 @@ export function authenticate(deps: {
         return;
       }
       if (err instanceof DaguError && err.code === 'unauthenticated') {
-        const challenges = deps.authenticator.challenges();
+        const challenges = withoutBasicForPageFetch(req, deps.authenticator.challenges());
         if (challenges.length > 0) res.setHeader('WWW-Authenticate', challenges);
         deny(res, 401, err, deps, req, undefined);
         return;
@@ -123,4 +123,16 @@ function deny(
   res
     .status(status)
     .json({ code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) });
+}
+
+/**
+ * A `fetch` from a page (the web console, issue 26: `Sec-Fetch-Mode` other than `navigate`)
+ * gets no `Basic` challenge: on a 401 with one, a browser opens its own password dialog
+ * (headless browsers wait on it forever) instead of letting the page send the person to the
+ * sign-in page. Scripts (no `Sec-Fetch-Mode`) and navigations keep every challenge.
+ */
+function withoutBasicForPageFetch(req: Request, challenges: string[]): string[] {
+  const mode = req.header('sec-fetch-mode');
+  if (mode === undefined || mode === 'navigate') return challenges;
+  return challenges.filter((c) => !/^basic\b/i.test(c));
 }
