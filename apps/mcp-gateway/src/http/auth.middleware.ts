@@ -126,13 +126,13 @@ function deny(
 }
 
 /**
- * A `fetch` from a page (the web console, issue 26: `Sec-Fetch-Mode` other than `navigate`)
- * gets no `Basic` challenge: on a 401 with one, a browser opens its own password dialog
- * (headless browsers wait on it forever) instead of letting the page send the person to the
- * sign-in page. Scripts (no `Sec-Fetch-Mode`) and navigations keep every challenge.
+ * A request a page makes from script (the web console, issue 26: a browser marks its fetch and
+ * EventSource requests `Sec-Fetch-Dest: empty`) gets no `Basic` challenge: on a 401 with one, a
+ * browser opens its own password dialog (headless browsers wait on it forever) instead of
+ * letting the page send the person to the sign-in page. Scripts outside a browser (Node's
+ * fetch sends no `Sec-Fetch-Dest`) and navigations keep every challenge.
  */
 function withoutBasicForPageFetch(req: Request, challenges: string[]): string[] {
-  const mode = req.header('sec-fetch-mode');
-  if (mode === undefined || mode === 'navigate') return challenges;
+  if (req.header('sec-fetch-dest') !== 'empty') return challenges;
   return challenges.filter((c) => !/^basic\b/i.test(c));
 }
