@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
 # Image of the MCP gateway: /mcp, /api/v1, /healthz, /readyz on PORT (8080); Prometheus /metrics on METRICS_PORT (9464).
+# It also serves the web console (apps/web, issue 26): built to static files here and copied to
+# /app/web (WEB_DIST_DIR); the gateway never imports the console's code.
 #
 # Build from the repository root (the context must be the whole workspace):
 #   docker build -f infra/docker/mcp-gateway.Dockerfile -t dagu-mcp/mcp-gateway:local .
@@ -25,7 +27,7 @@ RUN npm install --global pnpm@10.34.9 turbo@2.11.11
 FROM tools AS prune
 WORKDIR /repo
 COPY . .
-RUN turbo prune @dagu-mcp/mcp-gateway --docker
+RUN turbo prune @dagu-mcp/mcp-gateway @dagu-mcp/web --docker
 
 FROM tools AS build
 WORKDIR /repo
@@ -34,13 +36,14 @@ COPY --from=prune /repo/out/pnpm-lock.yaml ./
 RUN pnpm install --frozen-lockfile
 COPY --from=prune /repo/out/full/ ./
 COPY tsconfig.base.json ./
-RUN turbo run build --filter=@dagu-mcp/mcp-gateway...
+RUN turbo run build --filter=@dagu-mcp/mcp-gateway... --filter=@dagu-mcp/web
 RUN pnpm --filter=@dagu-mcp/mcp-gateway deploy --prod --legacy ../app
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+ENV NODE_ENV=production WEB_DIST_DIR=/app/web
 WORKDIR /app
 COPY --from=build /app ./
+COPY --from=build /repo/apps/web/dist ./web
 USER 1000:1000
 EXPOSE 8080 9464
 STOPSIGNAL SIGTERM

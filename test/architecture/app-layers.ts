@@ -48,6 +48,16 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   },
   // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
   // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
+  // The web console (issue 26): browser code; pages on top of the shell's small modules.
+  web: {
+    floors: [
+      ['dom.ts', 'model.ts', 'api.ts'], // DOM builder | response shapes | the REST client
+      ['status.ts', 'router.ts', 'live.ts'], // status colours | history routing | run events
+      ['graph.ts'], //                   the step graph (dagre)
+      ['pages'], //                      one file per page or page part
+      ['main.ts'], //                    the shell: session, navigation, routes
+    ],
+  },
   'mcp-gateway': {
     floors: [
       ['config.ts', 'version.ts'],

@@ -42,7 +42,9 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     expect(stages.map((s) => s.name)).toEqual(['tools', 'prune', 'build', 'runtime']);
     expect(dockerfile.globalArgs.NODE_IMAGE).toMatch(/^node:20[.-]/);
     expect(runtime?.from).toBe(dockerfile.globalArgs.NODE_IMAGE);
-    expect(runs(stages[1])).toEqual([`turbo prune @dagu-mcp/${app} --docker`]);
+    // The gateway's image also builds the web console (issue 26): its static files are served from /app/web.
+    const scopes = app === 'mcp-gateway' ? `@dagu-mcp/${app} @dagu-mcp/web` : `@dagu-mcp/${app}`;
+    expect(runs(stages[1])).toEqual([`turbo prune ${scopes} --docker`]);
   });
 
   it('pins pnpm and turbo to the versions the repository uses', () => {
@@ -58,14 +60,18 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     expect(install).toBeLessThan(steps.indexOf('COPY --from=prune /repo/out/full/ ./'));
     expect(runs(build)).toEqual([
       'pnpm install --frozen-lockfile',
-      `turbo run build --filter=@dagu-mcp/${app}...`,
+      `turbo run build --filter=@dagu-mcp/${app}...${app === 'mcp-gateway' ? ' --filter=@dagu-mcp/web' : ''}`,
       `pnpm --filter=@dagu-mcp/${app} deploy --prod --legacy ../app`,
     ]);
   });
 
   it('runtime: only the deployed app, a numeric non-root user (run-service: root with a step user), production mode, node dist/main.js', () => {
     const copies = (runtime?.instructions ?? []).filter((i) => i.keyword === 'COPY').map((i) => i.args);
-    expect(copies).toEqual(['--from=build /app ./']);
+    expect(copies).toEqual(
+      app === 'mcp-gateway'
+        ? ['--from=build /app ./', '--from=build /repo/apps/web/dist ./web']
+        : ['--from=build /app ./'],
+    );
     const user = only(runtime, 'USER')?.args ?? '';
     if (app === 'run-service') {
       // Steps run as dagu-step; switching users needs root (docs/security.md).
@@ -75,7 +81,9 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     } else {
       expect(runs(runtime)).toEqual([]);
       expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
-      expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production');
+      expect(only(runtime, 'ENV')?.args).toBe(
+        app === 'mcp-gateway' ? 'NODE_ENV=production WEB_DIST_DIR=/app/web' : 'NODE_ENV=production',
+      );
     }
     expect(only(runtime, 'CMD')?.args).toBe('["node", "dist/main.js"]');
     expect(only(runtime, 'STOPSIGNAL')?.args).toBe('SIGTERM');

@@ -39,6 +39,8 @@ maybe('images built by their Dockerfiles, without Docker', () => {
         const image = simulateImageBuild(app, workdir);
         expect(readdirSync(image.root)).toEqual(['app']);
         const deployed = join(image.root, image.workdir);
+        // The gateway's image carries the built web console where WEB_DIST_DIR points (issue 26).
+        if (app === 'mcp-gateway') expect(readdirSync(join(deployed, 'web'))).toEqual(['console', 'index.html']);
         const packages = installedPackages(deployed);
         expect(packages).toContain('@dagu-mcp/runtime');
         expect(packages.filter((name) => DEV_ONLY.includes(name))).toEqual([]);

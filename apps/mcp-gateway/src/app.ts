@@ -9,6 +9,7 @@ import { securityHeaders } from './http/browser-rules';
 import { createRestRouter, type RestRoutes } from './http/rest-router';
 import { buildOpenApiDocument } from './http/openapi';
 import { rootHandler } from './http/home-page';
+import { webConsoleRouter, type WebConsole } from './http/web-console';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
 import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
@@ -52,6 +53,8 @@ export interface AppDeps {
    * transport of `/mcp` and the agents' dispatcher. Absent: no agent endpoints.
    */
   readonly agents?: { readonly gate: RequestHandler; readonly sessions: McpSessionManager };
+  /** The built web console (issue 26); absent: `/` answers the small HTML index and no fallback exists. */
+  readonly web?: WebConsole;
 }
 
 /**
@@ -105,9 +108,10 @@ export function createApp(deps: AppDeps): Express {
     if (deps.basePath !== '') app.use(deps.basePath, pages);
   }
 
-  const root = rootHandler(deps.basePath, deps.version);
+  const root = rootHandler(deps.basePath, deps.version, deps.web);
   app.get('/', root);
   if (deps.basePath !== '') app.get([deps.basePath, `${deps.basePath}/`], root);
+  if (deps.web !== undefined) app.use(webConsoleRouter(deps.web, deps.basePath));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { WIKI_PAGE_HARD_MAX_BYTES, WIKI_PAGE_MAX_BYTES } from '@dagu-mcp/contracts';
 import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
@@ -62,6 +63,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `OAUTH_CIMD_ALLOW_PRIVATE` | also fetch metadata documents from loopback and private addresses (tests only: it opens the SSRF guard) | `false` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
+ * | `WEB_DIST_DIR` | directory of the built web console (`index.html`, `console/`), served at `/` and under `BASE_PATH` (issue 26); when it holds no `index.html`, `/` answers a small HTML index instead | empty: `apps/web/dist` of the checkout (the image sets `/app/web`) |
+ * | `EVENTS_KEEPALIVE_MS` | keep-alive comment interval on `GET /api/v1/events` streams, ms | `15000` |
  *
  * Every secret may come from `<NAME>_FILE`.
  */
@@ -142,6 +145,9 @@ export const GatewayConfigSchema = z.object({
   OAUTH_CIMD_ALLOW_PRIVATE: env.flag(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.otlpEndpoint,
   OTEL_SERVICE_NAME: env.otelServiceName,
+  // Empty: the checkout's apps/web/dist, resolved by webDistDir() (the default must not name a machine's path).
+  WEB_DIST_DIR: z.string().default(''),
+  EVENTS_KEEPALIVE_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 
@@ -157,6 +163,15 @@ function commaList(item: RegExp, message: string) {
         .filter((s) => s !== ''),
     )
     .refine((items) => items.every((i) => item.test(i)), message);
+}
+
+/**
+ * The directory the web console is served from: `WEB_DIST_DIR`, or (unset) the checkout's
+ * `apps/web/dist` next to this app (`dist/config.js` → `../../web/dist`). Only the console's
+ * built files are read: no app imports another.
+ */
+export function webDistDir(config: GatewayConfig): string {
+  return config.WEB_DIST_DIR !== '' ? config.WEB_DIST_DIR : join(__dirname, '..', '..', 'web', 'dist');
 }
 
 /** Parses the gateway config; throws `ConfigError` with every bad variable. */

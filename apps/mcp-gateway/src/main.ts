@@ -1,4 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
+import type { Response } from 'express';
 import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
@@ -15,7 +16,7 @@ import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-me
 import { AuditTrailConsumer } from './audit/audit-trail-consumer';
 import { instrumentRequestListener } from './metrics/http-metrics';
 import { createApp } from './app';
-import { isLoopback, loadGatewayConfig, type GatewayConfig } from './config';
+import { isLoopback, loadGatewayConfig, webDistDir, type GatewayConfig } from './config';
 import { GATEWAY_MIGRATIONS } from './db/migrations';
 import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
@@ -37,6 +38,8 @@ import { wikiRoutes } from './routes/wiki.routes';
 import { profileRoutes } from './routes/profiles.routes';
 import { agentRoutes } from './routes/agents.routes';
 import { startAgentEndpoints } from './agents/agent-setup';
+import { eventRoutes } from './routes/events.routes';
+import { loadWebConsole } from './http/web-console';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -131,6 +134,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const stopListenRelay = runEvents.listenAll((event) => {
     if (notifiesSubscribers(event.status)) for (const uri of subscribedUrisOf(event)) sessions.listenersUpdated(uri);
   });
+  const eventStreams = new Set<Response>();
+  const webDir = webDistDir(config);
+  const web = loadWebConsole(webDir, config.BASE_PATH);
+  if (web === undefined) logger.warn({ dir: webDir }, 'web console not built: / answers the HTML index');
   const app = createApp({
     logger,
     sessions,
@@ -167,7 +174,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         staticNames: config.MCP_EXTENSIONS,
         audit: auth.audit,
       }),
+      eventRoutes({ events: runEvents, keepAliveMs: config.EVENTS_KEEPALIVE_MS, open: eventStreams }),
     ],
+    ...(web !== undefined ? { web } : {}),
     readiness: {
       redis: () => bus.isReady(),
       postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
@@ -199,6 +208,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         server.closeIdleConnections();
         sessions.closeStreams(); // open SSE streams would keep server.close() waiting
         agents.sessions.closeStreams();
+        for (const stream of eventStreams) stream.end();
       });
       stopListenRelay();
       await subscriptions.stop();

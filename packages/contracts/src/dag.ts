@@ -25,6 +25,13 @@ export type DagChangeRequest = z.infer<typeof DagChangeRequestSchema>;
 export const DagValidationSchema = z.object({
   valid: z.boolean(),
   errors: z.array(z.string()),
+  /**
+   * Where each error points in the YAML (issue 26, an added field): `index` into `errors`,
+   * 1-based `line` and `column`; errors that name no place have no entry. Invalid only.
+   */
+  errorLocations: z
+    .array(z.object({ index: z.number().int().min(0), line: z.number().int().min(1), column: z.number().int().min(1) }))
+    .optional(),
   warnings: z.array(z.string()).optional(),
   dag: NormalizedDagJsonSchema.optional(),
   stored: z.boolean().optional(),

@@ -39,3 +39,4 @@ export { isReservedValueName, reservedNameMessage } from './reserved-names';
 export { findReferenceWarnings } from './reference-warnings';
 export { suggestNames, didYouMeanSuffix, MAX_SUGGESTIONS, MIN_SUBSTRING_LENGTH } from './suggest-names';
 export * from './dag.types';
+export { locateErrors, type ErrorLocation } from './error-locations';

@@ -1,5 +1,5 @@
 import { DaguError, isValidDagName, type DagValidation } from '@dagu-mcp/contracts';
-import { parseDagSpec, type NormalizedDag } from '@dagu-mcp/dag-spec';
+import { locateErrors, parseDagSpec, type NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { DagWrite } from './dag.records';
 
 /**
@@ -13,7 +13,7 @@ const WORKSPACE_LABEL_PREFIX = 'workspace=';
 
 /** The outcome of {@link validateDagChange}: the 022 fields, and what to store when valid. */
 export interface DagChangeCheck {
-  /** `{valid, errors, warnings?, dag?}` as the `dag.validate` reply (spec 022; `warnings` only when valid). */
+  /** `{valid, errors, errorLocations?, warnings?, dag?}` as the `dag.validate` reply (spec 022; `warnings` only when valid, `errorLocations` only when not, issue 26). */
   validation: DagValidation;
   /** Present exactly when `validation.valid`. */
   write: DagWrite | undefined;
@@ -68,7 +68,8 @@ export function validateDagChange(name: string, spec: string): DagChangeCheck {
   assertValidDagName(name);
   const result = parseDagSpec(spec, { name });
   if (!result.valid || result.dag === undefined) {
-    return { validation: { valid: false, errors: result.errors }, write: undefined };
+    const errorLocations = locateErrors(spec, result.errors);
+    return { validation: { valid: false, errors: result.errors, errorLocations }, write: undefined };
   }
   const dag = result.dag;
   const normalized = toDagJson(dag);

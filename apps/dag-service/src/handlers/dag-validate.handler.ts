@@ -6,7 +6,7 @@ import type { DagCatalog } from '../dags/dag.catalog';
  * `dag.validate` — spec 022 preview (`mode=preview`, also the validation
  * step of `dagu_execute` inline specs, spec 036).
  *
- * Payload `{name, spec}`; reply `{valid, errors, dag?}`: `errors` are the
+ * Payload `{name, spec}`; reply `{valid, errors, errorLocations?, dag?}`: `errors` are the
  * dagu-model §4 strings, `dag` the normalized model when valid. Never writes,
  * so any role may call it (dagu-model §10).
  *

@@ -100,7 +100,7 @@ export function authenticate(deps: {
       }
       if (err instanceof DaguError && err.code === 'unauthenticated') {
         const bearer = deps.oauth?.challenge(req);
-        const own = deps.authenticator.challenges();
+        const own = withoutBasicForPageFetch(req, deps.authenticator.challenges());
         const challenges = bearer === undefined ? own : [bearer, ...own.filter((c) => !c.startsWith('Bearer '))];
         if (challenges.length > 0) res.setHeader('WWW-Authenticate', challenges);
         deny(res, 401, err, deps, req, undefined);
@@ -133,4 +133,16 @@ function deny(
   res
     .status(status)
     .json({ code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) });
+}
+
+/**
+ * A request a page makes from script (the web console, issue 26: a browser marks its fetch and
+ * EventSource requests `Sec-Fetch-Dest: empty`) gets no `Basic` challenge: on a 401 with one, a
+ * browser opens its own password dialog (headless browsers wait on it forever) instead of
+ * letting the page send the person to the sign-in page. Scripts outside a browser (Node's
+ * fetch sends no `Sec-Fetch-Dest`) and navigations keep every challenge.
+ */
+function withoutBasicForPageFetch(req: Request, challenges: string[]): string[] {
+  if (req.header('sec-fetch-dest') !== 'empty') return challenges;
+  return challenges.filter((c) => !/^basic\b/i.test(c));
 }

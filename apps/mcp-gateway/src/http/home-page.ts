@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { sendConsolePage, type WebConsole } from './web-console';
 
 /**
  * `GET /` (and `GET <BASE_PATH>/`): what a person or a script finds at the gateway's root
  * (issue "The first hour", item 3; docs/decisions.md "The gateway's root"). A browser gets a
  * small page naming the endpoints and the docs; `Accept: application/json` gets the same as a
- * JSON index. The web console, once it exists, takes this path over.
+ * JSON index. When the web console is built (issue 26, `WEB_DIST_DIR`) a browser gets the
+ * console instead of the small page; the JSON index stays.
  */
 
 /** The JSON index at the root: where the MCP endpoint, the REST API and its OpenAPI document are. */
@@ -71,8 +73,11 @@ function rootPage(index: RootIndex): string {
 `;
 }
 
-/** The `GET /` handler: HTML for browsers, the JSON {@link RootIndex} for `Accept: application/json`. */
-export function rootHandler(basePath: string, version: string) {
+/**
+ * The `GET /` handler: the JSON {@link RootIndex} for `Accept: application/json`; otherwise the
+ * web console when `web` is given, else the small HTML index.
+ */
+export function rootHandler(basePath: string, version: string, web?: WebConsole) {
   const index = rootIndex(basePath, version);
   const page = rootPage(index);
   return function root(req: Request, res: Response): void {
@@ -80,6 +85,7 @@ export function rootHandler(basePath: string, version: string) {
       res.json(index);
       return;
     }
+    if (web !== undefined) return sendConsolePage(res, web);
     res.setHeader('Content-Security-Policy', `default-src 'none'; style-src ${STYLE_HASH}; frame-ancestors 'none'`);
     res.type('text/html; charset=utf-8').send(page);
   };

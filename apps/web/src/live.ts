@@ -1,0 +1,55 @@
+import { BASE } from './api';
+
+/** A run status change as `GET /api/v1/events` sends it (the run events run-service publishes). */
+export interface RunEvent {
+  name: string;
+  dagRunId: string;
+  status: number;
+  statusLabel: string;
+  at: string;
+}
+
+/**
+ * Listens to run events (issue 26 "Live"), narrowed to a DAG (`name`) or a run (`dagRunId`).
+ * The browser's EventSource reconnects by itself; `onOpen` runs on every (re)connect so the
+ * page can reload what it shows (the stream has no replay). Returns the closer.
+ */
+export function listenToRuns(
+  filter: { name?: string; dagRunId?: string },
+  onEvent: (event: RunEvent) => void,
+  onOpen?: () => void,
+): () => void {
+  const query = new URLSearchParams();
+  if (filter.name !== undefined) query.set('name', filter.name);
+  if (filter.dagRunId !== undefined) query.set('dagRunId', filter.dagRunId);
+  const source = new EventSource(`${BASE}/api/v1/events${query.size > 0 ? `?${query.toString()}` : ''}`);
+  let opened = false;
+  source.addEventListener('open', () => {
+    if (opened) onOpen?.();
+    opened = true;
+  });
+  source.addEventListener('run', (message) => {
+    try {
+      if (!(message instanceof MessageEvent) || typeof message.data !== 'string') return;
+      const event: unknown = JSON.parse(message.data);
+      if (isRunEvent(event)) onEvent(event);
+    } catch {
+      // a malformed event is dropped; the next one or a reload shows the truth
+    }
+  });
+  return () => source.close();
+}
+
+/** A structural check of an event's data (the stream is ours, but the page trusts nothing it parses). */
+function isRunEvent(value: unknown): value is RunEvent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'name' in value &&
+    typeof value.name === 'string' &&
+    'dagRunId' in value &&
+    typeof value.dagRunId === 'string' &&
+    'statusLabel' in value &&
+    typeof value.statusLabel === 'string'
+  );
+}

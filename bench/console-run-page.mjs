@@ -1,0 +1,104 @@
+/**
+ * Benchmark (issue 26 "Tests"): the console's run page of a 200-step run loads in under a
+ * second on this machine. Not a test (CONTRIBUTING "Tests": speed is shown by benchmarks):
+ *
+ *   bash scripts/build.sh && node bench/console-run-page.mjs [--rounds 5]
+ *
+ * Starts the built stack (bench/lib/stack.mjs), applies a 200-step DAG (a binary tree of
+ * dependencies, so the graph has width and depth), runs it to the end, signs in through the
+ * sign-in page in Debian's chromium, then opens the run page `rounds` times in a fresh tab and
+ * measures from navigation start until the page shows all 200 graph nodes, 200 step rows, 200
+ * timeline bars and the selected step's log. Prints the figures as JSON.
+ */
+import { chromium } from 'playwright-core';
+import { ADMIN, rest, startStack } from './lib/stack.mjs';
+
+const STEPS = 200;
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 5);
+
+function bigDag() {
+  const lines = ['type: graph', 'max_active_steps: 8', 'steps:'];
+  for (let i = 0; i < STEPS; i++) {
+    lines.push(`  - name: step-${i}`, `    command: echo step ${i}`);
+    if (i > 0) lines.push(`    depends: [step-${Math.floor((i - 1) / 2)}]`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const stack = await startStack({
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+});
+let browser;
+try {
+  const token = (await rest(stack, '/auth/login', { method: 'POST', body: ADMIN })).body.token;
+  const put = await rest(stack, '/dags/bench-200', { method: 'PUT', token, body: { spec: bigDag() } });
+  if (put.status !== 201) throw new Error(`PUT failed: ${put.status} ${JSON.stringify(put.body)}`);
+  const started = await rest(stack, '/dags/bench-200/start', { method: 'POST', token, body: {} });
+  const id = started.body.dagRunId;
+  const until = Date.now() + 600_000;
+  let run;
+  do {
+    await sleep(1000);
+    run = (await rest(stack, `/dag-runs/bench-200/${id}`, { token })).body;
+  } while ([0, 1, 5].includes(run.status) && Date.now() < until);
+  const runSeconds = (new Date(run.finishedAt).getTime() - new Date(run.startedAt).getTime()) / 1000;
+
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const signin = await context.newPage();
+  await signin.goto(`${stack.baseUrl}/signin?next=/dags`);
+  await signin.getByLabel(/user ?name/i).fill(ADMIN.username);
+  await signin.getByLabel(/password/i).fill(ADMIN.password);
+  await signin.getByRole('button', { name: /sign in/i }).click();
+  await signin.waitForURL((url) => url.pathname === '/dags');
+  await signin.close();
+
+  const url = `${stack.baseUrl}/runs/bench-200/${id}`;
+  const timings = [];
+  for (let i = 0; i < rounds + 1; i++) {
+    const page = await context.newPage();
+    const t0 = Date.now();
+    await page.goto(url);
+    await page.waitForFunction(
+      (n) =>
+        document.querySelectorAll('svg.graph .node').length === n &&
+        document.querySelectorAll('table.steps tbody tr').length === n &&
+        document.querySelectorAll('.timeline .bar').length === n &&
+        document.querySelector('pre.log')?.textContent !== '',
+      STEPS,
+      { timeout: 30_000, polling: 'raf' },
+    );
+    const ms = Date.now() - t0;
+    const nav = await page.evaluate(() => {
+      const entry = performance.getEntriesByType('navigation')[0];
+      return { domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd), loadMs: Math.round(entry.loadEventEnd) };
+    });
+    await page.close();
+    if (i > 0) timings.push({ ms, ...nav }); // round 0 warms the gateway's caches and the browser's
+  }
+  const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
+  console.log(
+    JSON.stringify(
+      {
+        steps: STEPS,
+        runStatus: run.statusLabel,
+        runSeconds,
+        rounds,
+        pageReadyMs: { median: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1], all: sorted },
+        navigation: timings,
+        target: 'under 1000 ms',
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await browser?.close();
+  await stack.stop();
+}
