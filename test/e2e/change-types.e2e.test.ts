@@ -316,7 +316,7 @@ describe('a rename survives dag-service dying midway (022b rename_dag; the outbo
   }
 
   const runNames = async (runId: string): Promise<string[]> => {
-    const schema = stack.schemas[1] ?? '';
+    const schema = stack.schemaOf('run-service');
     const { rows } = await pool.query<{ dag_name: string }>(
       `SELECT dag_name FROM "${schema}".runs WHERE dag_run_id = $1`,
       [runId],
@@ -338,7 +338,7 @@ describe('a rename survives dag-service dying midway (022b rename_dag; the outbo
     await eventually(async () => (await api('/health')).status === 200);
     const answer = change({ type: 'rename_dag', name: 'kill-a', newName: 'kill-b', mode: 'apply' });
     expect(await exited).toBe(137);
-    const dagSchema = stack.schemas[0] ?? '';
+    const dagSchema = stack.schemaOf('dag-service');
     const { rows } = await pool.query<{ name: string }>(
       `SELECT name FROM "${dagSchema}".dags WHERE name LIKE 'kill-%'`,
     );

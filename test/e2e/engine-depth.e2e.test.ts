@@ -414,17 +414,28 @@ describe('recovery (a run-service replica dies mid-run)', () => {
     const replicaBDir = join(tmpdir(), `depth-replica-b-${stack.id}`);
     await putDag('depth-recover', 'steps:\n  - name: work\n    run: echo "dir=$DAG_RUN_WORK_DIR"; sleep 20\n');
     const replicaB = await stack.spawnApp('run-service', { RUN_WORK_DIR: replicaBDir });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Replica B takes runs once its worker is up: wait for its /readyz (a loaded CI machine may take seconds).
+    const opsPort = stack.envOf(replicaB).OPS_PORT ?? '';
+    for (const until = Date.now() + 30_000; Date.now() < until;) {
+      const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => undefined);
+      if (ready?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const started: Array<{ id: string; replica: string }> = [];
-    for (let i = 0; i < 12 && !started.some((s) => s.replica === 'B'); i++) {
-      const id = await start('depth-recover');
-      let out = '';
-      for (let n = 0; n < 50 && out === ''; n++) {
-        const { stdoutContent } = (await api(`/dag-runs/depth-recover/${id}/steps/work/log`)).body;
-        out = typeof stdoutContent === 'string' ? stdoutContent : '';
-        if (out === '') await new Promise((r) => setTimeout(r, 100));
+    try {
+      for (let i = 0; i < 12 && !started.some((s) => s.replica === 'B'); i++) {
+        const id = await start('depth-recover');
+        let out = '';
+        for (let n = 0; n < 50 && out === ''; n++) {
+          const { stdoutContent } = (await api(`/dag-runs/depth-recover/${id}/steps/work/log`)).body;
+          out = typeof stdoutContent === 'string' ? stdoutContent : '';
+          if (out === '') await new Promise((r) => setTimeout(r, 100));
+        }
+        started.push({ id, replica: out.startsWith(`dir=${replicaBDir}/`) ? 'B' : 'A' });
       }
-      started.push({ id, replica: out.startsWith(`dir=${replicaBDir}/`) ? 'B' : 'A' });
+    } finally {
+      // Whatever happened, replica B must not outlive this test: it would take later tests' runs.
+      if (!started.some((s) => s.replica === 'B')) await killHard(replicaB);
     }
     const onB = started.find((s) => s.replica === 'B');
     expect(onB).toBeDefined();
@@ -440,7 +451,7 @@ describe('recovery (a run-service replica dies mid-run)', () => {
       await api(`/dag-runs/depth-recover/${run.id}/stop`, { method: 'POST' });
     }
     rmSync(replicaBDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('retention (hist_retention_days)', () => {

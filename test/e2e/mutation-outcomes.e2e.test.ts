@@ -64,7 +64,7 @@ async function auditRowsFor(action: string, target: string): Promise<Array<Recor
   return ((res.body?.items ?? []) as Array<Record<string, unknown>>).filter((row) => row.target === target);
 }
 
-const dagSchema = (): string => stack.schemas[0] ?? '';
+const dagSchema = (): string => stack.schemaOf('dag-service');
 
 /** Polls `check` every 150 ms until it holds; fails after 15 s. */
 async function eventually(check: () => Promise<boolean>): Promise<void> {

@@ -1,3 +1,10 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+
 /**
  * Plays a person's browser over plain HTTP for the OAuth e2e tests (issue 23):
  * a cookie jar, manual redirects, and the forms of the sign-in and consent pages.
@@ -120,4 +127,53 @@ export async function walkAuthorization(
   const answer = await browser.postForm(action, { ...fields, decision });
   expect(answer.status).toBe(303);
   return { redirect: new URL(answer.location ?? ''), consentShown: true };
+}
+
+/** The SDK's client-side provider, in memory; `authorizationUrl` is where it sends the person. */
+export class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  constructor(
+    private readonly redirect: string,
+    private readonly scope?: string,
+  ) {}
+  get redirectUrl(): string {
+    return this.redirect;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'e2e client',
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...(this.scope !== undefined ? { scope: this.scope } : {}),
+    };
+  }
+  state(): string {
+    return 'state-123';
+  }
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
 }

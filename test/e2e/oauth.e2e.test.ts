@@ -14,14 +14,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { startStack, type Stack } from './stack';
-import { PretendBrowser, walkAuthorization } from './oauth-http';
+import { MemoryProvider, PretendBrowser, walkAuthorization } from './oauth-http';
 import { restCall } from './rest-call';
 
 const ADMIN = { username: 'admin', password: 'admin-password-123' };
@@ -68,52 +63,6 @@ function startDocumentServer(): Promise<{ server: HttpsServer; caFile: string }>
     res.end(JSON.stringify(doc));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, caFile: cert })));
-}
-
-/** The SDK's client-side provider, in memory; `authorizationUrl` is where it sends the person. */
-class MemoryProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  constructor(private readonly scope?: string) {}
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'e2e client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...(this.scope !== undefined ? { scope: this.scope } : {}),
-    };
-  }
-  state(): string {
-    return 'state-123';
-  }
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.info = info;
-  }
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
 }
 
 const form = async (url: string, body: Record<string, string>) => {
@@ -285,7 +234,7 @@ describe('discovery (issue 23 item 1)', () => {
 
 describe('the SDK client completes the flow (issue 23 "Real client")', () => {
   it('registers, sends the person to sign in and consent, exchanges the code, and lists tools', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(REDIRECT);
     const first = new Client({ name: 'oauth-e2e', version: '1' });
     await expect(
       first.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: provider })),

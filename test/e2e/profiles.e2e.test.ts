@@ -106,7 +106,7 @@ describe('profiles over REST (022b "Profiles: wire details")', () => {
       defaultProfile: null,
       profiles: [{ name: 'prod', variables: expect.arrayContaining([{ name: 'API_TOKEN', secret: true }]) }],
     });
-    const schema = stack.schemas[1] ?? '';
+    const schema = stack.schemaOf('run-service');
     const { rows } = await pool.query<{ env: string }>(
       `SELECT env::text AS env FROM "${schema}".profiles WHERE name = 'prod'`,
     );

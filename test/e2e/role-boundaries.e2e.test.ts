@@ -378,7 +378,7 @@ describe('4. tokens follow the user', () => {
         env: {
           PATH: process.env.PATH ?? '',
           DATABASE_URL: TEST_DATABASE_URL,
-          DB_SCHEMA: stack.schemas[3] ?? '',
+          DB_SCHEMA: stack.schemaOf('mcp-gateway'),
           REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
           BUS_PREFIX: `e2e-${stack.id}`,
           ADMIN_USERNAME: ADMIN.username,

@@ -10,8 +10,6 @@ import { RoundRobinProxy } from './round-robin-proxy';
 
 const ROOT = join(__dirname, '..', '..');
 const APPS = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'] as const;
-/** How long a started app may take to answer its health check, ms (a shared, loaded test machine needs more than 20 s). */
-const START_TIMEOUT_MS = Number(process.env.E2E_START_TIMEOUT_MS ?? 60_000);
 export const TEST_DATABASE_URL = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A stack of the five built apps started as local processes, isolated by a random bus prefix and schemas. */
@@ -20,6 +18,8 @@ export interface Stack {
   readonly mcpUrl: string;
   readonly id: string;
   readonly schemas: readonly string[];
+  /** The PostgreSQL schema of one app of the stack (its `DB_SCHEMA`). */
+  readonly schemaOf: (app: (typeof APPS)[number]) => string;
   readonly output: () => string;
   /** Starts one more process of an app (e.g. a second replica) with the stack's environment. */
   readonly spawnApp: (app: (typeof APPS)[number], extraEnv?: Record<string, string>) => Promise<ChildProcess>;
@@ -69,7 +69,7 @@ export interface StackOptions {
  * How long a starting stack may take to answer its health check, in ms. Generous: on a
  * shared 2-core machine under load, four node processes loading at once have taken over 20 s.
  */
-const HEALTH_TIMEOUT_MS = 60_000;
+const HEALTH_TIMEOUT_MS = Number(process.env.E2E_START_TIMEOUT_MS ?? 60_000);
 
 /** A free TCP port on 127.0.0.1. */
 export const freePort: () => Promise<number> = freeTcpPort;
@@ -149,6 +149,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     mcpUrl: `${baseUrl}/mcp`,
     id,
     schemas,
+    schemaOf: (app) => schemas[APPS.indexOf(app)] ?? '',
     output: () => logs.join(''),
     spawnApp,
     processesOf: (app) => byApp.get(app) ?? [],

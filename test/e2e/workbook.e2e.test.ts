@@ -310,7 +310,7 @@ async function valueOf(redis: Redis, key: string): Promise<string> {
 async function auditRows(): Promise<Array<{ action: string; details: Record<string, unknown> }>> {
   const pool = new Pool({ connectionString: TEST_DATABASE_URL });
   try {
-    const schema = stack.schemas[3] ?? '';
+    const schema = stack.schemaOf('mcp-gateway');
     await new Promise((r) => setTimeout(r, 600));
     const { rows } = await pool.query<{ action: string; details: Record<string, unknown> }>(
       `SELECT action, details FROM "${schema}".audit_events WHERE target LIKE 'dagu_read:workbook%' ORDER BY at`,

@@ -122,6 +122,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     keys: auth.agentKeys.verifier,
     currentRoleOf: (id) => auth.authority.currentRoleOf(id),
     audit: (event) => auth.audit.record(event),
+    ...(auth.oauth !== undefined ? { oauth: auth.oauth.endpoint } : {}),
   });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,

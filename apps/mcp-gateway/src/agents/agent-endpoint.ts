@@ -7,12 +7,31 @@ import { takeCredential } from '../auth/credentials';
 import { requestIdOf } from '../http/request-id';
 import type { AgentCatalog, AgentCatalogCache } from './agent-catalog-cache';
 import { agentPrincipal } from './agent-tool-base';
+import type { Principal } from '@dagu-mcp/contracts';
+
+/**
+ * OAuth as an agent endpoint takes it (issue 24 item 3, issue 23 items 0 and 1): the resource
+ * the request's mount names (`<PUBLIC_URL>/mcp/v1/{workspace}/{agent}`), the 401 challenge
+ * pointing at that resource's metadata, and access-token verification for that audience.
+ */
+export interface AgentEndpointOAuth {
+  resourceOf(req: Request): string | undefined;
+  challenge(req: Request): string | undefined;
+  isAccessToken(token: string): boolean;
+  /** The token's user and scopes when it is live and its audience is `resource`; else undefined. */
+  verifyAccess(
+    token: string,
+    resource: string | undefined,
+  ): Promise<{ principal: Principal; scopes: readonly string[]; clientId: string } | undefined>;
+}
 
 /** What the agent endpoint's middleware needs. */
 export interface AgentEndpointDeps {
   readonly catalogs: AgentCatalogCache;
   readonly keys: ApiKeyVerifier<AgentKeyRecord>;
   readonly audit: (event: AuditEvent) => void;
+  /** The built-in OAuth server, when on: access tokens for this agent's URL are accepted too. */
+  readonly oauth?: AgentEndpointOAuth;
 }
 
 /** The challenge of an agent endpoint: agent keys are Bearer tokens. */
@@ -53,12 +72,15 @@ async function authenticated(
   res: Response,
 ): Promise<boolean> {
   const credential = takeCredential(req);
-  const record =
-    typeof credential === 'object' && credential.scheme === 'bearer' && isAgentKey(credential.token)
-      ? await deps.keys.verify(credential.token)
-      : undefined;
   const { agent } = catalog;
-  if (record === undefined || record.agentId !== agent.id) {
+  const bearer = typeof credential === 'object' && credential.scheme === 'bearer' ? credential.token : undefined;
+  // An OAuth access token counts only when its audience is this agent's own URL.
+  const oauthUser =
+    bearer !== undefined && deps.oauth?.isAccessToken(bearer) === true
+      ? await deps.oauth.verifyAccess(bearer, deps.oauth.resourceOf(req) ?? 'no-resource')
+      : undefined;
+  const record = bearer !== undefined && isAgentKey(bearer) ? await deps.keys.verify(bearer) : undefined;
+  if (oauthUser === undefined && (record === undefined || record.agentId !== agent.id)) {
     deps.audit({
       category: 'mcp',
       action: 'mcp.request.denied',
@@ -68,7 +90,8 @@ async function authenticated(
       requestId: requestIdOf(res),
       details: { code: 'unauthenticated', status: 401, agent: `${agent.workspace}/${agent.slug}` },
     });
-    res.setHeader('WWW-Authenticate', CHALLENGE);
+    const oauthChallenge = deps.oauth?.challenge(req);
+    res.setHeader('WWW-Authenticate', oauthChallenge === undefined ? [CHALLENGE] : [oauthChallenge, CHALLENGE]);
     res.status(401).json({
       code: 'unauthenticated',
       message:
@@ -78,6 +101,8 @@ async function authenticated(
     });
     return false;
   }
+  // Either credential acts as the agent: its catalog and its authors' roles bound every call
+  // (docs/decisions.md "OAuth on agent endpoints").
   const principal = agentPrincipal(agent);
   res.locals.principal = principal;
   (req as Request & { auth?: unknown }).auth = { token: '', clientId: principal.id, scopes: [], extra: { principal } };

@@ -12,7 +12,7 @@ import type { McpHandlers } from '../mcp/mcp-types';
 import type { McpSessionManager } from '../mcp/session-manager';
 import { AgentCatalogCache, type AgentCatalog } from './agent-catalog-cache';
 import { createAgentDispatcher } from './agent-dispatcher';
-import { agentGate } from './agent-endpoint';
+import { agentGate, type AgentEndpointOAuth } from './agent-endpoint';
 import { agentPrincipal } from './agent-tool-base';
 import { buildAgentTools } from './agent-tools';
 
@@ -27,6 +27,8 @@ export interface AgentSetupDeps {
   readonly keys: ApiKeyVerifier<AgentKeyRecord>;
   readonly currentRoleOf: (principalId: string) => Promise<Role | undefined>;
   readonly audit: (event: AuditEvent) => void;
+  /** The built-in OAuth server's view for agent endpoints (issue 23), when it is on. */
+  readonly oauth?: AgentEndpointOAuth;
 }
 
 /** The started agent endpoints. */
@@ -99,7 +101,12 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
   return {
     catalogs: cache,
     sessions,
-    gate: agentGate({ catalogs: cache, keys: deps.keys, audit: deps.audit }),
+    gate: agentGate({
+      catalogs: cache,
+      keys: deps.keys,
+      audit: deps.audit,
+      ...(deps.oauth !== undefined ? { oauth: deps.oauth } : {}),
+    }),
     async close() {
       cache.stop();
       await sessions.closeAll();

@@ -26,6 +26,7 @@ import { LoginSessions } from './login-sessions';
 import { hashPassword } from './password';
 import { UserRepository } from './user.repository';
 import { setupOAuth } from './oauth-setup';
+import type { AgentEndpointOAuth } from '../agents/agent-endpoint';
 
 /** Everything authentication adds to the gateway. */
 export interface AuthSetup {
@@ -34,7 +35,12 @@ export interface AuthSetup {
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
   /** The built-in OAuth authorization server (issue 23), when on. */
-  readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
+  readonly oauth?: {
+    readonly router: RequestHandler;
+    readonly scopeGuard: RequestHandler;
+    /** What a published agent's endpoint needs to take OAuth access tokens for its own URL (issue 24 item 3). */
+    readonly endpoint: AgentEndpointOAuth;
+  };
   /**
    * The server-rendered sign-in pages (builtin mode only; docs/security.md "Browser
    * sessions"), mounted by the app at the root and under `BASE_PATH`.
@@ -182,7 +188,20 @@ export async function setupAuth(
       apiKeyRoutes({ keys, verifier, audit }),
       auditRoutes({ pool }),
     ],
-    ...(oauth !== undefined ? { oauth: { router: oauth.router, scopeGuard: oauth.scopeGuard } } : {}),
+    ...(oauth !== undefined
+      ? {
+          oauth: {
+            router: oauth.router,
+            scopeGuard: oauth.scopeGuard,
+            endpoint: {
+              resourceOf: (req) => oauth.mcp.resourceOf(req),
+              challenge: (req) => oauth.mcp.challenge(req),
+              isAccessToken: (token) => oauth.server.verifier.isAccessToken(token),
+              verifyAccess: (token, resource) => oauth.server.verifier.verifyAccess(token, resource),
+            },
+          },
+        }
+      : {}),
     agentKeys: { repository: agentKeyRepository, verifier: agentKeyVerifier },
     authority: new BindingAuthority({ mode: config.AUTH_MODE, users, pool }),
     async close() {

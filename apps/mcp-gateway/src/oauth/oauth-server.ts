@@ -46,6 +46,9 @@ export interface OAuthServer {
 
 const CODE_TTL_MS = 5 * 60_000;
 
+/** The path (below `BASE_PATH`) of a published agent's MCP endpoint: two slug segments after `/mcp/v1/`. */
+const AGENT_ENDPOINT_PATH = /^\/mcp\/v1\/[a-z0-9][a-z0-9_-]{0,63}\/[a-z0-9][a-z0-9-]{0,39}$/;
+
 /**
  * Builds the built-in OAuth 2.1 authorization server (issue 23) on the gateway's
  * PostgreSQL schema (clients, grants, refresh tokens, signing keys) and Redis
@@ -59,7 +62,8 @@ export function createOAuthServer(deps: {
   settings: OAuthSettings;
 }): OAuthServer {
   const { settings } = deps;
-  const addresses = new OAuthAddresses(settings.publicUrl);
+  // `/mcp` and every published agent's endpoint `/mcp/v1/{workspace}/{agent}` (issue 24) are resources.
+  const addresses = new OAuthAddresses(settings.publicUrl, ['/mcp', AGENT_ENDPOINT_PATH]);
   const accessTtlMs = settings.accessTokenTtlSeconds * 1000;
   const keys = new SigningKeys({
     pool: deps.pool,
