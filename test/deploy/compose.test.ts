@@ -139,12 +139,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway only, empty by default so that the gateway stops without one', () => {
-    expect(service('mcp-gateway').environment.DAGU_ENCRYPTION_KEY).toBe('');
-    expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({
-      'mcp-gateway': { environment: { DAGU_ENCRYPTION_KEY: 'k' } },
-    });
-    for (const app of SERVICE_APPS) expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBeUndefined();
+  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway and run-service (secrets of runtime profiles) only, empty by default', () => {
+    for (const app of ['mcp-gateway', 'run-service'] as const) {
+      expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBe('');
+      expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({
+        [app]: { environment: { DAGU_ENCRYPTION_KEY: 'k' } },
+      });
+    }
+    for (const app of SERVICE_APPS.filter((a) => a !== 'run-service'))
+      expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBeUndefined();
   });
 
   it.each(APPS)('%s: every variable it sets is known to its config schema, and every required one is set', (app) => {

@@ -42,14 +42,12 @@ async function waitForRun(name: string, dagRunId: string): Promise<Record<string
 }
 
 describe('GET / (item 3)', () => {
-  test('a browser gets a small page naming the endpoints, under the strict CSP', async () => {
+  test('a browser gets the web console (issue 26), under its own CSP: its own scripts only, never framed', async () => {
     const res = await fetch(`${stack.baseUrl}/`, { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
-    const html = await res.text();
-    expect(html).toContain('/mcp');
-    expect(html).toContain('/api/v1/openapi.json');
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'.*frame-ancestors 'none'/);
+    expect(await res.text()).toContain('<title>dagu-mcp console</title>');
   });
 
   test('Accept: application/json gets the JSON index', async () => {
@@ -64,10 +62,17 @@ describe('GET / (item 3)', () => {
     });
   });
 
-  test('an unknown path is still a JSON 404', async () => {
-    const res = await fetch(`${stack.baseUrl}/nowhere`, { headers: { accept: 'text/html' } });
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 'resource_not_found' });
+  test('unknown API, MCP and OAuth paths, and any unknown path asked for JSON, are still JSON 404s', async () => {
+    for (const [path, accept] of <Array<[string, string]>>[
+      ['/api/v1/nowhere', 'text/html'],
+      ['/mcp/nowhere', 'text/html'],
+      ['/.well-known/nowhere', 'text/html'],
+      ['/nowhere', 'application/json'],
+    ]) {
+      const res = await fetch(`${stack.baseUrl}${path}`, { headers: { accept } });
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(await res.json()).toMatchObject({ code: 'resource_not_found' });
+    }
   });
 });
 

@@ -83,13 +83,17 @@ describe('dag-service over the bus', () => {
     const expected = {
       valid: false,
       errors: [expect.stringMatching(/^invalid YAML: aliases expand the document to more than \d+ values/)],
+      // The expansion has no line of its own (issue 26 errorLocations).
+      errorLocations: [],
       stored: false,
     };
     await expect(client.call('dag', dagOps, 'dag.validate', { name: 'bomb', spec }, options)).resolves.toEqual(
       expected,
     );
     await expect(client.call('dag', dagOps, 'dag.upsert', { name: 'bomb', spec }, options)).resolves.toMatchObject({
-      ...expected,
+      valid: false,
+      errors: expected.errors,
+      stored: false,
       applied: false,
     });
     await expect(errorOf(client.call('dag', dagOps, 'dag.get', { name: 'bomb' }, options))).resolves.toMatchObject({
