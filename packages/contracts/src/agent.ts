@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANGE_TYPES } from './change-types';
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
@@ -50,18 +51,7 @@ const nonEmpty = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100)
 export const DaguToolRestrictionsSchema = z.strictObject({
   targets: nonEmpty(z.string().min(1).max(40)).optional(),
   changeModes: nonEmpty(z.enum(['preview', 'apply'])).optional(),
-  changeTypes: nonEmpty(
-    z.enum([
-      'upsert_dag',
-      'rename_dag',
-      'delete_dag',
-      'set_dag_profile',
-      'clear_dag_profile',
-      'upsert_wiki_page',
-      'rename_wiki_page',
-      'delete_wiki_page',
-    ]),
-  ).optional(),
+  changeTypes: nonEmpty(z.enum(CHANGE_TYPES)).optional(),
   actions: nonEmpty(z.enum(['start', 'enqueue', 'retry', 'stop'])).optional(),
   dags: nonEmpty(DagNameSchema).optional(),
   dagLabels: nonEmpty(LabelSelector).optional(),

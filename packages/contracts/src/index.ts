@@ -21,3 +21,4 @@ export * from './role-check';
 export * from './mutation';
 export * from './workbook';
 export * from './agent';
+export * from './change-types';

@@ -4,18 +4,10 @@
  * with every type and are not listed.
  */
 
-/** The eight change types (022b §Input), `upsert_dag` the default. */
-export const CHANGE_TYPES = [
-  'upsert_dag',
-  'rename_dag',
-  'delete_dag',
-  'set_dag_profile',
-  'clear_dag_profile',
-  'upsert_wiki_page',
-  'rename_wiki_page',
-  'delete_wiki_page',
-] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+import type { ChangeType } from '@dagu-mcp/contracts';
+
+/** The eight change types (022b §Input), `upsert_dag` the default; one list, in the contracts. */
+export { CHANGE_TYPES, type ChangeType } from '@dagu-mcp/contracts';
 
 /** A field of the flat input besides `mode` and `type`. */
 export type ChangeField =
