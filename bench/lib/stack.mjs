@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const APPS = ['dag-service', 'run-service', 'wiki-service', 'mcp-gateway'];
+export const APPS = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'];
 export const ADMIN = { username: 'bench-admin', password: 'bench-admin-password-1' };
 
 /** A free TCP port on 127.0.0.1. */
@@ -45,7 +45,7 @@ export function stopChild(child, graceMs = 15_000) {
 }
 
 /**
- * Starts dag-service, run-service, wiki-service and the gateway and waits
+ * Starts dag-service, run-service, wiki-service, agent-service and the gateway and waits
  * until `/api/v1/health` answers 200.
  *
  * @param opts.databaseUrl PostgreSQL URL (the `test` database by default)
