@@ -971,7 +971,10 @@ async function main() {
     stack === undefined
       ? null
       : Object.fromEntries(
-          ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'].map((a) => [a, stack.alive(a)]),
+          ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'].map((a) => [
+            a,
+            stack.alive(a),
+          ]),
         );
   if (stack !== undefined && Object.values(results.stackAlive).includes(false))
     results.stackOutput = stack.output().slice(-8000);
