@@ -47,17 +47,22 @@ async function createUser(username: string, role: string, password: string): Pro
   return String(res.body?.id);
 }
 
-/** Signs in through the form over plain HTTP; returns the `dagu_session` cookie pair. */
-async function signInOverHttp(username: string, password: string): Promise<string> {
+/** Opens the sign-in form (its CSRF cookie and field) and posts `fields` with them; the raw answer. */
+async function postSignInForm(fields: Record<string, string>): Promise<Response> {
   const form = await fetch(`${stack.baseUrl}/signin`);
   const formCookie = (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const res = await fetch(`${stack.baseUrl}/signin`, {
+  return fetch(`${stack.baseUrl}/signin`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
-    body: new URLSearchParams({ username, password, csrf, next: '/' }).toString(),
+    body: new URLSearchParams({ ...fields, csrf }).toString(),
   });
+}
+
+/** Signs in through the form over plain HTTP; returns the `dagu_session` cookie pair. */
+async function signInOverHttp(username: string, password: string): Promise<string> {
+  const res = await postSignInForm({ username, password, next: '/' });
   expect(res.status).toBe(303);
   const session = res.headers
     .getSetCookie()
@@ -187,15 +192,7 @@ test('the form refuses a missing CSRF token, an off-site next, and applies the b
   expect(noCsrf.headers.getSetCookie().some((c) => c.startsWith('dagu_session='))).toBe(false);
 
   for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-    const form = await fetch(`${stack.baseUrl}/signin`);
-    const formCookie = (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-    const res = await fetch(`${stack.baseUrl}/signin`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
-      body: new URLSearchParams({ ...ADMIN, csrf, next }).toString(),
-    });
+    const res = await postSignInForm({ ...ADMIN, next });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
   }
@@ -203,15 +200,7 @@ test('the form refuses a missing CSRF token, an off-site next, and applies the b
   await createUser('frank', 'viewer', 'frank-password-1');
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) {
-    const form = await fetch(`${stack.baseUrl}/signin`);
-    const formCookie = (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-    const res = await fetch(`${stack.baseUrl}/signin`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
-      body: new URLSearchParams({ username: 'frank', password: 'nope', csrf }).toString(),
-    });
+    const res = await postSignInForm({ username: 'frank', password: 'nope' });
     statuses.push(res.status);
   }
   expect(statuses).toEqual([401, 401, 401, 429]);
