@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { MemoryProvider, PretendBrowser, walkAuthorization } from './oauth-http';
+import { MemoryProvider, PretendBrowser, initializeStatus, walkAuthorization } from './oauth-http';
 import { restCall } from './rest-call';
 import { startStack, type Stack } from './stack';
 
@@ -45,22 +45,6 @@ async function authorize(url: string): Promise<MemoryProvider> {
   await transport.finishAuth(redirect.searchParams.get('code') ?? '');
   return provider;
 }
-
-const initialize = (url: string, token: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-    }),
-  });
 
 beforeAll(async () => {
   stack = await startStack(
@@ -106,10 +90,10 @@ test("the SDK client's OAuth flow opens the agent's endpoint, with the agent's c
   await client.close();
 
   const token = provider.saved?.access_token ?? '';
-  expect((await initialize(stack.mcpUrl, token)).status).toBe(401);
-  expect((await initialize(agentUrl('other-bot'), token)).status).toBe(401);
+  expect(await initializeStatus(stack.mcpUrl, token)).toBe(401);
+  expect(await initializeStatus(agentUrl('other-bot'), token)).toBe(401);
 
   const main = await authorize(stack.mcpUrl);
-  expect((await initialize(agentUrl('ops-bot'), main.saved?.access_token ?? '')).status).toBe(401);
-  expect((await initialize(stack.mcpUrl, main.saved?.access_token ?? '')).status).toBe(200);
+  expect(await initializeStatus(agentUrl('ops-bot'), main.saved?.access_token ?? '')).toBe(401);
+  expect(await initializeStatus(stack.mcpUrl, main.saved?.access_token ?? '')).toBe(200);
 }, 120_000);

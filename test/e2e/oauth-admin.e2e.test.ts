@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { MemoryProvider, PretendBrowser, walkAuthorization } from './oauth-http';
+import { MemoryProvider, PretendBrowser, initializeStatus, walkAuthorization } from './oauth-http';
 import { restCall } from './rest-call';
 import { startStack, type Stack } from './stack';
 
@@ -57,24 +57,6 @@ const refresh = async (provider: MemoryProvider): Promise<Record<string, unknown
   });
   return (await res.json()) as Record<string, unknown>;
 };
-
-const initializeStatus = async (token: string): Promise<number> =>
-  (
-    await fetch(mcpUrl(), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-      }),
-    })
-  ).status;
 
 /** The authorizations JSON API as the person signed in to `browser`. */
 async function authorizationsApi(
@@ -140,7 +122,7 @@ test('under BASE_PATH: the 401, both metadata documents and the SDK client flow 
 test("an admin sees and revokes another person's authorization; the person may not look at others'", async () => {
   const bob = await createUser('bob', 'viewer');
   const bobs = await authorizeAs(bob);
-  expect(await initializeStatus(bobs.provider.saved?.access_token ?? '')).toBe(200);
+  expect(await initializeStatus(mcpUrl(), bobs.provider.saved?.access_token ?? '')).toBe(200);
 
   const own = await authorizationsApi(bobs.browser, 'GET', '/authorizations');
   expect(own.body.authorizations).toEqual([expect.objectContaining({ clientId: bobs.clientId, username: 'bob' })]);
@@ -155,21 +137,21 @@ test("an admin sees and revokes another person's authorization; the person may n
   const revoked = await authorizationsApi(admins.browser, 'DELETE', `/authorizations/${bobs.clientId}?user=${bob.id}`);
   expect(revoked).toEqual({ status: 200, body: { ok: true, message: 'Authorizations revoked' } });
   expect((await refresh(bobs.provider)).error).toBe('invalid_grant');
-  for (let i = 0; i < 50 && (await initializeStatus(bobs.provider.saved?.access_token ?? '')) !== 401; i++)
+  for (let i = 0; i < 50 && (await initializeStatus(mcpUrl(), bobs.provider.saved?.access_token ?? '')) !== 401; i++)
     await new Promise((r) => setTimeout(r, 100));
-  expect(await initializeStatus(bobs.provider.saved?.access_token ?? '')).toBe(401);
+  expect(await initializeStatus(mcpUrl(), bobs.provider.saved?.access_token ?? '')).toBe(401);
 }, 120_000);
 
 test('deleting a user ends their grants: the refresh token fails and the access token stops', async () => {
   const carol = await createUser('carol', 'developer');
   const carols = await authorizeAs(carol);
-  expect(await initializeStatus(carols.provider.saved?.access_token ?? '')).toBe(200);
+  expect(await initializeStatus(mcpUrl(), carols.provider.saved?.access_token ?? '')).toBe(200);
   expect((await restCall(stack.baseUrl, `/users/${carol.id}`, { method: 'DELETE', token: adminToken })).status).toBe(
     204,
   );
   expect((await refresh(carols.provider)).error).toBe('invalid_grant');
   // The user cache (5 s) bounds how long a deleted user's access token still opens /mcp.
-  for (let i = 0; i < 100 && (await initializeStatus(carols.provider.saved?.access_token ?? '')) !== 401; i++)
+  for (let i = 0; i < 100 && (await initializeStatus(mcpUrl(), carols.provider.saved?.access_token ?? '')) !== 401; i++)
     await new Promise((r) => setTimeout(r, 100));
-  expect(await initializeStatus(carols.provider.saved?.access_token ?? '')).toBe(401);
+  expect(await initializeStatus(mcpUrl(), carols.provider.saved?.access_token ?? '')).toBe(401);
 }, 120_000);

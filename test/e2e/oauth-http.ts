@@ -177,3 +177,26 @@ export class MemoryProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
+
+/**
+ * POSTs a bare `initialize` (2025-06-18) to an MCP endpoint with `token` as the bearer: the probe
+ * the OAuth tests use to see whether a token opens an endpoint (200) or not (401).
+ */
+export async function initializeStatus(url: string, token: string): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
