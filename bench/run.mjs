@@ -43,8 +43,9 @@ import {
 } from './lib/report.mjs';
 import { median, ratio, round } from './lib/stats.mjs';
 import { ROOT, startBaseline, startStack, createApiKey } from './lib/stack.mjs';
+import { drainRuns, engineDags, runTimeline, startCall } from './lib/engine.mjs';
 
-const SCENARIO_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'];
+const SCENARIO_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10'];
 const { values: argv } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
@@ -85,6 +86,12 @@ const settings = {
   sseKeepAliveMs: num('sse-keepalive-ms', 15_000, 15_000),
   logLines: num('log-lines', 1_000_000, 10_000),
   logReads: smoke ? 3 : 20,
+  // S8–S10 (engine): runs started at once, chain length, foreach items, S10's read window.
+  engineCounts: smoke ? [10] : [100, 1000],
+  chainSteps: smoke ? 10 : 100,
+  foreachItems: smoke ? 20 : 500,
+  engineRounds: smoke ? 1 : 3,
+  mixedReadSec: smoke ? 3 : 15,
   databaseUrl: process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   scenarios: SCENARIO_IDS.filter((id) => only.has(id)),
@@ -381,6 +388,7 @@ async function setup() {
   await applyDags(stack.mcpUrl, session, token, [
     { name: 'bench-echo', spec: 'steps:\n  - name: hello\n    run: echo hello\n' },
     { name: 'bench-log', spec: `steps:\n  - name: spew\n    run: seq 1 ${settings.logLines}\n` },
+    ...(['S8', 'S9', 'S10'].some((id) => only.has(id)) ? engineDags(settings) : []),
   ]);
   results.setup.seedSec = round((performance.now() - t1) / 1000);
   log(`seeded in ${results.setup.seedSec} s`);
@@ -900,6 +908,154 @@ async function scenarios(names) {
   );
 }
 
+// ---------------------------------------------------------------- engine scenarios (S8–S10)
+
+/**
+ * Starts `count` runs of `dag` at once (`dagu_execute start`, no wait) over `connections`
+ * connections and waits for all of them to end. Accept time is the client's (last start
+ * answered); finish time is the engine's own rows (first `created_at` → last `finished_at`).
+ */
+async function startMany(dag, count, connections = settings.connections) {
+  const burst = await runLoad(
+    { kind: 'burst', url: stack.mcpUrl, headers: stackHeaders(), requests: [startCall(dag)], count, connections },
+    600_000,
+  );
+  if (burst.fatal) throw new Error(burst.fatal);
+  const ids = burst.runs.map((r) => r.dagRunId).filter((id) => typeof id === 'string');
+  if (ids.length < count)
+    throw new Error(`${count - ids.length} of ${count} starts refused: ${String(burst.errorSample).slice(0, 200)}`);
+  const drained = await drainRuns(settings.databaseUrl, stack.schemaOf('run-service'), dag, ids);
+  return {
+    count,
+    acceptMs: burst.answeredMs,
+    finishMs: drained.spanMs,
+    runsPerSec: (count / drained.spanMs) * 1000,
+    succeeded: drained.succeeded,
+    byStatus: drained.byStatus,
+  };
+}
+
+const medianOf = (rows, pick) => median(rows.map(pick).filter((v) => Number.isFinite(v)));
+
+async function engineScenarios(names) {
+  await scenario('S8', 'engine throughput: one-step runs started at once', async (record) => {
+    const checks = [];
+    record.checks = checks;
+    for (const replicas of [1, 2]) {
+      const extra = replicas === 2 ? await stack.addReplica('run-service') : undefined;
+      if (extra) cpuPids['run-service#2'] = extra.pid;
+      try {
+        for (const count of settings.engineCounts) {
+          const rounds = [];
+          for (let r = 0; r < settings.engineRounds; r += 1) rounds.push(await startMany('bench-true', count));
+          const key = `n${count}x${replicas}`;
+          record.figures[key] = rounds;
+          const accept = medianOf(rounds, (x) => x.acceptMs);
+          const finish = medianOf(rounds, (x) => x.finishMs);
+          const rate = medianOf(rounds, (x) => x.runsPerSec);
+          const allOk = rounds.every((x) => x.succeeded === count);
+          const goal = count === 100 && replicas === 1;
+          checks.push({
+            label: `${count} runs, ${replicas} run-service replica${replicas > 1 ? 's' : ''}: accept / finish / runs/s`,
+            value: `accepted in ${fmtMs(accept)}, finished in ${fmtMs(finish)}, ${round(rate, 1)} runs/s${allOk ? '' : ` — ${JSON.stringify(rounds.map((x) => x.byStatus))}`}`,
+            target: goal ? '≥ 100 runs/s, accept ≤ 300 ms' : 'all succeed (reported)',
+            met: goal ? allOk && rate >= 100 && accept <= 300 : allOk,
+          });
+        }
+      } finally {
+        if (extra) {
+          await extra.stop();
+          delete cpuPids['run-service#2'];
+        }
+      }
+    }
+    return { figures: record.figures, checks };
+  });
+
+  await scenario('S9', 'step overhead: a chain and a foreach', async (record) => {
+    const timeline = async (dag) => {
+      const started = await rpc('tools/call', { name: 'dagu_execute', arguments: { action: 'start', name: dag } });
+      const id = started.structuredContent?.dagRunId;
+      if (typeof id !== 'string') throw new Error(`start ${dag}: ${JSON.stringify(started).slice(0, 300)}`);
+      await drainRuns(settings.databaseUrl, stack.schemaOf('run-service'), dag, [id]);
+      return runTimeline(settings.databaseUrl, stack.schemaOf('run-service'), dag, id);
+    };
+    const chains = [];
+    const loops = [];
+    for (let r = 0; r < settings.engineRounds; r += 1) {
+      chains.push(await timeline('bench-chain'));
+      loops.push(await timeline('bench-foreach'));
+    }
+    record.figures = { chain: chains, foreach: loops };
+    const perStep = medianOf(chains, (x) => x.runMs / settings.chainSteps);
+    const loopMs = medianOf(loops, (x) => x.runMs);
+    return {
+      figures: record.figures,
+      checks: [
+        {
+          label: `type: chain of ${settings.chainSteps} true steps, ms per step (run created → ended)`,
+          value: `${fmtMs(perStep)} per step (run ${fmtMs(medianOf(chains, (x) => x.runMs))}; ${chains.every((x) => x.status === 4) ? 'succeeded' : `status ${chains.map((x) => x.status)}`})`,
+          target: '≤ 2.5 ms/step',
+          met: chains.every((x) => x.status === 4) && perStep <= 2.5,
+        },
+        {
+          label: `foreach over ${settings.foreachItems} items, max_concurrent 16`,
+          value: `${fmtMs(loopMs)} (${round((settings.foreachItems / loopMs) * 1000, 0)} items/s; ${loops.every((x) => x.status === 4) ? 'succeeded' : `status ${loops.map((x) => x.status)}`})`,
+          target: settings.foreachItems === 500 ? '≤ 1 s' : 'reported',
+          met: loops.every((x) => x.status === 4) && (settings.foreachItems !== 500 || loopMs <= 1000),
+        },
+      ],
+    };
+  });
+
+  await scenario('S10', 'mixed load: S1 reads at 70 % of capacity while S8 runs', async (record) => {
+    const specCalls = names.map((name) => toolCall('dagu_read', { target: 'dag_spec', name }));
+    const read = (durationSec, overallRate) =>
+      runLoad(
+        {
+          kind: 'autocannon',
+          url: stack.mcpUrl,
+          headers: stackHeaders(),
+          requests: specCalls,
+          connections: settings.connections,
+          warmupSec: 0,
+          durationSec,
+          ...(overallRate !== undefined ? { overallRate } : {}),
+        },
+        durationSec * 1000 + 120_000,
+      );
+    // Capacity: S1's median when it ran in this run, else a closed-loop probe now.
+    const capacity = only.has('S1') && okOf('s1') > 0 ? figuresOf('s1').rps : (await read(settings.durationSec)).rps;
+    const rate = Math.max(1, Math.round(capacity * 0.7));
+    const alone = await read(settings.mixedReadSec, rate);
+    if (alone.fatal) throw new Error(alone.fatal);
+    const count = settings.engineCounts[0];
+    const engineAlone = await startMany('bench-true', count);
+    const mixedRead = read(settings.mixedReadSec, rate);
+    await sleep(1000);
+    const engineMixed = await startMany('bench-true', count);
+    const mixed = await mixedRead;
+    if (mixed.fatal) throw new Error(mixed.fatal);
+    record.figures = { capacity, rate, alone, mixed, engineAlone, engineMixed };
+    return {
+      figures: record.figures,
+      checks: [
+        {
+          label: `reads at ${rate} req/s (70 % of ${round(capacity, 0)}): p99 alone → with ${count} runs`,
+          value: `${fmtMs(alone.latency.p99)} → ${fmtMs(mixed.latency.p99)} (${round(mixed.latency.p99 / alone.latency.p99, 2)}×; served ${round(mixed.rps, 0)} req/s${errorNote(errorCount(mixed))})`,
+          target: 'reported',
+        },
+        {
+          label: `${count} runs: runs/s alone → under the read load`,
+          value: `${round(engineAlone.runsPerSec, 1)} → ${round(engineMixed.runsPerSec, 1)} runs/s (${engineMixed.succeeded}/${count} succeeded)`,
+          target: 'all succeed',
+          met: engineMixed.succeeded === count && engineAlone.succeeded === count,
+        },
+      ],
+    };
+  });
+}
+
 const fmt0 = (v) => (typeof v === 'number' && Number.isFinite(v) ? String(Math.round(v)) : '—');
 
 /** Writes the JSON and Markdown results (and BENCHMARKS.md's generated section on a full run). */
@@ -956,6 +1112,7 @@ async function main() {
       log(`rounds failed: ${err}`);
     }
     await scenarios(names);
+    await engineScenarios(names);
   } else {
     for (const id of [...(sideBySideSelected ? ['B'] : []), ...settings.scenarios])
       results.scenarios.push({

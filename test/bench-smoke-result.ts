@@ -23,7 +23,7 @@ export interface SmokeResults {
 }
 
 /** The scenarios a smoke run must record, in order. */
-export const SMOKE_SCENARIOS = ['B', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'] as const;
+export const SMOKE_SCENARIOS = ['B', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10'] as const;
 
 /**
  * Everything wrong with a smoke run's results, one line each (the first line

@@ -13,8 +13,10 @@
  *   answers are checked for a JSON-RPC result that is not a tool error.
  * - `sequential`: one keep-alive connection, one request at a time, exact
  *   per-request latencies and a full parse of every answer (JSON or SSE).
- * - `burst`: `count` requests sent at once on `count` connections; drain time
- *   and each answer's run reference.
+ * - `burst`: `count` requests sent at once on `count` connections (or at most
+ *   `connections`); drain time and each answer's run reference.
+ * - `autocannon` with `overallRate`: an open-loop rate (requests/s over all
+ *   connections) instead of a closed loop (S10's read load at 70 % of S1).
  * - `sse`: opens `streams` sessions and one idle GET stream on each, holds
  *   them, times the keep-alive comments and samples the gateway's RSS.
  */
@@ -49,6 +51,7 @@ async function runAutocannon() {
     connections: job.connections,
     duration,
     pipelining: 1,
+    ...(job.overallRate !== undefined ? { overallRate: job.overallRate } : {}),
     timeout: job.timeoutSec ?? 10,
     headers: job.headers,
     requests: [
@@ -144,7 +147,8 @@ async function runSequential() {
 
 async function runBurst() {
   const variants = tails(job.requests);
-  const agent = keepAliveAgent(job.count);
+  // `connections` (default: one per request) caps the sockets: S8 sends 1,000 starts over 32.
+  const agent = keepAliveAgent(job.connections ?? job.count);
   process.stdout.write('PHASE measure\n');
   const started = performance.now();
   const answers = await Promise.all(

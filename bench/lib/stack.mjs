@@ -86,7 +86,8 @@ async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {}
     LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
     ...extraEnv,
   };
-  for (const [index, app] of APPS.entries()) {
+  /** Spawns one process of `app` (index into APPS: its schema); `name` keys it in `children`. */
+  const spawnApp = async (app, index, name) => {
     const env = {
       ...baseEnv,
       DB_SCHEMA: schemas[index],
@@ -95,35 +96,66 @@ async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {}
       PORT: String(port),
     };
     // The gateway serves /metrics on METRICS_PORT, a service on its OPS_PORT.
-    metricsUrls[app] = `http://127.0.0.1:${app === 'mcp-gateway' ? env.METRICS_PORT : env.OPS_PORT}/metrics`;
+    metricsUrls[name] = `http://127.0.0.1:${app === 'mcp-gateway' ? env.METRICS_PORT : env.OPS_PORT}/metrics`;
     const args = [];
-    if (profileDir !== undefined && (app === 'mcp-gateway' || app === 'dag-service')) {
+    if (profileDir !== undefined && (app === 'mcp-gateway' || app === 'dag-service' || app === 'run-service')) {
       mkdirSync(profileDir, { recursive: true });
-      args.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${app}.cpuprofile`);
+      args.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`);
     }
     const child = spawn(process.execPath, [...args, join(ROOT, 'apps', app, 'dist', 'main.js')], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (d) => {
-      logs.push(`[${app}] ${d.toString()}`);
+      logs.push(`[${name}] ${d.toString()}`);
       if (logs.length > 2000) logs.splice(0, logs.length - 2000);
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('exit', (code, signal) => logs.push(`[${app}] exited ${signal ?? code}\n`));
-    children.set(app, child);
-  }
+    child.on('exit', (code, signal) => logs.push(`[${name}] exited ${signal ?? code}\n`));
+    children.set(name, child);
+    return child;
+  };
+  for (const [index, app] of APPS.entries()) await spawnApp(app, index, app);
   const baseUrl = `http://127.0.0.1:${port}`;
   const stack = {
     id,
     baseUrl,
     mcpUrl: `${baseUrl}/mcp`,
     schemas,
+    /** The schema of `app` (one of APPS). */
+    schemaOf: (app) => schemas[APPS.indexOf(app)],
     databaseUrl,
     metricsUrls,
     pids: Object.fromEntries([...children].map(([app, c]) => [app, c.pid])),
     output: () => logs.join(''),
+    /**
+     * Starts one more replica of `app` (same schema and bus prefix) named `<app>#<n>`; resolves
+     * with `{name, pid, stop()}` once its `/readyz` answers 200 (S8 with 2 run-service replicas).
+     */
+    async addReplica(app) {
+      const name = `${app}#${[...children.keys()].filter((k) => k.startsWith(app)).length + 1}`;
+      const child = await spawnApp(app, APPS.indexOf(app), name);
+      const readyz = metricsUrls[name].replace(/\/metrics$/, '/readyz');
+      const until = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited`);
+        const ok = await fetch(readyz)
+          .then((r) => r.status === 200)
+          .catch(() => false);
+        if (ok) break;
+        if (Date.now() > until) throw new Error(`${name} not ready after 60 s`);
+        await sleep(200);
+      }
+      return {
+        name,
+        pid: child.pid,
+        stop: async () => {
+          await stopChild(child);
+          children.delete(name);
+        },
+      };
+    },
     alive: (app) => {
       const c = children.get(app);
       return c !== undefined && c.exitCode === null && c.signalCode === null;
