@@ -6,6 +6,8 @@
  * `dagu_execute` result from the running stack. The app's tool calls go through the
  * bridge to the test, which makes them with the SDK client.
  */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Browser, Frame, Page } from 'playwright-core';
@@ -213,6 +215,35 @@ describe('the inspector in Chromium inside an ext-apps host', () => {
       expect(problems).toEqual([]);
     } finally {
       await page.close();
+    }
+  }, 90_000);
+  test('retry from inside the app runs the failed run again through dagu_execute', async () => {
+    // The step fails on its first attempt and succeeds on the next: the marker file it leaves
+    // behind is what the second attempt finds.
+    const marker = join(tmpdir(), `inspector-retry-${process.pid}-${Date.now()}`);
+    const spec = `steps:\n  - name: flaky\n    run: test -f ${marker} || { touch ${marker}; chmod 666 ${marker}; echo first attempt fails; exit 3; }\n`;
+    const { args, result, dagRunId } = await startRun('inspector-retry', spec);
+    const { page, frame, problems } = await renderInspector(args, result);
+    try {
+      await waitForStatus(frame, 'failed', 30_000);
+      expect(await frame.locator('#retry').isDisabled()).toBe(false);
+      await frame.locator('#retry').click();
+      // The app follows the new attempt by itself to its end.
+      await waitForStatus(frame, 'succeeded', 30_000);
+      await saveScreenshot(page, 'run-inspector-retried');
+      const calls = await page.evaluate(() => (globalThis as unknown as { appToolCalls: string[] }).appToolCalls);
+      expect(calls).toContain('dagu_execute');
+      const read = toolResult(
+        await plainClient.callTool({
+          name: 'dagu_read',
+          arguments: { target: 'run', name: 'inspector-retry', dagRunId },
+        }),
+      );
+      expect(read.structuredContent?.data).toMatchObject({ statusLabel: 'succeeded' });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      rmSync(marker, { force: true });
     }
   }, 90_000);
 });
