@@ -33,6 +33,8 @@ let shadow: ExtensionService;
 let configured: ExtensionService;
 let listChanged = 0;
 const agentClients: Client[] = [];
+/** The published agent binding greeter tools (set up in its describe block). */
+let agent: Client | undefined;
 
 const api = (path: string, init: RestInit = {}): Promise<RestReply> => restCall(stack.baseUrl, path, init);
 const prefix = (): string => `e2e-${stack.id}`;
@@ -124,7 +126,12 @@ beforeAll(async () => {
       {
         name: 'guarded',
         description: 'Echoes n (developer or higher).',
-        inputSchema: { type: 'object', additionalProperties: false, required: ['n'], properties: { n: { type: 'integer' } } },
+        inputSchema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['n'],
+          properties: { n: { type: 'integer' } },
+        },
         minRole: 'developer',
         handle: async (args) => ({ n: args.n }),
       },
@@ -331,8 +338,11 @@ describe('static extensions, prompts and resources (issue 29 items 3, 4)', () =>
 describe('extension tools in a published agent (issue 29 item 4)', () => {
   const WS = 'support';
   let casey = { id: '', token: '' };
-  let agent: Client;
 
+  const the = (): Client => {
+    if (agent === undefined) throw new Error('the agent was not set up');
+    return agent;
+  };
   const agentEndpoint = (slug: string): string => `${stack.gateways[0]?.url ?? ''}/mcp/v1/${WS}/${slug}`;
 
   beforeAll(async () => {
@@ -366,7 +376,13 @@ describe('extension tools in a published agent (issue 29 item 4)', () => {
       body: {
         tools: [
           { kind: 'extension_tool', service: 'greeter', tool: 'hello' },
-          { kind: 'extension_tool', service: 'greeter', tool: 'set_greeting', name: 'set_greeting', title: 'Change how we greet' },
+          {
+            kind: 'extension_tool',
+            service: 'greeter',
+            tool: 'set_greeting',
+            name: 'set_greeting',
+            title: 'Change how we greet',
+          },
           { kind: 'dagu_tool', tool: 'dagu_read' },
         ],
       },
@@ -377,13 +393,14 @@ describe('extension tools in a published agent (issue 29 item 4)', () => {
       'set_greeting',
       'dagu_read',
     ]);
-    expect(
-      (await api(base, { method: 'PATCH', token: casey.token, body: { state: 'published' } })).status,
-    ).toBe(200);
+    expect((await api(base, { method: 'PATCH', token: casey.token, body: { state: 'published' } })).status).toBe(200);
     const key = await api(`${base}/keys`, { method: 'POST', token: casey.token, body: { name: 'e2e' } });
     expect(key.status).toBe(201);
-    agent = await connectClient(agentEndpoint('greeter-desk'), { authorization: `Bearer ${String(key.body?.key)}` });
-    agentClients.push(agent);
+    const client = await connectClient(agentEndpoint('greeter-desk'), {
+      authorization: `Bearer ${String(key.body?.key)}`,
+    });
+    agentClients.push(client);
+    agent = client;
   }, 30_000);
 
   test('a binding that names the served tool (service.tool) as its tool is refused by the catalog validation', async () => {
@@ -396,47 +413,47 @@ describe('extension tools in a published agent (issue 29 item 4)', () => {
   });
 
   test("is listed with the extension's schema and callable with the agent's key, as the agent", async () => {
-    const { tools } = await agent.listTools();
+    const { tools } = await the().listTools();
     expect(tools.map((t) => t.name)).toEqual(['greeter.hello', 'set_greeting', 'dagu_read']);
     expect(tools[0]).toMatchObject({ title: 'Say hello', inputSchema: { type: 'object', required: ['name'] } });
     expect(tools[1]).toMatchObject({ title: 'Change how we greet', annotations: { idempotentHint: true } });
-    const hello = await call(agent, 'greeter.hello', { name: 'Ada' });
+    const hello = await call(the(), 'greeter.hello', { name: 'Ada' });
     expect(hello.isError).toBeFalsy();
     expect(hello.structuredContent).toMatchObject({ greetedBy: `agent:${WS}/greeter-desk` });
     expect(String(hello.structuredContent?.greeting)).toContain('Ada');
     // Input is checked against the published schema before the service sees it.
-    const invalid = await call(agent, 'greeter.hello', { name: 'Ada', shout: true });
+    const invalid = await call(the(), 'greeter.hello', { name: 'Ada', shout: true });
     expect(invalid.structuredContent).toMatchObject({ code: 'invalid_tool_input' });
   });
 
   test("the tool's minimum role is checked against the binding author's current role", async () => {
-    const allowed = await call(agent, 'set_greeting', { greeting: 'Hi {name}' });
+    const allowed = await call(the(), 'set_greeting', { greeting: 'Hi {name}' });
     expect(allowed.isError).toBeFalsy();
     const demoted = await api(`/users/${casey.id}`, { method: 'PATCH', token: adminToken, body: { role: 'viewer' } });
     expect(demoted.status).toBe(200);
-    const refused = await call(agent, 'set_greeting', { greeting: 'Yo {name}' });
+    const refused = await call(the(), 'set_greeting', { greeting: 'Yo {name}' });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ code: 'unauthorized', details: { restriction: 'author' } });
     expect(String(refused.structuredContent?.message)).toContain('operator');
     // A viewer's tool still works, and the refused call changed nothing.
-    expect((await call(agent, 'greeter.hello', { name: 'Bo' })).structuredContent?.greeting).toBe('Hi Bo');
+    expect((await call(the(), 'greeter.hello', { name: 'Bo' })).structuredContent?.greeting).toBe('Hi Bo');
     await api(`/users/${casey.id}`, { method: 'PATCH', token: adminToken, body: { role: 'manager' } });
   });
 
   test("disabling the extension removes its tools from the agent's tools/list, with list_changed", async () => {
     let changed = 0;
-    agent.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    the().setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed++;
     });
     await new Promise((r) => setTimeout(r, 500)); // the client's GET stream opens
     await api('/extensions/greeter', { method: 'PUT', token: adminToken, body: { enabled: false } });
     const ms = await eventually(async () => changed > 0, 8000);
     process.stdout.write(`agent list_changed ${ms} ms after disabling the extension\n`);
-    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(['dagu_read']);
-    await expect(agent.callTool({ name: 'greeter.hello', arguments: { name: 'x' } })).rejects.toThrow(/Unknown tool/);
+    expect((await the().listTools()).tools.map((t) => t.name)).toEqual(['dagu_read']);
+    await expect(the().callTool({ name: 'greeter.hello', arguments: { name: 'x' } })).rejects.toThrow(/Unknown tool/);
     await api('/extensions/greeter', { method: 'PUT', token: adminToken, body: { enabled: true } });
     await eventually(async () => changed > 1, 8000);
-    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(['greeter.hello', 'set_greeting', 'dagu_read']);
+    expect((await the().listTools()).tools.map((t) => t.name)).toEqual(['greeter.hello', 'set_greeting', 'dagu_read']);
   }, 30_000);
 });
 
@@ -454,6 +471,8 @@ describe('dropping an extension', () => {
   test('killed mid-call: resource_unavailable naming it, other tools unaffected, then dropped from the list', async () => {
     const started = Date.now();
     const slow = call(viewer, 'greeter.hello', { name: 'Slow', delayMs: 15_000 });
+    // The same through the agent's binding.
+    const slowAgent = agent === undefined ? undefined : call(agent, 'greeter.hello', { name: 'Slow', delayMs: 15_000 });
     await new Promise((r) => setTimeout(r, 700));
     greeter?.kill('SIGKILL');
     // Built-in tools go on while the extension is dying.
@@ -466,6 +485,11 @@ describe('dropping an extension', () => {
     expect(result.structuredContent).toMatchObject({ code: 'resource_unavailable', details: { extension: 'greeter' } });
     expect(String(result.structuredContent?.message)).toContain('greeter');
     expect(waited).toBeLessThan(12_000);
+    expect(slowAgent).toBeDefined();
+    expect((await slowAgent)?.structuredContent).toMatchObject({
+      code: 'resource_unavailable',
+      details: { extension: 'greeter' },
+    });
     await eventually(async () => !(await toolNames(admin)).some((n) => n.startsWith('greeter.')));
     expect(await toolNames(admin)).toContain('dagu_read');
     // Restarted, it is served again without any gateway change.

@@ -101,7 +101,10 @@ export const GatewayConfigSchema = z.object({
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSION_CALL_TIMEOUT_MS: env.millis(30_000),
-  MCP_EXTENSIONS: commaList(/^[a-z][a-z0-9-]{0,39}$/, 'must be extension names (a lowercase letter, then a-z, 0-9 or -; at most 40), comma-separated'),
+  MCP_EXTENSIONS: commaList(
+    /^[a-z][a-z0-9-]{0,39}$/,
+    'must be extension names (a lowercase letter, then a-z, 0-9 or -; at most 40), comma-separated',
+  ),
   MCP_TEST_FIXTURE_EXTENSIONS: commaList(
     /^[a-z][a-z0-9-]{0,39}$/,
     'must be extension names (a lowercase letter, then a-z, 0-9 or -; at most 40), comma-separated',

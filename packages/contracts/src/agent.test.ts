@@ -95,7 +95,11 @@ describe('extension_tool bindings (issue 29 item 4)', () => {
       tools({ service: 's'.repeat(40), tool: 't'.repeat(30) }),
       'tools.0.name',
     ],
-    ['service.tool over 64 characters with a name', tools({ service: 's'.repeat(40), tool: 't'.repeat(30), name: 'st' }), null],
+    [
+      'service.tool over 64 characters with a name',
+      tools({ service: 's'.repeat(40), tool: 't'.repeat(30), name: 'st' }),
+      null,
+    ],
   ];
   it.each(cases)('%s', (_name, value, path) => {
     expect(firstErrorPath(AgentSetToolsRequestSchema, value)).toBe(path);
@@ -104,6 +108,8 @@ describe('extension_tool bindings (issue 29 item 4)', () => {
   it('names the tool <service>.<tool> unless the binding names it', () => {
     const parse = (v: unknown) => AgentBindingSchema.parse(v);
     expect(bindingToolName(parse({ kind: 'extension_tool', service: 'greeter', tool: 'hello' }))).toBe('greeter.hello');
-    expect(bindingToolName(parse({ kind: 'extension_tool', service: 'greeter', tool: 'hello', name: 'hi' }))).toBe('hi');
+    expect(bindingToolName(parse({ kind: 'extension_tool', service: 'greeter', tool: 'hello', name: 'hi' }))).toBe(
+      'hi',
+    );
   });
 });

@@ -39,7 +39,10 @@ export async function extensionTool(binding: ExtensionBinding, deps: AgentToolDe
   if (served === undefined) return undefined;
   const parsed = ToolSchema.safeParse({ inputSchema: { type: 'object' }, ...served.definition });
   if (!parsed.success) {
-    deps.logger.warn({ extension: binding.service, tool: binding.tool }, 'extension tool definition is not an MCP tool');
+    deps.logger.warn(
+      { extension: binding.service, tool: binding.tool },
+      'extension tool definition is not an MCP tool',
+    );
     return undefined;
   }
   const base = parsed.data;

@@ -108,9 +108,11 @@ describe('extension resources (issue 29 item 3)', () => {
     const { view, refused } = serve([[ext('evil', { verbatim: true, source: 'fixture' }), raw]]);
     expect(refused).toHaveLength(1);
     const served = view.catalogs[0]?.catalog;
-    expect([...(served?.resources ?? []), ...(served?.resourceTemplates ?? []), ...(served?.uriPrefixes ?? [])]).toEqual(
-      [],
-    );
+    expect([
+      ...(served?.resources ?? []),
+      ...(served?.resourceTemplates ?? []),
+      ...(served?.uriPrefixes ?? []),
+    ]).toEqual([]);
   });
 
   test("another extension's URIs are refused; the first in precedence order keeps them", () => {

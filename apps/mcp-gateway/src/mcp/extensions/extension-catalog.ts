@@ -173,20 +173,35 @@ export function serveCatalogs(
       prompts.set(name, { extension: ext.name, ownName: prompt.name });
     }
 
-    const keep = <T>(items: readonly T[], kind: string, value: (item: T) => string, why: (v: string) => string | undefined) =>
+    const keep = <T>(
+      items: readonly T[],
+      kind: string,
+      value: (item: T) => string,
+      why: (v: string) => string | undefined,
+    ) =>
       items.filter((item) => {
         const reason = why(value(item));
         if (reason !== undefined) refuse(kind, value(item), reason);
         return reason === undefined;
       });
-    const uriPrefixes = keep(catalog.uriPrefixes, 'uriPrefix', (p) => p, (p) => uris.refusePrefix(p));
+    const uriPrefixes = keep(
+      catalog.uriPrefixes,
+      'uriPrefix',
+      (p) => p,
+      (p) => uris.refusePrefix(p),
+    );
     const resourceTemplates = keep(
       catalog.resourceTemplates,
       'resourceTemplate',
       (t) => t.uriTemplate,
       (t) => uris.refusePrefix(templateHead(t)),
     );
-    const resources = keep(catalog.resources, 'resource', (r) => r.uri, (u) => uris.refuseResource(u));
+    const resources = keep(
+      catalog.resources,
+      'resource',
+      (r) => r.uri,
+      (u) => uris.refuseResource(u),
+    );
     uris.claim(
       [...uriPrefixes, ...resourceTemplates.map((t) => templateHead(t.uriTemplate))],
       resources.map((r) => r.uri),

@@ -1,10 +1,5 @@
 import type { Redis } from 'ioredis';
-import {
-  catalogKey,
-  ExtensionCatalogSchema,
-  ExtensionNameSchema,
-  type ExtensionCatalog,
-} from '@dagu-mcp/contracts';
+import { catalogKey, ExtensionCatalogSchema, ExtensionNameSchema, type ExtensionCatalog } from '@dagu-mcp/contracts';
 
 /** Most catalog keys one listing looks at (a runaway key space cannot make the admin page slow). */
 const MAX_ANNOUNCED = 500;

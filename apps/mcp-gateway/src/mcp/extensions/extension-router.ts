@@ -5,7 +5,13 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { McpCallContext } from '../mcp-types';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
 import type { ReplicaHub } from '../transport/replica-hub';
-import { serveCatalogs, type OwnedCatalog, type ServedPrompt, type ServedTool, type ServedView } from './extension-catalog';
+import {
+  serveCatalogs,
+  type OwnedCatalog,
+  type ServedPrompt,
+  type ServedTool,
+  type ServedView,
+} from './extension-catalog';
 import type { ServedExtension, ServedExtensions } from './extension-settings';
 import {
   callChannel,
