@@ -68,7 +68,7 @@ export class ServedExtensions {
 
   /** The names the configuration decides (fixtures and `MCP_EXTENSIONS`): an admin switch does not apply to them. */
   get configuredNames(): readonly string[] {
-    return [...(this.options.fixtureNames ?? []), ...this.options.staticNames];
+    return [...new Set([...(this.options.fixtureNames ?? []), ...this.options.staticNames])];
   }
 
   /** The extensions served now (a failed settings read serves the configured ones only). */
