@@ -108,7 +108,7 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     LOG_LEVEL: 'warn',
     // Tests that exercise authentication pass AUTH_MODE themselves.
     AUTH_MODE: 'none',
-    ...(options.conformanceFixture === true ? { MCP_EXTENSIONS: 'conformance' } : {}),
+    ...(options.conformanceFixture === true ? { MCP_TEST_FIXTURE_EXTENSIONS: 'conformance' } : {}),
     ...(options.publicUrl === true ? { PUBLIC_URL: `http://127.0.0.1:${port}${extraEnv.BASE_PATH ?? ''}` } : {}),
     ...extraEnv,
   };
@@ -207,7 +207,7 @@ async function waitForHealth(baseUrl: string, timeoutMs: number, alive: () => bo
 
 /**
  * Starts the conformance fixture (test/fixtures/conformance-service): a
- * test-only MCP extension that the gateways serve when `MCP_EXTENSIONS`
+ * test-only MCP extension that the gateways serve as announced when `MCP_TEST_FIXTURE_EXTENSIONS`
  * names it. TypeScript run through the SWC hook; never part of `npm start`.
  */
 function spawnFixture(env: Record<string, string>, logs: string[]): ChildProcess {

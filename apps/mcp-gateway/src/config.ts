@@ -35,7 +35,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (issue 24; changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
- * | `MCP_EXTENSIONS` | comma-separated MCP extension services always served, tools under the names they announce (a static allow-list; services an admin enables with `PUT /api/v1/extensions/{name}` need no entry, docs/extending.md) | empty |
+ * | `MCP_EXTENSIONS` | comma-separated MCP extension services always served without an admin switch, like enabled ones: tools and prompts namespaced `<name>.<tool>`, minimum role and input schema enforced (docs/extending.md) | empty |
+ * | `MCP_TEST_FIXTURE_EXTENSIONS` | comma-separated protocol **test fixtures** served exactly as announced — names not namespaced, calls relayed without role or schema checks (the MCP conformance suite's fixed `test_*` names); never for a real service | empty |
  * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one call to an extension service (tool call, resource read, prompt); past it an admin-enabled extension's tool call is `resource_unavailable` naming the extension, ms | `30000` |
  * | `LOG_LEVEL` | pino level | `info` |
  * | `LOG_PRETTY` | `true`: human-readable lines (one per event); `false`: JSON lines; `auto`: human-readable only when stdout is a terminal (no ANSI codes in a redirected log) | `auto` |
@@ -100,7 +101,14 @@ export const GatewayConfigSchema = z.object({
   ALLOWED_ORIGINS: commaList(/^https?:\/\/[^\s/,]+$/, 'must be origins like https://app.example.com, comma-separated'),
   ALLOWED_HOSTS: commaList(/^[A-Za-z0-9.:[\]-]+$/, 'must be host names, comma-separated'),
   MCP_EXTENSION_CALL_TIMEOUT_MS: env.millis(30_000),
-  MCP_EXTENSIONS: commaList(/^[a-z0-9-]+$/, 'must be extension names (a-z, 0-9, -), comma-separated'),
+  MCP_EXTENSIONS: commaList(
+    /^[a-z][a-z0-9-]{0,39}$/,
+    'must be extension names (a lowercase letter, then a-z, 0-9 or -; at most 40), comma-separated',
+  ),
+  MCP_TEST_FIXTURE_EXTENSIONS: commaList(
+    /^[a-z][a-z0-9-]{0,39}$/,
+    'must be extension names (a lowercase letter, then a-z, 0-9 or -; at most 40), comma-separated',
+  ),
   LOG_LEVEL: env.logLevel,
   LOG_PRETTY: env.logPretty,
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),

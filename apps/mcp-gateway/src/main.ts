@@ -25,7 +25,7 @@ import { RunEventHub } from './mcp/run-events';
 import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
-import { ExtensionSettingsStore, ServedExtensions } from './mcp/extensions/extension-settings';
+import { setupExtensions } from './mcp/extensions/extension-setup';
 import { extensionRoutes } from './routes/extensions.routes';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
@@ -103,15 +103,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     },
     runInspectorHtml: loadRunInspectorHtml(),
   });
-  const extensionSettings = new ExtensionSettingsStore(pool);
-  const served = new ServedExtensions({ staticNames: config.MCP_EXTENSIONS, store: extensionSettings });
+  const extensions = setupExtensions(config, pool, logger);
   const sessions = await startMcpSessions(config, {
     handlers,
     bus,
     topics,
     logger,
     version: GATEWAY_VERSION,
-    served,
+    served: extensions.served,
   });
   const agents = await startAgentEndpoints(config, {
     bus,
@@ -123,6 +122,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     currentRoleOf: (id) => auth.authority.currentRoleOf(id),
     audit: (event) => auth.audit.record(event),
     ...(auth.oauth !== undefined ? { oauth: auth.oauth.endpoint } : {}),
+    served: extensions.served,
   });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
@@ -169,12 +169,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
         basePath: config.BASE_PATH,
       }),
-      extensionRoutes({
-        store: extensionSettings,
-        served,
-        staticNames: config.MCP_EXTENSIONS,
-        audit: auth.audit,
-      }),
+      extensionRoutes({ ...extensions, audit: auth.audit }),
       eventRoutes({ events: runEvents, keepAliveMs: config.EVENTS_KEEPALIVE_MS, open: eventStreams }),
     ],
     ...(web !== undefined ? { web } : {}),
@@ -215,6 +210,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await subscriptions.stop();
       await sessions.closeAll();
       await agents.close();
+      extensions.close();
       await auditTrail.close();
       await auth.close();
       await runEvents.close();

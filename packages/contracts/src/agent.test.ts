@@ -80,3 +80,36 @@ describe('agent contracts (issue 24)', () => {
     expect(bindingToolName(parse({ kind: 'dagu_tool', tool: 'dagu_read' }))).toBe('dagu_read');
   });
 });
+
+describe('extension_tool bindings (issue 29 item 4)', () => {
+  const ref = { workspace: 'support', slug: 'helpdesk' };
+  const tools = (binding: Record<string, unknown>) => ({ ...ref, tools: [{ kind: 'extension_tool', ...binding }] });
+  const cases: Array<[string, unknown, string | null]> = [
+    ['minimal', tools({ service: 'greeter', tool: 'hello' }), null],
+    ['named and titled', tools({ service: 'greeter', tool: 'hello', name: 'greet', title: 'Greet' }), null],
+    ['a service name with upper case', tools({ service: 'Greeter', tool: 'hello' }), 'tools.0.service'],
+    ['a namespaced tool (a dot)', tools({ service: 'greeter', tool: 'greeter.hello' }), 'tools.0.tool'],
+    ['an unknown field', tools({ service: 'greeter', tool: 'hello', minRole: 'viewer' }), 'tools.0'],
+    [
+      'service.tool over 64 characters without a name',
+      tools({ service: 's'.repeat(40), tool: 't'.repeat(30) }),
+      'tools.0.name',
+    ],
+    [
+      'service.tool over 64 characters with a name',
+      tools({ service: 's'.repeat(40), tool: 't'.repeat(30), name: 'st' }),
+      null,
+    ],
+  ];
+  it.each(cases)('%s', (_name, value, path) => {
+    expect(firstErrorPath(AgentSetToolsRequestSchema, value)).toBe(path);
+  });
+
+  it('names the tool <service>.<tool> unless the binding names it', () => {
+    const parse = (v: unknown) => AgentBindingSchema.parse(v);
+    expect(bindingToolName(parse({ kind: 'extension_tool', service: 'greeter', tool: 'hello' }))).toBe('greeter.hello');
+    expect(bindingToolName(parse({ kind: 'extension_tool', service: 'greeter', tool: 'hello', name: 'hi' }))).toBe(
+      'hi',
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHANGE_TYPES } from './change-types';
+import { ExtensionNameSchema, ExtensionToolNameSchema } from './mcp-extension';
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
@@ -80,10 +81,41 @@ export const DagToolBindingSchema = z.strictObject({
 });
 
 /**
+ * An extension service's tool (issue 29 item 4, docs/extending.md): `service` is the
+ * extension's name, `tool` the tool's own name in it (served on `/mcp` as
+ * `<service>.<tool>`). Its tool name defaults to that served name, so a pair longer than
+ * the 64 characters of a tool name needs a `name`. The gateway serves it only while the
+ * extension is enabled, announcing and allows the tool; it keeps the tool's input schema,
+ * minimum role (checked against the binding author's current role), deadline and errors.
+ */
+export const ExtensionToolBindingSchema = z
+  .strictObject({
+    kind: z.literal('extension_tool'),
+    service: ExtensionNameSchema,
+    tool: ExtensionToolNameSchema,
+    name: AgentToolNameSchema.optional(),
+    title: Title.optional(),
+    description: Description.optional(),
+  })
+  .refine((b) => b.name !== undefined || `${b.service}.${b.tool}`.length <= 64, {
+    message: 'service.tool is longer than 64 characters: give the binding a "name"',
+    path: ['name'],
+  });
+
+/** The default tool name of an extension-tool binding: the name `/mcp` serves it under. */
+export function extensionBindingToolName(binding: { service: string; tool: string }): string {
+  return `${binding.service}.${binding.tool}`;
+}
+
+/**
  * One catalog entry, discriminated by `kind` so later kinds (REST
  * operations, extension tools) are added without touching these.
  */
-export const AgentBindingSchema = z.discriminatedUnion('kind', [DaguToolBindingSchema, DagToolBindingSchema]);
+export const AgentBindingSchema = z.discriminatedUnion('kind', [
+  DaguToolBindingSchema,
+  DagToolBindingSchema,
+  ExtensionToolBindingSchema,
+]);
 export type AgentBinding = z.infer<typeof AgentBindingSchema>;
 
 /** Who configured a binding: the principal id the gateway looks the current role of up per call. */
@@ -97,9 +129,10 @@ export const StoredBindingSchema = z.intersection(
 );
 export type StoredBinding = z.infer<typeof StoredBindingSchema>;
 
-/** The tool name a binding publishes: its `name`, else the Dagu tool's name or the DAG's name. */
+/** The tool name a binding publishes: its `name`, else the Dagu tool's name, the DAG's name or `<service>.<tool>`. */
 export function bindingToolName(binding: AgentBinding): string {
   if (binding.name !== undefined) return binding.name;
+  if (binding.kind === 'extension_tool') return extensionBindingToolName(binding);
   return binding.kind === 'dagu_tool' ? binding.tool : binding.dag;
 }
 

@@ -8,9 +8,10 @@ import { PrincipalSchema, RoleSchema } from './principal';
  * file, so it lives in contracts rather than in either side. The only
  * supported way to write one is `@dagu-mcp/service-kit`'s `ExtensionService`
  * (docs/extending.md, issue 29). The gateway serves an extension only when an
- * admin enabled it (`PUT /api/v1/extensions/{name}`, its tools then namespaced
- * `<name>.<tool>`) or its name is in the static `MCP_EXTENSIONS` list (served
- * as announced: the MCP conformance fixture under `test/fixtures/`).
+ * admin enabled it (`PUT /api/v1/extensions/{name}`) or its name is in the
+ * static `MCP_EXTENSIONS` list; its tools and prompts are then namespaced
+ * `<name>.<tool>`. Only a protocol test fixture (`MCP_TEST_FIXTURE_EXTENSIONS`:
+ * the MCP conformance fixture under `test/fixtures/`) is served as announced.
  *
  * Keys and channels (prefix `p` = `BUS_PREFIX`):
  *
@@ -50,8 +51,9 @@ export const ExtensionNameSchema = z
   .regex(/^[a-z][a-z0-9-]{0,39}$/, 'a lowercase letter, then lowercase letters, digits or "-", at most 40 characters');
 
 /**
- * A tool's own name inside its extension (the gateway serves it as `<extension>.<name>`, so the
- * whole name stays within MCP's tool-name rules: 1–128 of `A-Z a-z 0-9 _ - .`).
+ * A tool's (or prompt's) own name inside its extension (the gateway serves it as
+ * `<extension>.<name>`, so the whole name stays within MCP's tool-name rules: 1–128 of
+ * `A-Z a-z 0-9 _ - .`).
  */
 export const ExtensionToolNameSchema = z
   .string()

@@ -36,7 +36,7 @@ export interface AgentCatalogCacheOptions {
   /** `AGENT_CATALOG_REFRESH_MS`: every cached catalog is rebuilt this often, ms. */
   readonly refreshMs: number;
   /** Called when a rebuilt catalog's tool list differs from the one served before (on every replica that had it). */
-  readonly onToolsChanged: (catalog: AgentCatalog) => Promise<void>;
+  readonly onToolsChanged: (catalog: AgentCatalog, before: AgentCatalog) => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -136,6 +136,15 @@ export class AgentCatalogCache {
     await Promise.all([...this.byPath.keys()].map((path) => this.reload(path)));
   }
 
+  /**
+   * Rebuilds now every cached catalog whose agent `matches` (e.g. those binding extension
+   * tools, when the served extension tools changed); a changed tool list calls `onToolsChanged`.
+   */
+  async refreshWhere(matches: (agent: AgentWithTools) => boolean): Promise<void> {
+    const paths = [...this.byPath].filter(([, c]) => matches(c.agent)).map(([path]) => path);
+    await Promise.all(paths.map((path) => this.reload(path)));
+  }
+
   /** Rebuilds a cached address (an uncached one is left to its next request). */
   private async reload(path: string): Promise<void> {
     const before = this.byPath.get(path);
@@ -146,7 +155,7 @@ export class AgentCatalogCache {
     });
     if (after !== undefined && after.fingerprint !== before.fingerprint) {
       await this.options
-        .onToolsChanged(after)
+        .onToolsChanged(after, before)
         .catch((err: unknown) =>
           this.options.logger.warn({ err, agent: path }, 'tools/list_changed notification failed'),
         );

@@ -7,7 +7,9 @@ import type { GatewayConfig } from '../config';
 import type { AuditEvent } from '../audit/audit-log';
 import type { AgentKeyRecord } from '../auth/agent-key.repository';
 import type { ApiKeyVerifier } from '../auth/api-key-cache';
-import { startMcpSessions } from '../mcp/mcp-setup';
+import type { ExtensionRouter } from '../mcp/extensions/extension-router';
+import type { ServedExtensions } from '../mcp/extensions/extension-settings';
+import { configuredExtensions, createExtensionRouter, startMcpSessions } from '../mcp/mcp-setup';
 import type { McpHandlers } from '../mcp/mcp-types';
 import type { McpSessionManager } from '../mcp/session-manager';
 import { AgentCatalogCache, type AgentCatalog } from './agent-catalog-cache';
@@ -15,6 +17,7 @@ import { createAgentDispatcher } from './agent-dispatcher';
 import { agentGate, type AgentEndpointOAuth } from './agent-endpoint';
 import { agentPrincipal } from './agent-tool-base';
 import { buildAgentTools } from './agent-tools';
+import { watchBoundExtensions } from './extension-tool';
 
 /** What the agent endpoints are built from. */
 export interface AgentSetupDeps {
@@ -29,6 +32,8 @@ export interface AgentSetupDeps {
   readonly audit: (event: AuditEvent) => void;
   /** The built-in OAuth server's view for agent endpoints (issue 23), when it is on. */
   readonly oauth?: AgentEndpointOAuth;
+  /** The extensions served (issue 29), for `extension_tool` bindings; default: the configured ones only. */
+  readonly served?: ServedExtensions;
 }
 
 /** The started agent endpoints. */
@@ -40,8 +45,13 @@ export interface AgentEndpoints {
   close(): Promise<void>;
 }
 
-/** How long the claim of one tools/list_changed fan-out is held, ms: one replica sends it per change. */
-const LIST_CHANGED_CLAIM_MS = 60_000;
+/**
+ * How long the claim of one tools/list_changed fan-out is held, ms: one replica sends it per
+ * change. Short, because a catalog can flip back and forth (an extension disabled and enabled
+ * again); a replica that notices the same change later than this sends a duplicate, which the
+ * notification tolerates.
+ */
+const LIST_CHANGED_CLAIM_MS = 10_000;
 
 /**
  * Starts published agents' endpoints (issue 24): the per-agent catalog cache
@@ -50,7 +60,8 @@ const LIST_CHANGED_CLAIM_MS = 60_000;
  * dispatcher, sessions kept under `<BUS_PREFIX>:agents:mcp:`. When a rebuilt
  * catalog's tool list differs, one replica (a Redis claim per agent, version
  * and list) sends `notifications/tools/list_changed` to every live session
- * of that agent, whichever replica holds its stream.
+ * of that agent, whichever replica holds its stream. Agents that bind extension tools are
+ * also rebuilt whenever the served extension tools change (extension-tool.ts).
  */
 export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetupDeps): Promise<AgentEndpoints> {
   const publisher = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'gateway-agents' });
@@ -58,23 +69,32 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
   publisher.on('error', (err: Error) => deps.logger.debug({ err: err.message }, 'agents redis error'));
   subscriber.on('error', (err: Error) => deps.logger.debug({ err: err.message }, 'agents redis subscriber error'));
   let catalogs: AgentCatalogCache | undefined;
+  let extensions: ExtensionRouter | undefined;
   const sessions = await startMcpSessions(
     config,
     { handlers: deps.handlers, bus: deps.bus, topics: deps.topics, logger: deps.logger, version: deps.version },
     {
       keySuffix: 'agents',
-      createDispatcher: ({ sessions: store }) =>
-        createAgentDispatcher({
+      createDispatcher: ({ sessions: store, hub, redis }) => {
+        // Extension calls made from agent sessions are answered on this endpoint's replica channel.
+        extensions = createExtensionRouter(
+          config,
+          { hub, redis },
+          deps.served ?? configuredExtensions(config),
+          deps.logger,
+        );
+        return createAgentDispatcher({
           catalogOf: (id) => catalogs?.byAgentId(id),
           handlers: deps.handlers,
           sessions: store,
           version: deps.version,
-        }),
+        });
+      },
     },
   );
-  const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
+  const notifyChanged = async (catalog: AgentCatalog, before: AgentCatalog): Promise<void> => {
     const { agent } = catalog;
-    const claim = `agent-tools:${agent.id}:${agent.version}:${catalog.fingerprint}`;
+    const claim = `agent-tools:${agent.id}:${agent.version}:${before.fingerprint}:${catalog.fingerprint}`;
     if (!(await sessions.claimOnce(claim, LIST_CHANGED_CLAIM_MS))) return;
     const ids = await sessions.liveSessionsOf(agentPrincipal(agent).id);
     await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
@@ -88,6 +108,7 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
         daguTools: deps.handlers.tools,
         currentRoleOf: deps.currentRoleOf,
         logger: deps.logger,
+        ...(extensions !== undefined ? { extensions } : {}),
       }),
     publisher,
     subscriber,
@@ -98,6 +119,8 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
   });
   await catalogs.start();
   const cache = catalogs;
+  const stopWatching =
+    extensions === undefined ? () => undefined : watchBoundExtensions(extensions, cache, deps.logger);
   return {
     catalogs: cache,
     sessions,
@@ -108,6 +131,7 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
       ...(deps.oauth !== undefined ? { oauth: deps.oauth } : {}),
     }),
     async close() {
+      stopWatching();
       cache.stop();
       await sessions.closeAll();
       publisher.disconnect();

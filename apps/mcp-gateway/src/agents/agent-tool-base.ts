@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, type Principal, type Role, type StoredBinding } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
+import type { ExtensionRouter } from '../mcp/extensions/extension-router';
 import type { McpCallContext, ToolHandler } from '../mcp/mcp-types';
 import { toolError } from '../mcp/tools/tool-result';
 
@@ -19,6 +20,8 @@ export interface AgentToolDeps {
   /** The current role of a binding's author (auth/binding-authority.ts), looked up per call. */
   readonly currentRoleOf: (principalId: string) => Promise<Role | undefined>;
   readonly logger: Logger;
+  /** The agents' extension router, for `extension_tool` bindings (extension-tool.ts); absent: none are served. */
+  readonly extensions?: ExtensionRouter;
 }
 
 /** The principal an agent acts as (issue 24: "carrying the agent as the principal"); `role` is set per call. */

@@ -12,6 +12,7 @@ import { TOOL_DEFINITIONS } from '../mcp/tools/tool-definitions';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
 import { createDagTool } from './dag-tool';
+import { extensionTool } from './extension-tool';
 import { checkChange, checkExecute, checkRead, describeRestrictions, type DagLabelsOf } from './restrictions';
 
 /** The labels of a DAG read as the calling agent; undefined for an unknown DAG. */
@@ -51,14 +52,20 @@ function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: 
 
 /**
  * The tools of an agent's catalog, by tool name (issue 24 item 5): narrowed
- * Dagu tools and DAGs as tools. A DAG binding whose DAG does not exist (or
- * cannot be read now) is left out of the list until a refresh finds it.
+ * Dagu tools, DAGs as tools and extension tools (issue 29 item 4). A DAG
+ * binding whose DAG does not exist (or cannot be read now), or an extension
+ * tool not served now, is left out of the list until a refresh finds it.
  */
 export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps): Promise<Map<string, AgentTool>> {
   const tools = new Map<string, AgentTool>();
   for (const binding of agent.tools) {
     if (binding.kind === 'dagu_tool') {
       const tool = daguTool(binding, deps);
+      if (tool !== undefined) tools.set(binding.toolName, tool);
+      continue;
+    }
+    if (binding.kind === 'extension_tool') {
+      const tool = await extensionTool(binding, deps);
       if (tool !== undefined) tools.set(binding.toolName, tool);
       continue;
     }

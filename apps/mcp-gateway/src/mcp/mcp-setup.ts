@@ -1,9 +1,12 @@
+import type { Redis } from 'ioredis';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { GatewayConfig } from '../config';
 import { createCompletionSource } from './completion/completion';
 import { ExtensionRouter } from './extensions/extension-router';
 import { createMcpDispatcher, type McpDispatcher } from './mcp-dispatcher';
+import { listPrompts } from './prompts/prompt-catalog';
+import type { ReplicaHub } from './transport/replica-hub';
 import type { SessionStore } from './transport/session-store';
 import { ServedExtensions } from './extensions/extension-settings';
 import { watchToolList } from './extensions/tool-list-watcher';
@@ -21,8 +24,15 @@ export interface McpSetupDeps {
   readonly logger: Logger;
   /** The gateway's version, reported in `serverInfo`. */
   readonly version: string;
-  /** The extensions to serve (static `MCP_EXTENSIONS` plus admin-enabled); default: the static list only. */
+  /** The extensions to serve (fixtures, static `MCP_EXTENSIONS`, admin-enabled); default: the configured ones only. */
   readonly served?: ServedExtensions;
+}
+
+/** What an endpoint's dispatcher is built from: its session store, replica hub and Redis connection. */
+export interface McpEndpointParts {
+  readonly sessions: SessionStore;
+  readonly hub: ReplicaHub;
+  readonly redis: Redis;
 }
 
 /**
@@ -33,13 +43,41 @@ export interface McpSetupDeps {
  */
 export interface McpEndpointVariant {
   readonly keySuffix: string;
-  readonly createDispatcher: (parts: { readonly sessions: SessionStore }) => McpDispatcher;
+  readonly createDispatcher: (parts: McpEndpointParts) => McpDispatcher;
+}
+
+/** The extensions the config serves without an admin switch (`MCP_TEST_FIXTURE_EXTENSIONS`, `MCP_EXTENSIONS`). */
+export function configuredExtensions(config: GatewayConfig): ServedExtensions {
+  return new ServedExtensions({ staticNames: config.MCP_EXTENSIONS, fixtureNames: config.MCP_TEST_FIXTURE_EXTENSIONS });
+}
+
+/**
+ * The extension router of one MCP endpoint (`/mcp`, or the agents' endpoints): catalogs and
+ * call queues under `BUS_PREFIX`, answers on the endpoint's own replica channel, the
+ * gateway's tool and prompt names reserved.
+ */
+export function createExtensionRouter(
+  config: GatewayConfig,
+  parts: Pick<McpEndpointParts, 'hub' | 'redis'>,
+  served: ServedExtensions,
+  logger: Logger,
+): ExtensionRouter {
+  return new ExtensionRouter({
+    redis: parts.redis,
+    prefix: config.BUS_PREFIX,
+    served,
+    hub: parts.hub,
+    logger,
+    callTimeoutMs: config.MCP_EXTENSION_CALL_TIMEOUT_MS,
+    reservedToolNames: TOOL_DEFINITIONS.map((t) => t.name),
+    reservedPromptNames: listPrompts().map((p) => p.name),
+  });
 }
 
 /**
  * Builds and starts the MCP session manager from the gateway config:
  * sessions and SSE events in Redis under `BUS_PREFIX`, the dispatcher with
- * prompts and completions, and the MCP extensions (static `MCP_EXTENSIONS`, admin-enabled
+ * prompts and completions, and the MCP extensions (configured ones, admin-enabled
  * ones through `served`), with `notifications/tools/list_changed` when their tools change. Resolves once connected to Redis.
  *
  * | Variable | Used for |
@@ -50,7 +88,8 @@ export interface McpEndpointVariant {
  * | `SSE_EVENT_RETENTION_MS`, `SSE_EVENT_MAX` | resumption window |
  * | `MCP_REPLICA_LEASE_MS` | liveness key of this replica (orphaned resumed requests) |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | sampling/elicitation waits, extension calls |
- * | `MCP_EXTENSIONS` | extension services served as announced (static allow-list) |
+ * | `MCP_EXTENSIONS` | extension services served without an admin switch (namespaced, checked) |
+ * | `MCP_TEST_FIXTURE_EXTENSIONS` | protocol test fixtures served as announced |
  * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one extension call |
  */
 export async function startMcpSessions(
@@ -60,7 +99,7 @@ export async function startMcpSessions(
 ): Promise<McpSessionManager> {
   const { handlers, bus, topics, logger, version } = deps;
   const completions = createCompletionSource({ bus, topics, logger });
-  const served = deps.served ?? new ServedExtensions({ staticNames: config.MCP_EXTENSIONS });
+  const served = deps.served ?? configuredExtensions(config);
   let router: ExtensionRouter | undefined;
   const sessions = new McpSessionManager({
     redisUrl: config.REDIS_URL,
@@ -79,18 +118,13 @@ export async function startMcpSessions(
     maxSubscriptions: config.MCP_SUBSCRIPTIONS_MAX,
     maxSessionsPerPrincipal: config.MCP_SESSIONS_PER_PRINCIPAL_MAX,
     createDispatcher: ({ sessions: store, hub, redis }) => {
-      if (variant !== undefined) return variant.createDispatcher({ sessions: store });
-      router = new ExtensionRouter({
-        redis,
-        prefix: config.BUS_PREFIX,
-        served,
-        hub,
-        logger,
-        callTimeoutMs: config.MCP_EXTENSION_CALL_TIMEOUT_MS,
-        reservedToolNames: TOOL_DEFINITIONS.map((t) => t.name),
-      });
-      if (config.MCP_EXTENSIONS.length > 0)
-        logger.warn({ extensions: config.MCP_EXTENSIONS }, 'static MCP extensions served (MCP_EXTENSIONS)');
+      if (variant !== undefined) return variant.createDispatcher({ sessions: store, hub, redis });
+      router = createExtensionRouter(config, { hub, redis }, served, logger);
+      if (config.MCP_TEST_FIXTURE_EXTENSIONS.length > 0)
+        logger.warn(
+          { extensions: config.MCP_TEST_FIXTURE_EXTENSIONS },
+          'TEST FIXTURE MCP extensions served as announced, without role or schema checks (MCP_TEST_FIXTURE_EXTENSIONS)',
+        );
       return createMcpDispatcher({ handlers, sessions: store, version, completions, extensions: router });
     },
   });

@@ -177,16 +177,16 @@ export function completionMethods(deps: CompletionMethodDeps): Record<string, Me
             : await deps.source(request, ctx.principal);
         return { completion };
       }
-      const owner =
-        ref.type === 'ref/prompt'
-          ? await deps.extensions?.promptOwner(ref.name)
-          : await deps.extensions?.uriOwner(ref.uri);
+      // An extension's prompt is listed as `<extension>.<prompt>`; the extension is asked with its own name.
+      const prompt = ref.type === 'ref/prompt' ? await deps.extensions?.promptTarget(ref.name) : undefined;
+      const owner = ref.type === 'ref/prompt' ? prompt?.extension : await deps.extensions?.uriOwner(ref.uri);
       if (owner === undefined) {
         const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
         throw new JsonRpcError(INVALID_PARAMS, `Invalid params: no completions for unknown ${what}.`);
       }
+      const relay = prompt === undefined ? { ...request } : { ...request, ref: { ...ref, name: prompt.ownName } };
       const relayed = CompleteResultSchema.safeParse(
-        await deps.extensions?.call(owner, 'completion/complete', { ...request }, ctx, session.clientCapabilities),
+        await deps.extensions?.call(owner, 'completion/complete', relay, ctx, session.clientCapabilities),
       );
       if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, 'Completion came back malformed.');
       return relayed.data;

@@ -4,17 +4,21 @@ import { ServerNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { McpCallContext } from '../mcp-types';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
-import { McpKeys } from '../transport/redis-keys';
 import type { ReplicaHub } from '../transport/replica-hub';
-import type { ServedExtensions } from './extension-settings';
+import {
+  serveCatalogs,
+  type OwnedCatalog,
+  type ServedPrompt,
+  type ServedTool,
+  type ServedView,
+} from './extension-catalog';
+import type { ServedExtension, ServedExtensions } from './extension-settings';
 import {
   callChannel,
   callQueueKey,
   catalogKey,
   ExtensionCatalogSchema,
   ExtensionEventSchema,
-  ExtensionToolNameSchema,
-  type Role,
   type ExtensionCall,
   type ExtensionCatalog,
   type ExtensionEvent,
@@ -25,32 +29,20 @@ import {
 export interface ExtensionRouterOptions {
   readonly redis: Redis;
   readonly prefix: string;
-  /** The extensions served now: the static `MCP_EXTENSIONS` list and those an admin enabled (extension-settings.ts). */
+  /** The extensions served now: fixtures, the static `MCP_EXTENSIONS` list and those an admin enabled (extension-settings.ts). */
   readonly served: ServedExtensions;
+  /** The replica hub of the endpoint whose calls this router relays (`/mcp`'s or the agents'): answers come on its channel. */
   readonly hub: ReplicaHub;
   readonly logger: Logger;
   /** How long one call may take, ms. */
   readonly callTimeoutMs: number;
   /** Tool names no extension may take (the gateway's own). */
   readonly reservedToolNames: readonly string[];
+  /** Prompt names no extension may take (the gateway's own); default none. */
+  readonly reservedPromptNames?: readonly string[];
 }
 
-/** A catalog with the extension that registered it, its tools as served (namespaced when managed). */
-export interface OwnedCatalog {
-  readonly name: string;
-  readonly managed: boolean;
-  readonly catalog: ExtensionCatalog;
-}
-
-/** One extension tool as served: which extension answers it, under which own name, and who may call it. */
-export interface ServedTool {
-  readonly extension: string;
-  readonly managed: boolean;
-  /** The tool's name inside its extension (what the extension is asked to run). */
-  readonly ownName: string;
-  readonly minRole: Role;
-  readonly inputSchema: Record<string, unknown> | undefined;
-}
+export type { OwnedCatalog, ServedPrompt, ServedTool } from './extension-catalog';
 
 /** Thrown by {@link ExtensionRouter.call} when the extension did not answer: timeout, stopped announcing, queue down. */
 export class ExtensionUnavailable extends JsonRpcError {
@@ -70,14 +62,17 @@ export class ExtensionUnavailable extends JsonRpcError {
  * notifications and server→client requests to the MCP client through the
  * call's context, and resolving with its result.
  *
- * Tools of an admin-enabled (managed) extension are served as `<extension>.<tool>`
- * (issue 29 item 3), filtered by its `allowedTools`; a tool whose served name is taken
- * (a built-in tool, or an earlier extension's) is not served and is logged.
+ * What is served of each catalog — namespaced `<extension>.<tool>` tools and prompts,
+ * resources that shadow neither `dagu://` nor another extension — is extension-catalog.ts
+ * (issue 29 items 3 and 4); a refused entry is left out and logged.
  */
 export class ExtensionRouter {
+  /** Refused catalog entries already logged. */
+  private readonly reported = new Set<string>();
+
   constructor(private readonly options: ExtensionRouterOptions) {}
 
-  /** The catalogs of the served extensions that are running (malformed ones are skipped and logged). */
+  /** The catalogs of the served extensions that are running, as served (malformed ones are skipped and logged). */
   async catalogs(): Promise<OwnedCatalog[]> {
     return (await this.snapshot()).catalogs;
   }
@@ -87,9 +82,26 @@ export class ExtensionRouter {
     return (await this.snapshot()).tools.get(name);
   }
 
+  /**
+   * Tool `tool` of extension `service` as a namespaced extension serves it now (an agent's
+   * `extension_tool` binding), or undefined: not enabled, not allowed, not announcing, or a
+   * test fixture (whose tools are never bound).
+   */
+  async namespacedTool(service: string, tool: string): Promise<ServedTool | undefined> {
+    const target = await this.toolTarget(`${service}.${tool}`);
+    return target !== undefined && target.extension === service && target.ownName === tool && !target.verbatim
+      ? target
+      : undefined;
+  }
+
   /** The extension owning tool `name`. */
   async toolOwner(name: string): Promise<string | undefined> {
     return (await this.toolTarget(name))?.extension;
+  }
+
+  /** The served prompt called `name` (as listed): its extension and own name, or undefined. */
+  async promptTarget(name: string): Promise<ServedPrompt | undefined> {
+    return (await this.snapshot()).prompts.get(name);
   }
 
   /** True while extension `name` keeps its catalog announced. */
@@ -97,59 +109,42 @@ export class ExtensionRouter {
     return (await this.options.redis.exists(catalogKey(this.options.prefix, name))) === 1;
   }
 
-  private async snapshot(): Promise<{ catalogs: OwnedCatalog[]; tools: Map<string, ServedTool> }> {
-    const { redis, prefix, logger } = this.options;
-    const served = await this.options.served.served();
-    const tools = new Map<string, ServedTool>();
-    if (served.length === 0) return { catalogs: [], tools };
-    const raw = await redis.mget(...served.map((s) => catalogKey(prefix, s.name)));
-    const taken = new Set(this.options.reservedToolNames);
-    const owned: OwnedCatalog[] = [];
-    served.forEach((ext, i) => {
-      const text = raw[i];
-      if (text === null || text === undefined) return;
-      const parsed = ExtensionCatalogSchema.safeParse(safeJson(text));
-      if (!parsed.success) return logger.warn({ extension: ext.name }, 'mcp extension catalog is malformed');
-      const listed: ExtensionCatalog['tools'] = [];
-      for (const tool of parsed.data.tools) {
-        if (ext.managed && !ExtensionToolNameSchema.safeParse(tool.name).success) {
-          logger.warn({ extension: ext.name, tool: tool.name }, 'mcp extension tool name refused');
-          continue;
-        }
-        if (ext.allowedTools !== undefined && !ext.allowedTools.includes(tool.name)) continue;
-        const servedName = ext.managed ? `${ext.name}.${tool.name}` : tool.name;
-        if (taken.has(servedName)) {
-          logger.warn({ extension: ext.name, tool: servedName }, 'mcp extension tool name collides: not served');
-          continue;
-        }
-        taken.add(servedName);
-        const { minRole, ...definition } = tool;
-        listed.push({ ...definition, name: servedName });
-        tools.set(servedName, {
-          extension: ext.name,
-          managed: ext.managed,
-          ownName: tool.name,
-          minRole: minRole ?? 'viewer',
-          inputSchema: tool.inputSchema,
-        });
-      }
-      owned.push({ name: ext.name, managed: ext.managed, catalog: { ...parsed.data, tools: listed } });
-    });
-    return { catalogs: owned, tools };
-  }
-
-  /** The extension owning prompt `name`. */
-  async promptOwner(name: string): Promise<string | undefined> {
-    return (await this.catalogs()).find((c) => c.catalog.prompts.some((p) => p.name === name))?.name;
-  }
-
-  /** The extension whose URI prefixes (or listed resources and templates) cover `uri`. */
+  /** The extension whose URI prefixes (or listed resources and templates) cover `uri`, among what is served. */
   async uriOwner(uri: string): Promise<string | undefined> {
     const owns = (c: ExtensionCatalog): boolean =>
       c.uriPrefixes.some((p) => uri.startsWith(p)) ||
       c.resources.some((r) => r.uri === uri) ||
       c.resourceTemplates.some((t) => t.uriTemplate === uri);
     return (await this.catalogs()).find((c) => owns(c.catalog))?.name;
+  }
+
+  private async snapshot(): Promise<ServedView> {
+    const { redis, prefix, logger } = this.options;
+    const served = await this.options.served.served();
+    if (served.length === 0) return { catalogs: [], tools: new Map(), prompts: new Map() };
+    const raw = await redis.mget(...served.map((s) => catalogKey(prefix, s.name)));
+    const entries: { extension: ServedExtension; catalog: ExtensionCatalog }[] = [];
+    served.forEach((extension, i) => {
+      const text = raw[i];
+      if (text === null || text === undefined) return;
+      const parsed = ExtensionCatalogSchema.safeParse(safeJson(text));
+      if (!parsed.success) return logger.warn({ extension: extension.name }, 'mcp extension catalog is malformed');
+      entries.push({ extension, catalog: parsed.data });
+    });
+    return serveCatalogs(
+      entries,
+      { tools: this.options.reservedToolNames, prompts: this.options.reservedPromptNames ?? [] },
+      (fields, reason) => this.refused(fields, reason),
+    );
+  }
+
+  /** Logs a refused catalog entry once per extension, kind and value (the catalog is read on every list). */
+  private refused(fields: { extension: string; kind: string; value: string }, reason: string): void {
+    const key = `${fields.extension}\n${fields.kind}\n${fields.value}`;
+    if (this.reported.has(key)) return;
+    if (this.reported.size >= 1000) this.reported.clear();
+    this.reported.add(key);
+    this.options.logger.warn({ ...fields, reason }, 'mcp extension catalog entry not served');
   }
 
   /**
@@ -177,7 +172,7 @@ export class ExtensionRouter {
       principal: ctx.principal,
       sessionId: ctx.sessionId ?? '',
       clientCapabilities,
-      replyTo: new McpKeys(prefix).replica(hub.replicaId),
+      replyTo: hub.replyChannel,
       deadline: Date.now() + callTimeoutMs,
     };
     const reply = (message: ExtensionReply): void =>

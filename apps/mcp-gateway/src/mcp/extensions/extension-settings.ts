@@ -34,29 +34,44 @@ export class ExtensionSettingsStore {
 /** One extension the gateway serves now. */
 export interface ServedExtension {
   readonly name: string;
-  /** Enabled by an admin: tools served as `<name>.<tool>`, min role and input schema enforced. */
-  readonly managed: boolean;
-  /** Own tool names served (managed only); absent: all. */
+  /**
+   * A protocol test fixture (`MCP_TEST_FIXTURE_EXTENSIONS`): served as announced — names not
+   * namespaced, calls relayed as is without role or schema checks. False for every other
+   * extension (`MCP_EXTENSIONS` and admin-enabled ones): namespaced, min role and input schema enforced.
+   */
+  readonly verbatim: boolean;
+  /** Where it is served from: a fixture, the static `MCP_EXTENSIONS` list, or an admin's switch. */
+  readonly source: 'fixture' | 'static' | 'switch';
+  /** Own tool names served (switch only); absent: all. */
   readonly allowedTools?: readonly string[];
 }
 
 /**
- * The extensions to serve: the static `MCP_EXTENSIONS` list (served as announced), then
- * those an admin enabled, by name. Re-read at most every `cacheMs` (default 1000 ms), so a
- * switch reaches every replica within about a second.
+ * The extensions to serve, in precedence order (the first to claim a name or URI keeps it):
+ * the test fixtures (`MCP_TEST_FIXTURE_EXTENSIONS`, served as announced), the static
+ * `MCP_EXTENSIONS` list, then those an admin enabled, by name. Re-read at most every
+ * `cacheMs` (default 1000 ms), so a switch reaches every replica within about a second.
  */
 export class ServedExtensions {
   private cached: { at: number; value: Promise<ServedExtension[]> } | undefined;
 
   constructor(
     private readonly options: {
+      /** `MCP_EXTENSIONS`: served like enabled ones (namespaced, checked), by configuration. */
       readonly staticNames: readonly string[];
+      /** `MCP_TEST_FIXTURE_EXTENSIONS`: served as announced (tests only); default none. */
+      readonly fixtureNames?: readonly string[];
       readonly store?: ExtensionSettingsStore;
       readonly cacheMs?: number;
     },
   ) {}
 
-  /** The extensions served now (a failed settings read serves the static list only). */
+  /** The names the configuration decides (fixtures and `MCP_EXTENSIONS`): an admin switch does not apply to them. */
+  get configuredNames(): readonly string[] {
+    return [...new Set([...(this.options.fixtureNames ?? []), ...this.options.staticNames])];
+  }
+
+  /** The extensions served now (a failed settings read serves the configured ones only). */
   async served(): Promise<ServedExtension[]> {
     const now = Date.now();
     if (this.cached === undefined || now - this.cached.at > (this.options.cacheMs ?? 1000))
@@ -70,13 +85,23 @@ export class ServedExtensions {
   }
 
   private async load(): Promise<ServedExtension[]> {
-    const served: ServedExtension[] = this.options.staticNames.map((name) => ({ name, managed: false }));
+    const fixtures = this.options.fixtureNames ?? [];
+    const served: ServedExtension[] = [
+      ...fixtures.map((name): ServedExtension => ({ name, verbatim: true, source: 'fixture' })),
+      ...this.options.staticNames
+        .filter((name) => !fixtures.includes(name))
+        .map((name): ServedExtension => ({ name, verbatim: false, source: 'static' })),
+    ];
+    const configured = this.configuredNames;
     const settings = await this.options.store?.list().catch(() => undefined);
     for (const [name, s] of settings ?? []) {
-      if (!s.enabled || this.options.staticNames.includes(name)) continue;
-      served.push(
-        s.allowedTools === undefined ? { name, managed: true } : { name, managed: true, allowedTools: s.allowedTools },
-      );
+      if (!s.enabled || configured.includes(name)) continue;
+      served.push({
+        name,
+        verbatim: false,
+        source: 'switch',
+        ...(s.allowedTools !== undefined ? { allowedTools: s.allowedTools } : {}),
+      });
     }
     return served;
   }

@@ -19,16 +19,16 @@ const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 500;
 
 /**
- * One call of an extension tool (issue 29 item 3). For a managed (admin-enabled) extension
- * the gateway, before anything reaches the extension: checks the tool's minimum role
+ * One call of an extension tool (issue 29 item 3), on `/mcp` or through an agent's binding.
+ * For every extension but a test fixture the gateway, before anything reaches the extension: checks the tool's minimum role
  * (`unauthorized`), validates `arguments` against the published input schema with ajv
  * (`invalid_tool_input`, `details.errors`), then relays only the principal — never the
  * caller's credentials — with the call deadline. Whatever goes wrong on the extension's
  * side (no answer in time, stopped while serving, an error or a malformed result) comes
  * back as `resource_unavailable` naming the extension; other tools are not involved.
  *
- * A static (`MCP_EXTENSIONS`) extension's call is relayed as is, its failures thrown as
- * JSON-RPC errors (the MCP conformance fixture's contract).
+ * A test fixture's (`MCP_TEST_FIXTURE_EXTENSIONS`) call is relayed as is, its failures thrown
+ * as JSON-RPC errors (the MCP conformance fixture's contract).
  */
 export async function callExtensionTool(
   router: ExtensionRouter,
@@ -38,7 +38,7 @@ export async function callExtensionTool(
   clientCapabilities: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const relay = { ...params, name: target.ownName };
-  if (!target.managed) {
+  if (target.verbatim) {
     const relayed = CallToolResultSchema.safeParse(
       await router.call(target.extension, 'tools/call', relay, ctx, clientCapabilities),
     );

@@ -6,17 +6,17 @@ import type { ExtensionRouter } from './extension-router';
 export const TOOL_LIST_WATCH_MS = 1000;
 
 /**
- * Tells live MCP sessions when the extension tools change (issue 29 item 2): every
- * {@link TOOL_LIST_WATCH_MS} the replica lists the served tools; when the names differ from
- * the last look (a service started or stopped announcing, an admin enabled or disabled one),
- * it sends `notifications/tools/list_changed` to the sessions live on this replica. Each
- * replica watches for its own sessions. The timer is unref'd: it never holds the process.
+ * Calls `onChange` when the served extension tools change (issue 29 items 2 and 4): every
+ * {@link TOOL_LIST_WATCH_MS} the replica lists them (served names and definitions); when
+ * they differ from the last look — a service started or stopped announcing or changed its
+ * catalog, an admin enabled, disabled or narrowed one — `onChange` runs (one at a time; a
+ * slow one skips the looks it overlaps). The timer is unref'd: it never holds the process.
  *
  * @returns stops watching
  */
-export function watchToolList(
+export function watchExtensionTools(
   router: ExtensionRouter,
-  sessions: { notifyLocalSessions(notification: ServerNotification): Promise<number> },
+  onChange: () => Promise<void>,
   logger: Logger,
 ): () => void {
   let last: string | undefined;
@@ -27,16 +27,12 @@ export function watchToolList(
     void router
       .catalogs()
       .then(async (catalogs) => {
-        const names = catalogs
-          .flatMap((c) => c.catalog.tools.map((t) => t.name))
-          .sort()
-          .join('\n');
-        const changed = last !== undefined && names !== last;
-        last = names;
-        if (changed) {
-          const count = await sessions.notifyLocalSessions({ method: 'notifications/tools/list_changed' });
-          logger.info({ sessions: count }, 'extension tools changed: tools/list_changed sent');
-        }
+        const tools = JSON.stringify(
+          catalogs.flatMap((c) => c.catalog.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+        );
+        const changed = last !== undefined && tools !== last;
+        last = tools;
+        if (changed) await onChange();
       })
       .catch((err: unknown) => logger.warn({ err }, 'extension tool list check failed'))
       .finally(() => {
@@ -45,4 +41,26 @@ export function watchToolList(
   }, TOOL_LIST_WATCH_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * Tells `/mcp`'s live sessions when the extension tools change: each replica sends
+ * `notifications/tools/list_changed` to the sessions live on it (an open stream or a running
+ * request), so every session hears it once per replica it is busy on.
+ *
+ * @returns stops watching
+ */
+export function watchToolList(
+  router: ExtensionRouter,
+  sessions: { notifyLocalSessions(notification: ServerNotification): Promise<number> },
+  logger: Logger,
+): () => void {
+  return watchExtensionTools(
+    router,
+    async () => {
+      const count = await sessions.notifyLocalSessions({ method: 'notifications/tools/list_changed' });
+      logger.info({ sessions: count }, 'extension tools changed: tools/list_changed sent');
+    },
+    logger,
+  );
 }

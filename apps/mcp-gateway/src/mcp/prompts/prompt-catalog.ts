@@ -176,7 +176,7 @@ function invalid(message: string, field: string): JsonRpcError {
 
 /**
  * `prompts/list` and `prompts/get` (MCP server/prompts; dagu-model §8): the
- * gateway's five prompts, then those of enabled extensions.
+ * gateway's five prompts, then those of served extensions (`<extension>.<prompt>`, issue 29).
  *
  * `prompts/get` errors: -32602 with the 020 error object as `data` for an
  * unknown prompt or a missing, unknown or malformed argument (prompt-catalog.ts).
@@ -194,10 +194,17 @@ export function promptMethods(extensions: ExtensionRouter | undefined): Record<s
         'prompts/get needs a name and string arguments',
       );
       if (hasPrompt(request.name)) return getPrompt(request.name, request.arguments);
-      const owner = await extensions?.promptOwner(request.name);
-      if (owner === undefined) return getPrompt(request.name, request.arguments);
+      // An extension's prompt is listed as `<extension>.<prompt>`; the extension is asked for its own name.
+      const target = await extensions?.promptTarget(request.name);
+      if (target === undefined) return getPrompt(request.name, request.arguments);
       const relayed = GetPromptResultSchema.safeParse(
-        await extensions?.call(owner, 'prompts/get', { ...request }, ctx, session.clientCapabilities),
+        await extensions?.call(
+          target.extension,
+          'prompts/get',
+          { ...request, name: target.ownName },
+          ctx,
+          session.clientCapabilities,
+        ),
       );
       if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Prompt ${request.name} came back malformed.`);
       return relayed.data;

@@ -55,6 +55,11 @@ export class ReplicaHub {
     this.awaits = new ClientAwaits(this.replicaId);
   }
 
+  /** This replica's own channel (`<p>:mcp:replica:<id>`): where extension relay events for its calls are published. */
+  get replyChannel(): string {
+    return this.options.keys.replica(this.replicaId);
+  }
+
   /** Connects the subscriber and joins the control and replica channels; resolves once subscribed. */
   async start(): Promise<void> {
     const { redisUrl, keys, logger } = this.options;
