@@ -37,6 +37,9 @@ import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 import { profileRoutes } from './routes/profiles.routes';
 import { agentRoutes } from './routes/agents.routes';
+import { agentUsageRoutes } from './routes/agent-usage.routes';
+import { restOperationRoutes } from './routes/rest-operations.routes';
+import { UsageRecorder } from './usage/usage-recorder';
 import { startAgentEndpoints } from './agents/agent-setup';
 import { eventRoutes } from './routes/events.routes';
 import { loadWebConsole } from './http/web-console';
@@ -113,6 +116,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     served,
   });
+  // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
+  const usage = new UsageRecorder({ pool, registry: metrics.registry, logger });
+  usage.start();
   const agents = await startAgentEndpoints(config, {
     bus,
     handlers,
@@ -123,6 +129,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     currentRoleOf: (id) => auth.authority.currentRoleOf(id),
     audit: (event) => auth.audit.record(event),
     ...(auth.oauth !== undefined ? { oauth: auth.oauth.endpoint } : {}),
+    usage,
   });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
@@ -169,6 +176,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
         basePath: config.BASE_PATH,
       }),
+      agentUsageRoutes({ bus, pool, flush: () => usage.flush() }),
+      restOperationRoutes({ bus, announce: (workspace, slug) => agents.catalogs.announce(workspace, slug) }),
       extensionRoutes({
         store: extensionSettings,
         served,
@@ -215,6 +224,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await subscriptions.stop();
       await sessions.closeAll();
       await agents.close();
+      await usage.stop();
       await auditTrail.close();
       await auth.close();
       await runEvents.close();

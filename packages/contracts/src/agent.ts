@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHANGE_TYPES } from './change-types';
+import { OperationNameSchema, OperationVersionSelectorSchema } from './rest-operation';
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
@@ -80,10 +81,28 @@ export const DagToolBindingSchema = z.strictObject({
 });
 
 /**
+ * A published REST operation as a tool (issue 25): `version` is a published
+ * version's number or `latest` (default: the newest published version, so
+ * publishing a new version changes the tool). A draft is never served.
+ */
+export const RestOperationBindingSchema = z.strictObject({
+  kind: z.literal('rest_operation'),
+  operation: OperationNameSchema,
+  version: OperationVersionSelectorSchema.default('latest'),
+  name: AgentToolNameSchema.optional(),
+  title: Title.optional(),
+  description: Description.optional(),
+});
+
+/**
  * One catalog entry, discriminated by `kind` so later kinds (REST
  * operations, extension tools) are added without touching these.
  */
-export const AgentBindingSchema = z.discriminatedUnion('kind', [DaguToolBindingSchema, DagToolBindingSchema]);
+export const AgentBindingSchema = z.discriminatedUnion('kind', [
+  DaguToolBindingSchema,
+  DagToolBindingSchema,
+  RestOperationBindingSchema,
+]);
 export type AgentBinding = z.infer<typeof AgentBindingSchema>;
 
 /** Who configured a binding: the principal id the gateway looks the current role of up per call. */
@@ -97,9 +116,10 @@ export const StoredBindingSchema = z.intersection(
 );
 export type StoredBinding = z.infer<typeof StoredBindingSchema>;
 
-/** The tool name a binding publishes: its `name`, else the Dagu tool's name or the DAG's name. */
+/** The tool name a binding publishes: its `name`, else the Dagu tool's, the DAG's or the operation's name. */
 export function bindingToolName(binding: AgentBinding): string {
   if (binding.name !== undefined) return binding.name;
+  if (binding.kind === 'rest_operation') return binding.operation;
   return binding.kind === 'dagu_tool' ? binding.tool : binding.dag;
 }
 

@@ -15,6 +15,7 @@ import { createAgentDispatcher } from './agent-dispatcher';
 import { agentGate, type AgentEndpointOAuth } from './agent-endpoint';
 import { agentPrincipal } from './agent-tool-base';
 import { buildAgentTools } from './agent-tools';
+import type { UsageRecorder } from '../usage/usage-recorder';
 
 /** What the agent endpoints are built from. */
 export interface AgentSetupDeps {
@@ -29,6 +30,8 @@ export interface AgentSetupDeps {
   readonly audit: (event: AuditEvent) => void;
   /** The built-in OAuth server's view for agent endpoints (issue 23), when it is on. */
   readonly oauth?: AgentEndpointOAuth;
+  /** Where every tools/call is counted (issue 25 item 7). */
+  readonly usage?: UsageRecorder;
 }
 
 /** The started agent endpoints. */
@@ -69,6 +72,18 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
           handlers: deps.handlers,
           sessions: store,
           version: deps.version,
+          onToolCall: (call) =>
+            deps.usage?.record({
+              at: new Date(),
+              agentId: call.catalog.agent.id,
+              workspace: call.catalog.agent.workspace,
+              agentSlug: call.catalog.agent.slug,
+              tool: call.tool,
+              kind: call.kind,
+              durationMs: call.durationMs,
+              isError: call.isError,
+              errorCode: call.errorCode,
+            }),
         }),
     },
   );

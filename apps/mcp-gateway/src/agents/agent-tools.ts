@@ -12,6 +12,7 @@ import { TOOL_DEFINITIONS } from '../mcp/tools/tool-definitions';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
 import { createDagTool } from './dag-tool';
+import { createRestOperationTool } from './rest-operation-tool';
 import { checkChange, checkExecute, checkRead, describeRestrictions, type DagLabelsOf } from './restrictions';
 
 /** The labels of a DAG read as the calling agent; undefined for an unknown DAG. */
@@ -51,14 +52,19 @@ function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: 
 
 /**
  * The tools of an agent's catalog, by tool name (issue 24 item 5): narrowed
- * Dagu tools and DAGs as tools. A DAG binding whose DAG does not exist (or
- * cannot be read now) is left out of the list until a refresh finds it.
+ * Dagu tools, DAGs as tools and published REST operations (issue 25). A DAG binding whose DAG does not exist (or
+ * cannot be read now), like a REST binding without a published version, is left out of the list until a refresh finds it.
  */
 export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps): Promise<Map<string, AgentTool>> {
   const tools = new Map<string, AgentTool>();
   for (const binding of agent.tools) {
     if (binding.kind === 'dagu_tool') {
       const tool = daguTool(binding, deps);
+      if (tool !== undefined) tools.set(binding.toolName, tool);
+      continue;
+    }
+    if (binding.kind === 'rest_operation') {
+      const tool = await createRestOperationTool(binding, agent.workspace, deps);
       if (tool !== undefined) tools.set(binding.toolName, tool);
       continue;
     }
