@@ -43,17 +43,14 @@ export interface AgentEndpoints {
   close(): Promise<void>;
 }
 
-/** How long the claim of one tools/list_changed fan-out is held, ms: one replica sends it per change. */
-const LIST_CHANGED_CLAIM_MS = 60_000;
-
 /**
  * Starts published agents' endpoints (issue 24): the per-agent catalog cache
  * (refreshed every `AGENT_CATALOG_REFRESH_MS` and on every announced change),
  * and a session manager with the transport of `/mcp` and the agents'
  * dispatcher, sessions kept under `<BUS_PREFIX>:agents:mcp:`. When a rebuilt
- * catalog's tool list differs, one replica (a Redis claim per agent, version
- * and list) sends `notifications/tools/list_changed` to every live session
- * of that agent, whichever replica holds its stream.
+ * catalog's tool list differs, every replica sends
+ * `notifications/tools/list_changed` to the live sessions of that agent it
+ * serves (an open stream or a running request there), after its own rebuild.
  */
 export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetupDeps): Promise<AgentEndpoints> {
   const publisher = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'gateway-agents' });
@@ -87,11 +84,12 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
         }),
     },
   );
+  // Each replica tells the sessions it serves, after its own rebuild: a client that hears
+  // list_changed and asks tools/list here gets the new list (a claim-once fan-out from the
+  // first replica to rebuild could reach a session whose replica had not rebuilt yet).
   const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
     const { agent } = catalog;
-    const claim = `agent-tools:${agent.id}:${agent.version}:${catalog.fingerprint}`;
-    if (!(await sessions.claimOnce(claim, LIST_CHANGED_CLAIM_MS))) return;
-    const ids = await sessions.liveSessionsOf(agentPrincipal(agent).id);
+    const ids = await sessions.localSessionsOf(agentPrincipal(agent).id);
     await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
     deps.logger.info({ agent: `${agent.workspace}/${agent.slug}`, sessions: ids.length }, 'agent tools changed');
   };
