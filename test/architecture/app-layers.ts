@@ -44,7 +44,8 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
     floors: [['db'], ['pages'], ['handlers'], ['wiki-service.ts'], ['main.ts']],
   },
   'agent-service': {
-    floors: [['db'], ['agents'], ['handlers'], ['agent-service.ts'], ['main.ts']],
+    // config: AGENT_* settings and the key ring; rest: upstreams, operations, the upstream calls (issue 25).
+    floors: [['config', 'db'], ['agents', 'rest'], ['handlers'], ['agent-service.ts'], ['main.ts']],
   },
   // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
   // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
@@ -61,7 +62,7 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   'mcp-gateway': {
     floors: [
       ['config.ts', 'version.ts'],
-      ['db', 'audit', 'reference', 'metrics'],
+      ['db', 'audit', 'reference', 'metrics', 'usage'], // usage: agent endpoint calls, counted and stored (issue 25)
       ['auth'],
       ['oauth'], //                          built-in OAuth authorization server (issue 23): tokens, grants, clients, provider
       ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them

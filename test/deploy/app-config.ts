@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { GatewayConfigSchema, isLoopback, loadGatewayConfig } from '../../apps/mcp-gateway/src/config';
 import { loadServiceConfig, serviceConfigSchema } from '../../packages/service-kit/src/service-config';
 import { runConfigSchema } from '../../apps/run-service/src/config/run-config';
+import { agentConfigSchema } from '../../apps/agent-service/src/config/agent-config';
 
 /** The repository root. */
 export const ROOT = join(__dirname, '..', '..');
@@ -25,8 +26,10 @@ export function serviceDefaults(app: AppName): { schema: string; opsPort: number
 function schemaShape(app: AppName): Record<string, { safeParse(value: unknown): { success: boolean } }> {
   if (app === 'mcp-gateway') return GatewayConfigSchema.shape;
   const service = serviceConfigSchema(serviceDefaults(app)).shape;
-  // run-service also reads its engine settings (RUN_*, e.g. RUN_STEP_USER) in its main.ts.
-  return app === 'run-service' ? { ...service, ...runConfigSchema().shape } : service;
+  // run-service also reads its engine settings (RUN_*, e.g. RUN_STEP_USER) in its main.ts, and
+  // agent-service its key ring (DAGU_ENCRYPTION_KEY).
+  if (app === 'run-service') return { ...service, ...runConfigSchema().shape };
+  return app === 'agent-service' ? { ...service, ...agentConfigSchema().shape } : service;
 }
 
 /** Every variable the app's config schema reads: each key and its `<KEY>_FILE` form. */

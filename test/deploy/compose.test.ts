@@ -139,14 +139,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway and run-service (secrets of runtime profiles) only, empty by default', () => {
-    for (const app of ['mcp-gateway', 'run-service'] as const) {
+  it('passes DAGU_ENCRYPTION_KEY from .env to the gateway, run-service (runtime profiles) and agent-service (upstream credentials) only, empty by default', () => {
+    for (const app of ['mcp-gateway', 'run-service', 'agent-service'] as const) {
       expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBe('');
       expect(readComposeFile({ DAGU_ENCRYPTION_KEY: 'k' }).services).toMatchObject({
         [app]: { environment: { DAGU_ENCRYPTION_KEY: 'k' } },
       });
     }
-    for (const app of SERVICE_APPS.filter((a) => a !== 'run-service'))
+    for (const app of SERVICE_APPS.filter((a) => a !== 'run-service' && a !== 'agent-service'))
       expect(service(app).environment.DAGU_ENCRYPTION_KEY).toBeUndefined();
   });
 

@@ -10,6 +10,7 @@ import { serviceConfigSchema } from '@dagu-mcp/service-kit';
 import { GatewayConfigSchema } from '../../apps/mcp-gateway/src/config';
 import { dagConfigSchema } from '../../apps/dag-service/src/config/dag-config';
 import { runConfigSchema } from '../../apps/run-service/src/config/run-config';
+import { agentConfigSchema } from '../../apps/agent-service/src/config/agent-config';
 import { renderConfigTables } from './config-table';
 
 const ROOT = join(__dirname, '..', '..');
@@ -33,6 +34,11 @@ test('every variable of every config schema is documented, and the README table 
       title: 'run-service engine',
       file: join(ROOT, 'apps/run-service/src/config/run-config.ts'),
       schema: runConfigSchema(),
+    },
+    {
+      title: 'agent-service',
+      file: join(ROOT, 'apps/agent-service/src/config/agent-config.ts'),
+      schema: agentConfigSchema(),
     },
   ]);
   expect(undocumented).toEqual([]);

@@ -37,6 +37,9 @@ import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 import { profileRoutes } from './routes/profiles.routes';
 import { agentRoutes } from './routes/agents.routes';
+import { agentUsageRoutes } from './routes/agent-usage.routes';
+import { restOperationRoutes } from './routes/rest-operations.routes';
+import { UsageRecorder } from './usage/usage-recorder';
 import { startAgentEndpoints } from './agents/agent-setup';
 import { eventRoutes } from './routes/events.routes';
 import { loadWebConsole } from './http/web-console';
@@ -112,6 +115,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     served: extensions.served,
   });
+  // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
+  const usage = new UsageRecorder({ pool, registry: metrics.registry, logger });
+  usage.start();
   const agents = await startAgentEndpoints(config, {
     bus,
     handlers,
@@ -123,6 +129,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     audit: (event) => auth.audit.record(event),
     ...(auth.oauth !== undefined ? { oauth: auth.oauth.endpoint } : {}),
     served: extensions.served,
+    usage,
   });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
@@ -170,6 +177,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         basePath: config.BASE_PATH,
       }),
       extensionRoutes({ ...extensions, audit: auth.audit }),
+      agentUsageRoutes({ bus, pool, flush: () => usage.flush() }),
+      restOperationRoutes({ bus, announce: (workspace, slug) => agents.catalogs.announce(workspace, slug) }),
       eventRoutes({ events: runEvents, keepAliveMs: config.EVENTS_KEEPALIVE_MS, open: eventStreams }),
     ],
     ...(web !== undefined ? { web } : {}),
@@ -211,6 +220,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await sessions.closeAll();
       await agents.close();
       extensions.close();
+      await usage.stop();
       await auditTrail.close();
       await auth.close();
       await runEvents.close();

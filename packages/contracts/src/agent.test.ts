@@ -35,7 +35,7 @@ describe('agent contracts (issue 24)', () => {
     [
       'tools: an unknown kind',
       AgentSetToolsRequestSchema,
-      { ...ref, tools: [{ kind: 'rest_operation', operation: 'x' }] },
+      { ...ref, tools: [{ kind: 'webhook', operation: 'x' }] },
       'tools.0.kind',
     ],
     [

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CHANGE_TYPES } from './change-types';
 import { ExtensionNameSchema, ExtensionToolNameSchema } from './mcp-extension';
+import { OperationNameSchema, OperationVersionSelectorSchema } from './rest-operation';
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
@@ -108,6 +109,20 @@ export function extensionBindingToolName(binding: { service: string; tool: strin
 }
 
 /**
+ * A published REST operation as a tool (issue 25): `version` is a published
+ * version's number or `latest` (default: the newest published version, so
+ * publishing a new version changes the tool). A draft is never served.
+ */
+export const RestOperationBindingSchema = z.strictObject({
+  kind: z.literal('rest_operation'),
+  operation: OperationNameSchema,
+  version: OperationVersionSelectorSchema.default('latest'),
+  name: AgentToolNameSchema.optional(),
+  title: Title.optional(),
+  description: Description.optional(),
+});
+
+/**
  * One catalog entry, discriminated by `kind` so later kinds (REST
  * operations, extension tools) are added without touching these.
  */
@@ -115,6 +130,7 @@ export const AgentBindingSchema = z.discriminatedUnion('kind', [
   DaguToolBindingSchema,
   DagToolBindingSchema,
   ExtensionToolBindingSchema,
+  RestOperationBindingSchema,
 ]);
 export type AgentBinding = z.infer<typeof AgentBindingSchema>;
 
@@ -129,10 +145,11 @@ export const StoredBindingSchema = z.intersection(
 );
 export type StoredBinding = z.infer<typeof StoredBindingSchema>;
 
-/** The tool name a binding publishes: its `name`, else the Dagu tool's name, the DAG's name or `<service>.<tool>`. */
+/** The tool name a binding publishes: its `name`, else the Dagu tool's name, the DAG's name, the operation's name or `<service>.<tool>`. */
 export function bindingToolName(binding: AgentBinding): string {
   if (binding.name !== undefined) return binding.name;
   if (binding.kind === 'extension_tool') return extensionBindingToolName(binding);
+  if (binding.kind === 'rest_operation') return binding.operation;
   return binding.kind === 'dagu_tool' ? binding.tool : binding.dag;
 }
 

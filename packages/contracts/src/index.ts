@@ -21,4 +21,5 @@ export * from './role-check';
 export * from './mutation';
 export * from './workbook';
 export * from './agent';
+export * from './rest-operation';
 export * from './change-types';

@@ -82,6 +82,30 @@ import {
   AgentUpdateRequestSchema,
   AgentWithToolsSchema,
 } from './agent';
+import {
+  OperationCallReplySchema,
+  OperationCallRequestSchema,
+  OperationCreateRequestSchema,
+  OperationDeleteReplySchema,
+  OperationDetailSchema,
+  OperationImportReplySchema,
+  OperationImportRequestSchema,
+  OperationListReplySchema,
+  OperationListRequestSchema,
+  OperationNewVersionRequestSchema,
+  OperationPublishRequestSchema,
+  OperationRefSchema,
+  OperationToolReplySchema,
+  OperationToolRequestSchema,
+  OperationUpdateRequestSchema,
+  OperationWriteReplySchema,
+  UpstreamDeleteReplySchema,
+  UpstreamListReplySchema,
+  UpstreamPutReplySchema,
+  UpstreamPutRequestSchema,
+  UpstreamRefSchema,
+  UpstreamViewSchema,
+} from './rest-operation';
 
 /**
  * The op catalogs of the three services. Each later capability adds its ops
@@ -202,6 +226,52 @@ export const agentOps = defineOps({
   'agent.delete': { request: AgentRefSchema, reply: AgentDeleteReplySchema, mutation: true },
   /** Replace the catalog (tool names unique per agent). */
   'agent.setTools': { request: AgentSetToolsRequestSchema, reply: AgentWithToolsSchema, mutation: true },
+  /** REST operations as tools (issue 25): a workspace's upstreams, credentials never in a reply. */
+  'upstream.list': { request: OperationListRequestSchema, reply: UpstreamListReplySchema, mutation: false },
+  'upstream.get': { request: UpstreamRefSchema, reply: UpstreamViewSchema, mutation: false },
+  /** Create or replace an upstream; the request carries its credential. */
+  'upstream.put': {
+    request: UpstreamPutRequestSchema,
+    reply: UpstreamPutReplySchema,
+    mutation: true,
+    carriesSecret: true,
+  },
+  'upstream.delete': { request: UpstreamRefSchema, reply: UpstreamDeleteReplySchema, mutation: true },
+  'operation.list': { request: OperationListRequestSchema, reply: OperationListReplySchema, mutation: false },
+  'operation.get': { request: OperationRefSchema, reply: OperationDetailSchema, mutation: false },
+  /** A new operation, version 1 a draft. */
+  'operation.create': { request: OperationCreateRequestSchema, reply: OperationWriteReplySchema, mutation: true },
+  /** Texts, and the current draft's spec. */
+  'operation.update': { request: OperationUpdateRequestSchema, reply: OperationWriteReplySchema, mutation: true },
+  'operation.delete': { request: OperationRefSchema, reply: OperationDeleteReplySchema, mutation: true },
+  /** A new draft version. */
+  'operation.newVersion': {
+    request: OperationNewVersionRequestSchema,
+    reply: OperationWriteReplySchema,
+    mutation: true,
+  },
+  /** Publish a draft: agents bound to `latest` serve it from now on. */
+  'operation.publish': { request: OperationPublishRequestSchema, reply: OperationWriteReplySchema, mutation: true },
+  /** An OpenAPI 3 document → draft operations. */
+  'operation.import': {
+    request: OperationImportRequestSchema,
+    reply: OperationImportReplySchema,
+    mutation: true,
+    timeoutMs: 30_000,
+  },
+  /** The tool a `rest_operation` binding publishes (published versions only; the gateway's catalog cache). */
+  'operation.tool': { request: OperationToolRequestSchema, reply: OperationToolReplySchema, mutation: false },
+  /**
+   * One `tools/call` of a REST tool: agent-service validates, calls the upstream with its credential and
+   * answers the tool result. Not a mutation of ours (never retried by the bus); the deadline covers an
+   * operation's longest call (60 s × 4 attempts with backoff).
+   */
+  'operation.call': {
+    request: OperationCallRequestSchema,
+    reply: OperationCallReplySchema,
+    mutation: false,
+    timeoutMs: 250_000,
+  },
 });
 
 export const OP_CATALOGS = { dag: dagOps, run: runOps, wiki: wikiOps, agent: agentOps } as const;

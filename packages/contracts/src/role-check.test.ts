@@ -23,13 +23,17 @@ describe('requireMutationRole (dagu-model §9)', () => {
     ['wiki.delete', 'admin', true],
     ['agent.setTools', 'developer', false],
     ['agent.create', 'manager', true],
+    ['upstream.put', 'operator', false],
+    ['operation.publish', 'manager', true],
+    ['operation.call', 'viewer', false],
+    ['operation.call', 'operator', true],
   ] as const)('%s as %s: allowed %s', (mutation: MutationName, role: Role, allowed: boolean) => {
     const check = () => requireMutationRole(as(role), mutation);
     if (allowed) expect(check).not.toThrow();
     else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
   });
 
-  it('names every mutation op of the catalogs, each with developer, operator or (profile values, agents) manager', () => {
+  it('names every mutation op of the catalogs, each with developer, operator or (profile values, agents, REST operations) manager', () => {
     const mutations = Object.values(OP_CATALOGS).flatMap((catalog) =>
       Object.entries(catalog)
         .filter(([, op]) => op.mutation === true)
@@ -40,7 +44,10 @@ describe('requireMutationRole (dagu-model §9)', () => {
     for (const [mutation, role] of Object.entries(MUTATION_ROLES))
       expect([mutation, role]).toEqual([
         mutation,
-        managed.includes(mutation) || mutation.startsWith('agent.')
+        managed.includes(mutation) ||
+        mutation.startsWith('agent.') ||
+        mutation.startsWith('upstream.') ||
+        (mutation.startsWith('operation.') && mutation !== 'operation.call')
           ? 'manager'
           : expect.stringMatching(/^(developer|operator)$/),
       ]);

@@ -32,6 +32,17 @@ export const MUTATION_ROLES = {
   'agent.update': 'manager',
   'agent.delete': 'manager',
   'agent.setTools': 'manager',
+  /** Upstreams and REST operations (issue 25) are managed by `manager` and up, like the agents they serve. */
+  'upstream.put': 'manager',
+  'upstream.delete': 'manager',
+  'operation.create': 'manager',
+  'operation.update': 'manager',
+  'operation.delete': 'manager',
+  'operation.newVersion': 'manager',
+  'operation.publish': 'manager',
+  'operation.import': 'manager',
+  /** A REST tool's call acts on another system, as a run does: the binding's author must still be an operator. */
+  'operation.call': 'operator',
 } as const satisfies Record<string, Role>;
 
 /** A mutation {@link MUTATION_ROLES} names. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OutboundAllowList } from '@dagu-mcp/runtime';
 import { buildUpstreamRequest } from './build-request';
 import { callUpstream, UpstreamFailure } from './call-upstream';
 import { OperationVersionSpecSchema } from './operation';
@@ -90,7 +91,20 @@ function request(path: string, method: 'GET' | 'POST' = 'GET', input: Record<str
   );
 }
 
-const options = { timeoutMs: 1000, maxBytes: 64 * 1024, retries: 0 };
+// The local upstream is on loopback: reached only because the allow-list names 127.0.0.1 (issue 25 item 5).
+const allow = new OutboundAllowList(['127.0.0.1']);
+const options = { timeoutMs: 1000, maxBytes: 64 * 1024, retries: 0, allow };
+
+test('loopback not named by the allow-list is refused before any request (the SSRF guard)', async () => {
+  const before = received.length;
+  for (const list of [[], ['localhost'], ['10.0.0.0/8']]) {
+    const refused = await callUpstream(request('/json'), { ...options, allow: new OutboundAllowList(list) }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ kind: 'address_refused' });
+  }
+  expect(received.length).toBe(before);
+});
 
 test('JSON answers become structured content with the status; the credential reaches the upstream', async () => {
   const response = await callUpstream(request('/json'), options);

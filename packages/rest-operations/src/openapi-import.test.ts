@@ -6,6 +6,7 @@ import { callUpstream } from './call-upstream';
 import { InputValidators } from './input-validator';
 import { importOpenApi } from './openapi-import';
 import { resultOfResponse } from './tool-result';
+import { OutboundAllowList } from '@dagu-mcp/runtime';
 
 const DOCUMENT = {
   openapi: '3.1.0',
@@ -148,7 +149,12 @@ test('an imported operation works as a tool against a real upstream; its schema 
     const request = buildUpstreamRequest(create.name, create.spec, { name: 'billing', baseUrl }, input);
     const result = resultOfResponse(
       create.name,
-      await callUpstream(request, { timeoutMs: 2000, maxBytes: 65536, retries: 0 }),
+      await callUpstream(request, {
+        timeoutMs: 2000,
+        maxBytes: 65536,
+        retries: 0,
+        allow: new OutboundAllowList(['127.0.0.1']),
+      }),
     );
     expect(result.structuredContent).toMatchObject({ status: 201, body: { refund: 're_1' } });
     expect(got?.url).toBe('/v1/customers/cus_9/refunds');

@@ -18,6 +18,17 @@ import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
  *
  * The catalog lives in the agent's row: it is read and replaced whole, is
  * small (≤ 100 bindings), and one row keeps agent and catalog consistent.
+ *
+ * `003_create_upstreams` (issue 25): one row per upstream of a workspace —
+ * `base_url`, `allow_hosts` (JSON array), `credential` (the whole credential
+ * as a SecretBox ciphertext bound to the purpose `agent.upstream:<ws>/<name>`;
+ * never plain text), `credential_type` (shown by reads), `default_headers`,
+ * `timeout_ms`, `version` (+1 per replace).
+ *
+ * `004_create_operations` (issue 25): `operations` (one row per operation:
+ * name, texts) and `operation_versions` (`spec` JSON; `state` `draft` or
+ * `published`; a published row is never updated again). "Latest published" is
+ * the highest published version.
  */
 export const AGENT_MIGRATIONS: readonly Migration[] = [
   {
@@ -44,5 +55,58 @@ CREATE TABLE agents (
     // The mutation record: audit outbox, outcome and idempotency record (docs/decisions.md "Attribution and mutation outcomes").
     id: '002_mutation_log',
     sql: MUTATION_LOG_SQL,
+  },
+  {
+    id: '003_create_upstreams',
+    sql: `
+CREATE TABLE upstreams (
+  workspace       text COLLATE "C" NOT NULL,
+  name            text COLLATE "C" NOT NULL,
+  base_url        text NOT NULL,
+  allow_hosts     jsonb NOT NULL DEFAULT '[]',
+  credential_type text CHECK (credential_type IN ('bearer', 'header', 'query', 'basic')),
+  credential_name text,
+  credential      text CHECK (credential IS NULL OR credential LIKE 'dsec1.%'),
+  default_headers jsonb NOT NULL DEFAULT '{}',
+  timeout_ms      integer NOT NULL CHECK (timeout_ms > 0),
+  version         integer NOT NULL DEFAULT 1,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  created_by      text NOT NULL,
+  updated_by      text NOT NULL,
+  PRIMARY KEY (workspace, name),
+  CHECK ((credential IS NULL) = (credential_type IS NULL))
+);
+`,
+  },
+  {
+    id: '004_create_operations',
+    sql: `
+CREATE TABLE operations (
+  id          uuid PRIMARY KEY,
+  workspace   text COLLATE "C" NOT NULL,
+  name        text COLLATE "C" NOT NULL,
+  title       text NOT NULL DEFAULT '',
+  description text NOT NULL DEFAULT '',
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  created_by  text NOT NULL,
+  updated_by  text NOT NULL,
+  UNIQUE (workspace, name)
+);
+CREATE TABLE operation_versions (
+  operation_id uuid NOT NULL REFERENCES operations (id) ON DELETE CASCADE,
+  version      integer NOT NULL CHECK (version > 0),
+  state        text NOT NULL CHECK (state IN ('draft', 'published')),
+  spec         jsonb NOT NULL,
+  upstream     text COLLATE "C" NOT NULL,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  created_by   text NOT NULL,
+  published_at timestamptz,
+  published_by text,
+  PRIMARY KEY (operation_id, version)
+);
+CREATE INDEX operation_versions_upstream ON operation_versions (upstream);
+`,
   },
 ];

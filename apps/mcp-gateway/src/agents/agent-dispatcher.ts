@@ -18,6 +18,29 @@ export interface AgentDispatcherDeps {
   readonly handlers: McpHandlers;
   readonly sessions: SessionStore;
   readonly version: string;
+  /** Told of every finished `tools/call` (usage, issue 25 item 7); must not throw or wait. */
+  readonly onToolCall?: (call: AgentToolCall) => void;
+}
+
+/** One finished `tools/call` on an agent endpoint. */
+export interface AgentToolCall {
+  readonly catalog: AgentCatalog;
+  readonly tool: string;
+  /** The binding kind of the tool. */
+  readonly kind: string;
+  readonly durationMs: number;
+  readonly isError: boolean;
+  readonly errorCode: string | null;
+}
+
+/**
+ * The code of an error result: its `code`, else `upstream_error` for a REST tool's upstream
+ * answer ≥ 400 (it carries the HTTP `status` instead of a code, issue 25 item 6), else `internal_error`.
+ */
+function errorCodeOf(result: CallToolResult): string {
+  const code = result.structuredContent?.code;
+  if (typeof code === 'string') return code;
+  return typeof result.structuredContent?.status === 'number' ? 'upstream_error' : 'internal_error';
 }
 
 /** The agent id of an agent principal (`agent:<id>`), undefined for any other. */
@@ -67,22 +90,32 @@ export function createAgentDispatcher(deps: AgentDispatcherDeps): McpDispatcher 
           const parsed = LooseCallToolParamsSchema.safeParse(params);
           if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs a tool name.');
           const { name } = parsed.data;
-          const tool = catalogFor(ctx.principal.id).tools.get(name);
+          const catalog = catalogFor(ctx.principal.id);
+          const tool = catalog.tools.get(name);
           if (tool === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
           const audit = auditor(deps.handlers, ctx, 'mcp.tool_call', `${ctx.principal.subject}:${name}`.slice(0, 500));
+          const started = performance.now();
+          const finished = (isError: boolean, errorCode: string | null): void =>
+            deps.onToolCall?.({
+              catalog,
+              tool: name,
+              kind: catalog.agent.tools.find((b) => b.toolName === name)?.kind ?? 'unknown',
+              durationMs: performance.now() - started,
+              isError,
+              errorCode,
+            });
           let result: CallToolResult;
           try {
             result = await tool.call(parsed.data.arguments, ctx);
           } catch (err) {
             audit('internal_error');
+            finished(true, 'internal_error');
             throw err;
           }
-          const code = result.isError === true ? result.structuredContent?.code : undefined;
+          const code = result.isError === true ? errorCodeOf(result) : undefined;
+          finished(code !== undefined, code ?? null);
           const message = result.isError === true ? result.structuredContent?.message : undefined;
-          audit(
-            result.isError === true ? (typeof code === 'string' ? code : 'internal_error') : undefined,
-            typeof message === 'string' ? message : undefined,
-          );
+          audit(code, typeof message === 'string' ? message : undefined);
           return result;
         }
         default:

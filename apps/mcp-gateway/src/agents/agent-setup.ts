@@ -18,6 +18,7 @@ import { agentGate, type AgentEndpointOAuth } from './agent-endpoint';
 import { agentPrincipal } from './agent-tool-base';
 import { buildAgentTools } from './agent-tools';
 import { watchBoundExtensions } from './extension-tool';
+import type { UsageRecorder } from '../usage/usage-recorder';
 
 /** What the agent endpoints are built from. */
 export interface AgentSetupDeps {
@@ -34,6 +35,8 @@ export interface AgentSetupDeps {
   readonly oauth?: AgentEndpointOAuth;
   /** The extensions served (issue 29), for `extension_tool` bindings; default: the configured ones only. */
   readonly served?: ServedExtensions;
+  /** Where every tools/call is counted (issue 25 item 7). */
+  readonly usage?: UsageRecorder;
 }
 
 /** The started agent endpoints. */
@@ -46,22 +49,15 @@ export interface AgentEndpoints {
 }
 
 /**
- * How long the claim of one tools/list_changed fan-out is held, ms: one replica sends it per
- * change. Short, because a catalog can flip back and forth (an extension disabled and enabled
- * again); a replica that notices the same change later than this sends a duplicate, which the
- * notification tolerates.
- */
-const LIST_CHANGED_CLAIM_MS = 10_000;
-
-/**
  * Starts published agents' endpoints (issue 24): the per-agent catalog cache
  * (refreshed every `AGENT_CATALOG_REFRESH_MS` and on every announced change),
  * and a session manager with the transport of `/mcp` and the agents'
  * dispatcher, sessions kept under `<BUS_PREFIX>:agents:mcp:`. When a rebuilt
- * catalog's tool list differs, one replica (a Redis claim per agent, version
- * and list) sends `notifications/tools/list_changed` to every live session
- * of that agent, whichever replica holds its stream. Agents that bind extension tools are
- * also rebuilt whenever the served extension tools change (extension-tool.ts).
+ * catalog's tool list differs, every replica sends
+ * `notifications/tools/list_changed` to the live sessions of that agent it
+ * serves (an open stream or a running request there), after its own rebuild.
+ * Agents that bind extension tools are also rebuilt whenever the served
+ * extension tools change (extension-tool.ts).
  */
 export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetupDeps): Promise<AgentEndpoints> {
   const publisher = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'gateway-agents' });
@@ -88,15 +84,29 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
           handlers: deps.handlers,
           sessions: store,
           version: deps.version,
+          onToolCall: (call) =>
+            deps.usage?.record({
+              at: new Date(),
+              agentId: call.catalog.agent.id,
+              workspace: call.catalog.agent.workspace,
+              agentSlug: call.catalog.agent.slug,
+              tool: call.tool,
+              kind: call.kind,
+              durationMs: call.durationMs,
+              isError: call.isError,
+              errorCode: call.errorCode,
+            }),
         });
       },
     },
   );
-  const notifyChanged = async (catalog: AgentCatalog, before: AgentCatalog): Promise<void> => {
+  // Each replica tells the sessions it serves, after its own rebuild: a client that hears
+  // list_changed and asks tools/list here gets the new list (a claim-once fan-out from the
+  // first replica to rebuild could reach a session whose replica had not rebuilt yet, and a
+  // claim per change lost a change flipped back and forth within the claim's life).
+  const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
     const { agent } = catalog;
-    const claim = `agent-tools:${agent.id}:${agent.version}:${before.fingerprint}:${catalog.fingerprint}`;
-    if (!(await sessions.claimOnce(claim, LIST_CHANGED_CLAIM_MS))) return;
-    const ids = await sessions.liveSessionsOf(agentPrincipal(agent).id);
+    const ids = await sessions.localSessionsOf(agentPrincipal(agent).id);
     await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
     deps.logger.info({ agent: `${agent.workspace}/${agent.slug}`, sessions: ids.length }, 'agent tools changed');
   };

@@ -13,6 +13,7 @@ import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base'
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
 import { createDagTool } from './dag-tool';
 import { extensionTool } from './extension-tool';
+import { createRestOperationTool } from './rest-operation-tool';
 import { checkChange, checkExecute, checkRead, describeRestrictions, type DagLabelsOf } from './restrictions';
 
 /** The labels of a DAG read as the calling agent; undefined for an unknown DAG. */
@@ -52,9 +53,11 @@ function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: 
 
 /**
  * The tools of an agent's catalog, by tool name (issue 24 item 5): narrowed
- * Dagu tools, DAGs as tools and extension tools (issue 29 item 4). A DAG
- * binding whose DAG does not exist (or cannot be read now), or an extension
- * tool not served now, is left out of the list until a refresh finds it.
+ * Dagu tools, DAGs as tools, published REST operations (issue 25) and
+ * extension tools (issue 29 item 4). A DAG binding whose DAG does not exist
+ * (or cannot be read now), a REST binding without a published version, or an
+ * extension tool not served now, is left out of the list until a refresh
+ * finds it.
  */
 export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps): Promise<Map<string, AgentTool>> {
   const tools = new Map<string, AgentTool>();
@@ -66,6 +69,11 @@ export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps
     }
     if (binding.kind === 'extension_tool') {
       const tool = await extensionTool(binding, deps);
+      if (tool !== undefined) tools.set(binding.toolName, tool);
+      continue;
+    }
+    if (binding.kind === 'rest_operation') {
+      const tool = await createRestOperationTool(binding, agent.workspace, deps);
       if (tool !== undefined) tools.set(binding.toolName, tool);
       continue;
     }

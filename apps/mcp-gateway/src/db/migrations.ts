@@ -141,4 +141,25 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_keys_agent ON agent_keys (workspace, agent_slug) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    // One row per tools/call on an agent endpoint (issue 25 item 7): what GET …/agents/{agent}/usage
+    // counts. Written in batches off the call path (usage/usage-recorder.ts); the agent by the id
+    // agent-service gave it, so a re-created agent of the same slug starts from zero.
+    id: '009_agent_tool_calls',
+    sql: `
+      CREATE TABLE agent_tool_calls (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL,
+        agent_id text NOT NULL,
+        workspace text NOT NULL,
+        agent_slug text NOT NULL,
+        tool text NOT NULL,
+        kind text NOT NULL,
+        duration_ms integer NOT NULL CHECK (duration_ms >= 0),
+        is_error boolean NOT NULL,
+        error_code text
+      );
+      CREATE INDEX agent_tool_calls_agent_at ON agent_tool_calls (agent_id, at);
+    `,
+  },
 ];

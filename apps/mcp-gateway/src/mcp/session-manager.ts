@@ -187,6 +187,17 @@ export class McpSessionManager {
   }
 
   /**
+   * The live sessions of one principal that have an open stream or a running request on this
+   * replica: whom this replica tells of a change it has itself taken in (a published agent's
+   * rebuilt catalog, issue 25), so the client's next request here sees the new state.
+   */
+  async localSessionsOf(principalId: string): Promise<string[]> {
+    const local = new Set(this.hub?.activeSessions() ?? []);
+    if (local.size === 0) return [];
+    return (await this.liveSessionsOf(principalId)).filter((id) => local.has(id));
+  }
+
+  /**
    * Sends `notification` to every session live on this replica (an open stream or a running
    * request here); each replica does the same for its own, so every live session hears it
    * (a session busy on two replicas may hear it twice — list_changed is idempotent).

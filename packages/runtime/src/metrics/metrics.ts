@@ -33,6 +33,10 @@ export const METRIC_NAMES = {
   schedulerLag: 'dagu_scheduler_lag_seconds',
   /** Time a human task or approval waited for its decision, s; labels `kind`, `outcome`. */
   checkpointWait: 'dagu_checkpoint_wait_seconds',
+  /** `tools/call`s on published agents' endpoints; labels `workspace`, `agent`, `tool`, `outcome` (`ok` or an error code). */
+  agentToolCalls: 'dagu_agent_tool_calls_total',
+  /** Wall time of a `tools/call` on an agent endpoint, s; labels `workspace`, `agent`, `tool`. */
+  agentToolCallDuration: 'dagu_agent_tool_call_duration_seconds',
 } as const;
 
 /** Histogram buckets of every duration metric, in seconds (5 ms … 30 s). */

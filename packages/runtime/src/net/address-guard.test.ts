@@ -34,6 +34,12 @@ describe('OutboundAllowList', () => {
     expect(list.allowsAddress('198.51.100.1')).toBe(false);
     expect(new OutboundAllowList([]).isEmpty).toBe(true);
   });
+  it('treats an IP address entry as naming that address (issue 25: non-public only when named)', () => {
+    const named = new OutboundAllowList(['127.0.0.1', 'internal.example']);
+    expect(named.allowsAddress('127.0.0.1')).toBe(true);
+    expect(named.allowsAddress('127.0.0.2')).toBe(false);
+    expect(named.allowsHost('127.0.0.1')).toBe(true);
+  });
   it('refuses a malformed entry', () => {
     expect(() => new OutboundAllowList(['bad host!'])).toThrow(/not a host/);
   });

@@ -50,7 +50,9 @@ export function isNonPublicAddress(address: string): boolean {
 /**
  * An allow-list of outbound destinations: host names (`api.example.com`),
  * subdomain wildcards (`*.example.com`) and CIDR ranges (`203.0.113.0/24`,
- * `2001:db8::/32`). An empty list allows every public host.
+ * `2001:db8::/32`) and IP addresses. An empty list allows every public host.
+ * A non-public address is reached only through an entry that names it (an IP
+ * address or a range covering it), never through a host name.
  */
 export class OutboundAllowList {
   private readonly hosts: string[] = [];
@@ -73,7 +75,13 @@ export class OutboundAllowList {
         this.ranges.addSubnet(net, prefix, family === 4 ? 'ipv4' : 'ipv6');
         ranges = true;
       } else if (entry.startsWith('*.')) this.suffixes.push(entry.slice(1));
-      else if (/^[a-z0-9.-]+$/.test(entry) || isIP(entry) !== 0) this.hosts.push(entry);
+      else if (isIP(entry) !== 0) {
+        // An address named explicitly is a one-address range: it may be reached even when it is
+        // loopback, private or link-local (issue 25 item 5: "unless the entry names them explicitly").
+        this.hosts.push(entry);
+        this.ranges.addAddress(entry, isIP(entry) === 4 ? 'ipv4' : 'ipv6');
+        ranges = true;
+      } else if (/^[a-z0-9.-]+$/.test(entry)) this.hosts.push(entry);
       else throw new Error(`not a host name, wildcard or CIDR range: ${raw}`);
     }
     this.hasRanges = ranges;

@@ -48,6 +48,9 @@ describe('guardedFetch', () => {
   });
   it('enforces the size and time limits', async () => {
     expect(await reason(guardedFetch(`${base}/big`, { ...opts, maxBytes: 1000 }))).toBe('too_large');
+    const cut = await guardedFetch(`${base}/big`, { ...opts, maxBytes: 1000, truncate: true });
+    expect([cut.body.length, cut.truncated]).toEqual([1000, true]);
+    expect((await guardedFetch(`${base}/big`, { ...opts, maxBytes: 5000, truncate: true })).truncated).toBeUndefined();
     expect(await reason(guardedFetch(`${base}/slow`, { ...opts, timeoutMs: 200 }))).toBe('timeout');
   });
 });

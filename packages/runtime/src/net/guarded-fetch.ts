@@ -14,8 +14,13 @@ export interface GuardedFetchOptions {
   readonly protocols?: readonly string[];
   /** Whole-call deadline (connect, headers, body), ms; default 5000. */
   readonly timeoutMs?: number;
-  /** Largest response body read, bytes; more fails the call; default 1 MiB. */
+  /** Largest response body read, bytes; more fails the call (or is cut, with `truncate`); default 1 MiB. */
   readonly maxBytes?: number;
+  /**
+   * Cut a body longer than `maxBytes` instead of failing: the first `maxBytes` bytes are
+   * answered with `truncated: true` and the rest is never read (REST-operation results).
+   */
+  readonly truncate?: boolean;
   /** Same-host redirects followed (a redirect to another host always fails); default 0. */
   readonly maxRedirects?: number;
   readonly method?: string;
@@ -30,6 +35,8 @@ export interface GuardedResponse {
   readonly body: Buffer;
   /** The URL finally answered (after same-host redirects). */
   readonly url: string;
+  /** True when the body was cut at `maxBytes` (only with the `truncate` option). */
+  readonly truncated?: boolean;
 }
 
 /** Why an outbound call was refused or failed; `reason` is safe to show (no response content). */
@@ -58,8 +65,9 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
   let current = new URL(url);
   const origin = current.origin;
+  let hopOptions = options;
   for (let hop = 0; ; hop++) {
-    const response = await fetchOnce(current, options, deadline);
+    const response = await fetchOnce(current, hopOptions, deadline);
     const location = response.status >= 300 && response.status < 400 ? response.headers.location : undefined;
     if (location === undefined) return response;
     const next = new URL(location, current);
@@ -67,6 +75,14 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
       throw new OutboundRequestError('redirect', `redirect to another host refused (${next.host})`);
     if (hop >= (options.maxRedirects ?? 0)) throw new OutboundRequestError('redirect', 'too many redirects');
     current = next;
+    // 303, and 301/302 after a POST (as browsers do), continue as a GET without the body (RFC 9110 §15.4).
+    const method = (hopOptions.method ?? 'GET').toUpperCase();
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      const headers = Object.fromEntries(
+        Object.entries(hopOptions.headers ?? {}).filter(([k]) => !/^content-(type|length)$/i.test(k)),
+      );
+      hopOptions = { ...hopOptions, method: 'GET', headers, body: undefined };
+    }
   }
 }
 
@@ -94,9 +110,28 @@ function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Pr
     const req = send(url, { method: options.method ?? 'GET', headers: options.headers, lookup }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      let cut = false;
+      const answer = (truncated: boolean): void =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          url: url.href,
+          ...(truncated ? { truncated } : {}),
+        });
       res.on('data', (chunk: Buffer) => {
+        if (cut) return;
         size += chunk.length;
         if (size > maxBytes) {
+          if (options.truncate === true) {
+            // Keep what fits, answer, and drop the connection: the rest is never read.
+            chunks.push(chunk.subarray(0, chunk.length - (size - maxBytes)));
+            cut = true;
+            answer(true);
+            res.destroy();
+            req.destroy();
+            return;
+          }
           reject(new OutboundRequestError('too_large', `response larger than ${maxBytes} bytes`));
           req.destroy();
           return;
@@ -104,9 +139,7 @@ function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Pr
         chunks.push(chunk);
       });
       res.on('end', () => {
-        if (size <= maxBytes) {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: url.href });
-        }
+        if (!cut && size <= maxBytes) answer(false);
       });
       res.on('error', (err) => reject(asOutboundError(err)));
     });

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { parseConfig } from '@dagu-mcp/runtime';
+
+/**
+ * Settings of agent-service beyond the shared service settings (service-kit),
+ * parsed once at start (CONTRIBUTING §8). Every variable is optional.
+ *
+ * | Variable | Meaning | Unit | Default |
+ * | --- | --- | --- | --- |
+ * | `DAGU_ENCRYPTION_KEY` | key ring encrypting upstream credentials of REST operations (issue 25) in PostgreSQL, the same ring as the gateway's and run-service's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else saving an upstream credential or calling a REST tool whose upstream has one fails with `resource_unavailable` | — | — |
+ */
+export function agentConfigSchema() {
+  return z.object({
+    DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
+  });
+}
+
+/** The agent-service settings in the shape the service uses. */
+export interface AgentConfig {
+  /** The secrets-at-rest key ring (`DAGU_ENCRYPTION_KEY`), for upstream credentials. */
+  readonly encryptionKey?: string;
+}
+
+/**
+ * Parses the agent-service settings from `source` (default `process.env`;
+ * `DAGU_ENCRYPTION_KEY_FILE` is read by `parseConfig`).
+ *
+ * @throws ConfigError naming every bad variable
+ */
+export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentConfig {
+  const raw = parseConfig(agentConfigSchema(), source);
+  return raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {};
+}

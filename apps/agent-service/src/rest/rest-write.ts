@@ -1,0 +1,26 @@
+import { deadlinePassedError } from '@dagu-mcp/bus';
+import { withTransaction, type MutationAuthor, type Pool, type PoolClient } from '@dagu-mcp/runtime';
+import { withStorageErrors } from '../db/storage-errors';
+
+/** Who writes, and until when (epoch ms): the bus handler context. */
+export type RestWriteContext = MutationAuthor & { readonly deadline: number };
+
+/**
+ * One transaction that commits only before the request's deadline (CONTRIBUTING "How to add
+ * an op"), its PostgreSQL failures classified as the agent store's.
+ */
+export function writeTx<T>(pool: Pool, ctx: RestWriteContext, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withStorageErrors(() => withTransaction(pool, fn, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+}
+
+/**
+ * The slugs of a workspace's agents whose catalogs bind operation `name` (any version): the
+ * agents the gateway announces after a publish or a delete, so their `tools/list` changes.
+ */
+export async function agentsBinding(db: Pool | PoolClient, workspace: string, name: string): Promise<string[]> {
+  const { rows } = await db.query<{ slug: string }>(
+    `SELECT slug FROM agents WHERE workspace = $1 AND tools @> $2::jsonb ORDER BY slug`,
+    [workspace, JSON.stringify([{ kind: 'rest_operation', operation: name }])],
+  );
+  return rows.map((r) => r.slug);
+}

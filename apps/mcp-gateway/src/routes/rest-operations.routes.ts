@@ -1,0 +1,218 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import {
+  agentOps,
+  DaguError,
+  isValidWikiWorkspace,
+  OperationNameSchema,
+  UpstreamNameSchema,
+  UpstreamPutRequestSchema,
+  OperationCreateRequestSchema,
+  OperationUpdateRequestSchema,
+  OperationNewVersionRequestSchema,
+  OperationImportRequestSchema,
+} from '@dagu-mcp/contracts';
+import type { BusClient } from '@dagu-mcp/bus';
+import { principalOf } from '../http/principal';
+import type { RestRoutes } from '../http/rest-router';
+import { parseRequest } from './parse-body';
+
+/** The REST bodies: the bus requests without the address, which comes from the path. */
+const PutUpstreamSchema = UpstreamPutRequestSchema.omit({ workspace: true, name: true });
+const CreateOperationSchema = OperationCreateRequestSchema.omit({ workspace: true });
+const PatchOperationSchema = OperationUpdateRequestSchema.omit({ workspace: true, name: true }).refine(
+  (b) => Object.keys(b).length > 0,
+  'give at least one of title, description, spec',
+);
+const NewVersionSchema = OperationNewVersionRequestSchema.omit({ workspace: true, name: true });
+const ImportSchema = OperationImportRequestSchema.omit({ workspace: true });
+
+/** What the REST-operation routes need. */
+export interface RestOperationRouteDeps {
+  readonly bus: BusClient;
+  /** Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`): its tools are rebuilt. */
+  readonly announce: (workspace: string, slug: string) => Promise<void>;
+}
+
+function workspaceParam(value: unknown): string {
+  const ws = String(value);
+  if (ws === 'all' || !isValidWikiWorkspace(ws))
+    throw new DaguError('invalid_request', `Not a valid workspace name: ${ws}.`, { field: 'workspace' });
+  return ws;
+}
+
+function nameParam(schema: z.ZodType<string>, value: unknown, field: string): string {
+  const parsed = schema.safeParse(String(value));
+  if (!parsed.success) throw new DaguError('invalid_request', `${field}: not a valid name`, { field });
+  return parsed.data;
+}
+
+const upstreamRef = (req: Request) => ({
+  workspace: workspaceParam(req.params.ws),
+  name: nameParam(UpstreamNameSchema, req.params.name, 'name'),
+});
+const operationRef = (req: Request) => ({
+  workspace: workspaceParam(req.params.ws),
+  name: nameParam(OperationNameSchema, req.params.op, 'operation'),
+});
+
+/**
+ * REST operations over REST (issue 25 items 1–3), `manager` and up
+ * (dagu-model §9): upstreams (a credential is write-only: no read returns
+ * it), operations with versions, and OpenAPI import. agent-service owns and
+ * audits all of it (`upstream.*`, `operation.*` in the audit trail). A publish
+ * or a delete announces the workspace's agents that bind the operation, so
+ * their `tools/list` changes on every gateway replica at once.
+ */
+export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
+  const { bus } = deps;
+  const upstreams = '/workspaces/:ws/upstreams';
+  const operations = '/workspaces/:ws/operations';
+  const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
+    access: 'manager' as const,
+    summary,
+    tag: 'rest-operations',
+    ...extra,
+  });
+  const announceAll = async (workspace: string, slugs: readonly string[]): Promise<void> => {
+    await Promise.all(slugs.map((slug) => deps.announce(workspace, slug)));
+  };
+  return (routes) => {
+    routes.get(upstreams, spec("A workspace's upstreams (credentials by type only)"), async (req, res) => {
+      const workspace = workspaceParam(req.params.ws);
+      res.json(await bus.call('agent', agentOps, 'upstream.list', { workspace }, { principal: principalOf(res) }));
+    });
+    routes.get(`${upstreams}/:name`, spec('One upstream (never its credential)'), async (req, res) => {
+      res.json(await bus.call('agent', agentOps, 'upstream.get', upstreamRef(req), { principal: principalOf(res) }));
+    });
+    routes.put(
+      `${upstreams}/:name`,
+      spec('Create or replace an upstream; the credential is write-only and stored encrypted', {
+        body: PutUpstreamSchema,
+      }),
+      async (req, res) => {
+        const body = parseRequest(PutUpstreamSchema, req.body);
+        const reply = await bus.call(
+          'agent',
+          agentOps,
+          'upstream.put',
+          { ...upstreamRef(req), ...body },
+          { principal: principalOf(res) },
+        );
+        const { created, ...view } = reply;
+        res.status(created ? 201 : 200).json(view);
+      },
+    );
+    routes.delete(
+      `${upstreams}/:name`,
+      spec('Delete an upstream no operation uses', { status: 204 }),
+      async (req, res) => {
+        await bus.call('agent', agentOps, 'upstream.delete', upstreamRef(req), { principal: principalOf(res) });
+        res.status(204).end();
+      },
+    );
+
+    routes.get(operations, spec("A workspace's operations"), async (req, res) => {
+      const workspace = workspaceParam(req.params.ws);
+      res.json(await bus.call('agent', agentOps, 'operation.list', { workspace }, { principal: principalOf(res) }));
+    });
+    routes.post(
+      operations,
+      spec('Create an operation (version 1 is a draft)', { body: CreateOperationSchema, status: 201 }),
+      async (req, res) => {
+        const workspace = workspaceParam(req.params.ws);
+        const body = parseRequest(CreateOperationSchema, req.body);
+        const { boundAgents: _b, ...operation } = await bus.call(
+          'agent',
+          agentOps,
+          'operation.create',
+          { workspace, ...body },
+          { principal: principalOf(res) },
+        );
+        res.status(201).json(operation);
+      },
+    );
+    routes.post(
+      `${operations}/import`,
+      spec('Import an OpenAPI 3 document as draft operations of one upstream', { body: ImportSchema }),
+      async (req, res) => {
+        const workspace = workspaceParam(req.params.ws);
+        const body = parseRequest(ImportSchema, req.body);
+        res.json(
+          await bus.call(
+            'agent',
+            agentOps,
+            'operation.import',
+            { workspace, ...body },
+            { principal: principalOf(res) },
+          ),
+        );
+      },
+    );
+    routes.get(`${operations}/:op`, spec('One operation with its versions, newest first'), async (req, res) => {
+      res.json(await bus.call('agent', agentOps, 'operation.get', operationRef(req), { principal: principalOf(res) }));
+    });
+    routes.patch(
+      `${operations}/:op`,
+      spec("Change an operation's title, description, or its current draft's spec", { body: PatchOperationSchema }),
+      async (req, res) => {
+        const ref = operationRef(req);
+        const body = parseRequest(PatchOperationSchema, req.body);
+        const { boundAgents, ...operation } = await bus.call(
+          'agent',
+          agentOps,
+          'operation.update',
+          { ...ref, ...body },
+          { principal: principalOf(res) },
+        );
+        // Title and description show in tools/list of agents bound to a published version.
+        if (operation.publishedVersion !== null) await announceAll(ref.workspace, boundAgents);
+        res.json(operation);
+      },
+    );
+    routes.delete(
+      `${operations}/:op`,
+      spec('Delete an operation and its versions', { status: 204 }),
+      async (req, res) => {
+        const ref = operationRef(req);
+        const reply = await bus.call('agent', agentOps, 'operation.delete', ref, { principal: principalOf(res) });
+        await announceAll(ref.workspace, reply.boundAgents);
+        res.status(204).end();
+      },
+    );
+    routes.post(
+      `${operations}/:op/versions`,
+      spec('Create a new draft version (its spec, else a copy of the latest)', { body: NewVersionSchema, status: 201 }),
+      async (req, res) => {
+        const body = parseRequest(NewVersionSchema, req.body);
+        const { boundAgents: _b, ...operation } = await bus.call(
+          'agent',
+          agentOps,
+          'operation.newVersion',
+          { ...operationRef(req), ...body },
+          { principal: principalOf(res) },
+        );
+        res.status(201).json(operation);
+      },
+    );
+    routes.post(
+      `${operations}/:op/versions/:version/publish`,
+      spec('Publish a draft version: agents bound to latest serve it at once, on every replica'),
+      async (req, res) => {
+        const ref = operationRef(req);
+        const version = Number(req.params.version);
+        if (!Number.isInteger(version) || version < 1)
+          throw new DaguError('invalid_request', 'version: must be a positive integer', { field: 'version' });
+        const { boundAgents, ...operation } = await bus.call(
+          'agent',
+          agentOps,
+          'operation.publish',
+          { ...ref, version },
+          { principal: principalOf(res) },
+        );
+        await announceAll(ref.workspace, boundAgents);
+        res.json(operation);
+      },
+    );
+  };
+}
