@@ -35,6 +35,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
  * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (issue 24; changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
+ * | `AGENT_USAGE_RETENTION_DAYS` | how long the calls of agent endpoints are kept for the usage route (issue 25; older ones are deleted by an hourly sweep on every replica), days | `93` |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services always served without an admin switch, like enabled ones: tools and prompts namespaced `<name>.<tool>`, minimum role and input schema enforced (docs/extending.md) | empty |
  * | `MCP_TEST_FIXTURE_EXTENSIONS` | comma-separated protocol **test fixtures** served exactly as announced — names not namespaced, calls relayed without role or schema checks (the MCP conformance suite's fixed `test_*` names); never for a real service | empty |
  * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one call to an extension service (tool call, resource read, prompt); past it an admin-enabled extension's tool call is `resource_unavailable` naming the extension, ms | `30000` |
@@ -86,6 +87,7 @@ export const GatewayConfigSchema = z.object({
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),
   SESSION_CACHE_MS: z.coerce.number().int().min(0).default(1000),
   AGENT_CATALOG_REFRESH_MS: z.coerce.number().int().min(100).default(30_000),
+  AGENT_USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(93),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
   WIKI_PAGE_MAX_BYTES: env.count(WIKI_PAGE_MAX_BYTES).pipe(z.number().max(WIKI_PAGE_HARD_MAX_BYTES)),
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).max(30_000, 'must be at most 30000 (spec 020)').default(15_000),

@@ -116,7 +116,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     served: extensions.served,
   });
   // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
-  const usage = new UsageRecorder({ pool, registry: metrics.registry, logger });
+  const usage = new UsageRecorder({
+    pool,
+    registry: metrics.registry,
+    logger,
+    retentionDays: config.AGENT_USAGE_RETENTION_DAYS,
+  });
   usage.start();
   const agents = await startAgentEndpoints(config, {
     bus,

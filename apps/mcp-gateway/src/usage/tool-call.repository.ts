@@ -80,3 +80,20 @@ export async function queryToolUsage(pool: Pool, agentId: string, from: Date, to
     p99Ms: ms(r.p99),
   }));
 }
+
+/**
+ * Deletes recorded calls older than `before`, at most `batch` rows per statement until none is
+ * left (short statements: the table keeps taking inserts meanwhile). Resolves with the rows
+ * deleted. Every replica may run it; two at once only delete the same rows once.
+ */
+export async function pruneToolCalls(pool: Pool, before: Date, batch = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      `DELETE FROM agent_tool_calls WHERE ctid IN (SELECT ctid FROM agent_tool_calls WHERE at < $1 LIMIT $2)`,
+      [before.toISOString(), batch],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return total;
+  }
+}

@@ -77,3 +77,24 @@ test('a failed write keeps the calls for the next flush; labels past the bound f
     await other.end();
   }
 });
+
+test('the retention sweep deletes calls older than the retention, and only those', async () => {
+  const recorder = new UsageRecorder({
+    pool,
+    registry: createAppMetrics({ app: 't', processMetrics: false }).registry,
+    logger,
+    retentionDays: 30,
+  });
+  const now = new Date('2026-11-30T12:00:00Z');
+  const day = 86_400_000;
+  const agentId = 'agent-retention';
+  recorder.record(call('old', 5, { agentId, at: new Date(now.getTime() - 31 * day) }));
+  recorder.record(call('old', 5, { agentId, at: new Date(now.getTime() - 400 * day) }));
+  recorder.record(call('kept', 5, { agentId, at: new Date(now.getTime() - 29 * day) }));
+  await recorder.stop();
+  expect(await recorder.prune(now)).toBe(2);
+  const left = await pool.query<{ tool: string }>('SELECT tool FROM agent_tool_calls WHERE agent_id = $1', [agentId]);
+  expect(left.rows.map((r) => r.tool)).toEqual(['kept']);
+  // A second sweep finds nothing more to delete.
+  expect(await recorder.prune(now)).toBe(0);
+});

@@ -1,6 +1,6 @@
 import { ErrorCodeSchema } from '@dagu-mcp/contracts';
 import { counter, durationHistogram, METRIC_NAMES, type Logger, type Pool, type Registry } from '@dagu-mcp/runtime';
-import { insertToolCalls, type ToolCallRecord } from './tool-call.repository';
+import { insertToolCalls, pruneToolCalls, type ToolCallRecord } from './tool-call.repository';
 
 /** Options of {@link UsageRecorder}. */
 export interface UsageRecorderOptions {
@@ -15,6 +15,10 @@ export interface UsageRecorderOptions {
   readonly maxBuffered?: number;
   /** Distinct `workspace`/`agent`/`tool` label sets before new ones are folded into `_other` (default 2000). */
   readonly maxSeries?: number;
+  /** Calls older than this many days are deleted (`AGENT_USAGE_RETENTION_DAYS`; default 93, the longest usage window). */
+  readonly retentionDays?: number;
+  /** How often the retention sweep runs, ms (default 1 h; the first runs one interval after start). */
+  readonly pruneEveryMs?: number;
 }
 
 const OTHER = '_other';
@@ -33,6 +37,7 @@ const OTHER = '_other';
 export class UsageRecorder {
   private buffer: ToolCallRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private readonly series = new Set<string>();
   private readonly calls;
@@ -58,6 +63,24 @@ export class UsageRecorder {
   start(): void {
     this.timer = setInterval(() => void this.flush(), this.options.flushMs ?? 1000);
     this.timer.unref();
+    this.pruneTimer = setInterval(() => void this.prune(), this.options.pruneEveryMs ?? 3_600_000);
+    this.pruneTimer.unref();
+  }
+
+  /**
+   * Deletes calls past the retention (`retentionDays`); never throws (a failure is logged and the
+   * next sweep tries again). Resolves with the rows deleted.
+   */
+  async prune(now = new Date()): Promise<number> {
+    const days = this.options.retentionDays ?? 93;
+    try {
+      const deleted = await pruneToolCalls(this.options.pool, new Date(now.getTime() - days * 86_400_000));
+      if (deleted > 0) this.options.logger.info({ deleted, retentionDays: days }, 'agent usage: old calls deleted');
+      return deleted;
+    } catch (err) {
+      this.options.logger.warn({ err }, 'agent usage retention sweep failed');
+      return 0;
+    }
   }
 
   /** Counts one call now and buffers it for the table (never throws, never waits). */
@@ -103,7 +126,9 @@ export class UsageRecorder {
   /** Stops the timer and writes what is left. */
   async stop(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.pruneTimer !== undefined) clearInterval(this.pruneTimer);
     this.timer = undefined;
+    this.pruneTimer = undefined;
     await this.flush();
     await this.flush();
   }
