@@ -211,7 +211,7 @@ describe('the stateless wire (raw HTTP)', () => {
     expect(batch.status).toBe(400);
   });
 
-  test('per-request log level: messages below _meta logLevel are dropped', async () => {
+  test('per-request log level: messages below _meta logLevel are dropped, and none without a level (SEP-2575)', async () => {
     const call = (level: string | undefined) =>
       openSse(url, {
         method: 'POST',
@@ -223,10 +223,14 @@ describe('the stateless wire (raw HTTP)', () => {
           envelope(level === undefined ? {} : { 'io.modelcontextprotocol/logLevel': level }),
         ),
       });
-    const all = await call(undefined);
+    const all = await call('debug');
     await all.ended;
     expect(all.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(3);
     expect(all.blocks.find((b) => messageOf(b).id === 10)).toBeDefined();
+    const unset = await call(undefined);
+    await unset.ended;
+    expect(unset.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(0);
+    expect(unset.blocks.find((b) => messageOf(b).id === 10)).toBeDefined();
     const quiet = await call('error');
     await quiet.ended;
     expect(quiet.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(0);
