@@ -205,7 +205,7 @@ describe('session revisions: the DAG tool asks by elicitation', () => {
     expect((await restRun(out.dagRunId)).status).toBe(7);
   }, 180_000);
 
-  test("the binding author demoted while the person answers: the answer is refused, the run still waits", async () => {
+  test('the binding author demoted while the person answers: the answer is refused, the run still waits', async () => {
     const casey = await userToken('casey', 'manager');
     const demoteKey = await publishReleaseAgent('release-demote', casey.token);
     const { client } = await askingClient('release-demote', demoteKey, [
@@ -218,7 +218,11 @@ describe('session revisions: the DAG tool asks by elicitation', () => {
     ]);
     const { result, out } = await callRelease(client);
     expect(result.isError).toBeFalsy();
-    expect(out).toMatchObject({ status: 7, waiting: true, checkpointQuestion: { stepName: 'review', outcome: 'refused' } });
+    expect(out).toMatchObject({
+      status: 7,
+      waiting: true,
+      checkpointQuestion: { stepName: 'review', outcome: 'refused' },
+    });
     expect(String((out.checkpointQuestion as { message?: unknown }).message)).toContain('operator');
     const run = await restRun(out.dagRunId);
     expect(run.status).toBe(7);
@@ -248,7 +252,9 @@ describe('2026-07-28: the DAG tool asks with input_required', () => {
         : { environment: 'staging' };
       return { action: 'accept' as const, content };
     });
-    await client.connect(new ModernTransport(new URL(endpoint('release-modern')), { authProvider: { token: async () => key } }));
+    await client.connect(
+      new ModernTransport(new URL(endpoint('release-modern')), { authProvider: { token: async () => key } }),
+    );
     closers.push(() => client.close());
     const result = await client.callTool({ name: 'release', arguments: {} }, { timeout: 150_000 });
     expect(result.structuredContent).toMatchObject({

@@ -92,7 +92,11 @@ beforeAll(async () => {
       'steps:\n  - id: review\n    action: human.task\n    with:\n      prompt: Pick one\n      form:\n        type: object\n        properties:\n          choice: {type: string}\n',
     ],
   ]) {
-    const res = await restCall(stack.baseUrl, `/dags/${name ?? ''}`, { method: 'PUT', token: adminToken, body: { spec } });
+    const res = await restCall(stack.baseUrl, `/dags/${name ?? ''}`, {
+      method: 'PUT',
+      token: adminToken,
+      body: { spec },
+    });
     expect([200, 201]).toContain(res.status);
   }
 }, 120_000);
@@ -119,7 +123,7 @@ test('a viewer reads, and dagu_execute is refused with unauthorized naming the r
   const refused = await client.callTool({ name: 'dagu_execute', arguments: { action: 'start', name: 'hello' } });
   expect(refused.isError).toBe(true);
   expect(refused.structuredContent).toMatchObject({ code: 'unauthorized', action: 'start', dagName: 'hello' });
-  expect(String(refused.structuredContent?.message)).toContain('operator');
+  expect(String((refused.structuredContent as Record<string, unknown> | undefined)?.message)).toContain('operator');
   // A viewer's preview is a read; applying is authoring (developer).
   const apply = await client.callTool({
     name: 'dagu_change',
@@ -128,7 +132,7 @@ test('a viewer reads, and dagu_execute is refused with unauthorized naming the r
   expect(apply.structuredContent).toMatchObject({ code: 'unauthorized' });
 });
 
-test("an operator runs a stored DAG to its end, but not caller-supplied YAML", async () => {
+test('an operator runs a stored DAG to its end, but not caller-supplied YAML', async () => {
   const client = await modernClient(await keyWithRole('operator'));
   const run = await client.callTool(
     { name: 'dagu_execute', arguments: { action: 'start', name: 'hello', wait: true, waitTimeoutSeconds: 60 } },
@@ -142,7 +146,7 @@ test("an operator runs a stored DAG to its end, but not caller-supplied YAML", a
   });
   expect(inline.isError).toBe(true);
   expect(inline.structuredContent).toMatchObject({ code: 'unauthorized' });
-  expect(String(inline.structuredContent?.message)).toContain('developer');
+  expect(String((inline.structuredContent as Record<string, unknown> | undefined)?.message)).toContain('developer');
 }, 120_000);
 
 test("a requestState is its principal's: another operator's retry with it is refused, nothing applied", async () => {

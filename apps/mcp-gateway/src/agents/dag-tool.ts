@@ -34,7 +34,7 @@ function outputsOf(run: unknown): Record<string, Record<string, unknown>> {
 export function dagToolResult(executed: CallToolResult): CallToolResult {
   if (executed.isError === true) return executed;
   // A 2026-07-28 client is asked about the run's checkpoint (MRTR): the question goes out as dagu_execute built it.
-  if ((executed as { resultType?: unknown }).resultType === 'input_required') return executed;
+  if ('resultType' in executed && executed.resultType === 'input_required') return executed;
   const s: Record<string, unknown> = { ...(executed.structuredContent ?? {}) };
   const run = s.run;
   // dagu_execute carries the run only when it finished or stopped at a human task or approval.

@@ -198,7 +198,13 @@ export function promptMethods(extensions: ExtensionRouter | undefined): Record<s
       if (owner === undefined) return getPrompt(request.name, request.arguments);
       // The raw params go along: a 2026-07-28 retry carries inputResponses and requestState (SEP-2322).
       const raw = typeof params === 'object' && params !== null ? params : {};
-      const answer = await extensions?.call(owner, 'prompts/get', { ...raw, ...request }, ctx, session.clientCapabilities);
+      const answer = await extensions?.call(
+        owner,
+        'prompts/get',
+        { ...raw, ...request },
+        ctx,
+        session.clientCapabilities,
+      );
       // An extension's prompt may ask for input first (2026-07-28 multi-round-trip requests): passed through as is.
       if (typeof answer === 'object' && answer !== null && answer.resultType === 'input_required') return answer;
       const relayed = GetPromptResultSchema.safeParse(answer);
