@@ -9,14 +9,19 @@ export const TOOL_LIST_WATCH_MS = 1000;
  * Tells live MCP sessions when the extension tools change (issue 29 item 2): every
  * {@link TOOL_LIST_WATCH_MS} the replica lists the served tools; when the names differ from
  * the last look (a service started or stopped announcing, an admin enabled or disabled one),
- * it sends `notifications/tools/list_changed` to the sessions live on this replica. Each
+ * it sends `notifications/tools/list_changed` to the sessions live on this replica and to
+ * its `subscriptions/listen` streams that asked for tool-list changes. Each
  * replica watches for its own sessions. The timer is unref'd: it never holds the process.
  *
  * @returns stops watching
  */
 export function watchToolList(
   router: ExtensionRouter,
-  sessions: { notifyLocalSessions(notification: ServerNotification): Promise<number> },
+  sessions: {
+    notifyLocalSessions(notification: ServerNotification): Promise<number>;
+    /** The replica's `subscriptions/listen` streams that asked for tool-list changes (2026-07-28). */
+    listenersToolsChanged?(): number;
+  },
   logger: Logger,
 ): () => void {
   let last: string | undefined;
@@ -35,7 +40,8 @@ export function watchToolList(
         last = names;
         if (changed) {
           const count = await sessions.notifyLocalSessions({ method: 'notifications/tools/list_changed' });
-          logger.info({ sessions: count }, 'extension tools changed: tools/list_changed sent');
+          const listeners = sessions.listenersToolsChanged?.() ?? 0;
+          logger.info({ sessions: count, listeners }, 'extension tools changed: tools/list_changed sent');
         }
       })
       .catch((err: unknown) => logger.warn({ err }, 'extension tool list check failed'))

@@ -6,7 +6,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from '../mcp-dispatcher';
 import type { McpCallContext } from '../mcp-types';
 import { shouldSend } from './call-context';
-import { honouredFilter, type ListenRegistry } from './listen-registry';
+import type { ListenRegistry } from './listen-registry';
 import {
   ALL_PROTOCOL_VERSIONS,
   decorateResult,
@@ -260,7 +260,7 @@ export class StatelessHandler {
         200,
         errorResponse(request.id, INVALID_PARAMS, 'Invalid params: subscriptions/listen needs a notifications filter.'),
       );
-    const filter = honouredFilter(requested);
+    const filter = this.deps.listeners.filterFor(requested);
     const sse = this.openStream(res);
     const remove = this.deps.listeners.add(request.id, filter, (message) => sse.send(message));
     sse.onClose(remove);
