@@ -99,7 +99,8 @@ describe('the stateless path (2026-07-28) with the SDK v2 client through the pro
     const dagRunId = String((started.structuredContent as { dagRunId: string }).dagRunId);
     const uri = `dagu://runs/listen-e2e/${dagRunId}`;
     const subscription = await client.listen({ resourceSubscriptions: [uri, 'dagu://dags'], toolsListChanged: true });
-    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
+    // Run URIs and (on /mcp, whose extension tools can change) tool-list changes; other URIs are dropped.
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri], toolsListChanged: true });
     for (let waited = 0; updated.length === 0 && waited < 30_000; waited += 200)
       await new Promise((r) => setTimeout(r, 200));
     expect(updated[0]).toEqual({ uri, meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() } });
