@@ -14,7 +14,9 @@
  * `dagu_change`, starts the baseline server with the stack's own answers,
  * then runs every scenario. Each load runs in its own process
  * (bench/lib/load.mjs). Scenarios S1–S3 run in rounds, side by side with the
- * baseline, ratios computed round by round. Results go to
+ * baseline, ratios computed round by round; S1 and S2 are measured in both
+ * MCP eras in the same rounds (the session revision, and the stateless
+ * 2026-07-28 revision with its envelope in `_meta` and no session). Results go to
  * `<out>/<stamp>.json|.md` and `<out>/latest.json|.md` (smoke: `<out>/smoke.*`),
  * and a full run rewrites the generated section of BENCHMARKS.md.
  *
@@ -105,6 +107,13 @@ const TERMINAL = new Set(['succeeded', 'failed', 'aborted', 'partially_succeeded
 const log = (msg) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const toolCall = (name, args) => ({ method: 'tools/call', params: { name, arguments: args } });
+/** The stateless revision S1/S2 also measure (issue 22): each request carries its own envelope, no session. */
+const MODERN_VERSION = '2026-07-28';
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'dagu-mcp-bench', version: '1' },
+};
 
 // ---------------------------------------------------------------- CPU sampling
 
@@ -431,20 +440,32 @@ async function sideBySide(names) {
     runLoad({ kind: 'sequential', url, headers, requests, warmupSec, durationSec }, timeout, breakdown);
   const specStages = { service: 'dag-service', op: 'dag.spec', mcpMethod: 'tools/call' };
   const baseHeaders = mcpHeaders({ protocolVersion: session.protocolVersion });
+  // The same calls in the stateless revision (issue 22): no session, the envelope in `_meta`, the routing headers.
+  const modernCalls = specCalls.map((c) => ({ ...c, params: { ...c.params, _meta: MODERN_META } }));
+  const modernHeaders = {
+    ...mcpHeaders({ token, protocolVersion: MODERN_VERSION }),
+    'mcp-method': 'tools/call',
+    'mcp-name': 'dagu_read',
+  };
   const measurements = {
     b32: () => auto(baseline.url, baseHeaders, specCalls),
     s1: () => auto(stack.mcpUrl, stackHeaders(), specCalls, specStages),
     b1: () => seq(baseline.url, baseHeaders, specCalls),
     s2: () => seq(stack.mcpUrl, stackHeaders(), specCalls, specStages),
+    m1: () => auto(stack.mcpUrl, modernHeaders, modernCalls),
+    m2: () => seq(stack.mcpUrl, modernHeaders, modernCalls),
     s3r: () => auto(stack.mcpUrl, stackHeaders(), resourceReads, { ...specStages, mcpMethod: 'resources/read' }),
     s3d: () => auto(stack.mcpUrl, stackHeaders(), dagPages, { ...specStages, op: 'dag.list' }),
   };
-  const enabled = new Set(['b32', 's1']);
-  if (only.has('S2')) ['b1', 's2'].forEach((m) => enabled.add(m));
+  const enabled = new Set(['b32', 's1', 'm1']);
+  if (only.has('S2')) ['b1', 's2', 'm2'].forEach((m) => enabled.add(m));
   if (only.has('S3')) ['s3r', 's3d'].forEach((m) => enabled.add(m));
   const cpuByMeasurement = {};
   for (let r = 1; r <= settings.rounds; r += 1) {
-    const order = r % 2 === 1 ? ['b32', 's1', 'b1', 's2', 's3r', 's3d'] : ['s1', 'b32', 's2', 'b1', 's3d', 's3r'];
+    const order =
+      r % 2 === 1
+        ? ['b32', 's1', 'm1', 'b1', 's2', 'm2', 's3r', 's3d']
+        : ['m1', 's1', 'b32', 'm2', 's2', 'b1', 's3d', 's3r'];
     const row = { round: r };
     for (const m of order) {
       if (!enabled.has(m)) continue;
@@ -463,6 +484,12 @@ async function sideBySide(names) {
         row.s2?.latency?.p50 !== undefined && row.b1?.latency?.p50 !== undefined
           ? row.s2.latency.p50 - row.b1.latency.p50
           : null,
+      m1Throughput: ratio(row.m1?.rps, row.b32?.rps),
+      m1P99: ratio(row.m1?.latency?.p99, row.b32?.latency?.p99),
+      m2AddedP50:
+        row.m2?.latency?.p50 !== undefined && row.b1?.latency?.p50 !== undefined
+          ? row.m2.latency.p50 - row.b1.latency.p50
+          : null,
       s3Resource: ratio(row.s3r?.rps, row.s1?.rps),
       s3ResourceP99: ratio(row.s3r?.latency?.p99, row.s1?.latency?.p99),
       s3DagsPage: ratio(row.s3d?.rps, row.s1?.rps),
@@ -475,6 +502,8 @@ async function sideBySide(names) {
     s1: `S1 stack ${connections}c`,
     b1: 'Baseline 1c',
     s2: 'S2 stack 1c',
+    m1: `S1 stack 2026-07-28 ${connections}c`,
+    m2: 'S2 stack 2026-07-28 1c',
     s3r: `S3 resources/read ${connections}c`,
     s3d: `S3 dags page ${connections}c`,
   };
@@ -606,11 +635,20 @@ async function scenarios(names) {
   });
   await scenario('S1', `tools/call dagu_read dag_spec, full stack, ${c} connections, one session`, async () => {
     requireOk('s1');
+    requireOk('m1');
     const f = figuresOf('s1');
     const throughput = medRatio('s1Throughput');
     const p99 = medRatio('s1P99');
+    const m = figuresOf('m1');
+    const mThroughput = medRatio('m1Throughput');
+    const mP99 = medRatio('m1P99');
     return {
-      figures: { ...f, throughputRatio: round(throughput, 3), p99Ratio: round(p99, 3) },
+      figures: {
+        ...f,
+        throughputRatio: round(throughput, 3),
+        p99Ratio: round(p99, 3),
+        modern: { ...m, throughputRatio: round(mThroughput, 3), p99Ratio: round(mP99, 3) },
+      },
       checks: [
         {
           label: 'throughput vs baseline',
@@ -624,21 +662,42 @@ async function scenarios(names) {
           target: '≤ 1.20×',
           met: p99 !== null && p99 <= 1.2,
         },
+        {
+          label: '2026-07-28 (stateless): throughput vs baseline',
+          value: `${fmtRps(m.rps)} = ${fmtX(mThroughput)}${errorNote(m.errors)}`,
+          target: '≥ 1.00×',
+          met: mThroughput !== null && mThroughput >= 1.0 && m.errors === 0,
+        },
+        {
+          label: '2026-07-28 (stateless): p99 vs baseline',
+          value: `${fmtMs(m.p99)} = ${fmtX(mP99)} (p50 ${fmtMs(m.p50)})`,
+          target: '≤ 1.20×',
+          met: mP99 !== null && mP99 <= 1.2,
+        },
       ],
     };
   });
   await scenario('S2', 'The same at 1 connection', async () => {
     requireOk('s2');
+    requireOk('m2');
     const f = figuresOf('s2');
     const added = medRatio('s2AddedP50');
+    const m = figuresOf('m2');
+    const mAdded = medRatio('m2AddedP50');
     return {
-      figures: { ...f, addedP50Ms: round(added, 3) },
+      figures: { ...f, addedP50Ms: round(added, 3), modern: { ...m, addedP50Ms: round(mAdded, 3) } },
       checks: [
         {
           label: 'added p50 over baseline p50',
           value: `+${fmtMs(added)} (p50 ${fmtMs(f.p50)}, p99 ${fmtMs(f.p99)})${errorNote(f.errors)}`,
           target: '≤ 0.5 ms',
           met: added !== null && added <= 0.5 && f.errors === 0,
+        },
+        {
+          label: '2026-07-28 (stateless): added p50 over baseline p50',
+          value: `+${fmtMs(mAdded)} (p50 ${fmtMs(m.p50)}, p99 ${fmtMs(m.p99)})${errorNote(m.errors)}`,
+          target: '≤ 0.5 ms',
+          met: mAdded !== null && mAdded <= 0.5 && m.errors === 0,
         },
       ],
     };

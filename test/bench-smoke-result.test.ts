@@ -2,7 +2,10 @@ import { smokeProblems, SMOKE_SCENARIOS, type ScenarioRecord, type SmokeResults 
 
 /** The verdict of the bench smoke test on results it must refuse (bench-smoke.test.ts applies it to a real run). */
 function record(id: string, over: Partial<ScenarioRecord> = {}): ScenarioRecord {
-  return { id, status: 'ok', checks: [{ label: 'p50', value: '1 ms', met: null }], figures: {}, ...over };
+  const checks: ScenarioRecord['checks'] = [{ label: 'p50', value: '1 ms', met: null }];
+  // S1 and S2 also measure the stateless revision (issue 22).
+  if (id === 'S1' || id === 'S2') checks.push({ label: '2026-07-28 (stateless): p50', value: '1 ms', met: null });
+  return { id, status: 'ok', checks, figures: {}, ...over };
 }
 
 function results(scenarios: ScenarioRecord[]): SmokeResults {
@@ -13,8 +16,15 @@ const allOk = SMOKE_SCENARIOS.map((id) => record(id));
 
 describe('smokeProblems', () => {
   it('accepts a run where every scenario has a record with checks, even with missed targets', () => {
-    const missed = allOk.map((s) => ({ ...s, checks: [{ label: 'p50', value: '9 ms', met: false }] }));
+    const missed = allOk.map((s) => ({ ...s, checks: s.checks.map((c) => ({ ...c, value: '9 ms', met: false })) }));
     expect(smokeProblems(results(missed))).toEqual([]);
+  });
+
+  it('refuses S1 or S2 without the 2026-07-28 measurement', () => {
+    const legacyOnly = allOk.map((s) =>
+      s.id === 'S2' ? record('S2', { checks: [{ label: 'p50', value: '1 ms', met: null }] }) : s,
+    );
+    expect(smokeProblems(results(legacyOnly))).toEqual(['S2 has no 2026-07-28 check']);
   });
 
   it.each(['B', 'S1', 'S2', 'S5', 'S7'])('refuses a run where %s errored, naming it', (id) => {

@@ -44,6 +44,9 @@ export function smokeProblems(results: SmokeResults): string[] {
       problems.push(`${s.id} errored: ${first}`);
     } else if (s.checks.length === 0) {
       problems.push(`${s.id} has no checks`);
+    } else if ((s.id === 'S1' || s.id === 'S2') && !s.checks.some((c) => c.label.startsWith('2026-07-28'))) {
+      // Issue 22: S1 and S2 are measured in the stateless revision too, side by side.
+      problems.push(`${s.id} has no 2026-07-28 check`);
     }
   }
   return problems;

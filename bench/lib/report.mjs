@@ -120,12 +120,12 @@ export function roundsTable(results) {
   const rounds = results.rounds ?? [];
   if (rounds.length === 0) return '';
   const lines = [
-    '| Round | Baseline 32c | Stack 32c (S1) | S1/baseline | S1 p99/baseline p99 | Baseline 1c p50 | Stack 1c p50 (S2) | S2 added p50 | S3 resource/S1 | S3 dags page/S1 |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| Round | Baseline 32c | Stack 32c (S1) | S1/baseline | S1 p99/baseline p99 | S1 2026-07-28/baseline | Baseline 1c p50 | Stack 1c p50 (S2) | S2 added p50 | S2 2026-07-28 added p50 | S3 resource/S1 | S3 dags page/S1 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rounds) {
     lines.push(
-      `| ${r.round} | ${fmtRps(r.b32?.rps)}, p99 ${fmtMs(r.b32?.latency?.p99)} | ${fmtRps(r.s1?.rps)}, p99 ${fmtMs(r.s1?.latency?.p99)} | ${fmtX(r.ratios?.s1Throughput)} | ${fmtX(r.ratios?.s1P99)} | ${fmtMs(r.b1?.latency?.p50)} | ${fmtMs(r.s2?.latency?.p50)} | ${fmtMs(r.ratios?.s2AddedP50)} | ${fmtX(r.ratios?.s3Resource)} | ${fmtX(r.ratios?.s3DagsPage)} |`,
+      `| ${r.round} | ${fmtRps(r.b32?.rps)}, p99 ${fmtMs(r.b32?.latency?.p99)} | ${fmtRps(r.s1?.rps)}, p99 ${fmtMs(r.s1?.latency?.p99)} | ${fmtX(r.ratios?.s1Throughput)} | ${fmtX(r.ratios?.s1P99)} | ${fmtX(r.ratios?.m1Throughput)} | ${fmtMs(r.b1?.latency?.p50)} | ${fmtMs(r.s2?.latency?.p50)} | ${fmtMs(r.ratios?.s2AddedP50)} | ${fmtMs(r.ratios?.m2AddedP50)} | ${fmtX(r.ratios?.s3Resource)} | ${fmtX(r.ratios?.s3DagsPage)} |`,
     );
   }
   return lines.join('\n');

@@ -1,10 +1,15 @@
 /**
  * The official MCP conformance suite against the real gateway: two replicas
  * behind a plain round-robin proxy, the test-only conformance fixture serving
- * the suite's test_* tools, test:// resources and test_* prompts over the bus
- * (issue "MCP protocol completeness and horizontal scale": every server
- * scenario passes, sampling and elicitation included; baseline in
- * test/conformance/expected-failures.yml).
+ * the suite's test_* tools, test:// resources and test_* prompts over the bus.
+ *
+ * `@modelcontextprotocol/conformance@0.2.0-alpha.12` runs exactly what each
+ * revision requires (`--requirements`), at that revision's wire: 2025-11-25
+ * with sessions (`initialize`), 2026-07-28 stateless (issue 22). Every required
+ * scenario must pass; the baselines (test/conformance/expected-failures-*.yml)
+ * list only scenarios the requirement sets do not score, each explained. The
+ * 2025-11-25 set runs every server scenario 0.1.16's `--suite all` ran, so the
+ * 0.1.16 run was retired (docs/decisions.md "Conformance suites").
  *
  * The suite needs Node 22, fetched with npx like the suite itself
  * (`scripts/conformance.sh` runs this file alone).
@@ -15,8 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from './stack';
 
-const SUITE = '@modelcontextprotocol/conformance@0.1.16';
-const BASELINE = join(__dirname, '..', 'conformance', 'expected-failures.yml');
+const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 let stack: Stack;
 
 beforeAll(async () => {
@@ -30,26 +34,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Runs the suite; resolves with its exit code and output. */
-function runSuite(url: string, outputDir: string): Promise<{ code: number | null; output: string }> {
-  const args = [
-    '-y',
-    '-p',
-    'node@22',
-    '-p',
-    SUITE,
-    '--',
-    'conformance',
-    'server',
-    '--url',
-    url,
-    '--suite',
-    'all',
-    '--expected-failures',
-    BASELINE,
-    '-o',
-    outputDir,
-  ];
+/** Runs `conformance <args>` of the pinned suite (Node 22 through npx); resolves with its exit code and output. */
+function runConformance(conformanceArgs: string[]): Promise<{ code: number | null; output: string }> {
+  const args = ['-y', '-p', 'node@22', '-p', SUITE, '--', 'conformance', ...conformanceArgs];
   return new Promise((resolve) => {
     const child = spawn('npx', args, {
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -62,16 +49,52 @@ function runSuite(url: string, outputDir: string): Promise<{ code: number | null
   });
 }
 
-test('every server scenario of the conformance suite passes against two replicas behind round-robin', async () => {
-  const outputDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  const { code, output } = await runSuite(stack.mcpUrl, outputDir);
-  const summary = output.slice(output.lastIndexOf('=== SUMMARY ==='));
-  writeFileSync(join(outputDir, 'output.txt'), output);
-  process.stdout.write(`conformance results (${outputDir}):\n${summary}\n`);
-  const scenarios = summary.split('\n').filter((line) => /^[✓✗] /.test(line));
-  expect(scenarios.length).toBeGreaterThanOrEqual(32);
-  expect(scenarios.filter((line) => line.startsWith('✗'))).toEqual([]);
-  expect(code).toBe(0);
-  // Both replicas served requests of the suite's sessions.
-  expect(new Set(stack.proxy?.routed.map((r) => r.split(' ')[1])).size).toBe(2);
-}, 600_000);
+/** The `✓ name` / `✗ name` lines of a summary block. */
+const verdicts = (block: string): { name: string; passed: boolean }[] =>
+  block
+    .split('\n')
+    .map((line) => /^\s*([✓✗]) ([^:( ]+)/.exec(line))
+    .flatMap((m) => (m === null ? [] : [{ name: m[2] ?? '', passed: m[1] === '✓' }]));
+
+/** The server scenarios `revision` requires, as the suite lists them (`conformance list --requirements`). */
+async function requiredServerScenarios(revision: string): Promise<string[]> {
+  const { output } = await runConformance(['list', '--requirements', revision]);
+  const server = output.slice(output.indexOf('Server scenarios'), output.indexOf('Client scenarios'));
+  return [...server.matchAll(/^\s*- (\S+)/gm)].map((m) => m[1] ?? '');
+}
+
+/** How many server scenarios each revision's requirement set scores (a floor: the sets are frozen). */
+const REQUIRED_SCENARIOS = { '2025-11-25': 30, '2026-07-28': 37 } as const;
+
+test.each(Object.keys(REQUIRED_SCENARIOS) as (keyof typeof REQUIRED_SCENARIOS)[])(
+  'every server scenario %s requires passes against two replicas behind round-robin',
+  async (revision) => {
+    const required = await requiredServerScenarios(revision);
+    expect(required.length).toBe(REQUIRED_SCENARIOS[revision]);
+    const outputDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${revision}-`));
+    const baseline = join(__dirname, '..', 'conformance', `expected-failures-${revision}.yml`);
+    const routedBefore = stack.proxy?.routed.length ?? 0;
+    const { code, output } = await runConformance([
+      'server',
+      '--url',
+      stack.mcpUrl,
+      '--requirements',
+      revision,
+      '--expected-failures',
+      baseline,
+      '-o',
+      outputDir,
+    ]);
+    writeFileSync(join(outputDir, 'output.txt'), output);
+    const summary = output.slice(output.lastIndexOf('=== SUMMARY ==='));
+    process.stdout.write(`conformance ${revision} (${outputDir}):\n${summary}\n`);
+    const ran = new Map(verdicts(summary.slice(0, summary.indexOf('Total:'))).map((v) => [v.name, v.passed]));
+    // Every required scenario ran and passed; the baseline excuses only scenarios the set does not score.
+    expect(required.filter((name) => ran.get(name) !== true)).toEqual([]);
+    expect(code).toBe(0);
+    // Both replicas served requests of this run.
+    const routed = stack.proxy?.routed.slice(routedBefore) ?? [];
+    expect(new Set(routed.map((r) => r.split(' ')[1])).size).toBe(2);
+  },
+  600_000,
+);

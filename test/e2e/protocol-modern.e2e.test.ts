@@ -99,7 +99,8 @@ describe('the stateless path (2026-07-28) with the SDK v2 client through the pro
     const dagRunId = String((started.structuredContent as { dagRunId: string }).dagRunId);
     const uri = `dagu://runs/listen-e2e/${dagRunId}`;
     const subscription = await client.listen({ resourceSubscriptions: [uri, 'dagu://dags'], toolsListChanged: true });
-    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
+    // Run URIs and (on /mcp, whose extension tools can change) tool-list changes; other URIs are dropped.
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri], toolsListChanged: true });
     for (let waited = 0; updated.length === 0 && waited < 30_000; waited += 200)
       await new Promise((r) => setTimeout(r, 200));
     expect(updated[0]).toEqual({ uri, meta: { 'io.modelcontextprotocol/subscriptionId': expect.anything() } });
@@ -211,7 +212,7 @@ describe('the stateless wire (raw HTTP)', () => {
     expect(batch.status).toBe(400);
   });
 
-  test('per-request log level: messages below _meta logLevel are dropped', async () => {
+  test('per-request log level: messages below _meta logLevel are dropped, and none without a level (SEP-2575)', async () => {
     const call = (level: string | undefined) =>
       openSse(url, {
         method: 'POST',
@@ -223,10 +224,14 @@ describe('the stateless wire (raw HTTP)', () => {
           envelope(level === undefined ? {} : { 'io.modelcontextprotocol/logLevel': level }),
         ),
       });
-    const all = await call(undefined);
+    const all = await call('debug');
     await all.ended;
     expect(all.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(3);
     expect(all.blocks.find((b) => messageOf(b).id === 10)).toBeDefined();
+    const unset = await call(undefined);
+    await unset.ended;
+    expect(unset.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(0);
+    expect(unset.blocks.find((b) => messageOf(b).id === 10)).toBeDefined();
     const quiet = await call('error');
     await quiet.ended;
     expect(quiet.blocks.filter((b) => messageOf(b).method === 'notifications/message').length).toBe(0);

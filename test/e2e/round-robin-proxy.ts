@@ -21,6 +21,8 @@ export class RoundRobinProxy {
   private readonly sockets = new Set<import('node:net').Socket>();
   /** Which upstream port served each request, in order (`METHOD port`). */
   readonly routed: string[] = [];
+  /** The MCP era marks of each request, in the order of {@link routed}: its `MCP-Protocol-Version` and `Mcp-Session-Id`. */
+  readonly eras: { protocolVersion: string | undefined; sessionId: string | undefined }[] = [];
 
   constructor(private readonly upstreams: readonly number[]) {}
 
@@ -55,6 +57,8 @@ export class RoundRobinProxy {
       if (outcome === 'dropped') return;
       if (outcome === 'done') {
         this.routed.push(`${req.method ?? ''} ${port}`);
+        const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
+        this.eras.push({ protocolVersion: header('mcp-protocol-version'), sessionId: header('mcp-session-id') });
         return;
       }
     }

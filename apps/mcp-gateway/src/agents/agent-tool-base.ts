@@ -37,10 +37,22 @@ export function agentPrincipal(
   };
 }
 
+/** The refusal of a binding whose author holds no role any more (deleted user, revoked key). */
+function authorGone(binding: StoredBinding): DaguError {
+  return new DaguError(
+    'unauthorized',
+    `Tool ${binding.toolName} was configured by ${binding.createdBy.subject}, who no longer holds a role; ask a manager to save the binding again.`,
+    { details: { restriction: 'author' } },
+  );
+}
+
 /**
  * Runs `call` as the agent with its binding author's current role (issue 24
  * item 4: bindings ∩ the author's role now). An author who holds no role any
  * more (deleted user, revoked key) leaves the tool refused (`unauthorized`).
+ * The call context's `currentPrincipal` looks the role up again, so a
+ * checkpoint answered in the client minutes later (issue 22 §2) is decided
+ * with the author's role at that moment.
  */
 export function asAuthor(
   binding: StoredBinding,
@@ -49,15 +61,12 @@ export function asAuthor(
 ): ToolHandler {
   return async (args, ctx) => {
     const role = await deps.currentRoleOf(binding.createdBy.id);
-    if (role === undefined) {
-      return toolError(
-        new DaguError(
-          'unauthorized',
-          `Tool ${binding.toolName} was configured by ${binding.createdBy.subject}, who no longer holds a role; ask a manager to save the binding again.`,
-          { details: { restriction: 'author' } },
-        ).toServiceError(),
-      );
-    }
-    return call(args, { ...ctx, principal: { ...ctx.principal, role } });
+    if (role === undefined) return toolError(authorGone(binding).toServiceError());
+    const currentPrincipal = async (): Promise<Principal> => {
+      const now = await deps.currentRoleOf(binding.createdBy.id);
+      if (now === undefined) throw authorGone(binding);
+      return { ...ctx.principal, role: now };
+    };
+    return call(args, { ...ctx, principal: { ...ctx.principal, role }, currentPrincipal });
   };
 }

@@ -25,11 +25,16 @@ function outputsOf(run: unknown): Record<string, Record<string, unknown>> {
 /**
  * The DAG-tool answer (issue 24 item 5) from `dagu_execute`'s waited start:
  * `{dagRunId, status, statusLabel, outputs, runUri}`, plus `completed`
- * (false while the run goes on past the bound) and `waiting` (true at a human
- * task or approval, with the text saying what it needs). Errors pass through.
+ * (false while the run goes on past the bound), `waiting` (true at a human
+ * task or approval, with the text saying what it needs) and
+ * `checkpointQuestion` (why asking the person in the client did not decide
+ * it). Errors and `input_required` results (the person asked, 2026-07-28)
+ * pass through as they are.
  */
 export function dagToolResult(executed: CallToolResult): CallToolResult {
   if (executed.isError === true) return executed;
+  // A 2026-07-28 client is asked about the run's checkpoint (MRTR): the question goes out as dagu_execute built it.
+  if ('resultType' in executed && executed.resultType === 'input_required') return executed;
   const s: Record<string, unknown> = { ...(executed.structuredContent ?? {}) };
   const run = s.run;
   // dagu_execute carries the run only when it finished or stopped at a human task or approval.
@@ -42,6 +47,8 @@ export function dagToolResult(executed: CallToolResult): CallToolResult {
     runUri: s.runUri,
     completed: s.completed === true,
     ...(waiting ? { waiting: true } : {}),
+    // Why asking the person in the client did not decide the checkpoint (issue 22 §2).
+    ...(s.checkpointQuestion !== undefined ? { checkpointQuestion: s.checkpointQuestion } : {}),
   };
   const first = executed.content[0];
   const text = first?.type === 'text' ? first.text : `Run ${String(s.dagRunId)}: ${String(s.statusLabel)}.`;
@@ -57,6 +64,10 @@ export function dagToolResult(executed: CallToolResult): CallToolResult {
  * (with its binding author's current role, operator needed to start), waits
  * up to the binding's `waitSeconds` with `notifications/progress` when the
  * client sent a progress token, and answers with {@link dagToolResult}.
+ * The wait is `dagu_execute`'s own, so a run that stops at a human task or
+ * approval asks the person in the client exactly as `/mcp` does (issue 22 §2:
+ * elicitation in the session revisions, `input_required` in 2026-07-28),
+ * decided as the agent with its binding author's role at that moment.
  */
 export function createDagTool(
   binding: Extract<StoredBinding, { kind: 'dag' }>,

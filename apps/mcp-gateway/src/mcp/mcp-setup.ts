@@ -129,6 +129,9 @@ export async function startMcpSessions(
     },
   });
   await sessions.start();
-  if (router !== undefined) watchToolList(router, sessions, logger);
+  if (router !== undefined) {
+    sessions.feedToolListChanges();
+    watchToolList(router, sessions, logger);
+  }
   return sessions;
 }

@@ -63,6 +63,15 @@ export interface McpCallContext {
     readonly inputResponses?: Record<string, unknown>;
     readonly requestState?: string;
   };
+  /**
+   * The caller's principal as of now, for a checkpoint decision taken long
+   * after the call began (issue 22 §2 asking the person; issue 24 item 4): an
+   * agent's tool looks its binding author's role up again, so a demotion
+   * while the person answers is honoured. Absent: {@link principal} stands.
+   *
+   * @throws DaguError `unauthorized` when the caller holds no role any more
+   */
+  readonly currentPrincipal?: () => Promise<Principal>;
   /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
   readonly releaseStream?: () => void;
   /** Notes the DAG-run this request started, reported if the serving replica dies before answering (issue 18 item 3). */

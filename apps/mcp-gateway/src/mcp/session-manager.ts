@@ -159,6 +159,19 @@ export class McpSessionManager {
   }
 
   /**
+   * Makes this endpoint's `subscriptions/listen` honour `toolsListChanged`;
+   * whoever calls it then calls {@link listenersToolsChanged} on every change.
+   */
+  feedToolListChanges(): void {
+    this.listeners.feedToolListChanges();
+  }
+
+  /** Sends `notifications/tools/list_changed` to this replica's listen streams that asked for it. */
+  listenersToolsChanged(): number {
+    return this.listeners.toolsListChanged();
+  }
+
+  /**
    * `true` for exactly one caller per `key` over all replicas within `ttlMs`
    * (Redis `SET NX` of `<prefix>:mcp:once:<key>`): which replica relays a
    * shared event (run-subscriptions.ts).

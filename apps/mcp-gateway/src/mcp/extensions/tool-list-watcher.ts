@@ -46,20 +46,26 @@ export function watchExtensionTools(
 /**
  * Tells `/mcp`'s live sessions when the extension tools change: each replica sends
  * `notifications/tools/list_changed` to the sessions live on it (an open stream or a running
- * request), so every session hears it once per replica it is busy on.
+ * request), so every session hears it once per replica it is busy on, and to its
+ * `subscriptions/listen` streams that asked for tool-list changes (2026-07-28).
  *
  * @returns stops watching
  */
 export function watchToolList(
   router: ExtensionRouter,
-  sessions: { notifyLocalSessions(notification: ServerNotification): Promise<number> },
+  sessions: {
+    notifyLocalSessions(notification: ServerNotification): Promise<number>;
+    /** The replica's `subscriptions/listen` streams that asked for tool-list changes (2026-07-28). */
+    listenersToolsChanged?(): number;
+  },
   logger: Logger,
 ): () => void {
   return watchExtensionTools(
     router,
     async () => {
       const count = await sessions.notifyLocalSessions({ method: 'notifications/tools/list_changed' });
-      logger.info({ sessions: count }, 'extension tools changed: tools/list_changed sent');
+      const listeners = sessions.listenersToolsChanged?.() ?? 0;
+      logger.info({ sessions: count, listeners }, 'extension tools changed: tools/list_changed sent');
     },
     logger,
   );

@@ -197,15 +197,18 @@ export function promptMethods(extensions: ExtensionRouter | undefined): Record<s
       // An extension's prompt is listed as `<extension>.<prompt>`; the extension is asked for its own name.
       const target = await extensions?.promptTarget(request.name);
       if (target === undefined) return getPrompt(request.name, request.arguments);
-      const relayed = GetPromptResultSchema.safeParse(
-        await extensions?.call(
-          target.extension,
-          'prompts/get',
-          { ...request, name: target.ownName },
-          ctx,
-          session.clientCapabilities,
-        ),
+      // The raw params go along: a 2026-07-28 retry carries inputResponses and requestState (SEP-2322).
+      const raw = typeof params === 'object' && params !== null ? params : {};
+      const answer = await extensions?.call(
+        target.extension,
+        'prompts/get',
+        { ...raw, ...request, name: target.ownName },
+        ctx,
+        session.clientCapabilities,
       );
+      // An extension's prompt may ask for input first (2026-07-28 multi-round-trip requests): passed through as is.
+      if (typeof answer === 'object' && answer !== null && answer.resultType === 'input_required') return answer;
+      const relayed = GetPromptResultSchema.safeParse(answer);
       if (!relayed.success) throw new JsonRpcError(INTERNAL_ERROR, `Prompt ${request.name} came back malformed.`);
       return relayed.data;
     },

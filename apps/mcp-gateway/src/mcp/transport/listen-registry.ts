@@ -15,19 +15,24 @@ export interface SubscriptionFilter {
 interface Listener {
   readonly id: RequestId;
   readonly uris: ReadonlySet<string>;
+  readonly toolsListChanged: boolean;
   readonly send: (message: OutgoingMessage) => void;
 }
 
 /**
  * The part of a requested filter the gateway honours: run URIs
  * (`dagu://runs/{name}/{dagRunId}`) and their `/logs`, as `resources/subscribe`
- * offers them (dagu-model §8). The list-changed flags are not honoured: the
- * gateway's tool, prompt and resource lists do not change while it runs
- * (capabilities say `listChanged: false`), so a client is told not to expect them.
+ * offers them (dagu-model §8), and `toolsListChanged` when `toolChanges` says
+ * tool-list changes are fed to the listeners (the extension tools of `/mcp`,
+ * issue 29). The prompt and resource list flags are not honoured: those lists
+ * do not change while the gateway runs, so a client is told not to expect them.
  */
-export function honouredFilter(requested: SubscriptionFilter): SubscriptionFilter {
+export function honouredFilter(requested: SubscriptionFilter, toolChanges = false): SubscriptionFilter {
   const uris = (requested.resourceSubscriptions ?? []).filter(isRunUri);
-  return uris.length === 0 ? {} : { resourceSubscriptions: [...new Set(uris)] };
+  return {
+    ...(toolChanges && requested.toolsListChanged === true ? { toolsListChanged: true } : {}),
+    ...(uris.length === 0 ? {} : { resourceSubscriptions: [...new Set(uris)] }),
+  };
 }
 
 function isRunUri(uri: string): boolean {
@@ -47,12 +52,46 @@ function isRunUri(uri: string): boolean {
  */
 export class ListenRegistry {
   private readonly listeners = new Set<Listener>();
+  private toolChanges = false;
+
+  /** Says tool-list changes will be fed ({@link toolsListChanged}), so listen filters may ask for them. */
+  feedToolListChanges(): void {
+    this.toolChanges = true;
+  }
+
+  /** The part of `requested` this registry honours ({@link honouredFilter}). */
+  filterFor(requested: SubscriptionFilter): SubscriptionFilter {
+    return honouredFilter(requested, this.toolChanges);
+  }
 
   /** Registers a listener; returns the function that removes it. */
   add(id: RequestId, filter: SubscriptionFilter, send: (message: OutgoingMessage) => void): () => void {
-    const listener: Listener = { id, uris: new Set(filter.resourceSubscriptions ?? []), send };
+    const listener: Listener = {
+      id,
+      uris: new Set(filter.resourceSubscriptions ?? []),
+      toolsListChanged: filter.toolsListChanged === true,
+      send,
+    };
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  /**
+   * Sends `notifications/tools/list_changed` to every local listener that asked
+   * for it, tagged with its subscription id. Returns how many it went to.
+   */
+  toolsListChanged(): number {
+    let count = 0;
+    for (const listener of this.listeners) {
+      if (!listener.toolsListChanged) continue;
+      listener.send({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: subscriptionMeta(listener.id) },
+      });
+      count += 1;
+    }
+    return count;
   }
 
   /**

@@ -112,4 +112,24 @@ describe('listen registry', () => {
     remove();
     expect(registry.size).toBe(0);
   });
+
+  test('honours toolsListChanged only once tool-list changes are fed, and sends them to the listeners that asked', () => {
+    const registry = new ListenRegistry();
+    expect(registry.filterFor({ toolsListChanged: true })).toEqual({});
+    registry.feedToolListChanges();
+    expect(registry.filterFor({ toolsListChanged: true, promptsListChanged: true })).toEqual({
+      toolsListChanged: true,
+    });
+    const sent: unknown[] = [];
+    registry.add('l1', registry.filterFor({ toolsListChanged: true }), (m) => sent.push(m));
+    registry.add('l2', registry.filterFor({ resourceSubscriptions: ['dagu://runs/a/r1'] }), (m) => sent.push(m));
+    expect(registry.toolsListChanged()).toBe(1);
+    expect(sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'l1' } },
+      },
+    ]);
+  });
 });

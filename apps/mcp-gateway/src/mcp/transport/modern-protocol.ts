@@ -104,7 +104,7 @@ export interface RequestEnvelope {
   readonly protocolVersion: ModernProtocolVersion;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: unknown;
-  /** `_meta["io.modelcontextprotocol/logLevel"]`; absent: every level is sent. */
+  /** `_meta["io.modelcontextprotocol/logLevel"]`; absent: no log messages are sent (SEP-2575). */
   readonly logLevel: LoggingLevel | undefined;
 }
 

@@ -6,7 +6,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { McpDispatcher } from '../mcp-dispatcher';
 import type { McpCallContext } from '../mcp-types';
 import { shouldSend } from './call-context';
-import { honouredFilter, type ListenRegistry } from './listen-registry';
+import type { ListenRegistry } from './listen-registry';
 import {
   ALL_PROTOCOL_VERSIONS,
   decorateResult,
@@ -14,6 +14,7 @@ import {
   HEADER_MISMATCH,
   headerMismatch,
   isModernVersion,
+  META,
   metaOf,
   metaVersionOf,
   subscriptionMeta,
@@ -73,17 +74,22 @@ const LEGACY_RESOURCE_NOT_FOUND = -32002;
  * | --- | --- | --- |
  * | a batch (array) | 400 | -32600 |
  * | not a JSON-RPC 2.0 message | 400 | -32600 |
+ * | `_meta` missing, or without the protocol version or the client capabilities (SEP-2575) | 400 | -32602 |
+ * | `MCP-Protocol-Version` naming another version than `_meta` | 400 | -32020 |
  * | `_meta` version not a stateless revision served | 400 | -32022, `data: {supported, requested}` |
  * | `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` disagree with the body (or are missing) | 400 | -32020 |
  * | a method the revision does not have here (`ping`, `logging/setLevel`, `resources/subscribe`, …) | 404 | -32601 |
+ * | `inputResponses` not a map of objects, `requestState` not a string (SEP-2322) | 200 | -32602 |
+ * | a client capability the request needs but `_meta` did not declare | 400 | -32021 (JSON answers) |
  * | resource not found | 200 | -32602 (the legacy revisions' -32002) |
  * | notifications, responses | 202 | — |
  *
  * Results carry `resultType`, `_meta["io.modelcontextprotocol/serverInfo"]`,
  * and on list and read methods `ttlMs` / `cacheScope`. A request is answered
- * as JSON, or as SSE when the client accepts only SSE or the dispatcher wants
- * a stream (progress); closing the SSE stream (or the connection) aborts the
- * request's signal — the revision's cancellation.
+ * as JSON, or as SSE when the client accepts only SSE, or once a related
+ * message (progress, a log message at the request's `_meta` logLevel — none
+ * without one) must go out before the answer; closing the SSE stream (or the
+ * connection) aborts the request's signal — the revision's cancellation.
  */
 export class StatelessHandler {
   /** Open SSE streams here, ended by {@link closeStreams} on shutdown. */
@@ -106,7 +112,22 @@ export class StatelessHandler {
     // Cancellation is the client closing the request's stream; nothing else is addressed to the server here.
     if (message.kind !== 'request') return void res.status(202).end();
     const request = message.message;
-    const version = metaVersionOf(body) ?? req.header('mcp-protocol-version')?.trim() ?? '';
+    const invalidMeta = invalidEnvelope(metaOf(body));
+    if (invalidMeta !== undefined)
+      return send(res, 400, errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${invalidMeta}`));
+    const version = metaVersionOf(body) ?? '';
+    // The header and the body naming different versions is a mismatch, whichever of them we serve.
+    const headerVersion = req.header('mcp-protocol-version')?.trim();
+    if (headerVersion !== undefined && headerVersion !== version)
+      return send(
+        res,
+        400,
+        errorResponse(
+          request.id,
+          HEADER_MISMATCH,
+          `Header mismatch: MCP-Protocol-Version (${headerVersion}) must equal params._meta["${META.protocolVersion}"] (${version}).`,
+        ),
+      );
     if (!isModernVersion(version))
       return send(
         res,
@@ -122,6 +143,9 @@ export class StatelessHandler {
     if (mismatch !== undefined) return send(res, 400, errorResponse(request.id, HEADER_MISMATCH, mismatch));
     if (!MODERN_METHODS.has(request.method))
       return send(res, 404, errorResponse(request.id, METHOD_NOT_FOUND, `Method not found: ${request.method}`));
+    const invalidRetry = invalidRetryFields(request.params);
+    if (invalidRetry !== undefined)
+      return send(res, 200, errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${invalidRetry}`));
     const envelope = envelopeOf(metaOf(body), version);
     const session: SessionRecord = {
       id: '',
@@ -173,8 +197,12 @@ export class StatelessHandler {
     res.once('close', () => {
       if (!answered) controller.abort();
     });
-    const stream = accept.sse && (!accept.json || (await dispatcher.wantsStream(request.method, request.params)));
-    const sse = stream ? this.openStream(res) : undefined;
+    // SSE at once when the client takes nothing else; otherwise only once a related message must go out
+    // before the answer, so an answer that comes first (or an error with its own HTTP status) is plain JSON.
+    const eager = accept.sse && !accept.json;
+    const streamable = eager || (accept.sse && (await dispatcher.wantsStream(request.method, request.params)));
+    let sse = eager ? this.openStream(res) : undefined;
+    const stream = (): SseStream => (sse ??= this.openStream(res));
     const progress = request.params?._meta?.progressToken;
     const progressToken = typeof progress === 'string' || typeof progress === 'number' ? progress : undefined;
     const retry = isRecord(request.params) ? request.params : {};
@@ -194,8 +222,11 @@ export class StatelessHandler {
         : {}),
       // Related notifications travel on the request's own stream only; a JSON answer has none.
       notify: async (notification: ServerNotification) => {
-        if (sse === undefined || !shouldSend(notification, progressToken, session.logLevel)) return;
-        sse.send({ jsonrpc: '2.0', ...notification });
+        if (!streamable || !shouldSend(notification, progressToken, session.logLevel)) return;
+        // SEP-2575: log messages only for a request that asked for them with `_meta` logLevel.
+        if (notification.method === 'notifications/message' && session.logLevel === undefined) return;
+        if (controller.signal.aborted) return;
+        stream().send({ jsonrpc: '2.0', ...notification });
       },
     };
     const answer = this.toModern(
@@ -204,9 +235,14 @@ export class StatelessHandler {
     );
     if (controller.signal.aborted) return sse?.end();
     answered = true;
-    if (sse === undefined) return send(res, 200, answer);
-    sse.send(answer);
-    sse.end();
+    const open: SseStream | undefined = sse;
+    if (open === undefined) {
+      // A capability the client did not declare (-32021) is a 400, as the other envelope errors are.
+      const missing = 'error' in answer && answer.error.code === MISSING_REQUIRED_CLIENT_CAPABILITY;
+      return send(res, missing ? 400 : 200, answer);
+    }
+    open.send(answer);
+    open.end();
   }
 
   /**
@@ -224,7 +260,7 @@ export class StatelessHandler {
         200,
         errorResponse(request.id, INVALID_PARAMS, 'Invalid params: subscriptions/listen needs a notifications filter.'),
       );
-    const filter = honouredFilter(requested);
+    const filter = this.deps.listeners.filterFor(requested);
     const sse = this.openStream(res);
     const remove = this.deps.listeners.add(request.id, filter, (message) => sse.send(message));
     sse.onClose(remove);
@@ -259,6 +295,35 @@ export class StatelessHandler {
   private serverInfo(): Record<string, unknown> {
     return { ...this.deps.dispatcher.initializeResult('2025-11-25').serverInfo };
   }
+}
+
+/** SEP-2575 MissingRequiredClientCapability: the request needs a capability its `_meta` did not declare. */
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+
+/**
+ * What is wrong with a stateless request's `_meta` envelope (SEP-2575: every
+ * request carries the protocol version and the client capabilities;
+ * `clientInfo` is a SHOULD), or `undefined` when it is complete.
+ */
+export function invalidEnvelope(meta: Record<string, unknown> | undefined): string | undefined {
+  if (meta === undefined)
+    return `a request without a session carries params._meta with "${META.protocolVersion}" and "${META.clientCapabilities}".`;
+  if (typeof meta[META.protocolVersion] !== 'string') return `params._meta["${META.protocolVersion}"] is required.`;
+  if (!isRecord(meta[META.clientCapabilities])) return `params._meta["${META.clientCapabilities}"] must be an object.`;
+  return undefined;
+}
+
+/**
+ * What is wrong with the retry fields of a multi-round-trip request
+ * (SEP-2322): `inputResponses` is a map of objects, `requestState` a string.
+ */
+export function invalidRetryFields(params: unknown): string | undefined {
+  if (!isRecord(params)) return undefined;
+  const { inputResponses, requestState } = params;
+  if (inputResponses !== undefined && (!isRecord(inputResponses) || !Object.values(inputResponses).every(isRecord)))
+    return 'inputResponses must map each input request key to its result object.';
+  if (requestState !== undefined && typeof requestState !== 'string') return 'requestState must be a string.';
+  return undefined;
 }
 
 const MODERN_VERSIONS_TEXT = ALL_PROTOCOL_VERSIONS.filter(isModernVersion).join(', ');

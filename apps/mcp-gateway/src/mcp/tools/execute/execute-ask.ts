@@ -175,6 +175,8 @@ export interface AskNote {
 export interface AskInput {
   readonly bus: BusClient;
   readonly principal: Principal;
+  /** The principal the answer is applied as, looked up when it comes (the call context's `currentPrincipal`); default `principal`. */
+  readonly currentPrincipal?: () => Promise<Principal>;
   readonly run: { dagName: string; dagRunId: string };
   readonly waiting: RunDetail;
   /** Sends the elicitation and resolves with the client's answer (the call context's `elicit`). */
@@ -233,7 +235,9 @@ export async function askAboutCheckpoint(
         );
       const content = isRecord(answer.content) ? answer.content : {};
       try {
-        await applyAnswer(input.bus, input.principal, input.run, checkpoint, content);
+        // The decider's role now, not at the call's start: the person may have taken minutes.
+        const decider = input.currentPrincipal === undefined ? input.principal : await input.currentPrincipal();
+        await applyAnswer(input.bus, decider, input.run, checkpoint, content);
         return { answered: stepName };
       } catch (err) {
         if (!(err instanceof DaguError) || err.code !== 'invalid_tool_input') {

@@ -147,6 +147,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         const asked = await askAboutCheckpoint({
           bus: deps.bus,
           principal: ctx.principal,
+          ...(ctx.currentPrincipal !== undefined ? { currentPrincipal: ctx.currentPrincipal } : {}),
           run: { dagName: request.name, dagRunId: ref.dagRunId },
           waiting: outcome.observed.run,
           elicit: ctx.elicit,
