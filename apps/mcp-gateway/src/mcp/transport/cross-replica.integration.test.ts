@@ -233,3 +233,15 @@ test('resourceUpdated reaches a subscribed session on whichever replica holds it
   resumed.close();
   second.close();
 });
+
+test('a DELETE on one replica is answered only once the other replica has dropped its memoized record: the next request there is 404', async () => {
+  // Twenty rounds: without the wait for the end message's echo, B sometimes still served the
+  // session from its cache right after the DELETE (the conformance suite caught it once in five).
+  for (let round = 0; round < 20; round++) {
+    const sid = await initialize(a.url);
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    expect((await send(b.url, { headers: { 'mcp-session-id': sid }, body: ping })).status).toBe(200);
+    expect((await send(a.url, { method: 'DELETE', headers: { 'mcp-session-id': sid } })).status).toBe(200);
+    expect((await send(b.url, { headers: { 'mcp-session-id': sid }, body: ping })).status).toBe(404);
+  }
+});

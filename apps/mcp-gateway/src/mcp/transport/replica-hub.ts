@@ -39,6 +39,8 @@ export class ReplicaHub {
   private readonly relayHandlers = new Map<string, (event: unknown) => void>();
   private readonly subscribing = new Map<string, Promise<void>>();
   private readonly sessionChangeListeners: ((sid: string) => void)[] = [];
+  /** endSession calls waiting for their own `{t:'end'}` to come back on the control channel. */
+  private readonly endEchoes = new Map<string, Set<() => void>>();
   private subscriber: Redis | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
 
@@ -142,10 +144,36 @@ export class ReplicaHub {
     await this.options.publisher.publish(this.options.keys.control(), JSON.stringify({ t: 'changed', s: sid }));
   }
 
-  /** Ends a session on every replica: aborts its requests and closes its streams. */
+  /**
+   * Ends a session on every replica: aborts its requests and closes its streams. Resolves once
+   * this replica has heard its own `{t:'end'}` back on the control channel (at most
+   * {@link END_ECHO_WAIT_MS}): Redis hands one PUBLISH to every subscriber at once, so by then
+   * the other replicas have it too, and a request the client sends after the DELETE's answer
+   * finds no cached record of the session anywhere (docs/mcp-transport.md "Session cache").
+   */
   async endSession(sid: string): Promise<void> {
     this.endLocally(sid);
-    await this.options.publisher.publish(this.options.keys.control(), JSON.stringify({ t: 'end', s: sid }));
+    let heard: () => void = () => undefined;
+    const echo = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => heard(), END_ECHO_WAIT_MS);
+      heard = () => {
+        clearTimeout(timer);
+        const waiting = this.endEchoes.get(sid);
+        waiting?.delete(heard);
+        if (waiting?.size === 0) this.endEchoes.delete(sid);
+        resolve();
+      };
+      const waiting = this.endEchoes.get(sid) ?? new Set<() => void>();
+      waiting.add(heard);
+      this.endEchoes.set(sid, waiting);
+    });
+    try {
+      await this.options.publisher.publish(this.options.keys.control(), JSON.stringify({ t: 'end', s: sid }));
+    } catch (err) {
+      heard();
+      throw err;
+    }
+    await echo;
   }
 
   /** Closes the local resources of a session (also used when the sweeper finds it expired). */
@@ -240,11 +268,15 @@ export class ReplicaHub {
     else if (message.t === 'end') {
       for (const listener of this.sessionChangeListeners) listener(message.s);
       this.endLocally(message.s);
+      for (const heard of [...(this.endEchoes.get(message.s) ?? [])]) heard();
     } else if (message.t === 'changed') for (const listener of this.sessionChangeListeners) listener(message.s);
     else if (message.t === 'response') this.awaits.settle(message.s, message.m);
     else this.relayHandlers.get(message.callId)?.(json);
   }
 }
+
+/** Longest endSession waits for its own `{t:'end'}` to come back before answering anyway, ms. */
+const END_ECHO_WAIT_MS = 250;
 
 /** Default of the replica liveness lease, ms (`MCP_REPLICA_LEASE_MS`). */
 export const DEFAULT_REPLICA_LEASE_MS = 3_000;
