@@ -90,7 +90,23 @@ try {
     const graphMs = Date.now() - t0;
     const nav = await page.evaluate(() => {
       const entry = performance.getEntriesByType('navigation')[0];
-      return { domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd), loadMs: Math.round(entry.loadEventEnd) };
+      const marks = Object.fromEntries(
+        performance.getEntriesByType('mark').map((m) => [m.name.replace('dagu:', ''), Math.round(m.startTime)]),
+      );
+      // Where the time goes: each API read's start and end (ms since navigation start).
+      const reads = performance
+        .getEntriesByType('resource')
+        .filter((r) => r.name.includes('/api/') && !r.name.includes('/events'))
+        .map(
+          (r) =>
+            `${new URL(r.name).pathname.replace(/^.*\/api\/v1/, '')} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`,
+        );
+      return {
+        domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd),
+        loadMs: Math.round(entry.loadEventEnd),
+        marks,
+        reads,
+      };
     });
     await page.close();
     if (i > 0) timings.push({ ms, graphMs, ...nav }); // round 0 warms the gateway's caches and the browser's

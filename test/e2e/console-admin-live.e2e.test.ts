@@ -7,7 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createSseBlockReader } from '../../packages/runtime/test-fixtures/sse-blocks';
+import { MemoryProvider, PretendBrowser, walkAuthorization } from './oauth-http';
 import { launchBrowser, saveScreenshot } from './browser';
 import { restCall, type RestInit, type RestReply } from './rest-call';
 import { startStack, type Stack } from './stack';
@@ -147,6 +151,14 @@ test('drill into a foreach step (items with their status, a body step log) and i
     await page.getByRole('link', { name: new RegExp(`root run drill · ${id}`) }).click();
     await page.waitForURL(new RegExp(`/runs/drill/${id}$`));
     await page.locator('table.steps tr[data-step="call"]').waitFor();
+    // The graph is one tab stop; arrow keys move between its nodes and Enter opens a step.
+    await page.locator('svg.graph g.node[data-step="call"]').waitFor();
+    expect(await page.locator('svg.graph g.node[tabindex="0"]').count()).toBe(1);
+    await page.locator('svg.graph g.node[tabindex="0"]').focus();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Log of call' }).waitFor();
+    await page.getByRole('region', { name: 'Sub-runs of call' }).waitFor();
   } finally {
     await context.close();
   }
@@ -161,6 +173,8 @@ test('a manager sees the agent, its catalog and keys; a new key is shown once, t
     expect(await page.getByRole('link', { name: 'Users, keys, audit' }).count()).toBe(0);
     await page.getByLabel('Workspace').fill(WS);
     await page.getByRole('button', { name: 'Show agents' }).click();
+    await page.locator('table.agents tbody tr', { hasText: 'published' }).waitFor();
+    await saveScreenshot(page, 'console-agents');
     await page.getByRole('link', { name: 'Helpdesk' }).click();
     await page.waitForURL(new RegExp(`/admin/agents/${WS}/helpdesk$`));
     await expect(page.getByLabel('State').inputValue()).resolves.toBe('published');
@@ -195,19 +209,48 @@ test('a manager sees the agent, its catalog and keys; a new key is shown once, t
   expect(keys.body?.items).toEqual([]);
 }, 60_000);
 
-test('the OAuth authorizations page answers for an admin', async () => {
+/** The SDK client's OAuth flow at `/mcp` as `who` (the person played over HTTP): one grant. */
+async function authorizeClient(who: { username: string; password: string }): Promise<string> {
+  const redirect = 'http://127.0.0.1:47126/callback';
+  const provider = new MemoryProvider(redirect);
+  const url = new URL(`${stack.baseUrl}/mcp`);
+  await expect(
+    new Client({ name: 'console-e2e', version: '1' }).connect(
+      new StreamableHTTPClientTransport(url, { authProvider: provider }),
+    ),
+  ).rejects.toBeInstanceOf(UnauthorizedError);
+  const walked = await walkAuthorization(new PretendBrowser(stack.baseUrl), provider.authorizationUrl?.href ?? '', who);
+  await new StreamableHTTPClientTransport(url, { authProvider: provider }).finishAuth(
+    walked.redirect.searchParams.get('code') ?? '',
+  );
+  return String(provider.info?.client_id);
+}
+
+test("an admin sees everyone's OAuth authorizations and revokes one; a manager sees only their own", async () => {
+  const clientId = await authorizeClient(VIEWER);
   const [context, page] = await signIn(ADMIN, '/admin/oauth');
   try {
     await page.getByRole('heading', { name: 'OAuth authorizations', level: 1 }).waitFor();
-    await page
-      .getByText(/No client is authorized\.|Authorized clients/)
-      .first()
-      .waitFor();
-    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Agents' }).waitFor();
+    const row = page.locator('table.authorizations tbody tr', { hasText: clientId });
+    await row.waitFor();
+    await row.getByRole('cell', { name: VIEWER.username, exact: true }).waitFor();
+    await saveScreenshot(page, 'console-oauth');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: new RegExp(`^Revoke .* for ${VIEWER.username}$`) }).click();
+    await page.getByText(new RegExp(`revoked for ${VIEWER.username}`)).waitFor();
+    await page.getByText('No client is authorized.').waitFor();
   } finally {
     await context.close();
   }
-}, 60_000);
+  const again = await authorizeClient(VIEWER);
+  const [managerContext, managerPage] = await signIn(MANAGER, '/admin/oauth');
+  try {
+    await managerPage.getByText('You have authorized no client.').waitFor();
+    expect(await managerPage.getByText(again).count()).toBe(0);
+  } finally {
+    await managerContext.close();
+  }
+}, 90_000);
 
 test('a viewer sees no administration page, and a direct call with the session is refused', async () => {
   const [context, page] = await signIn(VIEWER, '/dags');

@@ -76,8 +76,9 @@ export async function layOut(nodes: readonly GraphNode[]): Promise<Layout> {
 
 /**
  * Draws the step graph (DAG page: the definition; run page: coloured by step status) as one
- * SVG built off the document and inserted once. Each node is focusable and answers Enter or
- * Space as a click (`onSelect`, one delegated listener), so the graph works from the keyboard.
+ * SVG built off the document and inserted once. The graph is one tab stop; arrow keys, Home
+ * and End move between nodes (in step order) and Enter or Space selects one (`onSelect`, one
+ * delegated listener), so the graph works from the keyboard without 200 tab stops.
  */
 export function drawLaidOut(
   nodes: readonly GraphNode[],
@@ -109,7 +110,8 @@ export function drawLaidOut(
       {
         class: 'node',
         transform: `translate(${(centre.x - NODE_W / 2).toFixed(1)},${(centre.y - NODE_H / 2).toFixed(1)})`,
-        tabindex: onSelect ? 0 : undefined,
+        // One tab stop for the whole graph (roving tabindex): arrow keys move between nodes.
+        tabindex: onSelect ? (groups.size === 0 ? 0 : -1) : undefined,
         role: onSelect ? 'button' : 'img',
         'aria-label': `${node.name}${node.status ? `: ${node.status.replace(/_/g, ' ')}` : ''}`,
         'data-step': node.name,
@@ -129,11 +131,24 @@ export function drawLaidOut(
       const name = nodeOf(event.target);
       if (name !== undefined) onSelect(name);
     });
+    const order = [...groups.values()];
+    const moveTo = (group: SVGElement | undefined): void => {
+      if (group === undefined) return;
+      for (const other of order) other.setAttribute('tabindex', other === group ? '0' : '-1');
+      group.focus();
+    };
     root.addEventListener('keydown', (event) => {
       const name = nodeOf(event.target);
-      if (name === undefined || (event.key !== 'Enter' && event.key !== ' ')) return;
+      if (name === undefined) return;
+      const current = groups.get(name);
+      const at = current === undefined ? 0 : order.indexOf(current);
+      const step: Record<string, number> = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+      if (event.key === 'Enter' || event.key === ' ') onSelect(name);
+      else if (event.key in step) moveTo(order[Math.min(order.length - 1, Math.max(0, at + (step[event.key] ?? 0)))]);
+      else if (event.key === 'Home') moveTo(order[0]);
+      else if (event.key === 'End') moveTo(order[order.length - 1]);
+      else return;
       event.preventDefault();
-      onSelect(name);
     });
   }
   return {

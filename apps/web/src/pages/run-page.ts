@@ -78,6 +78,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
     stopEvents();
     throw err;
   }
+  performance.mark('dagu:run-read');
   const dag = await (rootDag ?? api<DagDetail>(`/dags/${seg(first.name)}`).catch(() => undefined));
   let run: ChildDetail = first;
   const depends = new Map((dag?.dag.steps ?? []).map((s) => [s.name, s.depends]));
@@ -223,6 +224,8 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
       select,
       () => !left && graphShape === shape,
     ).then((drawn) => {
+      // Marks for bench/console-run-page.mjs (what took the time): read, rendered, graph drawn.
+      performance.mark('dagu:graph-drawn');
       graph = drawn;
       graph?.recolour(statuses());
     });
@@ -339,6 +342,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
   };
 
   render();
+  performance.mark('dagu:run-rendered');
   logs.show(selected);
   live = { run: () => void refresh(), step: onStep };
   for (const event of early.splice(0)) onStep(event);
