@@ -341,9 +341,10 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
     if (foreach?.step === event.step) foreach.refresh();
   };
 
+  // The log is read while the page is drawn (both are part of "ready").
+  logs.show(selected);
   render();
   performance.mark('dagu:run-rendered');
-  logs.show(selected);
   live = { run: () => void refresh(), step: onStep };
   for (const event of early.splice(0)) onStep(event);
   if (runChangedEarly) void refresh();
