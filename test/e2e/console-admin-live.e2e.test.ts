@@ -383,21 +383,15 @@ test('the new pages are usable in a narrow window and from the keyboard', async 
   try {
     await page.getByRole('heading', { name: 'Helpdesk', level: 1 }).waitFor();
     // No horizontal scrolling of the page itself: tables stack into cards.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    // (Page scripts as text: this file is type-checked as Node code, without the DOM's types.)
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(1);
     // Every form control on the page has an accessible name.
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('input, select, textarea, button')]
-        .filter((el) => {
-          const labelled =
-            (el as HTMLInputElement).labels?.length ||
-            el.getAttribute('aria-label') ||
-            el.getAttribute('aria-labelledby') ||
-            (el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '');
-          return !labelled && (el as HTMLInputElement).type !== 'hidden';
-        })
-        .map((el) => el.outerHTML.slice(0, 80)),
-    );
+    const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button')]
+      .filter((el) => el.type !== 'hidden')
+      .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') ||
+        (el.tagName === 'BUTTON' && el.textContent.trim() !== '')))
+      .map((el) => el.outerHTML.slice(0, 80))`);
     expect(unlabelled).toEqual([]);
     // The key form works from the keyboard alone.
     await page.getByLabel('New key name').focus();
