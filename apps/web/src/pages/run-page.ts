@@ -296,6 +296,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
     renderDrill();
   };
   const refresh = async (): Promise<void> => {
+    if (left) return;
     try {
       const wasActive = ACTIVE_STATUSES.has(run.status);
       run = await api<ChildDetail>(path);
@@ -336,6 +337,14 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
     else delete step.error;
     changed.add(event.step);
     if (frame === 0) frame = window.requestAnimationFrame(flushSteps);
+    // A dag.run or foreach step's children are in the run read, not in its step event: read
+    // the run once a moment after it starts (its child run or items exist by then) and once
+    // when it ends, while it shows none yet.
+    const kind = dag?.dag.steps?.find((s) => s.name === event.step)?.kind;
+    const lacking =
+      (kind === 'sub_dag' && (step.subRuns ?? []).length === 0) ||
+      (kind === 'foreach' && step.foreachUri === undefined);
+    if (lacking && event.status !== 0) window.setTimeout(() => void refresh(), event.status === 1 ? 1000 : 0);
     const shown = logs.target();
     if (shown.kind === 'scheduler' || ('step' in shown && shown.step === event.step)) logs.refresh();
     if (foreach?.step === event.step) foreach.refresh();
@@ -353,6 +362,8 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
     const shown = logs.target();
     const step = 'step' in shown ? stepOf(shown.step) : undefined;
     if (step !== undefined && (step.status === 1 || step.status === 9)) logs.refresh();
+    // Foreach items have no events of their own: an open item list is reloaded while its step runs.
+    if (foreach !== undefined && stepOf(foreach.step)?.status === 1) foreach.refresh();
   }, LOG_FOLLOW_MS);
   const el = h(
     'section',
