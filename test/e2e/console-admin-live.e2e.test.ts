@@ -46,6 +46,24 @@ const CHAIN = `steps:\n${[1, 2, 3, 4, 5, 6]
   .map((i) => `  - name: s${i}\n    command: sleep 1\n${i > 1 ? `    depends: [s${i - 1}]\n` : ''}`)
   .join('')}`;
 
+/**
+ * A first step to open the page during, then a dag.run whose child naps (6 s: room for the
+ * sub-run page to open while it runs on a loaded machine): children appear live.
+ */
+const SLOW_PARENT = `steps:
+  - name: warm
+    run: sleep 2
+  - name: call
+    action: dag.run
+    with: {dag: slow}
+    depends: [warm]
+---
+name: slow
+steps:
+  - name: nap
+    run: sleep 6
+`;
+
 let stack: Stack;
 let browser: Browser;
 let adminToken: string;
@@ -91,6 +109,7 @@ beforeAll(async () => {
   for (const [name, spec] of [
     ['drill', DRILL],
     ['chain', CHAIN],
+    ['slow-parent', SLOW_PARENT],
   ])
     expect((await api(`/dags/${name}`, { method: 'PUT', body: { spec } })).status).toBe(201);
   expect(
@@ -163,6 +182,27 @@ test('drill into a foreach step (items with their status, a body step log) and i
     await context.close();
   }
 }, 90_000);
+
+test('a sub-run started while the page is open appears live, and its own page follows it live', async () => {
+  const started = await api('/dags/slow-parent/start', { method: 'POST', body: {} });
+  const id = String(started.body?.dagRunId);
+  const [context, page] = await signIn(ADMIN, `/runs/slow-parent/${id}`);
+  try {
+    await page.locator('table.steps tr[data-step="call"]').waitFor();
+    await page.locator('table.steps').getByRole('button', { name: 'call', exact: true }).click();
+    const link = page.getByRole('region', { name: 'Sub-runs of call' }).getByRole('link', { name: /^slow · / });
+    await link.waitFor({ timeout: 20_000 });
+    await link.click();
+    await page.waitForURL(new RegExp(`/runs/slow-parent/${id}/sub/[^/]+$`));
+    // Opened while the child naps: its step and status turn succeeded without a reload.
+    await page.locator('table.steps tr[data-step="nap"]').waitFor();
+    expect(await page.locator('.run-head .badge', { hasText: 'succeeded' }).count()).toBe(0);
+    await page.locator('table.steps tr[data-step="nap"][data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    await page.locator('.run-head .badge', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
+  } finally {
+    await context.close();
+  }
+}, 60_000);
 
 test('a manager sees the agent, its catalog and keys; a new key is shown once, then revoked', async () => {
   const [context, page] = await signIn(MANAGER, '/dags');
