@@ -3,13 +3,20 @@
  * second on this machine. Not a test (CONTRIBUTING "Tests": speed is shown by benchmarks):
  *
  *   bash scripts/build.sh && node bench/console-run-page.mjs [--rounds 5]
+ *   WEB_DIST_DIR=/tmp/old-dist node bench/console-run-page.mjs   # another build of the console
  *
  * Starts the built stack (bench/lib/stack.mjs), applies a 200-step DAG (a binary tree of
  * dependencies, so the graph has width and depth), runs it to the end, signs in through the
  * sign-in page in Debian's chromium, then opens the run page `rounds` times in a fresh tab and
- * measures from navigation start until the page shows all 200 graph nodes, 200 step rows, 200
- * timeline bars and the selected step's log. Prints the figures as JSON.
+ * measures from navigation start:
+ * - `pageReadyMs`: until the page is ready (docs/decisions.md "Run page: ready"): the run's
+ *   status, all 200 step rows, all 200 timeline bars and the selected step's log are shown;
+ * - `graphMs`: until the graph's 200 nodes are drawn too (its layout runs in a Web Worker);
+ * - `readyInPageMs`: the page's own clock when it was first ready (from its navigation start,
+ *   checked every frame), without this script's round trips to the browser.
+ * Prints the figures as JSON, with the load average at the start and the end.
  */
+import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { ADMIN, rest, startStack } from './lib/stack.mjs';
 
@@ -30,6 +37,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stack = await startStack({
   databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // Another build of the console (a before/after comparison): WEB_DIST_DIR=/path/to/dist.
+  extraEnv: process.env.WEB_DIST_DIR !== undefined ? { WEB_DIST_DIR: process.env.WEB_DIST_DIR } : {},
 });
 let browser;
 try {
@@ -61,28 +70,67 @@ try {
 
   const url = `${stack.baseUrl}/runs/bench-200/${id}`;
   const timings = [];
+  const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
   for (let i = 0; i < rounds + 1; i++) {
     const page = await context.newPage();
     const t0 = Date.now();
     await page.goto(url);
+    // Each condition also notes the page's own time (ms since its navigation started) when it
+    // first held, checked every frame: the figure without this harness's round trips.
     await page.waitForFunction(
-      (n) =>
-        document.querySelectorAll('svg.graph .node').length === n &&
-        document.querySelectorAll('table.steps tbody tr').length === n &&
-        document.querySelectorAll('.timeline .bar').length === n &&
-        document.querySelector('pre.log')?.textContent !== '',
+      (n) => {
+        const ready =
+          document.querySelector('.run-head .badge') !== null &&
+          document.querySelectorAll('table.steps tbody tr').length === n &&
+          document.querySelectorAll('.timeline .bar').length === n &&
+          (document.querySelector('pre.log')?.textContent ?? '') !== '';
+        if (ready) window.__readyAt ??= performance.now();
+        return ready;
+      },
       STEPS,
       { timeout: 30_000, polling: 'raf' },
     );
     const ms = Date.now() - t0;
+    await page.waitForFunction(
+      (n) => {
+        const drawn = document.querySelectorAll('svg.graph .node').length === n;
+        if (drawn) window.__graphAt ??= performance.now();
+        return drawn;
+      },
+      STEPS,
+      { timeout: 30_000, polling: 'raf' },
+    );
+    const graphMs = Date.now() - t0;
+    const inPage = await page.evaluate(() => ({
+      readyInPageMs: Math.round(window.__readyAt),
+      graphInPageMs: Math.round(window.__graphAt),
+    }));
     const nav = await page.evaluate(() => {
       const entry = performance.getEntriesByType('navigation')[0];
-      return { domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd), loadMs: Math.round(entry.loadEventEnd) };
+      const marks = Object.fromEntries(
+        performance.getEntriesByType('mark').map((m) => [m.name.replace('dagu:', ''), Math.round(m.startTime)]),
+      );
+      // Where the time goes: each API read's start and end (ms since navigation start).
+      const reads = performance
+        .getEntriesByType('resource')
+        .filter((r) => r.name.includes('/api/') && !r.name.includes('/events'))
+        .map(
+          (r) =>
+            `${new URL(r.name).pathname.replace(/^.*\/api\/v1/, '')} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`,
+        );
+      return {
+        domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd),
+        loadMs: Math.round(entry.loadEventEnd),
+        marks,
+        reads,
+      };
     });
     await page.close();
-    if (i > 0) timings.push({ ms, ...nav }); // round 0 warms the gateway's caches and the browser's
+    if (i > 0) timings.push({ ms, graphMs, ...inPage, ...nav }); // round 0 warms the gateway's caches and the browser's
   }
   const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
+  const graphSorted = timings.map((t) => t.graphMs).sort((a, b) => a - b);
+  const inPageSorted = timings.map((t) => t.readyInPageMs).sort((a, b) => a - b);
   console.log(
     JSON.stringify(
       {
@@ -91,8 +139,19 @@ try {
         runSeconds,
         rounds,
         pageReadyMs: { median: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1], all: sorted },
+        readyInPageMs: {
+          median: inPageSorted[Math.floor(inPageSorted.length / 2)],
+          max: inPageSorted[inPageSorted.length - 1],
+          all: inPageSorted,
+        },
+        graphMs: {
+          median: graphSorted[Math.floor(graphSorted.length / 2)],
+          max: graphSorted[graphSorted.length - 1],
+          all: graphSorted,
+        },
+        loadAverage: { before: loadBefore, after: loadavg().map((l) => Number(l.toFixed(2))) },
         navigation: timings,
-        target: 'under 1000 ms',
+        target: 'ready under 1000 ms',
       },
       null,
       2,

@@ -52,9 +52,9 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
   // The web console (issue 26): browser code; pages on top of the shell's small modules.
   web: {
     floors: [
-      ['dom.ts', 'model.ts', 'api.ts'], // DOM builder | response shapes | the REST client
-      ['status.ts', 'router.ts', 'live.ts'], // status colours | history routing | run events
-      ['graph.ts'], //                   the step graph (dagre)
+      ['dom.ts', 'model.ts', 'api.ts', 'layout-types.ts'], // DOM builder | response shapes | the REST client | layout shapes
+      ['status.ts', 'router.ts', 'live.ts', 'layout.ts'], // status colours | history routing | run and step events | dagre layout
+      ['graph.ts', 'layout.worker.ts'], // the step graph's drawing | the layout's worker (dagre off the page's thread)
       ['pages'], //                      one file per page or page part
       ['main.ts'], //                    the shell: session, navigation, routes
     ],

@@ -38,11 +38,24 @@ export function signInUrl(): string {
  * @throws ApiError with the answer's code and message on any other non-2xx status
  */
 export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  return apiAt<T>('/api/v1', path, init);
+}
+
+/**
+ * {@link api} under another prefix of the gateway: `/api/mcp` holds the OAuth authorizations'
+ * JSON (issue 23), signed in by the same session cookie.
+ * @throws ApiError as {@link api}
+ */
+export async function apiAt<T>(
+  prefix: '/api/v1' | '/api/mcp',
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
   const method = init.method ?? 'GET';
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${BASE}/api/v1${path}`, {
+  const res = await fetch(`${BASE}${prefix}${path}`, {
     method,
     headers,
     credentials: 'same-origin',

@@ -10,14 +10,33 @@ export interface RunEvent {
 }
 
 /**
- * Listens to run events (issue 26 "Live"), narrowed to a DAG (`name`) or a run (`dagRunId`).
- * The browser's EventSource reconnects by itself; `onOpen` runs on every (re)connect so the
- * page can reload what it shows (the stream has no replay). Returns the closer.
+ * A step's new state (`event: step`, sent only to streams narrowed to one run): run-service
+ * publishes it once the state is in PostgreSQL; several quick transitions arrive as the last.
+ */
+export interface StepEvent {
+  name: string;
+  dagRunId: string;
+  attemptNo: number;
+  step: string;
+  status: number;
+  statusLabel: string;
+  startedAt?: string;
+  finishedAt?: string;
+  error?: string;
+  at: string;
+}
+
+/**
+ * Listens to run events (issue 26 "Live"), narrowed to a DAG (`name`) or a run (`dagRunId`;
+ * then `onStep` also hears each step's transitions). The browser's EventSource reconnects by
+ * itself; `onOpen` runs on every (re)connect so the page can reload what it shows (the stream
+ * has no replay). Returns the closer.
  */
 export function listenToRuns(
   filter: { name?: string; dagRunId?: string },
   onEvent: (event: RunEvent) => void,
   onOpen?: () => void,
+  onStep?: (event: StepEvent) => void,
 ): () => void {
   const query = new URLSearchParams();
   if (filter.name !== undefined) query.set('name', filter.name);
@@ -37,7 +56,30 @@ export function listenToRuns(
       // a malformed event is dropped; the next one or a reload shows the truth
     }
   });
+  if (onStep !== undefined)
+    source.addEventListener('step', (message) => {
+      try {
+        if (!(message instanceof MessageEvent) || typeof message.data !== 'string') return;
+        const event: unknown = JSON.parse(message.data);
+        if (isStepEvent(event)) onStep(event);
+      } catch {
+        // dropped, as above
+      }
+    });
   return () => source.close();
+}
+
+function isStepEvent(value: unknown): value is StepEvent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'step' in value &&
+    typeof value.step === 'string' &&
+    'status' in value &&
+    typeof value.status === 'number' &&
+    'statusLabel' in value &&
+    typeof value.statusLabel === 'string'
+  );
 }
 
 /** A structural check of an event's data (the stream is ours, but the page trusts nothing it parses). */

@@ -9,6 +9,9 @@ import { runListPage } from './pages/run-list';
 import { runPage } from './pages/run-page';
 import { checkpointsPage } from './pages/checkpoints';
 import { adminPage } from './pages/admin';
+import { agentPage, agentsPage } from './pages/admin-agents';
+import { seesAdministration } from './pages/admin-nav';
+import { oauthPage } from './pages/admin-oauth';
 import { chartsPage } from './pages/charts';
 
 /**
@@ -50,7 +53,7 @@ async function boot(): Promise<void> {
     ['/checkpoints', 'Checkpoints'],
     ['/charts', 'Charts'],
   ];
-  if (role === 'admin') navLinks.push(['/admin', 'Administration']);
+  if (seesAdministration(role)) navLinks.push(['/admin', 'Administration']);
   const nav = h(
     'nav',
     { 'aria-label': 'Main' },
@@ -79,10 +82,14 @@ async function boot(): Promise<void> {
     { pattern: '/dags', page: () => dagListPage(role) },
     { pattern: '/dags/:name', page: (p) => dagPage(p.name ?? '', role) },
     { pattern: '/runs', page: (_p, q) => runListPage(q) },
-    { pattern: '/runs/:name/:id', page: (p, q) => runPage(p.name ?? '', p.id ?? '', role, q.get('sub') ?? undefined) },
+    { pattern: '/runs/:name/:id', page: (p) => runPage(p.name ?? '', p.id ?? '', role) },
+    { pattern: '/runs/:name/:id/sub/:sub', page: (p) => runPage(p.name ?? '', p.id ?? '', role, p.sub ?? '') },
     { pattern: '/checkpoints', page: () => checkpointsPage(role) },
     { pattern: '/charts', page: () => chartsPage() },
     { pattern: '/admin', page: () => adminPage(role) },
+    { pattern: '/admin/agents', page: (_p, q) => agentsPage(role, q) },
+    { pattern: '/admin/agents/:ws/:agent', page: (p) => agentPage(role, p.ws ?? '', p.agent ?? '') },
+    { pattern: '/admin/oauth', page: () => oauthPage(role) },
   ];
   let current: PageView | undefined;
   let generation = 0;

@@ -78,7 +78,10 @@ export interface RunStep {
   finishedAt?: string;
   error?: string;
   outputs?: Record<string, unknown>;
-  subRuns?: Array<{ dagRunId: string; name?: string; status?: number; statusLabel?: string }>;
+  /** Child runs a `dag.run` step started (dagu-model §5), read under the root run. */
+  subRuns?: Array<{ dagRunId: string; uri?: string; dagName?: string }>;
+  /** Set on foreach steps that expanded items (dagu-model §5). */
+  foreachUri?: string;
   answer?: { method: 'POST'; path: string; role: string };
   approval?: { prompt?: string; input?: string[]; required?: string[] };
   decision?: { by: { kind: string; name: string }; at: string; outcome: string };

@@ -283,3 +283,30 @@ export type RunEvent = z.infer<typeof RunEventSchema>;
 export function runEventsChannel(prefix: string): string {
   return `${prefix}:events:runs`;
 }
+
+/**
+ * A step's state as just written to PostgreSQL (issue 26 "Live": the console's run page updates
+ * step by step without polling). run-service publishes it on `stepEventsChannel(prefix)` after
+ * the write-behind step-state writer committed the row, so a reader that reacts by reading the
+ * run sees at least this state. Several transitions of one step between two writes are
+ * coalesced: the event carries the newest state. `name`/`dagRunId` are the run's own (a child
+ * run's, for a sub-run), `attemptNo` its attempt number. Timestamps are ISO 8601.
+ */
+export const StepEventSchema = z.object({
+  name: z.string(),
+  dagRunId: z.string(),
+  attemptNo: z.number().int(),
+  step: z.string(),
+  status: z.number().int(),
+  statusLabel: z.string(),
+  startedAt: Timestamp.optional(),
+  finishedAt: Timestamp.optional(),
+  error: z.string().optional(),
+  at: Timestamp,
+});
+export type StepEvent = z.infer<typeof StepEventSchema>;
+
+/** The pub/sub channel of step events under a bus prefix (apart from run events: their listeners stay as they are). */
+export function stepEventsChannel(prefix: string): string {
+  return `${prefix}:events:steps`;
+}

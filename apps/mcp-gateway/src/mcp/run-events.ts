@@ -1,5 +1,12 @@
 import { Redis } from 'ioredis';
-import { RunEventSchema, runEventsChannel, type RunEvent } from '@dagu-mcp/contracts';
+import {
+  RunEventSchema,
+  runEventsChannel,
+  StepEventSchema,
+  stepEventsChannel,
+  type RunEvent,
+  type StepEvent,
+} from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 
 /**
@@ -8,7 +15,8 @@ import type { Logger } from '@dagu-mcp/runtime';
  * (`{name, dagRunId, root?, attemptId?, status, statusLabel, at}`) on
  * `runEventsChannel(prefix)` whenever a run's status changes; the gateway
  * holds ONE subscriber connection for all of them and fans events out to
- * in-process listeners.
+ * in-process listeners. Step events (`stepEventsChannel`, issue 26 "Live")
+ * come on the same connection and go to step listeners only.
  */
 
 /** A watch on the runs of one DAG, opened before the action so no event is missed. */
@@ -40,8 +48,16 @@ export class RunEventDispatcher implements RunEventSource {
 
   private readonly everyRun = new Set<(event: RunEvent) => void>();
 
-  /** Delivers one event to the listeners of its DAG name (child-run events carry `root` and are skipped). */
+  private readonly withChildren = new Set<(event: RunEvent) => void>();
+
+  private readonly steps = new Set<(event: StepEvent) => void>();
+
+  /**
+   * Delivers one event to the listeners of its DAG name (child-run events carry `root` and are
+   * skipped there; only {@link listenWithChildren} listeners see them).
+   */
   publish(event: RunEvent): void {
+    for (const listener of [...this.withChildren]) listener(event);
     if (event.root !== undefined) return;
     for (const listener of [...this.everyRun]) listener(event);
     for (const listener of [...(this.listeners.get(event.name) ?? [])]) listener(event);
@@ -63,6 +79,27 @@ export class RunEventDispatcher implements RunEventSource {
     this.everyRun.add(listener);
     return () => {
       this.everyRun.delete(listener);
+    };
+  }
+
+  /** Adds a listener for the events of every run, child runs included (the console's event stream); returns its remover. */
+  listenWithChildren(listener: (event: RunEvent) => void): () => void {
+    this.withChildren.add(listener);
+    return () => {
+      this.withChildren.delete(listener);
+    };
+  }
+
+  /** Delivers one step event (issue 26 "Live") to the step listeners. */
+  publishStep(event: StepEvent): void {
+    for (const listener of [...this.steps]) listener(event);
+  }
+
+  /** Adds a listener for step events of every run; returns its remover. */
+  listenSteps(listener: (event: StepEvent) => void): () => void {
+    this.steps.add(listener);
+    return () => {
+      this.steps.delete(listener);
     };
   }
 
@@ -124,6 +161,7 @@ export class RunEventHub extends RunEventDispatcher {
   async start(): Promise<void> {
     const { redisUrl, prefix, logger } = this.options;
     const channel = runEventsChannel(prefix);
+    const stepChannel = stepEventsChannel(prefix);
     const redis = new Redis(redisUrl, {
       connectionName: `${prefix}:gateway:run-events`,
       autoResubscribe: true,
@@ -132,8 +170,10 @@ export class RunEventHub extends RunEventDispatcher {
     });
     this.redis = redis;
     redis.on('error', (error: Error) => logger.debug({ error: error.message }, 'run-events connection error'));
-    redis.on('message', (_channel: string, raw: string) => this.onMessage(raw));
-    await redis.subscribe(channel);
+    redis.on('message', (from: string, raw: string) =>
+      from === stepChannel ? this.onStepMessage(raw) : this.onMessage(raw),
+    );
+    await redis.subscribe(channel, stepChannel);
   }
 
   /** Closes the subscriber connection. Idempotent. */
@@ -146,6 +186,21 @@ export class RunEventHub extends RunEventDispatcher {
     } catch {
       redis.disconnect(false);
     }
+  }
+
+  private onStepMessage(raw: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      json = undefined;
+    }
+    const event = StepEventSchema.safeParse(json);
+    if (!event.success) {
+      this.options.logger.warn({ message: raw.slice(0, 200) }, 'step event is malformed');
+      return;
+    }
+    this.publishStep(event.data);
   }
 
   private onMessage(raw: string): void {

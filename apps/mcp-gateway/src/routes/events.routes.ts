@@ -21,8 +21,13 @@ export interface EventRoutesOptions {
   readonly open: Set<Response>;
 }
 
-/** True when `event` passes the stream's filter (no filter: every root run). */
+/**
+ * True when `event` passes the stream's filter (no filter: every root run). A child run's
+ * events (they carry `root`) pass only a filter naming its own `dagRunId` (the console's
+ * sub-run page).
+ */
 function matches(event: RunEvent, filter: z.infer<typeof EventsQuerySchema>): boolean {
+  if (event.root !== undefined && filter.dagRunId !== event.dagRunId) return false;
   if (filter.name !== undefined && event.name !== filter.name) return false;
   return filter.dagRunId === undefined || event.dagRunId === filter.dagRunId;
 }
@@ -31,6 +36,10 @@ function matches(event: RunEvent, filter: z.infer<typeof EventsQuerySchema>): bo
  * `GET /api/v1/events` (issue 26 "Live"): a `text/event-stream` of run status changes, each an
  * `event: run` whose data is the `RunEvent` run-service publishes (`{name, dagRunId,
  * attemptId?, status, statusLabel, at}`), narrowed by `?name=<DAG>` and/or `?dagRunId=<id>`.
+ * A stream narrowed to one run (`?dagRunId=`) also gets `event: step` messages, the
+ * `StepEvent`s of that run (`{name, dagRunId, attemptNo, step, status, statusLabel, startedAt?,
+ * finishedAt?, error?, at}`, each sent once its state is in PostgreSQL); streams of many runs
+ * get run events only, so a list page is not flooded by every step of every run.
  * Any role may read it (the run list shows the same). The events come through Redis pub/sub,
  * so a stream on any gateway replica sees runs changed anywhere. No replay: a client that
  * reconnects reloads what it shows and listens again.
@@ -56,9 +65,20 @@ export function eventRoutes(options: EventRoutesOptions): RestRoutes {
         res.setHeader('X-Accel-Buffering', 'no');
         res.flushHeaders();
         res.write(': connected\n\n');
-        const remove = options.events.listenAll((event) => {
+        const removeRuns = options.events.listenWithChildren((event) => {
           if (matches(event, filter)) res.write(`event: run\ndata: ${JSON.stringify(event)}\n\n`);
         });
+        const removeSteps =
+          filter.dagRunId === undefined
+            ? () => undefined
+            : options.events.listenSteps((event) => {
+                if (event.dagRunId === filter.dagRunId && (filter.name === undefined || event.name === filter.name))
+                  res.write(`event: step\ndata: ${JSON.stringify(event)}\n\n`);
+              });
+        const remove = (): void => {
+          removeRuns();
+          removeSteps();
+        };
         const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
         keepAlive.unref();
         options.open.add(res);

@@ -208,5 +208,97 @@ export function runRoutes(bus: BusClient): RestRoutes {
         res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
       },
     );
+    drillDownRoutes(bus)(routes);
+  };
+}
+
+const ItemsQueryDoc = z.strictObject({
+  parent: z.string().optional(),
+  status: z.string().optional(),
+  page: z.string().optional(),
+  perPage: z.string().optional(),
+});
+
+/** `{dagName, dagRunId, subRunId?}` of a drill-down route (`…/sub/:subRunId…` addresses a child run under its root). */
+function runAddress(req: Request): { dagName: string; dagRunId: string; subRunId?: string } {
+  const sub = req.params.subRunId;
+  return {
+    dagName: dagNameParam(req.params.name),
+    dagRunId: String(req.params.dagRunId),
+    ...(sub !== undefined ? { subRunId: String(sub) } : {}),
+  };
+}
+
+/**
+ * Sub-run and foreach drill-down over REST (issue 26 "Runs": the console's run page), the
+ * same bus reads as `dagu_read` targets `run` with `subRunId`, `step_log`, `foreach_items`
+ * and `foreach_item` (021; dagu-model §5). Each route exists for a root run and, under
+ * `/sub/:subRunId`, for a child run addressed under its root. Any role (reads).
+ */
+function drillDownRoutes(bus: BusClient): RestRoutes {
+  return (routes) => {
+    const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
+      access: 'viewer' as const,
+      summary,
+      tag: 'dag-runs',
+      ...extra,
+    });
+    const run = '/dag-runs/:name/:dagRunId';
+    const sub = `${run}/sub/:subRunId`;
+    routes.get(sub, spec('The run-detail model of a child run, addressed under its root'), async (req, res) => {
+      const address = runAddress(req);
+      res.json(await bus.call('run', runOps, 'run.get', address, { principal: principalOf(res) }));
+    });
+    routes.get(
+      `${sub}/steps/:stepName/log`,
+      spec("One step's stdout/stderr of a child run", { query: LogQueryDoc }),
+      async (req, res) => {
+        const query = restQuery('step_log', queryText(req));
+        const payload = {
+          ...runAddress(req),
+          stepName: String(req.params.stepName),
+          ...(query !== undefined ? { query } : {}),
+        };
+        res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+      },
+    );
+    for (const base of [run, sub]) {
+      routes.get(
+        `${base}/steps/:stepName/items`,
+        spec('The foreach-items model of a foreach step (021 `foreach_items` query)', { query: ItemsQueryDoc }),
+        async (req, res) => {
+          const query = restQuery('foreach_items', queryText(req));
+          const payload = {
+            ...runAddress(req),
+            stepName: String(req.params.stepName),
+            ...(query !== undefined ? { query } : {}),
+          };
+          res.json(await bus.call('run', runOps, 'run.foreachItems', payload, { principal: principalOf(res) }));
+        },
+      );
+      routes.get(
+        `${base}/steps/:stepName/items/:item`,
+        spec('The foreach-item model: one item of a foreach step and its body steps'),
+        async (req, res) => {
+          const payload = { ...runAddress(req), stepName: String(req.params.stepName), item: String(req.params.item) };
+          res.json(await bus.call('run', runOps, 'run.foreachItem', payload, { principal: principalOf(res) }));
+        },
+      );
+      routes.get(
+        `${base}/steps/:stepName/items/:item/steps/:bodyStepName/log`,
+        spec("A foreach body step's stdout/stderr for one item", { query: LogQueryDoc }),
+        async (req, res) => {
+          const query = restQuery('step_log', queryText(req));
+          const payload = {
+            ...runAddress(req),
+            stepName: String(req.params.stepName),
+            item: String(req.params.item),
+            bodyStepName: String(req.params.bodyStepName),
+            ...(query !== undefined ? { query } : {}),
+          };
+          res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+        },
+      );
+    }
   };
 }

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
-import { RunStatus, type RunStatusCode, runStatusLabel, StepStatus } from '@dagu-mcp/contracts';
+import {
+  RunStatus,
+  type RunStatusCode,
+  runStatusLabel,
+  type StepEvent,
+  StepStatus,
+  stepStatusLabel,
+} from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import { LogSink, type LogSinkOptions } from '../store/log-sink';
 import { NodeStateWriter } from '../store/node-state-writer';
@@ -96,6 +103,8 @@ export interface AttemptDeps {
   metrics?: RunMetrics;
   /** The key ring of secret profile values; absent in tests that build an attempt by hand (no profile). */
   secrets?: SecretSource;
+  /** Publishes step events after each committed step-state write (issue 26 "Live"); absent: none. */
+  stepEvents?: (events: readonly StepEvent[]) => void;
 }
 
 /** Signals from the engine: `stop` (run.stop, DAG-level) and `kill` (shutdown: handlers too). */
@@ -133,12 +142,29 @@ export async function runAttempt(
   const sink = new LogSink(deps.pool, { ...logSinkOptions(deps.config, deps.logger), masks: profile.secrets });
   const scheduler = sink.stream(plan.schedulerLog.id, plan.schedulerLog.startLine);
   const log = (message: string): void => void scheduler.append(`${new Date().toISOString()} ${message}`);
+  const publishSteps = deps.stepEvents;
   const states = new NodeStateWriter(
     deps.pool,
     identity.runPk,
     identity.attemptNo,
     deps.logger,
     deps.config.dbOutageMaxMs,
+    publishSteps === undefined
+      ? undefined
+      : (rows) => {
+          const at = new Date().toISOString();
+          publishSteps(
+            rows.map(({ name: step, ...row }) => ({
+              name: identity.dagName,
+              dagRunId: identity.dagRunId,
+              attemptNo: identity.attemptNo,
+              step,
+              statusLabel: stepStatusLabel(row.status),
+              ...row,
+              at,
+            })),
+          );
+        },
   );
   const main = new AbortController();
   const forward = (reason: RunAbortReason) => () => {

@@ -287,6 +287,7 @@ export class RunEngine {
           executors: this.executors,
           ...(this.deps.metrics !== undefined ? { metrics: this.deps.metrics } : {}),
           ...(this.deps.secrets !== undefined ? { secrets: this.deps.secrets } : {}),
+          stepEvents: (events) => this.deps.publisher.publishSteps?.(events),
         },
         plan,
         { stop: entry.stop.signal, kill: entry.kill.signal },

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@dagu-mcp/contracts';
+import type { RunEvent, StepEvent } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { findRootByName } from '../store/run-links.repository';
 import type { Queryable } from '../store/run-rows';
@@ -38,6 +38,11 @@ export class RootTaggingPublisher implements RunEventPublisher {
     if (event.root !== undefined) return this.inner.publish(event);
     const root = await this.rootOf(event.name, event.dagRunId);
     return this.inner.publish(root === null ? event : { ...event, root });
+  }
+
+  /** Step events go out as they are: the console follows a child run by its own id. */
+  publishSteps(events: readonly StepEvent[]): void {
+    this.inner.publishSteps?.(events);
   }
 
   close(): Promise<void> {

@@ -1,4 +1,10 @@
-import { type RunEvent, runEventsChannel, runStatusLabel } from '@dagu-mcp/contracts';
+import {
+  type RunEvent,
+  runEventsChannel,
+  runStatusLabel,
+  type StepEvent,
+  stepEventsChannel,
+} from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { Redis } from 'ioredis';
 
@@ -12,6 +18,12 @@ import { Redis } from 'ioredis';
  */
 export interface RunEventPublisher {
   publish(event: RunEvent): Promise<void>;
+  /**
+   * Publishes step events (contracts `StepEventSchema`, issue 26 "Live") on
+   * `stepEventsChannel(prefix)`, all in one round trip, without waiting: the
+   * engine's step chain never waits on Redis. Optional: test fakes leave it out.
+   */
+  publishSteps?(events: readonly StepEvent[]): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +47,7 @@ export function runEventOf(
 export class RedisRunEventPublisher implements RunEventPublisher {
   private readonly redis: Redis;
   private readonly channel: string;
+  private readonly stepChannel: string;
 
   /**
    * @param redisUrl `redis://host:port[/db]` of the bus
@@ -46,6 +59,7 @@ export class RedisRunEventPublisher implements RunEventPublisher {
     private readonly logger?: Logger,
   ) {
     this.channel = runEventsChannel(prefix);
+    this.stepChannel = stepEventsChannel(prefix);
     this.redis = new Redis(redisUrl, {
       maxRetriesPerRequest: 2,
       enableOfflineQueue: true,
@@ -65,6 +79,20 @@ export class RedisRunEventPublisher implements RunEventPublisher {
         'run event not published',
       );
     }
+  }
+
+  publishSteps(events: readonly StepEvent[]): void {
+    if (events.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const event of events) pipeline.publish(this.stepChannel, JSON.stringify(event));
+    pipeline
+      .exec()
+      .catch((error: unknown) =>
+        this.logger?.debug(
+          { err: error instanceof Error ? error.message : String(error), dagRunId: events[0]?.dagRunId },
+          'step events not published',
+        ),
+      );
   }
 
   async close(): Promise<void> {

@@ -29,10 +29,16 @@ export class NodeStateWriter implements NodeStateSink {
     private readonly logger?: Logger,
     /** How long a write is retried while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`), in ms; default 10 min. */
     private readonly outageMaxMs = 600_000,
+    /**
+     * Told the rows of each committed write, in order (the step events of issue 26 "Live"):
+     * called after the UPDATE, so a listener never hears of a state PostgreSQL does not hold.
+     * Synchronous and must not throw; no extra database round trip.
+     */
+    private readonly onWritten?: (rows: readonly WrittenStep[]) => void,
   ) {}
 
   save(node: NodeSpec, state: NodeState): void {
-    this.pending.set(node.seq, snapshotOf(node.seq, state));
+    this.pending.set(node.seq, snapshotOf(node, state));
     if (this.loop === undefined) this.loop = this.drain().finally(() => (this.loop = undefined));
   }
 
@@ -56,12 +62,30 @@ export class NodeStateWriter implements NodeStateSink {
           fields: { runPk: this.runPk },
           ...(this.logger !== undefined ? { logger: this.logger } : {}),
         });
+        this.tell(rows);
       } catch (error) {
         this.logger?.error(
           { err: error instanceof Error ? error.message : String(error), runPk: this.runPk },
           'step state write failed',
         );
       }
+    }
+  }
+
+  private tell(rows: ReadonlyArray<ReturnType<typeof snapshotOf>>): void {
+    if (this.onWritten === undefined) return;
+    try {
+      this.onWritten(
+        rows.map((row) => ({
+          name: row.name,
+          status: row.status,
+          ...(row.startedAt !== null ? { startedAt: row.startedAt } : {}),
+          ...(row.finishedAt !== null ? { finishedAt: row.finishedAt } : {}),
+          ...(row.error !== null ? { error: row.error } : {}),
+        })),
+      );
+    } catch (error) {
+      this.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'step event not published');
     }
   }
 
@@ -101,9 +125,19 @@ export class NodeStateWriter implements NodeStateSink {
   }
 }
 
-function snapshotOf(seq: number, state: NodeState) {
+/** A step state as committed: what {@link NodeStateWriter}'s `onWritten` is told (ISO 8601 timestamps). */
+export interface WrittenStep {
+  name: string;
+  status: number;
+  startedAt?: string;
+  finishedAt?: string;
+  error?: string;
+}
+
+function snapshotOf(node: NodeSpec, state: NodeState) {
   return {
-    seq,
+    seq: node.seq,
+    name: node.name,
     status: state.status,
     error: state.error ?? null,
     startedAt: state.startedAt?.toISOString() ?? null,

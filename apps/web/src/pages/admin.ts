@@ -2,6 +2,8 @@ import { api, seg } from '../api';
 import { errorBox, h, replace, when } from '../dom';
 import type { Role } from '../model';
 import type { PageView } from '../router';
+import { agentsPage } from './admin-agents';
+import { adminNav, needsManager } from './admin-nav';
 
 interface User {
   id: string;
@@ -266,10 +268,24 @@ function auditSection(): HTMLElement {
   return h('section', {}, h('h2', {}, 'Audit log'), form, results);
 }
 
-/** Administration (issue 26): users and roles, API keys, the audit log — admin only. */
+/**
+ * Administration (issue 26): users and roles, API keys and the audit log for admins (those
+ * REST routes are admin-only); a manager is sent on to the agents page, the first
+ * administration page their role opens (dagu-model §9). Lower roles get a refusal.
+ */
 export async function adminPage(role: Role): Promise<PageView> {
-  if (role !== 'admin')
-    return { el: h('section', {}, h('h1', {}, 'Administration'), h('p', {}, 'Administration needs the admin role.')) };
+  if (role === 'manager') return agentsPage(role, new URLSearchParams());
+  if (role !== 'admin') return needsManager('Administration');
   const [users, keys] = await Promise.all([usersSection(), keysSection()]);
-  return { el: h('section', { class: 'admin' }, h('h1', {}, 'Administration'), users, keys, auditSection()) };
+  return {
+    el: h(
+      'section',
+      { class: 'admin' },
+      adminNav(role, '/admin'),
+      h('h1', {}, 'Administration'),
+      users,
+      keys,
+      auditSection(),
+    ),
+  };
 }

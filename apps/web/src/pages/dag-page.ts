@@ -1,6 +1,6 @@
 import { api, seg } from '../api';
 import { h, replace, when } from '../dom';
-import { drawGraph } from '../graph';
+import { drawGraphInto } from '../graph';
 import { listenToRuns } from '../live';
 import { roleAtLeast, type DagDetail, type Role, type RunSummary } from '../model';
 import type { PageView } from '../router';
@@ -36,6 +36,9 @@ export async function dagPage(name: string, role: Role): Promise<PageView> {
     () => void loadRuns(),
   );
   const steps = dag.dag.steps ?? [];
+  const graphBox = h('div', { class: 'graph-box', tabindex: 0, 'aria-label': 'Step graph (scrolls)' });
+  let left = false;
+  void drawGraphInto(graphBox, steps, undefined, () => !left);
   const el = h(
     'section',
     { class: 'dag-page' },
@@ -56,11 +59,17 @@ export async function dagPage(name: string, role: Role): Promise<PageView> {
     ),
     roleAtLeast(role, 'operator') ? startForm(dag) : null,
     h('h2', {}, 'Graph'),
-    h('div', { class: 'graph-box', tabindex: 0, 'aria-label': 'Step graph (scrolls)' }, drawGraph(steps).el),
+    graphBox,
     h('h2', {}, 'Runs'),
     history,
     h('h2', {}, 'YAML'),
     yamlEditor(name, spec.spec, roleAtLeast(role, 'developer'), () => undefined),
   );
-  return { el, dispose: stop };
+  return {
+    el,
+    dispose: () => {
+      left = true;
+      stop();
+    },
+  };
 }
