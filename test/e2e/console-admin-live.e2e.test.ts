@@ -238,6 +238,26 @@ test('a manager sees the agent, its catalog and keys; a new key is shown once, t
     await page.locator('table.keys tbody tr', { hasText: 'laptop' }).waitFor();
     expect(await page.content()).not.toContain(key);
 
+    // Usage (issue 25's route): one call with the new key shows on the page as one call of that tool.
+    const agentClient = new Client({ name: 'console-e2e-agent', version: '1' });
+    await agentClient.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp/v1/${WS}/helpdesk`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    const answer = await agentClient.callTool({ name: 'dagu_read', arguments: { target: 'dags' } });
+    expect(answer.isError).toBeFalsy();
+    await agentClient.close();
+    const usageRow = page.locator('table.usage tbody tr', { hasText: 'dagu_read' });
+    for (let i = 0; i < 20 && (await usageRow.locator('td[data-label="Calls"]').textContent()) !== '1'; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+      await usageRow.waitFor();
+    }
+    await expect(usageRow.locator('td[data-label="Calls"]').textContent()).resolves.toBe('1');
+    await expect(usageRow.locator('td[data-label="Errors"]').textContent()).resolves.toBe('0');
+    await saveScreenshot(page, 'console-agent-usage');
+
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke key laptop' }).click();
     await page.getByText('Key laptop revoked.').waitFor();

@@ -1,4 +1,4 @@
-import { api, ApiError, seg } from '../api';
+import { api, seg } from '../api';
 import { errorBox, h, replace, when } from '../dom';
 import { roleAtLeast, type Role } from '../model';
 import { href, navigate, type PageView } from '../router';
@@ -262,10 +262,7 @@ function usagePanel(ws: string, slug: string): HTMLElement {
             ),
       );
     } catch (err) {
-      // The usage route is newer than the agent routes: a gateway without it answers 404.
-      if (err instanceof ApiError && err.status === 404)
-        replace(out, h('p', { class: 'muted usage-missing' }, 'Usage not available.'));
-      else replace(out, errorBox(err));
+      replace(out, errorBox(err));
     }
   };
   hours.addEventListener('change', () => void load());
