@@ -27,7 +27,48 @@ interface Binding {
   title?: string;
   waitSeconds?: number;
   restrictions?: Record<string, unknown>;
+  /** `rest_operation`: the operation and its version (a number or `latest`). */
+  operation?: string;
+  version?: number | 'latest';
+  /** `extension_tool`: the extension service. */
+  service?: string;
   createdBy?: { subject: string };
+}
+
+/** A Dagu tool's restrictions in words (`targets: dags, runs; …`), `—` for none. */
+function restrictions(b: Binding): string {
+  const parts = Object.entries(b.restrictions ?? {}).map(
+    ([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`,
+  );
+  return parts.length === 0 ? '—' : parts.join('; ');
+}
+
+/** What a binding binds, in words: the Binds column. */
+function bindsOf(b: Binding): string {
+  switch (b.kind) {
+    case 'dag':
+      return `DAG ${b.dag ?? ''}`;
+    case 'rest_operation':
+      return `REST operation ${b.operation ?? ''}`;
+    case 'extension_tool':
+      return `extension tool ${b.service ?? ''}.${b.tool ?? ''}`;
+    default:
+      return `Dagu tool ${b.tool ?? ''}`;
+  }
+}
+
+/** The binding's limits in words: the Limits column. */
+function limitsOf(b: Binding): string {
+  switch (b.kind) {
+    case 'dag':
+      return `waits ${b.waitSeconds ?? 60} s`;
+    case 'rest_operation':
+      return b.version === undefined || b.version === 'latest' ? 'latest published version' : `version ${b.version}`;
+    case 'extension_tool':
+      return "the tool's own minimum role";
+    default:
+      return restrictions(b);
+  }
 }
 
 interface AgentKey {
@@ -164,11 +205,6 @@ export async function agentsPage(role: Role, query: URLSearchParams): Promise<Pa
 /** The catalog: one row per tool the agent publishes (read-only here; `PUT …/tools` changes it). */
 function catalog(tools: readonly Binding[]): HTMLElement {
   if (tools.length === 0) return h('p', { class: 'muted' }, 'The catalog is empty: the agent publishes no tool.');
-  const restrictions = (b: Binding): string => {
-    const r = b.restrictions ?? {};
-    const parts = Object.entries(r).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`);
-    return parts.length === 0 ? '—' : parts.join('; ');
-  };
   return h(
     'div',
     { class: 'table-wrap' },
@@ -185,8 +221,8 @@ function catalog(tools: readonly Binding[]): HTMLElement {
             'tr',
             {},
             h('td', { 'data-label': 'Tool' }, h('code', {}, b.toolName), b.title ? ` ${b.title}` : ''),
-            h('td', { 'data-label': 'Binds' }, b.kind === 'dag' ? `DAG ${b.dag ?? ''}` : `Dagu tool ${b.tool ?? ''}`),
-            h('td', { 'data-label': 'Limits' }, b.kind === 'dag' ? `waits ${b.waitSeconds ?? 60} s` : restrictions(b)),
+            h('td', { 'data-label': 'Binds' }, bindsOf(b)),
+            h('td', { 'data-label': 'Limits' }, limitsOf(b)),
             h('td', { 'data-label': 'Bound by' }, b.createdBy?.subject ?? '—'),
           ),
         ),
