@@ -21,7 +21,8 @@ import { chromium } from 'playwright-core';
 import { ADMIN, rest, startStack } from './lib/stack.mjs';
 
 const STEPS = 200;
-const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 5);
+const roundsAt = process.argv.indexOf('--rounds');
+const rounds = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 5;
 
 function bigDag() {
   const lines = ['type: graph', 'max_active_steps: 8', 'steps:'];
