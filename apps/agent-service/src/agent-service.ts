@@ -1,7 +1,11 @@
 import { agentOps, type AgentOps } from '@dagu-mcp/contracts';
-import { createPingHandler, type ServiceDefinition } from '@dagu-mcp/service-kit';
+import {
+  createPingHandler,
+  createSecretSource,
+  isLoopbackDatabase,
+  type ServiceDefinition,
+} from '@dagu-mcp/service-kit';
 import type { AgentConfig } from './config/agent-config';
-import { createSecretSource, isLoopbackDatabase } from './config/secret-source';
 import { AGENT_MIGRATIONS } from './db/migrations';
 import { createAgentCreateHandler } from './handlers/agent-create.handler';
 import { createAgentDeleteHandler } from './handlers/agent-delete.handler';
@@ -40,6 +44,8 @@ export function createAgentService(options: { agentConfig: AgentConfig }): Servi
         keyRing: options.agentConfig.encryptionKey,
         loopback: isLoopbackDatabase(config.DATABASE_URL),
         logger,
+        secrets: 'upstream credentials',
+        unavailable: 'Upstream credentials are unavailable on agent-service',
       });
       const caller = new OperationCaller({ pool, secrets, logger });
       return {

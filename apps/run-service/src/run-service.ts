@@ -1,8 +1,7 @@
 import { runOps, type RunOps } from '@dagu-mcp/contracts';
-import type { ServiceDefinition } from '@dagu-mcp/service-kit';
+import { createSecretSource, isLoopbackDatabase, type ServiceDefinition } from '@dagu-mcp/service-kit';
 import type { RunConfig } from './config/run-config';
 import { RUN_MIGRATIONS } from './store/migrations';
-import { createSecretSource } from './store/profile-env';
 import { RunEngine } from './engine/run-engine';
 import { RunControlChannel } from './events/run-control';
 import { RedisRunEventPublisher } from './events/run-event-publisher';
@@ -84,6 +83,8 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         keyRing: options.runConfig.encryptionKey,
         loopback: isLoopbackDatabase(config.DATABASE_URL),
         logger: log,
+        secrets: 'profile secrets',
+        unavailable: 'Secret profile values are unavailable on run-service',
       });
       const runMetrics = new RunMetrics(metrics, pool, options.runConfig.metricsDagLabelsMax);
       const engine = new RunEngine({
@@ -155,14 +156,4 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       await shutdown?.();
     },
   };
-}
-
-/** Whether a PostgreSQL URL names this host (the mark of a developer machine for the development key, docs/decisions.md issue 19). */
-export function isLoopbackDatabase(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
 }

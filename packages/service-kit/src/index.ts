@@ -6,3 +6,4 @@ export * from './outbox-drain';
 export * from './mutation-records';
 export * from './extension-types';
 export * from './extension-service';
+export * from './secret-source';

@@ -19,7 +19,7 @@ import {
 } from '@dagu-mcp/rest-operations';
 import { OutboundAllowList, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import type { SecretSource } from '../config/secret-source';
+import type { SecretSource } from '@dagu-mcp/service-kit';
 import { withStorageErrors } from '../db/storage-errors';
 import { parseOperationSpec } from './operation-spec';
 import { loadUpstreamForCall } from './upstream-store';

@@ -9,7 +9,7 @@ import {
 } from '@dagu-mcp/contracts';
 import { OutboundAllowList, recordMutation, type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import type { SecretSource } from '../config/secret-source';
+import type { SecretSource } from '@dagu-mcp/service-kit';
 import { withStorageErrors } from '../db/storage-errors';
 import { writeTx, type RestWriteContext } from './rest-write';
 
