@@ -27,7 +27,7 @@ describe('smokeProblems', () => {
     expect(smokeProblems(results(legacyOnly))).toEqual(['S2 has no 2026-07-28 check']);
   });
 
-  it.each(['B', 'S1', 'S2', 'S5', 'S7'])('refuses a run where %s errored, naming it', (id) => {
+  it.each(['B', 'S1', 'S2', 'S5', 'S7', 'S8', 'S10'])('refuses a run where %s errored, naming it', (id) => {
     const errored = allOk.map((s) =>
       s.id === id ? record(id, { status: 'error', error: 'Error: boom\n    at stack', checks: [] }) : s,
     );
@@ -35,14 +35,14 @@ describe('smokeProblems', () => {
   });
 
   it('refuses missing and unexpected records, an ok record without checks, and a wrong mode', () => {
-    const scenarios = [...allOk.filter((s) => s.id !== 'S3'), record('S9')].map((s) =>
+    const scenarios = [...allOk.filter((s) => s.id !== 'S3'), record('S99')].map((s) =>
       s.id === 'S4' ? { ...s, checks: [] } : s,
     );
     expect(smokeProblems({ mode: 'full', machine: { cores: 0 }, scenarios })).toEqual([
       'mode is "full", not "smoke"',
       'machine.cores is not a positive number',
       'no record for S3',
-      'unexpected records S9',
+      'unexpected records S99',
       'S4 has no checks',
     ]);
   });
