@@ -20,6 +20,14 @@ import { checkRuns, createWorkload, lostMutations, restJson, settledRuns } from 
 
 /** Recovery bound after a restart or SIGCONT, ms: the process start (~2 s) plus the bus reconnect. */
 const RECOVERY_BOUND_MS = 20_000;
+/**
+ * A restarted gateway replica's own start (its health answering 200) under the CI load the
+ * fault suite runs beside: 3–5 s before OAuth, agents, extensions and the console joined the
+ * start, 19–20 s in the two CI runs of 2026-12-02 (docs/reliability.md; the slower start is
+ * recorded under issue 28). The guarantee of this scenario is the other replica serving every
+ * session meanwhile, which the load's outcomes check; this bound only catches a start that hangs.
+ */
+const GATEWAY_START_BOUND_MS = 45_000;
 
 let env: FaultEnv;
 let client: Client;
@@ -117,7 +125,7 @@ test('kill -9 of a gateway replica mid-request: the other serves every session; 
   const recoveryMs = await timeToRecover(async () => {
     const res = await fetch(`${gateway.url}/api/v1/health`, { signal: AbortSignal.timeout(5_000) });
     return res.status === 200;
-  }, RECOVERY_BOUND_MS);
+  }, GATEWAY_START_BOUND_MS);
   await sleep(3_000);
   const outcomes = await load.stop();
   const calls = await checkAfter(outcomes, workload.runDag, { allowDisconnected: true });
@@ -126,7 +134,7 @@ test('kill -9 of a gateway replica mid-request: the other serves every session; 
     guarantee: 'sessions survive; no hang; right, resource_unavailable or a dropped connection; nothing lost/doubled',
     test: 'test/faults/process-faults.fault.test.ts "kill -9 of a gateway replica"',
     recoveryMs,
-    boundMs: RECOVERY_BOUND_MS,
+    boundMs: GATEWAY_START_BOUND_MS,
     calls,
   });
 });
