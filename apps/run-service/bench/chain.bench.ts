@@ -4,12 +4,13 @@
  *
  * Run from the repo root (no build needed; PostgreSQL must be up, database
  * `test` unless TEST_DATABASE_URL says otherwise):
- *   node -r ./packages/bus/test-fixtures/ts-register.js apps/run-service/bench/chain.bench.ts [--steps 100] [--rounds 5]
+ *   node -r ./packages/bus/test-fixtures/ts-register.js apps/run-service/bench/chain.bench.ts [--steps 100] [--rounds 5] [--direct]
  * or: cd apps/run-service && npm run bench:chain
  *
  * Measures:
  *  - baseline: `/bin/sh -c true` spawned --steps times in a row through the
- *    engine's own process runner (detached group, piped output, line capture)
+ *    engine's own process runner and launcher (the step spawner process, or
+ *    this process with `--direct`; detached group, piped output, line capture)
  *    with no database at all: the spawn cost a step cannot avoid;
  *  - the chain: a `type: chain` DAG of --steps `true` steps run by the engine
  *    (step states, scheduler log, log streams, environment, temp output file),
@@ -21,7 +22,8 @@
  *    (finish → next start: the scheduling cost alone).
  */
 import { stepEnvBase } from '../src/core/env-merge';
-import { DIRECT_LAUNCHER } from '../src/core/step-launch';
+import { DIRECT_LAUNCHER, type StepLauncher } from '../src/core/step-launch';
+import { ProcessSpawner } from '../src/process/spawner/process-spawner';
 import { runProcess } from '../src/process/process-runner';
 import { createRunTestEnv } from '../test-fixtures/run-test-env';
 
@@ -33,6 +35,10 @@ function argOf(name: string, fallback: number): number {
 
 const STEPS = argOf('steps', 100);
 const ROUNDS = argOf('rounds', 7);
+/** `--direct`: spawn from this process, as run-service does with `RUN_STEP_SPAWNER=false`. */
+const LAUNCHER: StepLauncher = process.argv.includes('--direct')
+  ? DIRECT_LAUNCHER
+  : { ...DIRECT_LAUNCHER, spawner: new ProcessSpawner() };
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -49,7 +55,7 @@ async function baselineMs(): Promise<number> {
       args: ['-c', 'true'],
       cwd: process.cwd(),
       env,
-      launcher: DIRECT_LAUNCHER,
+      launcher: LAUNCHER,
       signal,
       killGraceMs: 1000,
       onStdout: () => undefined,
@@ -60,7 +66,7 @@ async function baselineMs(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const env = await createRunTestEnv('bench_chain');
+  const env = await createRunTestEnv('bench_chain', {}, LAUNCHER);
   const spec = `type: chain\nsteps:\n${Array.from({ length: STEPS }, (_, i) => `  - {name: s${i}, run: "true"}`).join('\n')}\n`;
   const overheads: number[] = [];
   try {

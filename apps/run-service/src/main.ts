@@ -4,6 +4,7 @@ import { stepEnvBase } from './core/env-merge';
 import type { StepLauncher } from './core/step-launch';
 import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
+import { ProcessSpawner } from './process/spawner/process-spawner';
 import { createRunService } from './run-service';
 
 /**
@@ -23,13 +24,20 @@ try {
   const identity = runConfig.stepUser === undefined ? undefined : resolveStepIdentity(runConfig.stepUser);
   // Before anything of the engine runs: steps a killed run-service of this host left behind die first (issue 18 item 6).
   leftovers = killLeftoverStepGroups(runConfig.stateDir);
+  const setpriv = findSetpriv(process.env.PATH ?? '');
+  const base = createStepLauncher({ identity, setpriv, ownUid: process.getuid?.() ?? -1 });
   launcher = {
-    ...createStepLauncher({
-      identity,
-      setpriv: findSetpriv(process.env.PATH ?? ''),
-      ownUid: process.getuid?.() ?? -1,
-    }),
+    ...base,
     groups: new StepGroupRegistry(runConfig.stateDir),
+    // createStepLauncher has checked the identity can be switched to (and that setpriv is there for it).
+    ...(runConfig.stepSpawner
+      ? {
+          spawner: new ProcessSpawner({
+            ...(identity !== undefined ? { identity } : {}),
+            ...(setpriv !== undefined ? { setpriv } : {}),
+          }),
+        }
+      : {}),
   };
 } catch (error) {
   process.stderr.write(`run-service: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -22,6 +22,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
  * | `RUN_STEP_USER` | Unix user every step, precondition and backtick substitution runs as (via util-linux `setpriv`: no supplementary groups, no new privileges, killed with run-service); run-service must run as root (or that user) to switch; unset: steps run as run-service itself and a warning is logged at start (developer machines only; docs/security.md) | name | unset (`dagu-step` in the images, compose and Kubernetes) |
+ * | `RUN_STEP_SPAWNER` | start step processes from a small spawner process run-service forks (fork cost grows with the forking process's memory, and blocks its thread); `false`: spawn them from run-service itself (docs/decisions.md "Steps start from a small spawner process") | flag | `true` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
@@ -71,6 +72,7 @@ export function runConfigSchema() {
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a Unix user name such as dagu-step')
       .optional(),
+    RUN_STEP_SPAWNER: env.flag(true),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_LOG_BATCH_LINES: env.count(1000),
@@ -123,6 +125,8 @@ export interface RunConfig {
   readonly workDir: string;
   /** Unix user the steps run as; undefined: as run-service itself. */
   readonly stepUser?: string;
+  /** Start step processes from the spawner process (`RUN_STEP_SPAWNER`). */
+  readonly stepSpawner: boolean;
   readonly logFlushMs: number;
   readonly logBatchLines: number;
   /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
@@ -172,6 +176,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     defaultShell: raw.RUN_DEFAULT_SHELL,
     workDir: raw.RUN_WORK_DIR,
     ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
+    stepSpawner: raw.RUN_STEP_SPAWNER,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,

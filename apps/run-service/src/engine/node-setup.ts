@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { applyEnvVars, withEngineVariables, withExported } from '../core/env-merge';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
 import { resolveWorkingDir } from '../process/run-environment';
@@ -49,10 +49,14 @@ export function setUpNode(ctx: RunContext, node: NodeSpec): NodeSetup {
   return { scope: scopeWith(env), env, cwd, shell: node.step.shell ?? [ctx.config.defaultShell] };
 }
 
-/** `undefined` when `cwd` is a directory, else the error that fails the step. */
-export async function checkWorkingDir(cwd: string): Promise<string | undefined> {
+/**
+ * `undefined` when `cwd` is a directory, else the error that fails the step.
+ * A synchronous `stat` (microseconds on a local directory) instead of a
+ * thread-pool round trip that cost ≈ 0.4 ms per step (issue 28).
+ */
+export function checkWorkingDir(cwd: string): string | undefined {
   try {
-    const info = await stat(cwd);
+    const info = statSync(cwd);
     return info.isDirectory() ? undefined : `working directory ${cwd} is not a directory`;
   } catch {
     return `working directory ${cwd} does not exist`;

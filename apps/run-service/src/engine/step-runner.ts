@@ -53,7 +53,7 @@ export async function runNode(ctx: RunContext, node: NodeSpec, state: NodeState,
   ctx.states.save(node, state);
   ctx.log(`step started: ${node.name}`);
   const setup = setUpNode(ctx, node);
-  const dirError = await checkWorkingDir(setup.cwd);
+  const dirError = checkWorkingDir(setup.cwd);
   if (dirError !== undefined) return finish(ctx, node, state, failure(dirError), signal);
   if (node.step.preconditions.length > 0) {
     const check = await checkConditions(node.step.preconditions, conditionContext(ctx, setup, signal));

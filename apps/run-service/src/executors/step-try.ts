@@ -1,4 +1,5 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StepStatus } from '@dagu-mcp/contracts';
 import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
@@ -106,7 +107,10 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
   const outputFile = join(ctx.scratchDir, `outputs-${tryId}`);
   const scriptFile = join(ctx.scratchDir, `script-${tryId}`);
   try {
-    await writeFile(outputFile, '');
+    // Synchronous on purpose: the scratch directory is on local disk (os.tmpdir()), where creating
+    // and removing an empty file takes microseconds, while each promise call is a thread-pool round
+    // trip (three for a write: open, write, close) that added ≈ 1.3 ms to every step (issue 28).
+    writeFileSync(outputFile, '');
     await ctx.launcher.adopt(outputFile);
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };
     const {
@@ -148,8 +152,17 @@ export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryR
       ...(checkpoint !== undefined ? { checkpoint } : {}),
     };
   } finally {
-    await rm(outputFile, { force: true }).catch(() => undefined);
-    if (node.step.kind === 'script') await rm(scriptFile, { force: true }).catch(() => undefined);
+    removeQuietly(outputFile);
+    if (node.step.kind === 'script') removeQuietly(scriptFile);
+  }
+}
+
+/** Deletes a scratch file of a try; one already gone (or never written) is fine. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already, or never written (a script step that failed before writing its script).
   }
 }
 

@@ -7,7 +7,8 @@ import type { ForeachRunner, NodeSpec, NodeState, NodeStateSink, RunContext, Sub
 import { rollupRunStatus } from '../core/status-rules';
 import { aggregateOf, capturedStepsOf, evaluateCollect, type ItemResult } from '../core/foreach-collect';
 import { foreachVariable, resolveItems, type ForeachItem } from '../core/foreach-items';
-import { insertItems, saveBodyStep, saveItem, type ForeachAddress } from '../store/foreach.repository';
+import { insertItems, type ForeachAddress } from '../store/foreach.repository';
+import { ForeachStateWriter } from '../store/foreach-state-writer';
 
 /**
  * Foreach execution (dagu-model §1 buckets, §3 `foreach`): the body steps
@@ -86,7 +87,10 @@ export class PgForeachRunner implements ForeachRunner {
       ),
     );
     ctx.log(`foreach ${node.name}${parent === '' ? '' : ` (${parent})`}: ${resolved.items.length} items`);
-    const writer = new SerialWriter(this.deps.logger, (write) => this.throughOutage('foreach state', write));
+    const writer = new ForeachStateWriter(
+      { pool: this.deps.pool, logger: this.deps.logger, outageMaxMs: this.deps.outageMaxMs ?? 600_000 },
+      at,
+    );
     const outcomes = new Map<number, ItemResult>();
     const captureStreams = capturedStepsOf(spec.collect);
     const queue = [...resolved.items];
@@ -96,7 +100,7 @@ export class PgForeachRunner implements ForeachRunner {
         const path = pathOf(item);
         if (signal.aborted) {
           outcomes.set(item.index, { index: item.index, key: item.key, status: RunStatus.aborted });
-          writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.aborted, finishedAt: new Date() }));
+          writer.saveItem(path, { status: StepStatus.aborted, finishedAt: new Date() });
           continue;
         }
         const job = {
@@ -137,7 +141,7 @@ export class PgForeachRunner implements ForeachRunner {
       body: readonly NodeSpec[];
       streams: ReadonlyArray<{ stdout: number; stderr: number }>;
       foreachVar: string;
-      writer: SerialWriter;
+      writer: ForeachStateWriter;
       collect: Readonly<Record<string, string>> | undefined;
       captureStreams: ReadonlySet<string>;
     },
@@ -145,7 +149,7 @@ export class PgForeachRunner implements ForeachRunner {
   ): Promise<ItemResult> {
     const { at, path, writer } = job;
     const startedAt = new Date();
-    writer.push(() => saveItem(this.deps.pool, at, path, { status: StepStatus.running, startedAt }));
+    writer.saveItem(path, { status: StepStatus.running, startedAt });
     const states = new Map<string, NodeState>();
     for (const node of job.body) {
       const streams = job.streams[node.seq];
@@ -169,7 +173,7 @@ export class PgForeachRunner implements ForeachRunner {
           ...(state.exitCode !== undefined ? { exitCode: state.exitCode } : {}),
           ...(node.step.kind === 'foreach' ? { foreachParent: `${path}.${node.name}` } : {}),
         };
-        writer.push(() => saveBodyStep(this.deps.pool, at, path, node.seq, snapshot));
+        writer.saveBodyStep(path, node.seq, snapshot);
       },
     };
     const outputVars = new Map(ctx.outputVars);
@@ -222,7 +226,7 @@ export class PgForeachRunner implements ForeachRunner {
       ...(error !== undefined ? { error } : {}),
       ...(collected !== undefined ? { collected } : {}),
     };
-    writer.push(() => saveItem(this.deps.pool, at, path, finished));
+    writer.saveItem(path, finished);
     return {
       index: job.item.index,
       key: job.item.key,
@@ -230,28 +234,5 @@ export class PgForeachRunner implements ForeachRunner {
       ...(error !== undefined ? { error } : {}),
       ...(collected !== undefined ? { collected } : {}),
     };
-  }
-}
-
-/** Runs writes one after another; failures are logged, never thrown. */
-class SerialWriter {
-  private chain: Promise<void> = Promise.resolve();
-  constructor(
-    private readonly logger: Logger,
-    /** Runs one write (through a PostgreSQL outage). */
-    private readonly run: (write: () => Promise<void>) => Promise<void>,
-  ) {}
-  push(write: () => Promise<void>): void {
-    this.chain = this.chain
-      .then(() => this.run(write))
-      .catch((error: unknown) =>
-        this.logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
-          'foreach state write failed',
-        ),
-      );
-  }
-  flush(): Promise<void> {
-    return this.chain;
   }
 }

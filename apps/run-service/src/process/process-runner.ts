@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode, startSpan, type Span } from '@dagu-mcp/runtime';
-import type { StepLauncher } from '../core/step-launch';
+import type { StepChild, StepChildListener, StepLauncher } from '../core/step-launch';
 import { LineSplitter } from './line-splitter';
 
 /**
@@ -80,18 +80,28 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       kind: SpanKind.INTERNAL,
       attributes: { 'process.executable.name': basename(spec.file), ...spec.trace?.attributes },
     });
-    const launch = spec.launcher.wrap(spec.file, spec.args);
-    const child = spawn(launch.file, launch.args, {
-      cwd: spec.cwd,
-      env: { ...spec.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const pid = child.pid;
-    if (pid !== undefined) spec.launcher.groups?.started(pid);
+    // The spawner starts its children as the step user itself; anything else goes through `wrap` (setpriv).
+    const launch =
+      spec.launcher.spawner !== undefined
+        ? { file: spec.file, args: [...spec.args] }
+        : spec.launcher.wrap(spec.file, spec.args);
+    const options = { cwd: spec.cwd, env: { ...spec.env } };
+    const child: StepChild =
+      spec.launcher.spawner?.spawn(launch.file, launch.args, options) ??
+      directChild(spawn(launch.file, launch.args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    // A spawner's child learns its pid a little later (`started`): read it when it is needed.
+    let registeredPid: number | undefined;
+    const register = (): void => {
+      if (registeredPid !== undefined || child.pid === undefined) return;
+      registeredPid = child.pid;
+      spec.launcher.groups?.started(registeredPid);
+    };
+    register();
     const stdout = new LineSplitter(spec.onStdout);
     const stderr = new LineSplitter(spec.onStderr);
+    let terminating = false;
     const terminate = (): void => {
+      terminating = true;
       killGroup(child.pid, 'SIGTERM');
       timers.push(setTimeout(() => killGroup(child.pid, 'SIGKILL'), spec.killGraceMs));
     };
@@ -102,7 +112,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     const finish = (outcome: Omit<ProcessOutcome, 'timedOut' | 'aborted'>): void => {
       if (settled) return;
       settled = true;
-      if (pid !== undefined) spec.launcher.groups?.ended(pid);
+      register();
+      if (registeredPid !== undefined) spec.launcher.groups?.ended(registeredPid);
       for (const timer of timers) clearTimeout(timer);
       spec.signal.removeEventListener('abort', onAbort);
       stdout.end();
@@ -112,36 +123,37 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     };
     const pauseIfOverloaded = (): void => {
       const pressure = spec.backpressure;
-      if (pressure === undefined || !pressure.overloaded || child.stdout.isPaused()) return;
-      child.stdout.pause();
-      child.stderr.pause();
-      void pressure.waitForRoom().then(() => {
-        child.stdout.resume();
-        child.stderr.resume();
-      });
+      if (pressure === undefined || !pressure.overloaded || child.paused) return;
+      child.pause();
+      void pressure.waitForRoom().then(() => child.resume());
     };
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout.push(chunk);
-      pauseIfOverloaded();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr.push(chunk);
-      pauseIfOverloaded();
-    });
-    child.on('error', (error: Error) => finish({ exitCode: null, signal: null, spawnError: error.message }));
-    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => finish({ exitCode: code, signal }));
     // A background process may still hold the pipes: close them after a short
     // drain (never while they are paused for backpressure: that data is the step's).
     const closePipesLater = (): void => {
       timers.push(
         setTimeout(() => {
-          if (child.stdout.isPaused()) return closePipesLater();
-          child.stdout.destroy();
-          child.stderr.destroy();
+          if (child.paused) return closePipesLater();
+          child.closePipes();
         }, PIPE_DRAIN_MS),
       );
     };
-    child.on('exit', closePipesLater);
+    child.watch({
+      started: () => {
+        register();
+        // A stop or timeout that came before the pid did.
+        if (terminating && !settled) killGroup(child.pid, 'SIGTERM');
+      },
+      output: (fd, chunk) => {
+        (fd === 1 ? stdout : stderr).push(chunk);
+        pauseIfOverloaded();
+      },
+      exit: () => {
+        register();
+        closePipesLater();
+      },
+      close: (code, signal) => finish({ exitCode: code, signal }),
+      error: (message) => finish({ exitCode: null, signal: null, spawnError: message }),
+    });
     if (spec.signal.aborted) onAbort();
     else spec.signal.addEventListener('abort', onAbort, { once: true });
     if (spec.timeoutMs !== undefined) {
@@ -153,6 +165,43 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       );
     }
   });
+}
+
+/** A `child_process` child as a {@link StepChild} (no spawner: started in this process). */
+function directChild(child: ChildProcess): StepChild {
+  const { stdout, stderr } = child;
+  if (stdout === null || stderr === null) throw new Error('a step child is spawned with piped stdout and stderr');
+  let paused = false;
+  return {
+    get pid() {
+      return child.pid;
+    },
+    get paused() {
+      return paused;
+    },
+    watch(listener: StepChildListener): void {
+      child.on('spawn', () => listener.started());
+      stdout.on('data', (chunk: Buffer) => listener.output(1, chunk));
+      stderr.on('data', (chunk: Buffer) => listener.output(2, chunk));
+      child.on('exit', () => listener.exit());
+      child.on('close', (code: number | null, signal: NodeJS.Signals | null) => listener.close(code, signal));
+      child.on('error', (error: Error) => listener.error(error.message));
+    },
+    pause(): void {
+      paused = true;
+      stdout.pause();
+      stderr.pause();
+    },
+    resume(): void {
+      paused = false;
+      stdout.resume();
+      stderr.resume();
+    },
+    closePipes(): void {
+      stdout.destroy();
+      stderr.destroy();
+    },
+  };
 }
 
 /** Ends a process span with its pid, exit code or signal; anything but exit 0 is an ERROR status. */

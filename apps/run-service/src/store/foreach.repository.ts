@@ -98,20 +98,31 @@ export interface ItemState {
   collected?: Record<string, string>;
 }
 
-/** Writes an item's state. */
-export async function saveItem(db: Queryable, at: ForeachAddress, path: string, state: ItemState): Promise<void> {
+/**
+ * Writes the latest state of several items of one foreach step in one
+ * statement (`unnest` of arrays; foreach-state-writer.ts batches them).
+ */
+export async function saveItems(
+  db: Queryable,
+  at: ForeachAddress,
+  rows: ReadonlyArray<{ path: string; state: ItemState }>,
+): Promise<void> {
+  if (rows.length === 0) return;
   await db.query(
-    'UPDATE foreach_items SET status = $5, error = $6, started_at = $7, finished_at = $8, collected = $9 WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4',
+    `UPDATE foreach_items f SET status = v.status, error = v.error, started_at = v.started_at, finished_at = v.finished_at, collected = v.collected
+     FROM unnest($4::text[], $5::smallint[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::jsonb[])
+       AS v(path, status, error, started_at, finished_at, collected)
+     WHERE f.run_pk = $1 AND f.attempt_no = $2 AND f.step_name = $3 AND f.path = v.path`,
     [
       at.runPk,
       at.attemptNo,
       at.stepName,
-      path,
-      state.status,
-      state.error ?? null,
-      state.startedAt ?? null,
-      state.finishedAt ?? null,
-      state.collected === undefined ? null : JSON.stringify(state.collected),
+      rows.map((r) => r.path),
+      rows.map((r) => r.state.status),
+      rows.map((r) => r.state.error ?? null),
+      rows.map((r) => r.state.startedAt?.toISOString() ?? null),
+      rows.map((r) => r.state.finishedAt?.toISOString() ?? null),
+      rows.map((r) => (r.state.collected === undefined ? null : JSON.stringify(r.state.collected))),
     ],
   );
 }
@@ -123,30 +134,35 @@ export interface BodyStepState extends Omit<ItemState, 'collected'> {
   foreachParent?: string;
 }
 
-/** Writes a body step's state. */
-export async function saveBodyStep(
+/**
+ * Writes the latest state of several body steps (of items of one foreach
+ * step) in one statement (`unnest` of arrays).
+ */
+export async function saveBodySteps(
   db: Queryable,
   at: ForeachAddress,
-  path: string,
-  seq: number,
-  state: BodyStepState,
+  rows: ReadonlyArray<{ path: string; seq: number; state: BodyStepState }>,
 ): Promise<void> {
+  if (rows.length === 0) return;
   await db.query(
-    `UPDATE foreach_item_steps SET status = $6, error = $7, started_at = $8, finished_at = $9, exit_code = $10, outputs = $11, foreach_parent = $12
-     WHERE run_pk = $1 AND attempt_no = $2 AND step_name = $3 AND path = $4 AND seq = $5`,
+    `UPDATE foreach_item_steps s SET status = v.status, error = v.error, started_at = v.started_at, finished_at = v.finished_at,
+       exit_code = v.exit_code, outputs = v.outputs, foreach_parent = v.foreach_parent
+     FROM unnest($4::text[], $5::int[], $6::smallint[], $7::text[], $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $12::text[])
+       AS v(path, seq, status, error, started_at, finished_at, exit_code, outputs, foreach_parent)
+     WHERE s.run_pk = $1 AND s.attempt_no = $2 AND s.step_name = $3 AND s.path = v.path AND s.seq = v.seq`,
     [
       at.runPk,
       at.attemptNo,
       at.stepName,
-      path,
-      seq,
-      state.status,
-      state.error ?? null,
-      state.startedAt ?? null,
-      state.finishedAt ?? null,
-      state.exitCode ?? null,
-      JSON.stringify(state.outputs),
-      state.foreachParent ?? null,
+      rows.map((r) => r.path),
+      rows.map((r) => r.seq),
+      rows.map((r) => r.state.status),
+      rows.map((r) => r.state.error ?? null),
+      rows.map((r) => r.state.startedAt?.toISOString() ?? null),
+      rows.map((r) => r.state.finishedAt?.toISOString() ?? null),
+      rows.map((r) => r.state.exitCode ?? null),
+      rows.map((r) => JSON.stringify(r.state.outputs)),
+      rows.map((r) => r.state.foreachParent ?? null),
     ],
   );
 }
