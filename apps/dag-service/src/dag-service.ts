@@ -5,6 +5,7 @@ import type { DagConfig } from './config/dag-config';
 import { DagCatalog, type DagChangeHooks } from './dags/dag.catalog';
 import { DagChangeChannel } from './dags/dag-change.channel';
 import { DagSpecCache } from './dags/dag-spec-cache';
+import { DagListCache } from './dags/dag-list-cache';
 import { DagRepository } from './dags/dag.repository';
 import { DAG_MIGRATIONS } from './db/migrations';
 import { createDagGetHandler } from './handlers/dag-get.handler';
@@ -54,7 +55,7 @@ export interface DagServiceOptions {
 /**
  * dag-service: DAG definitions — validation, storage, list, search, spec.
  * With `DAG_SPEC_CACHE_MS` > 0 each replica caches `dag.spec` replies and
- * subscribes to `<BUS_PREFIX>:dag:changed`; with 0 it caches nothing but
+ * `dag.list` pages sorted by name (dags/dag-list-cache.ts) and subscribes to `<BUS_PREFIX>:dag:changed`; with 0 it caches nothing but
  * still announces its changes, so replicas that do cache stay correct (e.g.
  * during a rolling change of the setting). `onStop` closes both Redis
  * connections after the worker stopped taking jobs.
@@ -79,7 +80,8 @@ export function createDagService(options: DagServiceOptions): ServiceDefinition<
         logger,
       });
       const announcer = channel;
-      return createDagHandlers(deps, { specCache, announceChange: (name) => announcer.publish(name) });
+      const listCache = specCache !== undefined ? new DagListCache(specCache, ttlMs) : undefined;
+      return createDagHandlers(deps, { specCache, listCache, announceChange: (name) => announcer.publish(name) });
     },
     onStop: async () => {
       await channel?.close();

@@ -7,7 +7,7 @@ import { parseConfig } from '@dagu-mcp/runtime';
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |
- * | `DAG_SPEC_CACHE_MS` | how long a replica may serve a `dag_spec` read from its own cache; changes made through dag-service reach every replica's cache before the change is answered, so this bounds only what no replica was told of (direct SQL writes to `dags`, an announcement lost while Redis was down); `0` turns the cache off | ms | `5000` |
+ * | `DAG_SPEC_CACHE_MS` | how long a replica may serve a `dag_spec` read or a `dags` page (sorted by name) from its own cache; changes made through dag-service reach every replica's cache before the change is answered, so this bounds only what no replica was told of (direct SQL writes to `dags`, an announcement lost while Redis was down); `0` turns the cache off | ms | `5000` |
  */
 export function dagConfigSchema() {
   return z.object({

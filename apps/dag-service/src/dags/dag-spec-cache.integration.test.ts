@@ -8,9 +8,10 @@ import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '
 import { waitFor } from '../../../../packages/bus/test-fixtures/bus-test-env';
 import { DagChangeChannel } from './dag-change.channel';
 import { DagSpecCache } from './dag-spec-cache';
+import { DagListCache } from './dag-list-cache';
 
 /**
- * The `dag.spec` cache with two dag-service replicas sharing one PostgreSQL
+ * The `dag.spec` cache and the `dag.list` page cache that follows it, with two dag-service replicas sharing one PostgreSQL
  * schema and one Redis (docs/decisions.md "dag.spec cache"). Each replica is
  * a real ServiceWorker with its own cache and change channel; each has a bus
  * prefix of its own so the test chooses which replica answers, while both
@@ -24,6 +25,7 @@ let db: TestSchema;
 
 interface Replica {
   readonly cache: DagSpecCache;
+  readonly list: DagListCache;
   readonly channel: DagChangeChannel;
   readonly worker: ServiceWorker<typeof dagOps>;
   readonly client: BusClient;
@@ -38,6 +40,7 @@ async function startReplica(label: string): Promise<Replica> {
   const prefix = randomBusPrefix(`dag-cache-${label}`);
   const skew = { ms: 0 };
   const cache = new DagSpecCache({ ttlMs: TTL_MS, now: () => Date.now() + skew.ms });
+  const list = new DagListCache(cache, TTL_MS, 2000, () => Date.now() + skew.ms);
   const channel = new DagChangeChannel({
     redisUrl: TEST_REDIS_URL,
     prefix: changes,
@@ -47,13 +50,13 @@ async function startReplica(label: string): Promise<Replica> {
   });
   const handlers = createDagHandlers(
     { pool: db.pool, replica: label },
-    { specCache: cache, announceChange: (name) => channel.publish(name) },
+    { specCache: cache, listCache: list, announceChange: (name) => channel.publish(name) },
   );
   const worker = new ServiceWorker({ service: 'dag', catalog: dagOps, handlers, redisUrl: TEST_REDIS_URL, prefix });
   const client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 5000 });
   await Promise.all([worker.start(), client.start()]);
   await waitFor(() => cache.stats().live, 5000, `replica ${label} subscribed`);
-  return { cache, channel, worker, client, prefix, skew };
+  return { cache, list, channel, worker, client, prefix, skew };
 }
 
 async function stopReplica(replica: Replica): Promise<void> {
@@ -172,6 +175,58 @@ describe('dag.spec cache across two replicas', () => {
       expect(warnings).toEqual(['dag changes: change not announced']);
     } finally {
       await channel.close();
+    }
+  });
+});
+
+describe('dag.list page cache across two replicas', () => {
+  const page = async (on: Replica, request: Record<string, unknown> = {}) =>
+    on.client.call('dag', dagOps, 'dag.list', { name: 'lc-', perPage: 50, ...request }, options);
+  const names = (reply: { items: Array<{ name: string }> }) => reply.items.map((item) => item.name);
+
+  it('serves a repeated page on B from its cache; creates, suspends, renames and deletes on A show on B at once', async () => {
+    await upsert(a, 'lc-one', dagYaml());
+    expect(names(await page(b))).toEqual(['lc-one']);
+    const before = b.list.stats();
+    expect(names(await page(b))).toEqual(['lc-one']);
+    expect(b.list.stats().hits).toBe(before.hits + 1);
+
+    await upsert(a, 'lc-two', dagYaml());
+    expect(await page(b)).toMatchObject({ pagination: { total: 2 } });
+    await a.client.call('dag', dagOps, 'dag.setSuspended', { name: 'lc-two', suspended: true }, options);
+    expect((await page(b)).items.find((item) => item.name === 'lc-two')).toMatchObject({ suspended: true });
+    await a.client.call('dag', dagOps, 'dag.rename', { name: 'lc-two', newName: 'lc-three' }, options);
+    expect(names(await page(b))).toEqual(['lc-one', 'lc-three']);
+    await a.client.call('dag', dagOps, 'dag.delete', { name: 'lc-one' }, options);
+    expect(names(await page(b))).toEqual(['lc-three']);
+  });
+
+  it('keys pages by every query parameter, and does not cache pages sorted by next run', async () => {
+    await upsert(a, 'lc-key-a', dagYaml());
+    await upsert(a, 'lc-key-b', dagYaml());
+    expect(names(await page(b, { name: 'lc-key', perPage: 1 }))).toEqual(['lc-key-a']);
+    expect(names(await page(b, { name: 'lc-key', perPage: 1, page: 2 }))).toEqual(['lc-key-b']);
+    expect(names(await page(b, { name: 'lc-key', order: 'desc' }))).toEqual(['lc-key-b', 'lc-key-a']);
+    const before = b.list.stats();
+    await page(b, { name: 'lc-key', sort: 'nextRun' });
+    await page(b, { name: 'lc-key', sort: 'nextRun' });
+    expect(b.list.stats().hits).toBe(before.hits);
+  });
+
+  it('drops a page once the earliest next run it shows has passed', async () => {
+    await upsert(a, 'lc-cron', dagYaml({ schedule: ['* * * * *'] }));
+    const first = await page(b, { name: 'lc-cron' });
+    const nextRun = Date.parse(first.items[0]?.nextRun ?? '');
+    expect(Number.isFinite(nextRun)).toBe(true);
+    const before = b.list.stats();
+    await page(b, { name: 'lc-cron' });
+    expect(b.list.stats().hits).toBe(before.hits + 1);
+    b.skew.ms = nextRun - Date.now() + 1;
+    try {
+      await page(b, { name: 'lc-cron' });
+      expect(b.list.stats().misses).toBe(before.misses + 1);
+    } finally {
+      b.skew.ms = 0;
     }
   });
 });

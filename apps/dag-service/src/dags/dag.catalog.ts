@@ -16,6 +16,7 @@ import { renameDag } from './dag-rename';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
 import type { DagSpecCache } from './dag-spec-cache';
+import type { DagListCache } from './dag-list-cache';
 import { listDags } from './dag-list';
 import { searchDagSpecs } from './dag-search';
 import { assertValidDagName, validateDagChange } from './dag-validation';
@@ -30,6 +31,8 @@ const SPEC_ERROR_CACHE_SIZE = 5000;
 export interface DagChangeHooks {
   /** The per-replica `dag.spec` cache (dag-spec-cache.ts). */
   readonly specCache?: DagSpecCache | undefined;
+  /** The per-replica `dag.list` page cache (dag-list-cache.ts); it follows `specCache`'s invalidations. */
+  readonly listCache?: DagListCache | undefined;
   /**
    * Tells the other replicas that DAG `name` changed (dag-change.channel.ts);
    * awaited after each write commits and before the reply. Must not reject.
@@ -100,9 +103,23 @@ export class DagCatalog {
     };
   }
 
-  /** `dag.list` (spec 021 `dags`); see dag-list.ts for defaults and orders. */
-  list(request: DagListRequest): Promise<DagListReply> {
-    return listDags(this.repository, this.nextRuns, request, this.clock());
+  /**
+   * `dag.list` (spec 021 `dags`); see dag-list.ts for defaults and orders.
+   * Pages sorted by name are served from the replica's page cache when it
+   * holds them (dag-list-cache.ts).
+   */
+  async list(request: DagListRequest): Promise<DagListReply> {
+    const cache = this.changes.listCache;
+    const key = cache?.keyOf(request);
+    if (cache === undefined || key === undefined)
+      return listDags(this.repository, this.nextRuns, request, this.clock());
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    // Read before the queries: a change announced while they run keeps their result out of the cache.
+    const epoch = cache.epoch();
+    const reply = await listDags(this.repository, this.nextRuns, request, this.clock());
+    cache.store(key, reply, epoch);
+    return reply;
   }
 
   /**

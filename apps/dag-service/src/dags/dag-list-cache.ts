@@ -1,0 +1,86 @@
+import type { DagListReply, DagListRequest } from '@dagu-mcp/contracts';
+import type { DagSpecCache } from './dag-spec-cache';
+
+/**
+ * The per-replica cache of `dag.list` pages (spec 021 `dags`), so that
+ * paging through the collection costs what a `dag_spec` read costs (issue
+ * 28: a page of 50 of 10,000 DAGs ran a `count(*)` and a sorted page query,
+ * 0.25× S1's throughput). docs/decisions.md "DAG list pages cached".
+ *
+ * It leans on the `dag.spec` cache's invalidation rather than keeping its
+ * own: every entry is tagged with that cache's epoch when its query began
+ * and is served only while the epoch is unchanged. Any DAG change (written
+ * here or announced by another replica, dag-change.channel.ts) and any loss
+ * or return of the change subscription bumps the epoch, so every page goes
+ * at once: a change may move any DAG into or out of any page, and changes
+ * are rare next to reads. The same TTL bounds rows written in SQL.
+ *
+ * A page is also dropped when the earliest `nextRun` it shows has passed (it
+ * would show a time in the past). Pages sorted by `nextRun` are not cached:
+ * their order moves whenever any matching DAG's next run passes.
+ */
+export class DagListCache {
+  private readonly pages = new Map<string, { reply: DagListReply; epoch: number; until: number }>();
+  private hits = 0;
+  private misses = 0;
+
+  /**
+   * @param spec       the `dag.spec` cache whose epoch and switch this one follows
+   * @param ttlMs      how long a page may be served, in ms (`DAG_SPEC_CACHE_MS`)
+   * @param maxEntries pages kept at most (default 2,000; the oldest stored goes first)
+   * @param now        the current time in ms (default `Date.now`)
+   */
+  constructor(
+    private readonly spec: DagSpecCache,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 2000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key of a request, or `undefined` when such a page is not cached (`sort=nextRun`). */
+  keyOf(request: DagListRequest): string | undefined {
+    if ((request.sort ?? 'name') !== 'name') return undefined;
+    return JSON.stringify([request.page ?? 1, request.perPage, request.name, request.labels, request.order]);
+  }
+
+  /** The cached page for `key`, if it is still valid. */
+  get(key: string): DagListReply | undefined {
+    const entry = this.spec.enabled ? this.pages.get(key) : undefined;
+    if (entry !== undefined && entry.epoch === this.spec.epoch() && this.now() < entry.until) {
+      this.hits += 1;
+      return entry.reply;
+    }
+    if (entry !== undefined) this.pages.delete(key);
+    this.misses += 1;
+    return undefined;
+  }
+
+  /** The epoch to read before querying; hand it to {@link DagListCache.store}. */
+  epoch(): number {
+    return this.spec.epoch();
+  }
+
+  /** Stores `reply` unless the cache is off or a change happened since `epoch` was read. */
+  store(key: string, reply: DagListReply, epoch: number): void {
+    if (!this.spec.enabled || epoch !== this.spec.epoch()) return;
+    const now = this.now();
+    let until = now + this.ttlMs;
+    for (const item of reply.items) {
+      if (item.nextRun === undefined) continue;
+      const at = Date.parse(item.nextRun);
+      if (Number.isFinite(at)) until = Math.min(until, at);
+    }
+    if (until <= now) return;
+    this.pages.delete(key);
+    if (this.pages.size >= this.maxEntries) {
+      const oldest = this.pages.keys().next().value;
+      if (oldest !== undefined) this.pages.delete(oldest);
+    }
+    this.pages.set(key, { reply, epoch, until });
+  }
+
+  /** Hits and misses since it was built, and the pages held. */
+  stats(): { hits: number; misses: number; entries: number } {
+    return { hits: this.hits, misses: this.misses, entries: this.pages.size };
+  }
+}
