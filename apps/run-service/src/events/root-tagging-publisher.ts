@@ -45,8 +45,18 @@ export class RootTaggingPublisher implements RunEventPublisher {
     this.inner.publishSteps?.(events);
   }
 
+  /** A run just created without a parent: cached as a root, saving the look-up its first event would make. */
+  noteRootRun(dagName: string, dagRunId: string): void {
+    this.remember(`${dagName}\u0000${dagRunId}`, null);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  private remember(key: string, root: Root): void {
+    if (this.roots.size >= ROOT_CACHE_SIZE) this.roots.clear();
+    this.roots.set(key, root);
   }
 
   private async rootOf(name: string, dagRunId: string): Promise<Root> {
@@ -55,8 +65,7 @@ export class RootTaggingPublisher implements RunEventPublisher {
     if (cached !== undefined) return cached;
     try {
       const root: Root = (await findRootByName(this.db, name, dagRunId)) ?? null;
-      if (this.roots.size >= ROOT_CACHE_SIZE) this.roots.clear();
-      this.roots.set(key, root);
+      this.remember(key, root);
       return root;
     } catch (error) {
       this.logger?.warn(

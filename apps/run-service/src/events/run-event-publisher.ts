@@ -24,6 +24,12 @@ export interface RunEventPublisher {
    * engine's step chain never waits on Redis. Optional: test fakes leave it out.
    */
   publishSteps?(events: readonly StepEvent[]): void;
+  /**
+   * Tells the publisher that run `dagName`/`dagRunId` is a root run (it was
+   * just created without a parent), so its events need no root look-up.
+   * Optional: only the root-tagging publisher uses it.
+   */
+  noteRootRun?(dagName: string, dagRunId: string): void;
   close(): Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import { recordMutation, withTransaction, type Pool } from '@dagu-mcp/runtime';
 import { secretPurpose, type SecretSource } from '../store/profile-env';
 import { withStorageErrors } from '../store/pg-errors';
 import {
-  dagProfile,
+  profileDefaults,
   deleteProfile,
   findProfile,
   listProfiles,
@@ -211,10 +211,10 @@ export async function assignDagProfile(
 /** `profile.ofDag` (`dagu_read` target `dag_profile`): the DAG's own profile, its workspace's, and which applies. */
 export async function profileOfDag(pool: Pool, dagName: string, workspace: string): Promise<DagProfileReply> {
   return withStorageErrors(async () => {
-    const configured = await dagProfile(pool, dagName);
+    // One query for both (a run start resolves this every time).
+    const { dag: configured, workspace: fallback } = await profileDefaults(pool, dagName, workspace);
     if (configured !== null)
       return { dagName, configuredProfile: configured, effectiveProfile: configured, source: 'dag' };
-    const fallback = await workspaceDefault(pool, workspace);
     return fallback === null
       ? { dagName, configuredProfile: null, effectiveProfile: null, source: 'none' }
       : { dagName, configuredProfile: null, effectiveProfile: fallback, source: 'workspace' };

@@ -70,7 +70,10 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
       return await withTransaction(
         deps.pool,
         async (client) => {
-          const existing = await findRun(client, request.dagName, dagRunId);
+          // A run id this call generated cannot be taken yet: look only for a caller's own id
+          // (a re-delivered job gets the run it created; anyone else gets `conflict`).
+          const existing =
+            request.dagRunId === undefined ? undefined : await findRun(client, request.dagName, dagRunId);
           if (existing !== undefined) {
             if ((await requestIdOf(client, existing.pk)) === ctx.jobId)
               return { pk: existing.pk, status: existing.status, attemptId: existing.attempt_id, fresh: false };
@@ -125,6 +128,8 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
     }
   });
   if (created.fresh) {
+    // startRun creates root runs only (children come from composition/child-runner.ts).
+    deps.publisher.noteRootRun?.(request.dagName, dagRunId);
     await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
     if (status === RunStatus.running) deps.engine.launch(created.pk);
     else deps.engine.pokeQueue();

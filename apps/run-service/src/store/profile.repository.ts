@@ -100,6 +100,20 @@ export async function workspaceDefault(db: Queryable, workspace: string): Promis
   return row?.default_profile ?? null;
 }
 
+/** The DAG's own default profile and its workspace's default, in one query (either may be null). */
+export async function profileDefaults(
+  db: Queryable,
+  dagName: string,
+  workspace: string,
+): Promise<{ dag: string | null; workspace: string | null }> {
+  const result = await db.query(
+    `SELECT (SELECT profile FROM dag_profiles WHERE dag_name = $1) AS dag,
+            (SELECT default_profile FROM workspace_settings WHERE workspace = $2) AS workspace`,
+    [dagName, workspace],
+  );
+  return z.object({ dag: z.string().nullable(), workspace: z.string().nullable() }).parse(result.rows[0]);
+}
+
 /** Sets or clears (null) the workspace's default profile. */
 export async function setWorkspaceDefault(db: Queryable, workspace: string, profile: string | null): Promise<void> {
   await db.query(
@@ -107,13 +121,6 @@ export async function setWorkspaceDefault(db: Queryable, workspace: string, prof
      ON CONFLICT (workspace) DO UPDATE SET default_profile = EXCLUDED.default_profile`,
     [workspace, profile],
   );
-}
-
-/** The DAG's own default profile name, or null. */
-export async function dagProfile(db: Queryable, dagName: string): Promise<string | null> {
-  const result = await db.query('SELECT profile FROM dag_profiles WHERE dag_name = $1', [dagName]);
-  const row = z.object({ profile: z.string() }).optional().parse(result.rows[0]);
-  return row?.profile ?? null;
 }
 
 /** Sets or clears (null) the DAG's own default profile. */

@@ -62,17 +62,20 @@ export async function insertFreshSteps(
   await db.query(
     `INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, stdout_log, stderr_log)
      SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
-    [
-      runPk,
-      attemptNo,
-      nodes.map((node) => node.seq),
-      nodes.map((node) => node.name),
-      nodes.map((node) => node.step.id ?? null),
-      nodes.map((node) => node.handler ?? null),
-      nodes.map((_, i) => ids[2 * i]),
-      nodes.map((_, i) => ids[2 * i + 1]),
-    ],
+    [runPk, attemptNo, ...stepColumns(nodes, ids)],
   );
+}
+
+/** The unnest columns of fresh step rows: seq, name, step id, handler, stdout and stderr stream ids (`ids`, two per node). */
+function stepColumns(nodes: readonly NodeSpec[], ids: readonly number[]): unknown[] {
+  return [
+    nodes.map((node) => node.seq),
+    nodes.map((node) => node.name),
+    nodes.map((node) => node.step.id ?? null),
+    nodes.map((node) => node.handler ?? null),
+    nodes.map((_, i) => ids[2 * i]),
+    nodes.map((_, i) => ids[2 * i + 1]),
+  ];
 }
 
 /**
@@ -82,14 +85,21 @@ export async function insertFreshSteps(
  * is its start, which may come before a lock wait.
  */
 export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
-  const [schedulerLog] = await createLogStreams(db, 1);
+  // Two round trips (issue 28): every log stream at once (the scheduler log first, then two per
+  // step), then the run, its first attempt and its steps in one statement.
+  const [schedulerLog, ...stepStreams] = await createLogStreams(db, 1 + run.nodes.length * 2);
   const started = run.status === RunStatus.running;
   const inserted = await db.query(
-    `INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
-                       spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-             CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16, $17)
-     RETURNING pk`,
+    `WITH r AS (
+       INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
+                         spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+               CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16, $17)
+       RETURNING pk),
+     a AS (INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) SELECT pk, 1, $3, $4 FROM r),
+     s AS (INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, stdout_log, stderr_log)
+           SELECT r.pk, 1, u.* FROM r, unnest($18::int[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::bigint[]) u)
+     SELECT pk FROM r`,
     [
       run.dagName,
       run.dagRunId,
@@ -108,16 +118,11 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
       run.owner ?? null,
       schedulerLog,
       run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
+      ...stepColumns(run.nodes, stepStreams),
     ],
   );
   const pk = parseFirstRow(PkRowSchema, inserted)?.pk;
   if (pk === undefined) throw new Error('INSERT INTO runs returned no row');
-  await db.query('INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) VALUES ($1, 1, $2, $3)', [
-    pk,
-    run.attemptId,
-    run.status,
-  ]);
-  await insertFreshSteps(db, pk, 1, run.nodes);
   return pk;
 }
 

@@ -145,12 +145,12 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
     const remaining = opts.deadline === undefined ? undefined : opts.deadline - Date.now();
-    if (remaining !== undefined) {
-      // Statements cannot run past the deadline either.
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(remaining))}`);
-    }
+    // Statements cannot run past the deadline either. One round trip for both (a simple query may
+    // hold several statements; issue 28: every mutation of every service opens a transaction).
+    await client.query(
+      remaining === undefined ? 'BEGIN' : `BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(remaining))}`,
+    );
     const result = await fn(client);
     if (opts.deadline !== undefined && Date.now() >= opts.deadline) {
       throw (opts.onLate ?? (() => new Error('deadline passed before commit')))();
