@@ -32,7 +32,9 @@ function redisStats() {
 }
 
 async function pgStats(db, schemas) {
-  const commits = await db.query('SELECT xact_commit::bigint AS c FROM pg_stat_database WHERE datname = current_database()');
+  const commits = await db.query(
+    'SELECT xact_commit::bigint AS c FROM pg_stat_database WHERE datname = current_database()',
+  );
   const tables = await db.query(
     `SELECT schemaname, relname, n_tup_ins::bigint AS ins, n_tup_upd::bigint AS upd, n_tup_del::bigint AS del,
             (seq_scan + COALESCE(idx_scan, 0))::bigint AS scans
@@ -51,7 +53,11 @@ try {
   const session = await openSession(stack.mcpUrl, { token, agent });
   await applyDags(stack.mcpUrl, session, token, engineDags({ chainSteps: 2, foreachItems: 2 }));
   const start = async (i) => {
-    const answer = await call(stack.mcpUrl, session, 'tools/call', startCall('bench-true').params, { token, agent, id: i });
+    const answer = await call(stack.mcpUrl, session, 'tools/call', startCall('bench-true').params, {
+      token,
+      agent,
+      id: i,
+    });
     const id = answer?.structuredContent?.dagRunId;
     if (typeof id !== 'string') throw new Error(`start: ${JSON.stringify(answer).slice(0, 300)}`);
     await drainRuns(databaseUrl, stack.schemaOf('run-service'), 'bench-true', [id], { pollMs: 5 });
@@ -72,13 +78,16 @@ try {
   for (const row of after.pg.tables) {
     const prev = old.get(key(row)) ?? { ins: 0, upd: 0, del: 0, scans: 0 };
     const d = ['ins', 'upd', 'del', 'scans'].map((f) => per(Number(row[f]), Number(prev[f])));
-    if (d.some((v) => v !== 0)) console.log(`  ${key(row).padEnd(44)} ins ${d[0]}  upd ${d[1]}  del ${d[2]}  scans ${d[3]}`);
+    if (d.some((v) => v !== 0))
+      console.log(`  ${key(row).padEnd(44)} ins ${d[0]}  upd ${d[1]}  del ${d[2]}  scans ${d[3]}`);
   }
   const commands = Object.entries(after.redis)
     .map(([name, n]) => [name, per(n, before.redis[name] ?? 0)])
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1]);
-  console.log(`  Redis commands: ${Math.round(commands.reduce((s, [, n]) => s + n, 0) * 100) / 100} (${commands.map(([c, n]) => `${c} ${n}`).join(', ')})`);
+  console.log(
+    `  Redis commands: ${Math.round(commands.reduce((s, [, n]) => s + n, 0) * 100) / 100} (${commands.map(([c, n]) => `${c} ${n}`).join(', ')})`,
+  );
 } finally {
   await db.end();
   await stack.stop();
