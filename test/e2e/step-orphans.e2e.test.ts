@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, freePort, startStack, type Stack } from './stack';
+import { isAlive } from '../../apps/run-service/test-fixtures/process-alive';
 
 let stack: Stack;
 let client: Client;
@@ -31,15 +32,6 @@ afterAll(async () => {
   await stack?.stop();
   for (const dir of [workDir, markers]) if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   for (const until = Date.now() + ms; !(await ok());) {
@@ -62,7 +54,7 @@ it('a replica restarted after kill -9 kills the step processes the dead one left
   const childPidFile = join(markers, 'child.pid');
   await waitFor('the step started', () => existsSync(join(markers, 'shell.pid')), 20_000);
   const child = Number((await readFile(childPidFile, 'utf8')).trim());
-  expect(alive(child)).toBe(true);
+  expect(isAlive(child)).toBe(true);
 
   const [replica] = stack.processesOf('run-service');
   if (replica === undefined) throw new Error('no run-service process');
@@ -72,11 +64,11 @@ it('a replica restarted after kill -9 kills the step processes the dead one left
   });
   // The background child survives its replica (re-parented to init): the orphan of the issue.
   await new Promise((r) => setTimeout(r, 1000));
-  expect(alive(child)).toBe(true);
+  expect(isAlive(child)).toBe(true);
 
   const opsPort = await freePort();
   const restarted = await stack.spawnApp('run-service', { OPS_PORT: String(opsPort) });
-  await waitFor('the restarted replica killed the orphan', () => !alive(child), 20_000);
+  await waitFor('the restarted replica killed the orphan', () => !isAlive(child), 20_000);
   expect(restarted.exitCode).toBeNull();
   expect(stack.output()).toContain('killed the step process groups a stopped run-service of this host left behind');
 }, 90_000);

@@ -5,6 +5,7 @@ import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-
 import { retryRun } from '../src/runs/run-retry';
 import { stopRun } from '../src/runs/run-stop';
 import { readStepLog } from '../src/read/run-logs';
+import { isAlive } from '../test-fixtures/process-alive';
 
 /**
  * Run control against the real PostgreSQL: stop (process groups killed),
@@ -28,15 +29,6 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
     throw error;
   }
   throw new Error('expected a DaguError');
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

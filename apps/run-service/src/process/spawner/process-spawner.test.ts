@@ -4,6 +4,7 @@ import { DIRECT_LAUNCHER, type StepLauncher } from '../../core/step-launch';
 import { runProcess, type ProcessOutcome } from '../process-runner';
 import { findSetpriv, resolveStepIdentity } from '../step-launcher';
 import { ProcessSpawner } from './process-spawner';
+import { isAlive } from '../../../test-fixtures/process-alive';
 
 /**
  * The step spawner (docs/decisions.md "Steps start from a small spawner
@@ -41,15 +42,6 @@ async function run(
     onStdout: (line) => lines.push(`out ${line}`),
     onStderr: (line) => lines.push(`err ${line}`),
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
@@ -124,7 +116,7 @@ test('a stop kills the whole process group, also one asked for before the pid is
   controller.abort();
   const outcome = await running;
   expect(outcome).toMatchObject({ aborted: true, exitCode: null });
-  expect(await waitUntil(() => !alive(background), 3000)).toBe(true);
+  expect(await waitUntil(() => !isAlive(background), 3000)).toBe(true);
 
   const early = new AbortController();
   early.abort();
@@ -144,7 +136,7 @@ test('a killed spawner fails its open steps (their groups killed) and the next s
   if (first === undefined) throw new Error('no spawner');
   process.kill(first, 'SIGKILL');
   expect(await running).toMatchObject({ exitCode: null, spawnError: 'the step spawner exited' });
-  expect(await waitUntil(() => !alive(stepPid), 3000)).toBe(true);
+  expect(await waitUntil(() => !isAlive(stepPid), 3000)).toBe(true);
   expect(await run(launcher, 'exit 0')).toMatchObject({ exitCode: 0 });
   expect(spawner.pid).not.toBe(first);
 });
@@ -168,10 +160,10 @@ test('when run-service dies (kill -9), the spawner kills the steps it started an
     );
     parent.on('exit', () => reject(new Error('the stand-in run-service exited early')));
   });
-  expect(alive(pids.step)).toBe(true);
+  expect(isAlive(pids.step)).toBe(true);
   parent.kill('SIGKILL');
-  expect(await waitUntil(() => !alive(pids.step), 5000)).toBe(true);
-  expect(await waitUntil(() => !alive(pids.spawner), 5000)).toBe(true);
+  expect(await waitUntil(() => !isAlive(pids.step), 5000)).toBe(true);
+  expect(await waitUntil(() => !isAlive(pids.spawner), 5000)).toBe(true);
 });
 
 // Needs root (as CI and the images run run-service) to switch users: fails, never skips, without it.
