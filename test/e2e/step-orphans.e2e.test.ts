@@ -1,14 +1,15 @@
 /**
  * Issue 18 item 6 end to end: a run-service replica killed with -9 mid-step
- * leaves no step process behind once it restarts on the same host. The
- * step's shell dies with it (the launcher's parent-death signal); what the
- * step started in the background is re-parented to init and would keep
- * running, so a retry could run the same work twice at once. The restarted
- * replica kills the process groups the dead one recorded
+ * leaves no step process behind once it restarts on the same host. Alone,
+ * run-service's death makes its step spawner kill the steps' groups
+ * (process-spawner.test.ts); a host-level kill takes both at once, and then
+ * the step's shell and what it started in the background are re-parented to
+ * init and keep running, so a retry could run the same work twice at once.
+ * The restarted replica kills the process groups the dead one recorded
  * (`RUN_STATE_DIR`), before it runs anything.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -40,6 +41,18 @@ async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: n
   }
 }
 
+/** The pid of run-service `pid`'s step spawner (its child running spawner-main). */
+async function spawnerOf(pid: number): Promise<number> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    if (!new RegExp(`^PPid:\\s+${pid}$`, 'm').test(status)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes('spawner-main')) return Number(entry);
+  }
+  throw new Error(`run-service ${pid} has no step spawner`);
+}
+
 it('a replica restarted after kill -9 kills the step processes the dead one left', async () => {
   // The markers directory is world-writable so a step user could write there too.
   await import('node:fs/promises').then((fs) => fs.chmod(markers, 0o777));
@@ -57,11 +70,16 @@ it('a replica restarted after kill -9 kills the step processes the dead one left
   expect(isAlive(child)).toBe(true);
 
   const [replica] = stack.processesOf('run-service');
-  if (replica === undefined) throw new Error('no run-service process');
+  if (replica?.pid === undefined) throw new Error('no run-service process');
+  // run-service's step spawner kills the steps' groups when run-service dies (its IPC channel closes).
+  // A host-level kill takes both at once: freeze the spawner so it cannot act, then kill both.
+  const spawner = await spawnerOf(replica.pid);
+  process.kill(spawner, 'SIGSTOP');
   await new Promise<void>((resolve) => {
     replica.once('exit', () => resolve());
     replica.kill('SIGKILL');
   });
+  process.kill(spawner, 'SIGKILL');
   // The background child survives its replica (re-parented to init): the orphan of the issue.
   await new Promise((r) => setTimeout(r, 1000));
   expect(isAlive(child)).toBe(true);
