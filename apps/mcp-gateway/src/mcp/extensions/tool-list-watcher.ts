@@ -6,8 +6,8 @@ import type { ExtensionRouter } from './extension-router';
 export const TOOL_LIST_WATCH_MS = 1000;
 
 /**
- * Calls `onChange` when the served extension tools change (issue 29 items 2 and 4): every
- * {@link TOOL_LIST_WATCH_MS} the replica lists them (served names and definitions); when
+ * Calls `onChange` when the served extension tools change (issue 29 items 2 and 4): at once,
+ * then every {@link TOOL_LIST_WATCH_MS}, the replica lists them (served names and definitions); when
  * they differ from the last look — a service started or stopped announcing or changed its
  * catalog, an admin enabled, disabled or narrowed one — `onChange` runs (one at a time; a
  * slow one skips the looks it overlaps). The timer is unref'd: it never holds the process.
@@ -21,7 +21,7 @@ export function watchExtensionTools(
 ): () => void {
   let last: string | undefined;
   let busy = false;
-  const timer = setInterval(() => {
+  const look = (): void => {
     if (busy) return;
     busy = true;
     void router
@@ -38,7 +38,11 @@ export function watchExtensionTools(
       .finally(() => {
         busy = false;
       });
-  }, TOOL_LIST_WATCH_MS);
+  };
+  // The first look now, not a period later: a change made before it would become the baseline
+  // and never be announced (an admin enabling an extension right after the gateway started).
+  look();
+  const timer = setInterval(look, TOOL_LIST_WATCH_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
