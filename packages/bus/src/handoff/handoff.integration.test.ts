@@ -360,10 +360,11 @@ describe('ServiceWorker with hand-off slots', () => {
   it('queues a call while every slot is busy, and BullMQ’s Worker answers it', async () => {
     const before = client.deliveryCounts();
     // The slow calls hold both slots long enough that, even on a loaded CI machine, a slot cannot
-    // come free between "both taken" and the echo's insert (a 700 ms hold once flaked that way).
+    // come free between "both taken" and the echo's insert (a 700 ms hold once flaked that way, and
+    // a 3 s one with the refresh's transient count below; under the client's 5 s call timeout).
     // What matters is order, not a wall-clock figure: the queued echo is answered while both slow
     // calls are still running.
-    const HOLD_MS = 3000;
+    const HOLD_MS = 4000;
     let slowDone = false;
     const slow = Promise.all([0, 1].map(() => client.call('dag', testOps, 'slow', { ms: HOLD_MS }, options))).finally(
       () => {
@@ -371,6 +372,18 @@ describe('ServiceWorker with hand-off slots', () => {
       },
     );
     await waitFor(async () => (await idleSlots()) === 0, 2000, 'both slots to be taken');
+    // The slot refresh (every aliveTtlMs / 3) may count a slot whose job is still between Redis and the
+    // worker as free once, and the next refresh takes it back (handoff-lane.ts). On a loaded machine
+    // that window is long enough to catch an echo: wait until no slot has been listed for three refreshes.
+    let zeroSince = Date.now();
+    await waitFor(
+      async () => {
+        if ((await idleSlots()) !== 0) zeroSince = Date.now();
+        return Date.now() - zeroSince >= 600;
+      },
+      3000,
+      'no slot listed for three refreshes',
+    );
     await expect(client.call('dag', testOps, 'echo', { text: 'queued' }, options)).resolves.toMatchObject({
       text: 'queued',
     });
