@@ -122,9 +122,8 @@ class RemoteChild implements StepChild {
   pid: number | undefined;
   paused = false;
   private ended = false;
+  /** Set by `watch`, right after `spawn` returned: the spawner's answers arrive in later ticks. */
   private listener: StepChildListener | undefined;
-  /** What arrived before `watch` (nothing in practice: messages come in later ticks). */
-  private early: FromSpawner[] = [];
 
   constructor(
     private readonly id: number,
@@ -133,17 +132,11 @@ class RemoteChild implements StepChild {
 
   watch(listener: StepChildListener): void {
     this.listener = listener;
-    const early = this.early;
-    this.early = [];
-    for (const message of early) this.receive(message);
   }
 
   receive(message: FromSpawner): void {
     const listener = this.listener;
-    if (listener === undefined) {
-      this.early.push(message);
-      return;
-    }
+    if (listener === undefined) return;
     switch (message.t) {
       case 'started':
         this.pid = message.pid;
