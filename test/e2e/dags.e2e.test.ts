@@ -149,6 +149,26 @@ describe('dagu_read DAG targets (021)', () => {
     expect(r.content[0]?.text).toBe(`Dagu read completed.\n\n${JSON.stringify(d, null, 2)}`);
   });
 
+  test('dags: a page the gateway holds is answered again unchanged, and a change shows on the very next read', async () => {
+    const query = 'name=memo-&perPage=5';
+    await change({ name: 'memo-a', spec: HELLO, mode: 'apply' });
+    const first = await read({ target: 'dags', query });
+    expect((data(first).items as Array<{ name: string }>).map((i) => i.name)).toEqual(['memo-a']);
+    // Held by the gateway's page memo now (dag.listIfChanged answers "unchanged"): the same answer.
+    const again = await read({ target: 'dags', query });
+    expect(again).toEqual(first);
+    const viaUri = await read({ uri: `dagu://dags?${query}` });
+    expect(sc(viaUri)).toMatchObject({ target: 'dags', uri: `dagu://dags?${query}`, data: data(first) });
+    expect(viaUri.content[1]).toMatchObject({ type: 'resource_link', uri: `dagu://dags?${query}` });
+    await change({ name: 'memo-b', spec: `description: second\n${HELLO}`, mode: 'apply' });
+    const changed = await read({ target: 'dags', query });
+    expect((data(changed).items as Array<{ name: string }>).map((i) => i.name)).toEqual(['memo-a', 'memo-b']);
+    expect(changed.content[0]?.text).toBe(`Dagu read completed.\n\n${JSON.stringify(data(changed), null, 2)}`);
+    expect(sc(await change({ name: 'memo-a', type: 'delete_dag', mode: 'apply' }))).toMatchObject({ applied: true });
+    const deleted = await read({ target: 'dags', query });
+    expect((data(deleted).items as Array<{ name: string }>).map((i) => i.name)).toEqual(['memo-b']);
+  });
+
   test('dags filters: name, labels, sort=nextRun, order=desc; URI mode returns the URI with its query', async () => {
     const byLabel = await read({ target: 'dags', query: 'labels=team%3Ddata' });
     expect((data(byLabel).items as Array<{ name: string }>).map((i) => i.name).sort()).toEqual(['alpha', 'gamma.v2']);

@@ -9,7 +9,7 @@ import { DagListCache } from './dags/dag-list-cache';
 import { DagRepository } from './dags/dag.repository';
 import { DAG_MIGRATIONS } from './db/migrations';
 import { createDagGetHandler } from './handlers/dag-get.handler';
-import { createDagListHandler } from './handlers/dag-list.handler';
+import { createDagListHandler, createDagListIfChangedHandler } from './handlers/dag-list.handler';
 import { createDagSearchHandler } from './handlers/dag-search.handler';
 import { createDagSpecHandler } from './handlers/dag-spec.handler';
 import { createDagUpsertHandler } from './handlers/dag-upsert.handler';
@@ -36,6 +36,7 @@ export function createDagHandlers(
     'dag.validate': createDagValidateHandler(catalog),
     'dag.upsert': createDagUpsertHandler(catalog),
     'dag.list': createDagListHandler(catalog),
+    'dag.listIfChanged': createDagListIfChangedHandler(catalog),
     'dag.get': createDagGetHandler(catalog),
     'dag.spec': createDagSpecHandler(catalog),
     'dag.search': createDagSearchHandler(catalog),

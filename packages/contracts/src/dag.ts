@@ -83,6 +83,24 @@ export type Pagination = z.infer<typeof PaginationSchema>;
 export const DagListReplySchema = z.object({ items: z.array(DagSummarySchema), pagination: PaginationSchema });
 export type DagListReply = z.infer<typeof DagListReplySchema>;
 
+/**
+ * `dag.listIfChanged` request: a `dag.list` query and, optionally, the tag of
+ * the page the caller already holds (issue 28: the gateway keeps rendered
+ * `dags` pages and asks only whether its copy is still the page).
+ */
+export const DagListIfChangedRequestSchema = DagListRequestSchema.extend({
+  ifNoneMatch: z.string().min(1).max(128).optional(),
+});
+export type DagListIfChangedRequest = z.infer<typeof DagListIfChangedRequestSchema>;
+
+/**
+ * `dag.listIfChanged` reply: the page's tag (a hash of its content, equal on
+ * every replica for the same page) and the page, which is absent when the
+ * request's `ifNoneMatch` is that tag (the caller's copy is current).
+ */
+export const DagListIfChangedReplySchema = z.object({ etag: z.string(), page: DagListReplySchema.optional() });
+export type DagListIfChangedReply = z.infer<typeof DagListIfChangedReplySchema>;
+
 /** `dag.get` / `dag.spec` request. */
 export const DagNameRequestSchema = z.strictObject({ name: DagName });
 

@@ -6,6 +6,8 @@ import {
   DagSchedulesReplySchema,
   DagSchedulesRequestSchema,
   DagDetailSchema,
+  DagListIfChangedReplySchema,
+  DagListIfChangedRequestSchema,
   DagListReplySchema,
   DagListRequestSchema,
   DagNameRequestSchema,
@@ -119,6 +121,12 @@ export const dagOps = defineOps({
   'dag.upsert': { request: DagChangeRequestSchema, reply: DagUpsertReplySchema, mutation: true },
   /** One page of DAG summaries (021 `dags`). */
   'dag.list': { request: DagListRequestSchema, reply: DagListReplySchema, mutation: false },
+  /** A `dag.list` page only when it differs from the caller's tagged copy (021 `dags`, issue 28). */
+  'dag.listIfChanged': {
+    request: DagListIfChangedRequestSchema,
+    reply: DagListIfChangedReplySchema,
+    mutation: false,
+  },
   /** The DAG detail model (021 `dag`). */
   'dag.get': { request: DagNameRequestSchema, reply: DagDetailSchema, mutation: false },
   /** The stored YAML (021 `dag_spec`, `dagu://dags/{name}/spec`). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DagListReply, DagListRequest } from '@dagu-mcp/contracts';
 import type { DagSpecCache } from './dag-spec-cache';
 
@@ -20,9 +21,10 @@ import type { DagSpecCache } from './dag-spec-cache';
  * their order moves whenever any matching DAG's next run passes.
  */
 export class DagListCache {
-  private readonly pages = new Map<string, { reply: DagListReply; epoch: number; until: number }>();
+  private readonly pages = new Map<string, CachedPage>();
   private hits = 0;
   private misses = 0;
+  private stored = 0;
 
   /**
    * @param spec       the `dag.spec` cache whose epoch and switch this one follows
@@ -45,10 +47,34 @@ export class DagListCache {
 
   /** The cached page for `key`, if it is still valid. */
   get(key: string): DagListReply | undefined {
+    return this.getEntry(key)?.reply;
+  }
+
+  /** The cached page for `key` and its tag ({@link pageTag}, computed once per stored page), if still valid. */
+  getTagged(key: string): { reply: DagListReply; etag: string } | undefined {
+    const entry = this.getEntry(key);
+    if (entry === undefined) return undefined;
+    entry.etag ??= pageTag(entry.reply);
+    return { reply: entry.reply, etag: entry.etag };
+  }
+
+  /**
+   * Whether the valid page under `key` should be fetched again now, ahead of
+   * its end: it ends by the TTL (not at a next run) within the last fifth of
+   * the TTL (at most 1 s). Refreshing a page that is read often before it
+   * ends keeps its readers off PostgreSQL's slow path (issue 28: S3's p99).
+   */
+  refreshDue(key: string): boolean {
+    const entry = this.pages.get(key);
+    if (entry === undefined || !entry.byTtl) return false;
+    return this.now() >= entry.until - Math.min(this.ttlMs / 5, 1000);
+  }
+
+  private getEntry(key: string): CachedPage | undefined {
     const entry = this.spec.enabled ? this.pages.get(key) : undefined;
     if (entry !== undefined && entry.epoch === this.spec.epoch() && this.now() < entry.until) {
       this.hits += 1;
-      return entry.reply;
+      return entry;
     }
     if (entry !== undefined) this.pages.delete(key);
     this.misses += 1;
@@ -60,15 +86,19 @@ export class DagListCache {
     return this.spec.epoch();
   }
 
-  /** Stores `reply` unless the cache is off or a change happened since `epoch` was read. */
-  store(key: string, reply: DagListReply, epoch: number): void {
+  /**
+   * Stores `reply` (with its tag when the caller computed it) unless the
+   * cache is off or a change happened since `epoch` was read.
+   */
+  store(key: string, reply: DagListReply, epoch: number, etag?: string): void {
     if (!this.spec.enabled || epoch !== this.spec.epoch()) return;
     const now = this.now();
     let until = now + this.ttlMs;
+    let byTtl = true;
     for (const item of reply.items) {
       if (item.nextRun === undefined) continue;
       const at = Date.parse(item.nextRun);
-      if (Number.isFinite(at)) until = Math.min(until, at);
+      if (Number.isFinite(at) && at < until) [until, byTtl] = [at, false];
     }
     if (until <= now) return;
     this.pages.delete(key);
@@ -76,11 +106,31 @@ export class DagListCache {
       const oldest = this.pages.keys().next().value;
       if (oldest !== undefined) this.pages.delete(oldest);
     }
-    this.pages.set(key, { reply, epoch, until });
+    this.pages.set(key, { reply, epoch, until, byTtl, etag });
+    this.stored += 1;
   }
 
-  /** Hits and misses since it was built, and the pages held. */
-  stats(): { hits: number; misses: number; entries: number } {
-    return { hits: this.hits, misses: this.misses, entries: this.pages.size };
+  /** Hits, misses and pages stored since it was built, and the pages held. */
+  stats(): { hits: number; misses: number; stored: number; entries: number } {
+    return { hits: this.hits, misses: this.misses, stored: this.stored, entries: this.pages.size };
   }
+}
+
+interface CachedPage {
+  readonly reply: DagListReply;
+  readonly epoch: number;
+  readonly until: number;
+  /** Whether `until` is the TTL's end (else the earliest next run shown). */
+  readonly byTtl: boolean;
+  /** {@link pageTag} of `reply`, filled by the first tagged read. */
+  etag: string | undefined;
+}
+
+/**
+ * The tag of a `dag.list` page (`dag.listIfChanged`, issue 28): a SHA-1 of
+ * its JSON, base64url. Equal pages get equal tags on every replica, so a
+ * caller's tag from one replica is checked by another.
+ */
+export function pageTag(reply: DagListReply): string {
+  return createHash('sha1').update(JSON.stringify(reply)).digest('base64url');
 }

@@ -213,6 +213,61 @@ describe('dag.list page cache across two replicas', () => {
     expect(b.list.stats().hits).toBe(before.hits);
   });
 
+  it('dag.listIfChanged: a tag from A is current on B until a change on A, then B sends the new page', async () => {
+    const tagged = async (on: Replica, ifNoneMatch?: string, request: Record<string, unknown> = {}) =>
+      on.client.call(
+        'dag',
+        dagOps,
+        'dag.listIfChanged',
+        { name: 'lc-tag-', perPage: 50, ...request, ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }) },
+        options,
+      );
+    await upsert(a, 'lc-tag-a', dagYaml());
+    const first = await tagged(a);
+    expect(names(first.page!)).toEqual(['lc-tag-a']);
+    expect(first.page).toEqual(await page(a, { name: 'lc-tag-' }));
+    // The tag is the page's content: B, with its own cache (or a miss), recognises A's tag.
+    expect(await tagged(b, first.etag)).toEqual({ etag: first.etag });
+    expect(await tagged(b, first.etag)).toEqual({ etag: first.etag });
+    // Another tag, or another query, gets the page.
+    expect((await tagged(b, 'not-the-tag')).page).toEqual(first.page);
+    expect((await tagged(b, first.etag, { order: 'desc', perPage: 1 })).page).toBeDefined();
+    // Uncached orders are tagged the same way.
+    const byNextRun = await tagged(b, undefined, { sort: 'nextRun' });
+    expect(await tagged(a, byNextRun.etag, { sort: 'nextRun' })).toEqual({ etag: byNextRun.etag });
+
+    await upsert(a, 'lc-tag-b', dagYaml());
+    const after = await tagged(b, first.etag);
+    expect(after.etag).not.toBe(first.etag);
+    expect(names(after.page!)).toEqual(['lc-tag-a', 'lc-tag-b']);
+    await a.client.call('dag', dagOps, 'dag.setSuspended', { name: 'lc-tag-b', suspended: true }, options);
+    const suspended = await tagged(b, after.etag);
+    expect(suspended.page?.items[1]).toMatchObject({ name: 'lc-tag-b', suspended: true });
+  });
+
+  it('reads that miss together share one query; a page read near its TTL end is fetched again ahead of it', async () => {
+    await upsert(a, 'lc-flight', dagYaml());
+    const before = b.list.stats();
+    const pages = await Promise.all(Array.from({ length: 5 }, () => page(b, { name: 'lc-flight' })));
+    expect(pages.map(names)).toEqual(Array.from({ length: 5 }, () => ['lc-flight']));
+    expect(b.list.stats().stored).toBe(before.stored + 1);
+
+    // In the last second of the TTL a hit also fetches the page again, in the background.
+    b.skew.ms = TTL_MS - 500;
+    try {
+      const stored = b.list.stats().stored;
+      expect(names(await page(b, { name: 'lc-flight' }))).toEqual(['lc-flight']);
+      await waitFor(() => b.list.stats().stored === stored + 1, 5000, 'the page fetched ahead of its TTL end');
+      // Past the first TTL: the refreshed copy still answers.
+      b.skew.ms = TTL_MS + 500;
+      const hits = b.list.stats().hits;
+      await page(b, { name: 'lc-flight' });
+      expect(b.list.stats().hits).toBe(hits + 1);
+    } finally {
+      b.skew.ms = 0;
+    }
+  });
+
   it('drops a page once the earliest next run it shows has passed', async () => {
     await upsert(a, 'lc-cron', dagYaml({ schedule: ['* * * * *'] }));
     const first = await page(b, { name: 'lc-cron' });

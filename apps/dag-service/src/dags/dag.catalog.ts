@@ -1,6 +1,8 @@
 import type {
   DagChangeRequest,
   DagDetail,
+  DagListIfChangedReply,
+  DagListIfChangedRequest,
   DagListReply,
   DagListRequest,
   DagRenameReply,
@@ -16,7 +18,7 @@ import { renameDag } from './dag-rename';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
 import type { DagSpecCache } from './dag-spec-cache';
-import type { DagListCache } from './dag-list-cache';
+import { pageTag, type DagListCache } from './dag-list-cache';
 import { listDags } from './dag-list';
 import { searchDagSpecs } from './dag-search';
 import { assertValidDagName, validateDagChange } from './dag-validation';
@@ -53,6 +55,9 @@ export class DagCatalog {
    * @param clock - the current time, for next runs; default `new Date()`.
    * @param changes - the `dag.spec` cache and the change announcer; default none.
    */
+  /** Page queries under way, by `<epoch>:<page key>` ({@link DagCatalog.fetchPage}). */
+  private readonly pageFetches = new Map<string, Promise<{ reply: DagListReply; etag: string }>>();
+
   constructor(
     private readonly repository: DagRepository,
     private readonly nextRuns: NextRunCalculator = new NextRunCalculator(),
@@ -109,17 +114,61 @@ export class DagCatalog {
    * holds them (dag-list-cache.ts).
    */
   async list(request: DagListRequest): Promise<DagListReply> {
+    return (await this.page(request, false)).reply;
+  }
+
+  /**
+   * `dag.listIfChanged` (spec 021 `dags`, issue 28): the page's tag
+   * ({@link pageTag}), and the page itself unless `ifNoneMatch` is that tag.
+   * Same reads and cache as {@link DagCatalog.list}.
+   */
+  async listIfChanged(request: DagListIfChangedRequest): Promise<DagListIfChangedReply> {
+    const { ifNoneMatch, ...query } = request;
+    const { reply, etag = pageTag(reply) } = await this.page(query, true);
+    return etag === ifNoneMatch ? { etag } : { etag, page: reply };
+  }
+
+  /**
+   * A page from the replica's cache when it holds it, else from PostgreSQL
+   * (then cached); tagged on demand. A page read often is fetched again in
+   * the background shortly before its TTL ends (DagListCache.refreshDue),
+   * and reads that miss together share one fetch ({@link DagCatalog.fetchPage}).
+   */
+  private async page(request: DagListRequest, tagged: boolean): Promise<{ reply: DagListReply; etag?: string }> {
     const cache = this.changes.listCache;
     const key = cache?.keyOf(request);
     if (cache === undefined || key === undefined)
-      return listDags(this.repository, this.nextRuns, request, this.clock());
-    const cached = cache.get(key);
-    if (cached !== undefined) return cached;
+      return { reply: await listDags(this.repository, this.nextRuns, request, this.clock()) };
+    const cached = tagged ? cache.getTagged(key) : asPage(cache.get(key));
+    if (cached === undefined) return this.fetchPage(cache, key, request);
+    if (cache.refreshDue(key)) this.fetchPage(cache, key, request).catch(() => undefined);
+    return cached;
+  }
+
+  /**
+   * Queries a page and caches it, one query at a time per page and epoch:
+   * a read that misses while a fetch of the same page runs, begun since the
+   * last DAG change this replica knows of, waits for that fetch rather than
+   * querying too. A fetch begun before a change is never joined.
+   */
+  private fetchPage(
+    cache: DagListCache,
+    key: string,
+    request: DagListRequest,
+  ): Promise<{ reply: DagListReply; etag: string }> {
     // Read before the queries: a change announced while they run keeps their result out of the cache.
     const epoch = cache.epoch();
-    const reply = await listDags(this.repository, this.nextRuns, request, this.clock());
-    cache.store(key, reply, epoch);
-    return reply;
+    const flightKey = `${epoch}:${key}`;
+    const running = this.pageFetches.get(flightKey);
+    if (running !== undefined) return running;
+    const fetch = (async () => {
+      const reply = await listDags(this.repository, this.nextRuns, request, this.clock());
+      const etag = pageTag(reply);
+      cache.store(key, reply, epoch, etag);
+      return { reply, etag };
+    })().finally(() => this.pageFetches.delete(flightKey));
+    this.pageFetches.set(flightKey, fetch);
+    return fetch;
   }
 
   /**
@@ -244,4 +293,8 @@ export class DagCatalog {
     if (record !== undefined) return record;
     throw dagNotFoundError(name, await this.repository.listNames());
   }
+}
+
+function asPage(reply: DagListReply | undefined): { reply: DagListReply } | undefined {
+  return reply === undefined ? undefined : { reply };
 }

@@ -21,3 +21,17 @@ export function createDagListHandler(catalog: DagCatalog): OpHandler<DagOps, 'da
     return catalog.list(payload);
   };
 }
+
+/**
+ * `dag.listIfChanged` — spec 021 `dags` for a caller that keeps pages (the
+ * gateway, issue 28). Payload: the `dag.list` query plus `ifNoneMatch`, the
+ * tag of the caller's copy. Reply `{etag, page?}`: `page` as `dag.list`
+ * replies it, absent when `ifNoneMatch` equals the page's tag.
+ *
+ * @throws DaguError `resource_unavailable` when PostgreSQL is unavailable.
+ */
+export function createDagListIfChangedHandler(catalog: DagCatalog): OpHandler<DagOps, 'dag.listIfChanged'> {
+  return async function listDagsIfChanged(payload) {
+    return catalog.listIfChanged(payload);
+  };
+}

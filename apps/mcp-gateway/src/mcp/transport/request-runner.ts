@@ -25,6 +25,7 @@ import {
 import type { ReplicaHub } from './replica-hub';
 import type { SessionRecord } from './session-store';
 import { SseStream } from './sse-stream';
+import { writeJson } from './json-body';
 import { requestIdOf } from '../../http/request-id';
 import { outageErrorOf } from '../../http/dependency-outage';
 
@@ -99,11 +100,11 @@ export class RequestRunner {
     const response = await this.execute(session, principal, request, outbound, tracked, logIdOf(res));
     if (response === 'cancelled') {
       if (post !== undefined) return post.abandon();
-      return void res.status(200).json(errorResponse(request.id, REQUEST_CANCELLED, 'Request cancelled.'));
+      return writeJson(res, 200, errorResponse(request.id, REQUEST_CANCELLED, 'Request cancelled.'));
     }
     if (post !== undefined) return post.finish(response);
     res.setHeader('Mcp-Session-Id', session.id);
-    res.status(200).json(response);
+    writeJson(res, 200, response);
   }
 
   /**

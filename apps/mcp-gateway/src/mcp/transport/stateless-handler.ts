@@ -32,6 +32,7 @@ import {
 import type { Acceptable, RequestRunner } from './request-runner';
 import type { SessionRecord } from './session-record';
 import { SseStream } from './sse-stream';
+import { writeJson } from './json-body';
 import { requestIdOf } from '../../http/request-id';
 
 /** What {@link StatelessHandler} needs. */
@@ -339,5 +340,5 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function send(res: Response, status: number, body: OutgoingMessage): void {
-  res.status(status).json(body);
+  writeJson(res, status, body);
 }

@@ -21,6 +21,7 @@ import type { ReplicaHub } from './replica-hub';
 import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
 import { SseStream } from './sse-stream';
+import { writeJson } from './json-body';
 import { ListenRegistry } from './listen-registry';
 import { isModernVersion } from './modern-protocol';
 import { isStatelessPost, StatelessHandler } from './stateless-handler';
@@ -355,5 +356,5 @@ function principalOf(res: Response): Principal {
 }
 
 function send(res: Response, status: number, body: OutgoingMessage | OutgoingMessage[]): void {
-  res.status(status).json(body);
+  writeJson(res, status, body);
 }

@@ -1,12 +1,18 @@
 import { DagListRequestSchema, dagOps, runOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
+import { DagPageMemo } from './dag-page-memo';
 
 /**
  * The DAG read targets of 021 (`dags`, `dag`, `dag_spec`, `dag_search`),
- * each one call to dag-service over the bus.
+ * each one call to dag-service over the bus. `dags` pages go through the
+ * replica's {@link DagPageMemo} (`dag.listIfChanged`: the page travels only
+ * when it changed).
  */
-export function createDagReadBackends(bus: BusClient): {
+export function createDagReadBackends(
+  bus: BusClient,
+  pages = new DagPageMemo(),
+): {
   dags: ReadBackend;
   dag: ReadBackend;
   dag_spec: ReadBackend;
@@ -15,7 +21,11 @@ export function createDagReadBackends(bus: BusClient): {
 } {
   return {
     dags: async (request, principal) =>
-      bus.call('dag', dagOps, 'dag.list', DagListRequestSchema.parse(request.query ?? {}), { principal }),
+      pages.read(DagListRequestSchema.parse(request.query ?? {}), (query, ifNoneMatch) =>
+        bus.call('dag', dagOps, 'dag.listIfChanged', ifNoneMatch === undefined ? query : { ...query, ifNoneMatch }, {
+          principal,
+        }),
+      ),
     dag: async (request, principal) =>
       bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal }),
     dag_spec: async (request, principal) =>

@@ -5,6 +5,7 @@ import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import type { ReadBackends } from './read-backends';
 import { parseReadInput, type ReadErrorContext, type ReadRequest } from './read-input';
+import { shareResult } from '../../shared-result';
 
 const SUCCESS_TEXT = 'Dagu read completed.';
 const STEP_ECHO = ['name', 'dagRunId', 'stepName', 'subRunId', 'item', 'bodyStepName'] as const;
@@ -29,8 +30,27 @@ export function createReadTool(backends: ReadBackends) {
   };
 }
 
-/** Shapes a successful read (021 §Output). */
+/**
+ * Results of frozen `dags` pages (the replica's page memo, dag-page-memo.ts)
+ * → the answer built for them, itself shared (../../shared-result.ts): a
+ * page held by the memo is rendered and encoded once, not per read.
+ */
+const sharedDagsResults = new WeakMap<object, { uri: string | undefined; result: CallToolResult }>();
+
+/**
+ * Shapes a successful read (021 §Output). A `dags` page that is frozen
+ * (held by the page memo) gets the one result built for it, shared.
+ */
 export function readSuccess(request: ReadRequest, data: Record<string, unknown>): CallToolResult {
+  if (request.target !== 'dags' || !Object.isFrozen(data)) return buildReadSuccess(request, data);
+  const held = sharedDagsResults.get(data);
+  if (held !== undefined && held.uri === request.uri) return held.result;
+  const result = shareResult(buildReadSuccess(request, data));
+  sharedDagsResults.set(data, { uri: request.uri, result });
+  return result;
+}
+
+function buildReadSuccess(request: ReadRequest, data: Record<string, unknown>): CallToolResult {
   const structured: Record<string, unknown> = { target: request.target };
   if (request.uri !== undefined) structured.uri = request.uri;
   structured.data = data;
