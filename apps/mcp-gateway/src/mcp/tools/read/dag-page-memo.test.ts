@@ -42,10 +42,10 @@ describe('DagPageMemo', () => {
     current.page = pageOf('a', 'b');
     const third = await memo.read({ perPage: 50 }, fetch);
     expect(third).toEqual(pageOf('a', 'b'));
-    expect(memo.stats()).toEqual({ hits: 1, misses: 2, entries: 1 });
+    expect(memo.stats()).toEqual({ hits: 1, misses: 2, entries: 1, items: 2 });
   });
 
-  it('keys copies by the whole query and keeps at most maxEntries', async () => {
+  it('keys copies by the whole query and keeps at most maxItems summaries', async () => {
     const { fetch, asked } = service({ page: pageOf('a') });
     const memo = new DagPageMemo(2);
     await memo.read({ page: 1 }, fetch);
@@ -53,7 +53,13 @@ describe('DagPageMemo', () => {
     await memo.read({ page: 1, order: 'desc' }, fetch);
     await memo.read({ page: 1 }, fetch);
     expect(asked.map((a) => a.ifNoneMatch)).toEqual([undefined, undefined, undefined, undefined]);
-    expect(memo.stats().entries).toBe(2);
+    expect(memo.stats()).toMatchObject({ entries: 2, items: 2 });
+    // A page larger than the cap is served but not held.
+    const big = service({ page: pageOf('a', 'b', 'c') });
+    await memo.read({ page: 9 }, big.fetch);
+    await memo.read({ page: 9 }, big.fetch);
+    expect(big.asked.map((a) => a.ifNoneMatch)).toEqual([undefined, undefined]);
+    expect(memo.stats()).toMatchObject({ entries: 2, items: 2 });
   });
 
   it('refuses an "unchanged" answer for another tag than the one sent, and keeps nothing from a failed fetch', async () => {

@@ -1,8 +1,13 @@
 import type { DagListIfChangedReply, DagListReply, DagListRequest } from '@dagu-mcp/contracts';
 import { deepFreeze } from '../../shared-result';
 
-/** Default cap of pages a gateway replica keeps; the least recently used goes first. */
-export const DAG_PAGE_MEMO_MAX_ENTRIES = 256;
+/**
+ * Default cap of DAG summaries held over all pages of a gateway replica (256
+ * pages of 50): a held page of 50 costs about 100 KB with its rendered text
+ * and encoded answer, so the memo stays near 25 MB. The oldest stored page
+ * goes first.
+ */
+export const DAG_PAGE_MEMO_MAX_ITEMS = 12_800;
 
 /** Asks dag-service for a page (`dag.listIfChanged`), passing the tag of the copy held, if any. */
 export type TaggedPageFetch = (
@@ -20,16 +25,18 @@ export type TaggedPageFetch = (
  * which read-tool.ts and json-body.ts keep per page object.
  *
  * Pages are deep-frozen: the same object answers many requests, so nothing
- * may change it. The memo is per replica and keyed by the whole query; it
- * holds no principal's data (a page is the same for every reader).
+ * may change it. The memo is per replica, keyed by the whole query and
+ * bounded by the summaries it holds; it holds no principal's data (a page is
+ * the same for every reader).
  */
 export class DagPageMemo {
   private readonly pages = new Map<string, { etag: string; page: DagListReply }>();
+  private items = 0;
   private hits = 0;
   private misses = 0;
 
-  /** @param maxEntries pages kept at most (default {@link DAG_PAGE_MEMO_MAX_ENTRIES}) */
-  constructor(private readonly maxEntries = DAG_PAGE_MEMO_MAX_ENTRIES) {}
+  /** @param maxItems DAG summaries kept at most over all pages (default {@link DAG_PAGE_MEMO_MAX_ITEMS}) */
+  constructor(private readonly maxItems = DAG_PAGE_MEMO_MAX_ITEMS) {}
 
   /**
    * The page for `query`: the held copy when dag-service says its tag is
@@ -51,17 +58,28 @@ export class DagPageMemo {
     }
     this.misses += 1;
     const page = deepFreeze(reply.page);
-    this.pages.delete(key);
-    if (this.pages.size >= this.maxEntries) {
-      const oldest = this.pages.keys().next().value;
-      if (oldest !== undefined) this.pages.delete(oldest);
+    this.drop(key);
+    // A page counts at least one item, so the empty pages held stay bounded too.
+    const weight = Math.max(1, page.items.length);
+    if (weight > this.maxItems) return page;
+    for (const oldest of this.pages.keys()) {
+      if (this.items + weight <= this.maxItems) break;
+      this.drop(oldest);
     }
     this.pages.set(key, { etag: reply.etag, page });
+    this.items += weight;
     return page;
   }
 
-  /** Reads answered from a held copy, reads that brought a page, and pages held. */
-  stats(): { hits: number; misses: number; entries: number } {
-    return { hits: this.hits, misses: this.misses, entries: this.pages.size };
+  /** Reads answered from a held copy, reads that brought a page, and pages and summaries held. */
+  stats(): { hits: number; misses: number; entries: number; items: number } {
+    return { hits: this.hits, misses: this.misses, entries: this.pages.size, items: this.items };
+  }
+
+  private drop(key: string): void {
+    const held = this.pages.get(key);
+    if (held === undefined) return;
+    this.pages.delete(key);
+    this.items -= Math.max(1, held.page.items.length);
   }
 }
