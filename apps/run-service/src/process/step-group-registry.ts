@@ -74,19 +74,24 @@ export class StepGroupRegistry {
   }
 
   /**
-   * Runs a write of the record, creating the directory first and again when it vanished
-   * (an operator or a cleanup job emptied the work directory): the record serves only the
-   * clean-up after a crash, so losing it must never stop a step or the process.
+   * Runs a write of the record; when the directory is missing (never made, or an operator
+   * or a cleanup job emptied the work directory) it is created and the write tried once
+   * more. The record serves only the clean-up after a crash, so losing it must never stop
+   * a step or the process. No `mkdir` on the common path: this runs twice per step.
    */
   private write(op: () => void): void {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-        op();
-        return;
-      } catch {
-        // ENOENT between the mkdir and the write: once more; anything else is given up.
-      }
+    try {
+      op();
+      return;
+    } catch (error) {
+      // Duck-typed: a core error need not be an instance of this realm's Error.
+      if (typeof error !== 'object' || error === null || !('code' in error) || error.code !== 'ENOENT') return;
+    }
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      op();
+    } catch {
+      // Given up: see above.
     }
   }
 
