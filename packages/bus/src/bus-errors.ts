@@ -46,6 +46,23 @@ export function outcomeUnknownError(op: string): DaguError {
   );
 }
 
+/**
+ * `internal_error` for a job whose op the service does not know, with
+ * `details.unknownOp`: a caller newer than the service (during a rolling
+ * upgrade) can tell it from a failure and fall back to an older op
+ * ({@link isUnknownOpError}).
+ */
+export function unknownOpError(op: string): DaguError {
+  return new DaguError('internal_error', `The service does not know the operation "${op}".`, {
+    details: { unknownOp: op },
+  });
+}
+
+/** Whether `error` (as a bus call rejects) says the service does not know op `op` ({@link unknownOpError}). */
+export function isUnknownOpError(error: unknown, op: string): boolean {
+  return error instanceof DaguError && error.code === 'internal_error' && error.details?.unknownOp === op;
+}
+
 /** `internal_error` with the generic message: the cause is logged, never sent. */
 export function internalError(): DaguError {
   return new DaguError('internal_error', 'Internal error.');

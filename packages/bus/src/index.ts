@@ -27,7 +27,9 @@ export {
   deadlinePassedError,
   fieldOfZodError,
   invalidInputError,
+  isUnknownOpError,
   outcomeUnknownError,
+  unknownOpError,
 } from './bus-errors';
 export { evalScript } from './redis-script';
 export { currentIdempotencyKey, currentRequestId, runWithIdempotencyKey, runWithRequestId } from './request-scope';

@@ -7,7 +7,7 @@ import {
   type OpDefinition,
 } from '@dagu-mcp/contracts';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { internalError, invalidInputError, outcomeUnknownError } from './bus-errors';
+import { internalError, invalidInputError, outcomeUnknownError, unknownOpError } from './bus-errors';
 import { bindLogger, describeError, type BusLogger } from './bus-logger';
 import { createHandlerContext, type HandlerContext, type HandlerMap } from './handler-context';
 import { payloadHashOf } from './payload-hash';
@@ -101,8 +101,7 @@ export async function processBusJob<C extends OpCatalog>(
   const handler = lookupHandler(handlers, op);
   if (definition === undefined || handler === undefined) {
     logger.error({ jobId: job.jobId, op }, 'bus job names an unknown op');
-    const error = new DaguError('internal_error', `The service does not know the operation "${op}".`);
-    return { kind: 'reply', replyTo, deadline, reply: failed(error), failJob: true };
+    return { kind: 'reply', replyTo, deadline, reply: failed(unknownOpError(op)), failJob: true };
   }
   if (definition.mutation && (job.stalledCount ?? 0) > 0) {
     // The replica that took this mutation died while running it (BullMQ's stalled check put it back): it may

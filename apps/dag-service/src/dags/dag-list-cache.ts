@@ -39,6 +39,11 @@ export class DagListCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether pages are cached now: the cache is on and its change subscription up (the `dag.spec` cache's switch). */
+  get live(): boolean {
+    return this.spec.enabled;
+  }
+
   /** The key of a request, or `undefined` when such a page is not cached (`sort=nextRun`). */
   keyOf(request: DagListRequest): string | undefined {
     if ((request.sort ?? 'name') !== 'name') return undefined;
@@ -127,10 +132,10 @@ interface CachedPage {
 }
 
 /**
- * The tag of a `dag.list` page (`dag.listIfChanged`, issue 28): a SHA-1 of
+ * The tag of a `dag.list` page (`dag.listIfChanged`, issue 28): a SHA-256 of
  * its JSON, base64url. Equal pages get equal tags on every replica, so a
  * caller's tag from one replica is checked by another.
  */
 export function pageTag(reply: DagListReply): string {
-  return createHash('sha1').update(JSON.stringify(reply)).digest('base64url');
+  return createHash('sha256').update(JSON.stringify(reply)).digest('base64url');
 }

@@ -268,6 +268,27 @@ describe('dag.list page cache across two replicas', () => {
     }
   });
 
+  it('while the cache is off (its change subscription down) every page read queries for itself, shared by none', async () => {
+    const spec = new DagSpecCache({ ttlMs: TTL_MS });
+    spec.setLive(false);
+    const list = new DagListCache(spec, TTL_MS);
+    const handlers = createDagHandlers({ pool: db.pool, replica: 'off' }, { specCache: spec, listCache: list });
+    await upsert(a, 'lc-off', dagYaml());
+    const replies = await Promise.all(
+      [1, 2, 3].map(() =>
+        withHandlerContext((ctx) => handlers['dag.listIfChanged']({ name: 'lc-off', perPage: 50 }, ctx)),
+      ),
+    );
+    expect(replies.map((r) => names(r.page!))).toEqual([['lc-off'], ['lc-off'], ['lc-off']]);
+    expect(new Set(replies.map((r) => r.etag)).size).toBe(1);
+    // Even a matching tag is checked against a fresh query (the page is left out, nothing is kept).
+    const again = await withHandlerContext((ctx) =>
+      handlers['dag.listIfChanged']({ name: 'lc-off', perPage: 50, ifNoneMatch: replies[0]!.etag }, ctx),
+    );
+    expect(again).toEqual({ etag: replies[0]!.etag });
+    expect(list.stats()).toMatchObject({ hits: 0, stored: 0, entries: 0 });
+  });
+
   it('drops a page once the earliest next run it shows has passed', async () => {
     await upsert(a, 'lc-cron', dagYaml({ schedule: ['* * * * *'] }));
     const first = await page(b, { name: 'lc-cron' });

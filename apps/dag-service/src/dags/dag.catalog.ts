@@ -49,15 +49,15 @@ export interface DagChangeHooks {
 export class DagCatalog {
   private readonly specErrorCache = new Map<string, string[]>();
 
+  /** Page queries under way, by `<epoch>:<page key>` ({@link DagCatalog.fetchPage}). */
+  private readonly pageFetches = new Map<string, Promise<{ reply: DagListReply; etag: string }>>();
+
   /**
    * @param repository - the DAG store.
    * @param nextRuns - next-run calculator (cache shared by every request); default a new one.
    * @param clock - the current time, for next runs; default `new Date()`.
    * @param changes - the `dag.spec` cache and the change announcer; default none.
    */
-  /** Page queries under way, by `<epoch>:<page key>` ({@link DagCatalog.fetchPage}). */
-  private readonly pageFetches = new Map<string, Promise<{ reply: DagListReply; etag: string }>>();
-
   constructor(
     private readonly repository: DagRepository,
     private readonly nextRuns: NextRunCalculator = new NextRunCalculator(),
@@ -136,7 +136,9 @@ export class DagCatalog {
    */
   private async page(request: DagListRequest, tagged: boolean): Promise<{ reply: DagListReply; etag?: string }> {
     const cache = this.changes.listCache;
-    const key = cache?.keyOf(request);
+    // While the cache is off (or the change subscription is down) every read queries for itself:
+    // no cached page, and no shared query, since changes made elsewhere may go unheard meanwhile.
+    const key = cache?.live === true ? cache.keyOf(request) : undefined;
     if (cache === undefined || key === undefined)
       return { reply: await listDags(this.repository, this.nextRuns, request, this.clock()) };
     const cached = tagged ? cache.getTagged(key) : asPage(cache.get(key));
@@ -149,7 +151,10 @@ export class DagCatalog {
    * Queries a page and caches it, one query at a time per page and epoch:
    * a read that misses while a fetch of the same page runs, begun since the
    * last DAG change this replica knows of, waits for that fetch rather than
-   * querying too. A fetch begun before a change is never joined.
+   * querying too. A fetch begun before a change this replica has heard of is
+   * never joined; a change not yet announced here is not seen by a joiner,
+   * exactly as it is not seen by a cache hit (docs/decisions.md "dag.spec
+   * cache", read-your-writes across replicas). Only while the cache is live.
    */
   private fetchPage(
     cache: DagListCache,

@@ -42,24 +42,35 @@ describe('DagPageMemo', () => {
     current.page = pageOf('a', 'b');
     const third = await memo.read({ perPage: 50 }, fetch);
     expect(third).toEqual(pageOf('a', 'b'));
-    expect(memo.stats()).toEqual({ hits: 1, misses: 2, entries: 1, items: 2 });
+    expect(memo.stats()).toMatchObject({ hits: 1, misses: 2, entries: 1 });
   });
 
-  it('keys copies by the whole query and keeps at most maxItems summaries', async () => {
+  it('keys copies by the whole query and keeps what they weigh under maxBytes', async () => {
     const { fetch, asked } = service({ page: pageOf('a') });
-    const memo = new DagPageMemo(2);
+    const probe = new DagPageMemo();
+    await probe.read({ page: 1 }, fetch);
+    const one = probe.stats().bytes;
+    expect(one).toBeGreaterThan(4 * JSON.stringify(pageOf('a')).length);
+    asked.length = 0;
+    const memo = new DagPageMemo(2 * one + 100);
     await memo.read({ page: 1 }, fetch);
     await memo.read({ page: 2 }, fetch);
     await memo.read({ page: 1, order: 'desc' }, fetch);
     await memo.read({ page: 1 }, fetch);
     expect(asked.map((a) => a.ifNoneMatch)).toEqual([undefined, undefined, undefined, undefined]);
-    expect(memo.stats()).toMatchObject({ entries: 2, items: 2 });
-    // A page larger than the cap is served but not held.
-    const big = service({ page: pageOf('a', 'b', 'c') });
+    expect(memo.stats().entries).toBe(2);
+    expect(memo.stats().bytes).toBeLessThanOrEqual(2 * one + 100);
+    // A page heavier than the cap, or a query with a very long key, is served but not held.
+    const big = service({ page: pageOf('a', 'b', 'c', 'd', 'e') });
     await memo.read({ page: 9 }, big.fetch);
     await memo.read({ page: 9 }, big.fetch);
-    expect(big.asked.map((a) => a.ifNoneMatch)).toEqual([undefined, undefined]);
-    expect(memo.stats()).toMatchObject({ entries: 2, items: 2 });
+    const longName = { name: 'x'.repeat(2000) };
+    await new DagPageMemo().read(longName, big.fetch);
+    expect(big.asked.map((a) => a.ifNoneMatch)).toEqual([undefined, undefined, undefined]);
+    const unbounded = new DagPageMemo();
+    const page = await unbounded.read(longName, big.fetch);
+    expect(Object.isFrozen(page)).toBe(false);
+    expect(unbounded.stats()).toMatchObject({ entries: 0, bytes: 0 });
   });
 
   it('refuses an "unchanged" answer for another tag than the one sent, and keeps nothing from a failed fetch', async () => {

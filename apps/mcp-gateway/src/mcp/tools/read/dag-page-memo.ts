@@ -2,12 +2,19 @@ import type { DagListIfChangedReply, DagListReply, DagListRequest } from '@dagu-
 import { deepFreeze } from '../../shared-result';
 
 /**
- * Default cap of DAG summaries held over all pages of a gateway replica (256
- * pages of 50): a held page of 50 costs about 100 KB with its rendered text
- * and encoded answer, so the memo stays near 25 MB. The oldest stored page
- * goes first.
+ * Default cap of what a gateway replica's held pages weigh, in bytes (32 MiB;
+ * about 500 pages of 50 DAGs). A page weighs {@link PAGE_WEIGHT_FACTOR} times
+ * the length of its key and JSON: the page's objects, its rendered text, the
+ * encoded answer and the URI the answer repeats. The oldest stored page goes
+ * first.
  */
-export const DAG_PAGE_MEMO_MAX_ITEMS = 12_800;
+export const DAG_PAGE_MEMO_MAX_BYTES = 32 * 1024 * 1024;
+
+/** How many copies of its JSON a held page keeps alive, roughly (see {@link DAG_PAGE_MEMO_MAX_BYTES}). */
+const PAGE_WEIGHT_FACTOR = 4;
+
+/** Queries with a longer key (a long `name` or many `labels`) are answered but never held. */
+const MAX_KEY_LENGTH = 1024;
 
 /** Asks dag-service for a page (`dag.listIfChanged`), passing the tag of the copy held, if any. */
 export type TaggedPageFetch = (
@@ -26,17 +33,17 @@ export type TaggedPageFetch = (
  *
  * Pages are deep-frozen: the same object answers many requests, so nothing
  * may change it. The memo is per replica, keyed by the whole query and
- * bounded by the summaries it holds; it holds no principal's data (a page is
+ * bounded by what its pages weigh ({@link DAG_PAGE_MEMO_MAX_BYTES}); it holds no principal's data (a page is
  * the same for every reader).
  */
 export class DagPageMemo {
-  private readonly pages = new Map<string, { etag: string; page: DagListReply }>();
-  private items = 0;
+  private readonly pages = new Map<string, { etag: string; page: DagListReply; weight: number }>();
+  private bytes = 0;
   private hits = 0;
   private misses = 0;
 
-  /** @param maxItems DAG summaries kept at most over all pages (default {@link DAG_PAGE_MEMO_MAX_ITEMS}) */
-  constructor(private readonly maxItems = DAG_PAGE_MEMO_MAX_ITEMS) {}
+  /** @param maxBytes what held pages may weigh in all, in bytes (default {@link DAG_PAGE_MEMO_MAX_BYTES}) */
+  constructor(private readonly maxBytes = DAG_PAGE_MEMO_MAX_BYTES) {}
 
   /**
    * The page for `query`: the held copy when dag-service says its tag is
@@ -57,29 +64,29 @@ export class DagPageMemo {
       return held.page;
     }
     this.misses += 1;
-    const page = deepFreeze(reply.page);
     this.drop(key);
-    // A page counts at least one item, so the empty pages held stay bounded too.
-    const weight = Math.max(1, page.items.length);
-    if (weight > this.maxItems) return page;
+    if (key.length > MAX_KEY_LENGTH) return reply.page;
+    const weight = PAGE_WEIGHT_FACTOR * (key.length + JSON.stringify(reply.page).length);
+    if (weight > this.maxBytes) return reply.page;
+    const page = deepFreeze(reply.page);
     for (const oldest of this.pages.keys()) {
-      if (this.items + weight <= this.maxItems) break;
+      if (this.bytes + weight <= this.maxBytes) break;
       this.drop(oldest);
     }
-    this.pages.set(key, { etag: reply.etag, page });
-    this.items += weight;
+    this.pages.set(key, { etag: reply.etag, page, weight });
+    this.bytes += weight;
     return page;
   }
 
-  /** Reads answered from a held copy, reads that brought a page, and pages and summaries held. */
-  stats(): { hits: number; misses: number; entries: number; items: number } {
-    return { hits: this.hits, misses: this.misses, entries: this.pages.size, items: this.items };
+  /** Reads answered from a held copy, reads that brought a page, and the pages held and what they weigh. */
+  stats(): { hits: number; misses: number; entries: number; bytes: number } {
+    return { hits: this.hits, misses: this.misses, entries: this.pages.size, bytes: this.bytes };
   }
 
   private drop(key: string): void {
     const held = this.pages.get(key);
     if (held === undefined) return;
     this.pages.delete(key);
-    this.items -= Math.max(1, held.page.items.length);
+    this.bytes -= held.weight;
   }
 }

@@ -1,5 +1,5 @@
 import { DagListRequestSchema, dagOps, runOps } from '@dagu-mcp/contracts';
-import type { BusClient } from '@dagu-mcp/bus';
+import { isUnknownOpError, type BusClient } from '@dagu-mcp/bus';
 import type { ReadBackend } from './read-backends';
 import { DagPageMemo } from './dag-page-memo';
 
@@ -20,12 +20,20 @@ export function createDagReadBackends(
   dag_profile: ReadBackend;
 } {
   return {
-    dags: async (request, principal) =>
-      pages.read(DagListRequestSchema.parse(request.query ?? {}), (query, ifNoneMatch) =>
-        bus.call('dag', dagOps, 'dag.listIfChanged', ifNoneMatch === undefined ? query : { ...query, ifNoneMatch }, {
-          principal,
-        }),
-      ),
+    dags: async (request, principal) => {
+      const query = DagListRequestSchema.parse(request.query ?? {});
+      try {
+        return await pages.read(query, (asked, ifNoneMatch) =>
+          bus.call('dag', dagOps, 'dag.listIfChanged', ifNoneMatch === undefined ? asked : { ...asked, ifNoneMatch }, {
+            principal,
+          }),
+        );
+      } catch (error) {
+        // dag-service replicas older than this gateway (during a rolling upgrade) know only `dag.list`.
+        if (!isUnknownOpError(error, 'dag.listIfChanged')) throw error;
+        return bus.call('dag', dagOps, 'dag.list', query, { principal });
+      }
+    },
     dag: async (request, principal) =>
       bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal }),
     dag_spec: async (request, principal) =>
