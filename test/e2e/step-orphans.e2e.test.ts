@@ -41,16 +41,18 @@ async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: n
   }
 }
 
-/** The pid of run-service `pid`'s step spawner (its child running spawner-main). */
-async function spawnerOf(pid: number): Promise<number> {
+/** The pids of run-service `pid`'s step spawners (its children running spawner-main; `RUN_STEP_SPAWNERS`). */
+async function spawnersOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
     if (!new RegExp(`^PPid:\\s+${pid}$`, 'm').test(status)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes('spawner-main')) return Number(entry);
+    if (cmdline.includes('spawner-main')) found.push(Number(entry));
   }
-  throw new Error(`run-service ${pid} has no step spawner`);
+  if (found.length === 0) throw new Error(`run-service ${pid} has no step spawner`);
+  return found;
 }
 
 it('a replica restarted after kill -9 kills the step processes the dead one left', async () => {
@@ -72,14 +74,14 @@ it('a replica restarted after kill -9 kills the step processes the dead one left
   const [replica] = stack.processesOf('run-service');
   if (replica?.pid === undefined) throw new Error('no run-service process');
   // run-service's step spawner kills the steps' groups when run-service dies (its IPC channel closes).
-  // A host-level kill takes both at once: freeze the spawner so it cannot act, then kill both.
-  const spawner = await spawnerOf(replica.pid);
-  process.kill(spawner, 'SIGSTOP');
+  // A host-level kill takes them all at once: freeze the spawners so they cannot act, then kill all.
+  const spawners = await spawnersOf(replica.pid);
+  for (const spawner of spawners) process.kill(spawner, 'SIGSTOP');
   await new Promise<void>((resolve) => {
     replica.once('exit', () => resolve());
     replica.kill('SIGKILL');
   });
-  process.kill(spawner, 'SIGKILL');
+  for (const spawner of spawners) process.kill(spawner, 'SIGKILL');
   // The background child survives its replica (re-parented to init): the orphan of the issue.
   await new Promise((r) => setTimeout(r, 1000));
   expect(isAlive(child)).toBe(true);

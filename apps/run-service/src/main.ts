@@ -5,6 +5,7 @@ import type { StepLauncher } from './core/step-launch';
 import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
 import { ProcessSpawner } from './process/spawner/process-spawner';
+import { SpawnerPool } from './process/spawner/spawner-pool';
 import { createRunService } from './run-service';
 
 /**
@@ -32,10 +33,16 @@ try {
     // createStepLauncher has checked the identity can be switched to (and that setpriv is there for it).
     ...(runConfig.stepSpawner
       ? {
-          spawner: new ProcessSpawner({
-            ...(identity !== undefined ? { identity } : {}),
-            ...(setpriv !== undefined ? { setpriv } : {}),
-          }),
+          spawner: new SpawnerPool(
+            Array.from(
+              { length: runConfig.stepSpawners },
+              () =>
+                new ProcessSpawner({
+                  ...(identity !== undefined ? { identity } : {}),
+                  ...(setpriv !== undefined ? { setpriv } : {}),
+                }),
+            ),
+          ),
         }
       : {}),
   };

@@ -23,6 +23,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
  * | `RUN_STEP_USER` | Unix user every step, precondition and backtick substitution runs as (via util-linux `setpriv`: no supplementary groups, no new privileges, killed with run-service); run-service must run as root (or that user) to switch; unset: steps run as run-service itself and a warning is logged at start (developer machines only; docs/security.md) | name | unset (`dagu-step` in the images, compose and Kubernetes) |
  * | `RUN_STEP_SPAWNER` | start step processes from a small spawner process run-service forks (fork cost grows with the forking process's memory, and blocks its thread); `false`: spawn them from run-service itself (docs/decisions.md "Steps start from a small spawner process") | flag | `true` |
+ * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it forks, about 1.4 ms a step here). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
@@ -73,6 +74,7 @@ export function runConfigSchema() {
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a Unix user name such as dagu-step')
       .optional(),
     RUN_STEP_SPAWNER: env.flag(true),
+    RUN_STEP_SPAWNERS: env.count(2).refine((n) => n <= 16, 'must be at most 16'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_LOG_BATCH_LINES: env.count(1000),
@@ -127,6 +129,8 @@ export interface RunConfig {
   readonly stepUser?: string;
   /** Start step processes from the spawner process (`RUN_STEP_SPAWNER`). */
   readonly stepSpawner: boolean;
+  /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
+  readonly stepSpawners: number;
   readonly logFlushMs: number;
   readonly logBatchLines: number;
   /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
@@ -177,6 +181,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     workDir: raw.RUN_WORK_DIR,
     ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
     stepSpawner: raw.RUN_STEP_SPAWNER,
+    stepSpawners: raw.RUN_STEP_SPAWNERS,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,

@@ -58,6 +58,11 @@ export class ProcessSpawner implements StepSpawner {
     return child;
   }
 
+  /** Children started and not yet closed (the pool's measure of load, spawner-pool.ts). */
+  get open(): number {
+    return this.children.size;
+  }
+
   /** The spawner's pid (tests). */
   get pid(): number | undefined {
     return this.process?.pid;
