@@ -209,7 +209,11 @@ describe('the compose stack as local processes', () => {
     expect(sampleValue(samples, http, { route: '/mcp', mcp_method: 'initialize' })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, http, { route: '/api/v1/auth/login', method: 'POST', status: '200' })).toBe(1);
     expect(
-      sampleValue(samples, 'dagu_bus_call_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' }),
+      sampleValue(samples, 'dagu_bus_call_duration_seconds_count', {
+        service: 'dag',
+        op: 'dag.listIfChanged',
+        outcome: 'ok',
+      }),
     ).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, 'process_resident_memory_bytes', { app: 'mcp-gateway' })).toBeGreaterThan(0);
     // Route labels are templates, never raw URLs (bounded cardinality).
@@ -231,7 +235,11 @@ describe('the compose stack as local processes', () => {
       expect(sampleValue(own, 'dagu_bus_queue_jobs', { state: 'waiting' })).toBeGreaterThanOrEqual(0);
       if (name === 'dag-service') {
         expect(
-          sampleValue(own, 'dagu_bus_job_duration_seconds_count', { service: 'dag', op: 'dag.list', outcome: 'ok' }),
+          sampleValue(own, 'dagu_bus_job_duration_seconds_count', {
+            service: 'dag',
+            op: 'dag.listIfChanged',
+            outcome: 'ok',
+          }),
         ).toBeGreaterThanOrEqual(1);
       }
     },
