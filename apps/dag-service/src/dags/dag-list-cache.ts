@@ -50,17 +50,10 @@ export class DagListCache {
     return JSON.stringify([request.page ?? 1, request.perPage, request.name, request.labels, request.order]);
   }
 
-  /** The cached page for `key`, if it is still valid. */
-  get(key: string): DagListReply | undefined {
-    return this.getEntry(key)?.reply;
-  }
-
-  /** The cached page for `key` and its tag ({@link pageTag}, computed once per stored page), if still valid. */
-  getTagged(key: string): { reply: DagListReply; etag: string } | undefined {
+  /** The cached page for `key` and its tag ({@link pageTag}), if it is still valid. */
+  get(key: string): { reply: DagListReply; etag: string } | undefined {
     const entry = this.getEntry(key);
-    if (entry === undefined) return undefined;
-    entry.etag ??= pageTag(entry.reply);
-    return { reply: entry.reply, etag: entry.etag };
+    return entry === undefined ? undefined : { reply: entry.reply, etag: entry.etag };
   }
 
   /**
@@ -91,11 +84,8 @@ export class DagListCache {
     return this.spec.epoch();
   }
 
-  /**
-   * Stores `reply` (with its tag when the caller computed it) unless the
-   * cache is off or a change happened since `epoch` was read.
-   */
-  store(key: string, reply: DagListReply, epoch: number, etag?: string): void {
+  /** Stores `reply` and its tag unless the cache is off or a change happened since `epoch` was read. */
+  store(key: string, reply: DagListReply, epoch: number, etag: string): void {
     if (!this.spec.enabled || epoch !== this.spec.epoch()) return;
     const now = this.now();
     let until = now + this.ttlMs;
@@ -127,8 +117,8 @@ interface CachedPage {
   readonly until: number;
   /** Whether `until` is the TTL's end (else the earliest next run shown). */
   readonly byTtl: boolean;
-  /** {@link pageTag} of `reply`, filled by the first tagged read. */
-  etag: string | undefined;
+  /** {@link pageTag} of `reply`. */
+  readonly etag: string;
 }
 
 /**

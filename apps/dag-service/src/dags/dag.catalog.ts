@@ -114,7 +114,7 @@ export class DagCatalog {
    * holds them (dag-list-cache.ts).
    */
   async list(request: DagListRequest): Promise<DagListReply> {
-    return (await this.page(request, false)).reply;
+    return (await this.page(request)).reply;
   }
 
   /**
@@ -124,24 +124,24 @@ export class DagCatalog {
    */
   async listIfChanged(request: DagListIfChangedRequest): Promise<DagListIfChangedReply> {
     const { ifNoneMatch, ...query } = request;
-    const { reply, etag = pageTag(reply) } = await this.page(query, true);
+    const { reply, etag = pageTag(reply) } = await this.page(query);
     return etag === ifNoneMatch ? { etag } : { etag, page: reply };
   }
 
   /**
    * A page from the replica's cache when it holds it, else from PostgreSQL
-   * (then cached); tagged on demand. A page read often is fetched again in
+   * (then cached), with its tag when it comes from the cache. A page read often is fetched again in
    * the background shortly before its TTL ends (DagListCache.refreshDue),
    * and reads that miss together share one fetch ({@link DagCatalog.fetchPage}).
    */
-  private async page(request: DagListRequest, tagged: boolean): Promise<{ reply: DagListReply; etag?: string }> {
+  private async page(request: DagListRequest): Promise<{ reply: DagListReply; etag?: string }> {
     const cache = this.changes.listCache;
     // While the cache is off (or the change subscription is down) every read queries for itself:
     // no cached page, and no shared query, since changes made elsewhere may go unheard meanwhile.
     const key = cache?.live === true ? cache.keyOf(request) : undefined;
     if (cache === undefined || key === undefined)
       return { reply: await listDags(this.repository, this.nextRuns, request, this.clock()) };
-    const cached = tagged ? cache.getTagged(key) : asPage(cache.get(key));
+    const cached = cache.get(key);
     if (cached === undefined) return this.fetchPage(cache, key, request);
     if (cache.refreshDue(key)) this.fetchPage(cache, key, request).catch(() => undefined);
     return cached;
@@ -298,8 +298,4 @@ export class DagCatalog {
     if (record !== undefined) return record;
     throw dagNotFoundError(name, await this.repository.listNames());
   }
-}
-
-function asPage(reply: DagListReply | undefined): { reply: DagListReply } | undefined {
-  return reply === undefined ? undefined : { reply };
 }

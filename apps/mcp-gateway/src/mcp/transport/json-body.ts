@@ -20,15 +20,16 @@ const CLOSE = Buffer.from('}');
  * other members and the stored bytes (same JSON, members in another order).
  */
 export function encodeJsonBody(body: unknown): Buffer {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const { result, ...rest } = body as { result?: unknown };
-    const shared = sharedResultJson(result);
-    if (shared !== undefined) {
-      const head = JSON.stringify(rest);
-      const open = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"result":`;
-      return Buffer.concat([Buffer.from(open, 'utf8'), shared, CLOSE]);
-    }
-  }
+  if (typeof body !== 'object' || body === null || !('result' in body)) return encodePlain(body);
+  const shared = sharedResultJson(body.result);
+  if (shared === undefined) return encodePlain(body);
+  const { result: _spliced, ...rest } = body;
+  const head = JSON.stringify(rest);
+  const open = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"result":`;
+  return Buffer.concat([Buffer.from(open, 'utf8'), shared, CLOSE]);
+}
+
+function encodePlain(body: unknown): Buffer {
   return Buffer.from(JSON.stringify(body), 'utf8');
 }
 
