@@ -4,7 +4,7 @@
 # Build from the repository root (the context must be the whole workspace):
 #   docker build -f infra/docker/run-service.Dockerfile -t dagu-mcp/run-service:local .
 #
-# Stages: prune (`turbo prune --docker`: only this app's workspace packages and
+# Stages: tools (the full node:20-bookworm, with gcc) -> prune (`turbo prune --docker`: only this app's workspace packages and
 # lockfile entries) -> build (install from the pruned lockfile, compile, then
 # `pnpm deploy --prod`: the app with production dependencies only) -> runtime
 # (Node only, no build tools, non-root, code owned by root so it is read-only
@@ -23,8 +23,13 @@
 # verify_deps_before_run="false" makes the parallel `pnpm run build`s race on
 # pnpm's workspace-state file (see scripts/build.sh).
 ARG NODE_IMAGE=node:20-bookworm-slim
+# The build stages need a C compiler: the package's build compiles the native step
+# spawner (apps/run-service/native/step-spawner.c, docs/decisions.md "Steps start from a
+# small spawner process"). The full Debian image has gcc; the runtime stays slim, and the
+# binary needs nothing but the same Debian release's libc.
+ARG BUILD_IMAGE=node:20-bookworm
 
-FROM ${NODE_IMAGE} AS tools
+FROM ${BUILD_IMAGE} AS tools
 ENV TURBO_TELEMETRY_DISABLED=1
 RUN npm install --global pnpm@10.34.9 turbo@2.11.11
 

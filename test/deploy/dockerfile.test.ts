@@ -42,6 +42,10 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     expect(stages.map((s) => s.name)).toEqual(['tools', 'prune', 'build', 'runtime']);
     expect(dockerfile.globalArgs.NODE_IMAGE).toMatch(/^node:20[.-]/);
     expect(runtime?.from).toBe(dockerfile.globalArgs.NODE_IMAGE);
+    // run-service's build compiles its native step spawner: its tools come from the full Debian image, with gcc.
+    if (app === 'run-service') {
+      expect(stages[0]?.from).toBe('node:20-bookworm');
+    }
     // The gateway's image also builds the web console (issue 26): its static files are served from /app/web.
     const scopes = app === 'mcp-gateway' ? `@dagu-mcp/${app} @dagu-mcp/web` : `@dagu-mcp/${app}`;
     expect(runs(stages[1])).toEqual([`turbo prune ${scopes} --docker`]);

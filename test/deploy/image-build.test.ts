@@ -9,7 +9,7 @@
  * About half a minute per app. `DEPLOY_IMAGE_APPS=mcp-gateway,dag-service`
  * limits the apps; `DEPLOY_IMAGE_APPS=none` skips this file.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -41,6 +41,8 @@ maybe('images built by their Dockerfiles, without Docker', () => {
         const deployed = join(image.root, image.workdir);
         // The gateway's image carries the built web console where WEB_DIST_DIR points (issue 26).
         if (app === 'mcp-gateway') expect(readdirSync(join(deployed, 'web'))).toEqual(['console', 'index.html']);
+        // run-service's image carries its native step spawner, built in the build stage.
+        if (app === 'run-service') expect(existsSync(join(deployed, 'dist', 'native', 'step-spawner'))).toBe(true);
         const packages = installedPackages(deployed);
         expect(packages).toContain('@dagu-mcp/runtime');
         expect(packages.filter((name) => DEV_ONLY.includes(name))).toEqual([]);

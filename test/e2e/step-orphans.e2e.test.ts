@@ -41,7 +41,7 @@ async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: n
   }
 }
 
-/** The pids of run-service `pid`'s step spawners (its children running spawner-main; `RUN_STEP_SPAWNERS`). */
+/** The pids of run-service `pid`'s step spawners (its children running native/step-spawner; `RUN_STEP_SPAWNERS`). */
 async function spawnersOf(pid: number): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
@@ -49,7 +49,7 @@ async function spawnersOf(pid: number): Promise<number[]> {
     const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
     if (!new RegExp(`^PPid:\\s+${pid}$`, 'm').test(status)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes('spawner-main')) found.push(Number(entry));
+    if (cmdline.includes('step-spawner')) found.push(Number(entry));
   }
   if (found.length === 0) throw new Error(`run-service ${pid} has no step spawner`);
   return found;

@@ -4,7 +4,7 @@ import { stepEnvBase } from './core/env-merge';
 import type { StepLauncher } from './core/step-launch';
 import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
-import { ProcessSpawner } from './process/spawner/process-spawner';
+import { findStepSpawner, ProcessSpawner } from './process/spawner/process-spawner';
 import { SpawnerPool } from './process/spawner/spawner-pool';
 import { createRunService } from './run-service';
 
@@ -27,17 +27,21 @@ try {
   leftovers = killLeftoverStepGroups(runConfig.stateDir);
   const setpriv = findSetpriv(process.env.PATH ?? '');
   const base = createStepLauncher({ identity, setpriv, ownUid: process.getuid?.() ?? -1 });
+  const spawnerBinary = runConfig.stepSpawner ? findStepSpawner() : undefined;
+  if (runConfig.stepSpawner && spawnerBinary === undefined)
+    process.stderr.write('run-service: the native step spawner was not built; steps start from run-service itself\n');
   launcher = {
     ...base,
     groups: new StepGroupRegistry(runConfig.stateDir),
     // createStepLauncher has checked the identity can be switched to (and that setpriv is there for it).
-    ...(runConfig.stepSpawner
+    ...(spawnerBinary !== undefined
       ? {
           spawner: new SpawnerPool(
             Array.from(
               { length: runConfig.stepSpawners },
               () =>
                 new ProcessSpawner({
+                  binary: spawnerBinary,
                   ...(identity !== undefined ? { identity } : {}),
                   ...(setpriv !== undefined ? { setpriv } : {}),
                 }),

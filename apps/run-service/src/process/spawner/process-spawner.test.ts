@@ -1,4 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIRECT_LAUNCHER, type StepLauncher } from '../../core/step-launch';
 import { runProcess, type ProcessOutcome } from '../process-runner';
@@ -7,9 +9,10 @@ import { ProcessSpawner } from './process-spawner';
 import { isAlive } from '../../../test-fixtures/process-alive';
 
 /**
- * The step spawner (docs/decisions.md "Steps start from a small spawner
- * process"): step processes started by a small process of their own, driven
- * through the same process runner the engine uses. Real processes throughout.
+ * The native step spawner (docs/decisions.md "Steps start from a small
+ * spawner process"): step processes started by `native/step-spawner`
+ * (built by the package's build), driven through the same process runner the
+ * engine uses. Real processes throughout.
  */
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -61,6 +64,83 @@ test('relays output in order, the exit code, and a start failure', async () => {
   expect(lines).toEqual(['out one', 'err two', 'out three']);
   const missing = await run(launcher, 'true', { file: '/no/such/shell' });
   expect(missing).toMatchObject({ exitCode: null, spawnError: expect.stringContaining('ENOENT') as string });
+});
+
+test('the step gets exactly its environment, default signals, its own group, /dev/null as stdin; PATH finds a bare name', async () => {
+  const launcher = spawnerLauncher();
+  const lines: string[] = [];
+  const outcome = await runProcess({
+    file: 'sh',
+    args: [
+      '-c',
+      'env | sort; grep -E "^Sig(Blk|Ign):" /proc/self/status | tr -s "\\t " " "; ps -o pgid= -p $$ | tr -d " "; echo "pid $$"; readlink /proc/self/fd/0',
+    ],
+    cwd: '/tmp',
+    env: { PATH, ONLY: 'this' },
+    launcher,
+    signal: new AbortController().signal,
+    killGraceMs: 500,
+    onStdout: (line) => lines.push(line),
+    onStderr: (line) => lines.push(`err ${line}`),
+  });
+  expect(outcome.exitCode).toBe(0);
+  const pid = lines.find((line) => line.startsWith('pid '))?.slice(4);
+  // sh adds PWD, SHLVL and _ of its own; nothing of the spawner's or this process's environment.
+  expect(lines.filter((line) => /^[A-Z_]+=/.test(line) && !/^(PWD|SHLVL|_|OLDPWD)=/.test(line))).toEqual([
+    'ONLY=this',
+    `PATH=${PATH}`,
+  ]);
+  expect(lines).toContain('PWD=/tmp');
+  expect(lines).toContain('SigBlk: 0000000000000000');
+  expect(lines).toContain('SigIgn: 0000000000000000');
+  // The step leads its own process group (the runner kills it by group).
+  expect(lines).toContain(String(pid));
+  expect(lines).toContain('/dev/null');
+});
+
+test('a step ended by a signal reports it; a file that cannot run reports why', async () => {
+  const launcher = spawnerLauncher();
+  expect(await run(launcher, 'kill -TERM $$')).toMatchObject({ exitCode: null, signal: 'SIGTERM' });
+  const dir = mkdtempSync(join(tmpdir(), 'spawner-'));
+  writeFileSync(join(dir, 'plain'), 'echo never\n', { mode: 0o644 });
+  expect(await run(launcher, 'true', { file: join(dir, 'plain') })).toMatchObject({
+    exitCode: null,
+    spawnError: `spawn ${join(dir, 'plain')} EACCES`,
+  });
+  // As execvp does: an executable without a #! line runs as a /bin/sh script.
+  writeFileSync(join(dir, 'script'), 'echo "as sh: $1"\n', { mode: 0o755 });
+  const lines: string[] = [];
+  expect(await run(launcher, 'arg1', { file: join(dir, 'script'), lines })).toMatchObject({ exitCode: 0 });
+  expect(lines).toEqual(['out as sh: -c']);
+  rmSync(dir, { recursive: true, force: true });
+  expect(await run(launcher, 'true', { file: 'no-such-program-here' })).toMatchObject({
+    spawnError: 'spawn no-such-program-here ENOENT',
+  });
+  const missingDir = await runProcess({
+    file: '/bin/sh',
+    args: ['-c', 'true'],
+    cwd: '/no/such/dir',
+    env: { PATH },
+    launcher,
+    signal: new AbortController().signal,
+    killGraceMs: 500,
+    onStdout: () => undefined,
+    onStderr: () => undefined,
+  });
+  expect(missingDir).toMatchObject({ exitCode: null, spawnError: 'spawn /bin/sh ENOENT' });
+  // A NUL cannot cross exec: refused before the spawner, as Node's spawn refuses it.
+  expect(await run(launcher, 'echo a\0b')).toMatchObject({ spawnError: expect.stringContaining('NUL') as string });
+});
+
+test('a background process that keeps the pipes open does not hold the step past the drain time', async () => {
+  const launcher = spawnerLauncher();
+  const lines: string[] = [];
+  const started = Date.now();
+  const outcome = await run(launcher, 'sleep 30 & echo "bg $!"; exit 3', { lines });
+  expect(outcome).toMatchObject({ exitCode: 3 });
+  expect(Date.now() - started).toBeLessThan(5000);
+  const background = Number(lines[0]?.split(' ')[2]);
+  process.kill(background, 'SIGKILL');
 });
 
 test('carries large output whole while the runner pauses and resumes it', async () => {
@@ -186,4 +266,27 @@ test('with a step user: the step runs as that user, without groups, with no new 
   );
   expect(outcome.exitCode).toBe(0);
   expect(lines).toEqual(['out dagu-step', 'out Groups: ', 'out NoNewPrivs: 1', 'out parent-denied']);
+
+  // The working directory is entered before the user switch (as Node's spawn does): a run
+  // directory of the step user's inside a base closed to it.
+  const base = mkdtempSync(join(tmpdir(), 'spawner-base-'));
+  const runDir = join(base, 'run');
+  mkdirSync(runDir);
+  const { uid, gid } = resolveStepIdentity('dagu-step');
+  chownSync(runDir, uid, gid);
+  const inRunDir: string[] = [];
+  const wrote = await runProcess({
+    file: '/bin/sh',
+    args: ['-c', 'echo written > here.txt && cat here.txt && pwd'],
+    cwd: runDir,
+    env: { PATH },
+    launcher,
+    signal: new AbortController().signal,
+    killGraceMs: 500,
+    onStdout: (line) => inRunDir.push(line),
+    onStderr: (line) => inRunDir.push(`err ${line}`),
+  });
+  rmSync(base, { recursive: true, force: true });
+  expect(wrote.exitCode).toBe(0);
+  expect(inRunDir).toEqual(['written', runDir]);
 });

@@ -1,14 +1,27 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { StepChild, StepChildListener, StepIdentity, StepSpawner } from '../../core/step-launch';
-import type { FromSpawner, ToSpawner } from './spawner-protocol';
+import { encodeToSpawner, SpawnerFrameReader, type FromSpawner, type ToSpawner } from './spawner-protocol';
 
 /**
- * run-service's side of the step process spawner (`spawner-main.ts`;
+ * Where the build puts the native step spawner (`native/step-spawner.c`,
+ * compiled by `scripts/build-native.sh` into `dist/native/`), from the
+ * sources or the build alike.
+ *
+ * @returns its path, or undefined when it was not built (no C compiler at build time)
+ */
+export function findStepSpawner(): string | undefined {
+  const path = join(__dirname, '..', '..', '..', 'dist', 'native', 'step-spawner');
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * run-service's side of the native step spawner (`native/step-spawner.c`;
  * docs/decisions.md "Steps start from a small spawner process").
  *
- * One spawner process is forked when this is created and again on the next
+ * One spawner process is started when this is created and again on the next
  * start after it died. Each {@link StepChild} it hands out mirrors one child
  * of the spawner: `pid` once `started` arrives (the runner kills the group
  * with `process.kill(-pid)` itself), output chunks, `exit` and `close`. When
@@ -16,30 +29,31 @@ import type { FromSpawner, ToSpawner } from './spawner-protocol';
  * spawner exited") after its group was killed, so no step hangs.
  *
  * The spawner keeps run-service's event loop alive only while one of its
- * children is open; when run-service exits, the channel closes and the
- * spawner kills what it started and exits.
+ * children is open; when run-service exits, the spawner's stdin reaches its
+ * end and the spawner kills what it started and exits.
  */
 export class ProcessSpawner implements StepSpawner {
   private process: ChildProcess | undefined;
   private nextId = 1;
   private readonly children = new Map<number, RemoteChild>();
 
-  private readonly entry: string;
+  private readonly binary: string;
 
   /**
-   * Forks the spawner now (so the first step does not wait for it).
+   * Starts the spawner now (so the first step does not wait for it).
    *
    * @param opts.identity the step user (`RUN_STEP_USER`): every child runs as it; default: as run-service
    * @param opts.setpriv  util-linux `setpriv`: the spawner starts under `setpriv --no-new-privs`
-   *                      (required with an identity, docs/security.md); default: forked directly
-   * @param opts.entry    the spawner script (default: `spawner-main.js` beside this file; a `.ts`
-   *                      entry runs through the repo's test register)
-   * @throws Error with an identity but no `setpriv`
+   *                      (required with an identity, docs/security.md); default: started directly
+   * @param opts.binary   the spawner executable (default: {@link findStepSpawner})
+   * @throws Error with an identity but no `setpriv`, or when the spawner was not built
    */
-  constructor(private readonly opts: { identity?: StepIdentity; setpriv?: string; entry?: string } = {}) {
+  constructor(private readonly opts: { identity?: StepIdentity; setpriv?: string; binary?: string } = {}) {
     if (opts.identity !== undefined && opts.setpriv === undefined)
       throw new Error('the step spawner needs util-linux setpriv to start steps as the step user');
-    this.entry = opts.entry ?? defaultEntry();
+    const binary = opts.binary ?? findStepSpawner();
+    if (binary === undefined) throw new Error('the native step spawner was not built (scripts/build-native.sh)');
+    this.binary = binary;
     this.ensureProcess();
   }
 
@@ -52,9 +66,9 @@ export class ProcessSpawner implements StepSpawner {
     const id = this.nextId++;
     const child = new RemoteChild(id, (message) => this.post(message));
     this.children.set(id, child);
-    // While a child is open the channel keeps the event loop alive (its answers are awaited).
-    if (this.children.size === 1) this.process?.channel?.ref();
-    this.post({ t: 'spawn', id, file, args: [...args], cwd: opts.cwd, env: { ...opts.env } });
+    // While a child is open the pipes keep the event loop alive (its answers are awaited).
+    if (this.children.size === 1) this.refPipes(true);
+    this.post({ t: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env });
     return child;
   }
 
@@ -70,35 +84,62 @@ export class ProcessSpawner implements StepSpawner {
 
   private post(message: ToSpawner): void {
     const proc = this.ensureProcess();
-    if (!proc.connected) {
+    let frame: Buffer;
+    try {
+      frame = encodeToSpawner(message);
+    } catch (error) {
+      this.children.get(message.id)?.fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (proc.stdin === null || !proc.stdin.writable) {
       this.children.get(message.id)?.fail('the step spawner is not running');
       return;
     }
-    proc.send(message);
+    proc.stdin.write(frame);
+  }
+
+  private refPipes(on: boolean): void {
+    for (const stream of [this.process?.stdin, this.process?.stdout]) {
+      // A child's piped stdio is a net.Socket, which can be unref'd.
+      if (!(stream instanceof Socket)) continue;
+      if (on) stream.ref();
+      else stream.unref();
+    }
   }
 
   private ensureProcess(): ChildProcess {
-    if (this.process !== undefined && this.process.exitCode === null && this.process.signalCode === null)
-      return this.process;
-    // Its own small heap: what makes its forks cheap.
-    const execArgv = [...(this.entry.endsWith('.ts') ? ['-r', testRegister()] : []), '--max-old-space-size=64'];
+    const current = this.process;
+    if (current !== undefined) {
+      if (current.exitCode === null && current.signalCode === null) return current;
+      // Dead, its close not seen yet: its children fail now, before a new spawner takes their ids' place.
+      this.lost(current);
+    }
     const { identity, setpriv } = this.opts;
     const args = identity !== undefined ? ['--uid', String(identity.uid), '--gid', String(identity.gid)] : [];
     const options = {
       env: { PATH: process.env.PATH ?? '' },
-      serialization: 'advanced' as const,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['pipe', 'pipe', 'inherit'] as ['pipe', 'pipe', 'inherit'],
     };
     const proc =
       setpriv === undefined
-        ? fork(this.entry, args, { ...options, execArgv })
-        : spawn(setpriv, ['--no-new-privs', '--', process.execPath, ...execArgv, this.entry, ...args], options);
-    proc.on('message', (message: FromSpawner) => this.receive(message));
-    proc.on('exit', () => this.lost(proc));
+        ? spawn(this.binary, args, options)
+        : spawn(setpriv, ['--no-new-privs', '--', this.binary, ...args], options);
+    const reader = new SpawnerFrameReader((message) => this.receive(message));
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (error) {
+        process.stderr.write(`run-service: ${error instanceof Error ? error.message : String(error)}\n`);
+        proc.kill('SIGKILL');
+      }
+    });
+    // A write after the spawner died fails with EPIPE; its `close` fails the children.
+    proc.stdin?.on('error', () => undefined);
+    proc.on('close', () => this.lost(proc));
     proc.on('error', () => this.lost(proc));
     proc.unref();
-    proc.channel?.unref();
     this.process = proc;
+    this.refPipes(this.children.size > 0);
     return proc;
   }
 
@@ -107,7 +148,7 @@ export class ProcessSpawner implements StepSpawner {
     if (child === undefined) return;
     if (message.t === 'close' || message.t === 'error') {
       this.children.delete(message.id);
-      if (this.children.size === 0) this.process?.channel?.unref();
+      if (this.children.size === 0) this.refPipes(false);
     }
     child.receive(message);
   }
@@ -147,10 +188,7 @@ class RemoteChild implements StepChild {
         this.pid = message.pid;
         return listener.started();
       case 'out':
-        return listener.output(
-          message.fd,
-          Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength),
-        );
+        return listener.output(message.fd, message.data);
       case 'exit':
         return listener.exit();
       case 'close':
@@ -192,13 +230,4 @@ class RemoteChild implements StepChild {
   closePipes(): void {
     if (!this.ended) this.post({ t: 'close_pipes', id: this.id });
   }
-}
-
-function defaultEntry(): string {
-  const js = join(__dirname, 'spawner-main.js');
-  return existsSync(js) ? js : join(__dirname, 'spawner-main.ts');
-}
-
-function testRegister(): string {
-  return join(__dirname, '..', '..', '..', '..', '..', 'packages', 'bus', 'test-fixtures', 'ts-register.js');
 }

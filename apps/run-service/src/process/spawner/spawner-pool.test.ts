@@ -46,7 +46,7 @@ test('steps one at a time stay on the first spawner; concurrent steps spread ove
   expect(concurrent.filter((pid) => pid === second)).toHaveLength(3);
   // Every step ended: nothing is counted open any more.
   expect(members.map((m) => m.open)).toEqual([0, 0]);
-  expect(readFileSync(`/proc/${first}/cmdline`, 'utf8')).toContain('spawner-main');
+  expect(readFileSync(`/proc/${first}/cmdline`, 'utf8')).toContain('step-spawner');
 });
 
 test('a pool needs a member', () => {
