@@ -8,7 +8,7 @@
  * statements per schema (`pg_stat_user_tables`), and the Redis commands
  * (`INFO commandstats` of the machine's Redis: other work on it counts too).
  *
- *   node bench/engine-cost-per-run.mjs [runs=50]
+ *   node bench/engine-cost-per-run.mjs [runs=50] [dag=bench-true|bench-chain|bench-foreach]
  *
  * Needs a built tree, PostgreSQL and Redis answering (DATABASE_URL, REDIS_URL).
  */
@@ -20,6 +20,8 @@ import { applyDags } from './lib/dags.mjs';
 import { engineDags, startCall, drainRuns } from './lib/engine.mjs';
 
 const RUNS = Number(process.argv[2] ?? 50);
+/** The DAG started (`bench-chain`: per run of 100 steps; default `bench-true`, one step). */
+const DAG = process.argv[3] ?? 'bench-true';
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -53,14 +55,14 @@ try {
   const session = await openSession(stack.mcpUrl, { token, agent });
   await applyDags(stack.mcpUrl, session, token, engineDags({ chainSteps: 2, foreachItems: 2 }));
   const start = async (i) => {
-    const answer = await call(stack.mcpUrl, session, 'tools/call', startCall('bench-true').params, {
+    const answer = await call(stack.mcpUrl, session, 'tools/call', startCall(DAG).params, {
       token,
       agent,
       id: i,
     });
     const id = answer?.structuredContent?.dagRunId;
     if (typeof id !== 'string') throw new Error(`start: ${JSON.stringify(answer).slice(0, 300)}`);
-    await drainRuns(databaseUrl, stack.schemaOf('run-service'), 'bench-true', [id], { pollMs: 5 });
+    await drainRuns(databaseUrl, stack.schemaOf('run-service'), DAG, [id], { pollMs: 5 });
   };
   for (let i = 0; i < 10; i += 1) await start(i + 1);
   await sleep(1500);

@@ -8,6 +8,7 @@
  *   node bench/run.mjs [--smoke] [--rounds 5] [--warmup 5] [--duration 10]
  *                      [--connections 32] [--dags 10000] [--only S1,S2,…]
  *                      [--out bench/results] [--profile] [--no-benchmarks-md]
+ *                      [--engine-counts 100,1000] [--engine-replicas 1,2]
  *
  * Starts the stack (4 apps from dist/, own bus prefix and schemas), signs in,
  * creates an API key, opens one MCP session, seeds the DAGs through
@@ -61,6 +62,8 @@ const { values: argv } = parseArgs({
     'sse-hold': { type: 'string' },
     'sse-keepalive-ms': { type: 'string' },
     'log-lines': { type: 'string' },
+    'engine-counts': { type: 'string' },
+    'engine-replicas': { type: 'string' },
     seed: { type: 'string', default: 'sql' },
     only: { type: 'string' },
     out: { type: 'string' },
@@ -89,7 +92,9 @@ const settings = {
   logLines: num('log-lines', 1_000_000, 10_000),
   logReads: smoke ? 3 : 20,
   // S8–S10 (engine): runs started at once, chain length, foreach items, S10's read window.
-  engineCounts: smoke ? [10] : [100, 1000],
+  engineCounts:
+    argv['engine-counts'] !== undefined ? argv['engine-counts'].split(',').map(Number) : smoke ? [10] : [100, 1000],
+  engineReplicas: argv['engine-replicas'] !== undefined ? argv['engine-replicas'].split(',').map(Number) : [1, 2],
   chainSteps: smoke ? 10 : 100,
   foreachItems: smoke ? 20 : 500,
   engineRounds: smoke ? 1 : 3,
@@ -1002,7 +1007,7 @@ async function engineScenarios(names) {
   await scenario('S8', 'engine throughput: one-step runs started at once', async (record) => {
     const checks = [];
     record.checks = checks;
-    for (const replicas of [1, 2]) {
+    for (const replicas of settings.engineReplicas) {
       const extra = replicas === 2 ? await stack.addReplica('run-service') : undefined;
       if (extra) cpuPids['run-service#2'] = extra.pid;
       try {
