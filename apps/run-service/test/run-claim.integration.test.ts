@@ -3,7 +3,7 @@ import { createLogger, createPool, migrate, withTransaction, type Pool } from '@
 import { z } from 'zod';
 import { RUN_MIGRATIONS } from '../src/store/migrations';
 import { nodesOfDag } from '../src/core/dag-nodes';
-import { claimQueuedRuns } from '../src/store/run-ownership.repository';
+import { claimQueuedRuns, hasQueuedRuns } from '../src/store/run-ownership.repository';
 import { finishAttempt, insertRun, type NewRun } from '../src/store/run.repository';
 import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-env';
 
@@ -62,9 +62,12 @@ const TimesSchema = z.object({
 });
 
 it('a run admitted by the end of the one before it starts after that end', async () => {
+  // The dispatcher's pre-check: nothing queued yet, then the queued run is seen (and, once claimed, gone).
+  expect(await hasQueuedRuns(pool)).toBe(false);
   const first = await insertRun(pool, newRun('first', 1));
   await insertRun(pool, newRun('second', 5));
   const claimed = await withTransaction(pool, async (client) => {
+    expect(await hasQueuedRuns(pool)).toBe(true);
     // The claim's transaction begins; the running run ends 50 ms later; only then is the claim made.
     await client.query('SELECT 1');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -77,6 +80,7 @@ it('a run admitted by the end of the one before it starts after that end', async
     return claimQueuedRuns(client, 'replica-b', { limitOf: () => 10 });
   });
   expect(claimed.map((run) => run.dagRunId)).toEqual(['second']);
+  expect(await hasQueuedRuns(pool)).toBe(false);
   const rows = (await pool.query('SELECT dag_run_id, started_at, finished_at FROM runs ORDER BY pk')).rows.map((row) =>
     TimesSchema.parse(row),
   );

@@ -1,5 +1,5 @@
 import { withTransaction, type Logger, type Pool } from '@dagu-mcp/runtime';
-import { claimQueuedRuns, type ClaimedRun } from '../store/run-ownership.repository';
+import { claimQueuedRuns, hasQueuedRuns, type ClaimedRun } from '../store/run-ownership.repository';
 import type { QueueLimits } from '../config/queue-limits';
 
 /**
@@ -64,6 +64,8 @@ export class RunDispatcher {
 
   private async pass(): Promise<void> {
     try {
+      // Nothing queued (the common pass, after a run ended): no locked claim transaction.
+      if (!(await hasQueuedRuns(this.pool))) return;
       const claimed = await withTransaction(this.pool, (client) =>
         claimQueuedRuns(client, this.options.owner, this.options.queues),
       );

@@ -92,6 +92,21 @@ export async function forceEndRun(
   return run;
 }
 
+/**
+ * Whether any run is queued (status 5), on any replica: one read of the
+ * active-runs index, without the claim's advisory lock or transaction.
+ *
+ * The dispatcher asks this first (issue 28): most of its passes follow a run
+ * that ended with nothing queued. Skipping the claim then is safe: a run
+ * enqueued before this read is seen by it; one enqueued after it is claimed
+ * by the pass its own enqueue pokes on its replica, which runs after this
+ * replica's ended run was committed and so sees the slot it freed.
+ */
+export async function hasQueuedRuns(db: Queryable): Promise<boolean> {
+  const result = await db.query(`SELECT EXISTS (SELECT 1 FROM runs WHERE status = ${RunStatus.queued}) AS queued`);
+  return parseRows(z.object({ queued: z.boolean() }), result)[0]?.queued === true;
+}
+
 /** A queued run the dispatcher may start. */
 export interface ClaimedRun {
   pk: number;
