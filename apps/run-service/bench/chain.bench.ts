@@ -4,7 +4,7 @@
  *
  * Run from the repo root (no build needed; PostgreSQL must be up, database
  * `test` unless TEST_DATABASE_URL says otherwise):
- *   node -r ./packages/bus/test-fixtures/ts-register.js apps/run-service/bench/chain.bench.ts [--steps 100] [--rounds 5] [--direct]
+ *   node -r ./packages/bus/test-fixtures/ts-register.js apps/run-service/bench/chain.bench.ts [--steps 100] [--rounds 5] [--direct] [--state-write-ms 20]
  * or: cd apps/run-service && npm run bench:chain
  *
  * Measures:
@@ -66,7 +66,10 @@ async function baselineMs(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const env = await createRunTestEnv('bench_chain', {}, LAUNCHER);
+  // `--state-write-ms N`: RUN_STATE_WRITE_MS for this bench (default: the config's default).
+  const stateWrite = process.argv.indexOf('--state-write-ms');
+  const overrides = stateWrite >= 0 ? { stateWriteMs: Number(process.argv[stateWrite + 1]) } : {};
+  const env = await createRunTestEnv('bench_chain', overrides, LAUNCHER);
   const spec = `type: chain\nsteps:\n${Array.from({ length: STEPS }, (_, i) => `  - {name: s${i}, run: "true"}`).join('\n')}\n`;
   const overheads: number[] = [];
   try {

@@ -26,6 +26,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it starts one). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
+ * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
@@ -77,6 +78,7 @@ export function runConfigSchema() {
     RUN_STEP_SPAWNERS: env.count(2).refine((n) => n <= 16, 'must be at most 16'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
+    RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
     RUN_LOG_BATCH_LINES: env.count(1000),
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
@@ -132,6 +134,8 @@ export interface RunConfig {
   /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
   readonly stepSpawners: number;
   readonly logFlushMs: number;
+  /** Least time between two step-state writes of one attempt (`RUN_STATE_WRITE_MS`), ms; 0: back to back. */
+  readonly stateWriteMs: number;
   readonly logBatchLines: number;
   /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
   readonly logReadMaxBytes: number;
@@ -183,6 +187,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     stepSpawner: raw.RUN_STEP_SPAWNER,
     stepSpawners: raw.RUN_STEP_SPAWNERS,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
+    stateWriteMs: raw.RUN_STATE_WRITE_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,

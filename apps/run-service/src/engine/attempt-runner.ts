@@ -165,6 +165,7 @@ export async function runAttempt(
             })),
           );
         },
+    deps.config.stateWriteMs,
   );
   const main = new AbortController();
   const forward = (reason: RunAbortReason) => () => {

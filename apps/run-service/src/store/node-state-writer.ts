@@ -7,7 +7,11 @@ import { retryWhileUnavailable } from './outage-retry';
  * records the node's latest state and a background loop writes every changed
  * node in one UPDATE (`unnest` of arrays), in order, one statement at a time.
  * A node saved several times before the loop runs is written once, with its
- * latest state. The engine awaits {@link NodeStateWriter.flush} before it
+ * latest state. Writes of one attempt start at most every `minIntervalMs`
+ * (`RUN_STATE_WRITE_MS`, 20 ms by default): in a chain of short steps the
+ * states of several steps go in one write, and PostgreSQL's work (a commit
+ * each) does not take the CPU the next step's process needs (issue 28).
+ * The engine awaits {@link NodeStateWriter.flush} before it
  * writes and publishes a run-status change, so a run event never announces
  * step states that are not in PostgreSQL yet (docs/architecture.md, dagu-model §8).
  * This keeps step bookkeeping off the critical path of a step chain.
@@ -35,7 +39,20 @@ export class NodeStateWriter implements NodeStateSink {
      * Synchronous and must not throw; no extra database round trip.
      */
     private readonly onWritten?: (rows: readonly WrittenStep[]) => void,
+    /**
+     * Least time between the starts of two writes, ms (`RUN_STATE_WRITE_MS`); default 0 (back to
+     * back). A save after a quiet spell is written at once; saves within the interval wait and go
+     * in one write. {@link flush} never waits for it.
+     */
+    private readonly minIntervalMs = 0,
   ) {}
+
+  /** `performance.now()` when the last write started. */
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** While {@link flush} runs: writes go at once. */
+  private flushing = 0;
+  /** Ends the wait for the interval early (a flush came). */
+  private wake: (() => void) | undefined;
 
   save(node: NodeSpec, state: NodeState): void {
     this.pending.set(node.seq, snapshotOf(node, state));
@@ -44,15 +61,38 @@ export class NodeStateWriter implements NodeStateSink {
 
   /** Resolves once every state saved so far is written (or failed to be written and was logged). */
   async flush(): Promise<void> {
-    while (this.loop !== undefined || this.pending.size > 0) {
-      if (this.loop !== undefined) await this.loop;
-      else this.loop = this.drain().finally(() => (this.loop = undefined));
+    this.flushing++;
+    this.wake?.();
+    try {
+      while (this.loop !== undefined || this.pending.size > 0) {
+        if (this.loop !== undefined) await this.loop;
+        else this.loop = this.drain().finally(() => (this.loop = undefined));
+      }
+    } finally {
+      this.flushing--;
     }
+  }
+
+  /** Waits until `minIntervalMs` after the last write started, unless a flush is running or comes. */
+  private spaced(): Promise<void> {
+    const wait = this.lastWriteAt + this.minIntervalMs - performance.now();
+    if (this.flushing > 0 || wait <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      this.wake = done;
+    });
   }
 
   private async drain(): Promise<void> {
     await Promise.resolve();
     while (this.pending.size > 0) {
+      await this.spaced();
+      this.lastWriteAt = performance.now();
       let rows = [...this.pending.values()];
       this.pending = new Map();
       try {
