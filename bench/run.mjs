@@ -1001,6 +1001,28 @@ async function startMany(dag, count, connections = settings.connections) {
   };
 }
 
+/**
+ * The machine's cost of starting a step process, measured now: `sh -c true`
+ * spawned `count` times one after another from this (small) Node process,
+ * detached, with piped output, as a step is. Context for S9: the same chain
+ * costs more on a machine where this costs more.
+ *
+ * @returns ms per start (mean)
+ */
+async function spawnFloorMs(count) {
+  const started = performance.now();
+  for (let i = 0; i < count; i += 1) {
+    await new Promise((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', 'true'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+  }
+  return (performance.now() - started) / count;
+}
+
 const medianOf = (rows, pick) => median(rows.map(pick).filter((v) => Number.isFinite(v)));
 
 async function engineScenarios(names) {
@@ -1048,16 +1070,25 @@ async function engineScenarios(names) {
     };
     const chains = [];
     const loops = [];
+    const floors = [];
     for (let r = 0; r < settings.engineRounds; r += 1) {
+      floors.push(await spawnFloorMs(settings.chainSteps));
       chains.push(await timeline('bench-chain'));
       loops.push(await timeline('bench-foreach'));
     }
-    record.figures = { chain: chains, foreach: loops };
+    record.figures = { chain: chains, foreach: loops, spawnFloorMs: floors };
     const perStep = medianOf(chains, (x) => x.runMs / settings.chainSteps);
     const loopMs = medianOf(loops, (x) => x.runMs);
+    const floor = median(floors);
     return {
       figures: record.figures,
       checks: [
+        {
+          label: `the machine's floor: sh -c true started ${settings.chainSteps}× in a row from Node (pipes, detached)`,
+          value: `${fmtMs(floor)} per start; the chain's step is ${round(perStep / floor, 2)}× it`,
+          target: 'context (the OS cost of a step)',
+          met: null,
+        },
         {
           label: `type: chain of ${settings.chainSteps} true steps, ms per step (run created → ended)`,
           value: `${fmtMs(perStep)} per step (run ${fmtMs(medianOf(chains, (x) => x.runMs))}; ${chains.every((x) => x.status === 4) ? 'succeeded' : `status ${chains.map((x) => x.status)}`})`,
