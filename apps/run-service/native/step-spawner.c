@@ -18,10 +18,11 @@
  * u32 child id (chosen by run-service), then the payload (see
  * spawner-protocol.ts, which is the contract for both sides).
  *
- * Per child, in this order: `started` (its pid) or `error` (exec failed,
- * e.g. "spawn /nope ENOENT"), any number of `out`, `exit` (the process
- * ended; its pipes may still be held open by a background process), `close`
- * (exited and both pipes closed: exit code, or the signal that ended it).
+ * Per child: `started` (its pid) or `error` (exec failed, e.g. "spawn /nope
+ * ENOENT"), then `out` frames and `exit` (the process ended; `out` frames
+ * may still follow, and its pipes may be held open by a background process),
+ * and last `close` (exited and both pipes closed: exit code, or the signal
+ * that ended it).
  *
  * Every child leads a process group of its own (setsid), gets /dev/null as
  * stdin and two pipes as stdout and stderr, the environment it was given and
@@ -74,8 +75,13 @@ static uid_t step_uid;
 static gid_t step_gid;
 static char chunk[CHUNK];
 
+static void kill_groups(void);
+static void kill_all_and_exit(void) __attribute__((noreturn));
+
+/* A fault the spawner cannot go on after: its steps die with it (run-service fails them). */
 static void die(const char *what) {
   fprintf(stderr, "step-spawner: %s: %s\n", what, strerror(errno));
+  kill_groups();
   exit(1);
 }
 
@@ -183,6 +189,8 @@ static const char *errno_name(int e) {
     case EAGAIN: return "EAGAIN";
     case ETXTBSY: return "ETXTBSY";
     case EISDIR: return "EISDIR";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
     default: return strerror(e);
   }
 }
@@ -196,49 +204,146 @@ static void send_spawn_error(uint32_t id, const char *file, int e) {
 }
 
 /*
- * Where `file` is executed from, as execvp finds it with the child's PATH:
- * itself when it holds a slash, else the first PATH entry where it is an
- * executable regular file. Searched here, before vfork, so the child does no
- * allocation. Returns a malloc'd path, or NULL with errno set.
+ * Where `file` may be executed from, as execvp looks for it with the child's
+ * PATH: itself when it holds a slash, else `<dir>/<file>` for every PATH entry
+ * in order (an empty entry is the working directory). Only listed here,
+ * before vfork, so the child does no allocation; the child tries them after
+ * its chdir and user switch, so relative entries and permissions are judged
+ * as the step sees them (as Node's spawn does). Returns a NULL-terminated,
+ * malloc'd array whose strings are malloc'd too, or NULL (out of memory).
  */
-__attribute__((noinline)) static char *resolve(const char *file, char *const *envp) {
-  if (strchr(file, '/') != NULL) return strdup(file);
+static char **candidates_of(const char *file, char *const *envp) {
+  size_t count = 1;
   const char *path = "/usr/local/bin:/usr/bin:/bin";
-  for (char *const *e = envp; *e != NULL; e++)
-    if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
-  int seen_eacces = 0;
+  if (strchr(file, '/') == NULL) {
+    for (char *const *e = envp; *e != NULL; e++)
+      if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
+    for (const char *c = path; *c != '\0'; c++) count += *c == ':';
+  }
+  char **list = calloc(count + 1, sizeof(char *));
+  if (list == NULL) return NULL;
+  if (strchr(file, '/') != NULL) {
+    list[0] = strdup(file);
+    if (list[0] == NULL) {
+      free(list);
+      return NULL;
+    }
+    return list;
+  }
   size_t flen = strlen(file);
-  while (1) {
+  for (size_t i = 0; i < count; i++) {
     const char *end = strchr(path, ':');
     size_t dlen = end != NULL ? (size_t)(end - path) : strlen(path);
     char *full = malloc(dlen + flen + 3);
-    if (full == NULL) return NULL;
-    if (dlen == 0)
-      sprintf(full, "./%s", file);
-    else
-      sprintf(full, "%.*s/%s", (int)dlen, path, file);
-    struct stat st;
-    if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-      if (access(full, X_OK) == 0) return full;
-      seen_eacces = 1;
+    if (full == NULL) {
+      for (size_t j = 0; j < i; j++) free(list[j]);
+      free(list);
+      return NULL;
     }
-    free(full);
-    if (end == NULL) break;
-    path = end + 1;
+    if (dlen == 0)
+      snprintf(full, flen + 3, "./%s", file);
+    else
+      snprintf(full, dlen + flen + 2, "%.*s/%s", (int)dlen, path, file);
+    list[i] = full;
+    path = end != NULL ? end + 1 : path + dlen;
   }
-  errno = seen_eacces ? EACCES : ENOENT;
-  return NULL;
+  return list;
+}
+
+static void free_list(char **list) {
+  if (list == NULL) return;
+  for (char **p = list; *p != NULL; p++) free(*p);
+  free(list);
 }
 
 /* Set by a vfork child that could not exec (it shares this memory until it execs or exits). */
 static volatile int child_errno;
 
+/* What the vfork child needs, all prepared by the parent. */
+struct exec_plan {
+  char **candidates;
+  char **argv;
+  /* argv for execvp's /bin/sh fallback: sh_argv[1] is set to the candidate that gave ENOEXEC. */
+  char **sh_argv;
+  char **envp;
+  const char *cwd;
+  int devnull, out, err;
+};
+
+/* The user switch's system calls take 32-bit ids: on 32-bit x86 and ARM those are the *32 calls. */
+#ifdef SYS_setuid32
+#define SYS_SETUID SYS_setuid32
+#define SYS_SETGID SYS_setgid32
+#define SYS_SETGROUPS SYS_setgroups32
+#else
+#define SYS_SETUID SYS_setuid
+#define SYS_SETGID SYS_setgid
+#define SYS_SETGROUPS SYS_setgroups
+#endif
+
+/*
+ * The vfork child: it shares the parent's memory until exec, so raw system
+ * calls only, no allocation, and nothing written but `child_errno` and
+ * `sh_argv[1]`. Its own stack frame (noinline) keeps it off the parent's
+ * locals. Never returns.
+ */
+__attribute__((noinline, noreturn)) static void exec_child(struct exec_plan *plan) {
+  sigset_t none;
+  sigemptyset(&none);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, (size_t)(_NSIG / 8));
+  if (syscall(SYS_setsid) < 0) goto failed;
+  /*
+   * chdir before the user switch, as Node's spawn does: the run directory belongs to the
+   * step user, but a parent of it (RUN_WORK_DIR) may be closed to that user.
+   */
+  if (syscall(SYS_chdir, plan->cwd) != 0) goto failed;
+  if (has_identity) {
+    /* Any failure ends the child: it never execs with root's ids. */
+    if (syscall(SYS_SETGROUPS, 0, NULL) != 0) goto failed;
+    if (syscall(SYS_SETGID, step_gid) != 0) goto failed;
+    if (syscall(SYS_SETUID, step_uid) != 0) goto failed;
+  }
+  /* The copies have no close-on-exec flag; the originals close at exec (all are above 2). */
+  if (syscall(SYS_dup3, plan->devnull, 0, 0) < 0 || syscall(SYS_dup3, plan->out, 1, 0) < 0 ||
+      syscall(SYS_dup3, plan->err, 2, 0) < 0)
+    goto failed;
+  /* execvp's rules: go on past ENOENT and ENOTDIR, remember EACCES, stop at any other error. */
+  int seen_eacces = 0;
+  for (char **c = plan->candidates; *c != NULL; c++) {
+    syscall(SYS_execve, *c, plan->argv, plan->envp);
+    if (errno == ENOEXEC) {
+      /* A file the kernel cannot execute (no #! line) runs as a /bin/sh script. */
+      plan->sh_argv[1] = *c;
+      syscall(SYS_execve, plan->sh_argv[0], plan->sh_argv, plan->envp);
+      break;
+    }
+    if (errno == EACCES) seen_eacces = 1;
+    else if (errno != ENOENT && errno != ENOTDIR) break;
+  }
+  if (seen_eacces) errno = EACCES;
+failed:
+  child_errno = errno != 0 ? errno : EINVAL;
+  syscall(SYS_exit, 127);
+  _exit(127);
+}
+
+/* vfork + exec in a frame of its own, so no local of the caller lives across vfork. */
+__attribute__((noinline)) static pid_t start_child(struct exec_plan *plan) {
+  child_errno = 0;
+  pid_t pid = vfork();
+  if (pid == 0) exec_child(plan);
+  return pid;
+}
+
 /*
  * spawn payload: file \0 cwd \0 u32 argc, argc × (arg \0), u32 envc, envc × ("K=V" \0).
- * args hold argv[1..]; argv[0] is `file`.
+ * args hold argv[1..]; argv[0] is `file`. Any failure to start is answered
+ * with `error` for this child alone; the spawner goes on.
  */
 static void spawn_child(uint32_t id, unsigned char *p, size_t len) {
   unsigned char *end = p + len;
+  char **argv = NULL, **envp = NULL, **sh_argv = NULL, **candidates = NULL;
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, devnull = -1;
   char *file = (char *)p;
   unsigned char *q = memchr(p, 0, len);
   if (q == NULL) goto malformed;
@@ -248,102 +353,58 @@ static void spawn_child(uint32_t id, unsigned char *p, size_t len) {
   q++;
   uint32_t argc = get_u32(q);
   q += 4;
-  char **argv = calloc((size_t)argc + 2, sizeof(char *));
-  if (argv == NULL) die("calloc");
+  /* Each arg takes at least its NUL: a count beyond the bytes left is a broken frame. */
+  if (argc > (size_t)(end - q)) goto malformed;
+  argv = calloc((size_t)argc + 2, sizeof(char *));
+  sh_argv = calloc((size_t)argc + 3, sizeof(char *));
+  if (argv == NULL || sh_argv == NULL) goto out_of_memory;
   argv[0] = file;
   for (uint32_t i = 0; i < argc; i++) {
     unsigned char *z = memchr(q, 0, (size_t)(end - q));
-    if (z == NULL) {
-      free(argv);
-      goto malformed;
-    }
+    if (z == NULL) goto malformed;
     argv[i + 1] = (char *)q;
     q = z + 1;
   }
-  if (end - q < 4) {
-    free(argv);
-    goto malformed;
-  }
+  if (end - q < 4) goto malformed;
   uint32_t envc = get_u32(q);
   q += 4;
-  char **envp = calloc((size_t)envc + 1, sizeof(char *));
-  if (envp == NULL) die("calloc");
+  if (envc > (size_t)(end - q)) goto malformed;
+  envp = calloc((size_t)envc + 1, sizeof(char *));
+  if (envp == NULL) goto out_of_memory;
   for (uint32_t i = 0; i < envc; i++) {
     unsigned char *z = memchr(q, 0, (size_t)(end - q));
-    if (z == NULL) {
-      free(argv);
-      free(envp);
-      goto malformed;
-    }
+    if (z == NULL) goto malformed;
     envp[i] = (char *)q;
     q = z + 1;
   }
-
-  char *exe = resolve(file, envp);
-  if (exe == NULL) {
-    send_spawn_error(id, file, errno);
-    free(argv);
-    free(envp);
-    return;
-  }
-  /* execvp's rule: a file the kernel cannot execute (no #! line) runs as a /bin/sh script. */
-  char **sh_argv = calloc((size_t)argc + 3, sizeof(char *));
-  if (sh_argv == NULL) die("calloc");
+  candidates = candidates_of(file, envp);
+  if (candidates == NULL) goto out_of_memory;
   sh_argv[0] = "/bin/sh";
-  sh_argv[1] = exe;
   for (uint32_t i = 0; i < argc; i++) sh_argv[i + 2] = argv[i + 1];
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) die("pipe2");
-  if (pipe2(err, O_CLOEXEC) != 0) die("pipe2");
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0) die("open /dev/null");
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+      (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+    goto system_error;
+  struct child *c = calloc(1, sizeof *c);
+  if (c == NULL) goto out_of_memory;
 
-  child_errno = 0;
-  pid_t pid = vfork();
-  if (pid == 0) {
-    /* The child, sharing this process's memory until exec: raw system calls only, no allocation. */
-    sigset_t none;
-    sigemptyset(&none);
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(uint64_t));
-    if (syscall(SYS_setsid) < 0) goto failed;
-    /*
-     * chdir before the user switch, as Node's spawn does: the run directory belongs to the
-     * step user, but a parent of it (RUN_WORK_DIR) may be closed to that user.
-     */
-    if (syscall(SYS_chdir, cwd) != 0) goto failed;
-    if (has_identity) {
-      if (syscall(SYS_setgroups, 0, NULL) != 0) goto failed;
-      if (syscall(SYS_setgid, step_gid) != 0) goto failed;
-      if (syscall(SYS_setuid, step_uid) != 0) goto failed;
-    }
-    /* The copies have no close-on-exec flag; the originals close at exec (all are above 2). */
-    if (syscall(SYS_dup3, devnull, 0, 0) < 0 || syscall(SYS_dup3, out[1], 1, 0) < 0 ||
-        syscall(SYS_dup3, err[1], 2, 0) < 0)
-      goto failed;
-    syscall(SYS_execve, exe, argv, envp);
-    if (errno == ENOEXEC) syscall(SYS_execve, sh_argv[0], sh_argv, envp);
-  failed:
-    child_errno = errno != 0 ? errno : EINVAL;
-    syscall(SYS_exit, 127);
-    _exit(127);
-  }
+  struct exec_plan plan = {candidates, argv, sh_argv, envp, cwd, devnull, out[1], err[1]};
+  pid_t pid = start_child(&plan);
   int spawn_errno = pid < 0 ? errno : child_errno;
   close(devnull);
   close(out[1]);
   close(err[1]);
-  free(exe);
+  free_list(candidates);
   free(argv);
   free(sh_argv);
   free(envp);
   if (pid < 0 || spawn_errno != 0) {
+    free(c);
     close(out[0]);
     close(err[0]);
     if (pid > 0) waitpid(pid, NULL, 0);
     send_spawn_error(id, file, spawn_errno);
     return;
   }
-  struct child *c = calloc(1, sizeof *c);
-  if (c == NULL) die("calloc");
   c->id = id;
   c->pid = pid;
   c->fds[0] = out[0];
@@ -356,12 +417,28 @@ static void spawn_child(uint32_t id, unsigned char *p, size_t len) {
 malformed:
   fprintf(stderr, "step-spawner: malformed spawn frame for child %u\n", id);
   send_frame(OUT_ERROR, id, "malformed spawn request", 23);
+  goto release;
+out_of_memory:
+  errno = ENOMEM;
+system_error:
+  /* Out of descriptors or memory: this step fails to start, the others go on. */
+  send_spawn_error(id, file, errno);
+release:
+  for (int i = 0; i < 2; i++) {
+    if (out[i] >= 0) close(out[i]);
+    if (err[i] >= 0) close(err[i]);
+  }
+  if (devnull >= 0) close(devnull);
+  free_list(candidates);
+  free(argv);
+  free(sh_argv);
+  free(envp);
 }
 
 static void handle_frame(unsigned char *frame, uint32_t len) {
   if (len < 5) {
     fprintf(stderr, "step-spawner: short frame\n");
-    exit(1);
+    kill_all_and_exit();
   }
   int type = frame[0];
   uint32_t id = get_u32(frame + 1);
@@ -380,9 +457,19 @@ static void handle_frame(unsigned char *frame, uint32_t len) {
   }
 }
 
-static void kill_all_and_exit(void) {
+/*
+ * Kills every group this spawner started that may still exist: leaders not
+ * reaped yet, and reaped ones whose pipes are still held (a background
+ * process of the group). A reaped leader with both pipes closed is skipped:
+ * its pid could now lead someone else's group.
+ */
+static void kill_groups(void) {
   for (struct child *c = children; c != NULL; c = c->next)
-    if (!c->exited) kill(-c->pid, SIGKILL);
+    if (!c->exited || c->fds[0] >= 0 || c->fds[1] >= 0) kill(-c->pid, SIGKILL);
+}
+
+static void kill_all_and_exit(void) {
+  kill_groups();
   exit(0);
 }
 
@@ -408,7 +495,7 @@ static void read_commands(void) {
     uint32_t len = get_u32(inbuf + at);
     if (len > MAX_FRAME) {
       fprintf(stderr, "step-spawner: frame of %u bytes\n", len);
-      exit(1);
+      kill_all_and_exit();
     }
     if (inlen - at - 4 < len) break;
     handle_frame(inbuf + at + 4, len);

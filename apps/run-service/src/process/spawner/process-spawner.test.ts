@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +219,23 @@ test('a killed spawner fails its open steps (their groups killed) and the next s
   expect(await waitUntil(() => !isAlive(stepPid), 3000)).toBe(true);
   expect(await run(launcher, 'exit 0')).toMatchObject({ exitCode: 0 });
   expect(spawner.pid).not.toBe(first);
+});
+
+test('a step started after the spawner died but before its close was seen runs on the next spawner', async () => {
+  const spawner = new ProcessSpawner();
+  const launcher = spawnerLauncher(spawner);
+  const dying: unknown = Reflect.get(spawner, 'process');
+  if (!(dying instanceof ChildProcess)) throw new Error('no spawner process');
+  // Node reports the spawner's exit before its close: a step started in between must not be
+  // failed with the dead spawner's children (it would run unsupervised).
+  const lines: string[] = [];
+  const started = new Promise<ProcessOutcome>((resolve) =>
+    dying.once('exit', () => resolve(run(launcher, 'echo ok', { lines }))),
+  );
+  dying.kill('SIGKILL');
+  expect(await started).toMatchObject({ exitCode: 0 });
+  expect(lines).toEqual(['out ok']);
+  expect(spawner.open).toBe(0);
 });
 
 test('when run-service dies (kill -9), the spawner kills the steps it started and exits', async () => {

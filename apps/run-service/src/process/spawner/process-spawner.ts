@@ -63,6 +63,9 @@ export class ProcessSpawner implements StepSpawner {
     args: readonly string[],
     opts: { cwd: string; env: Readonly<Record<string, string>> },
   ): StepChild {
+    // First: a spawner that died but whose close has not come yet fails its children now, before
+    // this one joins them (else it would be failed while it runs, unsupervised).
+    this.ensureProcess();
     const id = this.nextId++;
     const child = new RemoteChild(id, (message) => this.post(message));
     this.children.set(id, child);
@@ -83,19 +86,31 @@ export class ProcessSpawner implements StepSpawner {
   }
 
   private post(message: ToSpawner): void {
+    // A child failed already (its spawner died) is never started.
+    if (!this.children.has(message.id)) return;
     const proc = this.ensureProcess();
+    if (!this.children.has(message.id)) return;
     let frame: Buffer;
     try {
       frame = encodeToSpawner(message);
     } catch (error) {
-      this.children.get(message.id)?.fail(error instanceof Error ? error.message : String(error));
+      this.failChild(message.id, error instanceof Error ? error.message : String(error));
       return;
     }
     if (proc.stdin === null || !proc.stdin.writable) {
-      this.children.get(message.id)?.fail('the step spawner is not running');
+      this.failChild(message.id, 'the step spawner is not running');
       return;
     }
     proc.stdin.write(frame);
+  }
+
+  /** Ends child `id` with `error` and stops counting it open. */
+  private failChild(id: number, message: string): void {
+    const child = this.children.get(id);
+    if (child === undefined) return;
+    this.children.delete(id);
+    if (this.children.size === 0) this.refPipes(false);
+    child.fail(message);
   }
 
   private refPipes(on: boolean): void {

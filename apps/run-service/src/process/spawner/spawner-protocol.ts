@@ -44,6 +44,8 @@ const FROM_STDOUT = 3;
 const FROM_STDERR = 4;
 const FROM_EXIT = 5;
 const FROM_CLOSE = 6;
+/** The largest frame the spawner takes (its `MAX_FRAME`), bytes. */
+export const MAX_SPAWN_FRAME = 64 * 1024 * 1024;
 /** The spawner's `close` code when the child was ended by a signal. */
 const NO_CODE = 0xffffffff;
 
@@ -54,7 +56,8 @@ const NO_CODE = 0xffffffff;
  * envc × (`KEY=value` NUL). A NUL inside a value cannot cross exec; it is
  * refused here, as Node's spawn refuses it.
  *
- * @throws TypeError when a file, cwd, arg or env entry holds a NUL byte
+ * @throws TypeError when a file, cwd, arg or env entry holds a NUL byte; RangeError when the frame
+ *   would exceed {@link MAX_SPAWN_FRAME}
  */
 export function encodeToSpawner(message: ToSpawner): Buffer {
   if (message.t !== 'spawn') {
@@ -69,6 +72,8 @@ export function encodeToSpawner(message: ToSpawner): Buffer {
   for (const s of strings) if (s.includes('\0')) throw new TypeError('a spawn argument holds a NUL byte');
   let size = 9 + 8;
   for (const s of strings) size += Buffer.byteLength(s) + 1;
+  // The spawner ends on a larger frame; this step alone fails instead.
+  if (size - 4 > MAX_SPAWN_FRAME) throw new RangeError(`a step's argv and environment exceed ${MAX_SPAWN_FRAME} bytes`);
   const frame = Buffer.allocUnsafe(size);
   frame.writeUInt32LE(size - 4, 0);
   frame.writeUInt8(TO_TYPE.spawn, 4);
