@@ -33,6 +33,32 @@ export function randomSchemaName(label: string): string {
   return `test_run_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * A pool on a fresh schema `label`_… with run-service's migrations applied,
+ * and its teardown (drops the schema, ends the pool): for repository tests
+ * that need no engine.
+ *
+ * @returns `{ pool, drop }`; call `drop` in `afterAll`
+ */
+export async function migratedTestPool(label: string): Promise<{ pool: Pool; drop: () => Promise<void> }> {
+  const schema = randomSchemaName(label);
+  const pool = createPool({
+    url: TEST_DATABASE_URL,
+    schema,
+    max: 4,
+    logger: createLogger({ name: `${label}-test`, level: 'silent' }),
+  });
+  await migrate(pool, schema, RUN_MIGRATIONS);
+  const drop = async (): Promise<void> => {
+    try {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await pool.end();
+    }
+  };
+  return { pool, drop };
+}
+
 /** Records the events the engine publishes (the publisher is run-service's own interface, not a library). */
 export class RecordingPublisher implements RunEventPublisher {
   readonly events: RunEvent[] = [];

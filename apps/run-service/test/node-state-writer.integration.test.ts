@@ -1,12 +1,11 @@
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
-import { createLogger, createPool, migrate, type Pool } from '@dagu-mcp/runtime';
+import { type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
 import { nodesOfDag } from '../src/core/dag-nodes';
 import type { NodeSpec, NodeState } from '../src/core/run-types';
-import { RUN_MIGRATIONS } from '../src/store/migrations';
 import { NodeStateWriter, type WrittenStep } from '../src/store/node-state-writer';
 import { insertRun } from '../src/store/run.repository';
-import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-env';
+import { migratedTestPool } from '../test-fixtures/run-test-env';
 
 /**
  * Step states written at most every `RUN_STATE_WRITE_MS` (issue 28;
@@ -16,19 +15,14 @@ import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-e
  * (what the engine awaits before a run-status change) never waits for the
  * interval.
  */
-const schema = randomSchemaName('states');
 let pool: Pool;
 let runPk: number;
 let nodes: NodeSpec[];
 
+let drop: () => Promise<void>;
+
 beforeAll(async () => {
-  pool = createPool({
-    url: TEST_DATABASE_URL,
-    schema,
-    max: 4,
-    logger: createLogger({ name: 'state-writer-test', level: 'silent' }),
-  });
-  await migrate(pool, schema, RUN_MIGRATIONS);
+  ({ pool, drop } = await migratedTestPool('states'));
   const spec = 'type: chain\nsteps:\n  - {name: a, run: "true"}\n  - {name: b, run: "true"}\n';
   const parsed = parseDagSpec(spec, { name: 'spaced' });
   if (parsed.dag === undefined) throw new Error(parsed.errors.join('; '));
@@ -51,13 +45,7 @@ beforeAll(async () => {
     owner: 'replica-a',
   });
 });
-afterAll(async () => {
-  try {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await pool.end();
-  }
-});
+afterAll(() => drop());
 
 function stateOf(status: 1 | 4): NodeState {
   return { status, retryCount: 0, allowedFailure: false, outputs: {}, stdoutLog: 0, stderrLog: 0 };

@@ -1,11 +1,10 @@
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
-import { createLogger, createPool, migrate, withTransaction, type Pool } from '@dagu-mcp/runtime';
+import { withTransaction, type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
-import { RUN_MIGRATIONS } from '../src/store/migrations';
 import { nodesOfDag } from '../src/core/dag-nodes';
 import { claimQueuedRuns, hasQueuedRuns } from '../src/store/run-ownership.repository';
 import { finishAttempt, insertRun, type NewRun } from '../src/store/run.repository';
-import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-env';
+import { migratedTestPool } from '../test-fixtures/run-test-env';
 
 /**
  * The queue claim's timestamps against real PostgreSQL: a run admitted
@@ -13,25 +12,14 @@ import { randomSchemaName, TEST_DATABASE_URL } from '../test-fixtures/run-test-e
  * end, even when the claim's transaction began before the end was written —
  * as it does when it waits for the queue lock.
  */
-const schema = randomSchemaName('claim');
 let pool: Pool;
 
+let drop: () => Promise<void>;
+
 beforeAll(async () => {
-  pool = createPool({
-    url: TEST_DATABASE_URL,
-    schema,
-    max: 4,
-    logger: createLogger({ name: 'run-claim-test', level: 'silent' }),
-  });
-  await migrate(pool, schema, RUN_MIGRATIONS);
+  ({ pool, drop } = await migratedTestPool('claim'));
 });
-afterAll(async () => {
-  try {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await pool.end();
-  }
-});
+afterAll(() => drop());
 
 function newRun(dagRunId: string, status: 1 | 5): NewRun {
   const parsed = parseDagSpec('steps: [{name: s, run: "true"}]\n', { name: 'one-at-a-time' });
