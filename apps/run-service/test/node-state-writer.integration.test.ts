@@ -27,7 +27,7 @@ beforeAll(async () => {
   const parsed = parseDagSpec(spec, { name: 'spaced' });
   if (parsed.dag === undefined) throw new Error(parsed.errors.join('; '));
   nodes = nodesOfDag(parsed.dag).all;
-  runPk = await insertRun(pool, {
+  ({ pk: runPk } = await insertRun(pool, {
     dagName: 'spaced',
     dagRunId: 'r1',
     attemptId: 'r1-a1',
@@ -43,7 +43,7 @@ beforeAll(async () => {
     nodes,
     requestId: 'req-r1',
     owner: 'replica-a',
-  });
+  }));
 });
 afterAll(() => drop());
 

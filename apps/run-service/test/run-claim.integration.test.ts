@@ -52,7 +52,7 @@ const TimesSchema = z.object({
 it('a run admitted by the end of the one before it starts after that end', async () => {
   // The dispatcher's pre-check: nothing queued yet, then the queued run is seen (and, once claimed, gone).
   expect(await hasQueuedRuns(pool)).toBe(false);
-  const first = await insertRun(pool, newRun('first', 1));
+  const { pk: first } = await insertRun(pool, newRun('first', 1));
   await insertRun(pool, newRun('second', 5));
   const claimed = await withTransaction(pool, async (client) => {
     expect(await hasQueuedRuns(pool)).toBe(true);

@@ -256,7 +256,7 @@ export class ChildRunner implements SubDagRunner {
     const { pk, root } = await this.throughOutage('sub-DAG start', () =>
       withTransaction(this.deps.pool, async (client) => {
         const root = await rootOf(client, ctx.attempt.runPk);
-        const pk = await insertRun(client, {
+        const { pk } = await insertRun(client, {
           dagName: resolved.dag.name,
           dagRunId,
           attemptId,

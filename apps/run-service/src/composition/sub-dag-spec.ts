@@ -1,6 +1,7 @@
 import { BusClient } from '@dagu-mcp/bus';
 import { dagOps, DaguError, type Principal } from '@dagu-mcp/contracts';
-import { parseDagSpec, type NormalizedDag } from '@dagu-mcp/dag-spec';
+import type { NormalizedDag } from '@dagu-mcp/dag-spec';
+import { parseDagSpecMemo } from '../core/dag-spec-memo';
 import type { Logger } from '@dagu-mcp/runtime';
 
 /**
@@ -54,7 +55,7 @@ export async function resolveChildSpec(
   let spec = local;
   if (spec === undefined && readStored !== undefined) spec = await readStored(name);
   if (spec === undefined) return { error: `sub-DAG ${name} not found (no local sub-DAG or stored DAG of that name)` };
-  const parsed = parseDagSpec(spec, { name });
+  const parsed = parseDagSpecMemo(spec, name);
   if (!parsed.valid || parsed.dag === undefined)
     return { error: `sub-DAG ${name} is invalid: ${parsed.errors.join('; ')}` };
   return { spec, dag: parsed.dag, source: local !== undefined ? 'local' : 'stored' };

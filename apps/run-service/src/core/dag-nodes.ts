@@ -1,11 +1,6 @@
-import {
-  parseDagSpec,
-  topologicalOrder,
-  type HandlerKind,
-  type NormalizedDag,
-  type NormalizedStep,
-} from '@dagu-mcp/dag-spec';
+import { topologicalOrder, type HandlerKind, type NormalizedDag, type NormalizedStep } from '@dagu-mcp/dag-spec';
 import type { NodeSpec } from './run-types';
+import { parseDagSpecMemo } from './dag-spec-memo';
 
 /**
  * The nodes of a DAG in execution order: its steps in topological order
@@ -52,7 +47,7 @@ export function nodesOfDag(dag: NormalizedDag): DagNodes {
  *   changed its rules since the run was created).
  */
 export function dagOfSnapshot(spec: string, name: string): NormalizedDag {
-  const result = parseDagSpec(spec, { name });
+  const result = parseDagSpecMemo(spec, name);
   if (!result.valid || result.dag === undefined)
     throw new Error(`the run's spec snapshot is no longer valid: ${result.errors.join('; ')}`);
   return result.dag;

@@ -1,7 +1,5 @@
 import { loadProfileEnv, type SecretSource } from '../store/profile-env';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createScratchDir, removeScratchDir } from './scratch-dirs';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import {
@@ -215,7 +213,7 @@ export async function runAttempt(
       return { status: RunStatus.failed, error, params, paramsEvaluated: plan.paramsEvaluated };
     }
     params = env.params;
-    scratchDir = await mkdtemp(join(tmpdir(), 'dagu-run-'));
+    scratchDir = createScratchDir();
     await deps.launcher.shareDir(scratchDir);
     const ctx = contextOf(deps, plan, env, sink, states, log, scratchDir);
     const outcome = await runMainPhase(ctx, plan, main.signal);
@@ -246,7 +244,7 @@ export async function runAttempt(
     deps.metrics?.runEnded(identity.dagName, status, (Date.now() - startedAt) / 1000);
     await states.flush();
     await sink.flush();
-    if (scratchDir !== undefined) await rm(scratchDir, { recursive: true, force: true }).catch(() => undefined);
+    if (scratchDir !== undefined) removeScratchDir(scratchDir);
   }
 }
 

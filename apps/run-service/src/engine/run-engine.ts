@@ -7,7 +7,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { readStreamTotals } from '../store/log-reader';
 import { queueLimits } from '../config/queue-limits';
 import { RunDispatcher } from './run-dispatcher';
-import { findRunByPk, finishAttempt, loadSteps } from '../store/run.repository';
+import { findRunByPk, finishAttempt, loadSteps, type InsertedRun } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
 import { parkAttempt } from '../store/checkpoint.repository';
 import { rewindInputOf } from './approval-rewind';
@@ -153,15 +153,17 @@ export class RunEngine {
 
   /**
    * Executes the current attempt of run `pk` in the background. The run row
-   * must already be `running` and owned by this replica.
+   * must already be `running` and owned by this replica. `fresh`: the rows
+   * `insertRun` just committed for it (a run that has not started yet); the
+   * attempt is planned from them instead of reading them back (issue 28).
    */
-  launch(pk: number): void {
+  launch(pk: number, fresh?: InsertedRun): void {
     if (this.active.has(pk)) return;
     const stop = new AbortController();
     const kill = new AbortController();
     if (this.closing) kill.abort();
     const entry: ActiveRun = { stop, kill, done: Promise.resolve(), handBack: true };
-    entry.done = this.execute(pk, entry).finally(() => {
+    entry.done = this.execute(pk, entry, fresh).finally(() => {
       this.active.delete(pk);
       this.dispatcher.poke();
     });
@@ -223,10 +225,10 @@ export class RunEngine {
     await this.beating;
   }
 
-  private async execute(pk: number, entry: ActiveRun): Promise<void> {
+  private async execute(pk: number, entry: ActiveRun, fresh?: InsertedRun): Promise<void> {
     let handedBack = false;
     try {
-      handedBack = await this.executeAttempt(pk, entry);
+      handedBack = await this.executeAttempt(pk, entry, fresh);
     } finally {
       // Children left alone at a shutdown kill wait for the next attempt, if the run was handed back; else they end.
       await this.children.settleLeft(pk, handedBack);
@@ -248,16 +250,21 @@ export class RunEngine {
   }
 
   /** @returns true when the run was handed back. */
-  private async executeAttempt(pk: number, entry: ActiveRun): Promise<boolean> {
+  private async executeAttempt(pk: number, entry: ActiveRun, fresh?: InsertedRun): Promise<boolean> {
     const { pool, logger } = this.deps;
     try {
-      const run = await this.throughOutage(pk, 'run start', () => findRunByPk(pool, pk));
+      const run = fresh?.run ?? (await this.throughOutage(pk, 'run start', () => findRunByPk(pool, pk)));
       if (run === undefined || run.status !== RunStatus.running) return false;
-      const [rows, totals] = await this.throughOutage(pk, 'run start', async () => [
-        await loadSteps(pool, pk, run.attempt_no),
-        await readStreamTotals(pool, [run.scheduler_log]),
-      ]);
-      const planned = planAttempt(run, rows, totals.get(run.scheduler_log) ?? 0);
+      // A fresh run's rows are the ones just inserted, and its scheduler log is empty.
+      const [rows, schedulerLines] =
+        fresh !== undefined
+          ? [fresh.steps, 0]
+          : await this.throughOutage(pk, 'run start', async () => {
+              const steps = await loadSteps(pool, pk, run.attempt_no);
+              const totals = await readStreamTotals(pool, [run.scheduler_log]);
+              return [steps, totals.get(run.scheduler_log) ?? 0] as const;
+            });
+      const planned = planAttempt(run, rows, schedulerLines);
       const plan = {
         ...planned,
         carriedVars: await this.throughOutage(pk, 'run start', () =>

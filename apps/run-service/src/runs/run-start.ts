@@ -7,7 +7,7 @@ import {
   RunStatus,
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { parseDagSpec } from '@dagu-mcp/dag-spec';
+import { parseDagSpecMemo } from '../core/dag-spec-memo';
 import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
 import { actorOf } from '../core/started-by';
 import { nodesOfDag } from '../core/dag-nodes';
@@ -20,7 +20,6 @@ import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../s
 import { runRefOf, type RunDeps } from './run-deps';
 import { resolveRunProfile } from './profile-commands';
 import { workspaceOfLabels } from '../core/workspace';
-import { setRunProfile } from '../store/profile.repository';
 
 /**
  * `run.start` (036 start / enqueue). Validates the spec (dagu-model §4),
@@ -43,7 +42,7 @@ import { setRunProfile } from '../store/profile.repository';
 export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
   // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
   requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
-  const parsed = parseDagSpec(request.spec, { name: request.dagName });
+  const parsed = parseDagSpecMemo(request.spec, request.dagName);
   if (!parsed.valid || parsed.dag === undefined) {
     const first = parsed.errors[0] ?? 'invalid DAG';
     throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, {
@@ -76,7 +75,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
             request.dagRunId === undefined ? undefined : await findRun(client, request.dagName, dagRunId);
           if (existing !== undefined) {
             if ((await requestIdOf(client, existing.pk)) === ctx.jobId)
-              return { pk: existing.pk, status: existing.status, attemptId: existing.attempt_id, fresh: false };
+              return { status: existing.status, attemptId: existing.attempt_id, fresh: undefined };
             throw runIdUsed(request.dagName, dagRunId);
           }
           if (request.singleton === true) {
@@ -89,7 +88,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
               );
             }
           }
-          const pk = await insertRun(client, {
+          const inserted = await insertRun(client, {
             dagName: request.dagName,
             dagRunId,
             attemptId,
@@ -106,8 +105,8 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
             requestId: ctx.jobId,
             ...(status === RunStatus.running ? { owner: deps.replica } : {}),
             startedBy: actorOf(ctx.principal),
+            ...(profile !== null ? { profile } : {}),
           });
-          if (profile !== null) await setRunProfile(client, pk, profile);
           await recordMutation(client, ctx, {
             action: request.enqueue ? 'run.enqueued' : 'run.started',
             target: formatUri.run(request.dagName, dagRunId),
@@ -118,7 +117,7 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
               ...(profile !== null ? { profile } : {}),
             },
           });
-          return { pk, status, attemptId, fresh: true };
+          return { status, attemptId, fresh: inserted };
         },
         { deadline: ctx.deadline, onLate: deadlinePassedError },
       );
@@ -127,11 +126,14 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
       throw error;
     }
   });
-  if (created.fresh) {
+  const fresh = created.fresh;
+  if (fresh !== undefined) {
     // startRun creates root runs only (children come from composition/child-runner.ts).
     deps.publisher.noteRootRun?.(request.dagName, dagRunId);
     await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
-    if (status === RunStatus.running) deps.engine.launch(created.pk);
+    // The engine plans the attempt from the rows just written, without reading them back (issue 28). A stop that lands between the commit and this call reaches the
+    // run through the replica's stop channel or its next heartbeat.
+    if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
     else deps.engine.pokeQueue();
   }
   return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });

@@ -33,10 +33,11 @@ export interface NewRun {
   owner?: string;
   /** Who started it (dagu-model §5 `startedBy`). */
   startedBy?: Actor;
+  /** The runtime profile it runs with (Dagu spec 022b), recorded with the run. */
+  profile?: string;
 }
 
 const IdRowSchema = z.object({ id: z.coerce.number().int() });
-const PkRowSchema = z.object({ pk: z.coerce.number().int() });
 const RequestRowSchema = z.object({ request_id: z.string().nullable() });
 const FinishedRowSchema = z.object({ finished_at: z.date() });
 
@@ -79,27 +80,52 @@ function stepColumns(nodes: readonly NodeSpec[], ids: readonly number[]): unknow
 }
 
 /**
- * Inserts the run, its first attempt and its step rows; returns the run's pk.
+ * A run as {@link insertRun} created it: its row and its first attempt's step
+ * rows, exactly as a read of them right after the commit returns them (the
+ * engine plans a fresh run from these instead of reading them again).
+ */
+export interface InsertedRun {
+  pk: number;
+  run: RunRecord;
+  /** Step and handler rows of attempt 1, in `seq` order, all not started. */
+  steps: StepRecord[];
+}
+
+const InsertedStepsSchema = z.object({ steps: z.array(z.unknown()) });
+
+/**
+ * Inserts the run, its first attempt, its log streams and its step rows in one
+ * statement (issue 28: one round trip; the scheduler log is stream 1, then
+ * stdout and stderr of each node in `seq` order) and returns what it wrote.
  * A started run's `started_at` (and first heartbeat) is the insert's own time
  * (`clock_timestamp()`), as everywhere a run starts: a transaction's `now()`
- * is its start, which may come before a lock wait.
+ * is its start, which may come before a lock wait. Every row is checked by
+ * the schemas of run-rows.ts, as any read of them is.
+ *
+ * @throws Error when PostgreSQL returns no row (a bug); pg errors as they come (a taken run id is a unique violation).
  */
-export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
-  // Two round trips (issue 28): every log stream at once (the scheduler log first, then two per
-  // step), then the run, its first attempt and its steps in one statement.
-  const [schedulerLog, ...stepStreams] = await createLogStreams(db, 1 + run.nodes.length * 2);
+export async function insertRun(db: Queryable, run: NewRun): Promise<InsertedRun> {
   const started = run.status === RunStatus.running;
+  // `ids` is materialized once (nextval is volatile); foreign keys are checked at the end of the
+  // statement, when the streams the run and its steps point at exist.
   const inserted = await db.query(
-    `WITH r AS (
+    `WITH ids AS MATERIALIZED (
+       SELECT g, nextval(pg_get_serial_sequence('log_streams', 'id')) AS id FROM generate_series(1, $22::int) g),
+     ls AS (INSERT INTO log_streams (id, total_lines) SELECT id, 0 FROM ids),
+     r AS (
        INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
-                         spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by)
+                         spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by, profile)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-               CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15, CASE WHEN $14 THEN clock_timestamp() END, $16, $17)
-       RETURNING pk),
+               CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15,
+               CASE WHEN $14 THEN clock_timestamp() END, (SELECT id FROM ids WHERE g = 1), $16, $17)
+       RETURNING ${RUN_COLUMNS}),
      a AS (INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) SELECT pk, 1, $3, $4 FROM r),
      s AS (INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, stdout_log, stderr_log)
-           SELECT r.pk, 1, u.* FROM r, unnest($18::int[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::bigint[]) u)
-     SELECT pk FROM r`,
+           SELECT r.pk, 1, u.seq, u.name, u.step_id, u.handler, o.id, e.id
+             FROM r, unnest($18::int[], $19::text[], $20::text[], $21::text[]) WITH ORDINALITY u(seq, name, step_id, handler, ord)
+             JOIN ids o ON o.g = 2 * u.ord JOIN ids e ON e.g = 2 * u.ord + 1
+           RETURNING ${STEP_COLUMNS})
+     SELECT r.*, (SELECT COALESCE(json_agg(s ORDER BY s.seq), '[]'::json) FROM s) AS steps FROM r`,
     [
       run.dagName,
       run.dagRunId,
@@ -116,14 +142,21 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<number> {
       run.requestId,
       started,
       run.owner ?? null,
-      schedulerLog,
       run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
-      ...stepColumns(run.nodes, stepStreams),
+      run.profile ?? null,
+      run.nodes.map((node) => node.seq),
+      run.nodes.map((node) => node.name),
+      run.nodes.map((node) => node.step.id ?? null),
+      run.nodes.map((node) => node.handler ?? null),
+      1 + run.nodes.length * 2,
     ],
   );
-  const pk = parseFirstRow(PkRowSchema, inserted)?.pk;
-  if (pk === undefined) throw new Error('INSERT INTO runs returned no row');
-  return pk;
+  const row = inserted.rows[0];
+  if (row === undefined) throw new Error('INSERT INTO runs returned no row');
+  const record = parseRunRow(row);
+  // Fresh step rows carry no timestamp, so their JSON form parses as a read of them would.
+  const steps = InsertedStepsSchema.parse(row).steps.map(parseStepRow);
+  return { pk: record.pk, run: record, steps };
 }
 
 /**

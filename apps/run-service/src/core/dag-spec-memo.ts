@@ -1,0 +1,74 @@
+import { parseDagSpec, type DagSpecResult } from '@dagu-mcp/dag-spec';
+
+/**
+ * The parsed DAG specs this replica saw last (issue 28): every run parses its
+ * spec at least twice (`run.start` validates it, the engine plans the attempt
+ * from the stored snapshot), and runs of one DAG share one spec text, so the
+ * YAML parse and normalization (about 9 % of run-service's time in a burst of
+ * one-step runs) is done once per distinct `(name, spec)`.
+ *
+ * A result is a pure function of its key (`parseDagSpec` reads nothing else),
+ * so a held one is exact. Results are deep-frozen before they are shared:
+ * a caller that tried to change one would throw instead of corrupting the
+ * next run's DAG. Bounds: {@link MAX_ENTRIES} results and {@link MAX_SPEC_BYTES}
+ * of spec text (UTF-16 length, the key's own size); least recently used goes
+ * first; a spec over {@link MAX_HELD_SPEC} characters is parsed and never held.
+ */
+const MAX_ENTRIES = 256;
+const MAX_SPEC_BYTES = 8 * 1024 * 1024;
+const MAX_HELD_SPEC = 256 * 1024;
+
+const held = new Map<string, DagSpecResult>();
+let heldChars = 0;
+
+/**
+ * `parseDagSpec(spec, { name })` with the default expansion limits, through
+ * the memo. The result is frozen (deeply) and may be the same object for
+ * every caller of one key.
+ *
+ * @param spec  the DAG YAML stream
+ * @param name  the DAG's name (dagu-model §4), as `parseDagSpec`'s `opts.name`
+ * @returns `{valid, errors, warnings, dag, subDags}` (see `parseDagSpec`)
+ */
+export function parseDagSpecMemo(spec: string, name: string): DagSpecResult {
+  const key = `${name}\u0000${spec}`;
+  const hit = held.get(key);
+  if (hit !== undefined) {
+    // Map order is insertion order: re-inserting marks it most recently used.
+    held.delete(key);
+    held.set(key, hit);
+    return hit;
+  }
+  const result = deepFreeze(parseDagSpec(spec, { name }));
+  if (key.length > MAX_HELD_SPEC) return result;
+  held.set(key, result);
+  heldChars += key.length;
+  for (const [oldest] of held) {
+    if (held.size <= MAX_ENTRIES && heldChars <= MAX_SPEC_BYTES) break;
+    held.delete(oldest);
+    heldChars -= oldest.length;
+  }
+  return result;
+}
+
+/** Empties the memo (tests). */
+export function clearDagSpecMemo(): void {
+  held.clear();
+  heldChars = 0;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      deepFreeze(k);
+      deepFreeze(v);
+    }
+  } else if (value instanceof Set) {
+    for (const v of value) deepFreeze(v);
+  } else {
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Scratch directories of attempts (a step's output file, a script step's
+ * script). Each attempt gets its own directory, named with 72 random bits,
+ * under one base directory this process creates on first use
+ * (`<os.tmpdir()>/dagu-run-XXXXXX`, mode 0711: a step user can reach a file
+ * whose name it was given, but cannot list what is there), and removes
+ * when it exits (a killed process leaves it in tmpdir(), as a killed
+ * attempt always left its directory).
+ *
+ * Synchronous on purpose (issue 28): these are single system calls on local
+ * disk, where `fs/promises` spent a thread-pool round trip on each, and
+ * `rm -r` an `lstat`, a `readdir` and an `rmdir`; together about 5 % of
+ * run-service's time in a burst of one-step runs.
+ */
+let base: string | undefined;
+
+/**
+ * Creates a fresh, empty scratch directory for one attempt (mode 0700; the
+ * launcher shares it with the step user).
+ *
+ * @returns its absolute path
+ * @throws Error from the file system (no space, no `tmpdir()`)
+ */
+export function createScratchDir(): string {
+  if (base === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'dagu-run-'));
+    chmodSync(made, 0o711);
+    base = made;
+    // One base per process (every engine of the process shares it): removed when the process exits.
+    process.once('exit', removeScratchBase);
+  }
+  const dir = join(base, randomBytes(9).toString('base64url'));
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
+}
+
+/**
+ * Removes an attempt's scratch directory. Each try deletes its own files, so
+ * the directory is normally empty (one `rmdir`); anything left behind (a step
+ * that wrote files of its own there) is removed recursively. Never throws.
+ */
+export function removeScratchDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Best effort: a directory that cannot be removed is left in tmpdir(), as before.
+    }
+  }
+}
+
+/** Removes the base directory and whatever is in it (at process exit). Never throws. */
+export function removeScratchBase(): void {
+  if (base === undefined) return;
+  try {
+    rmSync(base, { recursive: true, force: true });
+  } catch {
+    // Best effort.
+  }
+  base = undefined;
+}
