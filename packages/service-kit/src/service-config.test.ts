@@ -12,7 +12,7 @@ describe('loadServiceConfig', () => {
       DB_SCHEMA: 'dag_service',
       DB_POOL_SIZE: 10,
       BUS_PREFIX: 'dagu',
-      WORKER_CONCURRENCY: 16,
+      WORKER_CONCURRENCY: 64,
       BUS_LOCK_MS: 10_000,
       BUS_STALLED_INTERVAL_MS: 5_000,
       BUS_HANDOFF: true,

@@ -12,7 +12,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `DB_SCHEMA` | the service's own schema | per service (`dag_service`, …) |
  * | `DB_POOL_SIZE` | pg pool size | `10` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
- * | `WORKER_CONCURRENCY` | jobs handled at once per replica | `16` |
+ * | `WORKER_CONCURRENCY` | jobs handled at once per replica (hand-off slots; BullMQ's fetch has as many again) | `64` |
  * | `BUS_LOCK_MS` | job lock; a killed worker's job is recovered after it, ms | `10000` |
  * | `BUS_STALLED_INTERVAL_MS` | how often stalled jobs are looked for, ms | `5000` |
  * | `BUS_HANDOFF` | callers hand requests straight to this replica's idle slots (one Redis hop instead of three); `false` leaves every job to BullMQ's fetch | `true` |
@@ -32,7 +32,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     DB_SCHEMA: env.schemaName(defaults.schema),
     DB_POOL_SIZE: env.count(10),
     BUS_PREFIX: env.busPrefix,
-    WORKER_CONCURRENCY: env.count(16),
+    WORKER_CONCURRENCY: env.count(64),
     BUS_LOCK_MS: env.millis(10_000),
     BUS_STALLED_INTERVAL_MS: env.millis(5_000),
     BUS_HANDOFF: env.flag(true),
