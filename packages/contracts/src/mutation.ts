@@ -74,6 +74,17 @@ export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 export const AUDIT_QUEUE = 'audit-trail';
 
 /**
+ * The name of an {@link AUDIT_QUEUE} job that carries a whole drain pass
+ * ({@link OutboxBatchSchema}); a job of any other name carries one
+ * {@link OutboxEntry} (what services before the batch sent, still accepted).
+ */
+export const OUTBOX_BATCH_JOB = 'outbox.batch';
+
+/** The data of an {@link OUTBOX_BATCH_JOB} job: the rows one drain pass claimed, in row order. */
+export const OutboxBatchSchema = z.object({ entries: z.array(OutboxEntrySchema).min(1) });
+export type OutboxBatch = z.infer<typeof OutboxBatchSchema>;
+
+/**
  * The queue run-service consumes the cross-service effects of DAG changes
  * from (under `BUS_PREFIX`): dag-service's outbox drain adds one job per
  * `dag.renamed` row (data: the {@link OutboxEntry}, job id

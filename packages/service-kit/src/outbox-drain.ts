@@ -1,4 +1,4 @@
-import { AUDIT_QUEUE, type OutboxEntry } from '@dagu-mcp/contracts';
+import { AUDIT_QUEUE, OUTBOX_BATCH_JOB, type OutboxBatch, type OutboxEntry } from '@dagu-mcp/contracts';
 import {
   claimUndrained,
   markDrained,
@@ -41,8 +41,10 @@ export interface OutboxDrainOptions {
  * Drains the service's mutation outbox (`mutation_log`, see
  * `@dagu-mcp/runtime` mutation-log.ts) to the gateway's audit trail, at least
  * once: every `intervalMs` it claims the undrained rows (`FOR UPDATE SKIP
- * LOCKED`, so replicas share the work), adds one BullMQ job per row to the
- * {@link AUDIT_QUEUE} queue (job id `<source>-<row id>`), and marks them
+ * LOCKED`, so replicas share the work), adds one BullMQ job carrying all of
+ * them to the {@link AUDIT_QUEUE} queue (`OUTBOX_BATCH_JOB`, job id
+ * `<source>-<first row id>-<last row id>`; issue 28: one job per row cost the
+ * gateway a job fetch and an insert per change), and marks them
  * drained in the same transaction only after Redis accepted the jobs. A
  * crash between the two leaves the rows undrained: they are sent again, and
  * the gateway inserts each `(source, id)` once. Drained rows are deleted
@@ -101,7 +103,10 @@ export class OutboxDrain {
         const jobs = entries.filter((entry) => entry.action === action).map((entry) => jobOf(entry));
         if (jobs.length > 0) await routed.addBulk(jobs);
       }
-      await this.queue.addBulk(entries.map((entry) => jobOf(entry)));
+      await this.queue.add(OUTBOX_BATCH_JOB, { entries } satisfies OutboxBatch, {
+        ...JOB_OPTIONS,
+        jobId: `${this.options.source}-${entries[0]?.sourceId ?? ''}-${entries[entries.length - 1]?.sourceId ?? ''}`,
+      });
       await markDrained(
         client,
         entries.map((entry) => entry.sourceId),
@@ -125,16 +130,15 @@ export class OutboxDrain {
   }
 }
 
+/** Retries with backoff while the consumer cannot store (PostgreSQL down); completed jobs are removed. */
+const JOB_OPTIONS = {
+  removeOnComplete: true,
+  removeOnFail: 1000,
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 500 },
+} as const;
+
+/** A routed row's job (one per row: its consumer acts on each change). */
 function jobOf(entry: OutboxEntry) {
-  return {
-    name: entry.action,
-    data: entry,
-    opts: {
-      jobId: `${entry.source}-${entry.sourceId}`,
-      removeOnComplete: true,
-      removeOnFail: 1000,
-      attempts: 10,
-      backoff: { type: 'exponential', delay: 500 },
-    },
-  };
+  return { name: entry.action, data: entry, opts: { ...JOB_OPTIONS, jobId: `${entry.source}-${entry.sourceId}` } };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AUDIT_QUEUE, type OutboxEntry } from '@dagu-mcp/contracts';
+import { AUDIT_QUEUE, OUTBOX_BATCH_JOB, type OutboxEntry } from '@dagu-mcp/contracts';
 import { createLogger } from '@dagu-mcp/runtime';
 import { Queue } from 'bullmq';
 import { deleteKeysWithPrefix, TEST_REDIS_URL } from '../../../../packages/bus/test-fixtures/bus-test-env';
@@ -87,4 +87,42 @@ test('the same row id from another service is another row', async () => {
   await queue.add(entry.action, { ...entry, source: 'wiki', action: 'wiki.page.deleted' }, { jobId: 'wiki-42' });
   await until(async () => (await rowsOf('42')).length === 2);
   expect((await rowsOf('42')).map((row) => row.action).sort()).toEqual(['dag.upserted', 'wiki.page.deleted']);
+});
+
+test('a drain pass arrives as one job and is stored in one go; a pass sent again with more rows adds only the new ones', async () => {
+  const pass = ['100', '101', '102'].map((sourceId, i) => ({
+    ...entry,
+    source: 'run',
+    sourceId,
+    action: 'run.started',
+    target: `dagu://runs/nightly/r${i}`,
+    details: i === 1 ? null : { attemptId: `a${i}`, note: 'quotes " and \\ back\\slashes' },
+  }));
+  await queue.add(OUTBOX_BATCH_JOB, { entries: pass }, { jobId: 'run-100-102' });
+  await until(async () => (await rowsOf('102')).length === 1);
+  expect(await rowsOf('100')).toEqual([
+    expect.objectContaining({
+      category: 'run',
+      action: 'run.started',
+      target: 'dagu://runs/nightly/r0',
+      details: { attemptId: 'a0', note: 'quotes " and \\ back\\slashes' },
+    }),
+  ]);
+  expect((await rowsOf('101'))[0]?.details).toBeNull();
+  // A service that died before marking the pass drained claims it again, with a row written since.
+  const again = [...pass, { ...pass[0], sourceId: '103', target: 'dagu://runs/nightly/r3' }];
+  await queue.add(OUTBOX_BATCH_JOB, { entries: again }, { jobId: 'run-100-103' });
+  await until(async () => (await rowsOf('103')).length === 1);
+  for (const id of ['100', '101', '102', '103']) expect(await rowsOf(id)).toHaveLength(1);
+});
+
+test('a malformed batch is dropped, and the queue goes on', async () => {
+  await queue.add(OUTBOX_BATCH_JOB, { entries: [{ source: 'run' }] }, { jobId: 'run-bad' });
+  await queue.add(
+    OUTBOX_BATCH_JOB,
+    { entries: [{ ...entry, source: 'run', sourceId: '200' }] },
+    { jobId: 'run-200-200' },
+  );
+  await until(async () => (await rowsOf('200')).length === 1);
+  expect(await queue.getJobCounts('failed')).toEqual({ failed: 0 });
 });

@@ -1,16 +1,18 @@
-import { AUDIT_QUEUE, OutboxEntrySchema } from '@dagu-mcp/contracts';
+import { AUDIT_QUEUE, OUTBOX_BATCH_JOB, OutboxBatchSchema, OutboxEntrySchema } from '@dagu-mcp/contracts';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { insertOutboxEntry } from './audit.repository';
+import { insertOutboxEntries } from './audit.repository';
 
 /**
  * The gateway's end of the services' outbox drains (docs/decisions.md
  * "Attribution and mutation outcomes"): a BullMQ worker on the
  * {@link AUDIT_QUEUE} queue that writes each drained mutation row into
- * `audit_events`, once per `(source, sourceId)`. A failed insert (PostgreSQL
- * down) fails the job, and BullMQ tries it again with backoff; a malformed
- * entry is logged and dropped. Every gateway replica consumes.
+ * `audit_events`, once per `(source, sourceId)`. A job carries a whole drain
+ * pass (`OUTBOX_BATCH_JOB`, written in one statement) or, from a service
+ * older than the batch, one row. A failed insert (PostgreSQL down) fails the
+ * job, and BullMQ tries it again with backoff; a malformed job is logged and
+ * dropped. Every gateway replica consumes.
  */
 export class AuditTrailConsumer {
   private readonly connection: Redis;
@@ -23,12 +25,15 @@ export class AuditTrailConsumer {
     this.worker = new Worker(
       AUDIT_QUEUE,
       async (job) => {
-        const entry = OutboxEntrySchema.safeParse(job.data);
-        if (!entry.success) {
+        const parsed =
+          job.name === OUTBOX_BATCH_JOB
+            ? OutboxBatchSchema.safeParse(job.data)
+            : OutboxEntrySchema.transform((entry) => ({ entries: [entry] })).safeParse(job.data);
+        if (!parsed.success) {
           deps.logger.error({ jobId: job.id }, 'audit outbox entry is malformed; dropped');
           return;
         }
-        await insertOutboxEntry(deps.pool, entry.data);
+        await insertOutboxEntries(deps.pool, parsed.data.entries);
       },
       { connection: this.connection, prefix: deps.prefix, concurrency: 4 },
     );

@@ -85,30 +85,35 @@ export async function deleteUnauthenticatedBefore(pool: Pool, cutoff: Date): Pro
 }
 
 /**
- * Inserts one entry drained from a service's mutation outbox, at most once
- * per `(source, sourceId)`: the drain delivers at least once, so a second
+ * Inserts entries drained from services' mutation outboxes, each at most once
+ * per `(source, sourceId)`: the drains deliver at least once, so a second
  * delivery changes nothing. Category = the service (`dag`, `run`, `wiki`),
- * outcome `succeeded` (only committed changes are in an outbox).
+ * outcome `succeeded` (only committed changes are in an outbox). One
+ * statement for the whole batch.
  *
- * @returns false when the entry was already there.
+ * @returns how many entries were new.
  */
-export async function insertOutboxEntry(pool: Pool, entry: OutboxEntry): Promise<boolean> {
+export async function insertOutboxEntries(pool: Pool, entries: readonly OutboxEntry[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const column = <T>(pick: (entry: OutboxEntry) => T): T[] => entries.map(pick);
   const result = await pool.query(
     `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, request_id, details, source, source_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'succeeded', $8, $9, $2, $10)
+     SELECT u.at, u.source, u.action, u.actor, u.principal_id, u.credential_type, u.target, 'succeeded', u.request_id, u.details, u.source, u.source_id
+       FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::text[])
+            AS u(at, source, action, actor, principal_id, credential_type, target, request_id, details, source_id)
      ON CONFLICT (source, source_id) WHERE source IS NOT NULL DO NOTHING`,
     [
-      entry.at,
-      entry.source,
-      entry.action,
-      entry.actor,
-      entry.principalId,
-      entry.credentialType,
-      entry.target,
-      entry.requestId,
-      entry.details === null ? null : JSON.stringify(entry.details),
-      entry.sourceId,
+      column((e) => e.at),
+      column((e) => e.source),
+      column((e) => e.action),
+      column((e) => e.actor),
+      column((e) => e.principalId),
+      column((e) => e.credentialType),
+      column((e) => e.target),
+      column((e) => e.requestId),
+      column((e) => (e.details === null ? null : JSON.stringify(e.details))),
+      column((e) => e.sourceId),
     ],
   );
-  return (result.rowCount ?? 0) > 0;
+  return result.rowCount ?? 0;
 }
