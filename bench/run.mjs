@@ -1035,6 +1035,9 @@ async function engineScenarios(names) {
       try {
         for (const count of settings.engineCounts) {
           const rounds = [];
+          // One burst first, not recorded: the rounds measure warm processes (JIT-compiled start and
+          // engine paths, open pool connections), as S1's autocannon warm-up does for reads.
+          await startMany('bench-true', Math.min(count, 100));
           for (let r = 0; r < settings.engineRounds; r += 1) rounds.push(await startMany('bench-true', count));
           const key = `n${count}x${replicas}`;
           record.figures[key] = rounds;

@@ -27,6 +27,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
+ * | `RUN_LAUNCH_HOLD_MS` | a run started while other starts are being accepted waits until they are answered, at most this long, before it executes (a burst of starts is answered first; a start alone executes at once; docs/decisions.md "Starts answered before their runs execute"); `0`: never held. 0 to 5000 | ms | `500` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
@@ -79,6 +80,7 @@ export function runConfigSchema() {
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
+    RUN_LAUNCH_HOLD_MS: z.coerce.number().int().min(0).max(5000).default(500),
     RUN_LOG_BATCH_LINES: env.count(1000),
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
@@ -136,6 +138,8 @@ export interface RunConfig {
   readonly logFlushMs: number;
   /** Least time between two step-state writes of one attempt (`RUN_STATE_WRITE_MS`), ms; 0: back to back. */
   readonly stateWriteMs: number;
+  /** Longest a fresh run waits for the starts in flight before it executes (`RUN_LAUNCH_HOLD_MS`), ms; 0: never. */
+  readonly launchHoldMs: number;
   readonly logBatchLines: number;
   /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
   readonly logReadMaxBytes: number;
@@ -188,6 +192,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     stepSpawners: raw.RUN_STEP_SPAWNERS,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     stateWriteMs: raw.RUN_STATE_WRITE_MS,
+    launchHoldMs: raw.RUN_LAUNCH_HOLD_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,

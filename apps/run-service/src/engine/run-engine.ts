@@ -7,6 +7,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { readStreamTotals } from '../store/log-reader';
 import { queueLimits } from '../config/queue-limits';
 import { RunDispatcher } from './run-dispatcher';
+import { LaunchGate } from './launch-gate';
 import { findRunByPk, finishAttempt, loadSteps, type InsertedRun } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
 import { parkAttempt } from '../store/checkpoint.repository';
@@ -94,8 +95,11 @@ export class RunEngine {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private closing = false;
+  /** Fresh runs of `run.start` wait here while other starts are accepted (`launch-gate.ts`). */
+  readonly launchGate: LaunchGate;
 
   constructor(private readonly deps: RunEngineDeps) {
+    this.launchGate = new LaunchGate(deps.config.launchHoldMs);
     this.foreach = new PgForeachRunner({
       pool: deps.pool,
       logger: deps.logger,
@@ -207,6 +211,8 @@ export class RunEngine {
    */
   async shutdown(): Promise<void> {
     this.closing = true;
+    // Runs held for a burst launch now, already killed: they are handed back like any run still here.
+    this.launchGate.releaseNow();
     await this.dispatcher.stop();
     const all = (): Promise<void> =>
       Promise.all([...this.active.values()].map((entry) => entry.done)).then(() => undefined);

@@ -40,6 +40,15 @@ import { workspaceOfLabels } from '../core/workspace';
  * created the first time.
  */
 export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
+  deps.engine.launchGate.enter();
+  try {
+    return await acceptStart(deps, request, ctx);
+  } finally {
+    deps.engine.launchGate.leave();
+  }
+}
+
+async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
   // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
   requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
   const parsed = parseDagSpecMemo(request.spec, request.dagName);
@@ -133,7 +142,8 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
     await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
     // The engine plans the attempt from the rows just written, without reading them back (issue 28). A stop that lands between the commit and this call reaches the
     // run through the replica's stop channel or its next heartbeat.
-    if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
+    // While other starts are accepted it waits for them (at most RUN_LAUNCH_HOLD_MS): a burst is answered first.
+    if (status === RunStatus.running) deps.engine.launchGate.launch(() => deps.engine.launch(fresh.pk, fresh));
     else deps.engine.pokeQueue();
   }
   return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });
