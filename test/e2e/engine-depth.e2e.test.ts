@@ -73,6 +73,9 @@ beforeAll(async () => {
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     RUN_HEARTBEAT_MS: '500',
+    // Hand-off slots are taken in turn, first in first out: with a few per replica, a run lands on
+    // the recovery test's second replica within its first starts (docs/decisions.md "Hand-off slots").
+    WORKER_CONCURRENCY: '4',
     RUN_RETENTION_SWEEP_MS: '1000',
   });
   const login = await fetch(`${stack.baseUrl}/api/v1/auth/login`, {

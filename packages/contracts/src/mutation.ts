@@ -59,7 +59,7 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 export const OutboxEntrySchema = z.object({
   source: z.string().min(1),
   sourceId: z.string().min(1),
-  at: z.string(),
+  at: z.string().refine((at) => !Number.isNaN(Date.parse(at)), 'not a timestamp'),
   action: z.string().min(1),
   actor: z.string(),
   principalId: z.string(),
@@ -74,15 +74,24 @@ export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 export const AUDIT_QUEUE = 'audit-trail';
 
 /**
- * The name of an {@link AUDIT_QUEUE} job that carries a whole drain pass
- * ({@link OutboxBatchSchema}); a job of any other name carries one
- * {@link OutboxEntry} (what services before the batch sent, still accepted).
+ * The queue the services' outbox drains send whole drain passes to
+ * ({@link OutboxBatchSchema}, one job per pass; under `BUS_PREFIX`). A queue
+ * of its own, not {@link AUDIT_QUEUE}: a gateway from before the batches
+ * would take a batch for a malformed entry and drop it, while a job waiting
+ * here is stored once a gateway that reads batches runs (rolling upgrades in
+ * any order). Gateways consume both queues.
  */
-export const OUTBOX_BATCH_JOB = 'outbox.batch';
+export const AUDIT_BATCH_QUEUE = 'audit-trail-batches';
 
-/** The data of an {@link OUTBOX_BATCH_JOB} job: the rows one drain pass claimed, in row order. */
-export const OutboxBatchSchema = z.object({ entries: z.array(OutboxEntrySchema).min(1) });
-export type OutboxBatch = z.infer<typeof OutboxBatchSchema>;
+/**
+ * The data of an {@link AUDIT_BATCH_QUEUE} job: the rows one drain pass
+ * claimed, in row order. Entries are checked one by one by the consumer
+ * ({@link OutboxEntrySchema}), so one bad entry costs only itself.
+ */
+export const OutboxBatchSchema = z.object({ entries: z.array(z.unknown()).min(1) });
+export interface OutboxBatch {
+  entries: OutboxEntry[];
+}
 
 /**
  * The queue run-service consumes the cross-service effects of DAG changes

@@ -1,4 +1,4 @@
-import { AUDIT_QUEUE, OUTBOX_BATCH_JOB, type OutboxBatch, type OutboxEntry } from '@dagu-mcp/contracts';
+import { AUDIT_BATCH_QUEUE, type OutboxBatch, type OutboxEntry } from '@dagu-mcp/contracts';
 import {
   claimUndrained,
   markDrained,
@@ -42,9 +42,10 @@ export interface OutboxDrainOptions {
  * `@dagu-mcp/runtime` mutation-log.ts) to the gateway's audit trail, at least
  * once: every `intervalMs` it claims the undrained rows (`FOR UPDATE SKIP
  * LOCKED`, so replicas share the work), adds one BullMQ job carrying all of
- * them to the {@link AUDIT_QUEUE} queue (`OUTBOX_BATCH_JOB`, job id
- * `<source>-<first row id>-<last row id>`; issue 28: one job per row cost the
- * gateway a job fetch and an insert per change), and marks them
+ * them to the {@link AUDIT_BATCH_QUEUE} queue (issue 28: one job per row cost
+ * the gateway a job fetch and an insert per change; the job id is BullMQ's
+ * own, so a pass sent again after a crash is never taken for an earlier one),
+ * and marks them
  * drained in the same transaction only after Redis accepted the jobs. A
  * crash between the two leaves the rows undrained: they are sent again, and
  * the gateway inserts each `(source, id)` once. Drained rows are deleted
@@ -60,7 +61,7 @@ export class OutboxDrain {
   private failing = false;
 
   constructor(private readonly options: OutboxDrainOptions) {
-    this.queue = new Queue(AUDIT_QUEUE, { connection: options.redis, prefix: options.prefix });
+    this.queue = new Queue(AUDIT_BATCH_QUEUE, { connection: options.redis, prefix: options.prefix });
     this.queue.on('error', (err: Error) => options.logger.debug({ err: err.message }, 'audit queue error'));
     for (const [action, name] of Object.entries(options.routes ?? {})) {
       const routed = new Queue(name, { connection: options.redis, prefix: options.prefix });
@@ -103,10 +104,7 @@ export class OutboxDrain {
         const jobs = entries.filter((entry) => entry.action === action).map((entry) => jobOf(entry));
         if (jobs.length > 0) await routed.addBulk(jobs);
       }
-      await this.queue.add(OUTBOX_BATCH_JOB, { entries } satisfies OutboxBatch, {
-        ...JOB_OPTIONS,
-        jobId: `${this.options.source}-${entries[0]?.sourceId ?? ''}-${entries[entries.length - 1]?.sourceId ?? ''}`,
-      });
+      await this.queue.add(this.options.source, { entries } satisfies OutboxBatch, JOB_OPTIONS);
       await markDrained(
         client,
         entries.map((entry) => entry.sourceId),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AUDIT_QUEUE, OUTBOX_BATCH_JOB, type OutboxEntry } from '@dagu-mcp/contracts';
+import { AUDIT_BATCH_QUEUE, AUDIT_QUEUE, type OutboxEntry } from '@dagu-mcp/contracts';
 import { createLogger } from '@dagu-mcp/runtime';
 import { Queue } from 'bullmq';
 import { deleteKeysWithPrefix, TEST_REDIS_URL } from '../../../../packages/bus/test-fixtures/bus-test-env';
@@ -16,6 +16,7 @@ const prefix = `it-audit-trail-${randomBytes(4).toString('hex')}`;
 let db: GatewayTestDb;
 let consumer: AuditTrailConsumer;
 let queue: Queue;
+let batches: Queue;
 
 beforeAll(async () => {
   db = await openGatewayTestDb('audit_trail');
@@ -26,10 +27,12 @@ beforeAll(async () => {
     logger: createLogger({ name: 'audit-trail-test', level: 'silent' }),
   });
   queue = new Queue(AUDIT_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix });
+  batches = new Queue(AUDIT_BATCH_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix });
 });
 
 afterAll(async () => {
   await queue.close();
+  await batches.close();
   await consumer.close();
   await db.close();
   await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
@@ -89,7 +92,7 @@ test('the same row id from another service is another row', async () => {
   expect((await rowsOf('42')).map((row) => row.action).sort()).toEqual(['dag.upserted', 'wiki.page.deleted']);
 });
 
-test('a drain pass arrives as one job and is stored in one go; a pass sent again with more rows adds only the new ones', async () => {
+test('a drain pass arrives as one job and is stored in one go; the pass sent again with more rows adds only the new ones', async () => {
   const pass = ['100', '101', '102'].map((sourceId, i) => ({
     ...entry,
     source: 'run',
@@ -98,7 +101,7 @@ test('a drain pass arrives as one job and is stored in one go; a pass sent again
     target: `dagu://runs/nightly/r${i}`,
     details: i === 1 ? null : { attemptId: `a${i}`, note: 'quotes " and \\ back\\slashes' },
   }));
-  await queue.add(OUTBOX_BATCH_JOB, { entries: pass }, { jobId: 'run-100-102' });
+  await batches.add('run', { entries: pass });
   await until(async () => (await rowsOf('102')).length === 1);
   expect(await rowsOf('100')).toEqual([
     expect.objectContaining({
@@ -109,20 +112,24 @@ test('a drain pass arrives as one job and is stored in one go; a pass sent again
     }),
   ]);
   expect((await rowsOf('101'))[0]?.details).toBeNull();
-  // A service that died before marking the pass drained claims it again, with a row written since.
+  // A service that died before marking the pass drained claims it again, with a row committed since.
   const again = [...pass, { ...pass[0], sourceId: '103', target: 'dagu://runs/nightly/r3' }];
-  await queue.add(OUTBOX_BATCH_JOB, { entries: again }, { jobId: 'run-100-103' });
+  await batches.add('run', { entries: again });
   await until(async () => (await rowsOf('103')).length === 1);
   for (const id of ['100', '101', '102', '103']) expect(await rowsOf(id)).toHaveLength(1);
 });
 
-test('a malformed batch is dropped, and the queue goes on', async () => {
-  await queue.add(OUTBOX_BATCH_JOB, { entries: [{ source: 'run' }] }, { jobId: 'run-bad' });
-  await queue.add(
-    OUTBOX_BATCH_JOB,
-    { entries: [{ ...entry, source: 'run', sourceId: '200' }] },
-    { jobId: 'run-200-200' },
-  );
-  await until(async () => (await rowsOf('200')).length === 1);
-  expect(await queue.getJobCounts('failed')).toEqual({ failed: 0 });
+test('a malformed entry costs only itself: the rest of its batch is stored', async () => {
+  await batches.add('run', {
+    entries: [
+      { ...entry, source: 'run', sourceId: '200' },
+      { source: 'run' },
+      { ...entry, source: 'run', sourceId: '201', at: 'not a time' },
+      { ...entry, source: 'run', sourceId: '202' },
+    ],
+  });
+  await until(async () => (await rowsOf('202')).length === 1);
+  expect(await rowsOf('200')).toHaveLength(1);
+  expect(await rowsOf('201')).toHaveLength(0);
+  expect(await batches.getJobCounts('failed')).toEqual({ failed: 0 });
 });

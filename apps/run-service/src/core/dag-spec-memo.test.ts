@@ -48,8 +48,19 @@ it('holds at most 256 results, dropping the least recently used', () => {
 });
 
 it('parses a very large spec each time and never holds it', () => {
-  const big = `description: "${'x'.repeat(300 * 1024)}"\n${SPEC}`;
+  const big = `description: "${'x'.repeat(600 * 1024)}"\n${SPEC}`;
   const a = parseDagSpecMemo(big, 'big');
   expect(a.valid).toBe(true);
   expect(parseDagSpecMemo(big, 'big')).not.toBe(a);
+});
+
+it('weighs a result by what it expands to: a short spec whose aliases build a large DAG is not held', () => {
+  // About 1 KB of YAML whose aliases expand to a DAG far over the per-entry bound once parsed.
+  const list = `&l [&w "echo ${'y'.repeat(900)}", ${Array.from({ length: 39 }, () => '*w').join(', ')}]`;
+  const steps = Array.from({ length: 20 }, (_, i) => `  - name: s${i}\n    run: ${i === 0 ? list : '*l'}\n`).join('');
+  const spec = `steps:\n${steps}`;
+  const a = parseDagSpecMemo(spec, 'aliased');
+  expect(spec.length).toBeLessThan(4096);
+  expect(JSON.stringify(a).length).toBeGreaterThan(512 * 1024);
+  expect(parseDagSpecMemo(spec, 'aliased')).not.toBe(a);
 });

@@ -10,16 +10,18 @@ import { parseDagSpec, type DagSpecResult } from '@dagu-mcp/dag-spec';
  * A result is a pure function of its key (`parseDagSpec` reads nothing else),
  * so a held one is exact. Results are deep-frozen before they are shared:
  * a caller that tried to change one would throw instead of corrupting the
- * next run's DAG. Bounds: {@link MAX_ENTRIES} results and {@link MAX_SPEC_BYTES}
- * of spec text (UTF-16 length, the key's own size); least recently used goes
- * first; a spec over {@link MAX_HELD_SPEC} characters is parsed and never held.
+ * next run's DAG. Bounds: {@link MAX_ENTRIES} results, and a total weight of
+ * {@link MAX_WEIGHT}, an entry weighing its key plus its result as JSON (a
+ * short spec can expand, through YAML aliases and sub-DAG documents, into a
+ * large DAG: the result is what stays in memory); least recently used goes
+ * first; an entry over {@link MAX_HELD_WEIGHT} is parsed and never held.
  */
 const MAX_ENTRIES = 256;
-const MAX_SPEC_BYTES = 8 * 1024 * 1024;
-const MAX_HELD_SPEC = 256 * 1024;
+const MAX_WEIGHT = 16 * 1024 * 1024;
+const MAX_HELD_WEIGHT = 512 * 1024;
 
-const held = new Map<string, DagSpecResult>();
-let heldChars = 0;
+const held = new Map<string, { result: DagSpecResult; weight: number }>();
+let heldWeight = 0;
 
 /**
  * `parseDagSpec(spec, { name })` with the default expansion limits, through
@@ -37,16 +39,18 @@ export function parseDagSpecMemo(spec: string, name: string): DagSpecResult {
     // Map order is insertion order: re-inserting marks it most recently used.
     held.delete(key);
     held.set(key, hit);
-    return hit;
+    return hit.result;
   }
   const result = deepFreeze(parseDagSpec(spec, { name }));
-  if (key.length > MAX_HELD_SPEC) return result;
-  held.set(key, result);
-  heldChars += key.length;
-  for (const [oldest] of held) {
-    if (held.size <= MAX_ENTRIES && heldChars <= MAX_SPEC_BYTES) break;
+  if (key.length > MAX_HELD_WEIGHT) return result;
+  const weight = key.length + JSON.stringify(result).length;
+  if (weight > MAX_HELD_WEIGHT) return result;
+  held.set(key, { result, weight });
+  heldWeight += weight;
+  for (const [oldest, entry] of held) {
+    if (held.size <= MAX_ENTRIES && heldWeight <= MAX_WEIGHT) break;
     held.delete(oldest);
-    heldChars -= oldest.length;
+    heldWeight -= entry.weight;
   }
   return result;
 }
@@ -54,7 +58,7 @@ export function parseDagSpecMemo(spec: string, name: string): DagSpecResult {
 /** Empties the memo (tests). */
 export function clearDagSpecMemo(): void {
   held.clear();
-  heldChars = 0;
+  heldWeight = 0;
 }
 
 function deepFreeze<T>(value: T): T {

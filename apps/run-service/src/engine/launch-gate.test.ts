@@ -3,67 +3,82 @@ import { LaunchGate } from './launch-gate';
 /** The launch gate (issue 28): a burst's starts are answered before their runs execute, never for long. */
 afterEach(() => jest.useRealTimers());
 
-it('a start alone launches its run at once', () => {
+/** Records the order in which held runs are let through. */
+function through(gate: LaunchGate, name: string, log: string[]): void {
+  void gate.whenOpen().then(() => log.push(name));
+}
+
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+it('a start alone is not held', async () => {
   const gate = new LaunchGate(500);
-  const launched: string[] = [];
+  const log: string[] = [];
   gate.enter();
-  gate.launch(() => launched.push('a'));
-  expect(launched).toEqual(['a']);
+  through(gate, 'a', log);
+  await settle();
+  expect(log).toEqual(['a']);
   gate.leave();
   expect(gate.heldCount).toBe(0);
 });
 
-it('holds the runs of starts that overlap until the last start in flight leaves', () => {
+it('holds the runs of starts that overlap until the last start in flight leaves, then lets them go in order', async () => {
   const gate = new LaunchGate(500);
-  const launched: string[] = [];
+  const log: string[] = [];
   gate.enter();
   gate.enter();
   gate.enter();
-  gate.launch(() => launched.push('a'));
+  through(gate, 'a', log);
   gate.leave();
-  gate.launch(() => launched.push('b'));
+  through(gate, 'b', log);
   gate.leave();
-  expect(launched).toEqual([]);
-  expect(gate.heldCount).toBe(2);
-  // The last start's run waits behind the held ones; when it leaves, all go in the order they started.
-  gate.launch(() => launched.push('c'));
-  expect(launched).toEqual([]);
+  // The last start's run waits behind the held ones.
+  through(gate, 'c', log);
+  await settle();
+  expect(log).toEqual([]);
+  expect(gate.heldCount).toBe(3);
   gate.leave();
-  expect(launched).toEqual(['a', 'b', 'c']);
+  await settle();
+  expect(log).toEqual(['a', 'b', 'c']);
   expect(gate.heldCount).toBe(0);
 });
 
-it('a steady stream of starts cannot hold a run longer than maxHoldMs', () => {
+it('a steady stream of starts cannot hold a run longer than maxHoldMs', async () => {
   jest.useFakeTimers();
   const gate = new LaunchGate(500);
-  const launched: string[] = [];
+  const log: string[] = [];
   gate.enter();
   gate.enter();
-  gate.launch(() => launched.push('a'));
+  through(gate, 'a', log);
   jest.advanceTimersByTime(499);
-  expect(launched).toEqual([]);
+  await Promise.resolve();
+  expect(log).toEqual([]);
   jest.advanceTimersByTime(1);
-  expect(launched).toEqual(['a']);
+  await Promise.resolve();
+  expect(log).toEqual(['a']);
   // The next held run gets its own full hold.
-  gate.launch(() => launched.push('b'));
+  through(gate, 'b', log);
   jest.advanceTimersByTime(499);
-  expect(launched).toEqual(['a']);
+  await Promise.resolve();
+  expect(log).toEqual(['a']);
   gate.leave();
   gate.leave();
-  expect(launched).toEqual(['a', 'b']);
+  await Promise.resolve();
+  expect(log).toEqual(['a', 'b']);
 });
 
-it('holds nothing when holding is off, and releaseNow launches what is held', () => {
+it('holds nothing when holding is off, and releaseNow lets through what is held', async () => {
+  const log: string[] = [];
   const off = new LaunchGate(0);
-  const launched: string[] = [];
   off.enter();
   off.enter();
-  off.launch(() => launched.push('now'));
-  expect(launched).toEqual(['now']);
+  through(off, 'now', log);
+  await settle();
+  expect(log).toEqual(['now']);
   const on = new LaunchGate(500);
   on.enter();
   on.enter();
-  on.launch(() => launched.push('held'));
+  through(on, 'held', log);
   on.releaseNow();
-  expect(launched).toEqual(['now', 'held']);
+  await settle();
+  expect(log).toEqual(['now', 'held']);
 });

@@ -4,12 +4,12 @@
  * one event loop: executing the first runs (planning, the run directory, the
  * spawn, state writes) delayed the replies to the later starts, so 100
  * starts at once took about as long to be answered as to finish. The gate
- * lets the starts in flight finish first, then launches every held run at
- * once; no run waits longer than `maxHoldMs` (a steady stream of starts
- * cannot starve execution).
+ * lets the starts in flight finish first, then opens for every held run at
+ * once, in the order they were started; no run waits longer than
+ * `maxHoldMs` (a steady stream of starts cannot starve execution).
  *
- * A start that arrives alone launches its run before it replies, as before:
- * the gate closes when the start enters and opens when it leaves.
+ * A start that arrives alone is not held: the gate is open when only the
+ * start asking is in flight and nothing is held.
  */
 export class LaunchGate {
   private inFlight = 0;
@@ -26,25 +26,25 @@ export class LaunchGate {
     this.inFlight += 1;
   }
 
-  /** A start was answered or failed; the last one out launches every held run. */
+  /** A start was answered or failed; the last one out opens the gate for every held run. */
   leave(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.inFlight === 0) this.release();
   }
 
   /**
-   * Runs `launch` now when no other start is in flight (or holding is off),
-   * else once the starts in flight have left, or after `maxHoldMs`.
-   * Call it between `enter` and `leave` of the start that launches.
+   * Resolves at once when no other start is in flight and nothing is held
+   * (or holding is off); else once the starts in flight have left, or after
+   * `maxHoldMs`. Ask between `enter` and `leave` of the start that launches.
+   * Never rejects.
    */
-  launch(launch: () => void): void {
-    // Behind runs already held, a run waits too: they launch in the order they were started.
-    if (this.maxHoldMs === 0 || (this.inFlight <= 1 && this.held.length === 0)) {
-      launch();
-      return;
-    }
-    this.held.push(launch);
-    this.timer ??= setTimeout(() => this.release(), this.maxHoldMs);
+  whenOpen(): Promise<void> {
+    // Behind runs already held, a run waits too: they go in the order they were started.
+    if (this.maxHoldMs === 0 || (this.inFlight <= 1 && this.held.length === 0)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.held.push(resolve);
+      this.timer ??= setTimeout(() => this.release(), this.maxHoldMs);
+    });
   }
 
   /** Runs held at this moment (tests, metrics). */
@@ -52,7 +52,7 @@ export class LaunchGate {
     return this.held.length;
   }
 
-  /** Launches every held run now (shutdown). */
+  /** Opens the gate for every held run now (shutdown). */
   releaseNow(): void {
     this.release();
   }
@@ -62,6 +62,6 @@ export class LaunchGate {
     this.timer = undefined;
     const held = this.held;
     this.held = [];
-    for (const launch of held) launch();
+    for (const open of held) open();
   }
 }

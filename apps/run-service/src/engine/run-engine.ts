@@ -158,8 +158,11 @@ export class RunEngine {
   /**
    * Executes the current attempt of run `pk` in the background. The run row
    * must already be `running` and owned by this replica. `fresh`: the rows
-   * `insertRun` just committed for it (a run that has not started yet); the
-   * attempt is planned from them instead of reading them back (issue 28).
+   * `insertRun` just committed for it (a run `run.start` created); the
+   * attempt is planned from them instead of reading them back, and it waits
+   * at the launch gate while other starts are accepted (issue 28). The run is
+   * this replica's from this call on, held or not: heartbeats stamp it, and a
+   * stop or a shutdown reaches it.
    */
   launch(pk: number, fresh?: InsertedRun): void {
     if (this.active.has(pk)) return;
@@ -167,10 +170,13 @@ export class RunEngine {
     const kill = new AbortController();
     if (this.closing) kill.abort();
     const entry: ActiveRun = { stop, kill, done: Promise.resolve(), handBack: true };
-    entry.done = this.execute(pk, entry, fresh).finally(() => {
-      this.active.delete(pk);
-      this.dispatcher.poke();
-    });
+    const opened = fresh === undefined ? Promise.resolve() : this.launchGate.whenOpen();
+    entry.done = opened
+      .then(() => this.execute(pk, entry, fresh))
+      .finally(() => {
+        this.active.delete(pk);
+        this.dispatcher.poke();
+      });
     this.active.set(pk, entry);
   }
 

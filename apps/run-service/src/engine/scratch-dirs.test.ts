@@ -1,4 +1,4 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createScratchDir, removeScratchBase, removeScratchDir } from './scratch-dirs';
 
@@ -33,4 +33,13 @@ it('the base goes with removeScratchBase, and a later attempt gets a new one', (
   const next = createScratchDir();
   expect(dirname(next)).not.toBe(base);
   expect(existsSync(next)).toBe(true);
+});
+
+it('a base removed under the process is made again', () => {
+  const first = createScratchDir();
+  rmSync(dirname(first), { recursive: true, force: true });
+  const next = createScratchDir();
+  expect(existsSync(next)).toBe(true);
+  expect(dirname(next)).not.toBe(dirname(first));
+  removeScratchDir(next);
 });

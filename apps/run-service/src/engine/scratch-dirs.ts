@@ -18,6 +18,7 @@ import { join } from 'node:path';
  * run-service's time in a burst of one-step runs.
  */
 let base: string | undefined;
+let exitHooked = false;
 
 /**
  * Creates a fresh, empty scratch directory for one attempt (mode 0700; the
@@ -27,16 +28,32 @@ let base: string | undefined;
  * @throws Error from the file system (no space, no `tmpdir()`)
  */
 export function createScratchDir(): string {
+  const dir = join(baseDir(), randomBytes(9).toString('base64url'));
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    return dir;
+  } catch (error) {
+    // The base was removed under us (a tmp cleaner, an operator): make a new one, once.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    base = undefined;
+    const again = join(baseDir(), randomBytes(9).toString('base64url'));
+    mkdirSync(again, { mode: 0o700 });
+    return again;
+  }
+}
+
+function baseDir(): string {
   if (base === undefined) {
     const made = mkdtempSync(join(tmpdir(), 'dagu-run-'));
     chmodSync(made, 0o711);
+    if (!exitHooked) {
+      // One base per process (every engine of the process shares it): removed when the process exits.
+      process.once('exit', removeScratchBase);
+      exitHooked = true;
+    }
     base = made;
-    // One base per process (every engine of the process shares it): removed when the process exits.
-    process.once('exit', removeScratchBase);
   }
-  const dir = join(base, randomBytes(9).toString('base64url'));
-  mkdirSync(dir, { mode: 0o700 });
-  return dir;
+  return base;
 }
 
 /**

@@ -140,10 +140,10 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
     // startRun creates root runs only (children come from composition/child-runner.ts).
     deps.publisher.noteRootRun?.(request.dagName, dagRunId);
     await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
-    // The engine plans the attempt from the rows just written, without reading them back (issue 28). A stop that lands between the commit and this call reaches the
-    // run through the replica's stop channel or its next heartbeat.
-    // While other starts are accepted it waits for them (at most RUN_LAUNCH_HOLD_MS): a burst is answered first.
-    if (status === RunStatus.running) deps.engine.launchGate.launch(() => deps.engine.launch(fresh.pk, fresh));
+    // The engine plans the attempt from the rows just written, without reading them back, and executes it once
+    // the other starts in flight are answered (at most RUN_LAUNCH_HOLD_MS); the run is the engine's from here
+    // on, so a stop or a shutdown meanwhile reaches it (issue 28).
+    if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
     else deps.engine.pokeQueue();
   }
   return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });
