@@ -34,7 +34,7 @@ export function createScratchDir(): string {
     return dir;
   } catch (error) {
     // The base was removed under us (a tmp cleaner, an operator): make a new one, once.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
     base = undefined;
     const again = join(baseDir(), randomBytes(9).toString('base64url'));
     mkdirSync(again, { mode: 0o700 });
