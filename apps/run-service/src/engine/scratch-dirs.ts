@@ -34,7 +34,8 @@ export function createScratchDir(): string {
     return dir;
   } catch (error) {
     // The base was removed under us (a tmp cleaner, an operator): make a new one, once.
-    if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
+    // Not `instanceof Error`: errors of node:fs may come from another realm (a test runner's).
+    if (!(typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')) throw error;
     base = undefined;
     const again = join(baseDir(), randomBytes(9).toString('base64url'));
     mkdirSync(again, { mode: 0o700 });
