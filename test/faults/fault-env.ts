@@ -103,6 +103,16 @@ export async function startFaultEnv(options: FaultEnvOptions = {}): Promise<Faul
         for (const child of stack.processesOf(app))
           if (!killed.has(child) && (child.exitCode !== null || child.signalCode !== null))
             out.push(`${app} pid ${child.pid ?? '?'} exited (${child.exitCode ?? child.signalCode ?? '?'})`);
+      // Why, when something crashed: the last lines the crashed apps wrote (their stderr says why a start failed).
+      if (out.length > 0) {
+        const apps = new Set(out.map((line) => line.split(' ')[0]));
+        const tail = stack
+          .output()
+          .split('\n')
+          .filter((line) => [...apps].some((app) => line.startsWith(`[${app}]`)))
+          .slice(-15);
+        out.push(`last log lines:\n${tail.join('\n')}`);
+      }
       return out;
     },
     async stop() {

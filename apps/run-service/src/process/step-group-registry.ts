@@ -131,7 +131,13 @@ export function killLeftoverStepGroups(dir: string): LeftoverReport {
     if (owner === process.pid) continue;
     if (processExists(owner) && (processStartTime(owner) ?? start) === start) continue; // a live replica
     const path = join(dir, name);
-    for (const [pgid, leaderStart] of liveGroups(readFileSync(path, 'utf8'))) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      continue; // gone meanwhile (another replica of this host cleaned it up), or unreadable
+    }
+    for (const [pgid, leaderStart] of liveGroups(text)) {
       const now = processStartTime(pgid);
       if (now !== undefined && now !== leaderStart) continue; // the id belongs to another process now
       try {
