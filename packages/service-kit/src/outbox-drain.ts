@@ -45,8 +45,8 @@ export interface OutboxDrainOptions {
  * them to the {@link AUDIT_BATCH_QUEUE} queue (issue 28: one job per row cost
  * the gateway a job fetch and an insert per change; the job id is BullMQ's
  * own, so a pass sent again after a crash is never taken for an earlier one),
- * and marks them
- * drained in the same transaction only after Redis accepted the jobs. A
+ * and marks them drained in the same transaction only after Redis accepted
+ * the job. A
  * crash between the two leaves the rows undrained: they are sent again, and
  * the gateway inserts each `(source, id)` once. Drained rows are deleted
  * after the 24 h idempotency window (hourly sweep).

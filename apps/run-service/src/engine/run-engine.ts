@@ -217,7 +217,7 @@ export class RunEngine {
    */
   async shutdown(): Promise<void> {
     this.closing = true;
-    // Runs held for a burst launch now, already killed: they are handed back like any run still here.
+    // Runs held at the launch gate go now: like every run here, they get the grace period, then are handed back.
     this.launchGate.releaseNow();
     await this.dispatcher.stop();
     const all = (): Promise<void> =>

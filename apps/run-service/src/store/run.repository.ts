@@ -67,16 +67,19 @@ export async function insertFreshSteps(
   );
 }
 
-/** The unnest columns of fresh step rows: seq, name, step id, handler, stdout and stderr stream ids (`ids`, two per node). */
-function stepColumns(nodes: readonly NodeSpec[], ids: readonly number[]): unknown[] {
+/** The unnest columns naming fresh step rows: seq, name, step id, handler. */
+function nodeColumns(nodes: readonly NodeSpec[]): unknown[] {
   return [
     nodes.map((node) => node.seq),
     nodes.map((node) => node.name),
     nodes.map((node) => node.step.id ?? null),
     nodes.map((node) => node.handler ?? null),
-    nodes.map((_, i) => ids[2 * i]),
-    nodes.map((_, i) => ids[2 * i + 1]),
   ];
+}
+
+/** {@link nodeColumns}, then the stdout and stderr stream ids (`ids`, two per node). */
+function stepColumns(nodes: readonly NodeSpec[], ids: readonly number[]): unknown[] {
+  return [...nodeColumns(nodes), nodes.map((_, i) => ids[2 * i]), nodes.map((_, i) => ids[2 * i + 1])];
 }
 
 /**
@@ -144,10 +147,7 @@ export async function insertRun(db: Queryable, run: NewRun): Promise<InsertedRun
       run.owner ?? null,
       run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
       run.profile ?? null,
-      run.nodes.map((node) => node.seq),
-      run.nodes.map((node) => node.name),
-      run.nodes.map((node) => node.step.id ?? null),
-      run.nodes.map((node) => node.handler ?? null),
+      ...nodeColumns(run.nodes),
       1 + run.nodes.length * 2,
     ],
   );
