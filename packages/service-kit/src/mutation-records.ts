@@ -1,6 +1,13 @@
 import { DaguError, type OpCatalog, type MutationOutcomeReply } from '@dagu-mcp/contracts';
 import type { HandlerContext } from '@dagu-mcp/bus';
-import { findIdempotent, mutationOutcomeOf, storeMutationResult, type Logger, type Pool } from '@dagu-mcp/runtime';
+import {
+  findIdempotent,
+  isReplyRecorded,
+  mutationOutcomeOf,
+  storeMutationResult,
+  type Logger,
+  type Pool,
+} from '@dagu-mcp/runtime';
 
 /** What {@link withMutationRecords} needs. */
 export interface MutationRecordDeps {
@@ -23,7 +30,8 @@ export interface MutationRecordDeps {
  * - after the handler returns, its reply is stored on the job's mutation
  *   rows (awaited when keyed, else off the reply path), so the gateway can
  *   answer a caller whose deadline passed with the original result
- *   (`mutation.outcome`).
+ *   (`mutation.outcome`) — unless the handler's own statement already
+ *   stored it with the change (`markReplyRecorded`).
  * The change's own row is written by the handler's transaction (`recordMutation`).
  */
 export function withMutationRecords<C extends OpCatalog, H extends object>(
@@ -63,7 +71,8 @@ async function runRecorded(
     if (replay !== undefined) return replay.result;
   }
   const result = await handler(payload, ctx);
-  const store = storeMutationResult(deps.pool, ctx.jobId, result);
+  // The handler's own statement stored the reply with the change (mutationRecordInsert): nothing left to write.
+  const store = isReplyRecorded(ctx) ? Promise.resolve(true) : storeMutationResult(deps.pool, ctx.jobId, result);
   const lost = (err: unknown): false => {
     deps.logger.warn({ err, jobId: ctx.jobId }, 'mutation reply could not be recorded');
     return false;

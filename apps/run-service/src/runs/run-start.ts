@@ -8,7 +8,15 @@ import {
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import { parseDagSpecMemo } from '../core/dag-spec-memo';
-import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
+import {
+  idempotencyInFlight,
+  isIdempotencyViolation,
+  markReplyRecorded,
+  type MutationEntry,
+  mutationRecordInsert,
+  recordMutation,
+  withTransaction,
+} from '@dagu-mcp/runtime';
 import { actorOf } from '../core/started-by';
 import { nodesOfDag } from '../core/dag-nodes';
 import { formatParams, mergeParams } from '../core/params';
@@ -16,7 +24,15 @@ import { runEventOf } from '../events/run-event-publisher';
 import { formatUri, generateAttemptId, generateRunId } from '../core/run-id';
 import { isUniqueViolation } from '@dagu-mcp/runtime';
 import { withStorageErrors } from '../store/pg-errors';
-import { findRun, hasActiveRun, insertRun, lockDagName, requestIdOf } from '../store/run.repository';
+import {
+  findRun,
+  hasActiveRun,
+  type InsertedRun,
+  insertRun,
+  lockDagName,
+  type NewRun,
+  requestIdOf,
+} from '../store/run.repository';
 import { runRefOf, type RunDeps } from './run-deps';
 import { resolveRunProfile } from './profile-commands';
 import { workspaceOfLabels } from '../core/workspace';
@@ -24,8 +40,9 @@ import { workspaceOfLabels } from '../core/workspace';
 /**
  * `run.start` (036 start / enqueue). Validates the spec (dagu-model §4),
  * merges the params, and records the run — `running` and owned by this
- * replica for a start, `queued` for an enqueue — in one transaction that
- * commits only before the request's deadline. Then it publishes the run
+ * replica for a start, `queued` for an enqueue — with its mutation record,
+ * never after the request's deadline: in one statement when the run id is
+ * generated here and the start is not `singleton`, else in one transaction. Then it publishes the run
  * event and returns at once: a start is executed in the background by this
  * replica's engine, an enqueue by whichever replica's dispatcher claims it.
  *
@@ -73,7 +90,97 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
   const profile = await withStorageErrors(() =>
     resolveRunProfile(deps.pool, request.dagName, workspaceOfLabels(dag.labels), request.profile),
   );
-  const created = await withStorageErrors(async () => {
+  const newRun: NewRun = {
+    dagName: request.dagName,
+    dagRunId,
+    attemptId,
+    status,
+    params: formatParams(merged),
+    mergedParams: merged,
+    labels,
+    queue: request.queue ?? dag.queue ?? 'default',
+    maxActiveRuns: dag.maxActiveRuns,
+    inline: request.inline,
+    spec: request.spec,
+    normalized: dag,
+    nodes: nodesOfDag(dag).all,
+    requestId: ctx.jobId,
+    ...(status === RunStatus.running ? { owner: deps.replica } : {}),
+    startedBy: actorOf(ctx.principal),
+    ...(profile !== null ? { profile } : {}),
+  };
+  const entry: MutationEntry = {
+    action: request.enqueue ? 'run.enqueued' : 'run.started',
+    target: formatUri.run(request.dagName, dagRunId),
+    details: {
+      attemptId,
+      inline: request.inline,
+      ...(request.queue !== undefined ? { queue: request.queue } : {}),
+      ...(profile !== null ? { profile } : {}),
+    },
+  };
+  const reply = runRefOf({ dagName: request.dagName, dagRunId, attemptId, status });
+  // A generated run id without `singleton` has nothing to look up or lock first: the run, its record and
+  // its reply go in one statement (issue 28). A caller's own id or `singleton` needs the transaction.
+  const fresh =
+    request.dagRunId === undefined && request.singleton !== true
+      ? await insertAlone(deps, newRun, entry, reply, ctx)
+      : await insertInTransaction(deps, request, newRun, entry, ctx);
+  if ('existing' in fresh) return fresh.existing;
+  // startRun creates root runs only (children come from composition/child-runner.ts).
+  deps.publisher.noteRootRun?.(request.dagName, dagRunId);
+  await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
+  // The engine plans the attempt from the rows just written, without reading them back, and executes it once
+  // the other starts in flight are answered (at most RUN_LAUNCH_HOLD_MS); the run is the engine's from here
+  // on, so a stop or a shutdown meanwhile reaches it (issue 28).
+  if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
+  else deps.engine.pokeQueue();
+  return reply;
+}
+
+/**
+ * The start as one statement outside a transaction: run, attempt, steps, streams, mutation record and
+ * reply (so the handler wrapper has nothing left to store). PostgreSQL writes nothing once the deadline
+ * has passed by its clock — a statement alone leaves no moment between it and its commit to check.
+ */
+async function insertAlone(
+  deps: RunDeps,
+  run: NewRun,
+  entry: MutationEntry,
+  reply: RunRef,
+  ctx: HandlerContext,
+): Promise<InsertedRun> {
+  if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) throw deadlinePassedError();
+  const inserted = await withStorageErrors(async () => {
+    try {
+      return await insertRun(deps.pool, run, {
+        ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}),
+        record: (firstParam) => mutationRecordInsert(ctx, entry, reply, firstParam, 'r'),
+      });
+    } catch (error) {
+      if (isIdempotencyViolation(error)) throw idempotencyInFlight();
+      if (isUniqueViolation(error)) throw runIdUsed(run.dagName, run.dagRunId);
+      throw error;
+    }
+  });
+  if (inserted === undefined) throw deadlinePassedError();
+  markReplyRecorded(ctx);
+  return inserted;
+}
+
+/**
+ * The start in a transaction that commits only before the deadline: a caller's own run id is looked up
+ * first (a re-delivered job gets its run), and `singleton` locks the DAG name and checks for
+ * an active run. Returns the rows written, or `{existing}`: the reply for the run as first recorded.
+ */
+async function insertInTransaction(
+  deps: RunDeps,
+  request: RunStartRequest,
+  run: NewRun,
+  entry: MutationEntry,
+  ctx: HandlerContext,
+): Promise<InsertedRun | { existing: RunRef }> {
+  return withStorageErrors(async () => {
     try {
       return await withTransaction(
         deps.pool,
@@ -81,72 +188,33 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
           // A run id this call generated cannot be taken yet: look only for a caller's own id
           // (a re-delivered job gets the run it created; anyone else gets `conflict`).
           const existing =
-            request.dagRunId === undefined ? undefined : await findRun(client, request.dagName, dagRunId);
+            request.dagRunId === undefined ? undefined : await findRun(client, run.dagName, run.dagRunId);
           if (existing !== undefined) {
-            if ((await requestIdOf(client, existing.pk)) === ctx.jobId)
-              return { status: existing.status, attemptId: existing.attempt_id, fresh: undefined };
-            throw runIdUsed(request.dagName, dagRunId);
+            if ((await requestIdOf(client, existing.pk)) === ctx.jobId) {
+              const ref = { dagName: run.dagName, dagRunId: run.dagRunId, attemptId: existing.attempt_id };
+              return { existing: runRefOf({ ...ref, status: existing.status }) };
+            }
+            throw runIdUsed(run.dagName, run.dagRunId);
           }
           if (request.singleton === true) {
-            await lockDagName(client, request.dagName);
-            if (await hasActiveRun(client, request.dagName)) {
-              throw new DaguError(
-                'conflict',
-                `A run of DAG ${request.dagName} is already running or queued (singleton).`,
-                { field: 'singleton' },
-              );
+            await lockDagName(client, run.dagName);
+            if (await hasActiveRun(client, run.dagName)) {
+              throw new DaguError('conflict', `A run of DAG ${run.dagName} is already running or queued (singleton).`, {
+                field: 'singleton',
+              });
             }
           }
-          const inserted = await insertRun(client, {
-            dagName: request.dagName,
-            dagRunId,
-            attemptId,
-            status,
-            params: formatParams(merged),
-            mergedParams: merged,
-            labels,
-            queue: request.queue ?? dag.queue ?? 'default',
-            maxActiveRuns: dag.maxActiveRuns,
-            inline: request.inline,
-            spec: request.spec,
-            normalized: dag,
-            nodes: nodesOfDag(dag).all,
-            requestId: ctx.jobId,
-            ...(status === RunStatus.running ? { owner: deps.replica } : {}),
-            startedBy: actorOf(ctx.principal),
-            ...(profile !== null ? { profile } : {}),
-          });
-          await recordMutation(client, ctx, {
-            action: request.enqueue ? 'run.enqueued' : 'run.started',
-            target: formatUri.run(request.dagName, dagRunId),
-            details: {
-              attemptId,
-              inline: request.inline,
-              ...(request.queue !== undefined ? { queue: request.queue } : {}),
-              ...(profile !== null ? { profile } : {}),
-            },
-          });
-          return { status, attemptId, fresh: inserted };
+          const inserted = await insertRun(client, run);
+          await recordMutation(client, ctx, entry);
+          return inserted;
         },
         { deadline: ctx.deadline, onLate: deadlinePassedError },
       );
     } catch (error) {
-      if (isUniqueViolation(error)) throw runIdUsed(request.dagName, dagRunId);
+      if (isUniqueViolation(error)) throw runIdUsed(run.dagName, run.dagRunId);
       throw error;
     }
   });
-  const fresh = created.fresh;
-  if (fresh !== undefined) {
-    // startRun creates root runs only (children come from composition/child-runner.ts).
-    deps.publisher.noteRootRun?.(request.dagName, dagRunId);
-    await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
-    // The engine plans the attempt from the rows just written, without reading them back, and executes it once
-    // the other starts in flight are answered (at most RUN_LAUNCH_HOLD_MS); the run is the engine's from here
-    // on, so a stop or a shutdown meanwhile reaches it (issue 28).
-    if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
-    else deps.engine.pokeQueue();
-  }
-  return runRefOf({ dagName: request.dagName, dagRunId, attemptId: created.attemptId, status: created.status });
 }
 
 const latestRefused = `The run id "${LATEST_RUN_ID}" names the latest run of a DAG when reading; a new run cannot take it.`;

@@ -97,66 +97,115 @@ export interface InsertedRun {
 const InsertedStepsSchema = z.object({ steps: z.array(z.unknown()) });
 
 /**
+ * What else {@link insertRun}'s statement does: see there.
+ */
+export interface InsertRunOptions {
+  /**
+   * Epoch ms after which the statement inserts nothing (PostgreSQL's clock, read once while it
+   * runs): for a start outside a transaction, where no check can sit between the statement and its
+   * commit (020 §Errors: no mutation applied after its deadline). Omitted: no gate.
+   */
+  readonly deadline?: number;
+  /** A mutation record to write in the same statement, for each inserted run (`mutationRecordInsert` with source `r`). */
+  readonly record?: (firstParam: number) => { sql: string; values: unknown[] };
+}
+
+/**
  * Inserts the run, its first attempt, its log streams and its step rows in one
  * statement (issue 28: one round trip; the scheduler log is stream 1, then
  * stdout and stderr of each node in `seq` order) and returns what it wrote.
+ * With `options.record` the same statement writes the run's mutation record
+ * (and its reply), so a start needs no transaction of its own; with
+ * `options.deadline` it writes nothing once PostgreSQL's clock has passed it.
  * A started run's `started_at` (and first heartbeat) is the insert's own time
  * (`clock_timestamp()`), as everywhere a run starts: a transaction's `now()`
  * is its start, which may come before a lock wait. Every row is checked by
  * the schemas of run-rows.ts, as any read of them is.
  *
- * @throws Error when PostgreSQL returns no row (a bug); pg errors as they come (a taken run id is a unique violation).
+ * @returns the rows written, or `undefined` when the deadline had passed (nothing was written)
+ * @throws Error when PostgreSQL returns no row without a deadline (a bug); pg errors as they come
+ *   (a taken run id, or a held idempotency key, is a unique violation)
  */
-export async function insertRun(db: Queryable, run: NewRun): Promise<InsertedRun> {
+export async function insertRun(
+  db: Queryable,
+  run: NewRun,
+  options?: InsertRunOptions & { deadline?: undefined },
+): Promise<InsertedRun>;
+export async function insertRun(
+  db: Queryable,
+  run: NewRun,
+  options: InsertRunOptions,
+): Promise<InsertedRun | undefined>;
+export async function insertRun(
+  db: Queryable,
+  run: NewRun,
+  options: InsertRunOptions = {},
+): Promise<InsertedRun | undefined> {
   const started = run.status === RunStatus.running;
+  const values: unknown[] = [
+    run.dagName,
+    run.dagRunId,
+    run.attemptId,
+    run.status,
+    run.params,
+    JSON.stringify(run.mergedParams),
+    run.labels,
+    run.queue,
+    run.maxActiveRuns,
+    run.inline,
+    run.spec,
+    JSON.stringify(run.normalized),
+    run.requestId,
+    started,
+    run.owner ?? null,
+    run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
+    run.profile ?? null,
+    ...nodeColumns(run.nodes),
+    1 + run.nodes.length * 2,
+    options.deadline ?? null,
+  ];
+  const record = options.record?.(values.length + 1);
+  // `gate` is read once (materialized): every row below hangs off `ids`, so a closed gate writes nothing.
   // `ids` is materialized once (nextval is volatile); foreign keys are checked at the end of the
   // statement, when the streams the run and its steps point at exist.
   const inserted = await db.query(
-    `WITH ids AS MATERIALIZED (
-       SELECT g, nextval(pg_get_serial_sequence('log_streams', 'id')) AS id FROM generate_series(1, $22::int) g),
+    `WITH gate AS MATERIALIZED (
+       SELECT $23::float8 IS NULL OR clock_timestamp() < to_timestamp($23::float8 / 1000) AS open),
+     ids AS MATERIALIZED (
+       SELECT g, nextval(pg_get_serial_sequence('log_streams', 'id')) AS id
+         FROM gate, generate_series(1, $22::int) g WHERE gate.open),
      ls AS (INSERT INTO log_streams (id, total_lines) SELECT id, 0 FROM ids),
      r AS (
        INSERT INTO runs (dag_name, dag_run_id, attempt_id, status, params, resolved_params, labels, queue, max_active_runs, inline,
                          spec, normalized, request_id, queued_at, started_at, owner, heartbeat_at, scheduler_log, started_by, profile)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-               CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15,
-               CASE WHEN $14 THEN clock_timestamp() END, (SELECT id FROM ids WHERE g = 1), $16, $17)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+              CASE WHEN $14 THEN NULL ELSE now() END, CASE WHEN $14 THEN clock_timestamp() END, $15,
+              CASE WHEN $14 THEN clock_timestamp() END, ids.id, $16, $17
+         FROM ids WHERE ids.g = 1
        RETURNING ${RUN_COLUMNS}),
      a AS (INSERT INTO run_attempts (run_pk, attempt_no, attempt_id, status) SELECT pk, 1, $3, $4 FROM r),
      s AS (INSERT INTO run_steps (run_pk, attempt_no, seq, name, step_id, handler, stdout_log, stderr_log)
            SELECT r.pk, 1, u.seq, u.name, u.step_id, u.handler, o.id, e.id
              FROM r, unnest($18::int[], $19::text[], $20::text[], $21::text[]) WITH ORDINALITY u(seq, name, step_id, handler, ord)
              JOIN ids o ON o.g = 2 * u.ord JOIN ids e ON e.g = 2 * u.ord + 1
-           RETURNING ${STEP_COLUMNS})
+           RETURNING ${STEP_COLUMNS})${
+             record === undefined
+               ? ''
+               : `,
+     m AS (${record.sql})`
+           }
      SELECT r.*, (SELECT COALESCE(json_agg(s ORDER BY s.seq), '[]'::json) FROM s) AS steps FROM r`,
-    [
-      run.dagName,
-      run.dagRunId,
-      run.attemptId,
-      run.status,
-      run.params,
-      JSON.stringify(run.mergedParams),
-      run.labels,
-      run.queue,
-      run.maxActiveRuns,
-      run.inline,
-      run.spec,
-      JSON.stringify(run.normalized),
-      run.requestId,
-      started,
-      run.owner ?? null,
-      run.startedBy === undefined ? null : JSON.stringify(run.startedBy),
-      run.profile ?? null,
-      ...nodeColumns(run.nodes),
-      1 + run.nodes.length * 2,
-    ],
+    record === undefined ? values : [...values, ...record.values],
   );
   const row = inserted.rows[0];
-  if (row === undefined) throw new Error('INSERT INTO runs returned no row');
-  const record = parseRunRow(row);
+  if (row === undefined) {
+    if (options.deadline !== undefined) return undefined;
+    throw new Error('INSERT INTO runs returned no row');
+  }
+  const parsed = parseRunRow(row);
   // Fresh step rows carry no timestamp, so their JSON form parses as a read of them would.
   const steps = InsertedStepsSchema.parse(row).steps.map(parseStepRow);
-  return { pk: record.pk, run: record, steps };
+  return { pk: parsed.pk, run: parsed, steps };
 }
 
 /**

@@ -80,27 +80,94 @@ const INSERT_SQL = `
  *   holds the same idempotency key right now (the transaction rolls back).
  */
 export async function recordMutation(client: SqlClient, author: MutationAuthor, entry: MutationEntry): Promise<void> {
-  const p = author.principal;
   try {
-    await client.query(INSERT_SQL, [
-      author.jobId,
-      author.requestId ?? null,
-      entry.action,
-      p.subject,
-      p.id,
-      p.credentialType,
-      entry.target ?? null,
-      entry.details === undefined ? null : JSON.stringify(entry.details),
-      author.idempotencyKey ?? null,
-      author.payloadHash ?? null,
-    ]);
+    await client.query(INSERT_SQL, recordValues(author, entry));
   } catch (error) {
     if (isUniqueViolation(error)) throw idempotencyInFlight();
     throw error;
   }
 }
 
-function idempotencyInFlight(): DaguError {
+/**
+ * A mutation record written by the change's own statement, with the job's reply: the
+ * `INSERT … SELECT` to put in a data-modifying CTE of that statement, so change, record and
+ * reply commit in one statement, without a transaction around it (issue 28: a run start is one
+ * round trip). Its parameters are numbered from `firstParam`; it inserts one row per row of
+ * `source` (a CTE or table name of the same statement), so it inserts nothing when the change
+ * inserted nothing. The caller then calls {@link markReplyRecorded}.
+ *
+ * @param author     the bus job (as for {@link recordMutation}); its idempotency key is written as
+ *                   recordMutation writes it (this is the job's first row: see its statement)
+ * @param entry      what changed (never a secret in `details`)
+ * @param reply      the reply the job will return, stored as JSON (what storeMutationResult stores)
+ * @param firstParam the number of the fragment's first parameter (`$n`)
+ * @param source     the CTE (or table) that must yield a row for the record to be written
+ * @returns `sql` (the INSERT, no trailing semicolon) and its `values` (11, in order)
+ */
+export function mutationRecordInsert(
+  author: MutationAuthor,
+  entry: MutationEntry,
+  reply: unknown,
+  firstParam: number,
+  source: string,
+): { sql: string; values: unknown[] } {
+  const p = (i: number): string => `$${firstParam + i}`;
+  const sql = `INSERT INTO mutation_log (job_id, request_id, action, actor, principal_id, credential_type, target, details,
+                            idempotency_key, payload_hash, result)
+       SELECT ${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb,
+              CASE WHEN ${p(8)}::text IS NULL OR EXISTS (SELECT 1 FROM mutation_log WHERE job_id = ${p(0)}) THEN NULL ELSE ${p(8)} END,
+              ${p(9)}, ${p(10)}::jsonb
+         FROM ${source}`;
+  return { sql, values: [...recordValues(author, entry), JSON.stringify(reply ?? null)] };
+}
+
+/** The ten values of a record, in INSERT_SQL's order. */
+function recordValues(author: MutationAuthor, entry: MutationEntry): unknown[] {
+  const p = author.principal;
+  return [
+    author.jobId,
+    author.requestId ?? null,
+    entry.action,
+    p.subject,
+    p.id,
+    p.credentialType,
+    entry.target ?? null,
+    entry.details === undefined ? null : JSON.stringify(entry.details),
+    author.idempotencyKey ?? null,
+    author.payloadHash ?? null,
+  ];
+}
+
+/** Whether a unique violation is a held idempotency key (the record's index), not the change's own. */
+export function isIdempotencyViolation(error: unknown): boolean {
+  return (
+    isUniqueViolation(error) &&
+    typeof error === 'object' &&
+    error !== null &&
+    'constraint' in error &&
+    error.constraint === 'mutation_log_idempotency'
+  );
+}
+
+/** Jobs whose reply was stored by their change's own statement ({@link mutationRecordInsert}). */
+const repliesRecorded = new WeakSet<object>();
+
+/**
+ * Notes that the reply of `author`'s job was committed with its change, so the
+ * handler wrapper skips its own `storeMutationResult` (one statement fewer).
+ * `author` is the job's handler context object itself.
+ */
+export function markReplyRecorded(author: object): void {
+  repliesRecorded.add(author);
+}
+
+/** Whether {@link markReplyRecorded} was called for this handler context. */
+export function isReplyRecorded(author: object): boolean {
+  return repliesRecorded.has(author);
+}
+
+/** The error a held idempotency key gives (the transaction or statement rolls back). */
+export function idempotencyInFlight(): DaguError {
   return new DaguError('conflict', 'Another request with this idempotency key is being applied.', {
     field: 'idempotencyKey',
   });
