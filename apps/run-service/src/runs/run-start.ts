@@ -42,7 +42,8 @@ import { workspaceOfLabels } from '../core/workspace';
  * merges the params, and records the run — `running` and owned by this
  * replica for a start, `queued` for an enqueue — with its mutation record,
  * never after the request's deadline: in one statement when the run id is
- * generated here and the start is not `singleton`, else in one transaction. Then it publishes the run
+ * generated here and the start has neither `singleton` nor an idempotency
+ * key, else in one transaction. Then it publishes the run
  * event and returns at once: a start is executed in the background by this
  * replica's engine, an enqueue by whichever replica's dispatcher claims it.
  *
@@ -120,10 +121,12 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
     },
   };
   const reply = runRefOf({ dagName: request.dagName, dagRunId, attemptId, status });
-  // A generated run id without `singleton` has nothing to look up or lock first: the run, its record and
-  // its reply go in one statement (issue 28). A caller's own id or `singleton` needs the transaction.
+  // A generated run id without `singleton` or an idempotency key has nothing to look up, lock or wait
+  // for: the run, its record and its reply go in one statement (issue 28). A caller's own id or
+  // `singleton` needs the transaction; so does a key, whose unique index can make an insert wait on
+  // another request's open transaction, which only the transaction's statement_timeout cuts at the deadline.
   const fresh =
-    request.dagRunId === undefined && request.singleton !== true
+    request.dagRunId === undefined && request.singleton !== true && ctx.idempotencyKey === undefined
       ? await insertAlone(deps, newRun, entry, reply, ctx)
       : await insertInTransaction(deps, request, newRun, entry, ctx);
   if ('existing' in fresh) return fresh.existing;
