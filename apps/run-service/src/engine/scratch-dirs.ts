@@ -28,19 +28,22 @@ let exitHooked = false;
  * @throws Error from the file system (no space, no `tmpdir()`)
  */
 export function createScratchDir(): string {
-  const dir = join(baseDir(), randomBytes(9).toString('base64url'));
   try {
-    mkdirSync(dir, { mode: 0o700 });
-    return dir;
+    return makeDirIn(baseDir());
   } catch (error) {
     // The base was removed under us (a tmp cleaner, an operator): make a new one, once.
     // Not `instanceof Error`: errors of node:fs may come from another realm (a test runner's).
     if (!(typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')) throw error;
     base = undefined;
-    const again = join(baseDir(), randomBytes(9).toString('base64url'));
-    mkdirSync(again, { mode: 0o700 });
-    return again;
+    return makeDirIn(baseDir());
   }
+}
+
+/** One attempt's directory in `parent`: a 72-bit random name, mode 0700. */
+function makeDirIn(parent: string): string {
+  const dir = join(parent, randomBytes(9).toString('base64url'));
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
 }
 
 function baseDir(): string {

@@ -153,11 +153,11 @@ async function insertAlone(
   reply: RunRef,
   ctx: HandlerContext,
 ): Promise<InsertedRun> {
-  if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) throw deadlinePassedError();
+  if (Date.now() >= ctx.deadline) throw deadlinePassedError();
   const inserted = await withStorageErrors(async () => {
     try {
       return await insertRun(deps.pool, run, {
-        ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}),
+        deadline: ctx.deadline,
         record: (firstParam) => mutationRecordInsert(ctx, entry, reply, firstParam, 'r'),
       });
     } catch (error) {

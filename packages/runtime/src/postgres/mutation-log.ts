@@ -63,13 +63,23 @@ export interface SqlClient {
 
 const WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
 
-// The idempotency key goes on the job's first row only (an op may record more than one change).
-const INSERT_SQL = `
-  INSERT INTO mutation_log (job_id, request_id, action, actor, principal_id, credential_type, target, details,
-                            idempotency_key, payload_hash)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-          CASE WHEN $9::text IS NULL OR EXISTS (SELECT 1 FROM mutation_log WHERE job_id = $1) THEN NULL ELSE $9 END,
-          $10)`;
+/**
+ * The INSERT of one record per row of `source`, parameters `$firstParam` on: the ten of
+ * {@link recordValues}, then the reply (JSON, or NULL). The idempotency key goes on the job's
+ * first row only (an op may record more than one change).
+ */
+function recordInsertSql(firstParam: number, source: string): string {
+  const p = (i: number): string => `$${firstParam + i}`;
+  return `INSERT INTO mutation_log (job_id, request_id, action, actor, principal_id, credential_type, target, details,
+                            idempotency_key, payload_hash, result)
+       SELECT ${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb,
+              CASE WHEN ${p(8)}::text IS NULL OR EXISTS (SELECT 1 FROM mutation_log WHERE job_id = ${p(0)}) THEN NULL ELSE ${p(8)} END,
+              ${p(9)}, ${p(10)}::jsonb
+         FROM ${source}`;
+}
+
+/** {@link recordMutation}'s statement: one record, its reply left for later (`storeMutationResult`). */
+const INSERT_SQL = recordInsertSql(1, '(SELECT 1) AS one');
 
 /**
  * Records one change in the caller's open transaction `client`, so the change
@@ -81,7 +91,7 @@ const INSERT_SQL = `
  */
 export async function recordMutation(client: SqlClient, author: MutationAuthor, entry: MutationEntry): Promise<void> {
   try {
-    await client.query(INSERT_SQL, recordValues(author, entry));
+    await client.query(INSERT_SQL, [...recordValues(author, entry), null]);
   } catch (error) {
     if (isUniqueViolation(error)) throw idempotencyInFlight();
     throw error;
@@ -111,17 +121,13 @@ export function mutationRecordInsert(
   firstParam: number,
   source: string,
 ): { sql: string; values: unknown[] } {
-  const p = (i: number): string => `$${firstParam + i}`;
-  const sql = `INSERT INTO mutation_log (job_id, request_id, action, actor, principal_id, credential_type, target, details,
-                            idempotency_key, payload_hash, result)
-       SELECT ${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb,
-              CASE WHEN ${p(8)}::text IS NULL OR EXISTS (SELECT 1 FROM mutation_log WHERE job_id = ${p(0)}) THEN NULL ELSE ${p(8)} END,
-              ${p(9)}, ${p(10)}::jsonb
-         FROM ${source}`;
-  return { sql, values: [...recordValues(author, entry), JSON.stringify(reply ?? null)] };
+  return {
+    sql: recordInsertSql(firstParam, source),
+    values: [...recordValues(author, entry), JSON.stringify(reply ?? null)],
+  };
 }
 
-/** The ten values of a record, in INSERT_SQL's order. */
+/** The ten values of a record, in {@link recordInsertSql}'s order. */
 function recordValues(author: MutationAuthor, entry: MutationEntry): unknown[] {
   const p = author.principal;
   return [
