@@ -6,6 +6,9 @@
  * built stack (stack.ts); screenshots go to test/e2e/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -47,8 +50,14 @@ const CHAIN = `steps:\n${[1, 2, 3, 4, 5, 6]
   .join('')}`;
 
 /**
- * A first step to open the page during, then a dag.run whose child naps (6 s: room for the
- * sub-run page to open while it runs on a loaded machine): children appear live.
+ * The file the slow child waits for: the test creates it once the child's page is open, so the
+ * child cannot finish before the page looks (a fixed nap lost that race on a loaded CI machine).
+ */
+const GATE_FILE = join(tmpdir(), `console-live-gate-${randomUUID()}`);
+
+/**
+ * A first step to open the page during, then a dag.run whose child waits for GATE_FILE (60 s at
+ * most): children appear live.
  */
 const SLOW_PARENT = `steps:
   - name: warm
@@ -61,7 +70,7 @@ const SLOW_PARENT = `steps:
 name: slow
 steps:
   - name: nap
-    run: sleep 6
+    run: timeout 60 sh -c "until [ -e ${GATE_FILE} ]; do sleep 0.1; done"
 `;
 
 let stack: Stack;
@@ -129,6 +138,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
+  await rm(GATE_FILE, { force: true });
 });
 
 test('drill into a foreach step (items with their status, a body step log) and into a sub-run and back', async () => {
@@ -194,9 +204,10 @@ test('a sub-run started while the page is open appears live, and its own page fo
     await link.waitFor({ timeout: 20_000 });
     await link.click();
     await page.waitForURL(new RegExp(`/runs/slow-parent/${id}/sub/[^/]+$`));
-    // Opened while the child naps: its step and status turn succeeded without a reload.
+    // Opened while the child waits: once let go, its step and status turn succeeded without a reload.
     await page.locator('table.steps tr[data-step="nap"]').waitFor();
     expect(await page.locator('.run-head .badge', { hasText: 'succeeded' }).count()).toBe(0);
+    await writeFile(GATE_FILE, '');
     await page.locator('table.steps tr[data-step="nap"][data-status="succeeded"]').waitFor({ timeout: 20_000 });
     await page.locator('.run-head .badge', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
   } finally {
