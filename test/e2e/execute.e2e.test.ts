@@ -137,6 +137,28 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
     });
   });
 
+  test('a DAG changed and started at once runs its new YAML, every time (run-service keeps a copy of stored specs)', async () => {
+    // run-service reads a stored DAG's YAML itself and keeps it; dag-service's change announcement
+    // must reach it before the change is answered (docs/decisions.md "DAG spec cache").
+    for (let version = 1; version <= 8; version += 1) {
+      const spec = `steps:\n  - name: say\n    run: echo version-${version}\n`;
+      const applied = await client.callTool({
+        name: 'dagu_change',
+        arguments: { mode: 'apply', name: 'exec-versions', spec },
+      });
+      expect(applied.structuredContent).toMatchObject({ applied: true });
+      const { sc } = await execute({ action: 'start', name: 'exec-versions', wait: true, waitTimeoutSeconds: 30 });
+      expect(sc).toMatchObject({ completed: true, status: 4 });
+      const log = await read({
+        target: 'step_log',
+        name: 'exec-versions',
+        dagRunId: String(sc.dagRunId),
+        stepName: 'say',
+      });
+      expect(String(log.data.stdoutContent)).toBe(`version-${version}`);
+    }
+  });
+
   test('without wait: the fixed text and a subscribe sentence; generated ids are URL-safe and sortable (036)', async () => {
     const first = await execute({ action: 'start', name: 'exec-hello' });
     const second = await execute({ action: 'start', name: 'exec-hello' });

@@ -1,10 +1,14 @@
 import { DAG_MOVES_QUEUE, dagOps, type DagOps } from '@dagu-mcp/contracts';
 import type { HandlerMap } from '@dagu-mcp/bus';
-import { createPingHandler, type ServiceDefinition, type ServiceDeps } from '@dagu-mcp/service-kit';
+import {
+  createPingHandler,
+  DagChangeChannel,
+  DagSpecCache,
+  type ServiceDefinition,
+  type ServiceDeps,
+} from '@dagu-mcp/service-kit';
 import type { DagConfig } from './config/dag-config';
 import { DagCatalog, type DagChangeHooks } from './dags/dag.catalog';
-import { DagChangeChannel } from './dags/dag-change.channel';
-import { DagSpecCache } from './dags/dag-spec-cache';
 import { DagListCache } from './dags/dag-list-cache';
 import { DagRepository } from './dags/dag.repository';
 import { DAG_MIGRATIONS } from './db/migrations';

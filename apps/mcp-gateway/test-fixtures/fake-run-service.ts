@@ -99,7 +99,8 @@ export class FakeServices {
             dagRunId: p.dagRunId ?? `r${randomUUID().slice(0, 8)}`,
             attemptId: randomUUID(),
             status: p.enqueue ? 5 : 1,
-            spec: p.spec,
+            // By name, as run-service does: the stored YAML, or dag-service's resource_not_found.
+            spec: p.spec ?? this.storedSpec(p.dagName),
           };
           this.runs.set(run.dagRunId, run);
           if (!p.enqueue) this.play(run);

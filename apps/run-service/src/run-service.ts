@@ -9,7 +9,7 @@ import { RootTaggingPublisher } from './events/root-tagging-publisher';
 import { RunMetrics } from './events/run-metrics';
 import { DagMoveConsumer } from './events/dag-move-consumer';
 import { createRunHandlers } from './handlers/run-handlers';
-import { createStoredSpecSource } from './composition/sub-dag-spec';
+import { createStoredDagSpecs } from './runs/stored-dag-specs';
 import { RecoverySweeper } from './recovery/recovery-sweeper';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { startScheduler } from './schedule/scheduler-setup';
@@ -74,9 +74,11 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         pool,
         log,
       );
-      const storedSpecs = createStoredSpecSource({
+      const storedSpecs = createStoredDagSpecs({
         redisUrl: config.REDIS_URL,
         prefix: config.BUS_PREFIX,
+        replica,
+        cacheMs: options.runConfig.specCacheMs,
         logger: log,
       });
       const secrets = createSecretSource({
@@ -95,7 +97,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         publisher,
         processEnv: options.processEnv,
         ...(options.launcher !== undefined ? { launcher: options.launcher } : {}),
-        readStoredSpec: storedSpecs.read,
+        readStoredSpec: (name) => storedSpecs.read(name),
         metrics: runMetrics,
         secrets,
       });
@@ -121,6 +123,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
         logger: log,
         metrics: runMetrics,
         secrets,
+        storedSpecs,
       };
       const moves = new DagMoveConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger: log });
       const scheduler = startScheduler(deps, { redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHandlerContext, SILENT_LOGGER, type HandlerContext } from '@dagu-mcp/bus';
-import type { Principal, RunDetail, RunEvent } from '@dagu-mcp/contracts';
+import { DaguError, type Principal, type RunDetail, type RunEvent } from '@dagu-mcp/contracts';
 import { createLogger, createPool, migrate, type Logger, type Pool } from '@dagu-mcp/runtime';
 import { defaultRunConfig, type RunConfig } from '../src/config/run-config';
 import { RUN_MIGRATIONS } from '../src/store/migrations';
@@ -152,6 +152,12 @@ export async function createRunTestEnv(
     replica: 'test-replica',
     config,
     logger,
+    // These tests pass every spec; stored DAGs are read through dag-service in the e2e suites.
+    storedSpecs: {
+      spec: async (name) => {
+        throw new DaguError('resource_not_found', `DAG "${name}" does not exist.`);
+      },
+    },
   };
   const detail = (name: string, dagRunId: string): Promise<RunDetail> =>
     getRunDetail(pool, { dagName: name, dagRunId });

@@ -13,12 +13,11 @@ import {
   type RunOps,
 } from '@dagu-mcp/contracts';
 import { createLogger, createPool, type Pool } from '@dagu-mcp/runtime';
-import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
+import type { RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
 import { defaultRunConfig } from '../src/config/run-config';
-import { stepEnvBase } from '../src/core/env-merge';
-import { createRunService } from '../src/run-service';
+import { startDeployedRunService } from '../test-fixtures/deployed-run-service';
 import { randomSchemaName, stepOf, TEST_DATABASE_URL, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 
 /**
@@ -43,17 +42,6 @@ let workDir = '';
 const events: RunEvent[] = [];
 
 async function startReplica(): Promise<RunningService> {
-  const config = loadServiceConfig(
-    { schema: 'run_service', opsPort: 0 },
-    {
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      DB_SCHEMA: schema,
-      BUS_PREFIX: prefix,
-      OPS_PORT: '0',
-      OPS_HOST: '127.0.0.1',
-    },
-  );
   // Heartbeats every 5 s: a run taken for orphaned would need 15 s; the hand-back must be far quicker.
   // No cron scheduler: there is no dag-service to list schedules from.
   const runConfig = defaultRunConfig({
@@ -64,11 +52,7 @@ async function startReplica(): Promise<RunningService> {
     killGraceMs: 2000,
     scheduler: false,
   });
-  const service = await startService(
-    createRunService({ runConfig, processEnv: stepEnvBase(process.env) }),
-    config,
-    logger,
-  );
+  const service = await startDeployedRunService(schema, prefix, runConfig, logger);
   replicas.push(service);
   return service;
 }

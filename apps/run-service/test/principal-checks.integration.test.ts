@@ -4,7 +4,7 @@ import { retryRun } from '../src/runs/run-retry';
 import { startRun } from '../src/runs/run-start';
 import { stopRun } from '../src/runs/run-stop';
 import { SCHEDULER_PRINCIPAL } from '../src/schedule/scheduled-start';
-import { RUN_SERVICE_PRINCIPAL } from '../src/composition/sub-dag-spec';
+import { RUN_SERVICE_PRINCIPAL } from '../src/runs/stored-dag-specs';
 import { createRunTestEnv, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusClient } from '@dagu-mcp/bus';
@@ -12,15 +12,14 @@ import {
   type RunEvent,
   type RunOps,
 } from '@dagu-mcp/contracts';
-import { createLogger, createPool } from '@dagu-mcp/runtime';
-import { loadServiceConfig, startService, type RunningService } from '@dagu-mcp/service-kit';
+import { createLogger } from '@dagu-mcp/runtime';
+import type { RunningService } from '@dagu-mcp/service-kit';
 import { Redis } from 'ioredis';
-import { deleteKeysWithPrefix } from '../../../packages/bus/test-fixtures/bus-test-env';
+
 import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
 import { defaultRunConfig } from '../src/config/run-config';
-import { stepEnvBase } from '../src/core/env-merge';
-import { createRunService } from '../src/run-service';
-import { randomSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
+import { dropDeployedState, startDeployedRunService } from '../test-fixtures/deployed-run-service';
+import { randomSchemaName, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 
 /**
  * run-service as it is deployed — service-kit host, BullMQ worker, real
@@ -40,17 +39,6 @@ const events: RunEvent[] = [];
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'run-bus-test-'));
-  const config = loadServiceConfig(
-    { schema: 'run_service', opsPort: 0 },
-    {
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      DB_SCHEMA: schema,
-      BUS_PREFIX: prefix,
-      OPS_PORT: '0',
-      OPS_HOST: '127.0.0.1',
-    },
-  );
   const runConfig = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 500, stopGraceMs: 2000 });
   subscriber = new Redis(TEST_REDIS_URL);
   subscriber.on('message', (_channel: string, message: string) => {
@@ -58,7 +46,7 @@ beforeAll(async () => {
     if (parsed.success) events.push(parsed.data);
   });
   await subscriber.subscribe(runEventsChannel(prefix));
-  service = await startService(createRunService({ runConfig, processEnv: stepEnvBase(process.env) }), config, logger);
+  service = await startDeployedRunService(schema, prefix, runConfig, logger);
   client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 10_000 });
   await client.start();
 });
@@ -67,11 +55,7 @@ afterAll(async () => {
   await client.close();
   await service.stop();
   subscriber.disconnect();
-  const pool = createPool({ url: TEST_DATABASE_URL, schema, logger });
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-  await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
-  await rm(workDir, { recursive: true, force: true });
+  await dropDeployedState(schema, prefix, workDir, logger);
 });
 
 async function terminalEvent(dagRunId: string, timeoutMs = 10_000): Promise<RunEvent> {

@@ -16,15 +16,19 @@ const DagRunId = z
 const Timestamp = z.string();
 
 /**
- * `run.start`: start (or enqueue) a run of `spec` under `dagName`. The gateway
- * reads a stored DAG's YAML from dag-service and passes it; an inline spec is
- * passed as given. The run keeps a snapshot of it.
- * Errors: `invalid_tool_input` (spec invalid, details.errors), `conflict`
- * (run id used, or singleton clash).
+ * `run.start`: start (or enqueue) a run of `spec` under `dagName`. An inline
+ * spec (`inline: true`) is passed as given and required. For a stored DAG
+ * `spec` may be left out: run-service then reads the stored YAML itself
+ * (its `dag.spec` cache, kept exact by dag-service's change announcements;
+ * the gateway does this); the scheduler passes the YAML it already read.
+ * The run keeps a snapshot of it.
+ * Errors: `invalid_tool_input` (spec invalid, details.errors; an inline start
+ * without a spec), `resource_not_found` (no stored DAG of that name, with
+ * `details.didYouMean`), `conflict` (run id used, or singleton clash).
  */
 export const RunStartRequestSchema = z.strictObject({
   dagName: DagName,
-  spec: z.string().min(1),
+  spec: z.string().min(1).optional(),
   inline: z.boolean(),
   enqueue: z.boolean(),
   dagRunId: DagRunId.optional(),

@@ -7,3 +7,5 @@ export * from './mutation-records';
 export * from './extension-types';
 export * from './extension-service';
 export * from './secret-source';
+export * from './dag-changes/dag-spec-cache';
+export * from './dag-changes/dag-change-channel';

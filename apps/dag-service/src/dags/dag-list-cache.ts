@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DagListReply, DagListRequest } from '@dagu-mcp/contracts';
-import type { DagSpecCache } from './dag-spec-cache';
+import type { DagSpecCache } from '@dagu-mcp/service-kit';
 
 /**
  * The per-replica cache of `dag.list` pages (spec 021 `dags`), so that
@@ -11,7 +11,7 @@ import type { DagSpecCache } from './dag-spec-cache';
  * It leans on the `dag.spec` cache's invalidation rather than keeping its
  * own: every entry is tagged with that cache's epoch when its query began
  * and is served only while the epoch is unchanged. Any DAG change (written
- * here or announced by another replica, dag-change.channel.ts) and any loss
+ * here or announced by another replica, service-kit dag-change-channel.ts) and any loss
  * or return of the change subscription bumps the epoch, so every page goes
  * at once: a change may move any DAG into or out of any page, and changes
  * are rare next to reads. The same TTL bounds rows written in SQL.

@@ -6,8 +6,7 @@ import { createTestSchema, type TestSchema } from '../../test-fixtures/pg-test-s
 import { dagYaml, TEST_PRINCIPAL, withHandlerContext } from '../../test-fixtures/handler-context';
 import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../../test-fixtures/bus-test-env';
 import { waitFor } from '../../../../packages/bus/test-fixtures/bus-test-env';
-import { DagChangeChannel } from './dag-change.channel';
-import { DagSpecCache } from './dag-spec-cache';
+import { DagChangeChannel, DagSpecCache } from '@dagu-mcp/service-kit';
 import { DagListCache } from './dag-list-cache';
 
 /**

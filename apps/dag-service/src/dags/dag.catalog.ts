@@ -17,7 +17,7 @@ import type { MutationAuthor, Pool } from '@dagu-mcp/runtime';
 import { renameDag } from './dag-rename';
 import type { DagRecord } from './dag.records';
 import type { DagRepository } from './dag.repository';
-import type { DagSpecCache } from './dag-spec-cache';
+import type { DagSpecCache } from '@dagu-mcp/service-kit';
 import { pageTag, type DagListCache } from './dag-list-cache';
 import { listDags } from './dag-list';
 import { searchDagSpecs } from './dag-search';
@@ -36,7 +36,7 @@ export interface DagChangeHooks {
   /** The per-replica `dag.list` page cache (dag-list-cache.ts); it follows `specCache`'s invalidations. */
   readonly listCache?: DagListCache | undefined;
   /**
-   * Tells the other replicas that DAG `name` changed (dag-change.channel.ts);
+   * Tells the other replicas that DAG `name` changed (service-kit dag-change-channel.ts);
    * awaited after each write commits and before the reply. Must not reject.
    */
   readonly announceChange?: ((name: string) => Promise<void>) | undefined;

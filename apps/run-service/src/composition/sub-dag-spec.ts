@@ -1,8 +1,5 @@
-import { BusClient } from '@dagu-mcp/bus';
-import { dagOps, DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
 import { parseDagSpecMemo } from '../core/dag-spec-memo';
-import type { Logger } from '@dagu-mcp/runtime';
 
 /**
  * Where a `dag.run` / `dag.enqueue` child's spec comes from (dagu-model §3):
@@ -19,7 +16,7 @@ export interface ChildSpec {
   source: 'local' | 'stored';
 }
 
-/** Reads a stored DAG's YAML; `undefined` when there is no such DAG. */
+/** Reads a stored DAG's YAML; `undefined` when there is no such DAG (runs/stored-dag-specs.ts `read`). */
 export type StoredSpecReader = (name: string) => Promise<string | undefined>;
 
 /** The documents of a YAML stream (split at `---` marker lines). */
@@ -59,58 +56,4 @@ export async function resolveChildSpec(
   if (!parsed.valid || parsed.dag === undefined)
     return { error: `sub-DAG ${name} is invalid: ${parsed.errors.join('; ')}` };
   return { spec, dag: parsed.dag, source: local !== undefined ? 'local' : 'stored' };
-}
-
-/**
- * Reads stored DAGs for `dag.run` of a stored DAG: run-service calls
- * dag-service's `dag.spec` op over the bus (the same path the gateway uses),
- * as the run-service system principal. A missing DAG reads as `undefined`;
- * any other failure (dag-service down, timeout) rejects and fails the step.
- */
-
-/**
- * run-service acting on its own behalf (reading the stored DAGs of child
- * runs): `viewer`, since it only reads; a child run is part of its parent's
- * run, started by whoever was allowed to start the parent.
- */
-export const RUN_SERVICE_PRINCIPAL: Principal = Object.freeze({
-  id: 'system:run-service',
-  subject: 'run-service',
-  role: 'viewer',
-  credentialType: 'none',
-});
-
-/** A started bus client reading stored specs, and how to close it. */
-export interface StoredSpecSource {
-  read: StoredSpecReader;
-  close(): Promise<void>;
-}
-
-/** Creates the reader; the bus client connects in the background (a read waits for it). */
-export function createStoredSpecSource(options: {
-  redisUrl: string;
-  prefix: string;
-  logger: Logger;
-}): StoredSpecSource {
-  const client = new BusClient({ redisUrl: options.redisUrl, prefix: options.prefix, defaultTimeoutMs: 10_000 });
-  const started = client.start();
-  started.catch((error: unknown) =>
-    options.logger.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'dag-service bus client did not start',
-    ),
-  );
-  return {
-    async read(name) {
-      await started;
-      try {
-        const reply = await client.call('dag', dagOps, 'dag.spec', { name }, { principal: RUN_SERVICE_PRINCIPAL });
-        return reply.spec;
-      } catch (error) {
-        if (error instanceof DaguError && error.code === 'resource_not_found') return undefined;
-        throw error;
-      }
-    },
-    close: () => client.close(),
-  };
 }

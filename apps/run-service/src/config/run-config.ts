@@ -43,6 +43,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
  * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
+ * | `DAG_SPEC_CACHE_MS` | how long this replica may use its copy of a stored DAG's YAML (read from dag-service's `dag.spec` for a start by name or a `dag.run` child) without reading it again; every change made through dag-service drops the copy before the change is answered (dag-service's `<BUS_PREFIX>:dag:changed` announcements, docs/decisions.md "DAG spec cache"), so this bounds only what nobody announced (direct SQL writes to `dags`); `0`: read dag-service on every start | ms | `5000` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
@@ -96,6 +97,7 @@ export function runConfigSchema() {
     RUN_SPILL_DIR: z.string().min(1).optional(),
     RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
+    DAG_SPEC_CACHE_MS: z.coerce.number().int().min(0).default(5000),
     DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
   });
 }
@@ -168,6 +170,8 @@ export interface RunConfig {
   readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
+  /** How long a stored DAG's YAML read from dag-service may be reused (`DAG_SPEC_CACHE_MS`), ms; 0: never. */
+  readonly specCacheMs: number;
   /** The secrets-at-rest key ring (`DAGU_ENCRYPTION_KEY`), for secret profile values. */
   readonly encryptionKey?: string;
 }
@@ -210,6 +214,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
     stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
+    specCacheMs: raw.DAG_SPEC_CACHE_MS,
     ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { RunConfig } from '../config/run-config';
 import type { RunEngine } from '../engine/run-engine';
 import type { RunEventPublisher } from '../events/run-event-publisher';
 import type { RunMetrics } from '../events/run-metrics';
+import type { StoredDagSpecs } from './stored-dag-specs';
 
 /**
  * What the run operations (the domain functions behind the bus handlers)
@@ -22,6 +23,8 @@ export interface RunDeps {
   readonly logger: Logger;
   /** Run metrics (checkpoint waits, scheduler lag); absent in tests that need none. */
   readonly metrics?: RunMetrics;
+  /** Stored DAG YAML for a start by name (read from dag-service, cached). */
+  readonly storedSpecs: Pick<StoredDagSpecs, 'spec'>;
   /** The key ring of secret profile values (Dagu spec 022b); absent in tests that use no profile. */
   readonly secrets?: SecretSource;
 }

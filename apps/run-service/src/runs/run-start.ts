@@ -38,7 +38,8 @@ import { resolveRunProfile } from './profile-commands';
 import { workspaceOfLabels } from '../core/workspace';
 
 /**
- * `run.start` (036 start / enqueue). Validates the spec (dagu-model §4),
+ * `run.start` (036 start / enqueue). Takes the spec given, or reads the
+ * stored DAG's (runs/stored-dag-specs.ts), validates it (dagu-model §4),
  * merges the params, and records the run — `running` and owned by this
  * replica for a start, `queued` for an enqueue — with its mutation record,
  * never after the request's deadline: in one statement when the run id is
@@ -47,7 +48,9 @@ import { workspaceOfLabels } from '../core/workspace';
  * event and returns at once: a start is executed in the background by this
  * replica's engine, an enqueue by whichever replica's dispatcher claims it.
  *
- * Errors: `invalid_tool_input` — the spec is invalid (field `spec`,
+ * Errors: `resource_not_found` — no stored DAG `dagName` (a start by name;
+ * `details.didYouMean` from dag-service); `invalid_tool_input` — the spec is
+ * invalid or an inline start has none (field `spec`,
  * `details.errors` = dag-spec's messages), a param is (field `params` or
  * `params.<NAME>`), or `dagRunId` is `latest` (reserved for reads);
  * `conflict` — the `dagRunId` is already used by this DAG, or `singleton`
@@ -69,7 +72,8 @@ export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: Han
 async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
   // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
   requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
-  const parsed = parseDagSpecMemo(request.spec, request.dagName);
+  const spec = await specOf(deps, request, ctx);
+  const parsed = parseDagSpecMemo(spec, request.dagName);
   if (!parsed.valid || parsed.dag === undefined) {
     const first = parsed.errors[0] ?? 'invalid DAG';
     throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, {
@@ -102,7 +106,7 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
     queue: request.queue ?? dag.queue ?? 'default',
     maxActiveRuns: dag.maxActiveRuns,
     inline: request.inline,
-    spec: request.spec,
+    spec,
     normalized: dag,
     nodes: nodesOfDag(dag).all,
     requestId: ctx.jobId,
@@ -139,6 +143,19 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
   if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
   else deps.engine.pokeQueue();
   return reply;
+}
+
+/**
+ * The YAML a start runs: the caller's (an inline spec, or the scheduler's copy of a stored one), else the
+ * stored DAG's, read within the request's deadline.
+ * @throws DaguError `invalid_tool_input` (an inline start without a spec), `resource_not_found` (no such
+ *   DAG, with dag-service's `details.didYouMean`), `resource_unavailable` (dag-service unreachable in time).
+ */
+async function specOf(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<string> {
+  if (request.spec !== undefined) return request.spec;
+  if (request.inline)
+    throw new DaguError('invalid_tool_input', 'An inline start needs the spec to run.', { field: 'spec' });
+  return deps.storedSpecs.spec(request.dagName, Math.max(1, ctx.deadline - Date.now()));
 }
 
 /**

@@ -56,16 +56,17 @@ function sc(result: CallToolResult): Record<string, unknown> {
 }
 
 describe('dagu_execute over the bus', () => {
-  test('start + dag sends the stored YAML to run.start (036 §Semantics) and answers without waiting', async () => {
+  test('start + dag sends run.start by name, without reading the spec first (036 §Semantics), and answers without waiting', async () => {
+    const specReads = services.callsOf('dag.spec').length;
     const result = await tool(
       { action: 'start', name: 'hello', params: { B: 1, A: 2 }, labels: ['team=ops'], singleton: false, noReuse: true },
       context().ctx,
     );
     expect(result.isError).toBeUndefined();
     const started = services.callsOf('run.start').at(-1);
+    expect(services.callsOf('dag.spec')).toHaveLength(specReads);
     expect(started).toEqual({
       dagName: 'hello',
-      spec: services.dags.get('hello'),
       inline: false,
       enqueue: false,
       params: '{"A":2,"B":1}',

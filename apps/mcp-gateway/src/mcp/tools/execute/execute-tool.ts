@@ -2,7 +2,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   DaguError,
   WAITING_RUN_STATUS,
-  dagOps,
   roleAtLeast,
   runOps,
   type Principal,
@@ -37,8 +36,9 @@ export interface ExecuteToolDeps {
  * the operator role (dagu-model §9), performs exactly one run-control action
  * over the bus and, with `wait`, follows the run (036 §Wait, dagu-model §10).
  *
- * - start/enqueue + dag: `dag.spec` (unknown DAG → `resource_not_found` with
- *   dag-service's `details.didYouMean`), then `run.start` with the stored YAML;
+ * - start/enqueue + dag: `run.start` by name; run-service reads the stored
+ *   YAML (unknown DAG → `resource_not_found` with dag-service's
+ *   `details.didYouMean`);
  * - start/enqueue + inline_spec: `run.start` with the given spec (`inline: true`);
  * - retry: `run.retry`; stop: `run.stop`.
  *
@@ -201,15 +201,15 @@ export async function performAction(bus: BusClient, request: ExecuteRequest, pri
           `Running a caller-supplied spec (${request.action} with inline_spec) is authoring and needs the developer role or higher.`,
         );
       }
-      const spec = inline
-        ? (request.spec ?? '')
-        : (await bus.call('dag', dagOps, 'dag.spec', { name: dagName }, opts)).spec;
+      // A stored DAG goes by name: run-service reads its YAML from its own cache of dag-service's
+      // `dag.spec`, one bus hop fewer per start (issue 28; docs/decisions.md "DAG spec cache").
+      const spec = inline ? { spec: request.spec ?? '' } : {};
       const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton', 'profile']);
       return bus.call(
         'run',
         runOps,
         'run.start',
-        { dagName, spec, inline, enqueue: request.action === 'enqueue', ...extras },
+        { dagName, ...spec, inline, enqueue: request.action === 'enqueue', ...extras },
         opts,
       );
     }

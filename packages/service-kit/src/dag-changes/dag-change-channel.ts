@@ -3,12 +3,13 @@ import { Redis } from 'ioredis';
 import type { DagSpecCache } from './dag-spec-cache';
 
 /**
- * DAG change announcements between dag-service replicas, over Redis pub/sub
- * on `<BUS_PREFIX>:dag:changed`; the message is the DAG name. Every replica
- * publishes the name of each DAG it changed (after the commit, before its
- * reply) and drops the names it receives from its {@link DagSpecCache}.
- * While the subscription is not active the cache is bypassed, since
- * messages sent meanwhile are lost. Internal to dag-service.
+ * DAG change announcements over Redis pub/sub on `<BUS_PREFIX>:dag:changed`;
+ * the message is the DAG name. Every dag-service replica publishes the name
+ * of each DAG it changed (after the commit, before its reply); every holder
+ * of a {@link DagSpecCache} (dag-service replicas, and run-service, which
+ * starts stored DAGs by name) drops the names it receives. While the
+ * subscription is not active the cache is bypassed, since messages sent
+ * meanwhile are lost. docs/decisions.md "DAG spec cache" has the argument.
  */
 
 /** Longest wait for a PUBLISH, in ms; past it the change is logged as not announced. */
@@ -32,14 +33,16 @@ export interface DagChangeChannelOptions {
   readonly replica: string;
   /** Receives the invalidations and is live only while subscribed; absent: publish only (cache disabled here). */
   readonly cache?: DagSpecCache | undefined;
+  /** Whether this holder announces changes (default `true`: a dag-service replica); `false` listens only (run-service), no publisher connection. */
+  readonly publishes?: boolean;
   /** pino or any logger with its `debug`/`info`/`warn`/`error` signatures. */
   readonly logger: BusLogger;
 }
 
-/** One publisher and one subscriber connection; both reconnect by themselves. */
+/** A publisher and a subscriber connection, each when needed; both reconnect by themselves. */
 export class DagChangeChannel {
   private readonly channel: string;
-  private readonly publisher: Redis;
+  private readonly publisher: Redis | undefined;
   private readonly subscriber: Redis | undefined;
   /** Bumped on every connect and disconnect, so a subscribe answered on an older connection goes unheeded. */
   private generation = 0;
@@ -47,16 +50,18 @@ export class DagChangeChannel {
 
   constructor(private readonly options: DagChangeChannelOptions) {
     this.channel = dagChangedChannel(options.prefix);
-    const common = { retryStrategy: (attempt: number) => reconnectDelayMs(attempt), connectTimeout: 5000 };
-    this.publisher = new Redis(options.redisUrl, {
-      ...common,
-      connectionName: `${options.prefix}:dag-changes:pub:${options.replica}`,
-      maxRetriesPerRequest: 1,
-      commandTimeout: PUBLISH_TIMEOUT_MS,
-    });
-    this.publisher.on('error', (error: Error) =>
-      options.logger.debug({ err: error.message }, 'dag changes: publisher error'),
-    );
+    if (options.publishes !== false) {
+      this.publisher = new Redis(options.redisUrl, {
+        retryStrategy: (attempt: number) => reconnectDelayMs(attempt),
+        connectTimeout: 5000,
+        connectionName: `${options.prefix}:dag-changes:pub:${options.replica}`,
+        maxRetriesPerRequest: 1,
+        commandTimeout: PUBLISH_TIMEOUT_MS,
+      });
+      this.publisher.on('error', (error: Error) =>
+        options.logger.debug({ err: error.message }, 'dag changes: publisher error'),
+      );
+    }
     const cache = options.cache;
     if (cache === undefined) return;
     cache.setLive(false);
@@ -77,8 +82,10 @@ export class DagChangeChannel {
    * Announces that DAG `name` changed (call after the commit, before the
    * reply). Never rejects: a failed PUBLISH leaves the write done and is
    * logged; other replicas may then serve the old spec until their TTL ends.
+   * @throws Error when the channel was built with `publishes: false` (a programming error).
    */
   async publish(name: string): Promise<void> {
+    if (this.publisher === undefined) throw new Error('this DAG change channel only listens');
     try {
       await this.publisher.publish(this.channel, name);
     } catch (error) {

@@ -2,10 +2,12 @@ import type { DagSpecReply } from '@dagu-mcp/contracts';
 
 /**
  * The per-replica cache of `dag.spec` replies (spec 021 `dag_spec`, the hot
- * read behind `dagu_read dag_spec` and `dagu://dags/{name}/spec`), so that
- * repeated reads skip PostgreSQL. Kept correct across replicas by
- * invalidation (dag-change.channel.ts); docs/decisions.md "dag.spec cache"
- * has the whole argument. Pure and synchronous: no I/O here.
+ * read behind `dagu_read dag_spec`, `dagu://dags/{name}/spec`, and every
+ * start of a stored DAG), so that repeated reads skip PostgreSQL (in
+ * dag-service) or the bus call to dag-service (in run-service). Kept correct
+ * across replicas and services by invalidation (dag-change-channel.ts);
+ * docs/decisions.md "DAG spec cache" has the whole argument. Pure and
+ * synchronous: no I/O here.
  *
  * Three guards keep a stale entry out:
  * - every DAG change drops the name ({@link DagSpecCache.invalidate}), on the
