@@ -1,7 +1,7 @@
 import { BusClient } from '@dagu-mcp/bus';
 import { dagOps, DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
-import { DagChangeChannel, DagSpecCache, type DagSpecCacheStats } from '@dagu-mcp/service-kit';
+import { DagChangeChannel, DagSpecCache } from '@dagu-mcp/service-kit';
 
 /**
  * Stored DAG YAML as run-service reads it: from dag-service's `dag.spec` op
@@ -38,8 +38,6 @@ export interface StoredDagSpecs {
   spec(name: string, timeoutMs?: number): Promise<string>;
   /** As {@link StoredDagSpecs.spec}, but a missing DAG reads as `undefined` (a `dag.run` child's look-up). */
   read(name: string): Promise<string | undefined>;
-  /** The cache's hit and miss counters. */
-  stats(): DagSpecCacheStats;
   /** Closes the bus client and the change subscription. */
   close(): Promise<void>;
 }
@@ -114,7 +112,6 @@ export function createStoredDagSpecs(options: StoredDagSpecsOptions): StoredDagS
         throw error;
       }
     },
-    stats: () => cache.stats(),
     async close() {
       await Promise.all([client.close(), channel?.close()]);
     },
