@@ -157,7 +157,7 @@ describe('start and wait (036 §Semantics, §Output, §Wait)', () => {
       });
       expect(String(log.data.stdoutContent)).toBe(`version-${version}`);
     }
-  });
+  }, 60_000);
 
   test('without wait: the fixed text and a subscribe sentence; generated ids are URL-safe and sortable (036)', async () => {
     const first = await execute({ action: 'start', name: 'exec-hello' });

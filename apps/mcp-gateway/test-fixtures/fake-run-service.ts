@@ -88,6 +88,8 @@ export class FakeServices {
         ping: async () => ({ service: 'run-service', replica: 'fake', at: new Date().toISOString() }),
         'run.start': async (p) => {
           record('run.start', p);
+          if (p.inline && p.spec === undefined)
+            throw new DaguError('invalid_tool_input', 'An inline start needs the spec to run.', { field: 'spec' });
           if (
             p.singleton === true &&
             [...this.runs.values()].some((r) => r.dagName === p.dagName && [1, 5].includes(r.status))

@@ -42,6 +42,8 @@ beforeAll(async () => {
     handlers: {
       'dag.spec': async ({ name }, ctx) => {
         specReads.push({ name, by: ctx.principal.id });
+        // dag-service frozen for this one DAG: no answer within any start's deadline.
+        if (name === 'silent') await new Promise((resolve) => setTimeout(resolve, 6000));
         const spec = stored.get(name);
         if (spec === undefined)
           throw new DaguError('resource_not_found', `DAG "${name}" does not exist.`, {
@@ -54,7 +56,14 @@ beforeAll(async () => {
     prefix,
   });
   announcer = new DagChangeChannel({ redisUrl: TEST_REDIS_URL, prefix, replica: 'test-dag', logger });
-  const runConfig = defaultRunConfig({ workDir, queuePollMs: 200, heartbeatMs: 500, stopGraceMs: 2000 });
+  // A TTL far beyond the test: a copy read again is read again because of an announcement, not its age.
+  const runConfig = defaultRunConfig({
+    workDir,
+    queuePollMs: 200,
+    heartbeatMs: 500,
+    stopGraceMs: 2000,
+    specCacheMs: 60_000,
+  });
   service = await startDeployedRunService(schema, prefix, runConfig, logger);
   client = new BusClient({ redisUrl: TEST_REDIS_URL, prefix, defaultTimeoutMs: 10_000 });
   redis = new Redis(TEST_REDIS_URL);
@@ -146,10 +155,31 @@ describe('run.start by DAG name', () => {
     expect(error.field).toBe('spec');
   });
 
-  it('a spec given with a stored DAG is run as given (the scheduler passes the YAML it read)', async () => {
+  it('YAML sent over the bus with a stored DAG is refused: a stored DAG goes by name (dagu-model §9)', async () => {
     stored.set('given', say('stored'));
-    const ref = await call('run.start', { dagName: 'given', spec: say('given'), inline: false, enqueue: false });
-    expect(ref.dagName).toBe('given');
-    expect(specReads.filter((read) => read.name === 'given')).toHaveLength(0);
+    const { error } = await rejectionOf(
+      call('run.start', { dagName: 'given', spec: say('mine'), inline: false, enqueue: false }),
+    );
+    expect(error.code).toBe('invalid_tool_input');
+    expect(error.field).toBe('spec');
+    expect((await call('run.list', { name: 'given' })).items).toEqual([]);
+  });
+
+  it('dag-service silent: resource_unavailable naming dag-service before the deadline, not applied, nothing written', async () => {
+    const started = Date.now();
+    const { error } = await rejectionOf(
+      client.call(
+        'run',
+        runOps,
+        'run.start',
+        { dagName: 'silent', inline: false, enqueue: false },
+        { principal, timeoutMs: 3000 },
+      ),
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(error.code).toBe('resource_unavailable');
+    expect(error.message).toContain('dag-service');
+    expect(error.details).toEqual({ service: 'dag-service', outcome: 'not_applied' });
+    expect((await call('run.list', { name: 'silent' })).items).toEqual([]);
   });
 });

@@ -17,13 +17,14 @@ const Timestamp = z.string();
 
 /**
  * `run.start`: start (or enqueue) a run of `spec` under `dagName`. An inline
- * spec (`inline: true`) is passed as given and required. For a stored DAG
- * `spec` may be left out: run-service then reads the stored YAML itself
- * (its `dag.spec` cache, kept exact by dag-service's change announcements;
- * the gateway does this); the scheduler passes the YAML it already read.
+ * spec (`inline: true`) is passed as given and required. A stored DAG
+ * (`inline: false`) goes by name without `spec`: run-service reads the stored
+ * YAML itself (its `dag.spec` cache, kept exact by dag-service's change
+ * announcements); run-service's bus handler refuses a `spec` sent with it
+ * (only its own scheduler, in-process, passes the YAML it read).
  * The run keeps a snapshot of it.
  * Errors: `invalid_tool_input` (spec invalid, details.errors; an inline start
- * without a spec), `resource_not_found` (no stored DAG of that name, with
+ * without a spec, a stored one with a spec), `resource_not_found` (no stored DAG of that name, with
  * `details.didYouMean`), `conflict` (run id used, or singleton clash).
  */
 export const RunStartRequestSchema = z.strictObject({

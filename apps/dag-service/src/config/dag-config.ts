@@ -17,7 +17,7 @@ export function dagConfigSchema() {
 
 /** The dag-service settings in the shape the service uses (units in the names). */
 export interface DagConfig {
-  /** TTL of the `dag.spec` cache (dags/dag-spec-cache.ts); 0 = no cache. */
+  /** TTL of the `dag.spec` cache (service-kit dag-changes/dag-spec-cache.ts); 0 = no cache. */
   readonly specCacheMs: number;
 }
 

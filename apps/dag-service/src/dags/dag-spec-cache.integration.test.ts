@@ -11,7 +11,7 @@ import { DagListCache } from './dag-list-cache';
 
 /**
  * The `dag.spec` cache and the `dag.list` page cache that follows it, with two dag-service replicas sharing one PostgreSQL
- * schema and one Redis (docs/decisions.md "dag.spec cache"). Each replica is
+ * schema and one Redis (docs/decisions.md "DAG spec cache"). Each replica is
  * a real ServiceWorker with its own cache and change channel; each has a bus
  * prefix of its own so the test chooses which replica answers, while both
  * share one change channel. A change applied on A is seen by the very next

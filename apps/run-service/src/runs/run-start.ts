@@ -7,6 +7,7 @@ import {
   RunStatus,
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
+import type { NormalizedDag } from '@dagu-mcp/dag-spec';
 import { parseDagSpecMemo } from '../core/dag-spec-memo';
 import {
   idempotencyInFlight,
@@ -55,23 +56,42 @@ import { workspaceOfLabels } from '../core/workspace';
  * `params.<NAME>`), or `dagRunId` is `latest` (reserved for reads);
  * `conflict` — the `dagRunId` is already used by this DAG, or `singleton`
  * and a run of this DAG is running, queued or waiting;
- * `resource_unavailable` — PostgreSQL is down or the deadline passed.
+ * `resource_unavailable` — PostgreSQL is down, the deadline passed, or
+ * dag-service did not answer the read of a stored DAG (`details.service`).
  *
  * Safe to run twice: a re-delivered job (same bus job id) gets the run it
  * created the first time.
  */
 export async function startRun(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
+  // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
+  requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
+  // Read and parsed before the launch gate: a wait on dag-service is not work that should hold other runs back.
+  let planned: { spec: string; dag: NormalizedDag };
+  try {
+    planned = await plannedDag(deps, request, ctx);
+  } catch (error) {
+    // A re-delivered job whose DAG was deleted or broken since its first delivery still gets its run.
+    const again = request.dagRunId === undefined ? undefined : await redeliveredRun(deps, request, ctx);
+    if (again !== undefined) return again;
+    throw error;
+  }
   deps.engine.launchGate.enter();
   try {
-    return await acceptStart(deps, request, ctx);
+    return await acceptStart(deps, request, planned, ctx);
   } finally {
     deps.engine.launchGate.leave();
   }
 }
 
-async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: HandlerContext): Promise<RunRef> {
-  // Checked here, not only by the gateway: the scheduler starts runs through this function too (docs/security.md).
-  requireMutationRole(ctx.principal, request.inline ? 'run.start.inline' : 'run.start');
+/**
+ * The YAML a start runs and its parsed form.
+ * @throws as {@link specOf}; `invalid_tool_input` (field `spec`, `details.errors`) when it is invalid.
+ */
+async function plannedDag(
+  deps: RunDeps,
+  request: RunStartRequest,
+  ctx: HandlerContext,
+): Promise<{ spec: string; dag: NormalizedDag }> {
   const spec = await specOf(deps, request, ctx);
   const parsed = parseDagSpecMemo(spec, request.dagName);
   if (!parsed.valid || parsed.dag === undefined) {
@@ -81,7 +101,29 @@ async function acceptStart(deps: RunDeps, request: RunStartRequest, ctx: Handler
       details: { errors: parsed.errors },
     });
   }
-  const dag = parsed.dag;
+  return { spec, dag: parsed.dag };
+}
+
+/** The run this very job (same bus job id) recorded under the caller's run id, if any. */
+async function redeliveredRun(
+  deps: RunDeps,
+  request: RunStartRequest,
+  ctx: HandlerContext,
+): Promise<RunRef | undefined> {
+  const dagRunId = request.dagRunId ?? '';
+  const existing = await withStorageErrors(() => findRun(deps.pool, request.dagName, dagRunId));
+  if (existing === undefined || (await withStorageErrors(() => requestIdOf(deps.pool, existing.pk))) !== ctx.jobId)
+    return undefined;
+  const ref = { dagName: request.dagName, dagRunId, attemptId: existing.attempt_id };
+  return runRefOf({ ...ref, status: existing.status });
+}
+
+async function acceptStart(
+  deps: RunDeps,
+  request: RunStartRequest,
+  { spec, dag }: { spec: string; dag: NormalizedDag },
+  ctx: HandlerContext,
+): Promise<RunRef> {
   const merged = mergeParams(dag.params, request.params);
   if (request.dagRunId === LATEST_RUN_ID) {
     // Reads resolve `latest` to the DAG's latest run, so no run may be recorded under it.
@@ -155,8 +197,15 @@ async function specOf(deps: RunDeps, request: RunStartRequest, ctx: HandlerConte
   if (request.spec !== undefined) return request.spec;
   if (request.inline)
     throw new DaguError('invalid_tool_input', 'An inline start needs the spec to run.', { field: 'spec' });
-  return deps.storedSpecs.spec(request.dagName, Math.max(1, ctx.deadline - Date.now()));
+  const left = ctx.deadline - Date.now();
+  if (left <= 0) throw deadlinePassedError();
+  // The read ends a little before the start's deadline, so that its failure reaches the caller as this
+  // service's answer (naming dag-service) rather than as a start that never answered.
+  return deps.storedSpecs.spec(request.dagName, Math.max(1, left - Math.min(SPEC_READ_MARGIN_MS, left / 4)));
 }
+
+/** How long before the start's deadline the read of a stored DAG gives up, ms (at most a quarter of what is left). */
+const SPEC_READ_MARGIN_MS = 500;
 
 /**
  * The start as one statement outside a transaction: run, attempt, steps, streams, mutation record and

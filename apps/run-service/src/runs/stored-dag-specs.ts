@@ -1,4 +1,4 @@
-import { BusClient } from '@dagu-mcp/bus';
+import { BusClient, busUnavailableError } from '@dagu-mcp/bus';
 import { dagOps, DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
 import { DagChangeChannel, DagSpecCache } from '@dagu-mcp/service-kit';
@@ -32,8 +32,9 @@ export interface StoredDagSpecs {
    * The stored YAML of DAG `name`, from the cache or dag-service.
    * @param timeoutMs longest wait for dag-service, ms (default 10,000).
    * @throws DaguError `resource_not_found` (no such DAG; dag-service's
-   *   message and `details.didYouMean`), `resource_unavailable` (dag-service
-   *   or Redis down, or `timeoutMs` passed).
+   *   message and `details.didYouMean`), `resource_unavailable` (Redis down:
+   *   `details.dependency: "redis"`; dag-service silent for `timeoutMs`:
+   *   `details.service: "dag-service"`, `outcome: "not_applied"`).
    */
   spec(name: string, timeoutMs?: number): Promise<string>;
   /** As {@link StoredDagSpecs.spec}, but a missing DAG reads as `undefined` (a `dag.run` child's look-up). */
@@ -52,6 +53,23 @@ export interface StoredDagSpecsOptions {
   /** How long a copy may be reused (`DAG_SPEC_CACHE_MS`), ms; 0: every read goes to dag-service. */
   readonly cacheMs: number;
   readonly logger: Logger;
+}
+
+/**
+ * dag-service's silence as this service's own answer: `resource_unavailable` naming dag-service,
+ * with `details.outcome: "not_applied"` (nothing was started) and without the bus's
+ * `details.timeoutMs`, which would make the caller ask whether the start took effect. Other
+ * errors pass unchanged.
+ */
+function unansweredRead(error: unknown, name: string): unknown {
+  if (!(error instanceof DaguError) || error.code !== 'resource_unavailable') return error;
+  const timeoutMs = error.details?.timeoutMs;
+  if (typeof timeoutMs !== 'number') return error;
+  return new DaguError(
+    'resource_unavailable',
+    `dag-service did not answer within ${timeoutMs} ms, so the YAML of DAG ${name} could not be read; nothing was started.`,
+    { details: { service: 'dag-service', outcome: 'not_applied' } },
+  );
 }
 
 /** Default wait for dag-service, ms. */
@@ -90,16 +108,17 @@ export function createStoredDagSpecs(options: StoredDagSpecsOptions): StoredDagS
     if (cached !== undefined) return cached.spec;
     // Read before the call: a change announced while it is in flight keeps its reply out of the cache.
     const epoch = cache.epoch();
-    await started;
-    const reply = await client.call(
-      'dag',
-      dagOps,
-      'dag.spec',
-      { name },
-      { principal: RUN_SERVICE_PRINCIPAL, timeoutMs },
-    );
-    cache.store(name, reply, epoch);
-    return reply.spec;
+    await started.catch(() => {
+      throw busUnavailableError();
+    });
+    try {
+      const options = { principal: RUN_SERVICE_PRINCIPAL, timeoutMs };
+      const reply = await client.call('dag', dagOps, 'dag.spec', { name }, options);
+      cache.store(name, reply, epoch);
+      return reply.spec;
+    } catch (error) {
+      throw unansweredRead(error, name);
+    }
   }
 
   return {

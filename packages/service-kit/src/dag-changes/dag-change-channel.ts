@@ -80,9 +80,10 @@ export class DagChangeChannel {
 
   /**
    * Announces that DAG `name` changed (call after the commit, before the
-   * reply). Never rejects: a failed PUBLISH leaves the write done and is
-   * logged; other replicas may then serve the old spec until their TTL ends.
-   * @throws Error when the channel was built with `publishes: false` (a programming error).
+   * reply). A failed PUBLISH does not reject: it leaves the write done and
+   * is logged; other replicas may then serve the old spec until their TTL
+   * ends.
+   * @throws Error only when the channel was built with `publishes: false` (a programming error).
    */
   async publish(name: string): Promise<void> {
     if (this.publisher === undefined) throw new Error('this DAG change channel only listens');

@@ -2,7 +2,7 @@ import type { DagSpecReply } from '@dagu-mcp/contracts';
 import { DagSpecCache } from './dag-spec-cache';
 
 /**
- * The `dag.spec` cache on its own (docs/decisions.md "dag.spec cache"): TTL,
+ * The `dag.spec` cache on its own (docs/decisions.md "DAG spec cache"): TTL,
  * cap, the epoch guard against a read that fetched a row before a change,
  * and the bypass while the change subscription is down.
  */
@@ -26,7 +26,7 @@ describe('DagSpecCache', () => {
     expect(cache.get('a')).toEqual(reply('a'));
     clock.now += 1;
     expect(cache.get('a')).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 1, entries: 0, live: true, outages: 0 });
+    expect(cache.stats()).toEqual({ hits: 1, misses: 1, entries: 0, bytes: 0, live: true, outages: 0 });
   });
 
   it('with TTL 0 stores nothing and always misses', () => {
@@ -83,8 +83,24 @@ describe('DagSpecCache', () => {
     expect(cache.get('a')).toEqual(reply('a'));
   });
 
+  it('keeps the YAML held under maxBytes (UTF-8), dropping the oldest first; a spec bigger than the cap is not stored', () => {
+    const cache = new DagSpecCache({ ttlMs: 5000, maxBytes: 10 });
+    cache.store('a', reply('a', 'aaaa'), cache.epoch());
+    cache.store('b', reply('b', 'bbbb'), cache.epoch());
+    expect(cache.stats()).toMatchObject({ entries: 2, bytes: 8 });
+    cache.store('c', reply('c', 'éé'), cache.epoch()); // 4 bytes: 'a' must go
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')?.spec).toBe('bbbb');
+    expect(cache.stats()).toMatchObject({ entries: 2, bytes: 8 });
+    expect(cache.store('big', reply('big', 'x'.repeat(11)), cache.epoch())).toBe(false);
+    expect(cache.get('c')?.spec).toBe('éé');
+    cache.invalidate('b');
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 4 });
+  });
+
   it('refuses a negative TTL and a cap below 1', () => {
     expect(() => new DagSpecCache({ ttlMs: -1 })).toThrow(RangeError);
     expect(() => new DagSpecCache({ ttlMs: 1, maxEntries: 0 })).toThrow(RangeError);
+    expect(() => new DagSpecCache({ ttlMs: 1, maxBytes: 0 })).toThrow(RangeError);
   });
 });

@@ -25,12 +25,17 @@ import type { DagSpecReply } from '@dagu-mcp/contracts';
 /** Default cap of entries; the oldest stored is dropped first. */
 export const DAG_SPEC_CACHE_MAX_ENTRIES = 10_000;
 
+/** Default cap of the YAML held, in UTF-8 bytes (64 MiB); the oldest stored is dropped first. */
+export const DAG_SPEC_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Options of {@link DagSpecCache}. */
 export interface DagSpecCacheOptions {
   /** How long an entry may be served, in ms; 0 disables the cache (every lookup misses, nothing is stored). */
   readonly ttlMs: number;
   /** Entries at most (default {@link DAG_SPEC_CACHE_MAX_ENTRIES}); when full, the oldest stored goes. */
   readonly maxEntries?: number;
+  /** UTF-8 bytes of YAML at most (default {@link DAG_SPEC_CACHE_MAX_BYTES}); past it the oldest stored go. A bigger spec is not stored. */
+  readonly maxBytes?: number;
   /** The current time in ms (default `Date.now`); tests pass a fake clock. */
   readonly now?: () => number;
 }
@@ -43,6 +48,8 @@ export interface DagSpecCacheStats {
   readonly misses: number;
   /** Entries held now. */
   readonly entries: number;
+  /** UTF-8 bytes of the YAML held now. */
+  readonly bytes: number;
   /** Whether the cache is in use (enabled and, with a change channel, subscribed). */
   readonly live: boolean;
   /** How often it was switched off (emptied) because the change subscription went down. */
@@ -51,6 +58,8 @@ export interface DagSpecCacheStats {
 
 interface Entry {
   readonly reply: DagSpecReply;
+  /** UTF-8 bytes of `reply.spec`. */
+  readonly bytes: number;
   /** When it was stored, ms on the cache's clock. */
   readonly at: number;
 }
@@ -59,19 +68,24 @@ interface Entry {
 export class DagSpecCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxEntries: number;
+  private readonly maxBytes: number;
   private readonly now: () => number;
+  private bytes = 0;
   private invalidations = 0;
   private live = true;
   private hits = 0;
   private misses = 0;
   private outages = 0;
 
-  /** @throws RangeError when `ttlMs` is negative or `maxEntries` is not a positive integer. */
+  /** @throws RangeError when `ttlMs` is negative, or `maxEntries` or `maxBytes` is not a positive integer. */
   constructor(private readonly options: DagSpecCacheOptions) {
     if (!(options.ttlMs >= 0)) throw new RangeError('ttlMs must be 0 or more');
     this.maxEntries = options.maxEntries ?? DAG_SPEC_CACHE_MAX_ENTRIES;
     if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1)
       throw new RangeError('maxEntries must be a positive integer');
+    this.maxBytes = options.maxBytes ?? DAG_SPEC_CACHE_MAX_BYTES;
+    if (!Number.isInteger(this.maxBytes) || this.maxBytes < 1)
+      throw new RangeError('maxBytes must be a positive integer');
     this.now = options.now ?? Date.now;
   }
 
@@ -87,7 +101,7 @@ export class DagSpecCache {
       this.hits += 1;
       return entry.reply;
     }
-    if (entry !== undefined) this.entries.delete(name);
+    if (entry !== undefined) this.drop(name);
     this.misses += 1;
     return undefined;
   }
@@ -111,19 +125,30 @@ export class DagSpecCache {
    */
   store(name: string, reply: DagSpecReply, epoch: number): boolean {
     if (!this.enabled || epoch !== this.invalidations) return false;
-    this.entries.delete(name);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.drop(name);
+    const bytes = Buffer.byteLength(reply.spec);
+    if (bytes > this.maxBytes) return false;
+    // The oldest stored go first, until both caps leave room (a Map iterates in insertion order).
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size < this.maxEntries && this.bytes + bytes <= this.maxBytes) break;
+      this.drop(oldest);
     }
-    this.entries.set(name, { reply, at: this.now() });
+    this.entries.set(name, { reply, bytes, at: this.now() });
+    this.bytes += bytes;
     return true;
   }
 
   /** Drops `name` (a DAG changed: written here or announced by another replica) and bumps the epoch. */
   invalidate(name: string): void {
     this.invalidations += 1;
+    this.drop(name);
+  }
+
+  private drop(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry === undefined) return;
     this.entries.delete(name);
+    this.bytes -= entry.bytes;
   }
 
   /**
@@ -136,6 +161,7 @@ export class DagSpecCache {
     if (this.live && !live) this.outages += 1;
     this.invalidations += 1;
     this.entries.clear();
+    this.bytes = 0;
     this.live = live;
   }
 
@@ -145,6 +171,7 @@ export class DagSpecCache {
       hits: this.hits,
       misses: this.misses,
       entries: this.entries.size,
+      bytes: this.bytes,
       live: this.enabled,
       outages: this.outages,
     };

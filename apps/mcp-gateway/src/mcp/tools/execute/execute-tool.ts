@@ -175,7 +175,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
 /**
  * The one bus action of a request (036 §Semantics). Starting or enqueuing an
  * inline spec needs `developer` (dagu-model §9), on MCP and REST alike.
- * @throws DaguError `unauthorized` for an inline spec below developer; from dag-service or run-service as they reply
+ * @throws DaguError `unauthorized` for an inline spec below developer; from run-service as it replies (an unknown stored DAG: dag-service's `resource_not_found`, passed on)
  */
 export async function performAction(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<RunRef> {
   const opts = { principal };
