@@ -34,6 +34,7 @@ import {
   type NewRun,
   requestIdOf,
 } from '../store/run.repository';
+import type { Queryable } from '../store/run-rows';
 import { runRefOf, type RunDeps } from './run-deps';
 import { resolveRunProfile } from './profile-commands';
 import { workspaceOfLabels } from '../core/workspace';
@@ -110,12 +111,26 @@ async function redeliveredRun(
   request: RunStartRequest,
   ctx: HandlerContext,
 ): Promise<RunRef | undefined> {
-  const dagRunId = request.dagRunId ?? '';
-  const existing = await withStorageErrors(() => findRun(deps.pool, request.dagName, dagRunId));
-  if (existing === undefined || (await withStorageErrors(() => requestIdOf(deps.pool, existing.pk))) !== ctx.jobId)
-    return undefined;
-  const ref = { dagName: request.dagName, dagRunId, attemptId: existing.attempt_id };
-  return runRefOf({ ...ref, status: existing.status });
+  const recorded = await withStorageErrors(() =>
+    recordedRun(deps.pool, request.dagName, request.dagRunId ?? '', ctx.jobId),
+  );
+  return recorded?.mine === true ? recorded.ref : undefined;
+}
+
+/**
+ * The run already recorded as `dagName`/`dagRunId`, with `mine` true when the bus job `jobId`
+ * recorded it (a re-delivered job); `undefined` when there is none.
+ */
+async function recordedRun(
+  db: Queryable,
+  dagName: string,
+  dagRunId: string,
+  jobId: string,
+): Promise<{ ref: RunRef; mine: boolean } | undefined> {
+  const existing = await findRun(db, dagName, dagRunId);
+  if (existing === undefined) return undefined;
+  const ref = runRefOf({ dagName, dagRunId, attemptId: existing.attempt_id, status: existing.status });
+  return { ref, mine: (await requestIdOf(db, existing.pk)) === jobId };
 }
 
 async function acceptStart(
@@ -256,13 +271,12 @@ async function insertInTransaction(
         async (client) => {
           // A run id this call generated cannot be taken yet: look only for a caller's own id
           // (a re-delivered job gets the run it created; anyone else gets `conflict`).
-          const existing =
-            request.dagRunId === undefined ? undefined : await findRun(client, run.dagName, run.dagRunId);
-          if (existing !== undefined) {
-            if ((await requestIdOf(client, existing.pk)) === ctx.jobId) {
-              const ref = { dagName: run.dagName, dagRunId: run.dagRunId, attemptId: existing.attempt_id };
-              return { existing: runRefOf({ ...ref, status: existing.status }) };
-            }
+          const recorded =
+            request.dagRunId === undefined
+              ? undefined
+              : await recordedRun(client, run.dagName, run.dagRunId, ctx.jobId);
+          if (recorded !== undefined) {
+            if (recorded.mine) return { existing: recorded.ref };
             throw runIdUsed(run.dagName, run.dagRunId);
           }
           if (request.singleton === true) {
