@@ -7,6 +7,10 @@
  *   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25] [fnName[@fileSubstring] …]
  *
  * e.g. `check@failure-limiter` is the limiter's `check`, not zod's.
+ *
+ * `PROFILE_WINDOWS="a-b,c-d"` (CLOCK_MONOTONIC µs, as `process.hrtime.bigint() / 1000n`
+ * prints in any process of the machine) keeps only the samples inside those
+ * windows: one burst's accept phase instead of the process's whole life.
  */
 import { readFileSync } from 'node:fs';
 
@@ -15,8 +19,13 @@ const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
+// PROFILE_WINDOWS="a-b,c-d": only samples inside these CLOCK_MONOTONIC µs windows count.
+const windows = (process.env.PROFILE_WINDOWS ?? '').split(',').filter(Boolean).map((w) => w.split('-').map(Number));
+let at = profile.startTime;
 for (let i = 0; i < profile.samples.length; i += 1) {
   const dt = profile.timeDeltas[i] ?? 0;
+  at += dt;
+  if (windows.length > 0 && !windows.some(([a, b]) => at >= a && at <= b)) continue;
   self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
 }
 const total = [...self.values()].reduce((a, b) => a + b, 0);

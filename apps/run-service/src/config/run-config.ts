@@ -28,6 +28,7 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
  * | `RUN_LAUNCH_HOLD_MS` | a run started while other starts are being accepted waits until they are answered, at most this long, before it executes (a burst of starts is answered first; a start alone executes at once; docs/decisions.md "Starts answered before their runs execute"); `0`: never held. 0 to 5000 | ms | `500` |
+ * | `RUN_LAUNCH_QUIET_MS` | runs held by `RUN_LAUNCH_HOLD_MS` go once no start has been in flight for this long (the starts of a burst arrive in waves; docs/decisions.md "Starts answered before their runs execute"); `0`: as soon as the last one is answered. 0 to 1000 | ms | `15` |
  * | `RUN_LOG_BATCH_LINES` | a log buffer this full is written at once | lines | `1000` |
  * | `RUN_LOG_READ_MAX_BYTES` | most UTF-8 bytes of one log stream in a log read; past it the read is cut (`truncated: true`) | bytes | `1048576` (1 MiB) |
  * | `RUN_HIST_RETENTION_DAYS` | finished runs older than this are deleted with their logs, for DAGs without `hist_retention_days` | days | `30` |
@@ -82,6 +83,7 @@ export function runConfigSchema() {
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
     RUN_LAUNCH_HOLD_MS: z.coerce.number().int().min(0).max(5000).default(500),
+    RUN_LAUNCH_QUIET_MS: z.coerce.number().int().min(0).max(1000).default(15),
     RUN_LOG_BATCH_LINES: env.count(1000),
     RUN_LOG_READ_MAX_BYTES: env.count(1024 * 1024),
     RUN_HIST_RETENTION_DAYS: env.count(30),
@@ -142,6 +144,8 @@ export interface RunConfig {
   readonly stateWriteMs: number;
   /** Longest a fresh run waits for the starts in flight before it executes (`RUN_LAUNCH_HOLD_MS`), ms; 0: never. */
   readonly launchHoldMs: number;
+  /** How long no start may be in flight before held runs go (`RUN_LAUNCH_QUIET_MS`), ms; 0: at once. */
+  readonly launchQuietMs: number;
   readonly logBatchLines: number;
   /** Most UTF-8 bytes of one stream in a log read (`RUN_LOG_READ_MAX_BYTES`). */
   readonly logReadMaxBytes: number;
@@ -197,6 +201,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     stateWriteMs: raw.RUN_STATE_WRITE_MS,
     launchHoldMs: raw.RUN_LAUNCH_HOLD_MS,
+    launchQuietMs: raw.RUN_LAUNCH_QUIET_MS,
     logBatchLines: raw.RUN_LOG_BATCH_LINES,
     logReadMaxBytes: raw.RUN_LOG_READ_MAX_BYTES,
     histRetentionDays: raw.RUN_HIST_RETENTION_DAYS,

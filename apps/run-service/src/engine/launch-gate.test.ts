@@ -22,7 +22,7 @@ it('a start alone is not held', async () => {
 });
 
 it('holds the runs of starts that overlap until the last start in flight leaves, then lets them go in order', async () => {
-  const gate = new LaunchGate(500);
+  const gate = new LaunchGate(500, 0);
   const log: string[] = [];
   gate.enter();
   gate.enter();
@@ -44,7 +44,7 @@ it('holds the runs of starts that overlap until the last start in flight leaves,
 
 it('a steady stream of starts cannot hold a run longer than maxHoldMs', async () => {
   jest.useFakeTimers();
-  const gate = new LaunchGate(500);
+  const gate = new LaunchGate(500, 0);
   const log: string[] = [];
   gate.enter();
   gate.enter();
@@ -81,4 +81,45 @@ it('holds nothing when holding is off, and releaseNow lets through what is held'
   on.releaseNow();
   await settle();
   expect(log).toEqual(['now', 'held']);
+});
+
+it('after the last start leaves, waits quietMs for the next wave of the burst before letting held runs go', async () => {
+  jest.useFakeTimers();
+  const gate = new LaunchGate(500, 15);
+  const log: string[] = [];
+  gate.enter();
+  gate.enter();
+  through(gate, 'a', log);
+  gate.leave();
+  gate.leave();
+  jest.advanceTimersByTime(10);
+  await Promise.resolve();
+  expect(log).toEqual([]);
+  // The next wave arrives within the quiet period: its start is held behind 'a', and the wait starts over.
+  gate.enter();
+  through(gate, 'b', log);
+  jest.advanceTimersByTime(20);
+  await Promise.resolve();
+  expect(log).toEqual([]);
+  gate.leave();
+  jest.advanceTimersByTime(14);
+  await Promise.resolve();
+  expect(log).toEqual([]);
+  jest.advanceTimersByTime(1);
+  await Promise.resolve();
+  await Promise.resolve();
+  expect(log).toEqual(['a', 'b']);
+  expect(gate.heldCount).toBe(0);
+});
+
+it('a start alone after a quiet period is not held, and nothing held means no wait at all', async () => {
+  const gate = new LaunchGate(500, 15);
+  const log: string[] = [];
+  gate.enter();
+  gate.leave();
+  gate.enter();
+  through(gate, 'alone', log);
+  await settle();
+  expect(log).toEqual(['alone']);
+  gate.leave();
 });

@@ -10,26 +10,50 @@
  *
  * A start that arrives alone is not held: the gate is open when only the
  * start asking is in flight and nothing is held.
+ *
+ * When the last start in flight leaves, the gate opens after `quietMs` in
+ * which no other start came in. The starts of a burst reach the service in
+ * waves (each bus delivery round brings the next few), and between two waves
+ * none is in flight for a moment: opening at once let the first runs execute
+ * while most of the burst still waited for an answer (S8: 100 starts at once
+ * answered in a median 431 ms with no quiet period, 338 ms with 15 ms).
  */
 export class LaunchGate {
   private inFlight = 0;
   private held: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
+  private quiet: NodeJS.Timeout | undefined;
 
   /**
    * @param maxHoldMs  the longest a run is held, ms (`RUN_LAUNCH_HOLD_MS`); 0: never held
+   * @param quietMs    how long no start may be in flight before held runs go, ms
+   *                   (`RUN_LAUNCH_QUIET_MS`, default 15); 0: as soon as the last one leaves
    */
-  constructor(private readonly maxHoldMs: number) {}
+  constructor(
+    private readonly maxHoldMs: number,
+    private readonly quietMs = 15,
+  ) {}
 
   /** A start is being accepted (pair with {@link leave}, in a `finally`). */
   enter(): void {
     this.inFlight += 1;
+    if (this.quiet !== undefined) clearTimeout(this.quiet);
+    this.quiet = undefined;
   }
 
-  /** A start was answered or failed; the last one out opens the gate for every held run. */
+  /**
+   * A start was answered or failed; once the last one out has been followed
+   * by `quietMs` without a new start, every held run goes.
+   */
   leave(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (this.inFlight === 0) this.release();
+    if (this.inFlight !== 0 || this.held.length === 0) return;
+    if (this.quietMs === 0) return this.release();
+    if (this.quiet !== undefined) clearTimeout(this.quiet);
+    this.quiet = setTimeout(() => {
+      this.quiet = undefined;
+      if (this.inFlight === 0) this.release();
+    }, this.quietMs);
   }
 
   /**
@@ -59,7 +83,9 @@ export class LaunchGate {
 
   private release(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.quiet !== undefined) clearTimeout(this.quiet);
     this.timer = undefined;
+    this.quiet = undefined;
     const held = this.held;
     this.held = [];
     for (const open of held) open();

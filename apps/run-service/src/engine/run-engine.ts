@@ -99,7 +99,7 @@ export class RunEngine {
   readonly launchGate: LaunchGate;
 
   constructor(private readonly deps: RunEngineDeps) {
-    this.launchGate = new LaunchGate(deps.config.launchHoldMs);
+    this.launchGate = new LaunchGate(deps.config.launchHoldMs, deps.config.launchQuietMs);
     this.foreach = new PgForeachRunner({
       pool: deps.pool,
       logger: deps.logger,

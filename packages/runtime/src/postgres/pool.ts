@@ -2,6 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../logging/logger';
 import { hasRecordingSpan, recordFailure, SpanKind, startSpan } from '../tracing/tracing';
+import { isStaleStatement, StatementNames, withStatementName } from './statement-names';
 
 export type { Pool, PoolClient };
 
@@ -21,9 +22,23 @@ export type { Pool, PoolClient };
  *
  * @param opts.url     PostgreSQL URL
  * @param opts.schema  the service's own schema (created by migrations)
+ * Parameterized statements run as named (prepared) statements, planned once
+ * per connection (statement-names.ts; at most `opts.preparedStatements`
+ * distinct texts, default 256, 0 for none). This assumes a session-level
+ * connection to PostgreSQL: behind a pooler in transaction mode (PgBouncer
+ * before 1.21) set it to 0.
+ *
+ * @param opts.url     PostgreSQL URL
+ * @param opts.schema  the service's own schema (created by migrations)
  * @param opts.max     pool size (default 10)
  */
-export function createPool(opts: { url: string; schema: string; max?: number; logger: Logger }): Pool {
+export function createPool(opts: {
+  url: string;
+  schema: string;
+  max?: number;
+  preparedStatements?: number;
+  logger: Logger;
+}): Pool {
   const pool = new Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
@@ -34,6 +49,8 @@ export function createPool(opts: { url: string; schema: string; max?: number; lo
   pool.on('connect', (client: PoolClient) => {
     client.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'PostgreSQL client failed'));
   });
+  const names = new StatementNames(opts.preparedStatements ?? 256);
+  pool.on('connect', (client: PoolClient) => wrapQuery(client, names));
   traceQueries(pool);
   return pool;
 }
@@ -53,7 +70,6 @@ const MAX_TRACED_SQL = 2000;
  * The callback forms of both are left as pg made them (untraced).
  */
 function traceQueries(pool: Pool): void {
-  pool.on('connect', (client: PoolClient) => wrapQuery(client));
   const original: unknown = Reflect.get(pool, 'query');
   if (typeof original !== 'function') return;
   Object.defineProperty(pool, 'query', {
@@ -81,47 +97,78 @@ async function pooledQuery(pool: Pool, args: unknown[]): Promise<unknown> {
   }
 }
 
-function wrapQuery(client: PoolClient): void {
+type AnyFunction = (...args: unknown[]) => unknown;
+
+function isFunction(value: unknown): value is AnyFunction {
+  return typeof value === 'function';
+}
+
+/**
+ * Wraps one connection's `query`: parameterized texts get their statement
+ * name, a stale one is refused for good, and queries inside a recording span
+ * get a span.
+ */
+function wrapQuery(client: PoolClient, names: StatementNames): void {
   const original: unknown = Reflect.get(client, 'query');
-  if (typeof original !== 'function') return;
+  if (!isFunction(original)) return;
   Object.defineProperty(client, 'query', {
     configurable: true,
     writable: true,
-    value: function tracedQuery(...args: unknown[]): unknown {
-      if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function')
-        return Reflect.apply(original, client, args);
-      const sql = sqlText(args[0]);
-      const span = startSpan(`pg ${sql.split(/\s+/, 1)[0]?.toUpperCase() ?? 'QUERY'}`, {
-        kind: SpanKind.CLIENT,
-        attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql.slice(0, MAX_TRACED_SQL) },
+    value: function namedQuery(...raw: unknown[]): unknown {
+      const named = withStatementName(raw, names);
+      const text = named.text;
+      if (text === undefined) return tracedQuery(client, original, raw);
+      const callback = named.args[named.args.length - 1];
+      if (isFunction(callback)) {
+        // pg-pool's own `pool.query` passes a callback: refuse a stale text before handing the error on.
+        const args = [...named.args];
+        args[args.length - 1] = (err: unknown, ...rest: unknown[]): unknown => {
+          if (isStaleStatement(err)) names.refuse(text);
+          return Reflect.apply(callback, undefined, [err, ...rest]);
+        };
+        return tracedQuery(client, original, args);
+      }
+      const result = tracedQuery(client, original, named.args);
+      if (!(result instanceof Promise)) return result;
+      return result.catch((err: unknown) => {
+        if (isStaleStatement(err)) names.refuse(text);
+        throw err;
       });
-      let result: unknown;
-      try {
-        result = context.with(trace.setSpan(context.active(), span), (): unknown =>
-          Reflect.apply(original, client, args),
-        );
-      } catch (err) {
+    },
+  });
+}
+
+/** `original` applied to `client`, in a CLIENT span `pg <VERB>` when a recording span is active. */
+function tracedQuery(client: PoolClient, original: AnyFunction, args: unknown[]): unknown {
+  if (!hasRecordingSpan() || typeof args[args.length - 1] === 'function') return Reflect.apply(original, client, args);
+  const sql = sqlText(args[0]);
+  const span = startSpan(`pg ${sql.split(/\s+/, 1)[0]?.toUpperCase() ?? 'QUERY'}`, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql.slice(0, MAX_TRACED_SQL) },
+  });
+  let result: unknown;
+  try {
+    result = context.with(trace.setSpan(context.active(), span), (): unknown => Reflect.apply(original, client, args));
+  } catch (err) {
+    recordFailure(span, err);
+    span.end();
+    throw err;
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value: unknown) => {
+        span.end();
+        return value;
+      },
+      (err: unknown) => {
         recordFailure(span, err);
         span.end();
         throw err;
-      }
-      if (result instanceof Promise) {
-        return result.then(
-          (value: unknown) => {
-            span.end();
-            return value;
-          },
-          (err: unknown) => {
-            recordFailure(span, err);
-            span.end();
-            throw err;
-          },
-        );
-      }
-      span.end(); // a Submittable (cursor, stream): its end is not followed
-      return result;
-    },
-  });
+      },
+    );
+  }
+  span.end(); // a Submittable (cursor, stream): its end is not followed
+  return result;
 }
 
 function sqlText(first: unknown): string {
