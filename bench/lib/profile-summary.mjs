@@ -20,7 +20,10 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 // PROFILE_WINDOWS="a-b,c-d": only samples inside these CLOCK_MONOTONIC µs windows count.
-const windows = (process.env.PROFILE_WINDOWS ?? '').split(',').filter(Boolean).map((w) => w.split('-').map(Number));
+const windows = (process.env.PROFILE_WINDOWS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((w) => w.split('-').map(Number));
 let at = profile.startTime;
 for (let i = 0; i < profile.samples.length; i += 1) {
   const dt = profile.timeDeltas[i] ?? 0;
