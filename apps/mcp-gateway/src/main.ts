@@ -138,6 +138,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
+    anySubscribed: (uris) => sessions.anySubscribed(uris),
     claim: (key, ttlMs) => sessions.claimOnce(key, ttlMs),
     notify: (uri) => sessions.resourceUpdated(uri),
     logger,

@@ -13,8 +13,9 @@ const event = (status: number, at = '2026-11-29T10:00:00.000Z'): RunEvent => ({
 });
 
 /** Two replicas hearing the same events, sharing one claim store (Redis SET NX). */
-function twoReplicas() {
+function twoReplicas(subscribed = true) {
   const claimed = new Set<string>();
+  const asked: string[][] = [];
   const notified: Array<{ replica: number; uri: string }> = [];
   const logger = createLogger({ name: 'test', level: 'silent' });
   const sources = [new RunEventDispatcher(), new RunEventDispatcher()];
@@ -23,6 +24,10 @@ function twoReplicas() {
       new RunSubscriptionRelay({
         events,
         logger,
+        anySubscribed: async (uris) => {
+          asked.push([...uris]);
+          return subscribed;
+        },
         claim: async (key) => {
           if (claimed.has(key)) return false;
           claimed.add(key);
@@ -40,7 +45,7 @@ function twoReplicas() {
     await Promise.all(relays.map((r) => r.stop()));
     for (const relay of relays) relay.start();
   };
-  return { publish, notified };
+  return { publish, notified, claimed, asked };
 }
 
 describe('run subscription relay (dagu-model §8)', () => {
@@ -63,6 +68,15 @@ describe('run subscription relay (dagu-model §8)', () => {
       'dagu://runs/nightly/r1/logs',
     ]);
     expect(new Set(notified.map((n) => n.replica)).size).toBe(1);
+  });
+
+  it('claims nothing and notifies no one when no session is subscribed to any of the URIs', async () => {
+    const { publish, notified, claimed, asked } = twoReplicas(false);
+    await publish(event(4));
+    expect(notified).toHaveLength(0);
+    expect(claimed.size).toBe(0);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toEqual(subscribedUrisOf({ name: 'nightly', dagRunId: 'r1' }));
   });
 
   it('notifies at the waiting checkpoint and again at the end; not for queued or running', async () => {

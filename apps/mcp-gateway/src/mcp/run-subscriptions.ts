@@ -15,6 +15,11 @@ import type { Logger } from '@dagu-mcp/runtime';
  * ({@link McpSessionManager.resourceUpdated}), which whichever replica holds
  * that stream delivers. Subscriptions match the URI string as subscribed;
  * the canonical forms above (no query) are the ones notified.
+ *
+ * Most runs have no subscriber: a replica first asks whether any of the
+ * event's URIs has one (one Redis command) and claims nothing when none
+ * has. A replica that finds none notifies no one, so a subscriber that came
+ * in meanwhile is notified by a replica that saw it, still exactly once.
  */
 
 /** Statuses that notify: terminal ones and `waiting` (dagu-model §1). */
@@ -24,6 +29,8 @@ const NOTIFYING = new Set([2, 3, 4, 6, 7, 8]);
 export interface RunSubscriptionRelayDeps {
   /** Source of every root run's events. */
   readonly events: { listenAll(listener: (event: RunEvent) => void): () => void };
+  /** Whether any session may be subscribed to one of `uris` (may say yes for ended sessions, never no for live ones). */
+  readonly anySubscribed: (uris: readonly string[]) => Promise<boolean>;
   /** Claims an event once over all replicas: `true` for exactly one caller per key. */
   readonly claim: (key: string, ttlMs: number) => Promise<boolean>;
   /** Sends `notifications/resources/updated {uri}` to the sessions subscribed to `uri`. */
@@ -81,8 +88,10 @@ export class RunSubscriptionRelay {
 
   private async relay(event: RunEvent): Promise<void> {
     try {
+      const uris = subscribedUrisOf(event);
+      if (!(await this.deps.anySubscribed(uris))) return;
       if (!(await this.deps.claim(claimKeyOf(event), CLAIM_TTL_MS))) return;
-      const counts = await Promise.all(subscribedUrisOf(event).map((uri) => this.deps.notify(uri)));
+      const counts = await Promise.all(uris.map((uri) => this.deps.notify(uri)));
       const sessions = counts.reduce((a, b) => a + b, 0);
       if (sessions > 0)
         this.deps.logger.debug(

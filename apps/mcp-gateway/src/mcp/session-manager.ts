@@ -136,6 +136,11 @@ export class McpSessionManager {
     await this.handler.handle(req, res);
   }
 
+  /** Whether any session may be subscribed to one of `uris` (see SessionStore.anySubscribed). */
+  async anySubscribed(uris: readonly string[]): Promise<boolean> {
+    return this.requireStore().anySubscribed(uris);
+  }
+
   /**
    * Sends `notifications/resources/updated {uri}` to every live session
    * subscribed to `uri` (dagu-model §8), on its standalone stream, whichever

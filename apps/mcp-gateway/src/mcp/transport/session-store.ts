@@ -264,6 +264,16 @@ export class SessionStore {
     await this.redis.multi().srem(this.keys.subscriptions(id), uri).srem(this.keys.subscribers(uri), id).exec();
   }
 
+  /**
+   * Whether any of `uris` has a subscriber entry (one `EXISTS` over their
+   * subscriber sets, which Redis drops when they empty). An entry may belong
+   * to an ended session: {@link subscribersOf} prunes those.
+   */
+  async anySubscribed(uris: readonly string[]): Promise<boolean> {
+    if (uris.length === 0) return false;
+    return (await this.redis.exists(...uris.map((uri) => this.keys.subscribers(uri)))) > 0;
+  }
+
   /** Live sessions subscribed to `uri`; entries of ended or expired sessions are pruned on the way. */
   async subscribersOf(uri: string): Promise<string[]> {
     const ids = await this.redis.smembers(this.keys.subscribers(uri));
