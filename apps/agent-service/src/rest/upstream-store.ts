@@ -13,6 +13,8 @@ import type { SecretSource } from '@dagu-mcp/service-kit';
 import { withStorageErrors } from '../db/storage-errors';
 import { writeTx, type RestWriteContext } from './rest-write';
 
+const CreatedRowSchema = z.object({ created: z.boolean() });
+
 /**
  * Upstreams of REST operations in agent-service's schema (issue 25 item 1).
  * The credential is encrypted with the shared secrets helper (SecretBox,
@@ -183,7 +185,7 @@ export async function putUpstream(
     );
     const row: unknown = rows[0];
     const view = viewOf(row);
-    const { created } = z.object({ created: z.boolean() }).parse(row);
+    const { created } = CreatedRowSchema.parse(row);
     await recordMutation(client, ctx, {
       action: created ? 'upstream.created' : 'upstream.updated',
       target: `upstream:${input.workspace}/${input.name}`,

@@ -4,6 +4,9 @@ import type { RunParam } from '../core/params';
 import { parseFirstRow, parseRows, type Queryable } from './run-rows';
 import { checkpointDetail, CheckpointSchema, type Checkpoint } from '../core/checkpoint-types';
 
+const FinishedRowSchema = z.object({ finished_at: z.date() });
+const PendingResumeRowSchema = z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string() });
+
 /**
  * SQL of checkpoints (store/migrations.ts `002_engine_checkpoints`): parking an
  * attempt at status 7, the waiting steps of a run, recording a decision, the
@@ -125,7 +128,7 @@ export async function rejectRun(
      SELECT finished_at FROM upd`,
     [run.pk, run.attemptNo, error],
   );
-  return parseFirstRow(z.object({ finished_at: z.date() }), result)?.finished_at;
+  return parseFirstRow(FinishedRowSchema, result)?.finished_at;
 }
 
 /** Runs whose accepted input still waits for its resume (a replica died in between), oldest first. */
@@ -138,13 +141,11 @@ export async function findPendingResumes(
        AND COALESCE(heartbeat_at, created_at) < now() - ($1::int * interval '1 millisecond') ORDER BY pk LIMIT 20`,
     [olderThanMs],
   );
-  return parseRows(z.object({ pk: z.coerce.number().int(), dag_name: z.string(), dag_run_id: z.string() }), result).map(
-    (row) => ({
-      pk: row.pk,
-      dagName: row.dag_name,
-      dagRunId: row.dag_run_id,
-    }),
-  );
+  return parseRows(PendingResumeRowSchema, result).map((row) => ({
+    pk: row.pk,
+    dagName: row.dag_name,
+    dagRunId: row.dag_run_id,
+  }));
 }
 
 /**

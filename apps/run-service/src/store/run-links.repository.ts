@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { findRun } from './run.repository';
 import { parseFirstRow, parseRows, parseRunRow, RUN_COLUMNS, type Queryable, type RunRecord } from './run-rows';
 
+const ParentRowSchema = z.object({ root_pk: z.coerce.number().int(), parent_pk: z.coerce.number().int() });
+
 /*
  * Links between runs (store/migrations.ts `003_engine_composition`): a child
  * run's root, parent and parent step; the children of a run; a child looked
@@ -66,7 +68,7 @@ export async function findSubRun(db: Queryable, rootPk: number, subRunId: string
 /** The parent link of a run (`undefined` for a root run). */
 export async function parentOf(db: Queryable, pk: number): Promise<{ rootPk: number; parentPk: number } | undefined> {
   const result = await db.query('SELECT root_pk, parent_pk FROM runs WHERE pk = $1 AND root_pk IS NOT NULL', [pk]);
-  const row = parseFirstRow(z.object({ root_pk: z.coerce.number().int(), parent_pk: z.coerce.number().int() }), result);
+  const row = parseFirstRow(ParentRowSchema, result);
   return row === undefined ? undefined : { rootPk: row.root_pk, parentPk: row.parent_pk };
 }
 

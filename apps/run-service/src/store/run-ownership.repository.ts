@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { parseRows, type Queryable } from './run-rows';
 import { ACTIVE_RUNS_SQL, LIVE_STEPS_SQL, OPEN_STEPS_SQL, OWNED_RUNS_SQL } from './status-sql';
 
+const AnyQueuedRowSchema = z.object({ queued: z.boolean() });
+
 /**
  * Which replica owns which run (docs/architecture.md "the run engine's running
  * processes are owned by one replica"): heartbeats, stop requests across
@@ -104,7 +106,7 @@ export async function forceEndRun(
  */
 export async function hasQueuedRuns(db: Queryable): Promise<boolean> {
   const result = await db.query(`SELECT EXISTS (SELECT 1 FROM runs WHERE status = ${RunStatus.queued}) AS queued`);
-  return parseRows(z.object({ queued: z.boolean() }), result)[0]?.queued === true;
+  return parseRows(AnyQueuedRowSchema, result)[0]?.queued === true;
 }
 
 /** A queued run the dispatcher may start. */
