@@ -97,7 +97,7 @@ const settings = {
   engineReplicas: argv['engine-replicas'] !== undefined ? argv['engine-replicas'].split(',').map(Number) : [1, 2],
   chainSteps: smoke ? 10 : 100,
   foreachItems: smoke ? 20 : 500,
-  engineRounds: smoke ? 1 : 3,
+  engineRounds: smoke ? 1 : 5,
   mixedReadSec: smoke ? 3 : 15,
   databaseUrl: process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

@@ -15,6 +15,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
  * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
+ * | `DB_PREPARED_STATEMENTS` | distinct parameterized SQL texts run as named statements, planned once per connection (docs/decisions.md "Statements planned once per connection"); `0` for none, as behind a pooler in transaction mode without prepared-statement support | `256` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `BUS_HANDOFF` | insert bus jobs with the hand-off script, which hands a request straight to an idle service slot; `false` adds every job with BullMQ's own `Queue.add` (no private BullMQ keys written, see packages/bus/src/handoff/README.md) | `true` |
@@ -81,6 +82,7 @@ export const GatewayConfigSchema = z.object({
   DATABASE_URL: env.databaseUrl,
   DATABASE_ADMIN_URL: env.adminDatabaseUrl,
   DB_SCHEMA: env.schemaName('gateway'),
+  DB_PREPARED_STATEMENTS: env.preparedStatements,
   BUS_PREFIX: env.busPrefix,
   BUS_TIMEOUT_MS: env.millis(10_000),
   BUS_HANDOFF: env.flag(true),

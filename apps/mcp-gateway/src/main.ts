@@ -63,7 +63,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       'DAGU_ENCRYPTION_KEY unset: using a generated development key (allowed on a loopback stack only)',
     );
   }
-  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, logger });
+  const pool = createPool({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+    logger,
+  });
   let migrated = false;
   if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
   else

@@ -11,6 +11,7 @@ describe('loadServiceConfig', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
       DB_SCHEMA: 'dag_service',
       DB_POOL_SIZE: 10,
+      DB_PREPARED_STATEMENTS: 256,
       BUS_PREFIX: 'dagu',
       WORKER_CONCURRENCY: 64,
       BUS_LOCK_MS: 10_000,
@@ -81,6 +82,7 @@ describe('loadServiceConfig', () => {
     ['BUS_PREFIX', 'da gu'],
     ['BUS_HANDOFF', 'yes'],
     ['OPS_PORT', '70000'],
+    ['DB_PREPARED_STATEMENTS', '-1'],
     ['LOG_LEVEL', 'verbose'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://otel:4317'],
   ])('refuses %s=%p with a ConfigError naming it', (name, value) => {

@@ -11,6 +11,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
  * | `DB_SCHEMA` | the service's own schema | per service (`dag_service`, …) |
  * | `DB_POOL_SIZE` | pg pool size | `10` |
+ * | `DB_PREPARED_STATEMENTS` | distinct parameterized SQL texts run as named statements, planned once per connection (docs/decisions.md "Statements planned once per connection"); `0` for none, as behind a pooler in transaction mode without prepared-statement support | `256` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `WORKER_CONCURRENCY` | jobs handled at once per replica (hand-off slots; BullMQ's fetch has as many again) | `64` |
  * | `BUS_LOCK_MS` | job lock; a killed worker's job is recovered after it, ms | `10000` |
@@ -31,6 +32,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     DATABASE_ADMIN_URL: env.adminDatabaseUrl,
     DB_SCHEMA: env.schemaName(defaults.schema),
     DB_POOL_SIZE: env.count(10),
+    DB_PREPARED_STATEMENTS: env.preparedStatements,
     BUS_PREFIX: env.busPrefix,
     WORKER_CONCURRENCY: env.count(64),
     BUS_LOCK_MS: env.millis(10_000),

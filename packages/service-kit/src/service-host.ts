@@ -75,7 +75,13 @@ export async function startService<C extends OpCatalog>(
   logger: Logger,
 ): Promise<RunningService> {
   const replica = `${hostname()}-${randomBytes(3).toString('hex')}`;
-  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_SIZE, logger });
+  const pool = createPool({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    max: config.DB_POOL_SIZE,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+    logger,
+  });
   let migrated = false;
   if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
   else

@@ -20,7 +20,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger({ name: 'reset-admin-password', level: 'warn' });
-  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, logger });
+  const pool = createPool({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+    logger,
+  });
   try {
     await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
     const users = new UserRepository(pool);

@@ -56,6 +56,11 @@ export const env = {
   databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Privileged PostgreSQL URL for roles and migrations at start only (`DATABASE_ADMIN_URL`); optional. */
   adminDatabaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /**
+   * `DB_PREPARED_STATEMENTS`: distinct parameterized SQL texts a pool runs as named statements
+   * (postgres/statement-names.ts), 0–10,000; `0` for none. Default 256.
+   */
+  preparedStatements: z.coerce.number().int().min(0).max(10_000).default(256),
   /** TCP port, 0–65535. */
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** Positive integer in milliseconds. */

@@ -59,6 +59,10 @@ describe('named statements', () => {
     const texts = [1, 2, 3].map((n) => `SELECT label, ${n} AS n FROM items WHERE id = $1`);
     for (const text of texts) expect((await pool.query(text, [1])).rows[0]).toMatchObject({ label: 'one' });
     expect(await prepared(pool)).toEqual(texts.slice(0, 2));
+    // DB_PREPARED_STATEMENTS=0 (a pooler in transaction mode): nothing is named.
+    const none = onePool(0);
+    for (const text of texts) expect((await none.query(text, [2])).rows[0]).toMatchObject({ label: 'two' });
+    expect(await prepared(none)).toEqual([]);
   });
 
   it('a statement whose result columns changed under it fails once, then runs unnamed for good', async () => {
