@@ -31,7 +31,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { applyDags, cloneDags, dagName, seedDags } from './lib/dags.mjs';
-import { call, closeSession, keepAliveAgent, mcpHeaders, openSession } from './lib/mcp-http.mjs';
+import {
+  call,
+  closeSession,
+  keepAliveAgent,
+  mcpHeaders,
+  MODERN_META,
+  MODERN_VERSION,
+  openSession,
+} from './lib/mcp-http.mjs';
 import {
   CPU_COLUMNS,
   consoleTable,
@@ -112,13 +120,6 @@ const TERMINAL = new Set(['succeeded', 'failed', 'aborted', 'partially_succeeded
 const log = (msg) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const toolCall = (name, args) => ({ method: 'tools/call', params: { name, arguments: args } });
-/** The stateless revision S1/S2 also measure (issue 22): each request carries its own envelope, no session. */
-const MODERN_VERSION = '2026-07-28';
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'dagu-mcp-bench', version: '1' },
-};
 
 // ---------------------------------------------------------------- CPU sampling
 

@@ -15,6 +15,8 @@
  *  - `mcp ping`: JSON-RPC `ping` — plus API-key auth, session check, MCP dispatch;
  *  - `tool, no bus`: `dagu_read {target: reference}` — plus the tool path, answered by the gateway;
  *  - `tool over bus`: `dagu_read {target: dag_spec}` — plus one bus call to dag-service (S2's call);
+ *  - `tool over bus, 2026-07-28`: the same call in the stateless revision (no session, the
+ *    envelope in `_meta`, the routing headers): S2's second figure;
  *  - `bus from a lean process`: the same `dag.spec` bus call made by a `BusClient` in this process.
  * Every answer is checked (HTTP 200 and a JSON-RPC result that is not a tool
  * error); the run fails on the first wrong one. Prints p50 and p90 of each in
@@ -26,7 +28,16 @@ import { parseArgs } from 'node:util';
 import { BusClient } from '@dagu-mcp/bus';
 import { OP_CATALOGS } from '@dagu-mcp/contracts';
 import { dagName, seedDags } from './lib/dags.mjs';
-import { keepAliveAgent, mcpHeaders, openSession, request, responseTo, rpcBody } from './lib/mcp-http.mjs';
+import {
+  keepAliveAgent,
+  mcpHeaders,
+  MODERN_META,
+  MODERN_VERSION,
+  openSession,
+  request,
+  responseTo,
+  rpcBody,
+} from './lib/mcp-http.mjs';
 import { createApiKey, startBaseline, startStack } from './lib/stack.mjs';
 import { quantile } from './lib/stats.mjs';
 
@@ -81,6 +92,20 @@ try {
     ],
     ['tool over bus', mcp(stack.mcpUrl, headers, agent, (id) => readBody(id, spec)), check],
     [
+      'tool over bus, 2026-07-28',
+      mcp(
+        stack.mcpUrl,
+        {
+          ...mcpHeaders({ token, protocolVersion: MODERN_VERSION }),
+          'mcp-method': 'tools/call',
+          'mcp-name': 'dagu_read',
+        },
+        agent,
+        (id) => rpcBody(id, 'tools/call', { name: 'dagu_read', arguments: spec, _meta: MODERN_META }),
+      ),
+      check,
+    ],
+    [
       'bus from a lean process',
       () => bus.call('dag', OP_CATALOGS.dag, 'dag.spec', { name: dagName(0) }, { principal }),
       (layer, reply) => {
@@ -112,6 +137,12 @@ try {
   console.log(`auth + session + MCP dispatch (mcp ping − healthz):       ${step('healthz', 'mcp ping')}`);
   console.log(`tool path (tool, no bus − mcp ping):                      ${step('mcp ping', 'tool, no bus')}`);
   console.log(`bus call and its result in the gateway (over − no bus):   ${step('tool, no bus', 'tool over bus')}`);
+  console.log(
+    `S2 added p50, 2026-07-28 (stateless − baseline):          ${step('baseline', 'tool over bus, 2026-07-28')}`,
+  );
+  console.log(
+    `the stateless revision's own cost (stateless − session):  ${step('tool over bus', 'tool over bus, 2026-07-28')}`,
+  );
 } finally {
   agent.destroy();
   baselineAgent.destroy();

@@ -12,6 +12,14 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 export const PROTOCOL_VERSION = LATEST_PROTOCOL_VERSION;
 export const ACCEPT = 'application/json, text/event-stream';
 
+/** The stateless revision (issue 22) and the `_meta` envelope each of its requests carries. */
+export const MODERN_VERSION = '2026-07-28';
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'dagu-mcp-bench', version: '1' },
+};
+
 /** A keep-alive agent holding at most `sockets` connections. */
 export function keepAliveAgent(sockets) {
   return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
