@@ -18,8 +18,10 @@ import type { Logger } from '@dagu-mcp/runtime';
  *
  * Most runs have no subscriber: a replica first asks whether any of the
  * event's URIs has one (one Redis command) and claims nothing when none
- * has. A replica that finds none notifies no one, so a subscriber that came
- * in meanwhile is notified by a replica that saw it, still exactly once.
+ * has. Only a claimer notifies, so no session hears an event twice; a
+ * subscription made while the replicas are asking is notified only if a
+ * replica asks after it (as before, a subscription made after the relay's
+ * set reads was not notified of that event either).
  */
 
 /** Statuses that notify: terminal ones and `waiting` (dagu-model §1). */

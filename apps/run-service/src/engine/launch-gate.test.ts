@@ -113,13 +113,18 @@ it('after the last start leaves, waits quietMs for the next wave of the burst be
 });
 
 it('a start alone after a quiet period is not held, and nothing held means no wait at all', async () => {
+  jest.useFakeTimers();
   const gate = new LaunchGate(500, 15);
   const log: string[] = [];
   gate.enter();
   gate.leave();
+  // Nothing held: no quiet period, no timer.
+  expect(jest.getTimerCount()).toBe(0);
   gate.enter();
   through(gate, 'alone', log);
-  await settle();
+  await Promise.resolve();
+  await Promise.resolve();
   expect(log).toEqual(['alone']);
   gate.leave();
+  expect(jest.getTimerCount()).toBe(0);
 });

@@ -16,7 +16,9 @@
  * waves (each bus delivery round brings the next few), and between two waves
  * none is in flight for a moment: opening at once let the first runs execute
  * while most of the burst still waited for an answer (S8: 100 starts at once
- * answered in a median 431 ms with no quiet period, 338 ms with 15 ms).
+ * answered in a median 431 ms with no quiet period, 338 ms with 15 ms). So
+ * under a steady stream of starts less than `quietMs` apart, held runs go
+ * every `maxHoldMs` (they went at each gap between two starts before).
  */
 export class LaunchGate {
   private inFlight = 0;

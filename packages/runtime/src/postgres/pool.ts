@@ -20,8 +20,6 @@ export type { Pool, PoolClient };
  * the failure as the rejected query, and pg-pool discards the broken client
  * on release.
  *
- * @param opts.url     PostgreSQL URL
- * @param opts.schema  the service's own schema (created by migrations)
  * Parameterized statements run as named (prepared) statements, planned once
  * per connection (statement-names.ts; at most `opts.preparedStatements`
  * distinct texts, default 256, 0 for none). This assumes a session-level
@@ -31,6 +29,7 @@ export type { Pool, PoolClient };
  * @param opts.url     PostgreSQL URL
  * @param opts.schema  the service's own schema (created by migrations)
  * @param opts.max     pool size (default 10)
+ * @param opts.preparedStatements  distinct texts named per pool (`DB_PREPARED_STATEMENTS`, default 256)
  */
 export function createPool(opts: {
   url: string;
@@ -118,20 +117,25 @@ function wrapQuery(client: PoolClient, names: StatementNames): void {
       const named = withStatementName(raw, names);
       const text = named.text;
       if (text === undefined) return tracedQuery(client, original, raw);
+      // A stale statement is refused for good; outside a transaction its execution is retried
+      // unnamed (PostgreSQL refused it before running anything), inside one the error stands.
+      const retries = (err: unknown): boolean => {
+        if (!isStaleStatement(err)) return false;
+        names.refuse(text);
+        return client.getTransactionStatus() === 'I';
+      };
       const callback = named.args[named.args.length - 1];
       if (isFunction(callback)) {
-        // pg-pool's own `pool.query` passes a callback: refuse a stale text before handing the error on.
+        // pg-pool's own `pool.query` passes a callback.
         const args = [...named.args];
-        args[args.length - 1] = (err: unknown, ...rest: unknown[]): unknown => {
-          if (isStaleStatement(err)) names.refuse(text);
-          return Reflect.apply(callback, undefined, [err, ...rest]);
-        };
+        args[args.length - 1] = (err: unknown, ...rest: unknown[]): unknown =>
+          retries(err) ? tracedQuery(client, original, raw) : Reflect.apply(callback, undefined, [err, ...rest]);
         return tracedQuery(client, original, args);
       }
       const result = tracedQuery(client, original, named.args);
       if (!(result instanceof Promise)) return result;
       return result.catch((err: unknown) => {
-        if (isStaleStatement(err)) names.refuse(text);
+        if (retries(err)) return tracedQuery(client, original, raw);
         throw err;
       });
     },
