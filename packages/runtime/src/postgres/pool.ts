@@ -45,11 +45,11 @@ export function createPool(opts: {
     connectionTimeoutMillis: 5000,
   });
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
+  const names = new StatementNames(opts.preparedStatements ?? 256);
   pool.on('connect', (client: PoolClient) => {
     client.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'PostgreSQL client failed'));
+    wrapQuery(client, names);
   });
-  const names = new StatementNames(opts.preparedStatements ?? 256);
-  pool.on('connect', (client: PoolClient) => wrapQuery(client, names));
   traceQueries(pool);
   return pool;
 }
