@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceErrorSchema } from './errors';
-import { PrincipalSchema } from './principal';
+import { PrincipalSchema, type Role } from './principal';
 
 /** W3C trace context carried across the bus (only `traceparent`/`tracestate`). */
 export const TraceContextSchema = z.object({
@@ -58,10 +58,20 @@ export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
  *   its job is removed from Redis when it fails as well as when it completes,
  *   and the caller removes it when the deadline passes before a replica took
  *   it, so no key outlives the call (docs/decisions.md "Workbook reads").
+ * - `role`: the lowest role that may call the op (dagu-model §9; every higher
+ *   role may too). The one place an op's role is written: the gateway's
+ *   actions, its REST routes and the services' re-checks all read it
+ *   (`requireOpRole`, `role-check.ts`). Every op of the product catalogs
+ *   (`ops.ts`) declares one; test catalogs may leave it out.
+ * - `roleFor`: when the role depends on the request (a start of inline YAML is
+ *   authoring), the role for this request; `role` is then the lowest it can be.
  */
 export interface OpDefinition<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
   readonly request: Req;
   readonly reply: Rep;
+  readonly role?: Role;
+  // A method signature (not a property) so a catalog's typed request is accepted where `unknown` is declared.
+  roleFor?(request: z.output<Req>): Role;
   readonly timeoutMs?: number;
   readonly mutation: boolean;
   readonly attempts?: number;

@@ -1,6 +1,6 @@
 import { DaguError } from './errors';
 import { OP_CATALOGS } from './ops';
-import { MUTATION_ROLES, requireMutationRole, type MutationName } from './role-check';
+import { MUTATION_ROLES, READ_ROLES, requireMutationRole, requireOpRole, requiredRoleOf, type MutationName } from './role-check';
 import type { Principal, Role } from './principal';
 
 const as = (role: Role): Principal => ({ id: `u-${role}`, subject: role, role, credentialType: 'api_key' });
@@ -25,8 +25,6 @@ describe('requireMutationRole (dagu-model §9)', () => {
     ['agent.create', 'manager', true],
     ['upstream.put', 'operator', false],
     ['operation.publish', 'manager', true],
-    ['operation.call', 'viewer', false],
-    ['operation.call', 'operator', true],
   ] as const)('%s as %s: allowed %s', (mutation: MutationName, role: Role, allowed: boolean) => {
     const check = () => requireMutationRole(as(role), mutation);
     if (allowed) expect(check).not.toThrow();
@@ -51,5 +49,47 @@ describe('requireMutationRole (dagu-model §9)', () => {
           ? 'manager'
           : expect.stringMatching(/^(developer|operator)$/),
       ]);
+  });
+});
+
+describe('the role lives on the op (issue 40)', () => {
+  const ops = Object.values(OP_CATALOGS).flatMap((catalog) => Object.entries(catalog));
+
+  it('every op of every catalog declares its role', () => {
+    expect(ops.filter(([, op]) => !('role' in op) || op.role === undefined).map(([name]) => name)).toEqual([]);
+  });
+
+  it('derives the role tables from the catalogs', () => {
+    for (const [name, op] of ops) {
+      if (op.mutation) expect([name, MUTATION_ROLES[name as MutationName]]).toEqual([name, op.role]);
+      else expect([name, READ_ROLES[name]]).toEqual([name, op.role === 'viewer' ? undefined : op.role]);
+    }
+    expect(READ_ROLES['run.workbook']).toBe('developer');
+    expect(READ_ROLES['operation.call']).toBe('operator');
+  });
+
+  it('asks roleFor when the role depends on the request: an inline start is authoring', () => {
+    expect(requiredRoleOf('run.start')).toBe('operator');
+    expect(requiredRoleOf('run.start', { inline: false } as never)).toBe('operator');
+    expect(requiredRoleOf('run.start', { inline: true } as never)).toBe('developer');
+    expect(MUTATION_ROLES['run.start.inline']).toBe('developer');
+  });
+
+  it.each([
+    ['operation.call', 'viewer', false],
+    ['operation.call', 'operator', true],
+    ['agent.get', 'developer', false],
+    ['agent.get', 'manager', true],
+    ['profile.list', 'viewer', false],
+    ['profile.list', 'operator', true],
+    ['run.list', 'viewer', true],
+  ] as const)('requireOpRole %s as %s: allowed %s', (op, role, allowed) => {
+    const check = () => requireOpRole(as(role), op);
+    if (allowed) expect(check).not.toThrow();
+    else expect(check).toThrow(expect.objectContaining({ code: 'unauthorized' }) as DaguError);
+  });
+
+  it('refuses an op that is in no catalog (a programming fault)', () => {
+    expect(() => requiredRoleOf('dag.nothing' as never)).toThrow('No op dag.nothing');
   });
 });

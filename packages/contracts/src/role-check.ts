@@ -1,79 +1,101 @@
 import { DaguError } from './errors';
+import { OP_CATALOGS } from './ops';
 import { roleAtLeast, type Principal, type Role } from './principal';
 
 /**
- * The role each mutation of a service needs (dagu-model §9): services check
- * it again for every mutation, whoever sent the request (the gateway, or a
- * service's own system principal), rather than trusting that the caller
- * checked (docs/security.md).
+ * Who may call each op (dagu-model §9), read from the one place it is written:
+ * the `role` (and `roleFor`) of each op in the catalogs of `ops.ts`. The
+ * gateway's actions check it before a bus call, its REST routes declare it
+ * through the op they serve, and services check it again for every mutation,
+ * whoever sent the request (the gateway, or a service's own system principal),
+ * rather than trusting that the caller checked (docs/security.md).
  */
-export const MUTATION_ROLES = {
-  'dag.upsert': 'developer',
-  'dag.delete': 'developer',
-  'dag.setSuspended': 'developer',
-  'dag.rename': 'developer',
-  /** Starting a run of YAML the caller supplies is authoring (`inline: true`). */
-  'run.start.inline': 'developer',
-  'run.start': 'operator',
-  'run.retry': 'operator',
-  'run.stop': 'operator',
-  'run.humanTask': 'operator',
-  'run.approval': 'operator',
-  'wiki.put': 'developer',
-  'wiki.delete': 'developer',
-  'wiki.rename': 'developer',
-  /** Runtime profiles (Dagu spec 022b): values are managed by manager and up; a DAG's choice by developer. */
-  'profile.put': 'manager',
-  'profile.delete': 'manager',
-  'profile.setDefault': 'manager',
-  'profile.assign': 'developer',
-  /** Published agents are managed by `manager` and up (issue 24 item 1). */
-  'agent.create': 'manager',
-  'agent.update': 'manager',
-  'agent.delete': 'manager',
-  'agent.setTools': 'manager',
-  /** Upstreams and REST operations (issue 25) are managed by `manager` and up, like the agents they serve. */
-  'upstream.put': 'manager',
-  'upstream.delete': 'manager',
-  'operation.create': 'manager',
-  'operation.update': 'manager',
-  'operation.delete': 'manager',
-  'operation.newVersion': 'manager',
-  'operation.publish': 'manager',
-  'operation.import': 'manager',
-  /** A REST tool's call acts on another system, as a run does: the binding's author must still be an operator. */
-  'operation.call': 'operator',
-} as const satisfies Record<string, Role>;
+
+type Catalogs = typeof OP_CATALOGS;
+type AllOps = Catalogs['dag'] & Catalogs['run'] & Catalogs['wiki'] & Catalogs['agent'];
+
+/** The name of an op of any product catalog (`run.start`, `wiki.put`, …; `ping` is every service's). */
+export type OpName = keyof AllOps & string;
+
+/** The request an op's `roleFor` reads (its parsed request). */
+type RequestOf<K extends OpName> = AllOps[K] extends { roleFor(request: infer R): Role } ? R : never;
+
+const OP_DEFINITIONS: ReadonlyMap<string, { role: Role; roleFor?: (request: never) => Role; mutation: boolean }> =
+  new Map(Object.values(OP_CATALOGS).flatMap((catalog) => Object.entries(catalog)));
+
+/**
+ * The role an op needs: its catalog `role`, or what its `roleFor` answers for
+ * `request` when the op has one and a request is given.
+ * @throws Error when `op` is in no catalog (a programming fault, never input)
+ */
+export function requiredRoleOf<K extends OpName>(op: K, request?: RequestOf<K>): Role {
+  const definition = OP_DEFINITIONS.get(op);
+  if (definition === undefined) throw new Error(`No op ${op} in the catalogs.`);
+  if (request !== undefined && definition.roleFor !== undefined) return definition.roleFor(request as never);
+  return definition.role;
+}
+
+/**
+ * Refuses a caller below the role `op` needs (dagu-model §9; {@link requiredRoleOf}).
+ * @throws DaguError `unauthorized` naming the op, the role needed and the caller's role
+ */
+export function requireOpRole<K extends OpName>(principal: Principal, op: K, request?: RequestOf<K>): void {
+  const required = requiredRoleOf(op, request);
+  if (!roleAtLeast(principal.role, required)) {
+    throw new DaguError(
+      'unauthorized',
+      `${op} needs the ${required} role or higher (dagu-model §9); ${principal.subject} is ${principal.role}.`,
+    );
+  }
+}
+
+type MutationOpName = { [K in OpName]: AllOps[K]['mutation'] extends true ? K : never }[OpName];
+
+function rolesWhere(keep: (op: { role: Role; mutation: boolean }, name: string) => boolean): Record<string, Role> {
+  return Object.fromEntries([...OP_DEFINITIONS].filter(([name, op]) => keep(op, name)).map(([n, op]) => [n, op.role]));
+}
+
+/**
+ * The role each mutation needs, derived from the catalogs (never written here):
+ * every op with `mutation: true`, and `run.start.inline` — `run.start`'s
+ * `roleFor` for an inline start (authoring, dagu-model §9).
+ */
+export const MUTATION_ROLES = Object.freeze({
+  ...rolesWhere((op) => op.mutation),
+  'run.start.inline': requiredRoleOf('run.start', { inline: true } as RequestOf<'run.start'>),
+}) as Readonly<Record<MutationOpName | 'run.start.inline', Role>>;
 
 /** A mutation {@link MUTATION_ROLES} names. */
 export type MutationName = keyof typeof MUTATION_ROLES;
 
 /**
+ * Services' re-check of a mutation (dagu-model §9), by its name in {@link MUTATION_ROLES}
+ * (`run.start.inline` for an inline start).
  * @throws DaguError `unauthorized` unless `principal` has the role `mutation` needs, or a higher one
  */
 export function requireMutationRole(principal: Principal, mutation: MutationName): void {
-  const required = MUTATION_ROLES[mutation];
-  if (!roleAtLeast(principal.role, required)) {
-    throw new DaguError(
-      'unauthorized',
-      `${mutation} needs the ${required} role or higher (dagu-model §9); ${principal.subject} is ${principal.role}.`,
-    );
-  }
+  if (mutation === 'run.start.inline') requireOpRole(principal, 'run.start', { inline: true } as RequestOf<'run.start'>);
+  else requireOpRole(principal, mutation);
 }
 
 /**
- * The reads that need more than every role's read access (dagu-model §9 gives
- * reads to every role): a workbook read opens any file run-service can read,
- * the same trust as DAG authoring (`workbook.md` "Which files"). Checked by the
- * gateway and again by the service.
+ * The ops that are not mutations yet need more than every role's read access
+ * (dagu-model §9 gives reads to every role), derived from the catalogs: a
+ * workbook read opens any file run-service can read, the same trust as DAG
+ * authoring (`workbook.md` "Which files"); profile values and agents' settings
+ * are shown to the roles that manage them; a REST tool's call acts on another
+ * system, as a run does.
  */
-export const READ_ROLES = { 'run.workbook': 'developer' } as const satisfies Record<string, Role>;
+export const READ_ROLES = Object.freeze(rolesWhere((op) => !op.mutation && op.role !== 'viewer')) as Readonly<
+  Record<string, Role>
+>;
 
 /**
- * @throws DaguError `unauthorized` unless `principal` has the role `read` needs, or a higher one
+ * run-service's re-check of a workbook read, with a message that says why it is guarded.
+ * @throws DaguError `unauthorized` unless `principal` has the role `run.workbook` needs, or a higher one
  */
-export function requireReadRole(principal: Principal, read: keyof typeof READ_ROLES): void {
-  const required = READ_ROLES[read];
+export function requireReadRole(principal: Principal, read: 'run.workbook'): void {
+  const required = requiredRoleOf(read);
   if (!roleAtLeast(principal.role, required)) {
     throw new DaguError(
       'unauthorized',

@@ -1,6 +1,6 @@
 import {
   DaguError,
-  requireMutationRole,
+  requireOpRole,
   type OperationCallReply,
   type OperationCallRequest,
   type OperationToolReply,
@@ -132,7 +132,7 @@ export class OperationCaller {
    *   `resource_not_found` when the version is not published; `unauthorized` below operator
    */
   async call(request: OperationCallRequest, principal: Principal): Promise<OperationCallReply> {
-    requireMutationRole(principal, 'operation.call');
+    requireOpRole(principal, 'operation.call');
     const published = await resolvePublished(this.deps.pool, request);
     const { spec, name } = published;
     this.validators.check(name, `${published.operationId}@${published.version}`, spec.inputSchema, request.arguments);

@@ -56,7 +56,7 @@ export function buildOpenApiDocument(
       required: true,
       schema: { type: 'string' },
     }));
-    if (route.method !== 'get' && route.spec.access !== 'public') {
+    if (route.method !== 'get' && route.access !== 'public') {
       parameters.push({
         name: 'Idempotency-Key',
         in: 'header',
@@ -78,7 +78,7 @@ export function buildOpenApiDocument(
     const status = String(route.spec.status ?? 200);
     const errors = Object.fromEntries(
       Object.entries(ERROR_STATUSES)
-        .filter(([code]) => route.spec.access !== 'public' || !['401', '403'].includes(code))
+        .filter(([code]) => route.access !== 'public' || !['401', '403'].includes(code))
         .map(([code, description]) => [
           code,
           { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -90,8 +90,9 @@ export function buildOpenApiDocument(
         summary: route.spec.summary,
         ...(route.spec.description !== undefined ? { description: route.spec.description } : {}),
         tags: [route.spec.tag],
-        'x-dagu-role': route.spec.access,
-        ...(route.spec.access === 'public' ? { security: [] } : {}),
+        'x-dagu-role': route.access,
+        'x-dagu-action': route.spec.action,
+        ...(route.access === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(route.spec.body !== undefined
           ? {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DaguError, roleAtLeast, type Role } from '@dagu-mcp/contracts';
+import { accessOf, type RouteAccess, type RouteAction } from '../actions/route-roles';
 import type { Logger } from '@dagu-mcp/runtime';
 import { principalOf } from './principal';
 import { restErrorHandler } from './rest-errors';
@@ -9,16 +10,18 @@ import type { AuditEvent } from '../audit/audit-log';
 import { auditRestDenials } from './authz-denials';
 import { restRequestScope } from './rest-request-scope';
 
-/** Who may call a route: a role (and every role above it, dagu-model §9), or `public` (no credential). */
-export type RouteAccess = Role | 'public';
+export type { RouteAccess, RouteAction };
 
 /**
- * What a route declares: who may call it and what the OpenAPI document says
- * about it. `body` / `query` are the zod schemas the handler validates with
- * (they become the document's JSON Schemas).
+ * What a route declares: what it does and what the OpenAPI document says
+ * about it. `action` fixes who may call it: the bus op it serves (the op's
+ * catalog role) or a gateway-local route of `LOCAL_ROUTE_ROLES`
+ * (`actions/route-roles.ts`); no route writes a role of its own (issue 40).
+ * `body` / `query` are the zod schemas the handler validates with (they
+ * become the document's JSON Schemas).
  */
 export interface RouteSpec {
-  readonly access: RouteAccess;
+  readonly action: RouteAction;
   readonly summary: string;
   /** Longer OpenAPI description (fields of the answer worth naming). */
   readonly description?: string;
@@ -34,11 +37,12 @@ export interface RouteSpec {
   readonly textBody?: boolean;
 }
 
-/** A route as registered: method, Express path and its spec. */
+/** A route as registered: method, Express path, its spec and who may call it (resolved from `spec.action`). */
 export interface RegisteredRoute {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   readonly path: string;
   readonly spec: RouteSpec;
+  readonly access: RouteAccess;
 }
 
 /** A REST handler; thrown `DaguError`s become JSON errors with the right status. */
@@ -93,7 +97,7 @@ export function createRestRouter(opts: {
   const registrar = createRegistrar(router, opts.authenticate, registered);
   registrar.get(
     '/openapi.json',
-    { access: 'public', summary: 'This OpenAPI 3.1 document', tag: 'meta' },
+    { action: 'meta.openapi', summary: 'This OpenAPI 3.1 document', tag: 'meta' },
     (_req, res) => {
       res.json(document);
     },
@@ -115,12 +119,13 @@ function createRegistrar(
   const add =
     (method: RegisteredRoute['method']) =>
     (path: string, spec: RouteSpec, handler: RestHandler): void => {
+      const access = accessOf(spec.action);
       const chain: RequestHandler[] =
-        spec.access === 'public'
+        access === 'public'
           ? []
-          : [authenticate, browserCredentialRule({ textBody: spec.textBody === true }), requireRole(spec.access)];
+          : [authenticate, browserCredentialRule({ textBody: spec.textBody === true }), requireRole(access)];
       router[method](path, ...chain, wrap(handler));
-      registered.push({ method, path, spec });
+      registered.push({ method, path, spec, access });
     };
   return { get: add('get'), post: add('post'), put: add('put'), patch: add('patch'), delete: add('delete') };
 }

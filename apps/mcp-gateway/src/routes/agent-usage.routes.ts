@@ -37,7 +37,7 @@ export function agentUsageRoutes(deps: AgentUsageRouteDeps): RestRoutes {
     routes.get(
       '/workspaces/:ws/agents/:agent/usage',
       {
-        access: 'manager',
+        action: 'usage.agent',
         summary: 'Calls, errors and latency percentiles per tool of an agent over a window',
         tag: 'agents',
         query: UsageQuerySchema,

@@ -17,6 +17,7 @@ import type { ApiKeyVerifier } from '../auth/api-key-cache';
 import { principalOf } from '../http/principal';
 import { requestIdOf } from '../http/request-id';
 import type { RestRoutes } from '../http/rest-router';
+import type { RouteAction } from '../actions/route-roles';
 import { agentEndpointPath } from '../agents/agent-path';
 import { parseRequest } from './parse-body';
 import { uuidParam } from './path-params';
@@ -106,21 +107,21 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
       requestId: requestIdOf(res),
       details,
     });
-  const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
-    access: 'manager' as const,
+  const spec = (action: RouteAction, summary: string, extra: Record<string, unknown> = {}) => ({
+    action,
     summary,
     tag: 'agents',
     ...extra,
   });
   return (routes) => {
-    routes.get(base, spec('List the agents of a workspace'), async (req, res) => {
+    routes.get(base, spec('agent.list', 'List the agents of a workspace'), async (req, res) => {
       const workspace = workspaceParam(req.params.ws);
       const reply = await bus.call('agent', agentOps, 'agent.list', { workspace }, { principal: principalOf(res) });
       res.json({ items: reply.items.map(withEndpoint) });
     });
     routes.post(
       base,
-      spec('Create an agent (state draft unless given)', { body: CreateAgentSchema, status: 201 }),
+      spec('agent.create', 'Create an agent (state draft unless given)', { body: CreateAgentSchema, status: 201 }),
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(CreateAgentSchema, req.body);
@@ -135,14 +136,14 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
         res.status(201).json(withEndpoint(agent));
       },
     );
-    routes.get(`${base}/:agent`, spec('One agent with its catalog'), async (req, res) => {
+    routes.get(`${base}/:agent`, spec('agent.get', 'One agent with its catalog'), async (req, res) => {
       res.json(
         withEndpoint(await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) })),
       );
     });
     routes.patch(
       `${base}/:agent`,
-      spec('Change an agent: title, description, state (draft, published, disabled)', { body: PatchAgentSchema }),
+      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled)', { body: PatchAgentSchema }),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(PatchAgentSchema, req.body);
@@ -157,19 +158,19 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
         res.json(withEndpoint(agent));
       },
     );
-    routes.delete(`${base}/:agent`, spec('Delete an agent and its catalog', { status: 204 }), async (req, res) => {
+    routes.delete(`${base}/:agent`, spec('agent.delete', 'Delete an agent and its catalog', { status: 204 }), async (req, res) => {
       const ref = refOf(req);
       await bus.call('agent', agentOps, 'agent.delete', ref, { principal: principalOf(res) });
       await deps.announce(ref.workspace, ref.slug);
       res.status(204).end();
     });
-    routes.get(`${base}/:agent/tools`, spec("An agent's catalog"), async (req, res) => {
+    routes.get(`${base}/:agent/tools`, spec('agent.get', "An agent's catalog"), async (req, res) => {
       const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
       res.json({ tools: agent.tools, version: agent.version });
     });
     routes.put(
       `${base}/:agent/tools`,
-      spec("Replace an agent's catalog (tool names unique per agent)", { body: PutToolsSchema }),
+      spec('agent.setTools', "Replace an agent's catalog (tool names unique per agent)", { body: PutToolsSchema }),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(PutToolsSchema, req.body);
@@ -184,13 +185,13 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
         res.json({ tools: agent.tools, version: agent.version });
       },
     );
-    routes.get(`${base}/:agent/keys`, spec("An agent's live keys (never the keys themselves)"), async (req, res) => {
+    routes.get(`${base}/:agent/keys`, spec('agentKeys.list', "An agent's live keys (never the keys themselves)"), async (req, res) => {
       const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
       res.json({ items: (await deps.keys.listForAgent(agent.id)).map(keyView) });
     });
     routes.post(
       `${base}/:agent/keys`,
-      spec('Create an agent key (dagu_agent_…, shown only in this response)', { body: CreateKeySchema, status: 201 }),
+      spec('agentKeys.create', 'Create an agent key (dagu_agent_…, shown only in this response)', { body: CreateKeySchema, status: 201 }),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(CreateKeySchema, req.body);
@@ -213,7 +214,7 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
     );
     routes.delete(
       `${base}/:agent/keys/:keyId`,
-      spec('Revoke an agent key on every replica at once', { status: 204 }),
+      spec('agentKeys.revoke', 'Revoke an agent key on every replica at once', { status: 204 }),
       async (req, res) => {
         const ref = refOf(req);
         const keyId = uuidParam(req.params.keyId, 'keyId');

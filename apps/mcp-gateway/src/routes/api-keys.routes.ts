@@ -52,7 +52,7 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
     routes.post(
       '/api-keys',
       {
-        access: 'admin',
+        action: 'apiKeys.create',
         summary: 'Create an API key (the key is shown only in this response)',
         tag: 'api-keys',
         body: CreateKeySchema,
@@ -76,12 +76,12 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
         res.status(201).json({ ...shown, key });
       },
     );
-    routes.get('/api-keys', { access: 'admin', summary: 'List live API keys', tag: 'api-keys' }, async (_req, res) => {
+    routes.get('/api-keys', { action: 'apiKeys.list', summary: 'List live API keys', tag: 'api-keys' }, async (_req, res) => {
       res.json({ items: (await deps.keys.list()).map(view) });
     });
     routes.delete(
       '/api-keys/:id',
-      { access: 'admin', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 },
+      { action: 'apiKeys.revoke', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 },
       async (req, res) => {
         const id = uuidParam(req.params.id, 'id');
         const prefix = await deps.keys.revoke(id);

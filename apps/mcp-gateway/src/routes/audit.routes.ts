@@ -24,7 +24,7 @@ export function auditRoutes(deps: { pool: Pool }): RestRoutes {
   return (routes) => {
     routes.get(
       '/audit',
-      { access: 'admin', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema },
+      { action: 'audit.list', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema },
       async (req, res) => {
         res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
       },

@@ -32,7 +32,7 @@ export function authRoutes(deps: {
   return (routes) => {
     routes.post(
       '/auth/login',
-      { access: 'public', summary: 'Log in (builtin mode); returns a login token', tag: 'auth', body: LoginSchema },
+      { action: 'auth.login', summary: 'Log in (builtin mode); returns a login token', tag: 'auth', body: LoginSchema },
       async (req, res) => {
         if (deps.mode !== 'builtin')
           throw new DaguError('resource_not_found', 'Login is only available with AUTH_MODE=builtin.');
@@ -86,7 +86,7 @@ export function authRoutes(deps: {
 
     routes.post(
       '/auth/logout',
-      { access: 'viewer', summary: 'End the login token of this request (on every replica)', tag: 'auth' },
+      { action: 'auth.logout', summary: 'End the login token of this request (on every replica)', tag: 'auth' },
       async (_req, res) => {
         const token = loginTokenOf(res.locals.loginToken);
         if (token === undefined) {
@@ -108,7 +108,7 @@ export function authRoutes(deps: {
       },
     );
 
-    routes.get('/auth/me', { access: 'viewer', summary: 'The authenticated caller', tag: 'auth' }, (_req, res) => {
+    routes.get('/auth/me', { action: 'auth.me', summary: 'The authenticated caller', tag: 'auth' }, (_req, res) => {
       const p = principalOf(res);
       res.json({ id: p.id, subject: p.subject, role: p.role, credentialType: p.credentialType });
     });

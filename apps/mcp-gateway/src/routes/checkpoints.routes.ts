@@ -40,7 +40,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
     routes.post(
       '/dag-runs/:name/:dagRunId/steps/:stepName/human-task',
       {
-        access: 'operator',
+        action: 'run.humanTask',
         summary: 'Complete a waiting human task; the run resumes',
         tag: 'dag-runs',
         body: HumanTaskBodySchema,
@@ -55,7 +55,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
     routes.post(
       '/dag-runs/:name/:dagRunId/steps/:stepName/approval',
       {
-        access: 'operator',
+        action: 'run.approval',
         summary: 'Approve or reject a waiting approval gate',
         tag: 'dag-runs',
         body: ApprovalBodySchema,

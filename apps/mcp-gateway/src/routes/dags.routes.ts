@@ -60,13 +60,13 @@ export function dagRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
     routes.get(
       '/dags',
-      { access: 'viewer', summary: 'List DAGs (the 021 `dags` query)', tag: 'dags', query: DagListQuerySchema },
+      { action: 'dag.list', summary: 'List DAGs (the 021 `dags` query)', tag: 'dags', query: DagListQuerySchema },
       async (req, res) => {
         const query = DagListRequestSchema.parse(parseRequest(DagListQuerySchema, req.query));
         res.json(await bus.call('dag', dagOps, 'dag.list', query, { principal: principalOf(res) }));
       },
     );
-    routes.get('/dags/:name', { access: 'viewer', summary: 'The DAG detail model', tag: 'dags' }, async (req, res) => {
+    routes.get('/dags/:name', { action: 'dag.get', summary: 'The DAG detail model', tag: 'dags' }, async (req, res) => {
       res.json(
         await bus.call(
           'dag',
@@ -79,7 +79,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     });
     routes.get(
       '/dags/:name/spec',
-      { access: 'viewer', summary: 'The stored YAML and its validation errors', tag: 'dags' },
+      { action: 'dag.spec', summary: 'The stored YAML and its validation errors', tag: 'dags' },
       async (req, res) => {
         res.json(
           await bus.call(
@@ -95,7 +95,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     routes.post(
       '/dags/:name/validate',
       {
-        access: 'viewer',
+        action: 'dag.validate',
         summary: 'Validate a YAML spec without writing it (JSON `{spec}` or an `application/yaml` body)',
         tag: 'dags',
         body: SpecBodySchema,
@@ -116,7 +116,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     routes.put(
       '/dags/:name',
       {
-        access: 'developer',
+        action: 'dag.upsert',
         summary:
           'Create or update a DAG: JSON `{spec}` or an `application/yaml` body (400 with details.errors when invalid)',
         tag: 'dags',
@@ -141,7 +141,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
     );
     routes.delete(
       '/dags/:name',
-      { access: 'developer', summary: 'Delete a DAG (its runs stay readable)', tag: 'dags', status: 204 },
+      { action: 'dag.delete', summary: 'Delete a DAG (its runs stay readable)', tag: 'dags', status: 204 },
       async (req, res) => {
         await bus.call(
           'dag',
@@ -160,7 +160,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       routes.post(
         `/dags/:name/${action}`,
         {
-          access: 'developer',
+          action: 'dag.setSuspended',
           summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a DAG's schedule`,
           tag: 'dags',
         },

@@ -51,7 +51,7 @@ export function eventRoutes(options: EventRoutesOptions): RestRoutes {
     routes.get(
       '/events',
       {
-        access: 'viewer',
+        action: 'events.stream',
         summary: 'Run status changes as they happen (text/event-stream), filtered by DAG name or run id',
         tag: 'dag-runs',
         query: EventsQuerySchema,

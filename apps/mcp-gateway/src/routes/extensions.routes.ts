@@ -86,7 +86,7 @@ export function extensionRoutes(deps: {
   return (routes) => {
     routes.get(
       '/extensions',
-      { access: 'admin', summary: 'List extensions: configured, switched, and announcing', tag: 'extensions' },
+      { action: 'extensions.list', summary: 'List extensions: configured, switched, and announcing', tag: 'extensions' },
       async (_req, res) => {
         const [stored, announced] = await Promise.all([deps.store.list(), deps.directory.announced()]);
         const sourceOf = (name: string): ExtensionSource =>
@@ -118,7 +118,7 @@ export function extensionRoutes(deps: {
     routes.put(
       '/extensions/:name',
       {
-        access: 'admin',
+        action: 'extensions.update',
         summary: 'Enable or disable an extension service and choose its tools',
         tag: 'extensions',
         body: ExtensionSettingsSchema,

@@ -5,7 +5,7 @@ export function healthRoutes(deps: { version: string; probeServices: () => Promi
   return (routes) => {
     routes.get(
       '/health',
-      { access: 'public', summary: 'Gateway version and every service pinged over the bus', tag: 'meta' },
+      { action: 'meta.health', summary: 'Gateway version and every service pinged over the bus', tag: 'meta' },
       async (_req, res) => {
         const services = await deps.probeServices();
         const ok = Object.values(services).every((s) => s.ok);

@@ -69,14 +69,14 @@ export function profileRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
     routes.get(
       '/workspaces/:workspace/profiles',
-      { access: 'operator', summary: 'List runtime profiles: names, variable names, the default', tag: 'profiles' },
+      { action: 'profile.list', summary: 'List runtime profiles: names, variable names, the default', tag: 'profiles' },
       async (req, res) => {
         res.json(await asRest(bus.call('run', runOps, 'profile.list', { workspace: workspaceOf(req) }, options(res))));
       },
     );
     routes.get(
       PROFILE,
-      { access: 'operator', summary: 'Read one runtime profile (secret values are never shown)', tag: 'profiles' },
+      { action: 'profile.get', summary: 'Read one runtime profile (secret values are never shown)', tag: 'profiles' },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req), profile: profileOf(req) };
         res.json(await asRest(bus.call('run', runOps, 'profile.get', ref, options(res))));
@@ -85,7 +85,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
     routes.put(
       PROFILE,
       {
-        access: 'manager',
+        action: 'profile.put',
         summary: 'Create or replace a runtime profile',
         tag: 'profiles',
         body: PutProfileBodySchema,
@@ -100,7 +100,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
     );
     routes.delete(
       PROFILE,
-      { access: 'manager', summary: 'Delete a runtime profile', tag: 'profiles', status: 204 },
+      { action: 'profile.delete', summary: 'Delete a runtime profile', tag: 'profiles', status: 204 },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req), profile: profileOf(req) };
         await asRest(bus.call('run', runOps, 'profile.delete', ref, options(res)));
@@ -110,7 +110,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
     routes.put(
       '/workspaces/:workspace/default-profile',
       {
-        access: 'manager',
+        action: 'profile.setDefault',
         summary: "Set or clear the workspace's default runtime profile",
         tag: 'profiles',
         body: DefaultBodySchema,

@@ -15,6 +15,7 @@ import {
 import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
+import type { RouteAction } from '../actions/route-roles';
 import { parseRequest } from './parse-body';
 
 /** The REST bodies: the bus requests without the address, which comes from the path. */
@@ -68,8 +69,8 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
   const { bus } = deps;
   const upstreams = '/workspaces/:ws/upstreams';
   const operations = '/workspaces/:ws/operations';
-  const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
-    access: 'manager' as const,
+  const spec = (action: RouteAction, summary: string, extra: Record<string, unknown> = {}) => ({
+    action,
     summary,
     tag: 'rest-operations',
     ...extra,
@@ -78,16 +79,16 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     await Promise.all(slugs.map((slug) => deps.announce(workspace, slug)));
   };
   return (routes) => {
-    routes.get(upstreams, spec("A workspace's upstreams (credentials by type only)"), async (req, res) => {
+    routes.get(upstreams, spec('upstream.list', "A workspace's upstreams (credentials by type only)"), async (req, res) => {
       const workspace = workspaceParam(req.params.ws);
       res.json(await bus.call('agent', agentOps, 'upstream.list', { workspace }, { principal: principalOf(res) }));
     });
-    routes.get(`${upstreams}/:name`, spec('One upstream (never its credential)'), async (req, res) => {
+    routes.get(`${upstreams}/:name`, spec('upstream.get', 'One upstream (never its credential)'), async (req, res) => {
       res.json(await bus.call('agent', agentOps, 'upstream.get', upstreamRef(req), { principal: principalOf(res) }));
     });
     routes.put(
       `${upstreams}/:name`,
-      spec('Create or replace an upstream; the credential is write-only and stored encrypted', {
+      spec('upstream.put', 'Create or replace an upstream; the credential is write-only and stored encrypted', {
         body: PutUpstreamSchema,
       }),
       async (req, res) => {
@@ -105,20 +106,20 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     );
     routes.delete(
       `${upstreams}/:name`,
-      spec('Delete an upstream no operation uses', { status: 204 }),
+      spec('upstream.delete', 'Delete an upstream no operation uses', { status: 204 }),
       async (req, res) => {
         await bus.call('agent', agentOps, 'upstream.delete', upstreamRef(req), { principal: principalOf(res) });
         res.status(204).end();
       },
     );
 
-    routes.get(operations, spec("A workspace's operations"), async (req, res) => {
+    routes.get(operations, spec('operation.list', "A workspace's operations"), async (req, res) => {
       const workspace = workspaceParam(req.params.ws);
       res.json(await bus.call('agent', agentOps, 'operation.list', { workspace }, { principal: principalOf(res) }));
     });
     routes.post(
       operations,
-      spec('Create an operation (version 1 is a draft)', { body: CreateOperationSchema, status: 201 }),
+      spec('operation.create', 'Create an operation (version 1 is a draft)', { body: CreateOperationSchema, status: 201 }),
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(CreateOperationSchema, req.body);
@@ -134,7 +135,7 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     );
     routes.post(
       `${operations}/import`,
-      spec('Import an OpenAPI 3 document as draft operations of one upstream', { body: ImportSchema }),
+      spec('operation.import', 'Import an OpenAPI 3 document as draft operations of one upstream', { body: ImportSchema }),
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(ImportSchema, req.body);
@@ -149,12 +150,12 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
         );
       },
     );
-    routes.get(`${operations}/:op`, spec('One operation with its versions, newest first'), async (req, res) => {
+    routes.get(`${operations}/:op`, spec('operation.get', 'One operation with its versions, newest first'), async (req, res) => {
       res.json(await bus.call('agent', agentOps, 'operation.get', operationRef(req), { principal: principalOf(res) }));
     });
     routes.patch(
       `${operations}/:op`,
-      spec("Change an operation's title, description, or its current draft's spec", { body: PatchOperationSchema }),
+      spec('operation.update', "Change an operation's title, description, or its current draft's spec", { body: PatchOperationSchema }),
       async (req, res) => {
         const ref = operationRef(req);
         const body = parseRequest(PatchOperationSchema, req.body);
@@ -172,7 +173,7 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     );
     routes.delete(
       `${operations}/:op`,
-      spec('Delete an operation and its versions', { status: 204 }),
+      spec('operation.delete', 'Delete an operation and its versions', { status: 204 }),
       async (req, res) => {
         const ref = operationRef(req);
         const reply = await bus.call('agent', agentOps, 'operation.delete', ref, { principal: principalOf(res) });
@@ -182,7 +183,7 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     );
     routes.post(
       `${operations}/:op/versions`,
-      spec('Create a new draft version (its spec, else a copy of the latest)', { body: NewVersionSchema, status: 201 }),
+      spec('operation.newVersion', 'Create a new draft version (its spec, else a copy of the latest)', { body: NewVersionSchema, status: 201 }),
       async (req, res) => {
         const body = parseRequest(NewVersionSchema, req.body);
         const { boundAgents: _b, ...operation } = await bus.call(
@@ -197,7 +198,7 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     );
     routes.post(
       `${operations}/:op/versions/:version/publish`,
-      spec('Publish a draft version: agents bound to latest serve it at once, on every replica'),
+      spec('operation.publish', 'Publish a draft version: agents bound to latest serve it at once, on every replica'),
       async (req, res) => {
         const ref = operationRef(req);
         const version = Number(req.params.version);

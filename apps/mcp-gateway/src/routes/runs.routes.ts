@@ -4,6 +4,7 @@ import { DaguError, parseReadQuery, RUN_STATUS_LABELS, runOps, type Principal } 
 import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
+import type { RouteAction } from '../actions/route-roles';
 import { parseExecuteInput } from '../mcp/tools/execute/execute-input';
 import { performAction } from '../mcp/tools/execute/execute-tool';
 import { runUris } from '../mcp/tools/execute/execute-output';
@@ -102,7 +103,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
       routes.post(
         `/dags/:name/${action}`,
         {
-          access: 'operator',
+          action: 'run.start',
           summary: `${action === 'start' ? 'Start' : 'Enqueue'} a run of a DAG`,
           tag: 'dag-runs',
           body,
@@ -118,7 +119,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     }
     routes.post(
       '/dag-runs/:name/:dagRunId/stop',
-      { access: 'operator', summary: 'Stop a running or waiting run', tag: 'dag-runs' },
+      { action: 'run.stop', summary: 'Stop a running or waiting run', tag: 'dag-runs' },
       async (req, res) => {
         res.json(
           await control(bus, principalOf(res), {
@@ -131,7 +132,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     );
     routes.post(
       '/dag-runs/:name/:dagRunId/retry',
-      { access: 'operator', summary: 'Retry a run (whole, or from stepName)', tag: 'dag-runs', body: RetryBodySchema },
+      { action: 'run.retry', summary: 'Retry a run (whole, or from stepName)', tag: 'dag-runs', body: RetryBodySchema },
       async (req, res) => {
         const input = parseRequest(RetryBodySchema, req.body);
         res.json(
@@ -147,7 +148,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     routes.get(
       '/dag-runs',
       {
-        access: 'viewer',
+        action: 'run.list',
         summary: 'List DAG-runs (the 021 `runs` query; status repeatable, as ints or labels such as `failed`)',
         tag: 'dag-runs',
         query: RunsQueryDoc,
@@ -160,7 +161,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     routes.get(
       '/dag-runs/:name/:dagRunId',
       {
-        access: 'viewer',
+        action: 'run.get',
         summary: 'The run-detail model',
         description:
           'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name} on the run and `decision` {by: {kind, name}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
@@ -174,7 +175,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     routes.get(
       '/dag-runs/:name/:dagRunId/logs',
       {
-        access: 'viewer',
+        action: 'run.logs',
         summary: 'The run-log model (scheduler log tail and step streams)',
         tag: 'dag-runs',
         query: z.strictObject({ tail: z.string().optional() }),
@@ -192,7 +193,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
     routes.get(
       '/dag-runs/:name/:dagRunId/steps/:stepName/log',
       {
-        access: 'viewer',
+        action: 'run.stepLog',
         summary: "One step's stdout/stderr with the log reader options",
         tag: 'dag-runs',
         query: LogQueryDoc,
@@ -237,21 +238,21 @@ function runAddress(req: Request): { dagName: string; dagRunId: string; subRunId
  */
 function drillDownRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
-    const spec = (summary: string, extra: Record<string, unknown> = {}) => ({
-      access: 'viewer' as const,
+    const spec = (action: RouteAction, summary: string, extra: Record<string, unknown> = {}) => ({
+      action,
       summary,
       tag: 'dag-runs',
       ...extra,
     });
     const run = '/dag-runs/:name/:dagRunId';
     const sub = `${run}/sub/:subRunId`;
-    routes.get(sub, spec('The run-detail model of a child run, addressed under its root'), async (req, res) => {
+    routes.get(sub, spec('run.get', 'The run-detail model of a child run, addressed under its root'), async (req, res) => {
       const address = runAddress(req);
       res.json(await bus.call('run', runOps, 'run.get', address, { principal: principalOf(res) }));
     });
     routes.get(
       `${sub}/steps/:stepName/log`,
-      spec("One step's stdout/stderr of a child run", { query: LogQueryDoc }),
+      spec('run.stepLog', "One step's stdout/stderr of a child run", { query: LogQueryDoc }),
       async (req, res) => {
         const query = restQuery('step_log', queryText(req));
         const payload = {
@@ -265,7 +266,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
     for (const base of [run, sub]) {
       routes.get(
         `${base}/steps/:stepName/items`,
-        spec('The foreach-items model of a foreach step (021 `foreach_items` query)', { query: ItemsQueryDoc }),
+        spec('run.foreachItems', 'The foreach-items model of a foreach step (021 `foreach_items` query)', { query: ItemsQueryDoc }),
         async (req, res) => {
           const query = restQuery('foreach_items', queryText(req));
           const payload = {
@@ -278,7 +279,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
       );
       routes.get(
         `${base}/steps/:stepName/items/:item`,
-        spec('The foreach-item model: one item of a foreach step and its body steps'),
+        spec('run.foreachItem', 'The foreach-item model: one item of a foreach step and its body steps'),
         async (req, res) => {
           const payload = { ...runAddress(req), stepName: String(req.params.stepName), item: String(req.params.item) };
           res.json(await bus.call('run', runOps, 'run.foreachItem', payload, { principal: principalOf(res) }));
@@ -286,7 +287,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
       );
       routes.get(
         `${base}/steps/:stepName/items/:item/steps/:bodyStepName/log`,
-        spec("A foreach body step's stdout/stderr for one item", { query: LogQueryDoc }),
+        spec('run.stepLog', "A foreach body step's stdout/stderr for one item", { query: LogQueryDoc }),
         async (req, res) => {
           const query = restQuery('step_log', queryText(req));
           const payload = {

@@ -13,7 +13,7 @@ export function sessionRoutes(): RestRoutes {
     routes.get(
       '/session',
       {
-        access: 'viewer',
+        action: 'session.list',
         summary: 'The browser session of the caller (cookie sign-in) and its CSRF token',
         tag: 'auth',
       },

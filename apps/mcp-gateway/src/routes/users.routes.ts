@@ -28,12 +28,12 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
       requestId: requestIdOf(res),
     });
   return (routes) => {
-    routes.get('/users', { access: 'admin', summary: 'List users', tag: 'users' }, async (_req, res) => {
+    routes.get('/users', { action: 'users.list', summary: 'List users', tag: 'users' }, async (_req, res) => {
       res.json({ items: await deps.users.list() });
     });
     routes.post(
       '/users',
-      { access: 'admin', summary: 'Create a user', tag: 'users', body: CreateUserSchema, status: 201 },
+      { action: 'users.create', summary: 'Create a user', tag: 'users', body: CreateUserSchema, status: 201 },
       async (req, res) => {
         const input = parseRequest(CreateUserSchema, req.body);
         const user = await deps.users.create({
@@ -45,14 +45,14 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
         res.status(201).json(user);
       },
     );
-    routes.get('/users/:id', { access: 'admin', summary: 'Get a user', tag: 'users' }, async (req, res) => {
+    routes.get('/users/:id', { action: 'users.get', summary: 'Get a user', tag: 'users' }, async (req, res) => {
       const user = await deps.users.findById(uuidParam(req.params.id, 'id'));
       if (user === undefined) throw new DaguError('resource_not_found', 'User not found.');
       res.json(user);
     });
     routes.patch(
       '/users/:id',
-      { access: 'admin', summary: "Change a user's role or password", tag: 'users', body: UpdateUserSchema },
+      { action: 'users.update', summary: "Change a user's role or password", tag: 'users', body: UpdateUserSchema },
       async (req, res) => {
         const change = parseRequest(UpdateUserSchema, req.body);
         const user = await deps.users.update(uuidParam(req.params.id, 'id'), {
@@ -68,7 +68,7 @@ export function userRoutes(deps: { users: UserRepository; sessions: LoginSession
     );
     routes.delete(
       '/users/:id',
-      { access: 'admin', summary: 'Delete a user', tag: 'users', status: 204 },
+      { action: 'users.delete', summary: 'Delete a user', tag: 'users', status: 204 },
       async (req, res) => {
         const id = uuidParam(req.params.id, 'id');
         if (!(await deps.users.delete(id))) throw new DaguError('resource_not_found', 'User not found.');

@@ -105,7 +105,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
     routes.get(
       '/wiki/:workspace/pages',
       {
-        access: 'viewer',
+        action: 'wiki.list',
         summary: 'List wiki pages: tree (default) or flat=true',
         tag: 'wiki',
         query: ListQuerySchema,
@@ -119,7 +119,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
 
     routes.get(
       PAGE_PATH,
-      { access: 'viewer', summary: 'Read one wiki page (JSON, or Markdown with Accept: text/markdown)', tag: 'wiki' },
+      { action: 'wiki.get', summary: 'Read one wiki page (JSON, or Markdown with Accept: text/markdown)', tag: 'wiki' },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
         const page = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.get', ref, options(res)));
@@ -135,7 +135,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
     routes.put(
       PAGE_PATH,
       {
-        access: 'developer',
+        action: 'wiki.put',
         summary: 'Create or replace a wiki page (If-Match / If-None-Match: *)',
         tag: 'wiki',
         body: PutPageBodySchema,
@@ -166,7 +166,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
 
     routes.delete(
       PAGE_PATH,
-      { access: 'developer', summary: 'Delete a wiki page (If-Match)', tag: 'wiki', status: 204 },
+      { action: 'wiki.delete', summary: 'Delete a wiki page (If-Match)', tag: 'wiki', status: 204 },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
         const expectedVersion = expectedVersionOf(req, 'delete');
