@@ -4,11 +4,14 @@
  *
  * `floors` go from the bottom up. Each entry is a unit of `apps/<app>/src`: a
  * folder (`store`), a nested folder or a single file that is declared as its
- * own unit (`auth/auth-setup.ts`: the longest declared unit containing a file
- * wins), or a top-level file (`main.ts`). A file may import its own unit and
- * any unit on a lower floor. Units on the same floor are peers: they may not
- * import each other unless the pair is listed in `peerImports`. Every folder
- * and top-level file of `src` must be declared.
+ * own unit (`mcp/transport`, `mcp/mcp-server.ts`: the longest declared unit
+ * containing a file wins), or a top-level file (`main.ts`). A file may import
+ * its own unit and any unit on a lower floor. Units on the same floor are
+ * peers: they may not import each other unless the pair is listed in
+ * `peerImports`. Every folder and top-level file of `src` must be declared. A
+ * folder split into nested units (the gateway's `mcp/`) has its inner floors
+ * in the same list, in their place between the floors below and above it;
+ * `scripts/import-layers.mjs` counts its inner arrows apart.
  */
 export interface AppLayers {
   floors: ReadonlyArray<readonly string[]>;
@@ -47,8 +50,6 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
     // config: AGENT_* settings and the key ring; rest: upstreams, operations, the upstream calls (issue 25).
     floors: [['config', 'db'], ['agents', 'rest'], ['handlers'], ['agent-service.ts'], ['main.ts']],
   },
-  // The gateway as it stands: `mcp/` (protocol, tools, transport, prompts, completion, extensions) is one unit;
-  // `auth/auth-setup.ts` wires the auth routes and middleware, so it sits above `http/` and `routes/`.
   // The web console (issue 26): browser code; pages on top of the shell's small modules.
   web: {
     floors: [
@@ -59,18 +60,36 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ['main.ts'], //                    the shell: session, navigation, routes
     ],
   },
+  // The gateway (docs/architecture.md "Layout"): stores and catalogs, the actions every face calls,
+  // authentication, the HTTP plumbing, the MCP protocol floor by floor, then the faces (agent
+  // endpoints, REST routes) and the wiring that builds them all for main.ts.
   'mcp-gateway': {
     floors: [
       ['config.ts', 'version.ts'],
       ['db', 'audit', 'reference', 'metrics', 'usage'], // usage: agent endpoint calls, counted and stored (issue 25)
+      ['actions'], // protocol-neutral operations: role check, cross-service rules, bus calls (issue 40)
       ['auth'],
       ['oauth'], //                          built-in OAuth authorization server (issue 23): tokens, grants, clients, provider
       ['http'], // request ids, auth middleware, error mapping: the transport (mcp/) uses them
-      ['mcp'],
+      // mcp/, floor by floor (docs/mcp-transport.md): HTTP, sessions and streams at the bottom, knowing no
+      // method; the methods above them know no Express.
+      ['mcp/transport'], // Streamable HTTP, sessions and streams in Redis, JSON-RPC framing, the dispatcher interface
+      ['mcp/session-manager.ts'], // one endpoint's transport parts, built together around a dispatcher
+      [
+        'mcp/mcp-types.ts', // the handler set the tools and resources make up
+        'mcp/apps', //         MCP Apps (issue 27): the run inspector resource and tool metadata
+        'mcp/run-events.ts', // run and step events from run-service, fanned out in process
+        'mcp/run-subscriptions.ts', // resources/subscribe on runs: one replica relays each event
+        'mcp/resource-catalog.ts', // resources/list and the URI templates
+      ],
+      ['mcp/extensions', 'mcp/tools'], // extension catalogs and calls (issue 29) | dagu_read, dagu_change, dagu_execute
+      ['mcp/prompts', 'mcp/mcp-server.ts', 'mcp/gateway-handlers.ts'], // prompts | initialize, tools/* | the gateway's handler set
+      ['mcp/completion', 'mcp/resource-methods.ts'], // completion/complete | resources/*
+      ['mcp/mcp-dispatcher.ts'], // the gateway's method table
+      ['mcp/mcp-setup.ts'], //      an MCP endpoint built: sessions, dispatcher, extension router, tool-list watcher
       ['agents'], // published agents' endpoints: catalogs, narrowed tools, the agents' dispatcher (issue 24)
       ['routes'],
-      ['auth/oauth-setup.ts'], //            wires oauth/ with its pages and routes
-      ['auth/auth-setup.ts'],
+      ['wiring'], // builds auth (with its routes and middleware), the OAuth server, the agent endpoints for main.ts
       ['cli', 'app.ts'],
       ['main.ts'],
     ],

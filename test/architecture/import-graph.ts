@@ -219,3 +219,45 @@ export function summaryLine(report: AppReport, layers: AppLayers): string {
     `${report.cycles.length} file cycle${report.cycles.length === 1 ? '' : 's'}${report.cycles.length > 0 ? ` (${report.cycles.map((c) => c.join(' <-> ')).join('; ')})` : ''}`
   );
 }
+
+/**
+ * The folders split into nested units (the gateway's `mcp/`): top-level folders of `src` that
+ * hold two or more declared units. Their inner arrows are part of {@link summaryLine}'s counts;
+ * {@link nestedSummaryLines} shows them apart.
+ */
+export function nestedFolders(layers: AppLayers): string[] {
+  const count = new Map<string, number>();
+  for (const unit of layers.floors.flat()) {
+    const slash = unit.indexOf('/');
+    if (slash > 0) count.set(unit.slice(0, slash), (count.get(unit.slice(0, slash)) ?? 0) + 1);
+  }
+  return [...count]
+    .filter(([, n]) => n >= 2)
+    .map(([folder]) => folder)
+    .sort();
+}
+
+/** Per nested folder: its files, inner units and floors, the arrows between its units, its file cycles. */
+export function nestedSummaryLines(report: AppReport, layers: AppLayers): string[] {
+  return nestedFolders(layers).map((folder) => {
+    const inside = (path: string): boolean => path.startsWith(`${folder}/`);
+    const units = layers.floors.flat().filter(inside);
+    const floors = layers.floors.filter((floor) => floor.some(inside));
+    const between = ([from, to]: [string, string]): boolean => inside(from) && inside(to);
+    const down = report.arrows.down.filter(between).length;
+    const up = report.arrows.up.filter(between).length;
+    const peer = report.arrows.peer.filter(between).length;
+    const cycles = report.cycles.filter((cycle) => cycle.some(inside)).length;
+    return (
+      `  ${folder}/: ${report.files.filter(inside).length} files, ${units.length} units on ${floors.length} floors ` +
+      `(lowest: ${floors[0]?.filter(inside).join(', ') ?? '-'}); ` +
+      `${down + up + peer} inner import arrows: ${down} down, ${up} up, ${peer} between peers; ` +
+      `${cycles} file cycle${cycles === 1 ? '' : 's'}`
+    );
+  });
+}
+
+/** The declared floors, top first, one line each (for `import-layers.mjs --verbose`). */
+export function floorLines(layers: AppLayers): string[] {
+  return layers.floors.map((floor, level) => `  floor ${level}: ${floor.join(', ')}`).reverse();
+}

@@ -2,7 +2,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_LAYERS } from './app-layers';
-import { analyzeApp, cyclesOf, findCycles, importGraphOf, unitOf } from './import-graph';
+import {
+  analyzeApp,
+  cyclesOf,
+  findCycles,
+  importGraphOf,
+  nestedFolders,
+  nestedSummaryLines,
+  unitOf,
+} from './import-graph';
 
 /**
  * CONTRIBUTING "Layers": inside an app, folders form floors (pure core, stores
@@ -57,6 +65,26 @@ describe('import layers of apps/*/src', () => {
   });
 });
 
+// Issue 40 item 4: mcp/ is no longer one unchecked unit; its floors start with the transport.
+describe('the gateway', () => {
+  const layers = APP_LAYERS['mcp-gateway'];
+
+  it('declares floors inside mcp/, the transport alone on the lowest', () => {
+    expect(layers === undefined ? [] : nestedFolders(layers)).toContain('mcp');
+    const inner = (layers?.floors ?? []).filter((floor) => floor.some((unit) => unit.startsWith('mcp/')));
+    expect(inner[0]).toEqual(['mcp/transport']);
+    expect(layers?.floors.flat()).not.toContain('mcp');
+  });
+
+  it('keeps wiring just under the entry points and actions just above the stores', () => {
+    const floors = (layers?.floors ?? []).map((floor) => [...floor]);
+    const level = (unit: string): number => floors.findIndex((floor) => floor.includes(unit));
+    expect(level('wiring')).toBe(level('app.ts') - 1);
+    expect(level('actions')).toBe(level('db') + 1);
+    expect(level('actions')).toBeLessThan(level('auth'));
+  });
+});
+
 const packages = readdirSync(join(ROOT, 'packages'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
@@ -82,6 +110,30 @@ describe('the import graph checker', () => {
       const report = analyzeApp(root, 'demo', { floors: [['low'], ['high', 'side']] });
       expect(report.violations.map((v) => v.kind).sort()).toEqual(['peer', 'upward']);
       expect(report.arrows.up).toEqual([['low', 'high']]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('holds nested units to their own floors: an upward import inside a folder is caught', () => {
+    const root = mkdtempSync(join(tmpdir(), 'layers-'));
+    try {
+      const src = join(root, 'apps', 'demo', 'src');
+      for (const dir of ['x/low', 'x/high', 'top']) mkdirSync(join(src, dir), { recursive: true });
+      writeFileSync(join(src, 'x', 'low', 'a.ts'), "import { b } from '../high/b';\nexport const a = b;\n");
+      writeFileSync(join(src, 'x', 'high', 'b.ts'), 'export const b = 1;\n');
+      writeFileSync(join(src, 'x', 'glue.ts'), "import { a } from './low/a';\nexport const glue = a;\n");
+      writeFileSync(join(src, 'top', 'c.ts'), "import { glue } from '../x/glue';\nexport const c = glue;\n");
+      const layers = { floors: [['x/low'], ['x/high'], ['x/glue.ts'], ['top']] };
+      const report = analyzeApp(root, 'demo', layers);
+      expect(report.violations.map((v) => v.kind)).toEqual(['upward']);
+      expect(report.violations[0]?.message).toContain(
+        'src/x/low/a.ts (x/low, floor 0) imports src/x/high/b.ts (x/high, floor 1)',
+      );
+      expect(report.arrows.up).toEqual([['x/low', 'x/high']]);
+      expect(nestedSummaryLines(report, layers)).toEqual([
+        '  x/: 3 files, 3 units on 3 floors (lowest: x/low); 2 inner import arrows: 1 down, 1 up, 0 between peers; 0 file cycles',
+      ]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

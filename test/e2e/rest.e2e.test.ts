@@ -4,6 +4,7 @@
  * role checks (dagu-model §9: HTTP 403), and the OpenAPI 3.1 document checked
  * against the live routes.
  */
+import { accessOf, type RouteAction } from '../../apps/mcp-gateway/src/actions/route-roles';
 import { startStack, type Stack } from './stack';
 import { restCall, type RestInit, type RestReply } from './rest-call';
 
@@ -88,7 +89,10 @@ describe('OpenAPI document', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as {
       openapi: string;
-      paths: Record<string, Record<string, { 'x-dagu-role': string; responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<string, { 'x-dagu-role': string; 'x-dagu-action': string; responses: Record<string, unknown> }>
+      >;
     };
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -107,6 +111,10 @@ describe('OpenAPI document', () => {
       expect(`${method} ${path}: ${body}`).not.toContain('No route for');
       if (op['x-dagu-role'] !== 'public')
         expect(`${method} ${path} → ${anonymous.status}`).toBe(`${method} ${path} → 401`);
+      // Issue 40: every route names the op (or gateway-local action) it serves, and its role is that one's.
+      expect(`${method} ${path} → ${op['x-dagu-role']}`).toBe(
+        `${method} ${path} → ${accessOf(op['x-dagu-action'] as RouteAction)}`,
+      );
       expect(Object.keys(op.responses).length).toBeGreaterThan(0);
     }
   });

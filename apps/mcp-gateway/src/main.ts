@@ -29,7 +29,7 @@ import { setupExtensions } from './mcp/extensions/extension-setup';
 import { extensionRoutes } from './routes/extensions.routes';
 import { GATEWAY_VERSION } from './version';
 import { createServiceProber } from './http/service-probes';
-import { setupAuth } from './auth/auth-setup';
+import { setupAuth } from './wiring/auth-setup';
 import { healthRoutes } from './routes/health.routes';
 import { dagRoutes } from './routes/dags.routes';
 import { runRoutes } from './routes/runs.routes';
@@ -40,7 +40,7 @@ import { agentRoutes } from './routes/agents.routes';
 import { agentUsageRoutes } from './routes/agent-usage.routes';
 import { restOperationRoutes } from './routes/rest-operations.routes';
 import { UsageRecorder } from './usage/usage-recorder';
-import { startAgentEndpoints } from './agents/agent-setup';
+import { startAgentEndpoints } from './wiring/agent-setup';
 import { eventRoutes } from './routes/events.routes';
 import { loadWebConsole } from './http/web-console';
 

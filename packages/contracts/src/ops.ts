@@ -153,7 +153,12 @@ export const dagOps = productOps({
   /** Suspend or resume one DAG (REST); replies with the DAG detail model. */
   'dag.setSuspended': { role: 'developer', request: DagSuspendRequestSchema, reply: DagDetailSchema, mutation: true },
   /** The DAGs that have a schedule (run-service's scheduler; optionally some names, with their YAML). */
-  'dag.schedules': { role: 'viewer', request: DagSchedulesRequestSchema, reply: DagSchedulesReplySchema, mutation: false },
+  'dag.schedules': {
+    role: 'viewer',
+    request: DagSchedulesRequestSchema,
+    reply: DagSchedulesReplySchema,
+    mutation: false,
+  },
 });
 
 export const runOps = productOps({
@@ -186,9 +191,19 @@ export const runOps = productOps({
   /** Approve or reject a waiting approval gate. */
   'run.approval': { role: 'operator', request: RunApprovalRequestSchema, reply: RunRefSchema, mutation: true },
   /** The items of a foreach step (021 `foreach_items`). */
-  'run.foreachItems': { role: 'viewer', request: ForeachItemsRequestSchema, reply: ForeachItemsReplySchema, mutation: false },
+  'run.foreachItems': {
+    role: 'viewer',
+    request: ForeachItemsRequestSchema,
+    reply: ForeachItemsReplySchema,
+    mutation: false,
+  },
   /** One foreach item (021 `foreach_item`). */
-  'run.foreachItem': { role: 'viewer', request: ForeachItemRequestSchema, reply: ForeachItemReplySchema, mutation: false },
+  'run.foreachItem': {
+    role: 'viewer',
+    request: ForeachItemRequestSchema,
+    reply: ForeachItemReplySchema,
+    mutation: false,
+  },
   /** The workbook model of a file where steps run (021 `workbook`); the request carries a password. */
   'run.workbook': {
     role: 'developer',
@@ -199,7 +214,12 @@ export const runOps = productOps({
     carriesSecret: true,
   },
   /** Runtime profiles of a workspace: names and variable names, and the default (Dagu spec 022b). */
-  'profile.list': { role: 'operator', request: ProfileListRequestSchema, reply: ProfileListReplySchema, mutation: false },
+  'profile.list': {
+    role: 'operator',
+    request: ProfileListRequestSchema,
+    reply: ProfileListReplySchema,
+    mutation: false,
+  },
   /** One profile; secret variables by name only. */
   'profile.get': { role: 'operator', request: ProfileRefSchema, reply: ProfileViewSchema, mutation: false },
   /** Create or replace a profile (manager); the request carries secret values. */
@@ -213,9 +233,19 @@ export const runOps = productOps({
   /** Delete a profile (manager). */
   'profile.delete': { role: 'manager', request: ProfileRefSchema, reply: ProfileDeleteReplySchema, mutation: true },
   /** Set or clear a workspace's default profile (manager). */
-  'profile.setDefault': { role: 'manager', request: ProfileDefaultRequestSchema, reply: ProfileDefaultReplySchema, mutation: true },
+  'profile.setDefault': {
+    role: 'manager',
+    request: ProfileDefaultRequestSchema,
+    reply: ProfileDefaultReplySchema,
+    mutation: true,
+  },
   /** Set or clear a DAG's own default profile (022b `set_dag_profile`, `clear_dag_profile`; developer). */
-  'profile.assign': { role: 'developer', request: ProfileAssignRequestSchema, reply: ProfileAssignReplySchema, mutation: true },
+  'profile.assign': {
+    role: 'developer',
+    request: ProfileAssignRequestSchema,
+    reply: ProfileAssignReplySchema,
+    mutation: true,
+  },
   /** A DAG's configured and effective profile (`dagu_read` target `dag_profile`). */
   'profile.ofDag': { role: 'viewer', request: DagProfileRequestSchema, reply: DagProfileReplySchema, mutation: false },
 });
@@ -252,9 +282,19 @@ export const agentOps = productOps({
   /** Delete an agent and its catalog. */
   'agent.delete': { role: 'manager', request: AgentRefSchema, reply: AgentDeleteReplySchema, mutation: true },
   /** Replace the catalog (tool names unique per agent). */
-  'agent.setTools': { role: 'manager', request: AgentSetToolsRequestSchema, reply: AgentWithToolsSchema, mutation: true },
+  'agent.setTools': {
+    role: 'manager',
+    request: AgentSetToolsRequestSchema,
+    reply: AgentWithToolsSchema,
+    mutation: true,
+  },
   /** REST operations as tools (issue 25): a workspace's upstreams, credentials never in a reply. */
-  'upstream.list': { role: 'manager', request: OperationListRequestSchema, reply: UpstreamListReplySchema, mutation: false },
+  'upstream.list': {
+    role: 'manager',
+    request: OperationListRequestSchema,
+    reply: UpstreamListReplySchema,
+    mutation: false,
+  },
   'upstream.get': { role: 'manager', request: UpstreamRefSchema, reply: UpstreamViewSchema, mutation: false },
   /** Create or replace an upstream; the request carries its credential. */
   'upstream.put': {
@@ -265,13 +305,33 @@ export const agentOps = productOps({
     carriesSecret: true,
   },
   'upstream.delete': { role: 'manager', request: UpstreamRefSchema, reply: UpstreamDeleteReplySchema, mutation: true },
-  'operation.list': { role: 'manager', request: OperationListRequestSchema, reply: OperationListReplySchema, mutation: false },
+  'operation.list': {
+    role: 'manager',
+    request: OperationListRequestSchema,
+    reply: OperationListReplySchema,
+    mutation: false,
+  },
   'operation.get': { role: 'manager', request: OperationRefSchema, reply: OperationDetailSchema, mutation: false },
   /** A new operation, version 1 a draft. */
-  'operation.create': { role: 'manager', request: OperationCreateRequestSchema, reply: OperationWriteReplySchema, mutation: true },
+  'operation.create': {
+    role: 'manager',
+    request: OperationCreateRequestSchema,
+    reply: OperationWriteReplySchema,
+    mutation: true,
+  },
   /** Texts, and the current draft's spec. */
-  'operation.update': { role: 'manager', request: OperationUpdateRequestSchema, reply: OperationWriteReplySchema, mutation: true },
-  'operation.delete': { role: 'manager', request: OperationRefSchema, reply: OperationDeleteReplySchema, mutation: true },
+  'operation.update': {
+    role: 'manager',
+    request: OperationUpdateRequestSchema,
+    reply: OperationWriteReplySchema,
+    mutation: true,
+  },
+  'operation.delete': {
+    role: 'manager',
+    request: OperationRefSchema,
+    reply: OperationDeleteReplySchema,
+    mutation: true,
+  },
   /** A new draft version. */
   'operation.newVersion': {
     role: 'manager',
@@ -280,7 +340,12 @@ export const agentOps = productOps({
     mutation: true,
   },
   /** Publish a draft: agents bound to `latest` serve it from now on. */
-  'operation.publish': { role: 'manager', request: OperationPublishRequestSchema, reply: OperationWriteReplySchema, mutation: true },
+  'operation.publish': {
+    role: 'manager',
+    request: OperationPublishRequestSchema,
+    reply: OperationWriteReplySchema,
+    mutation: true,
+  },
   /** An OpenAPI 3 document → draft operations. */
   'operation.import': {
     role: 'manager',
@@ -290,7 +355,12 @@ export const agentOps = productOps({
     timeoutMs: 30_000,
   },
   /** The tool a `rest_operation` binding publishes (published versions only; the gateway's catalog cache). */
-  'operation.tool': { role: 'viewer', request: OperationToolRequestSchema, reply: OperationToolReplySchema, mutation: false },
+  'operation.tool': {
+    role: 'viewer',
+    request: OperationToolRequestSchema,
+    reply: OperationToolReplySchema,
+    mutation: false,
+  },
   /**
    * One `tools/call` of a REST tool: agent-service validates, calls the upstream with its credential and
    * answers the tool result. Not a mutation of ours (never retried by the bus); the deadline covers an

@@ -1,6 +1,13 @@
 import { DaguError } from './errors';
 import { OP_CATALOGS } from './ops';
-import { MUTATION_ROLES, READ_ROLES, requireMutationRole, requireOpRole, requiredRoleOf, type MutationName } from './role-check';
+import {
+  MUTATION_ROLES,
+  READ_ROLES,
+  requireMutationRole,
+  requireOpRole,
+  requiredRoleOf,
+  type MutationName,
+} from './role-check';
 import type { Principal, Role } from './principal';
 
 const as = (role: Role): Principal => ({ id: `u-${role}`, subject: role, role, credentialType: 'api_key' });
@@ -61,7 +68,7 @@ describe('the role lives on the op (issue 40)', () => {
 
   it('derives the role tables from the catalogs', () => {
     for (const [name, op] of ops) {
-      if (op.mutation) expect([name, MUTATION_ROLES[name as MutationName]]).toEqual([name, op.role]);
+      if (op.mutation) expect([name, MUTATION_ROLES[name]]).toEqual([name, op.role]);
       else expect([name, READ_ROLES[name]]).toEqual([name, op.role === 'viewer' ? undefined : op.role]);
     }
     expect(READ_ROLES['run.workbook']).toBe('developer');
@@ -70,8 +77,8 @@ describe('the role lives on the op (issue 40)', () => {
 
   it('asks roleFor when the role depends on the request: an inline start is authoring', () => {
     expect(requiredRoleOf('run.start')).toBe('operator');
-    expect(requiredRoleOf('run.start', { inline: false } as never)).toBe('operator');
-    expect(requiredRoleOf('run.start', { inline: true } as never)).toBe('developer');
+    expect(requiredRoleOf('run.start', { inline: false })).toBe('operator');
+    expect(requiredRoleOf('run.start', { inline: true })).toBe('developer');
     expect(MUTATION_ROLES['run.start.inline']).toBe('developer');
   });
 

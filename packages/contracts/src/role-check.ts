@@ -1,3 +1,4 @@
+import type { OpDefinition } from './bus';
 import { DaguError } from './errors';
 import { OP_CATALOGS } from './ops';
 import { roleAtLeast, type Principal, type Role } from './principal';
@@ -15,13 +16,14 @@ type Catalogs = typeof OP_CATALOGS;
 type AllOps = Catalogs['dag'] & Catalogs['run'] & Catalogs['wiki'] & Catalogs['agent'];
 
 /** The name of an op of any product catalog (`run.start`, `wiki.put`, …; `ping` is every service's). */
-export type OpName = keyof AllOps & string;
+export type OpName = Extract<keyof AllOps, string>;
 
 /** The request an op's `roleFor` reads (its parsed request). */
 type RequestOf<K extends OpName> = AllOps[K] extends { roleFor(request: infer R): Role } ? R : never;
 
-const OP_DEFINITIONS: ReadonlyMap<string, { role: Role; roleFor?: (request: never) => Role; mutation: boolean }> =
-  new Map(Object.values(OP_CATALOGS).flatMap((catalog) => Object.entries(catalog)));
+const OP_DEFINITIONS: ReadonlyMap<string, OpDefinition> = new Map(
+  Object.values(OP_CATALOGS).flatMap((catalog): Array<[string, OpDefinition]> => Object.entries(catalog)),
+);
 
 /**
  * The role an op needs: its catalog `role`, or what its `roleFor` answers for
@@ -30,8 +32,14 @@ const OP_DEFINITIONS: ReadonlyMap<string, { role: Role; roleFor?: (request: neve
  */
 export function requiredRoleOf<K extends OpName>(op: K, request?: RequestOf<K>): Role {
   const definition = OP_DEFINITIONS.get(op);
-  if (definition === undefined) throw new Error(`No op ${op} in the catalogs.`);
-  if (request !== undefined && definition.roleFor !== undefined) return definition.roleFor(request as never);
+  const role = declaredRole(op, definition);
+  if (request !== undefined && definition?.roleFor !== undefined) return definition.roleFor(request);
+  return role;
+}
+
+/** @throws Error when the op is unknown or declares no role (a programming fault, never input) */
+function declaredRole(op: string, definition: OpDefinition | undefined): Role {
+  if (definition?.role === undefined) throw new Error(`No op ${op} with a role in the catalogs.`);
   return definition.role;
 }
 
@@ -51,8 +59,10 @@ export function requireOpRole<K extends OpName>(principal: Principal, op: K, req
 
 type MutationOpName = { [K in OpName]: AllOps[K]['mutation'] extends true ? K : never }[OpName];
 
-function rolesWhere(keep: (op: { role: Role; mutation: boolean }, name: string) => boolean): Record<string, Role> {
-  return Object.fromEntries([...OP_DEFINITIONS].filter(([name, op]) => keep(op, name)).map(([n, op]) => [n, op.role]));
+function rolesWhere(keep: (op: OpDefinition) => boolean): Record<string, Role> {
+  return Object.fromEntries(
+    [...OP_DEFINITIONS].filter(([, op]) => keep(op)).map(([name, op]) => [name, declaredRole(name, op)]),
+  );
 }
 
 /**
@@ -60,13 +70,13 @@ function rolesWhere(keep: (op: { role: Role; mutation: boolean }, name: string) 
  * every op with `mutation: true`, and `run.start.inline` — `run.start`'s
  * `roleFor` for an inline start (authoring, dagu-model §9).
  */
-export const MUTATION_ROLES = Object.freeze({
+export const MUTATION_ROLES: Readonly<Record<string, Role>> = Object.freeze({
   ...rolesWhere((op) => op.mutation),
-  'run.start.inline': requiredRoleOf('run.start', { inline: true } as RequestOf<'run.start'>),
-}) as Readonly<Record<MutationOpName | 'run.start.inline', Role>>;
+  'run.start.inline': requiredRoleOf('run.start', { inline: true }),
+});
 
-/** A mutation {@link MUTATION_ROLES} names. */
-export type MutationName = keyof typeof MUTATION_ROLES;
+/** A mutation {@link MUTATION_ROLES} names: an op with `mutation: true`, or `run.start.inline`. */
+export type MutationName = MutationOpName | 'run.start.inline';
 
 /**
  * Services' re-check of a mutation (dagu-model §9), by its name in {@link MUTATION_ROLES}
@@ -74,7 +84,7 @@ export type MutationName = keyof typeof MUTATION_ROLES;
  * @throws DaguError `unauthorized` unless `principal` has the role `mutation` needs, or a higher one
  */
 export function requireMutationRole(principal: Principal, mutation: MutationName): void {
-  if (mutation === 'run.start.inline') requireOpRole(principal, 'run.start', { inline: true } as RequestOf<'run.start'>);
+  if (mutation === 'run.start.inline') requireOpRole(principal, 'run.start', { inline: true });
   else requireOpRole(principal, mutation);
 }
 
@@ -86,9 +96,9 @@ export function requireMutationRole(principal: Principal, mutation: MutationName
  * are shown to the roles that manage them; a REST tool's call acts on another
  * system, as a run does.
  */
-export const READ_ROLES = Object.freeze(rolesWhere((op) => !op.mutation && op.role !== 'viewer')) as Readonly<
-  Record<string, Role>
->;
+export const READ_ROLES: Readonly<Record<string, Role>> = Object.freeze(
+  rolesWhere((op) => !op.mutation && op.role !== 'viewer'),
+);
 
 /**
  * run-service's re-check of a workbook read, with a message that says why it is guarded.

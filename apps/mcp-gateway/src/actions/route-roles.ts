@@ -52,7 +52,9 @@ export type RouteAction = OpName | LocalRouteName;
  * @throws Error when `action` is neither (a programming fault, found by the route tests)
  */
 export function accessOf(action: RouteAction): RouteAccess {
-  return Object.hasOwn(LOCAL_ROUTE_ROLES, action)
-    ? LOCAL_ROUTE_ROLES[action as LocalRouteName]
-    : requiredRoleOf(action as OpName);
+  return isLocalRoute(action) ? LOCAL_ROUTE_ROLES[action] : requiredRoleOf(action);
+}
+
+function isLocalRoute(action: RouteAction): action is LocalRouteName {
+  return Object.hasOwn(LOCAL_ROUTE_ROLES, action);
 }

@@ -3,7 +3,7 @@ import {
   type CallToolResult,
   type InitializeResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpDispatcher } from '../mcp/mcp-dispatcher';
+import type { McpDispatcher } from '../mcp/transport/dispatcher';
 import { auditor, LooseCallToolParamsSchema } from '../mcp/mcp-server';
 import type { McpHandlers } from '../mcp/mcp-types';
 import { INVALID_PARAMS, JsonRpcError, METHOD_NOT_FOUND } from '../mcp/transport/protocol';

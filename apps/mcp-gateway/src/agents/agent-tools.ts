@@ -1,6 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  dagOps,
   DaguError,
   SYSTEM_PRINCIPAL,
   type AgentWithTools,
@@ -8,6 +7,7 @@ import {
   type StoredBinding,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { getDag } from '../actions/dag-reads.actions';
 import { TOOL_DEFINITIONS } from '../mcp/tools/tool-definitions';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
@@ -20,7 +20,7 @@ import { checkChange, checkExecute, checkRead, describeRestrictions, type DagLab
 function labelsReader(bus: BusClient, principal: Principal): DagLabelsOf {
   return async (name) => {
     try {
-      return (await bus.call('dag', dagOps, 'dag.get', { name }, { principal })).labels;
+      return (await getDag(bus, principal, { name })).labels;
     } catch (err) {
       if (err instanceof DaguError && err.code === 'resource_not_found') return undefined;
       throw err;
@@ -78,13 +78,7 @@ export async function buildAgentTools(agent: AgentWithTools, deps: AgentToolDeps
       continue;
     }
     try {
-      const detail = await deps.bus.call(
-        'dag',
-        dagOps,
-        'dag.get',
-        { name: binding.dag },
-        { principal: SYSTEM_PRINCIPAL },
-      );
+      const detail = await getDag(deps.bus, SYSTEM_PRINCIPAL, { name: binding.dag });
       tools.set(binding.toolName, createDagTool(binding, detail, deps));
     } catch (err) {
       const code = asServiceError(err).code;

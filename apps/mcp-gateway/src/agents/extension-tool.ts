@@ -86,7 +86,7 @@ export async function extensionTool(binding: ExtensionBinding, deps: AgentToolDe
  * whenever the served extension tools change (an extension enabled, disabled, narrowed,
  * started or stopped): a tool that is no longer served leaves their `tools/list` within
  * about a second and their live sessions get `notifications/tools/list_changed`
- * (agent-setup.ts), without waiting for `AGENT_CATALOG_REFRESH_MS`.
+ * (wiring/agent-setup.ts), without waiting for `AGENT_CATALOG_REFRESH_MS`.
  *
  * @returns stops watching
  */

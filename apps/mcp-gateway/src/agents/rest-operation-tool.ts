@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { agentOps, SYSTEM_PRINCIPAL, type StoredBinding } from '@dagu-mcp/contracts';
+import { SYSTEM_PRINCIPAL, type StoredBinding } from '@dagu-mcp/contracts';
+import { callOperation, getOperationTool } from '../actions/operation.actions';
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
 
@@ -15,7 +16,8 @@ export type RestOperationBinding = Extract<StoredBinding, { kind: 'rest_operatio
  * answers the tool result. The gateway never sees the credential, and the
  * caller's own key or token is never forwarded: only the arguments travel.
  * The call runs as the agent with its binding author's current role
- * (`operator` needed, checked by agent-service).
+ * (`operator` needed: `callOperation` checks it, agent-service again); a
+ * refusal or a failed call is the tool's error result.
  *
  * @returns undefined when the operation has no such published version (left out of `tools/list` until a refresh finds one)
  */
@@ -25,13 +27,12 @@ export async function createRestOperationTool(
   deps: AgentToolDeps,
 ): Promise<AgentTool | undefined> {
   const ref = { workspace, name: binding.operation, version: binding.version };
-  const tool = await deps.bus
-    .call('agent', agentOps, 'operation.tool', ref, { principal: SYSTEM_PRINCIPAL })
-    .catch((err: unknown) => {
-      const code = asServiceError(err).code;
-      deps.logger.warn({ workspace, operation: binding.operation, code }, 'agent REST tool left out of the catalog');
-      return undefined;
-    });
+  // The gateway builds catalogs as its system principal (a viewer, enough for `operation.tool`).
+  const tool = await getOperationTool(deps.bus, SYSTEM_PRINCIPAL, ref).catch((err: unknown) => {
+    const code = asServiceError(err).code;
+    deps.logger.warn({ workspace, operation: binding.operation, code }, 'agent REST tool left out of the catalog');
+    return undefined;
+  });
   if (tool === undefined) return undefined;
   const title = binding.title ?? tool.title;
   const definition: Tool = {
@@ -45,12 +46,11 @@ export async function createRestOperationTool(
     const input: Record<string, unknown> =
       typeof args === 'object' && args !== null && !Array.isArray(args) ? { ...args } : {};
     try {
-      const reply = await deps.bus.call(
-        'agent',
-        agentOps,
-        'operation.call',
+      const reply = await callOperation(
+        deps.bus,
+        ctx.principal,
         { ...ref, arguments: input },
-        { principal: ctx.principal, ...(tool.callTimeoutMs !== undefined ? { timeoutMs: tool.callTimeoutMs } : {}) },
+        tool.callTimeoutMs !== undefined ? { timeoutMs: tool.callTimeoutMs } : {},
       );
       return { isError: reply.isError, content: reply.content, structuredContent: reply.structuredContent };
     } catch (err) {

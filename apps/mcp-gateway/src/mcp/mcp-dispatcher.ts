@@ -1,18 +1,13 @@
 import { SpanKind, withSpan } from '@dagu-mcp/runtime';
-import { SetLevelRequestParamsSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
+import { SetLevelRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { completionMethods, type CompletionSource } from './completion/completion';
 import type { ExtensionRouter } from './extensions/extension-router';
-import {
-  initializeResult,
-  LooseCallToolParamsSchema,
-  toolMethods,
-  type MethodCall,
-  type MethodHandler,
-} from './mcp-server';
+import { initializeResult, LooseCallToolParamsSchema, toolMethods } from './mcp-server';
 import type { McpHandlers } from './mcp-types';
 import { promptMethods } from './prompts/prompt-catalog';
-import { parseParams, resourceMethods } from './resource-methods';
-import { JsonRpcError, METHOD_NOT_FOUND, type ProtocolVersion } from './transport/protocol';
+import { resourceMethods } from './resource-methods';
+import { parseParams, type McpDispatcher, type MethodCall, type MethodHandler } from './transport/dispatcher';
+import { JsonRpcError, METHOD_NOT_FOUND } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
 
 /** What the dispatcher is built from. */
@@ -27,29 +22,8 @@ export interface DispatcherDeps {
 }
 
 /**
- * The gateway's JSON-RPC dispatcher: one table of method handlers shared by
- * every request of every session, so no per-request or per-session `Server`
- * object exists. Session state comes with each call (`MethodCall.session`).
- */
-export interface McpDispatcher {
-  /** The `initialize` result (the transport creates the session). */
-  initializeResult(protocolVersion: ProtocolVersion, clientCapabilities?: Record<string, unknown>): InitializeResult;
-  /**
-   * Runs one request.
-   * @throws JsonRpcError -32601 for an unknown method, -32602 for bad params,
-   *   or the method's own error; anything else is an internal error (-32603).
-   */
-  handle(method: string, params: unknown, call: MethodCall): Promise<Record<string, unknown>>;
-  /**
-   * True when the request should be answered as an SSE stream even though
-   * JSON would do: a `tools/call` with a progress token (progress must flow)
-   * or to an extension tool (it may log, ask the client, or release the stream).
-   */
-  wantsStream(method: string, params: unknown): Promise<boolean>;
-}
-
-/**
- * Builds the dispatcher. Methods: `ping`, `logging/setLevel`, `tools/list`,
+ * Builds the gateway's JSON-RPC dispatcher (the interface the transport runs:
+ * transport/dispatcher.ts). Methods: `ping`, `logging/setLevel`, `tools/list`,
  * `tools/call`, `resources/list`, `resources/templates/list`,
  * `resources/read`, `resources/subscribe`, `resources/unsubscribe`,
  * `prompts/list`, `prompts/get`, `completion/complete`.

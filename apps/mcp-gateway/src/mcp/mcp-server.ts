@@ -8,11 +8,11 @@ import { DaguError, IDEMPOTENCY_META_KEY, IdempotencyKeySchema } from '@dagu-mcp
 import { runWithIdempotencyKey } from '@dagu-mcp/bus';
 import { authzDeniedEvent } from '../http/authz-denials';
 import { sessionRef } from '../http/request-log';
-import { toolError } from './tools/tool-result';
+import { toolError } from './transport/tool-error';
 import { z } from 'zod';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
-import type { SessionRecord } from './transport/session-store';
+import type { MethodHandler } from './transport/dispatcher';
 import type { ExtensionRouter } from './extensions/extension-router';
 import { callExtensionTool } from './extensions/extension-tool-call';
 import type { McpCallContext, McpHandlers } from './mcp-types';
@@ -72,15 +72,6 @@ export const LooseCallToolRequestSchema = RequestSchema.extend({
   method: z.literal('tools/call'),
   params: LooseCallToolParamsSchema,
 });
-
-/** What one method handler gets: the call context and the session it runs in. */
-export interface MethodCall {
-  readonly ctx: McpCallContext;
-  readonly session: SessionRecord;
-}
-
-/** One entry of the dispatch table: validated params in, JSON-RPC `result` out; throws {@link JsonRpcError}. */
-export type MethodHandler = (params: unknown, call: MethodCall) => Promise<Record<string, unknown>>;
 
 /** What the tool and resource methods are built from. */
 export interface ToolMethodDeps {

@@ -5,13 +5,14 @@ import {
   SubscribeRequestParamsSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, parseDaguUri } from '@dagu-mcp/contracts';
-import { auditCode, auditor, type MethodHandler } from './mcp-server';
+import { auditCode, auditor } from './mcp-server';
 import type { McpHandlers } from './mcp-types';
-import { toMcpError } from './mcp-errors';
-import { UnexpectedFailure } from './unexpected-failure';
 import type { ExtensionRouter } from './extensions/extension-router';
 import { declaresUiExtension, RUN_INSPECTOR_RESOURCE } from './apps/mcp-apps';
-import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from './transport/protocol';
+import { parseParams, type MethodHandler } from './transport/dispatcher';
+import { toMcpError } from './transport/mcp-errors';
+import { INTERNAL_ERROR, JsonRpcError } from './transport/protocol';
+import { UnexpectedFailure } from './transport/unexpected-failure';
 import type { SessionStore } from './transport/session-store';
 
 /** What the resource methods are built from. */
@@ -102,17 +103,6 @@ function checkSubscribable(uri: string): void {
   } catch (err) {
     throw fromMcpError(toMcpError(err, { resourceUri: uri, operation: 'resources/subscribe' }));
   }
-}
-
-/** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */
-export function parseParams<T>(
-  schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } },
-  params: unknown,
-  hint: string,
-): T {
-  const parsed = schema.safeParse(params ?? {});
-  if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, `Invalid params: ${hint}.`);
-  return parsed.data;
 }
 
 /** The SDK error `toMcpError` builds, as the transport's error type (same code, message and data). */

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpDispatcher } from './mcp-dispatcher';
+import type { McpDispatcher } from './transport/dispatcher';
 import { EventLog } from './transport/event-log';
 import { McpKeys, STANDALONE_STREAM } from './transport/redis-keys';
 import { DEFAULT_REPLICA_LEASE_MS, ReplicaHub } from './transport/replica-hub';

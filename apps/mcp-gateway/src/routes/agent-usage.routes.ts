@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { agentOps, AgentSlugSchema, DaguError, isValidWikiWorkspace } from '@dagu-mcp/contracts';
+import { AgentSlugSchema, DaguError, isValidWikiWorkspace } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Pool } from '@dagu-mcp/runtime';
+import { getAgent } from '../actions/agent.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { queryToolUsage, type ToolUsage } from '../usage/tool-call.repository';
@@ -55,13 +56,7 @@ export function agentUsageRoutes(deps: AgentUsageRouteDeps): RestRoutes {
           throw new DaguError('invalid_request', 'from: must be before to', { field: 'from' });
         if (to.getTime() - from.getTime() > MAX_WINDOW_MS)
           throw new DaguError('invalid_request', 'from: the window may be at most 93 days', { field: 'from' });
-        const agent = await deps.bus.call(
-          'agent',
-          agentOps,
-          'agent.get',
-          { workspace, slug: slug.data },
-          { principal: principalOf(res) },
-        );
+        const agent = await getAgent(deps.bus, principalOf(res), { workspace, slug: slug.data });
         await deps.flush();
         const used = new Map((await queryToolUsage(deps.pool, agent.id, from, to)).map((u) => [u.tool, u]));
         const tools: ToolUsage[] = agent.tools.map(

@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import {
   AgentBindingSchema,
-  agentOps,
   AgentSlugSchema,
   AgentStateSchema,
   AGENT_TOOLS_MAX,
@@ -18,6 +17,7 @@ import { principalOf } from '../http/principal';
 import { requestIdOf } from '../http/request-id';
 import type { RestRoutes } from '../http/rest-router';
 import type { RouteAction } from '../actions/route-roles';
+import { createAgent, deleteAgent, getAgent, listAgents, setAgentTools, updateAgent } from '../actions/agent.actions';
 import { agentEndpointPath } from '../agents/agent-path';
 import { parseRequest } from './parse-body';
 import { uuidParam } from './path-params';
@@ -47,7 +47,7 @@ export interface AgentRouteDeps {
   readonly keys: AgentKeyRepository;
   readonly verifier: ApiKeyVerifier<AgentKeyRecord>;
   readonly audit: AuditLog;
-  /** Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`). */
+  /** Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`); the actions call it. */
   readonly announce: (workspace: string, slug: string) => Promise<void>;
   readonly basePath: string;
 }
@@ -86,12 +86,14 @@ function keyView(record: AgentKeyRecord): Record<string, unknown> {
 /**
  * Published agents over REST (issue 24 items 1, 3), `manager` and up
  * (dagu-model §9): agents of a workspace, one agent (with `endpoint`, its
- * MCP path), its catalog, and its keys. Agent and catalog changes go to
- * agent-service (which records them in the audit trail) and are announced to
- * every gateway replica; keys live here, shown once, audited as `agent_key.*`.
+ * MCP path), its catalog, and its keys. Agent and catalog changes are the
+ * agent actions (agent-service records them in the audit trail; the action
+ * announces them to every gateway replica); keys live here, in the gateway's
+ * agent-key repository, shown once, audited as `agent_key.*`.
  */
 export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
   const { bus } = deps;
+  const announcing = { announce: deps.announce };
   const base = '/workspaces/:ws/agents';
   const withEndpoint = <A extends Agent>(agent: A): A & { endpoint: string } => ({
     ...agent,
@@ -116,7 +118,7 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
   return (routes) => {
     routes.get(base, spec('agent.list', 'List the agents of a workspace'), async (req, res) => {
       const workspace = workspaceParam(req.params.ws);
-      const reply = await bus.call('agent', agentOps, 'agent.list', { workspace }, { principal: principalOf(res) });
+      const reply = await listAgents(bus, principalOf(res), { workspace });
       res.json({ items: reply.items.map(withEndpoint) });
     });
     routes.post(
@@ -125,47 +127,35 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(CreateAgentSchema, req.body);
-        const agent = await bus.call(
-          'agent',
-          agentOps,
-          'agent.create',
-          { workspace, ...body },
-          { principal: principalOf(res) },
-        );
-        await deps.announce(workspace, agent.slug);
+        const agent = await createAgent(bus, principalOf(res), { workspace, ...body }, announcing);
         res.status(201).json(withEndpoint(agent));
       },
     );
     routes.get(`${base}/:agent`, spec('agent.get', 'One agent with its catalog'), async (req, res) => {
-      res.json(
-        withEndpoint(await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) })),
-      );
+      res.json(withEndpoint(await getAgent(bus, principalOf(res), refOf(req))));
     });
     routes.patch(
       `${base}/:agent`,
-      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled)', { body: PatchAgentSchema }),
+      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled)', {
+        body: PatchAgentSchema,
+      }),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(PatchAgentSchema, req.body);
-        const agent = await bus.call(
-          'agent',
-          agentOps,
-          'agent.update',
-          { ...ref, ...body },
-          { principal: principalOf(res) },
-        );
-        await deps.announce(ref.workspace, ref.slug);
+        const agent = await updateAgent(bus, principalOf(res), { ...ref, ...body }, announcing);
         res.json(withEndpoint(agent));
       },
     );
-    routes.delete(`${base}/:agent`, spec('agent.delete', 'Delete an agent and its catalog', { status: 204 }), async (req, res) => {
-      const ref = refOf(req);
-      await bus.call('agent', agentOps, 'agent.delete', ref, { principal: principalOf(res) });
-      await deps.announce(ref.workspace, ref.slug);
-      res.status(204).end();
-    });
+    routes.delete(
+      `${base}/:agent`,
+      spec('agent.delete', 'Delete an agent and its catalog', { status: 204 }),
+      async (req, res) => {
+        await deleteAgent(bus, principalOf(res), refOf(req), announcing);
+        res.status(204).end();
+      },
+    );
     routes.get(`${base}/:agent/tools`, spec('agent.get', "An agent's catalog"), async (req, res) => {
-      const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
+      const agent = await getAgent(bus, principalOf(res), refOf(req));
       res.json({ tools: agent.tools, version: agent.version });
     });
     routes.put(
@@ -174,31 +164,31 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(PutToolsSchema, req.body);
-        const agent = await bus.call(
-          'agent',
-          agentOps,
-          'agent.setTools',
-          { ...ref, ...body },
-          { principal: principalOf(res) },
-        );
-        await deps.announce(ref.workspace, ref.slug);
+        const agent = await setAgentTools(bus, principalOf(res), { ...ref, ...body }, announcing);
         res.json({ tools: agent.tools, version: agent.version });
       },
     );
-    routes.get(`${base}/:agent/keys`, spec('agentKeys.list', "An agent's live keys (never the keys themselves)"), async (req, res) => {
-      const agent = await bus.call('agent', agentOps, 'agent.get', refOf(req), { principal: principalOf(res) });
-      res.json({ items: (await deps.keys.listForAgent(agent.id)).map(keyView) });
-    });
+    routes.get(
+      `${base}/:agent/keys`,
+      spec('agentKeys.list', "An agent's live keys (never the keys themselves)"),
+      async (req, res) => {
+        const agent = await getAgent(bus, principalOf(res), refOf(req));
+        res.json({ items: (await deps.keys.listForAgent(agent.id)).map(keyView) });
+      },
+    );
     routes.post(
       `${base}/:agent/keys`,
-      spec('agentKeys.create', 'Create an agent key (dagu_agent_…, shown only in this response)', { body: CreateKeySchema, status: 201 }),
+      spec('agentKeys.create', 'Create an agent key (dagu_agent_…, shown only in this response)', {
+        body: CreateKeySchema,
+        status: 201,
+      }),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(CreateKeySchema, req.body);
         const expiresAt = body.expiresAt === undefined ? null : new Date(body.expiresAt);
         if (expiresAt !== null && expiresAt.getTime() <= Date.now())
           throw new DaguError('invalid_request', 'expiresAt: must be in the future', { field: 'expiresAt' });
-        const agent = await bus.call('agent', agentOps, 'agent.get', ref, { principal: principalOf(res) });
+        const agent = await getAgent(bus, principalOf(res), ref);
         const { record, key } = await deps.keys.create({
           agentId: agent.id,
           workspace: ref.workspace,
@@ -218,7 +208,7 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
       async (req, res) => {
         const ref = refOf(req);
         const keyId = uuidParam(req.params.keyId, 'keyId');
-        const agent = await bus.call('agent', agentOps, 'agent.get', ref, { principal: principalOf(res) });
+        const agent = await getAgent(bus, principalOf(res), ref);
         const prefix = await deps.keys.revoke(agent.id, keyId);
         if (prefix === undefined) throw new DaguError('resource_not_found', 'Agent key not found.', { field: 'keyId' });
         await deps.verifier.invalidate(prefix);

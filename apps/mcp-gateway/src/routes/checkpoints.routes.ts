@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { runOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { completeHumanTask, decideApproval } from '../actions/checkpoint.actions';
+import { runUris } from '../actions/run-control.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
-import { runUris } from '../mcp/tools/execute/execute-output';
 import { dagNameParam } from './dags.routes';
 import { parseRequest } from './parse-body';
 
@@ -26,7 +26,7 @@ function stepOf(req: Request): { dagName: string; dagRunId: string; stepName: st
 }
 
 /**
- * Checkpoint routes (issue "Checkpoints"; operator and up): complete a
+ * Checkpoint routes (issue "Checkpoints"; the checkpoint actions, operator and up): complete a
  * waiting human task, or approve / reject a waiting approval gate. The run
  * resumes by itself (no retry call needed); a rejection ends it `rejected`
  * (8). Replies with the run reference (status after the decision: 1 resumed,
@@ -48,7 +48,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
       async (req, res) => {
         const body = parseRequest(HumanTaskBodySchema, req.body);
         const payload = { ...stepOf(req), ...body };
-        const ref = await bus.call('run', runOps, 'run.humanTask', payload, { principal: principalOf(res) });
+        const ref = await completeHumanTask(bus, principalOf(res), payload);
         res.json({ ...ref, ...runUris(ref) });
       },
     );
@@ -63,7 +63,7 @@ export function checkpointRoutes(bus: BusClient): RestRoutes {
       async (req, res) => {
         const body = parseRequest(ApprovalBodySchema, req.body);
         const payload = { ...stepOf(req), ...body };
-        const ref = await bus.call('run', runOps, 'run.approval', payload, { principal: principalOf(res) });
+        const ref = await decideApproval(bus, principalOf(res), payload);
         res.json({ ...ref, ...runUris(ref) });
       },
     );

@@ -1,7 +1,9 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { DaguError, DagListRequestSchema, dagOps, isValidDagName } from '@dagu-mcp/contracts';
+import { DaguError, DagListRequestSchema, isValidDagName } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { deleteDag, setDagSuspended, upsertDag, validateDag } from '../actions/dag.actions';
+import { getDag, getDagSpec, listDags } from '../actions/dag-reads.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest, runParser } from './parse-body';
@@ -52,9 +54,10 @@ export function dagNameParam(value: unknown): string {
 }
 
 /**
- * DAG routes, each one call to dag-service over the bus: list, get, spec,
- * validate (any role), put, delete, suspend/resume (developer and up,
- * dagu-model §9). Deleting a DAG leaves its runs running and readable.
+ * DAG routes, each one action (actions/dag.actions.ts, dag-reads.actions.ts):
+ * list, get, spec, validate (any role), put, delete, suspend/resume
+ * (developer and up, dagu-model §9). Deleting a DAG leaves its runs running
+ * and readable (`deleteDag`, not 022b's `deleteIdleDag`).
  */
 export function dagRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
@@ -63,33 +66,17 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       { action: 'dag.list', summary: 'List DAGs (the 021 `dags` query)', tag: 'dags', query: DagListQuerySchema },
       async (req, res) => {
         const query = DagListRequestSchema.parse(parseRequest(DagListQuerySchema, req.query));
-        res.json(await bus.call('dag', dagOps, 'dag.list', query, { principal: principalOf(res) }));
+        res.json(await listDags(bus, principalOf(res), query));
       },
     );
     routes.get('/dags/:name', { action: 'dag.get', summary: 'The DAG detail model', tag: 'dags' }, async (req, res) => {
-      res.json(
-        await bus.call(
-          'dag',
-          dagOps,
-          'dag.get',
-          { name: dagNameParam(req.params.name) },
-          { principal: principalOf(res) },
-        ),
-      );
+      res.json(await getDag(bus, principalOf(res), { name: dagNameParam(req.params.name) }));
     });
     routes.get(
       '/dags/:name/spec',
       { action: 'dag.spec', summary: 'The stored YAML and its validation errors', tag: 'dags' },
       async (req, res) => {
-        res.json(
-          await bus.call(
-            'dag',
-            dagOps,
-            'dag.spec',
-            { name: dagNameParam(req.params.name) },
-            { principal: principalOf(res) },
-          ),
-        );
+        res.json(await getDagSpec(bus, principalOf(res), { name: dagNameParam(req.params.name) }));
       },
     );
     routes.post(
@@ -102,15 +89,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       },
       async (req, res) => {
         const spec = await readSpec(req, res);
-        res.json(
-          await bus.call(
-            'dag',
-            dagOps,
-            'dag.validate',
-            { name: dagNameParam(req.params.name), spec },
-            { principal: principalOf(res) },
-          ),
-        );
+        res.json(await validateDag(bus, principalOf(res), { name: dagNameParam(req.params.name), spec }));
       },
     );
     routes.put(
@@ -124,13 +103,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       },
       async (req, res) => {
         const spec = await readSpec(req, res);
-        const reply = await bus.call(
-          'dag',
-          dagOps,
-          'dag.upsert',
-          { name: dagNameParam(req.params.name), spec },
-          { principal: principalOf(res) },
-        );
+        const reply = await upsertDag(bus, principalOf(res), { name: dagNameParam(req.params.name), spec });
         if (!reply.valid)
           throw new DaguError('invalid_request', 'The DAG spec is not valid; nothing was written.', {
             field: 'spec',
@@ -143,13 +116,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
       '/dags/:name',
       { action: 'dag.delete', summary: 'Delete a DAG (its runs stay readable)', tag: 'dags', status: 204 },
       async (req, res) => {
-        await bus.call(
-          'dag',
-          dagOps,
-          'dag.delete',
-          { name: dagNameParam(req.params.name) },
-          { principal: principalOf(res) },
-        );
+        await deleteDag(bus, principalOf(res), { name: dagNameParam(req.params.name) });
         res.status(204).end();
       },
     );
@@ -165,15 +132,7 @@ export function dagRoutes(bus: BusClient): RestRoutes {
           tag: 'dags',
         },
         async (req, res) => {
-          res.json(
-            await bus.call(
-              'dag',
-              dagOps,
-              'dag.setSuspended',
-              { name: dagNameParam(req.params.name), suspended },
-              { principal: principalOf(res) },
-            ),
-          );
+          res.json(await setDagSuspended(bus, principalOf(res), { name: dagNameParam(req.params.name), suspended }));
         },
       );
     }

@@ -86,7 +86,11 @@ export function extensionRoutes(deps: {
   return (routes) => {
     routes.get(
       '/extensions',
-      { action: 'extensions.list', summary: 'List extensions: configured, switched, and announcing', tag: 'extensions' },
+      {
+        action: 'extensions.list',
+        summary: 'List extensions: configured, switched, and announcing',
+        tag: 'extensions',
+      },
       async (_req, res) => {
         const [stored, announced] = await Promise.all([deps.store.list(), deps.directory.announced()]);
         const sourceOf = (name: string): ExtensionSource =>

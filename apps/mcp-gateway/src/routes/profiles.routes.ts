@@ -1,25 +1,21 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
-import {
-  DaguError,
-  ProfileNameSchema,
-  ProfileVariableInputSchema,
-  isValidWikiWorkspace,
-  runOps,
-  type Principal,
-} from '@dagu-mcp/contracts';
+import { DaguError, ProfileNameSchema, ProfileVariableInputSchema, isValidWikiWorkspace } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { deleteProfile, getProfile, listProfiles, putProfile, setDefaultProfile } from '../actions/profile.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
 
 /**
  * Runtime profiles over REST (Dagu spec 022b "Runtime profiles", "Profiles:
- * wire details"), owned by run-service: list and read (operator and up: an
+ * wire details"), owned by run-service, each route one action of
+ * actions/profile.actions.ts: list and read (operator and up: an
  * operator chooses among profiles when starting a run), write, delete and the
  * workspace default (manager and up). A read shows a secret variable as
  * `{secret: true}` without its value; a `PUT` entry `{secret: true}` without
- * a value keeps the stored one.
+ * a value keeps the stored one. The service's input faults are 400
+ * `invalid_request` on their field (http/rest-errors.ts).
  */
 
 const PutProfileBodySchema = z.strictObject({
@@ -49,29 +45,15 @@ function profileOf(req: Request): string {
   return parsed.data;
 }
 
-/** Service input faults read as REST input faults (400 `invalid_request`), keeping field and details. */
-async function asRest<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (!(error instanceof DaguError) || error.code !== 'invalid_tool_input') throw error;
-    throw new DaguError('invalid_request', error.message, {
-      ...(error.field !== undefined ? { field: error.field } : {}),
-      ...(error.details !== undefined ? { details: error.details } : {}),
-    });
-  }
-}
-
 /** Builds the runtime-profile route module on the gateway's bus client. */
 export function profileRoutes(bus: BusClient): RestRoutes {
-  const options = (res: Response): { principal: Principal } => ({ principal: principalOf(res) });
   const PROFILE = '/workspaces/:workspace/profiles/:profile';
   return (routes) => {
     routes.get(
       '/workspaces/:workspace/profiles',
       { action: 'profile.list', summary: 'List runtime profiles: names, variable names, the default', tag: 'profiles' },
       async (req, res) => {
-        res.json(await asRest(bus.call('run', runOps, 'profile.list', { workspace: workspaceOf(req) }, options(res))));
+        res.json(await listProfiles(bus, principalOf(res), { workspace: workspaceOf(req) }));
       },
     );
     routes.get(
@@ -79,7 +61,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
       { action: 'profile.get', summary: 'Read one runtime profile (secret values are never shown)', tag: 'profiles' },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req), profile: profileOf(req) };
-        res.json(await asRest(bus.call('run', runOps, 'profile.get', ref, options(res))));
+        res.json(await getProfile(bus, principalOf(res), ref));
       },
     );
     routes.put(
@@ -93,7 +75,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
       async (req, res) => {
         const ref = { workspace: workspaceOf(req), profile: profileOf(req) };
         const body = parseRequest(PutProfileBodySchema, req.body);
-        const reply = await asRest(bus.call('run', runOps, 'profile.put', { ...ref, env: body.env }, options(res)));
+        const reply = await putProfile(bus, principalOf(res), { ...ref, env: body.env });
         const { created, ...view } = reply;
         res.status(created ? 201 : 200).json({ ...view, created });
       },
@@ -103,7 +85,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
       { action: 'profile.delete', summary: 'Delete a runtime profile', tag: 'profiles', status: 204 },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req), profile: profileOf(req) };
-        await asRest(bus.call('run', runOps, 'profile.delete', ref, options(res)));
+        await deleteProfile(bus, principalOf(res), ref);
         res.status(204).end();
       },
     );
@@ -118,7 +100,7 @@ export function profileRoutes(bus: BusClient): RestRoutes {
       async (req, res) => {
         const body = parseRequest(DefaultBodySchema, req.body);
         const payload = { workspace: workspaceOf(req), profile: body.profile };
-        res.json(await asRest(bus.call('run', runOps, 'profile.setDefault', payload, options(res))));
+        res.json(await setDefaultProfile(bus, principalOf(res), payload));
       },
     );
   };

@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import {
-  agentOps,
   DaguError,
   isValidWikiWorkspace,
   OperationNameSchema,
@@ -16,6 +15,20 @@ import type { BusClient } from '@dagu-mcp/bus';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import type { RouteAction } from '../actions/route-roles';
+import {
+  createOperation,
+  deleteOperation,
+  deleteUpstream,
+  getOperation,
+  getUpstream,
+  importOperations,
+  listOperations,
+  listUpstreams,
+  newOperationVersion,
+  publishOperation,
+  putUpstream,
+  updateOperation,
+} from '../actions/operation.actions';
 import { parseRequest } from './parse-body';
 
 /** The REST bodies: the bus requests without the address, which comes from the path. */
@@ -31,7 +44,10 @@ const ImportSchema = OperationImportRequestSchema.omit({ workspace: true });
 /** What the REST-operation routes need. */
 export interface RestOperationRouteDeps {
   readonly bus: BusClient;
-  /** Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`): its tools are rebuilt. */
+  /**
+   * Tells every gateway replica that an agent changed (`AgentCatalogCache.announce`): its tools are rebuilt.
+   * The operation actions call it for the agents a write concerns (operation.actions.ts says why there).
+   */
   readonly announce: (workspace: string, slug: string) => Promise<void>;
 }
 
@@ -60,13 +76,16 @@ const operationRef = (req: Request) => ({
 /**
  * REST operations over REST (issue 25 items 1–3), `manager` and up
  * (dagu-model §9): upstreams (a credential is write-only: no read returns
- * it), operations with versions, and OpenAPI import. agent-service owns and
- * audits all of it (`upstream.*`, `operation.*` in the audit trail). A publish
- * or a delete announces the workspace's agents that bind the operation, so
- * their `tools/list` changes on every gateway replica at once.
+ * it), operations with versions, and OpenAPI import, each one operation
+ * action. agent-service owns and audits all of it (`upstream.*`,
+ * `operation.*` in the audit trail). A publish or a delete announces the
+ * workspace's agents that bind the operation (the action does), so their
+ * `tools/list` changes on every gateway replica at once; the bodies leave out
+ * `boundAgents`, which is for that announcement only.
  */
 export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
   const { bus } = deps;
+  const announcing = { announce: deps.announce };
   const upstreams = '/workspaces/:ws/upstreams';
   const operations = '/workspaces/:ws/operations';
   const spec = (action: RouteAction, summary: string, extra: Record<string, unknown> = {}) => ({
@@ -75,16 +94,17 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
     tag: 'rest-operations',
     ...extra,
   });
-  const announceAll = async (workspace: string, slugs: readonly string[]): Promise<void> => {
-    await Promise.all(slugs.map((slug) => deps.announce(workspace, slug)));
-  };
   return (routes) => {
-    routes.get(upstreams, spec('upstream.list', "A workspace's upstreams (credentials by type only)"), async (req, res) => {
-      const workspace = workspaceParam(req.params.ws);
-      res.json(await bus.call('agent', agentOps, 'upstream.list', { workspace }, { principal: principalOf(res) }));
-    });
+    routes.get(
+      upstreams,
+      spec('upstream.list', "A workspace's upstreams (credentials by type only)"),
+      async (req, res) => {
+        const workspace = workspaceParam(req.params.ws);
+        res.json(await listUpstreams(bus, principalOf(res), { workspace }));
+      },
+    );
     routes.get(`${upstreams}/:name`, spec('upstream.get', 'One upstream (never its credential)'), async (req, res) => {
-      res.json(await bus.call('agent', agentOps, 'upstream.get', upstreamRef(req), { principal: principalOf(res) }));
+      res.json(await getUpstream(bus, principalOf(res), upstreamRef(req)));
     });
     routes.put(
       `${upstreams}/:name`,
@@ -93,14 +113,7 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
       }),
       async (req, res) => {
         const body = parseRequest(PutUpstreamSchema, req.body);
-        const reply = await bus.call(
-          'agent',
-          agentOps,
-          'upstream.put',
-          { ...upstreamRef(req), ...body },
-          { principal: principalOf(res) },
-        );
-        const { created, ...view } = reply;
+        const { created, ...view } = await putUpstream(bus, principalOf(res), { ...upstreamRef(req), ...body });
         res.status(created ? 201 : 200).json(view);
       },
     );
@@ -108,66 +121,60 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
       `${upstreams}/:name`,
       spec('upstream.delete', 'Delete an upstream no operation uses', { status: 204 }),
       async (req, res) => {
-        await bus.call('agent', agentOps, 'upstream.delete', upstreamRef(req), { principal: principalOf(res) });
+        await deleteUpstream(bus, principalOf(res), upstreamRef(req));
         res.status(204).end();
       },
     );
 
     routes.get(operations, spec('operation.list', "A workspace's operations"), async (req, res) => {
       const workspace = workspaceParam(req.params.ws);
-      res.json(await bus.call('agent', agentOps, 'operation.list', { workspace }, { principal: principalOf(res) }));
+      res.json(await listOperations(bus, principalOf(res), { workspace }));
     });
     routes.post(
       operations,
-      spec('operation.create', 'Create an operation (version 1 is a draft)', { body: CreateOperationSchema, status: 201 }),
+      spec('operation.create', 'Create an operation (version 1 is a draft)', {
+        body: CreateOperationSchema,
+        status: 201,
+      }),
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(CreateOperationSchema, req.body);
-        const { boundAgents: _b, ...operation } = await bus.call(
-          'agent',
-          agentOps,
-          'operation.create',
-          { workspace, ...body },
-          { principal: principalOf(res) },
-        );
+        const { boundAgents: _b, ...operation } = await createOperation(bus, principalOf(res), { workspace, ...body });
         res.status(201).json(operation);
       },
     );
     routes.post(
       `${operations}/import`,
-      spec('operation.import', 'Import an OpenAPI 3 document as draft operations of one upstream', { body: ImportSchema }),
+      spec('operation.import', 'Import an OpenAPI 3 document as draft operations of one upstream', {
+        body: ImportSchema,
+      }),
       async (req, res) => {
         const workspace = workspaceParam(req.params.ws);
         const body = parseRequest(ImportSchema, req.body);
-        res.json(
-          await bus.call(
-            'agent',
-            agentOps,
-            'operation.import',
-            { workspace, ...body },
-            { principal: principalOf(res) },
-          ),
-        );
+        res.json(await importOperations(bus, principalOf(res), { workspace, ...body }));
       },
     );
-    routes.get(`${operations}/:op`, spec('operation.get', 'One operation with its versions, newest first'), async (req, res) => {
-      res.json(await bus.call('agent', agentOps, 'operation.get', operationRef(req), { principal: principalOf(res) }));
-    });
+    routes.get(
+      `${operations}/:op`,
+      spec('operation.get', 'One operation with its versions, newest first'),
+      async (req, res) => {
+        res.json(await getOperation(bus, principalOf(res), operationRef(req)));
+      },
+    );
     routes.patch(
       `${operations}/:op`,
-      spec('operation.update', "Change an operation's title, description, or its current draft's spec", { body: PatchOperationSchema }),
+      spec('operation.update', "Change an operation's title, description, or its current draft's spec", {
+        body: PatchOperationSchema,
+      }),
       async (req, res) => {
         const ref = operationRef(req);
         const body = parseRequest(PatchOperationSchema, req.body);
-        const { boundAgents, ...operation } = await bus.call(
-          'agent',
-          agentOps,
-          'operation.update',
+        const { boundAgents: _b, ...operation } = await updateOperation(
+          bus,
+          principalOf(res),
           { ...ref, ...body },
-          { principal: principalOf(res) },
+          announcing,
         );
-        // Title and description show in tools/list of agents bound to a published version.
-        if (operation.publishedVersion !== null) await announceAll(ref.workspace, boundAgents);
         res.json(operation);
       },
     );
@@ -175,24 +182,22 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
       `${operations}/:op`,
       spec('operation.delete', 'Delete an operation and its versions', { status: 204 }),
       async (req, res) => {
-        const ref = operationRef(req);
-        const reply = await bus.call('agent', agentOps, 'operation.delete', ref, { principal: principalOf(res) });
-        await announceAll(ref.workspace, reply.boundAgents);
+        await deleteOperation(bus, principalOf(res), operationRef(req), announcing);
         res.status(204).end();
       },
     );
     routes.post(
       `${operations}/:op/versions`,
-      spec('operation.newVersion', 'Create a new draft version (its spec, else a copy of the latest)', { body: NewVersionSchema, status: 201 }),
+      spec('operation.newVersion', 'Create a new draft version (its spec, else a copy of the latest)', {
+        body: NewVersionSchema,
+        status: 201,
+      }),
       async (req, res) => {
         const body = parseRequest(NewVersionSchema, req.body);
-        const { boundAgents: _b, ...operation } = await bus.call(
-          'agent',
-          agentOps,
-          'operation.newVersion',
-          { ...operationRef(req), ...body },
-          { principal: principalOf(res) },
-        );
+        const { boundAgents: _b, ...operation } = await newOperationVersion(bus, principalOf(res), {
+          ...operationRef(req),
+          ...body,
+        });
         res.status(201).json(operation);
       },
     );
@@ -204,14 +209,12 @@ export function restOperationRoutes(deps: RestOperationRouteDeps): RestRoutes {
         const version = Number(req.params.version);
         if (!Number.isInteger(version) || version < 1)
           throw new DaguError('invalid_request', 'version: must be a positive integer', { field: 'version' });
-        const { boundAgents, ...operation } = await bus.call(
-          'agent',
-          agentOps,
-          'operation.publish',
+        const { boundAgents: _b, ...operation } = await publishOperation(
+          bus,
+          principalOf(res),
           { ...ref, version },
-          { principal: principalOf(res) },
+          announcing,
         );
-        await announceAll(ref.workspace, boundAgents);
         res.json(operation);
       },
     );

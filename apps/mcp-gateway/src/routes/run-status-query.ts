@@ -1,4 +1,7 @@
-import { RUN_STATUS_LABELS } from '@dagu-mcp/contracts';
+import type { Request } from 'express';
+import { DaguError, parseReadQuery, RUN_STATUS_LABELS } from '@dagu-mcp/contracts';
+
+// The query strings of the REST run routes (runs.routes.ts), read with the 021 query parser.
 
 /**
  * REST's `status` filter on `GET /api/v1/dag-runs` accepts the status labels of
@@ -35,4 +38,34 @@ function decodeURIComponentSafe(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * A REST query parsed with the 021 parser: a fault names the query parameter to blame as its
+ * `field` (`status`, `tail`, …), as every REST input fault does (docs/rest-api.md), instead of
+ * the tool's `query` field.
+ * @throws DaguError `invalid_request` on the parameter (or `query` when none is to blame)
+ */
+export function restQuery<T extends Parameters<typeof parseReadQuery>[0]>(target: T, text: string) {
+  try {
+    return parseReadQuery(target, text, 'target');
+  } catch (err) {
+    if (!(err instanceof DaguError)) throw err;
+    const parameter = err.details?.parameter;
+    // REST's `status` also takes labels (statusLabelsToInts): say so, not only the 021 integers.
+    const message =
+      parameter === 'status'
+        ? `${err.message.replace(/\.$/, '')}, or a status label: ${RUN_STATUS_LABELS.join(', ')}.`
+        : err.message;
+    throw new DaguError('invalid_request', message, {
+      field: typeof parameter === 'string' ? parameter : 'query',
+      ...(err.details !== undefined ? { details: err.details } : {}),
+    });
+  }
+}
+
+/** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
+export function queryText(req: Request): string {
+  const i = req.originalUrl.indexOf('?');
+  return i < 0 ? '' : req.originalUrl.slice(i + 1);
 }

@@ -1,16 +1,23 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { DaguError, parseReadQuery, RUN_STATUS_LABELS, runOps, type Principal } from '@dagu-mcp/contracts';
+import type { Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import type { RouteAction } from '../actions/route-roles';
+import { performRunControl, runUris } from '../actions/run-control.actions';
+import {
+  getForeachItem,
+  getRun,
+  getRunLogs,
+  getStepLog,
+  listForeachItems,
+  listRuns,
+} from '../actions/run-reads.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
-import type { RouteAction } from '../actions/route-roles';
-import { parseExecuteInput } from '../mcp/tools/execute/execute-input';
-import { performAction } from '../mcp/tools/execute/execute-tool';
-import { runUris } from '../mcp/tools/execute/execute-output';
+import { parseExecuteInput, runControlOf } from '../mcp/tools/execute/execute-input';
 import { dagNameParam } from './dags.routes';
 import { parseRequest } from './parse-body';
-import { statusLabelsToInts } from './run-status-query';
+import { queryText, restQuery, statusLabelsToInts } from './run-status-query';
 
 const StartBodySchema = z.strictObject({
   spec: z.string().optional(),
@@ -41,60 +48,21 @@ const LogQueryDoc = z.strictObject({
 });
 
 /**
- * A REST query parsed with the 021 parser: a fault names the query parameter to blame as its
- * `field` (`status`, `tail`, …), as every REST input fault does (docs/rest-api.md), instead of
- * the tool's `query` field.
- * @throws DaguError `invalid_request` on the parameter (or `query` when none is to blame)
- */
-function restQuery<T extends Parameters<typeof parseReadQuery>[0]>(target: T, text: string) {
-  try {
-    return parseReadQuery(target, text, 'target');
-  } catch (err) {
-    if (!(err instanceof DaguError)) throw err;
-    const parameter = err.details?.parameter;
-    // REST's `status` also takes labels (statusLabelsToInts): say so, not only the 021 integers.
-    const message =
-      parameter === 'status'
-        ? `${err.message.replace(/\.$/, '')}, or a status label: ${RUN_STATUS_LABELS.join(', ')}.`
-        : err.message;
-    throw new DaguError('invalid_request', message, {
-      field: typeof parameter === 'string' ? parameter : 'query',
-      ...(err.details !== undefined ? { details: err.details } : {}),
-    });
-  }
-}
-
-/** The raw query string of a request (the 021 query parsers take text, so repeated `status` keeps working). */
-function queryText(req: Request): string {
-  const i = req.originalUrl.indexOf('?');
-  return i < 0 ? '' : req.originalUrl.slice(i + 1);
-}
-
-/**
- * Runs a run-control action with the same validation as `dagu_execute` (036;
- * its errors answer 400 with the same `field`) and the same bus calls.
+ * Runs a run-control action with the same validation as `dagu_execute` (036
+ * §Input) and the same action (actions/run-control.actions.ts). Input faults,
+ * the parser's and run-service's (a refused param, dagu-model §3), answer 400
+ * `invalid_request` with the same `field` (http/rest-errors.ts).
  */
 async function control(bus: BusClient, principal: Principal, args: Record<string, unknown>) {
-  const request = parseExecuteInput(args, {});
-  try {
-    const ref = await performAction(bus, request, principal);
-    return { ...ref, ...runUris(ref) };
-  } catch (err) {
-    // A refused param (unknown or reserved name, dagu-model §3) is a bad REST request body.
-    if (err instanceof DaguError && err.code === 'invalid_tool_input' && err.field === 'params') {
-      throw new DaguError('invalid_request', err.message, {
-        field: 'params',
-        ...(err.details !== undefined ? { details: err.details } : {}),
-      });
-    }
-    throw err;
-  }
+  const ref = await performRunControl(bus, principal, runControlOf(parseExecuteInput(args, {})));
+  return { ...ref, ...runUris(ref) };
 }
 
 /**
- * DAG-run routes over the bus: start/enqueue a stored DAG (or an inline
- * `spec`), stop, retry (operator and up, dagu-model §9); list, details,
- * run logs and step logs (any role) with the 021 query parameters.
+ * DAG-run routes, each one run action (actions/run-control.actions.ts,
+ * actions/run-reads.actions.ts): start/enqueue a stored DAG (or an inline
+ * `spec`), stop, retry; list, details, run logs and step logs with the 021
+ * query parameters. Who may call each is the op's role (dagu-model §9).
  */
 export function runRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
@@ -155,7 +123,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
       },
       async (req, res) => {
         const query = restQuery('runs', statusLabelsToInts(queryText(req))) ?? {};
-        res.json(await bus.call('run', runOps, 'run.list', query, { principal: principalOf(res) }));
+        res.json(await listRuns(bus, principalOf(res), query));
       },
     );
     routes.get(
@@ -169,7 +137,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
       },
       async (req, res) => {
         const payload = { dagName: dagNameParam(req.params.name), dagRunId: String(req.params.dagRunId) };
-        res.json(await bus.call('run', runOps, 'run.get', payload, { principal: principalOf(res) }));
+        res.json(await getRun(bus, principalOf(res), payload));
       },
     );
     routes.get(
@@ -187,7 +155,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
           dagRunId: String(req.params.dagRunId),
           ...(query?.tail !== undefined ? { tail: query.tail } : {}),
         };
-        res.json(await bus.call('run', runOps, 'run.logs', payload, { principal: principalOf(res) }));
+        res.json(await getRunLogs(bus, principalOf(res), payload));
       },
     );
     routes.get(
@@ -206,7 +174,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
           stepName: String(req.params.stepName),
           ...(query !== undefined ? { query } : {}),
         };
-        res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+        res.json(await getStepLog(bus, principalOf(res), payload));
       },
     );
     drillDownRoutes(bus)(routes);
@@ -232,9 +200,9 @@ function runAddress(req: Request): { dagName: string; dagRunId: string; subRunId
 
 /**
  * Sub-run and foreach drill-down over REST (issue 26 "Runs": the console's run page), the
- * same bus reads as `dagu_read` targets `run` with `subRunId`, `step_log`, `foreach_items`
+ * same run read actions as `dagu_read` targets `run` with `subRunId`, `step_log`, `foreach_items`
  * and `foreach_item` (021; dagu-model §5). Each route exists for a root run and, under
- * `/sub/:subRunId`, for a child run addressed under its root. Any role (reads).
+ * `/sub/:subRunId`, for a child run addressed under its root.
  */
 function drillDownRoutes(bus: BusClient): RestRoutes {
   return (routes) => {
@@ -246,10 +214,13 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
     });
     const run = '/dag-runs/:name/:dagRunId';
     const sub = `${run}/sub/:subRunId`;
-    routes.get(sub, spec('run.get', 'The run-detail model of a child run, addressed under its root'), async (req, res) => {
-      const address = runAddress(req);
-      res.json(await bus.call('run', runOps, 'run.get', address, { principal: principalOf(res) }));
-    });
+    routes.get(
+      sub,
+      spec('run.get', 'The run-detail model of a child run, addressed under its root'),
+      async (req, res) => {
+        res.json(await getRun(bus, principalOf(res), runAddress(req)));
+      },
+    );
     routes.get(
       `${sub}/steps/:stepName/log`,
       spec('run.stepLog', "One step's stdout/stderr of a child run", { query: LogQueryDoc }),
@@ -260,13 +231,15 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
           stepName: String(req.params.stepName),
           ...(query !== undefined ? { query } : {}),
         };
-        res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+        res.json(await getStepLog(bus, principalOf(res), payload));
       },
     );
     for (const base of [run, sub]) {
       routes.get(
         `${base}/steps/:stepName/items`,
-        spec('run.foreachItems', 'The foreach-items model of a foreach step (021 `foreach_items` query)', { query: ItemsQueryDoc }),
+        spec('run.foreachItems', 'The foreach-items model of a foreach step (021 `foreach_items` query)', {
+          query: ItemsQueryDoc,
+        }),
         async (req, res) => {
           const query = restQuery('foreach_items', queryText(req));
           const payload = {
@@ -274,7 +247,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
             stepName: String(req.params.stepName),
             ...(query !== undefined ? { query } : {}),
           };
-          res.json(await bus.call('run', runOps, 'run.foreachItems', payload, { principal: principalOf(res) }));
+          res.json(await listForeachItems(bus, principalOf(res), payload));
         },
       );
       routes.get(
@@ -282,7 +255,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
         spec('run.foreachItem', 'The foreach-item model: one item of a foreach step and its body steps'),
         async (req, res) => {
           const payload = { ...runAddress(req), stepName: String(req.params.stepName), item: String(req.params.item) };
-          res.json(await bus.call('run', runOps, 'run.foreachItem', payload, { principal: principalOf(res) }));
+          res.json(await getForeachItem(bus, principalOf(res), payload));
         },
       );
       routes.get(
@@ -297,7 +270,7 @@ function drillDownRoutes(bus: BusClient): RestRoutes {
             bodyStepName: String(req.params.bodyStepName),
             ...(query !== undefined ? { query } : {}),
           };
-          res.json(await bus.call('run', runOps, 'run.stepLog', payload, { principal: principalOf(res) }));
+          res.json(await getStepLog(bus, principalOf(res), payload));
         },
       );
     }

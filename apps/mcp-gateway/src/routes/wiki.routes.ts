@@ -1,4 +1,4 @@
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
 import { z } from 'zod';
 import {
   DaguError,
@@ -6,10 +6,9 @@ import {
   WikiPrefixSchema,
   isValidWikiPath,
   isValidWikiWorkspace,
-  wikiOps,
-  type Principal,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { deleteWikiPage, getWikiPage, listWikiPages, putWikiPage } from '../actions/wiki.actions';
 import { principalOf } from '../http/principal';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
@@ -18,7 +17,8 @@ import { requestIdOf } from '../http/request-id';
 
 /**
  * Wiki pages over REST (issue: "page writes over REST"; dagu-model §7, §9).
- * Documented in docs/rest-api.md. Every route is one wiki-service call:
+ * Documented in docs/rest-api.md. Every route is one action of
+ * actions/wiki.actions.ts (one wiki-service call):
  *
  * | Route | Role | Success |
  * | --- | --- | --- |
@@ -31,7 +31,8 @@ import { requestIdOf } from '../http/request-id';
  * as one encoded segment (`…/pages/runbooks%2Fdeploy`). `PUT` takes JSON
  * `{content}` or a `text/markdown` body; `If-Match: "<version>"` and
  * `If-None-Match: *` make writes conditional (409 `conflict` when not met).
- * Input faults are 400 `invalid_request` naming the field; the bus deadline
+ * Input faults, the service's `invalid_tool_input` included, are 400
+ * `invalid_request` naming the field (http/rest-errors.ts); the bus deadline
  * bounds every write, which is never applied after it (503).
  */
 
@@ -83,23 +84,9 @@ function pathOf(req: Request): string {
   return path;
 }
 
-/** Service input faults read as REST input faults (400 `invalid_request`), keeping field and details. */
-async function asRest<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (!(error instanceof DaguError) || error.code !== 'invalid_tool_input') throw error;
-    throw new DaguError('invalid_request', error.message, {
-      ...(error.field !== undefined ? { field: error.field } : {}),
-      ...(error.details !== undefined ? { details: error.details } : {}),
-    });
-  }
-}
-
 /** Builds the wiki route module on the gateway's bus client. */
 export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): RestRoutes {
   const maxPageBytes = deps.maxPageBytes ?? WIKI_PAGE_MAX_BYTES;
-  const options = (res: Response): { principal: Principal } => ({ principal: principalOf(res) });
   const textBody = express.text({ type: ['text/markdown', 'text/plain'], limit: maxPageBytes });
   return (routes) => {
     routes.get(
@@ -113,7 +100,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
       async (req, res) => {
         const workspace = workspaceOf(req, true);
         const query = parseRequest(ListQuerySchema, req.query);
-        res.json(await asRest(deps.bus.call('wiki', wikiOps, 'wiki.list', { ...query, workspace }, options(res))));
+        res.json(await listWikiPages(deps.bus, principalOf(res), { ...query, workspace }));
       },
     );
 
@@ -122,7 +109,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
       { action: 'wiki.get', summary: 'Read one wiki page (JSON, or Markdown with Accept: text/markdown)', tag: 'wiki' },
       async (req, res) => {
         const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
-        const page = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.get', ref, options(res)));
+        const page = await getWikiPage(deps.bus, principalOf(res), ref);
         res.setHeader('ETag', `"${page.version}"`);
         if (req.accepts(['application/json', 'text/markdown']) === 'text/markdown') {
           res.type('text/markdown; charset=utf-8').send(page.content);
@@ -156,7 +143,7 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
         }
         const expectedVersion = expectedVersionOf(req, 'put');
         const payload = { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) };
-        const reply = await asRest(deps.bus.call('wiki', wikiOps, 'wiki.put', payload, options(res)));
+        const reply = await putWikiPage(deps.bus, principalOf(res), payload);
         res.setHeader('ETag', `"${reply.page.version}"`);
         if (reply.created) res.status(201).setHeader('Location', pageLocation(req, workspace, path));
         // The body is the page as GET shows it (issue: "body as GET"), plus what the write did.
@@ -170,15 +157,10 @@ export function wikiRoutes(deps: { bus: BusClient; maxPageBytes?: number }): Res
       async (req, res) => {
         const ref = { workspace: workspaceOf(req, false), path: pathOf(req) };
         const expectedVersion = expectedVersionOf(req, 'delete');
-        await asRest(
-          deps.bus.call(
-            'wiki',
-            wikiOps,
-            'wiki.delete',
-            { ...ref, ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
-            options(res),
-          ),
-        );
+        await deleteWikiPage(deps.bus, principalOf(res), {
+          ...ref,
+          ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        });
         res.status(204).end();
       },
     );

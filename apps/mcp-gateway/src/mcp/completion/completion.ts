@@ -5,29 +5,28 @@ import {
   type CompleteResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
-  dagOps,
   isValidDagName,
   isValidDagRunId,
   isValidWikiPathPrefix,
   isValidWikiWorkspace,
-  runOps,
-  wikiOps,
   type Principal,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
+import { listDags } from '../../actions/dag-reads.actions';
+import { getRun, listRuns } from '../../actions/run-reads.actions';
+import { listWikiPages } from '../../actions/wiki.actions';
 import type { ExtensionRouter } from '../extensions/extension-router';
-import type { MethodHandler } from '../mcp-server';
 import type { McpHandlers } from '../mcp-types';
 import { hasPrompt } from '../prompts/prompt-catalog';
-import { parseParams } from '../resource-methods';
+import { parseParams, type MethodHandler } from '../transport/dispatcher';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from '../transport/protocol';
 
 /**
  * `completion/complete` for the gateway's prompt arguments and `dagu://`
  * resource-template variables (MCP server/utilities/completion), fed by the
- * services over the bus with the caller's principal (so a caller only sees
- * names it may read):
+ * services through the read actions (`actions/`) with the caller's principal
+ * (so a caller only sees names it may read):
  *
  * | Argument / variable | Values | Source |
  * | --- | --- | --- |
@@ -64,54 +63,42 @@ export function createCompletionSource(deps: CompletionDeps): CompletionSource {
   const timeoutMs = deps.timeoutMs ?? 3000;
   const providers: Record<string, Provider> = {
     name: async (typed, _ctx, principal) => {
-      const reply = await deps.bus.call(
-        'dag',
-        dagOps,
-        'dag.list',
+      const reply = await listDags(
+        deps.bus,
+        principal,
         { perPage: 200, ...(typed !== '' ? { name: typed } : {}) },
-        { principal, timeoutMs },
+        {
+          timeoutMs,
+        },
       );
       return reply.items.map((d) => d.name);
     },
     dagRunId: async (_typed, ctx, principal) => {
       const dagName = ctx.name ?? '';
       if (!isValidDagName(dagName)) return [];
-      const reply = await deps.bus.call(
-        'run',
-        runOps,
-        'run.list',
-        { name: dagName, limit: 200 },
-        { principal, timeoutMs },
-      );
+      const reply = await listRuns(deps.bus, principal, { name: dagName, limit: 200 }, { timeoutMs });
       return reply.items.map((r) => r.dagRunId);
     },
     stepName: async (_typed, ctx, principal) => {
       const dagName = ctx.name ?? '';
       const dagRunId = ctx.dagRunId ?? '';
       if (!isValidDagName(dagName) || !isValidDagRunId(dagRunId)) return [];
-      const run = await deps.bus.call('run', runOps, 'run.get', { dagName, dagRunId }, { principal, timeoutMs });
+      const run = await getRun(deps.bus, principal, { dagName, dagRunId }, { timeoutMs });
       return run.steps.map((s) => s.name);
     },
     workspace: async (_typed, _ctx, principal) => {
-      const reply = await deps.bus.call(
-        'wiki',
-        wikiOps,
-        'wiki.list',
-        { flat: true, perPage: 200 },
-        { principal, timeoutMs },
-      );
+      const reply = await listWikiPages(deps.bus, principal, { flat: true, perPage: 200 }, { timeoutMs });
       return [...new Set((reply.items ?? []).map((p) => p.workspace))];
     },
     path: async (typed, ctx, principal) => {
       const workspace = ctx.workspace ?? '';
       if (workspace === 'all' || !isValidWikiWorkspace(workspace)) return [];
       const prefix = isValidWikiPathPrefix(typed) ? { prefix: typed } : {};
-      const reply = await deps.bus.call(
-        'wiki',
-        wikiOps,
-        'wiki.list',
+      const reply = await listWikiPages(
+        deps.bus,
+        principal,
         { workspace, flat: true, perPage: 200, ...prefix },
-        { principal, timeoutMs },
+        { timeoutMs },
       );
       return (reply.items ?? []).map((p) => p.id);
     },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ServerNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpCallContext } from '../mcp-types';
+import type { McpCallContext } from '../transport/dispatcher';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
 import type { ReplicaHub } from '../transport/replica-hub';
 import {

@@ -1,8 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DaguError, roleAtLeast } from '@dagu-mcp/contracts';
-import type { McpCallContext } from '../mcp-types';
-import { toolError } from '../tools/tool-result';
+import type { McpCallContext } from '../transport/dispatcher';
+import { toolError } from '../transport/tool-error';
 import { INTERNAL_ERROR, JsonRpcError } from '../transport/protocol';
 import { ExtensionUnavailable, type ExtensionRouter, type ServedTool } from './extension-router';
 

@@ -6,8 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isValidDagName, isValidDagRunId, isValidWikiPath, isValidWikiWorkspace } from '@dagu-mcp/contracts';
 import type { ExtensionRouter } from '../extensions/extension-router';
-import type { MethodHandler } from '../mcp-server';
-import { parseParams } from '../resource-methods';
+import { parseParams, type MethodHandler } from '../transport/dispatcher';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError } from '../transport/protocol';
 
 /**

@@ -5,7 +5,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
-import type { McpCallContext } from '../mcp-types';
+import type { McpCallContext } from './dispatcher';
 import type { ClientAwaits } from './client-awaits';
 import { JsonRpcError, METHOD_NOT_FOUND, type OutgoingMessage } from './protocol';
 import type { SessionRecord } from './session-store';

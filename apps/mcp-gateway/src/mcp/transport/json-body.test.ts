@@ -1,5 +1,5 @@
 import { encodeJsonBody } from './json-body';
-import { shareResult } from '../shared-result';
+import { shareResult } from './shared-result';
 
 /** The MCP endpoint's JSON bodies (issue 28): one encoding, shared results spliced in. */
 describe('encodeJsonBody', () => {

@@ -4,12 +4,11 @@ import { McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.j
 import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import { runWithRequestId } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpDispatcher } from '../mcp-dispatcher';
-import { toMcpError } from '../mcp-errors';
-import { toolError } from '../tools/tool-result';
-import { UnexpectedFailure, unexpectedCauseOf } from '../unexpected-failure';
+import type { McpCallContext, McpDispatcher } from './dispatcher';
+import { toMcpError } from './mcp-errors';
+import { toolError } from './tool-error';
+import { UnexpectedFailure, unexpectedCauseOf } from './unexpected-failure';
 import { createCallContext, type Outbound } from './call-context';
-import type { McpCallContext } from '../mcp-types';
 import { withStructuredText } from './structured-text';
 import { newRequestStreamTag, type EventLog } from './event-log';
 import { PostStreamOutbound, standaloneOutbound } from './outbound';

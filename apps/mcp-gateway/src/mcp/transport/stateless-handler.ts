@@ -3,8 +3,7 @@ import type { Request, Response } from 'express';
 import type { JSONRPCRequest, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpDispatcher } from '../mcp-dispatcher';
-import type { McpCallContext } from '../mcp-types';
+import type { McpCallContext, McpDispatcher } from './dispatcher';
 import { shouldSend } from './call-context';
 import type { ListenRegistry } from './listen-registry';
 import {

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { InitializeRequestParamsSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ANONYMOUS_PRINCIPAL, PrincipalSchema, type Principal } from '@dagu-mcp/contracts';
 import type { Logger } from '@dagu-mcp/runtime';
-import type { McpDispatcher } from '../mcp-dispatcher';
+import type { McpDispatcher } from './dispatcher';
 import type { EventLog } from './event-log';
 import { openGetStream } from './get-stream';
 import {

@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { roleAtLeast, type Principal } from '@dagu-mcp/contracts';
+import { requiredRoleOf, roleAtLeast, type Principal } from '@dagu-mcp/contracts';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { toolSuccess, type ResourceLink } from '../tool-result';
 import type { ChangeRequest } from './change-input';
+import { APPLY_OP_OF_TYPE, type ChangeType } from './change-types';
 
 /** Dagu spec 022b §Output texts of the types beyond `upsert_dag` (which keeps 022's). */
 export const TEXT_PREVIEW_OK = 'Change is valid. Re-run with mode=apply to make it.';
@@ -10,14 +11,16 @@ export const TEXT_APPLIED = 'Change applied.';
 export const TEXT_INVALID = 'Change is not valid; no changes were applied.';
 
 /**
- * The preview warning of a caller whose role could not apply the change
- * (022b §Preview and apply: "preview never fails on role; it warns"); none
- * when the role suffices. Every change type needs developer to apply.
+ * The preview warning of a caller whose role could not apply a change of
+ * `type` (022b §Preview and apply: "preview never fails on role; it warns");
+ * none when the role suffices. The role is that of the op the apply makes
+ * ({@link APPLY_OP_OF_TYPE}); the apply's action refuses the same callers.
  */
-export function roleWarnings(principal: Principal): string[] {
-  if (roleAtLeast(principal.role, 'developer')) return [];
+export function roleWarnings(principal: Principal, type: ChangeType): string[] {
+  const required = requiredRoleOf(APPLY_OP_OF_TYPE[type]);
+  if (roleAtLeast(principal.role, required)) return [];
   return [
-    `Applying this change needs the developer role or higher; ${principal.subject} is ${principal.role}, so mode=apply will fail with unauthorized.`,
+    `Applying this change needs the ${required} role or higher; ${principal.subject} is ${principal.role}, so mode=apply will fail with unauthorized.`,
   ];
 }
 

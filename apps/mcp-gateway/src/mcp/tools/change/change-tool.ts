@@ -1,13 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dagOps } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { upsertDag, validateDag } from '../../../actions/dag.actions';
 import type { McpCallContext } from '../../mcp-types';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import { parseChangeInput, type ChangeErrorContext, type ChangeRequest } from './change-input';
 import { dagSpecLink, roleWarnings } from './change-output';
 import { WIKI_TYPES } from './change-types';
-import { requireDeveloper, runDagProfileChange, runDeleteDag, runRenameDag } from './dag-changes';
+import { runDagProfileChange, runDeleteDag, runRenameDag } from './dag-changes';
 import { runWikiChange } from './wiki-changes';
 
 const TEXT_INVALID = 'DAG spec is not valid; no changes were applied.';
@@ -18,8 +18,9 @@ const TEXT_APPLIED = 'DAG change applied.';
  * The `dagu_change` tool (spec 022, Dagu spec 022b): one flat input, eight
  * change types. Preview checks what apply would and writes nothing, for any
  * role (a role that could not apply gets a `warnings` entry); apply needs
- * developer and up (dagu-model §9), checked here and again by the owning
- * service. Validation failures are `valid=false` results; conflicts and
+ * the role of the op it makes (dagu-model §9: developer and up), checked by
+ * the action (actions/dag.actions.ts, wiki.actions.ts, profile.actions.ts)
+ * and again by the owning service. Validation failures are `valid=false` results; conflicts and
  * unknown sources are tool errors in both modes. Every error echoes `mode`,
  * `type` and the resolved DAG or page (dagu-model §10, 022b).
  */
@@ -38,7 +39,7 @@ export function createChangeTool(bus: BusClient) {
         case 'clear_dag_profile':
           return await runDagProfileChange(bus, request, ctx.principal);
         default:
-          return await upsertDag(bus, request, ctx);
+          return await runUpsertDag(bus, request, ctx);
       }
     } catch (err) {
       return toolError(asServiceError(err), { ...context });
@@ -46,17 +47,11 @@ export function createChangeTool(bus: BusClient) {
   };
 }
 
-async function upsertDag(bus: BusClient, request: ChangeRequest, ctx: McpCallContext): Promise<CallToolResult> {
-  if (request.mode === 'apply') requireDeveloper(ctx.principal, 'Applying a DAG change');
-  const payload = { name: request.name ?? '', spec: request.spec ?? '' };
-  const outcome =
-    request.mode === 'preview'
-      ? {
-          ...(await bus.call('dag', dagOps, 'dag.validate', payload, { principal: ctx.principal })),
-          applied: false,
-        }
-      : await bus.call('dag', dagOps, 'dag.upsert', payload, { principal: ctx.principal });
-  return upsertSuccess(request, outcome, request.mode === 'preview' ? roleWarnings(ctx.principal) : []);
+async function runUpsertDag(bus: BusClient, request: ChangeRequest, ctx: McpCallContext): Promise<CallToolResult> {
+  const input = { name: request.name ?? '', spec: request.spec ?? '' };
+  if (request.mode === 'apply') return upsertSuccess(request, await upsertDag(bus, ctx.principal, input), []);
+  const outcome = { ...(await validateDag(bus, ctx.principal, input)), applied: false };
+  return upsertSuccess(request, outcome, roleWarnings(ctx.principal, request.type));
 }
 
 function upsertSuccess(

@@ -4,7 +4,7 @@
  * with every type and are not listed.
  */
 
-import type { ChangeType } from '@dagu-mcp/contracts';
+import type { ChangeType, OpName } from '@dagu-mcp/contracts';
 
 /** The eight change types (022b §Input), `upsert_dag` the default; one list, in the contracts. */
 export { CHANGE_TYPES, type ChangeType } from '@dagu-mcp/contracts';
@@ -23,6 +23,21 @@ export const FIELDS_OF_TYPE: Readonly<Record<ChangeType, readonly ChangeField[]>
   upsert_wiki_page: ['workspace', 'path', 'content'],
   rename_wiki_page: ['workspace', 'path', 'newPath'],
   delete_wiki_page: ['workspace', 'path'],
+};
+
+/**
+ * The op each type's apply makes (its role is the op's, in the contracts'
+ * catalogs: dagu-model §9), read by the preview's role warning (022b).
+ */
+export const APPLY_OP_OF_TYPE: Readonly<Record<ChangeType, OpName>> = {
+  upsert_dag: 'dag.upsert',
+  rename_dag: 'dag.rename',
+  delete_dag: 'dag.delete',
+  set_dag_profile: 'profile.assign',
+  clear_dag_profile: 'profile.assign',
+  upsert_wiki_page: 'wiki.put',
+  rename_wiki_page: 'wiki.rename',
+  delete_wiki_page: 'wiki.delete',
 };
 
 /** Wiki types: their errors and outputs carry `workspace`, `path`, `pageUri` instead of `dagName`, `dagUri`. */

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, wikiOps, type Principal } from '@dagu-mcp/contracts';
+import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { checkWikiChange, deleteWikiPage, putWikiPage, renameWikiPage } from '../../../actions/wiki.actions';
 import type { ChangeRequest } from './change-input';
 import { changeResult, roleWarnings, wikiPageLink } from './change-output';
 
@@ -8,10 +9,10 @@ const KIND = { upsert_wiki_page: 'upsert', rename_wiki_page: 'rename', delete_wi
 
 /**
  * The wiki types of `dagu_change` (Dagu spec 022b): `upsert_wiki_page`,
- * `rename_wiki_page`, `delete_wiki_page`. Preview asks wiki-service's
- * `wiki.check` (the same checks as the write, no write, any role); apply
- * calls `wiki.put` / `wiki.rename` / `wiki.delete`, which check the
- * developer role again. Content that the page write refuses (bad
+ * `rename_wiki_page`, `delete_wiki_page`. Preview is `checkWikiChange`
+ * (the same checks as the write, no write, any role); apply is
+ * `putWikiPage` / `renameWikiPage` / `deleteWikiPage` (actions/wiki.actions.ts),
+ * which check the op's role. Content that the page write refuses (bad
  * frontmatter) is `valid=false`, not a tool error, in both modes.
  *
  * @throws DaguError from the service: `resource_not_found`, `conflict`,
@@ -28,21 +29,14 @@ export async function runWikiChange(
     throw new DaguError('internal_error', `Not a wiki change type: ${type}.`);
   }
   const page = { workspace, path, pageUri };
-  const opts = { principal };
   if (request.mode === 'preview') {
-    const check = await bus.call(
-      'wiki',
-      wikiOps,
-      'wiki.check',
-      {
-        kind: KIND[type],
-        workspace,
-        path,
-        ...(request.newPath !== undefined ? { newPath: request.newPath } : {}),
-        ...(request.content !== undefined ? { content: request.content } : {}),
-      },
-      opts,
-    );
+    const check = await checkWikiChange(bus, principal, {
+      kind: KIND[type],
+      workspace,
+      path,
+      ...(request.newPath !== undefined ? { newPath: request.newPath } : {}),
+      ...(request.content !== undefined ? { content: request.content } : {}),
+    });
     const fields = type === 'rename_wiki_page' ? { ...page, newPath: request.newPath } : page;
     const links = check.exists ? [wikiPageLink(pageUri)] : [];
     return changeResult(request, {
@@ -50,19 +44,13 @@ export async function runWikiChange(
       errors: check.errors,
       applied: false,
       fields,
-      warnings: roleWarnings(principal),
+      warnings: roleWarnings(principal, type),
       links,
     });
   }
   if (type === 'upsert_wiki_page') {
     try {
-      const reply = await bus.call(
-        'wiki',
-        wikiOps,
-        'wiki.put',
-        { workspace, path, content: request.content ?? '' },
-        opts,
-      );
+      const reply = await putWikiPage(bus, principal, { workspace, path, content: request.content ?? '' });
       return changeResult(request, {
         valid: true,
         applied: true,
@@ -79,7 +67,7 @@ export async function runWikiChange(
   }
   if (type === 'rename_wiki_page') {
     const newPath = request.newPath ?? '';
-    await bus.call('wiki', wikiOps, 'wiki.rename', { workspace, path, newPath }, opts);
+    await renameWikiPage(bus, principal, { workspace, path, newPath });
     const newUri = request.newPageUri ?? '';
     return changeResult(request, {
       valid: true,
@@ -88,6 +76,6 @@ export async function runWikiChange(
       links: [wikiPageLink(newUri)],
     });
   }
-  await bus.call('wiki', wikiOps, 'wiki.delete', { workspace, path }, opts);
+  await deleteWikiPage(bus, principal, { workspace, path });
   return changeResult(request, { valid: true, applied: true, fields: { ...page, deleted: true } });
 }

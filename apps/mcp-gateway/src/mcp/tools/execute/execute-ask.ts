@@ -1,13 +1,14 @@
-import { DaguError, runOps, type Principal, type RunDetail } from '@dagu-mcp/contracts';
+import { DaguError, type Principal, type RunDetail } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { completeHumanTask, decideApproval } from '../../../actions/checkpoint.actions';
 
 /**
  * Asking the person in their MCP client to decide the checkpoint a waited-on
  * run reached (issue 22 §2): the elicitation request built from a waiting
  * step's human-task form or approval inputs, and the answer applied through
- * the same bus operations as the REST checkpoint routes (`run.humanTask`,
- * `run.approval`), so validation, role rules and the recorded decider are
- * the same.
+ * the same checkpoint actions as the REST checkpoint routes
+ * (actions/checkpoint.actions.ts: `run.humanTask`, `run.approval`), so
+ * validation, role rules and the recorded decider are the same.
  */
 
 /** A waiting step's open checkpoint, as the run detail shows it (021 `humanTask` / `approval`). */
@@ -136,7 +137,7 @@ export async function applyAnswer(
 ): Promise<void> {
   const step = { dagName: run.dagName, dagRunId: run.dagRunId, stepName: checkpoint.stepName };
   if (checkpoint.kind === 'human_task') {
-    await bus.call('run', runOps, 'run.humanTask', { ...step, values: content }, { principal });
+    await completeHumanTask(bus, principal, { ...step, values: content });
     return;
   }
   const { decision, ...rest } = content;
@@ -147,13 +148,7 @@ export async function applyAnswer(
     if (value === undefined || value === '') continue;
     input[name] = typeof value === 'string' ? value : JSON.stringify(value);
   }
-  await bus.call(
-    'run',
-    runOps,
-    'run.approval',
-    { ...step, decision, ...(Object.keys(input).length > 0 ? { input } : {}) },
-    { principal },
-  );
+  await decideApproval(bus, principal, { ...step, decision, ...(Object.keys(input).length > 0 ? { input } : {}) });
 }
 
 function strings(value: unknown): string[] {

@@ -1,4 +1,5 @@
 import { DaguError, isValidDagName, isValidDagRunId, LATEST_RUN_ID, PROFILE_NAME_PATTERN } from '@dagu-mcp/contracts';
+import type { RunControlRequest } from '../../../actions/run-control.actions';
 import { readBoolean, readInteger, readString, rejectUnknownFields, requireObject, type ToolArgs } from '../tool-input';
 
 /** Every field `dagu_execute` accepts, in the order of 036 §Input (types are checked in this order). */
@@ -190,6 +191,44 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
     ...(includeDownstream !== undefined ? { includeDownstream } : {}),
     ...(wait ? { waitTimeoutSeconds: waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS } : {}),
   };
+}
+
+/**
+ * The run-control action's request for a validated 036 request: the target
+ * becomes `dagName`, an inline start carries its `spec`; `noReuse`, `wait`
+ * and `waitTimeoutSeconds` stay with the face (run-service takes no such field).
+ */
+export function runControlOf(request: ExecuteRequest): RunControlRequest {
+  const { action, name: dagName } = request;
+  // parseExecuteInput requires dagRunId for retry and stop (036 step 9).
+  const dagRunId = request.dagRunId ?? '';
+  switch (action) {
+    case 'retry':
+      return {
+        action,
+        dagName,
+        dagRunId,
+        ...(request.stepName !== undefined ? { stepName: request.stepName } : {}),
+        ...(request.includeDownstream !== undefined ? { includeDownstream: request.includeDownstream } : {}),
+      };
+    case 'stop':
+      return { action, dagName, dagRunId };
+    case 'start':
+    case 'enqueue': {
+      const { spec, params, queue, labels, singleton, profile } = request;
+      return {
+        action,
+        dagName,
+        ...(spec !== undefined ? { spec } : {}),
+        ...(request.dagRunId !== undefined ? { dagRunId: request.dagRunId } : {}),
+        ...(params !== undefined ? { params } : {}),
+        ...(queue !== undefined ? { queue } : {}),
+        ...(labels !== undefined ? { labels } : {}),
+        ...(singleton !== undefined ? { singleton } : {}),
+        ...(profile !== undefined ? { profile } : {}),
+      };
+    }
+  }
 }
 
 function isAction(value: string): value is ExecuteAction {

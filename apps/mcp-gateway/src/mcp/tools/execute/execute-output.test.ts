@@ -1,6 +1,6 @@
 import type { RunDetail } from '@dagu-mcp/contracts';
 import { parseExecuteInput } from './execute-input';
-import { TEXT_DONE, answerText, executeSuccess, runUris, subscribeSentence, waitText } from './execute-output';
+import { TEXT_DONE, answerText, executeSuccess, subscribeSentence, waitText } from './execute-output';
 import type { WaitOutcome } from './execute-wait';
 
 const REFERENCES = ['dagu://reference/authoring', 'dagu://reference/tools', 'dagu://reference/notifications'];
@@ -119,13 +119,6 @@ describe('executeSuccess (036 §Output)', () => {
       waitText({ kind: 'waiting', observed: { ...observed, run: DETAIL } }, RUN_URI),
     ];
     expect(new Set(texts).size).toBe(4);
-  });
-
-  test('run URIs follow the 020 escaping', () => {
-    expect(runUris({ dagName: 'a.b', dagRunId: 'x_1-2' })).toEqual({
-      runUri: 'dagu://runs/a.b/x_1-2',
-      logsUri: 'dagu://runs/a.b/x_1-2/logs',
-    });
   });
 });
 

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatDaguUri, type RunDetail } from '@dagu-mcp/contracts';
+import type { RunDetail } from '@dagu-mcp/contracts';
+import { runUris, type IdentifiedRun } from '../../../actions/run-control.actions';
 import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { toolSuccess, type ResourceLink } from '../tool-result';
 import type { ExecuteRequest } from './execute-input';
@@ -8,20 +9,6 @@ import type { WaitOutcome } from './execute-wait';
 
 /** `content[0]` without `wait` (036 §Output). */
 export const TEXT_DONE = 'Dagu execute action completed.';
-
-/** The run an action identified: its DAG name and run id. */
-export interface IdentifiedRun {
-  readonly dagName: string;
-  readonly dagRunId: string;
-}
-
-/** `dagu://runs/{name}/{id}` and its `/logs` (020 escaping). */
-export function runUris(run: IdentifiedRun): { runUri: string; logsUri: string } {
-  return {
-    runUri: formatDaguUri({ kind: 'run', name: run.dagName, dagRunId: run.dagRunId }),
-    logsUri: formatDaguUri({ kind: 'run_logs', name: run.dagName, dagRunId: run.dagRunId }),
-  };
-}
 
 /** The `subscribe` sentence (036 §Output: run identified and `wait` false). */
 export function subscribeSentence(runUri: string): string {

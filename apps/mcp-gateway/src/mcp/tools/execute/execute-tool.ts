@@ -1,20 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  DaguError,
-  WAITING_RUN_STATUS,
-  roleAtLeast,
-  runOps,
-  type Principal,
-  type RunDetail,
-  type RunRef,
-} from '@dagu-mcp/contracts';
+import { WAITING_RUN_STATUS, type Principal, type RunDetail, type RunRef } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { performRunControl, requireRunControlRole } from '../../../actions/run-control.actions';
+import { getRun } from '../../../actions/run-reads.actions';
 import type { McpCallContext } from '../../mcp-types';
 import type { RunEventSource, RunWatch } from '../../run-events';
 import { asServiceError, toolError } from '../tool-result';
 import {
   DEFAULT_WAIT_TIMEOUT_SECONDS,
   parseExecuteInput,
+  runControlOf,
   type ExecuteErrorContext,
   type ExecuteRequest,
 } from './execute-input';
@@ -32,9 +27,10 @@ export interface ExecuteToolDeps {
 }
 
 /**
- * The `dagu_execute` tool (spec 036): parses the input (036 §Input), checks
- * the operator role (dagu-model §9), performs exactly one run-control action
- * over the bus and, with `wait`, follows the run (036 §Wait, dagu-model §10).
+ * The `dagu_execute` tool (spec 036): parses the input (036 §Input), performs
+ * exactly one run-control action (actions/run-control.actions.ts, which checks
+ * the op's role, dagu-model §9) and, with `wait`, follows the run (036 §Wait,
+ * dagu-model §10).
  *
  * - start/enqueue + dag: `run.start` by name; run-service reads the stored
  *   YAML (unknown DAG → `resource_not_found` with dag-service's
@@ -53,11 +49,11 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     let watch: RunWatch | undefined;
     try {
       const request = parseExecuteInput(args, context);
-      if (!roleAtLeast(ctx.principal.role, 'operator')) {
-        throw new DaguError('unauthorized', 'Run control with dagu_execute needs the operator role or higher.');
-      }
+      const control = runControlOf(request);
+      // Before any read or watch, and also for a resumed wait, which performs no action again.
+      requireRunControlRole(ctx.principal, control);
       if (!request.wait) {
-        const ref = await performAction(deps.bus, request, ctx.principal);
+        const ref = await performRunControl(deps.bus, ctx.principal, control);
         return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, undefined);
       }
       // A repeated call of a multi-round-trip request (2026-07-28): the run exists; nothing is started again.
@@ -72,7 +68,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           : undefined;
       const ref: Pick<RunRef, 'dagRunId' | 'status' | 'statusLabel' | 'attemptId'> =
         state === undefined
-          ? await performAction(deps.bus, request, ctx.principal)
+          ? await performRunControl(deps.bus, ctx.principal, control)
           : { dagRunId: state.dagRunId, status: WAITING_RUN_STATUS, statusLabel: 'waiting' };
       context.dagRunId = ref.dagRunId;
       ctx.noteDagRun?.(ref.dagRunId);
@@ -86,13 +82,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       const waitOnce = (initial: Observed, seconds: number) =>
         waitForRun({
           readRun: (timeoutMs) =>
-            deps.bus.call(
-              'run',
-              runOps,
-              'run.get',
-              { dagName: request.name, dagRunId: ref.dagRunId },
-              { principal: ctx.principal, timeoutMs },
-            ),
+            getRun(deps.bus, ctx.principal, { dagName: request.name, dagRunId: ref.dagRunId }, { timeoutMs }),
           watch: watch ?? NO_EVENTS.watch(request.name),
           initial,
           // After an answer, the run still shows 7 until run-service resumes it: not the checkpoint we wait for.
@@ -172,60 +162,6 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
   };
 }
 
-/**
- * The one bus action of a request (036 §Semantics). Starting or enqueuing an
- * inline spec needs `developer` (dagu-model §9), on MCP and REST alike.
- * @throws DaguError `unauthorized` for an inline spec below developer; from run-service as it replies (an unknown stored DAG: dag-service's `resource_not_found`, passed on)
- */
-export async function performAction(bus: BusClient, request: ExecuteRequest, principal: Principal): Promise<RunRef> {
-  const opts = { principal };
-  const { name: dagName } = request;
-  switch (request.action) {
-    case 'retry':
-      return bus.call(
-        'run',
-        runOps,
-        'run.retry',
-        { dagName, dagRunId: request.dagRunId ?? '', ...pick(request, ['stepName', 'includeDownstream']) },
-        opts,
-      );
-    case 'stop':
-      return bus.call('run', runOps, 'run.stop', { dagName, dagRunId: request.dagRunId ?? '' }, opts);
-    case 'start':
-    case 'enqueue': {
-      const inline = request.targetType === 'inline_spec';
-      if (inline && !roleAtLeast(principal.role, 'developer')) {
-        // dagu-model §9: running YAML the caller supplies is authoring; operators run stored DAGs only.
-        throw new DaguError(
-          'unauthorized',
-          `Running a caller-supplied spec (${request.action} with inline_spec) is authoring and needs the developer role or higher.`,
-        );
-      }
-      // A stored DAG goes by name: run-service reads its YAML from its own cache of dag-service's
-      // `dag.spec`, one bus hop fewer per start (issue 28; docs/decisions.md "DAG spec cache").
-      const spec = inline ? { spec: request.spec ?? '' } : {};
-      const extras = pick(request, ['dagRunId', 'params', 'queue', 'labels', 'singleton', 'profile']);
-      return bus.call(
-        'run',
-        runOps,
-        'run.start',
-        { dagName, ...spec, inline, enqueue: request.action === 'enqueue', ...extras },
-        opts,
-      );
-    }
-  }
-}
-
-/** The keys of `request` named in `keys` that are set (optional keys stay absent on the wire). */
-function pick<K extends keyof ExecuteRequest>(
-  request: ExecuteRequest,
-  keys: readonly K[],
-): Partial<Pick<ExecuteRequest, K>> {
-  const picked: Partial<Pick<ExecuteRequest, K>> = {};
-  for (const key of keys) if (request[key] !== undefined) picked[key] = request[key];
-  return picked;
-}
-
 /** The run's attempt id before a retry; `undefined` when it cannot be read (run.retry then reports the error). */
 async function currentAttempt(
   bus: BusClient,
@@ -233,13 +169,7 @@ async function currentAttempt(
   principal: Principal,
 ): Promise<string | undefined> {
   try {
-    const run = await bus.call(
-      'run',
-      runOps,
-      'run.get',
-      { dagName: request.name, dagRunId: request.dagRunId ?? '' },
-      { principal },
-    );
+    const run = await getRun(bus, principal, { dagName: request.name, dagRunId: request.dagRunId ?? '' });
     return run.attemptId;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
-import type { DagListIfChangedReply, DagListReply, DagListRequest } from '@dagu-mcp/contracts';
-import { deepFreeze } from '../../shared-result';
+import type { DagListReply, DagListRequest } from '@dagu-mcp/contracts';
+import type { DagPageCache, TaggedPageFetch } from '../../../actions/dag-reads.actions';
+import { deepFreeze } from '../../transport/shared-result';
 
 /**
  * Default cap of what a gateway replica's held pages weigh, in bytes (32 MiB;
@@ -16,12 +17,6 @@ const PAGE_WEIGHT_FACTOR = 4;
 /** Queries with a longer key (a long `name` or many `labels`) are answered but never held. */
 const MAX_KEY_LENGTH = 1024;
 
-/** Asks dag-service for a page (`dag.listIfChanged`), passing the tag of the copy held, if any. */
-export type TaggedPageFetch = (
-  query: DagListRequest,
-  ifNoneMatch: string | undefined,
-) => Promise<DagListIfChangedReply>;
-
 /**
  * The gateway's copies of `dagu_read dags` pages (Dagu spec 021 `dags`,
  * issue 28). dag-service stays the judge of freshness: every read still asks
@@ -34,9 +29,9 @@ export type TaggedPageFetch = (
  * Pages are deep-frozen: the same object answers many requests, so nothing
  * may change it. The memo is per replica, keyed by the whole query and
  * bounded by what its pages weigh ({@link DAG_PAGE_MEMO_MAX_BYTES}); it holds no principal's data (a page is
- * the same for every reader).
+ * the same for every reader). The action `listDagsIfChanged` (actions/dag-reads.actions.ts) reads through it.
  */
-export class DagPageMemo {
+export class DagPageMemo implements DagPageCache {
   private readonly pages = new Map<string, { etag: string; page: DagListReply; weight: number }>();
   private bytes = 0;
   private hits = 0;

@@ -5,7 +5,7 @@ import { RESULT_REFERENCES } from '../../../reference/reference-topics';
 import { asServiceError, toolError, toolSuccess } from '../tool-result';
 import type { ReadBackends } from './read-backends';
 import { parseReadInput, type ReadErrorContext, type ReadRequest } from './read-input';
-import { shareResult } from '../../shared-result';
+import { shareResult } from '../../transport/shared-result';
 
 const SUCCESS_TEXT = 'Dagu read completed.';
 const STEP_ECHO = ['name', 'dagRunId', 'stepName', 'subRunId', 'item', 'bodyStepName'] as const;

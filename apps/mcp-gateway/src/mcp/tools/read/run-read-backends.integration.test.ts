@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BusClient } from '@dagu-mcp/bus';
-import { ANONYMOUS_PRINCIPAL, DaguError, dagOps, runOps } from '@dagu-mcp/contracts';
+import { ANONYMOUS_PRINCIPAL, DaguError } from '@dagu-mcp/contracts';
 import { FakeServices } from '../../../../test-fixtures/fake-run-service';
+import { getDag } from '../../../actions/dag-reads.actions';
+import { startRun } from '../../../actions/run-control.actions';
 import { parseReadInput } from './read-input';
 import { createRunReadBackends, withLatestRun } from './run-read-backends';
 import type { ReadBackend } from './read-backends';
 
-/** The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`, `dag.latestRun`): one bus call each. */
+/** The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`, `dag.latestRun`): one run read action each. */
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-runread-${randomBytes(4).toString('hex')}`;
 const services = new FakeServices(REDIS_URL, prefix);
 const bus = new BusClient({ redisUrl: REDIS_URL, prefix, defaultTimeoutMs: 5000 });
 const backends = createRunReadBackends(bus);
 const dagBackend: ReadBackend = async (request, principal) =>
-  bus.call('dag', dagOps, 'dag.get', { name: request.fields.name ?? '' }, { principal });
+  getDag(bus, principal, { name: request.fields.name ?? '' });
 const dag = withLatestRun(dagBackend, bus);
 
 beforeAll(async () => {
@@ -99,13 +101,7 @@ describe('run read backends (021 §Target contracts)', () => {
 
   test('dag gains latestRun once the DAG has run; not before; an unknown DAG fails as dag-service says', async () => {
     expect(await read({ target: 'dag', name: 'never' })).not.toHaveProperty('latestRun');
-    await bus.call(
-      'run',
-      runOps,
-      'run.start',
-      { dagName: 'hello', spec: 'sleep', inline: false, enqueue: false, dagRunId: 'lr1' },
-      { principal: ANONYMOUS_PRINCIPAL },
-    );
+    await startRun(bus, ANONYMOUS_PRINCIPAL, { dagName: 'hello', dagRunId: 'lr1' });
     expect(await read({ target: 'dag', name: 'hello' })).toMatchObject({
       name: 'hello',
       latestRun: { dagRunId: 'lr1', status: 1, statusLabel: 'running' },

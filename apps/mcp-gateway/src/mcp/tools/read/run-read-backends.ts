@@ -4,17 +4,25 @@ import {
   RunLogsQuerySchema,
   RunsQuerySchema,
   StepLogQuerySchema,
-  runOps,
   type Principal,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import {
+  getForeachItem,
+  getLatestRuns,
+  getRun,
+  getRunLogs,
+  getStepLog,
+  listForeachItems,
+  listRuns,
+} from '../../../actions/run-reads.actions';
 import type { ReadBackend } from './read-backends';
 import type { ReadRequest } from './read-input';
 
 /**
  * The run read targets of 021 (`runs`, `run`, `run_logs`, `step_log`,
- * `foreach_items`, `foreach_item`), each
- * one call to run-service over the bus. The request is already validated
+ * `foreach_items`, `foreach_item`), each one run read action
+ * (actions/run-reads.actions.ts). The request is already validated
  * (021 §Input, §Query handling); its parsed query (target or URI mode) is
  * re-checked against the contract schema before it travels.
  *
@@ -40,30 +48,16 @@ export function createRunReadBackends(bus: BusClient): {
 } {
   return {
     runs: async (request, principal) =>
-      bus
-        .call('run', runOps, 'run.list', RunsQuerySchema.parse(request.query ?? {}), { principal })
-        .catch((err: unknown) => {
-          throw asQueryError(err, request.mode);
-        }),
+      listRuns(bus, principal, RunsQuerySchema.parse(request.query ?? {})).catch((err: unknown) => {
+        throw asQueryError(err, request.mode);
+      }),
     run: async (request, principal) => {
       const { subRunId } = request.fields;
-      return bus.call(
-        'run',
-        runOps,
-        'run.get',
-        { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) },
-        { principal },
-      );
+      return getRun(bus, principal, { ...runOf(request), ...(subRunId !== undefined ? { subRunId } : {}) });
     },
     run_logs: async (request, principal) => {
       const { tail } = RunLogsQuerySchema.parse(request.query ?? {});
-      return bus.call(
-        'run',
-        runOps,
-        'run.logs',
-        { ...runOf(request), ...(tail !== undefined ? { tail } : {}) },
-        { principal },
-      );
+      return getRunLogs(bus, principal, { ...runOf(request), ...(tail !== undefined ? { tail } : {}) });
     },
     step_log: async (request, principal) => {
       const { subRunId, item, bodyStepName, stepName } = request.fields;
@@ -76,26 +70,14 @@ export function createRunReadBackends(bus: BusClient): {
         ...(bodyStepName !== undefined ? { bodyStepName } : {}),
         ...(query !== undefined ? { query } : {}),
       };
-      return bus.call('run', runOps, 'run.stepLog', payload, { principal });
+      return getStepLog(bus, principal, payload);
     },
     foreach_items: async (request, principal) => {
       const query = request.query === undefined ? undefined : ForeachItemsQuerySchema.parse(request.query);
-      return bus.call(
-        'run',
-        runOps,
-        'run.foreachItems',
-        { ...foreachStepOf(request), ...(query !== undefined ? { query } : {}) },
-        { principal },
-      );
+      return listForeachItems(bus, principal, { ...foreachStepOf(request), ...(query !== undefined ? { query } : {}) });
     },
     foreach_item: async (request, principal) =>
-      bus.call(
-        'run',
-        runOps,
-        'run.foreachItem',
-        { ...foreachStepOf(request), item: request.fields.item ?? '' },
-        { principal },
-      ),
+      getForeachItem(bus, principal, { ...foreachStepOf(request), item: request.fields.item ?? '' }),
   };
 }
 
@@ -116,7 +98,7 @@ function runOf(request: ReadRequest): { dagName: string; dagRunId: string } {
 /**
  * Wraps the `dag` backend so the DAG detail model carries `latestRun
  * {dagRunId, status, statusLabel}` once the DAG has run (021 DAG detail
- * model), read with `run.latest`. The DAG is read first, so an unknown DAG
+ * model), read with `run.latest` ({@link getLatestRuns}). The DAG is read first, so an unknown DAG
  * fails as dag-service says; when run-service cannot answer, the detail is
  * returned without `latestRun` rather than failing the read.
  */
@@ -125,7 +107,7 @@ export function withLatestRun(dagBackend: ReadBackend, bus: BusClient): ReadBack
     const detail = await dagBackend(request, principal);
     const name = typeof detail.name === 'string' ? detail.name : (request.fields.name ?? '');
     try {
-      const { latest } = await bus.call('run', runOps, 'run.latest', { dagNames: [name] }, { principal });
+      const { latest } = await getLatestRuns(bus, principal, { dagNames: [name] });
       const run = latest[name];
       return run === undefined
         ? detail

@@ -1,12 +1,13 @@
-import { DaguError, WikiQuerySchema, wikiOps, type WikiListRequest, type WikiSearchRequest } from '@dagu-mcp/contracts';
+import { DaguError, WikiQuerySchema, type WikiListRequest, type WikiSearchRequest } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { getWikiPage, listWikiPages, searchWiki } from '../../../actions/wiki.actions';
 import type { ReadBackend } from './read-backends';
 import type { ReadRequest } from './read-input';
 
 /**
  * The Wiki read targets of spec 021 (`wiki`, `wiki_page`, `wiki_search`;
  * the deprecated `docs`, `doc`, `doc_search` resolve to them in read-input),
- * each one call to wiki-service over the bus. The request was validated by
+ * each one action of actions/wiki.actions.ts (one wiki-service call). The request was validated by
  * read-input (021 §Input, §Query handling) in target or URI mode; the
  * payload is re-checked by the bus against the op's contract schema.
  *
@@ -28,13 +29,12 @@ export function createWikiReadBackends(bus: BusClient): {
   wiki_search: ReadBackend;
 } {
   return {
-    wiki: async (request, principal) => bus.call('wiki', wikiOps, 'wiki.list', wikiListPayload(request), { principal }),
+    wiki: async (request, principal) => listWikiPages(bus, principal, wikiListPayload(request)),
     wiki_page: async (request, principal) => {
       const { workspace, path } = request.fields;
-      return bus.call('wiki', wikiOps, 'wiki.get', { workspace: workspace ?? '', path: path ?? '' }, { principal });
+      return getWikiPage(bus, principal, { workspace: workspace ?? '', path: path ?? '' });
     },
-    wiki_search: async (request, principal) =>
-      bus.call('wiki', wikiOps, 'wiki.search', wikiSearchPayload(request), { principal }),
+    wiki_search: async (request, principal) => searchWiki(bus, principal, wikiSearchPayload(request)),
   };
 }
 

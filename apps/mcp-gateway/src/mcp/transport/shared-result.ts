@@ -2,9 +2,9 @@
  * Results served to many requests unchanged (issue 28: the `dags` page a
  * gateway replica holds, tools/read/dag-page-memo.ts). A result marked here
  * is deep-frozen and its JSON is encoded once; the transport splices those
- * bytes into each answer (transport/json-body.ts) instead of encoding the
- * same 40 KB again. Below both the tools and the transport, so neither
- * imports the other.
+ * bytes into each answer (json-body.ts) instead of encoding the same 40 KB
+ * again. Part of the transport, the lowest floor of `mcp/`: the tools above
+ * mark results, and the transport never imports them.
  */
 
 /** Marked results → their JSON as UTF-8 bytes (weak: gone with the result). */

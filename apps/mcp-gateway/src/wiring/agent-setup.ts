@@ -12,12 +12,12 @@ import type { ServedExtensions } from '../mcp/extensions/extension-settings';
 import { configuredExtensions, createExtensionRouter, startMcpSessions } from '../mcp/mcp-setup';
 import type { McpHandlers } from '../mcp/mcp-types';
 import type { McpSessionManager } from '../mcp/session-manager';
-import { AgentCatalogCache, type AgentCatalog } from './agent-catalog-cache';
-import { createAgentDispatcher } from './agent-dispatcher';
-import { agentGate, type AgentEndpointOAuth } from './agent-endpoint';
-import { agentPrincipal } from './agent-tool-base';
-import { buildAgentTools } from './agent-tools';
-import { watchBoundExtensions } from './extension-tool';
+import { AgentCatalogCache, type AgentCatalog } from '../agents/agent-catalog-cache';
+import { createAgentDispatcher } from '../agents/agent-dispatcher';
+import { agentGate, type AgentEndpointOAuth } from '../agents/agent-endpoint';
+import { agentPrincipal } from '../agents/agent-tool-base';
+import { buildAgentTools } from '../agents/agent-tools';
+import { watchBoundExtensions } from '../agents/extension-tool';
 import type { UsageRecorder } from '../usage/usage-recorder';
 
 /** What the agent endpoints are built from. */
@@ -43,7 +43,7 @@ export interface AgentSetupDeps {
 export interface AgentEndpoints {
   readonly catalogs: AgentCatalogCache;
   readonly sessions: McpSessionManager;
-  /** Resolves and authenticates `/mcp/v1/{workspace}/{agent}` (agent-endpoint.ts). */
+  /** Resolves and authenticates `/mcp/v1/{workspace}/{agent}` (agents/agent-endpoint.ts). */
   readonly gate: RequestHandler;
   close(): Promise<void>;
 }
@@ -57,7 +57,7 @@ export interface AgentEndpoints {
  * `notifications/tools/list_changed` to the live sessions of that agent it
  * serves (an open stream or a running request there), after its own rebuild.
  * Agents that bind extension tools are also rebuilt whenever the served
- * extension tools change (extension-tool.ts).
+ * extension tools change (agents/extension-tool.ts).
  */
 export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetupDeps): Promise<AgentEndpoints> {
   const publisher = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'gateway-agents' });

@@ -12,10 +12,10 @@ import { ConsentFlow } from '../routes/oauth-consent';
 import { renderOAuthPage } from '../http/pages/oauth-pages';
 import { sessionCookieOf } from '../http/pages/signin.page';
 import { setBrowserSession } from '../http/principal';
-import type { BrowserSessions } from './browser-sessions';
+import type { BrowserSessions } from '../auth/browser-sessions';
 import { oauthRouter } from '../routes/oauth.routes';
-import { LOGIN_STATE_CACHE_MS } from './login-sessions';
-import type { UserRepository } from './user.repository';
+import { LOGIN_STATE_CACHE_MS } from '../auth/login-sessions';
+import type { UserRepository } from '../auth/user.repository';
 
 /** The OAuth pieces the gateway wires into authentication and the app. */
 export interface OAuthSetup {

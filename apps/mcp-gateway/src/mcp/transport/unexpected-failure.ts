@@ -3,7 +3,7 @@
  * client as `internal_error` with a message that reveals nothing and
  * `details.requestId` (dagu-model §10), and are logged once, with their stack
  * and that request id, by the one boundary that knows the id: the request
- * runner (transport/request-runner.ts). The code that turns them into error
+ * runner (request-runner.ts). The code that turns them into error
  * objects (tool results, resource errors) keeps the cause here for it.
  */
 
