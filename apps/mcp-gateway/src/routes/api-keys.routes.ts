@@ -76,9 +76,13 @@ export function apiKeyRoutes(deps: { keys: ApiKeyRepository; verifier: ApiKeyVer
         res.status(201).json({ ...shown, key });
       },
     );
-    routes.get('/api-keys', { action: 'apiKeys.list', summary: 'List live API keys', tag: 'api-keys' }, async (_req, res) => {
-      res.json({ items: (await deps.keys.list()).map(view) });
-    });
+    routes.get(
+      '/api-keys',
+      { action: 'apiKeys.list', summary: 'List live API keys', tag: 'api-keys' },
+      async (_req, res) => {
+        res.json({ items: (await deps.keys.list()).map(view) });
+      },
+    );
     routes.delete(
       '/api-keys/:id',
       { action: 'apiKeys.revoke', summary: 'Revoke an API key on every replica at once', tag: 'api-keys', status: 204 },
