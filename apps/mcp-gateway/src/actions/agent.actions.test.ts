@@ -1,20 +1,6 @@
-import { BusClient } from '@dagu-mcp/bus';
-import { DaguError, type Principal, type Role } from '@dagu-mcp/contracts';
 import { createAgent, deleteAgent, getAgent, listAgents, setAgentTools, updateAgent } from './agent.actions';
+import { as, UnreachableBus } from './unreachable-bus.test-support';
 
-/** A bus that is never to be reached: it records the op and refuses (no Redis). */
-class UnreachableBus extends BusClient {
-  readonly ops: string[] = [];
-  constructor() {
-    super({ redisUrl: 'redis://unused' });
-  }
-  override async call(_service: string, _catalog: unknown, op: string): Promise<never> {
-    this.ops.push(op);
-    throw new DaguError('resource_unavailable', 'the bus is not there in this test');
-  }
-}
-
-const as = (role: Role): Principal => ({ id: `user:${role}`, subject: role, role, credentialType: 'api_key' });
 const ref = { workspace: 'ops', slug: 'helper' };
 
 describe('agent actions: the role is checked before the bus (dagu-model §9)', () => {

@@ -1,5 +1,5 @@
-import { BusClient, unknownOpError } from '@dagu-mcp/bus';
-import { DaguError, type DagListReply, type Principal, type Role } from '@dagu-mcp/contracts';
+import { unknownOpError } from '@dagu-mcp/bus';
+import { DaguError, type DagListReply } from '@dagu-mcp/contracts';
 import {
   checkDeleteDag,
   checkRenameDag,
@@ -12,22 +12,8 @@ import {
 } from './dag.actions';
 import { listDagsIfChanged, workspaceOfLabels, type DagPageCache } from './dag-reads.actions';
 import { assignDagProfile, checkDagProfile } from './profile.actions';
+import { as, UnreachableBus } from './unreachable-bus.test-support';
 
-/** A bus that is never to be reached: it records the op and refuses (no Redis), or answers as told. */
-class UnreachableBus extends BusClient {
-  readonly ops: string[] = [];
-  constructor(
-    private readonly refusal: (op: string) => DaguError = () => new DaguError('resource_unavailable', 'no bus'),
-  ) {
-    super({ redisUrl: 'redis://unused' });
-  }
-  override async call(_service: string, _catalog: unknown, op: string): Promise<never> {
-    this.ops.push(op);
-    throw this.refusal(op);
-  }
-}
-
-const as = (role: Role): Principal => ({ id: `user:${role}`, subject: role, role, credentialType: 'api_key' });
 const dag = { name: 'nightly' };
 const page: DagListReply = { items: [], pagination: { page: 1, perPage: 50, total: 0, totalPages: 0 } };
 

@@ -1,5 +1,4 @@
-import { BusClient } from '@dagu-mcp/bus';
-import { DaguError, SYSTEM_PRINCIPAL, type Principal, type Role } from '@dagu-mcp/contracts';
+import { SYSTEM_PRINCIPAL } from '@dagu-mcp/contracts';
 import {
   callOperation,
   createOperation,
@@ -16,20 +15,8 @@ import {
   putUpstream,
   updateOperation,
 } from './operation.actions';
+import { as, UnreachableBus } from './unreachable-bus.test-support';
 
-/** A bus that is never to be reached: it records the op and refuses (no Redis). */
-class UnreachableBus extends BusClient {
-  readonly ops: string[] = [];
-  constructor() {
-    super({ redisUrl: 'redis://unused' });
-  }
-  override async call(_service: string, _catalog: unknown, op: string): Promise<never> {
-    this.ops.push(op);
-    throw new DaguError('resource_unavailable', 'the bus is not there in this test');
-  }
-}
-
-const as = (role: Role): Principal => ({ id: `user:${role}`, subject: role, role, credentialType: 'api_key' });
 const ws = { workspace: 'ops' };
 const op = { workspace: 'ops', name: 'get_invoice' };
 const spec = {};

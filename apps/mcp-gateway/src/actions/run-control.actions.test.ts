@@ -1,5 +1,4 @@
-import { BusClient } from '@dagu-mcp/bus';
-import { DaguError, type Principal, type Role } from '@dagu-mcp/contracts';
+import { DaguError } from '@dagu-mcp/contracts';
 import { completeHumanTask, decideApproval } from './checkpoint.actions';
 import {
   performRunControl,
@@ -11,20 +10,8 @@ import {
   type RunControlRequest,
 } from './run-control.actions';
 import { readWorkbook } from './workbook.actions';
+import { as, UnreachableBus } from './unreachable-bus.test-support';
 
-/** A bus that is never to be reached: it records the op and refuses (no Redis). */
-class UnreachableBus extends BusClient {
-  readonly ops: string[] = [];
-  constructor() {
-    super({ redisUrl: 'redis://unused' });
-  }
-  override async call(_service: string, _catalog: unknown, op: string): Promise<never> {
-    this.ops.push(op);
-    throw new DaguError('resource_unavailable', 'the bus is not there in this test');
-  }
-}
-
-const as = (role: Role): Principal => ({ id: `user:${role}`, subject: role, role, credentialType: 'api_key' });
 const run = { dagName: 'nightly', dagRunId: 'r1' };
 const step = { ...run, stepName: 'review' };
 

@@ -1,5 +1,3 @@
-import { BusClient } from '@dagu-mcp/bus';
-import { DaguError, type Principal, type Role } from '@dagu-mcp/contracts';
 import {
   checkWikiChange,
   deleteWikiPage,
@@ -9,20 +7,8 @@ import {
   renameWikiPage,
   searchWiki,
 } from './wiki.actions';
+import { as, UnreachableBus } from './unreachable-bus.test-support';
 
-/** A bus that is never to be reached: it records the op and refuses (no Redis). */
-class UnreachableBus extends BusClient {
-  readonly ops: string[] = [];
-  constructor() {
-    super({ redisUrl: 'redis://unused' });
-  }
-  override async call(_service: string, _catalog: unknown, op: string): Promise<never> {
-    this.ops.push(op);
-    throw new DaguError('resource_unavailable', 'the bus is not there in this test');
-  }
-}
-
-const as = (role: Role): Principal => ({ id: `user:${role}`, subject: role, role, credentialType: 'api_key' });
 const pageRef = { workspace: 'team', path: 'runbooks/deploy' };
 
 describe('wiki actions: the role is checked before the bus (dagu-model §9)', () => {
