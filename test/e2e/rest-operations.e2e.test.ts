@@ -193,7 +193,7 @@ async function expectRefused(tool: string, address: string, rule: string, shown 
   const hits = internalHits;
   const result = await ssrfCall(tool);
   expect([tool, result.isError]).toEqual([tool, true]);
-  expect(sc(result)).toEqual({
+  expect(sc(result)).toMatchObject({
     code: 'resource_unavailable',
     message: `${tool}: The upstream address is refused: ${shown} is ${rule} and not in OUTBOUND_ALLOW_CIDRS.`,
     details: { operation: tool, kind: 'address_refused', attempts: 1, address, rule },
