@@ -50,8 +50,8 @@ function parseRange(entry: string, single: boolean): [IpAddress, number] {
   const max = address.kind() === 'ipv4' ? 32 : 128;
   const bits = slash < 0 ? max : Number(bitsText);
   if (bits > max) throw new Error(`not a CIDR range: ${entry} (a prefix of at most ${max} bits)`);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
-    return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96];
+  if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() && bits >= 96)
+    return [address.toIPv4Address(), bits - 96];
   return [address, bits];
 }
 

@@ -53,7 +53,9 @@ describe('guardedFetch', () => {
       }).catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(OutboundRequestError);
       expect(refused).toMatchObject({ reason: 'blocked', refused: { rule: 'loopback' } });
-      expect((refused as Error).message).toMatch(/^(::ffff:7f00:1 \()?127\.0\.0\.1\)? is loopback and not in OUTBOUND_ALLOW_CIDRS$/);
+      expect((refused as Error).message).toMatch(
+        /^(::ffff:7f00:1 \()?127\.0\.0\.1\)? is loopback and not in OUTBOUND_ALLOW_CIDRS$/,
+      );
     }
     // 127.0.0.2 is loopback too, but outside 127.0.0.1/32: refused before any connection.
     const other = await guardedFetch(`http://127.2:${port}/doc`, { protocols: ['http:'], reachable }).catch(
