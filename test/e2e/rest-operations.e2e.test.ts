@@ -3,7 +3,8 @@
  * credentials, operations with versions, OpenAPI import, `tools/call` on an
  * agent endpoint through agent-service and the SSRF guard to a real local
  * upstream HTTP server, hot refresh of a published version on another gateway
- * replica, and usage per tool — the real stack, the SDK client on the agent
+ * replica, outbound calls to internal addresses only inside the stack's
+ * `OUTBOUND_ALLOW_CIDRS=127.0.0.1/32` (issue 42 item 1), and usage per tool — the real stack, the SDK client on the agent
  * endpoint, plain HTTP for the REST API (docs/agents.md "REST operations").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,6 +33,16 @@ let other: Server;
 let upstreamPort = 0;
 let otherBase = '';
 const timers: NodeJS.Timeout[] = [];
+/**
+ * An "internal" server on every interface: 127.0.0.2, 0.0.0.0 and ::ffff:127.0.0.2 all reach it,
+ * so a guard that let one of them through would show here as a hit (issue 42 item 1).
+ */
+let internal: Server;
+let internalPort = 0;
+let internalHits = 0;
+const INTERNAL_BODY = 'internal-only-body-4d1e';
+const SSRF_AGENT = 'ssrf-bot';
+let ssrfKey = '';
 
 const json = (res: ServerResponse, status: number, value: unknown): void => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -126,6 +137,71 @@ const GET_REFUND = {
   annotations: { readOnlyHint: true },
 };
 
+/**
+ * Upstreams at internal addresses, one operation and tool each on the `ssrf-bot` agent (its own
+ * agent, so the refunds bot's tool list and usage stay as they are): base URLs in the spellings
+ * of issue 42's attack, each with no `allowHosts` unless given (issue 42 item 1).
+ */
+const SSRF_CASES = (): ReadonlyArray<{ tool: string; baseUrl: string; allowHosts?: string[] }> => [
+  { tool: 'loopback', baseUrl: `http://127.0.0.1:${internalPort}` },
+  { tool: 'loopback_decimal', baseUrl: `http://2130706433:${internalPort}` },
+  { tool: 'loopback_mapped', baseUrl: `http://[::ffff:127.0.0.1]:${internalPort}` },
+  { tool: 'other_plain', baseUrl: `http://127.0.0.2:${internalPort}` },
+  { tool: 'other_decimal', baseUrl: `http://2130706434:${internalPort}` },
+  { tool: 'other_hex', baseUrl: `http://0x7f000002:${internalPort}` },
+  { tool: 'other_short', baseUrl: `http://127.2:${internalPort}` },
+  { tool: 'other_mapped', baseUrl: `http://[::ffff:127.0.0.2]:${internalPort}` },
+  { tool: 'unspecified', baseUrl: `http://0.0.0.0:${internalPort}` },
+  { tool: 'metadata', baseUrl: 'http://169.254.169.254' },
+  { tool: 'metadata_v6', baseUrl: 'http://[fd00:ec2::254]' },
+  { tool: 'private_ten', baseUrl: 'http://10.0.0.1' },
+  { tool: 'listed_ip', baseUrl: `http://127.0.0.2:${internalPort}`, allowHosts: ['127.0.0.2'] },
+  { tool: 'listed_range', baseUrl: `http://127.0.0.2:${internalPort}`, allowHosts: ['127.0.0.0/8'] },
+];
+
+/** Creates the SSRF cases' upstreams, operations and the published `ssrf-bot` agent; returns its key. */
+async function ssrfSetup(): Promise<string> {
+  for (const { tool, baseUrl, allowHosts } of SSRF_CASES()) {
+    const name = `ssrf-${tool.replace(/_/g, '-')}`;
+    // A short bound: the old guard let 169.254.169.254 and 10.0.0.1 through to a connect that hangs.
+    const body = { baseUrl, timeoutMs: 1000, ...(allowHosts !== undefined ? { allowHosts } : {}) };
+    expect((await api(`/workspaces/${WS}/upstreams/${name}`, { method: 'PUT', body })).status).toBe(201);
+    await createAndPublish(tool, { spec: spec({ upstream: name, pathTemplate: '/probe' }) });
+  }
+  const agent = `/workspaces/${WS}/agents/${SSRF_AGENT}`;
+  expect(
+    (await api(`/workspaces/${WS}/agents`, { method: 'POST', body: { slug: SSRF_AGENT, title: 'SSRF' } })).status,
+  ).toBe(201);
+  const tools = SSRF_CASES().map(({ tool }) => ({ kind: 'rest_operation', operation: tool }));
+  expect((await api(`${agent}/tools`, { method: 'PUT', body: { tools } })).status).toBe(200);
+  expect((await api(agent, { method: 'PATCH', body: { state: 'published' } })).status).toBe(200);
+  const key = await api(`${agent}/keys`, { method: 'POST', body: { name: 'ci' } });
+  expect(key.status).toBe(201);
+  return String(key.body?.key);
+}
+
+/** One `tools/call` of an SSRF case through the real agent path (gateway → agent-service → guard). */
+async function ssrfCall(tool: string): Promise<CallToolResult> {
+  const url = `${stack.gateways[0]?.url ?? ''}/mcp/v1/${WS}/${SSRF_AGENT}`;
+  const client = await connectClient(url, { authorization: `Bearer ${ssrfKey}` });
+  clients.push(client);
+  return (await client.callTool({ name: tool, arguments: {} })) as CallToolResult;
+}
+
+/** Expects `tool` refused by the address guard naming `address` and `rule`, and nothing sent to the internal server. */
+async function expectRefused(tool: string, address: string, rule: string, shown = address): Promise<void> {
+  const hits = internalHits;
+  const result = await ssrfCall(tool);
+  expect([tool, result.isError]).toEqual([tool, true]);
+  expect(sc(result)).toMatchObject({
+    code: 'resource_unavailable',
+    message: `${tool}: The upstream address is refused: ${shown} is ${rule} and not in OUTBOUND_ALLOW_CIDRS.`,
+    details: { operation: tool, kind: 'address_refused', attempts: 1, address, rule },
+  });
+  expect(JSON.stringify(result)).not.toContain(INTERNAL_BODY);
+  expect([tool, internalHits]).toEqual([tool, hits]);
+}
+
 let started: Date;
 
 beforeAll(async () => {
@@ -144,6 +220,13 @@ beforeAll(async () => {
   });
   upstreamPort = await listen(upstream);
   otherBase = `http://127.0.0.1:${await listen(other)}`;
+  internal = createServer((_req, res) => {
+    internalHits++;
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(INTERNAL_BODY);
+  });
+  internalPort = await new Promise<number>((resolve) =>
+    internal.listen(0, '0.0.0.0', () => resolve((internal.address() as AddressInfo).port)),
+  );
 
   stack = await startStack(
     {
@@ -158,7 +241,7 @@ beforeAll(async () => {
   expect(login.status).toBe(200);
   adminToken = String(login.body?.token);
 
-  // The local upstream is on loopback: the allow-list names 127.0.0.1 explicitly (issue 25 item 5).
+  // The local upstream is on loopback: reached because the stack's OUTBOUND_ALLOW_CIDRS is 127.0.0.1/32 (issue 42).
   const put = await api(`/workspaces/${WS}/upstreams/billing-api`, {
     method: 'PUT',
     body: {
@@ -170,12 +253,12 @@ beforeAll(async () => {
     },
   });
   expect(put.status).toBe(201);
-  // The same server by a name: loopback reached through a host name is never allowed.
-  const byName = await api(`/workspaces/${WS}/upstreams/by-name`, {
+  // Loopback outside OUTBOUND_ALLOW_CIDRS, though the upstream's allow-list names it (issue 42 item 1).
+  const outside = await api(`/workspaces/${WS}/upstreams/outside-cidrs`, {
     method: 'PUT',
-    body: { baseUrl: `http://localhost:${upstreamPort}/api` },
+    body: { baseUrl: `http://127.0.0.2:${internalPort}/api`, allowHosts: ['127.0.0.2'], timeoutMs: 1000 },
   });
-  expect(byName.status).toBe(201);
+  expect(outside.status).toBe(201);
 
   await createAndPublish('get_refund', { title: 'Get a refund', spec: GET_REFUND });
   await createAndPublish('create_refund', {
@@ -198,7 +281,7 @@ beforeAll(async () => {
     ['away', '/away', {}],
   ] as const)
     await createAndPublish(name, { spec: spec({ pathTemplate: path, ...extra }) });
-  await createAndPublish('private_get', { spec: spec({ upstream: 'by-name', pathTemplate: '/refunds/x' }) });
+  await createAndPublish('private_get', { spec: spec({ upstream: 'outside-cidrs', pathTemplate: '/refunds/x' }) });
   // A draft: never published.
   const draft = await api(`/workspaces/${WS}/operations`, {
     method: 'POST',
@@ -221,6 +304,7 @@ beforeAll(async () => {
   const key = await api(`/workspaces/${WS}/agents/${AGENT}/keys`, { method: 'POST', body: { name: 'ci' } });
   expect(key.status).toBe(201);
   agentKey = String(key.body?.key);
+  ssrfKey = await ssrfSetup();
 }, 180_000);
 
 afterAll(async () => {
@@ -229,9 +313,11 @@ afterAll(async () => {
   for (const timer of timers) clearTimeout(timer);
   upstream?.closeAllConnections();
   other?.closeAllConnections();
+  internal?.closeAllConnections();
   await Promise.all([
     new Promise((resolve) => upstream?.close(resolve)),
     new Promise((resolve) => other?.close(resolve)),
+    new Promise((resolve) => internal?.close(resolve)),
   ]);
 });
 
@@ -388,14 +474,55 @@ describe('upstream errors and refusals have fixed wire forms (issue 25 items 5, 
     expect(otherHits).toBe(hits);
   });
 
-  test('a private address the allow-list does not name is refused before any request', async () => {
+  test('a loopback address outside OUTBOUND_ALLOW_CIDRS is refused before any request, though allowHosts names it', async () => {
     const client = await agentClient();
-    const before = received.length;
+    const [before, hits] = [received.length, internalHits];
     const refused = await call(client, 'private_get', {});
     expect(refused.isError).toBe(true);
-    expect(sc(refused)).toMatchObject({ code: 'resource_unavailable', details: { kind: 'address_refused' } });
+    expect(sc(refused)).toMatchObject({
+      code: 'resource_unavailable',
+      message: 'private_get: The upstream address is refused: 127.0.0.2 is loopback and not in OUTBOUND_ALLOW_CIDRS.',
+      details: { kind: 'address_refused', address: '127.0.0.2', rule: 'loopback' },
+    });
     expect(JSON.stringify(refused)).not.toContain(SECRET);
-    expect(received.length).toBe(before);
+    expect([received.length, internalHits]).toEqual([before, hits]);
+  });
+});
+
+describe('outbound calls reach internal addresses only inside OUTBOUND_ALLOW_CIDRS (issue 42 item 1)', () => {
+  test('127.0.0.1 in any spelling is reached (the stack allows 127.0.0.1/32); 127.0.0.2 in every spelling is refused', async () => {
+    // Inside the range: an upstream on 127.0.0.1 still works, also written as a number or IPv4-mapped
+    // (a mapped address is matched as its IPv4 form).
+    for (const tool of ['loopback', 'loopback_decimal', 'loopback_mapped']) {
+      const hits = internalHits;
+      const reached = await ssrfCall(tool);
+      expect([tool, reached.isError ?? false, sc(reached).status, sc(reached).body]).toEqual([
+        tool,
+        false,
+        200,
+        INTERNAL_BODY,
+      ]);
+      expect(internalHits).toBe(hits + 1);
+    }
+    // Outside it (WHATWG URL normalises 2130706434, 0x7f000002 and 127.2 to 127.0.0.2).
+    for (const tool of ['other_plain', 'other_decimal', 'other_hex', 'other_short'])
+      await expectRefused(tool, '127.0.0.2', 'loopback');
+    await expectRefused('other_mapped', '::ffff:7f00:2', 'loopback', '::ffff:7f00:2 (127.0.0.2)');
+  });
+
+  test('the unspecified address, cloud metadata (IPv4 and IPv6) and a private address are refused by name', async () => {
+    await expectRefused('unspecified', '0.0.0.0', 'unspecified');
+    await expectRefused('metadata', '169.254.169.254', 'link-local');
+    await expectRefused('metadata_v6', 'fd00:ec2::254', 'unique-local');
+    await expectRefused('private_ten', '10.0.0.1', 'private');
+  });
+
+  test('an allowHosts entry naming an address or range outside the CIDRs opens nothing', async () => {
+    await expectRefused('listed_ip', '127.0.0.2', 'loopback');
+    await expectRefused('listed_range', '127.0.0.2', 'loopback');
+    // An IP-literal base URL is no longer its own allow-list entry.
+    const read = await api(`/workspaces/${WS}/upstreams/ssrf-metadata`);
+    expect(read.body).toMatchObject({ baseUrl: 'http://169.254.169.254', allowHosts: [] });
   });
 });
 

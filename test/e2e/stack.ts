@@ -108,6 +108,8 @@ async function startStackOnce(extraEnv: Record<string, string>, options: StackOp
     LOG_LEVEL: 'warn',
     // Tests that exercise authentication pass AUTH_MODE themselves.
     AUTH_MODE: 'none',
+    // Local test upstreams listen on 127.0.0.1; every other internal address stays refused (issue 42 item 1).
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     ...(options.conformanceFixture === true ? { MCP_TEST_FIXTURE_EXTENSIONS: 'conformance' } : {}),
     ...(options.publicUrl === true ? { PUBLIC_URL: `http://127.0.0.1:${port}${extraEnv.BASE_PATH ?? ''}` } : {}),
     ...extraEnv,

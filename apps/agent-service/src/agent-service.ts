@@ -5,6 +5,7 @@ import {
   isLoopbackDatabase,
   type ServiceDefinition,
 } from '@dagu-mcp/service-kit';
+import { AddressRanges } from '@dagu-mcp/runtime';
 import type { AgentConfig } from './config/agent-config';
 import { AGENT_MIGRATIONS } from './db/migrations';
 import { createAgentCreateHandler } from './handlers/agent-create.handler';
@@ -47,7 +48,15 @@ export function createAgentService(options: { agentConfig: AgentConfig }): Servi
         secrets: 'upstream credentials',
         unavailable: 'Upstream credentials are unavailable on agent-service',
       });
-      const caller = new OperationCaller({ pool, secrets, logger });
+      const caller = new OperationCaller({
+        pool,
+        secrets,
+        logger,
+        reachable: {
+          ranges: options.agentConfig.outboundAllowCidrs ?? AddressRanges.NONE,
+          setting: 'OUTBOUND_ALLOW_CIDRS',
+        },
+      });
       return {
         ping: createPingHandler('agent-service', replica),
         'agent.list': createAgentListHandler(pool),

@@ -4,7 +4,7 @@ import { loadAgentConfig, type AgentConfig } from './config/agent-config';
 
 /**
  * agent-service process entry point: the shared service config (service-kit)
- * and agent-service's own (`DAGU_ENCRYPTION_KEY`) from the environment, ops
+ * and agent-service's own (`DAGU_ENCRYPTION_KEY`, `OUTBOUND_ALLOW_CIDRS`) from the environment, ops
  * port 8084 by default. A bad variable stops the start with the reason on stderr.
  */
 let agentConfig: AgentConfig;

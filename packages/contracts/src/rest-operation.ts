@@ -60,9 +60,10 @@ export const UpstreamPutRequestSchema = z.strictObject({
   /** `https://billing.example.com/api`: http or https, no credentials, query or fragment. */
   baseUrl: z.url({ protocol: /^https?$/ }).max(2000),
   /**
-   * Hosts the calls may reach, checked after DNS resolution; default: the base URL's host.
-   * A loopback, private or link-local address is reached only when an entry names it (an
-   * IP address or a CIDR range covering it), never through a host name.
+   * Hosts the calls may reach, checked after DNS resolution; default: the base URL's host when
+   * it is a name, none when it is an IP address (calls stay on the base URL's origin anyway).
+   * The list only narrows: a loopback, private or link-local address is reached only when the
+   * deployment's `OUTBOUND_ALLOW_CIDRS` covers it, whatever an entry says (issue 42 item 1).
    */
   allowHosts: z.array(AllowEntry).max(50).optional(),
   /** Write-only. Absent on a replace: the stored credential is kept; `null`: removed. */

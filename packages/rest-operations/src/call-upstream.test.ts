@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OutboundAllowList } from '@dagu-mcp/runtime';
+import { AddressRanges, OutboundAllowList } from '@dagu-mcp/runtime';
 import { buildUpstreamRequest } from './build-request';
 import { callUpstream, UpstreamFailure } from './call-upstream';
 import { OperationVersionSpecSchema } from './operation';
@@ -91,19 +91,35 @@ function request(path: string, method: 'GET' | 'POST' = 'GET', input: Record<str
   );
 }
 
-// The local upstream is on loopback: reached only because the allow-list names 127.0.0.1 (issue 25 item 5).
+// The local upstream is on loopback: reached only because the deployment's ranges hold 127.0.0.1 (issue 42 item 1).
+const setting = 'OUTBOUND_ALLOW_CIDRS';
+const reachable = { ranges: AddressRanges.parse(['127.0.0.1/32']), setting };
 const allow = new OutboundAllowList(['127.0.0.1']);
-const options = { timeoutMs: 1000, maxBytes: 64 * 1024, retries: 0, allow };
+const options = { timeoutMs: 1000, maxBytes: 64 * 1024, retries: 0, allow, reachable };
 
-test('loopback not named by the allow-list is refused before any request (the SSRF guard)', async () => {
+test('loopback outside the deployment ranges is refused whatever the allow-list names (the SSRF guard)', async () => {
   const before = received.length;
-  for (const list of [[], ['localhost'], ['10.0.0.0/8']]) {
-    const refused = await callUpstream(request('/json'), { ...options, allow: new OutboundAllowList(list) }).catch(
-      (e: unknown) => e,
+  const none = { ranges: AddressRanges.NONE, setting };
+  for (const list of [[], ['localhost'], ['127.0.0.1'], ['127.0.0.0/8']]) {
+    const refused = await callUpstream(request('/json'), {
+      ...options,
+      allow: new OutboundAllowList(list),
+      reachable: none,
+    }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'address_refused', refused: { address: '127.0.0.1', rule: 'loopback' } });
+    expect((refused as Error).message).toBe(
+      'The upstream address is refused: 127.0.0.1 is loopback and not in OUTBOUND_ALLOW_CIDRS.',
     );
-    expect(refused).toMatchObject({ kind: 'address_refused' });
   }
+  // Inside the ranges, the allow-list still narrows: a list that does not cover the address refuses it.
+  const offList = await callUpstream(request('/json'), {
+    ...options,
+    allow: new OutboundAllowList(['10.0.0.0/8']),
+  }).catch((e: unknown) => e);
+  expect(offList).toMatchObject({ kind: 'address_refused', refused: { rule: 'allow-list' } });
   expect(received.length).toBe(before);
+  // An empty allow-list with the address inside the ranges reaches it.
+  expect((await callUpstream(request('/json'), { ...options, allow: new OutboundAllowList([]) })).status).toBe(200);
 });
 
 test('JSON answers become structured content with the status; the credential reaches the upstream', async () => {

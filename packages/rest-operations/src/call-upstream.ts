@@ -1,4 +1,10 @@
-import { guardedFetch, OutboundRequestError, type OutboundAllowList } from '@dagu-mcp/runtime';
+import {
+  guardedFetch,
+  OutboundRequestError,
+  type AddressRefusal,
+  type OutboundAllowList,
+  type ReachableRanges,
+} from '@dagu-mcp/runtime';
 import type { UpstreamRequest } from './build-request';
 
 /** How a call that got no HTTP answer failed (issue 25 item 6: "timeouts and network errors named"). */
@@ -10,6 +16,8 @@ export class UpstreamFailure extends Error {
     readonly kind: UpstreamFailureKind,
     message: string,
     readonly attempts: number,
+    /** For `address_refused` by an address rule: the address and the rule (`loopback`, `allow-list`, …). */
+    readonly refused?: AddressRefusal,
   ) {
     super(message);
     this.name = 'UpstreamFailure';
@@ -41,9 +49,14 @@ export interface CallOptions {
   /**
    * The upstream's allow-list (the SSRF guard, runtime `guardedFetch`): checked after DNS
    * resolution in the socket's own lookup, so the address connected to is the one checked.
-   * Loopback, private and link-local addresses are refused unless an entry names them.
+   * It only narrows: it never opens a non-public address.
    */
   readonly allow: OutboundAllowList;
+  /**
+   * The non-public addresses (loopback, private, link-local, …) the call may reach: the
+   * deployment's `OUTBOUND_ALLOW_CIDRS` (issue 42 item 1). Any other non-public address is refused.
+   */
+  readonly reachable: ReachableRanges;
   /** Redirects followed within the same origin (another origin is never followed). Default 3. */
   readonly maxRedirects?: number;
 }
@@ -52,8 +65,8 @@ const RETRY_STATUSES = new Set([502, 503, 504]);
 
 /**
  * Sends one upstream request through the shared SSRF guard (runtime `guardedFetch`, issue 25
- * item 5, the helper the OAuth metadata-document fetch uses): the upstream's allow-list
- * checked after DNS resolution, a timeout per attempt, redirects followed only within the
+ * item 5, the helper the OAuth metadata-document fetch uses): the upstream's allow-list and the
+ * deployment's reachable non-public ranges checked after DNS resolution, a timeout per attempt, redirects followed only within the
  * request's origin (another origin → `redirect_refused`), the body read up to `maxBytes`
  * and the rest never read, retries with 100 ms · 2ⁿ backoff for failures and 502/503/504
  * when `retries` > 0 (issue 25 items 2, 4, 5).
@@ -85,7 +98,7 @@ async function send(
   if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
   const response = await guardedFetch(request.url.href, {
     allow: options.allow,
-    allowNonPublic: false,
+    reachable: options.reachable,
     protocols: ['http:', 'https:'],
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
@@ -112,7 +125,12 @@ function failureOf(err: unknown, attempt: number): UpstreamFailure {
         return new UpstreamFailure('redirect_refused', `The upstream was refused: ${err.message}.`, attempt);
       case 'blocked':
       case 'protocol':
-        return new UpstreamFailure('address_refused', `The upstream address is refused: ${err.message}.`, attempt);
+        return new UpstreamFailure(
+          'address_refused',
+          `The upstream address is refused: ${err.message}.`,
+          attempt,
+          err.refused,
+        );
       default:
         return new UpstreamFailure('network', 'The upstream could not be reached.', attempt);
     }

@@ -6,7 +6,7 @@ import { callUpstream } from './call-upstream';
 import { InputValidators } from './input-validator';
 import { importOpenApi } from './openapi-import';
 import { resultOfResponse } from './tool-result';
-import { OutboundAllowList } from '@dagu-mcp/runtime';
+import { AddressRanges, OutboundAllowList } from '@dagu-mcp/runtime';
 
 const DOCUMENT = {
   openapi: '3.1.0',
@@ -154,6 +154,7 @@ test('an imported operation works as a tool against a real upstream; its schema 
         maxBytes: 65536,
         retries: 0,
         allow: new OutboundAllowList(['127.0.0.1']),
+        reachable: { ranges: AddressRanges.parse(['127.0.0.1/32']), setting: 'OUTBOUND_ALLOW_CIDRS' },
       }),
     );
     expect(result.structuredContent).toMatchObject({ status: 201, body: { refund: 're_1' } });

@@ -48,13 +48,20 @@ export function resultOfResponse(operation: string, response: UpstreamResponse):
 /**
  * The tool result of a call that got no HTTP answer: `isError`, code `resource_unavailable`,
  * `details.kind` naming what happened (`timeout`, `network`, `redirect_refused`,
- * `address_refused`) and `details.operation`. No URL, header or credential.
+ * `address_refused`) and `details.operation`; an address refusal adds `details.address` and
+ * `details.rule` (`loopback`, `link-local`, `allow-list`, …). No URL, header or credential.
  */
 export function resultOfFailure(operation: string, failure: UpstreamFailure): RestToolResult {
   const structured = {
     code: 'resource_unavailable',
     message: `${operation}: ${failure.message}`,
-    details: { operation, kind: failure.kind, attempts: failure.attempts },
+    details: {
+      operation,
+      kind: failure.kind,
+      attempts: failure.attempts,
+      // Which address which rule refused (issue 42 item 1): the resolved address, never the URL.
+      ...(failure.refused !== undefined ? { address: failure.refused.address, rule: failure.refused.rule } : {}),
+    },
   };
   return { isError: true, content: [{ type: 'text', text: structured.message }], structuredContent: structured };
 }

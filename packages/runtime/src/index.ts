@@ -20,5 +20,6 @@ export * from './process/process-main';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';
 export * from './postgres/mutation-log';
+export * from './net/address-ranges';
 export * from './net/address-guard';
 export * from './net/guarded-fetch';

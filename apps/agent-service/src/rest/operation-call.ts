@@ -17,7 +17,7 @@ import {
   UpstreamFailure,
   type OperationVersionSpec,
 } from '@dagu-mcp/rest-operations';
-import { OutboundAllowList, type Logger, type Pool } from '@dagu-mcp/runtime';
+import { OutboundAllowList, type Logger, type Pool, type ReachableRanges } from '@dagu-mcp/runtime';
 import { z } from 'zod';
 import type { SecretSource } from '@dagu-mcp/service-kit';
 import { withStorageErrors } from '../db/storage-errors';
@@ -109,6 +109,8 @@ export interface OperationCallerDeps {
   readonly pool: Pool;
   readonly secrets: SecretSource;
   readonly logger: Logger;
+  /** The non-public addresses upstream calls may reach: the deployment's `OUTBOUND_ALLOW_CIDRS`. */
+  readonly reachable: ReachableRanges;
 }
 
 /**
@@ -117,7 +119,8 @@ export interface OperationCallerDeps {
  * input schema (ajv 2020, compiled once per version and kept), the request built (path
  * segments encoded, no `/` or `..` through a path argument, headers only from declared
  * header arguments), and sent with the upstream's credential through the shared SSRF guard
- * with the upstream's allow-list. The caller's own credential is never an input.
+ * with the upstream's allow-list; a non-public address only inside the deployment's
+ * `OUTBOUND_ALLOW_CIDRS` (issue 42 item 1). The caller's own credential is never an input.
  */
 export class OperationCaller {
   private readonly validators = new InputValidators();
@@ -157,6 +160,7 @@ export class OperationCaller {
         maxBytes: spec.responseMaxBytes,
         retries: isIdempotent(spec) ? spec.retries : 0,
         allow: new OutboundAllowList(upstream.allowHosts),
+        reachable: this.deps.reachable,
       });
       const result = resultOfResponse(name, response);
       return {
@@ -165,7 +169,15 @@ export class OperationCaller {
       };
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
-      this.deps.logger.info({ operation: name, kind: err.kind, attempts: err.attempts }, 'upstream call failed');
+      this.deps.logger.info(
+        {
+          operation: name,
+          kind: err.kind,
+          attempts: err.attempts,
+          ...(err.refused !== undefined ? { refused: err.refused } : {}),
+        },
+        'upstream call failed',
+      );
       const result = resultOfFailure(name, err);
       return { ...result, structuredContent: { ...result.structuredContent } };
     }

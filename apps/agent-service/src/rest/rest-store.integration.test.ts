@@ -88,6 +88,30 @@ test('an upstream credential is stored sealed, never read back, and opened only 
   );
 });
 
+test('an IP-literal base URL is never its own allow-list entry, in any spelling (issue 42 item 1)', async () => {
+  for (const [name, baseUrl] of [
+    ['ip-loopback', 'http://127.0.0.1:28080'],
+    ['ip-decimal', 'http://2130706433:28080'],
+    ['ip-hex', 'http://0x7f000001:28080'],
+    ['ip-short', 'http://127.1:28080'],
+    ['ip-mapped', 'http://[::ffff:127.0.0.1]:28080'],
+    ['ip-unspecified', 'http://0.0.0.0:28080'],
+    ['ip-metadata', 'http://169.254.169.254'],
+  ] as const) {
+    const saved = await putUpstream(pool, secrets, { workspace: ws, name, baseUrl }, ctx());
+    expect([name, saved.allowHosts]).toEqual([name, []]);
+    expect((await loadUpstreamForCall(pool, secrets, { workspace: ws, name })).allowHosts).toEqual([]);
+  }
+  // Given entries are kept as given (they narrow where calls go; they open no internal address).
+  const given = await putUpstream(
+    pool,
+    secrets,
+    { workspace: ws, name: 'ip-given', baseUrl: 'http://10.0.0.1', allowHosts: ['10.0.0.0/8'] },
+    ctx(),
+  );
+  expect(given.allowHosts).toEqual(['10.0.0.0/8']);
+});
+
 test('versions: draft, publish, a new draft, immutable published versions; drafts are invisible', async () => {
   const ref = { workspace: ws, name: 'get_refund' };
   const created = await createOperation(pool, { ...ref, spec: spec('/refunds/{id}') }, ctx()).catch((e: unknown) => e);

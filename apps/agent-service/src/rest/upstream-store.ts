@@ -7,7 +7,7 @@ import {
   type UpstreamRef,
   type UpstreamView,
 } from '@dagu-mcp/contracts';
-import { OutboundAllowList, recordMutation, type Pool } from '@dagu-mcp/runtime';
+import { OutboundAllowList, parseAddress, recordMutation, type Pool } from '@dagu-mcp/runtime';
 import { z } from 'zod';
 import type { SecretSource } from '@dagu-mcp/service-kit';
 import { withStorageErrors } from '../db/storage-errors';
@@ -95,8 +95,13 @@ export async function getUpstream(pool: Pool, ref: UpstreamRef): Promise<Upstrea
 }
 
 /**
- * The allow-list entries of an upstream: the given ones, else the base URL's host. The base
- * URL's host must be covered (by name, wildcard, address or range), or no call could go out.
+ * The allow-list entries of an upstream: the given ones, else the base URL's host when it is
+ * a name, else none. An IP-literal host is never made an entry of its own accord (issue 42
+ * item 1: an IP literal once allowed itself): with no entries the calls still reach only the
+ * base URL's origin (paths are relative to it and redirects stay within it), and whether a
+ * non-public address is reached is the deployment's `OUTBOUND_ALLOW_CIDRS` alone. Given
+ * entries must cover the base URL's host (by name, wildcard, address or range), or no call
+ * could go out.
  *
  * @throws DaguError `invalid_request` (field `baseUrl` or `allowHosts`)
  */
@@ -109,7 +114,7 @@ function allowHostsOf(input: UpstreamPutRequest): string[] {
   if (url.search !== '' || url.hash !== '')
     throw new DaguError('invalid_request', 'baseUrl: may not carry a query or fragment.', { field: 'baseUrl' });
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const entries = input.allowHosts ?? [host];
+  const entries = input.allowHosts ?? (parseAddress(host) === undefined ? [host] : []);
   let list: OutboundAllowList;
   try {
     list = new OutboundAllowList(entries);
@@ -118,7 +123,7 @@ function allowHostsOf(input: UpstreamPutRequest): string[] {
       field: 'allowHosts',
     });
   }
-  if (!list.allowsHost(host) && !list.allowsAddress(host))
+  if (!list.isEmpty && !list.allowsHost(host) && !list.allowsAddress(host))
     throw new DaguError('invalid_request', `allowHosts: must allow the base URL's host ${host}.`, {
       field: 'allowHosts',
     });

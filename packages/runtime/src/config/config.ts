@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { AddressRanges } from '../net/address-ranges';
 
 /** Raised when the environment does not satisfy an app's config schema. */
 export class ConfigError extends Error {
@@ -94,6 +95,25 @@ export const env = {
   otlpEndpoint: z.url({ protocol: /^https?$/ }).optional(),
   /** `OTEL_SERVICE_NAME`: `service.name` of the spans; unset = the app's name. */
   otelServiceName: z.string().min(1).optional(),
+  /**
+   * `OUTBOUND_ALLOW_CIDRS`: comma-separated CIDR ranges (`127.0.0.1/32,10.20.0.0/16,fd00::/8`)
+   * of non-public addresses that outbound calls made on an author's behalf may reach (docs/decisions.md
+   * "Outbound calls reach internal addresses only where the deployment allows it"). Default empty: none.
+   */
+  outboundAllowCidrs: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return AddressRanges.parse(value.split(','));
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${err instanceof Error ? err.message : String(err)}; write ranges like 10.0.0.0/8, comma-separated`,
+        });
+        return z.NEVER;
+      }
+    }),
   /** BullMQ key prefix of the bus. Default `dagu`. */
   busPrefix: z
     .string()

@@ -1,107 +1,137 @@
-import { BlockList, isIP } from 'node:net';
+import { AddressRanges, parseAddress } from './address-ranges';
 
 /**
- * Addresses an outbound call to a user-supplied URL must not reach unless
- * configured (SSRF guard, issue 23 item 2; shared with the REST-operations
- * upstream calls): loopback, private (RFC 1918, unique-local), link-local
- * (incl. cloud metadata 169.254.169.254), carrier-grade NAT, unspecified,
- * multicast and reserved ranges, and IPv4-mapped IPv6 forms of them.
+ * ipaddr.js's names of the special-purpose ranges (its `range()`, from the IANA
+ * special-purpose registries), in the words a refusal uses. Every range but
+ * `unicast` is non-public; a name missing here is shown as ipaddr.js writes it.
  */
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+const RULE_WORDS: Readonly<Record<string, string>> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT',
+  private: 'private',
+  uniqueLocal: 'unique-local',
+  reserved: 'reserved',
+  benchmarking: 'benchmarking',
+  rfc6145: 'IPv4-translated',
+  rfc6052: 'NAT64 local-use',
+  '6to4': '6to4',
+  teredo: 'Teredo',
+  deprecatedSiteLocal: 'site-local',
+  discard: 'discard-only',
+};
+
+/**
+ * The rule that makes `address` non-public, in words (`loopback`, `link-local`,
+ * `private`, `unique-local`, `unspecified`, `carrier-grade NAT`, `multicast`,
+ * `reserved`, …), or `undefined` for a public unicast address (SSRF guard, issue 23
+ * item 2, issue 42 item 1). IPv4-mapped IPv6 and NAT64 well-known-prefix addresses are
+ * judged as the IPv4 address they reach (`::ffff:7f00:1` is loopback); an IPv4-compatible
+ * address (`::7f00:1`, deprecated by RFC 4291) is non-public. Cloud metadata addresses
+ * are covered: `169.254.169.254` is link-local, `fd00:ec2::254` unique-local.
+ *
+ * @returns `not an IP address` for anything that is not an IP literal (refuse rather than guess)
+ */
+export function nonPublicRule(address: string): string | undefined {
+  const parsed = parseAddress(address);
+  if (parsed === undefined) return 'not an IP address';
+  const range = parsed.range();
+  if (range !== 'unicast') return RULE_WORDS[range] ?? range;
+  if (
+    parsed.kind() === 'ipv6' &&
+    parsed
+      .toByteArray()
+      .slice(0, 12)
+      .every((b) => b === 0)
+  )
+    return 'IPv4-compatible';
+  return undefined;
 }
 
-/** True when `address` (an IP literal) is not a public unicast address. */
+/** True when `address` (an IP literal) is not a public unicast address (see {@link nonPublicRule}). */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return true; // not an IP: refuse rather than guess
-  const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(lower);
-  if (mapped?.[1] !== undefined) return NON_PUBLIC.check(mapped[1], 'ipv4');
-  if (lower.startsWith('::ffff:')) return true; // hex-written mapped IPv4: refuse
-  return NON_PUBLIC.check(lower, 'ipv6');
+  return nonPublicRule(address) !== undefined;
 }
 
 /**
- * An allow-list of outbound destinations: host names (`api.example.com`),
- * subdomain wildcards (`*.example.com`) and CIDR ranges (`203.0.113.0/24`,
- * `2001:db8::/32`) and IP addresses. An empty list allows every public host.
- * A non-public address is reached only through an entry that names it (an IP
- * address or a range covering it), never through a host name.
+ * The non-public addresses a kind of outbound call may reach, and the setting that
+ * lists them, named in refusals: for calls made on an author's behalf the deployment's
+ * `OUTBOUND_ALLOW_CIDRS` (docs/decisions.md "Outbound calls reach internal addresses
+ * only where the deployment allows it").
+ */
+export interface ReachableRanges {
+  readonly ranges: AddressRanges;
+  /** The setting's name, e.g. `OUTBOUND_ALLOW_CIDRS`. */
+  readonly setting: string;
+}
+
+/**
+ * Why the guard refuses `address` as non-public, or `undefined` when it may be reached:
+ * a public address, an address in `reachable` (matched in its IPv4 form when mapped),
+ * or any address with `allowAll` (a test-only setting).
+ *
+ * @returns e.g. `169.254.169.254 is link-local and not in OUTBOUND_ALLOW_CIDRS`, or
+ *   `::ffff:7f00:2 (127.0.0.2) is loopback and not in OUTBOUND_ALLOW_CIDRS`
+ */
+export function nonPublicRefusal(
+  address: string,
+  reachable: ReachableRanges | undefined,
+  allowAll = false,
+): { rule: string; message: string } | undefined {
+  const rule = nonPublicRule(address);
+  if (rule === undefined || allowAll) return undefined;
+  const parsed = parseAddress(address);
+  if (parsed !== undefined && reachable?.ranges.contains(parsed) === true) return undefined;
+  const shown = parsed !== undefined && parsed.toString() !== address ? `${address} (${parsed.toString()})` : address;
+  const where = reachable === undefined ? 'non-public addresses are not reached' : `not in ${reachable.setting}`;
+  return {
+    rule,
+    message: reachable === undefined ? `${shown} is ${rule}: ${where}` : `${shown} is ${rule} and ${where}`,
+  };
+}
+
+/**
+ * An allow-list of outbound destinations: host names (`api.example.com`), subdomain
+ * wildcards (`*.example.com`), IP addresses and CIDR ranges (`203.0.113.0/24`,
+ * `2001:db8::/32`). An empty list allows every public host. The list only narrows
+ * where calls go: it never opens a non-public address, whatever it names (issue 42
+ * item 1; that is the deployment's {@link ReachableRanges}).
  */
 export class OutboundAllowList {
   private readonly hosts: string[] = [];
   private readonly suffixes: string[] = [];
-  private readonly ranges = new BlockList();
-  private readonly hasRanges: boolean;
+  private readonly ranges: AddressRanges;
 
-  /** @throws Error for an entry that is neither a host name, a `*.` wildcard nor a CIDR */
+  /** @throws Error for an entry that is neither a host name, a `*.` wildcard, an IP address nor a CIDR range */
   constructor(entries: readonly string[]) {
-    let ranges = false;
+    const addresses: string[] = [];
     for (const raw of entries) {
       const entry = raw.trim().toLowerCase();
       if (entry === '') continue;
-      const slash = entry.indexOf('/');
-      if (slash > 0) {
-        const net = entry.slice(0, slash);
-        const prefix = Number(entry.slice(slash + 1));
-        const family = isIP(net);
-        if (family === 0 || !Number.isInteger(prefix)) throw new Error(`not a CIDR range: ${raw}`);
-        this.ranges.addSubnet(net, prefix, family === 4 ? 'ipv4' : 'ipv6');
-        ranges = true;
-      } else if (entry.startsWith('*.')) this.suffixes.push(entry.slice(1));
-      else if (isIP(entry) !== 0) {
-        // An address named explicitly is a one-address range: it may be reached even when it is
-        // loopback, private or link-local (issue 25 item 5: "unless the entry names them explicitly").
-        this.hosts.push(entry);
-        this.ranges.addAddress(entry, isIP(entry) === 4 ? 'ipv4' : 'ipv6');
-        ranges = true;
-      } else if (/^[a-z0-9.-]+$/.test(entry)) this.hosts.push(entry);
+      if (entry.includes('/') || parseAddress(entry) !== undefined) addresses.push(entry);
+      else if (entry.startsWith('*.') && /^[a-z0-9.-]+$/.test(entry.slice(2))) this.suffixes.push(entry.slice(1));
+      else if (/^[a-z0-9.-]+$/.test(entry)) this.hosts.push(entry);
       else throw new Error(`not a host name, wildcard or CIDR range: ${raw}`);
     }
-    this.hasRanges = ranges;
+    this.ranges = AddressRanges.parse(addresses, { single: true });
   }
 
   /** True when the list is empty (every public host allowed). */
   get isEmpty(): boolean {
-    return this.hosts.length === 0 && this.suffixes.length === 0 && !this.hasRanges;
+    return this.hosts.length === 0 && this.suffixes.length === 0 && this.ranges.isEmpty;
   }
 
-  /** Whether the URL's host name is on the list by name (checked before DNS). */
+  /** Whether the URL's host name is on the list by name or wildcard (checked before DNS). */
   allowsHost(hostname: string): boolean {
     const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
     return this.hosts.includes(host) || this.suffixes.some((s) => host.endsWith(s));
   }
 
-  /** Whether a resolved address falls in a listed CIDR range (checked after DNS). */
+  /** Whether an address (an IP literal or a resolved address) is one the list names or a range covers. */
   allowsAddress(address: string): boolean {
-    if (!this.hasRanges) return false;
-    const family = isIP(address);
-    return family !== 0 && this.ranges.check(address, family === 4 ? 'ipv4' : 'ipv6');
+    return this.ranges.contains(address);
   }
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { guardedFetch, OutboundRequestError } from './guarded-fetch';
 import { OutboundAllowList } from './address-guard';
+import { AddressRanges } from './address-ranges';
 
 // guardedFetch against a real local HTTP server: the guard refuses loopback unless allowed,
 // cross-host redirects, oversize bodies and slow answers (issue 23 item 2).
@@ -37,6 +38,40 @@ describe('guardedFetch', () => {
     expect(await reason(guardedFetch(`${base}/doc`, { protocols: ['http:'] }))).toBe('blocked');
     const port = new URL(base).port;
     expect(await reason(guardedFetch(`http://localhost:${port}/doc`, { protocols: ['http:'] }))).toBe('blocked');
+  });
+  it('reaches loopback in any spelling only inside the deployment ranges, whatever the allow-list says (issue 42)', async () => {
+    const port = new URL(base).port;
+    const reachable = { ranges: AddressRanges.parse(['127.0.0.1/32']), setting: 'OUTBOUND_ALLOW_CIDRS' };
+    const none = { ranges: AddressRanges.NONE, setting: 'OUTBOUND_ALLOW_CIDRS' };
+    for (const host of ['127.0.0.1', '2130706433', '0x7f000001', '127.1', '[::ffff:127.0.0.1]']) {
+      const url = `http://${host}:${port}/doc`;
+      expect((await guardedFetch(url, { protocols: ['http:'], reachable })).status).toBe(200);
+      const refused = await guardedFetch(url, {
+        protocols: ['http:'],
+        reachable: none,
+        allow: new OutboundAllowList(['127.0.0.1', '127.0.0.0/8']),
+      }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(OutboundRequestError);
+      expect(refused).toMatchObject({ reason: 'blocked', refused: { rule: 'loopback' } });
+      expect((refused as Error).message).toMatch(
+        /^(::ffff:7f00:1 \()?127\.0\.0\.1\)? is loopback and not in OUTBOUND_ALLOW_CIDRS$/,
+      );
+    }
+    // 127.0.0.2 is loopback too, but outside 127.0.0.1/32: refused before any connection.
+    const other = await guardedFetch(`http://127.2:${port}/doc`, { protocols: ['http:'], reachable }).catch(
+      (err: unknown) => err,
+    );
+    expect(other).toMatchObject({
+      reason: 'blocked',
+      message: '127.0.0.2 is loopback and not in OUTBOUND_ALLOW_CIDRS',
+    });
+    // Inside the ranges the allow-list still narrows.
+    const offList = await guardedFetch(`${base}/doc`, {
+      protocols: ['http:'],
+      reachable,
+      allow: new OutboundAllowList(['10.0.0.0/8']),
+    }).catch((err: unknown) => err);
+    expect(offList).toMatchObject({ reason: 'blocked', refused: { address: '127.0.0.1', rule: 'allow-list' } });
   });
   it('refuses http unless listed, hosts off the allow-list, and cross-host redirects', async () => {
     expect(await reason(guardedFetch(`${base}/doc`, { allowNonPublic: true }))).toBe('protocol');

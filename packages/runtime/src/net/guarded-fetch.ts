@@ -2,13 +2,19 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isNonPublicAddress, OutboundAllowList } from './address-guard';
+import { nonPublicRefusal, OutboundAllowList, type ReachableRanges } from './address-guard';
 
 /** Options of {@link guardedFetch}. */
 export interface GuardedFetchOptions {
-  /** Destinations allowed (see {@link OutboundAllowList}); empty: any public host. */
+  /** Destinations allowed (see {@link OutboundAllowList}); empty: any public host. It never opens a non-public address. */
   readonly allow?: OutboundAllowList;
-  /** Reach loopback, private and link-local addresses too (tests, on-premise upstreams); default false. */
+  /**
+   * The non-public addresses (loopback, private, link-local, …) these calls may reach, and the
+   * setting that lists them (named in refusals): `OUTBOUND_ALLOW_CIDRS` for calls made on an
+   * author's behalf. Default: none.
+   */
+  readonly reachable?: ReachableRanges;
+  /** Reach every non-public address (a test-only switch: `OAUTH_CIMD_ALLOW_PRIVATE`); default false. */
   readonly allowNonPublic?: boolean;
   /** `https:` only unless this lists `http:` too; default `['https:']`. */
   readonly protocols?: readonly string[];
@@ -39,11 +45,19 @@ export interface GuardedResponse {
   readonly truncated?: boolean;
 }
 
+/** The address a `blocked` refusal names and the rule that refused it (`loopback`, `link-local`, `allow-list`, …). */
+export interface AddressRefusal {
+  readonly address: string;
+  readonly rule: string;
+}
+
 /** Why an outbound call was refused or failed; `reason` is safe to show (no response content). */
 export class OutboundRequestError extends Error {
   constructor(
     readonly reason: 'blocked' | 'protocol' | 'redirect' | 'timeout' | 'too_large' | 'network',
     message: string,
+    /** For a destination refused by an address rule: which address, which rule. */
+    readonly refused?: AddressRefusal,
   ) {
     super(message);
   }
@@ -55,8 +69,9 @@ export class OutboundRequestError extends Error {
  * the allow-list (when one is given) by name or by a resolved address in a listed
  * range; every address the name resolves to is checked AFTER DNS resolution, in
  * the socket's own lookup, so the address connected to is the one checked (no
- * rebinding between check and connect); non-public addresses are refused unless
- * `allowNonPublic`; redirects are followed only to the same origin and at most
+ * rebinding between check and connect); a non-public address is refused unless
+ * `reachable` covers it (or `allowNonPublic`), whatever the allow-list says (issue 42
+ * item 1), and one refused address refuses the name; redirects are followed only to the same origin and at most
  * `maxRedirects` times; the whole call has a deadline and the body a size cap.
  *
  * @throws OutboundRequestError for a refused destination, a cross-host redirect, a timeout, a too-large body or a network failure
@@ -97,11 +112,11 @@ function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Pr
   const allow = options.allow ?? new OutboundAllowList([]);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const byName = allow.isEmpty || allow.allowsHost(hostname);
-  const lookup = guardedLookup(allow, byName, options.allowNonPublic ?? false);
+  const lookup = guardedLookup(allow, byName, options);
   if (isIP(hostname) !== 0) {
     // An IP literal bypasses the socket's lookup: check it here.
-    const problem = addressProblem(hostname, allow, byName, options.allowNonPublic ?? false);
-    if (problem !== undefined) return Promise.reject(new OutboundRequestError('blocked', problem));
+    const problem = addressProblem(hostname, allow, byName, options);
+    if (problem !== undefined) return Promise.reject(problem);
   }
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -154,13 +169,13 @@ function fetchOnce(url: URL, options: GuardedFetchOptions, deadline: number): Pr
 }
 
 /** The socket lookup that refuses a name whose resolved addresses are not allowed. */
-function guardedLookup(allow: OutboundAllowList, byName: boolean, allowNonPublic: boolean): LookupFunction {
+function guardedLookup(allow: OutboundAllowList, byName: boolean, options: GuardedFetchOptions): LookupFunction {
   return (hostname, opts, callback) => {
     dnsLookup(hostname, { ...opts, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       for (const a of addresses) {
-        const problem = addressProblem(a.address, allow, byName, allowNonPublic);
-        if (problem !== undefined) return callback(new OutboundRequestError('blocked', problem), '', 0);
+        const problem = addressProblem(a.address, allow, byName, options);
+        if (problem !== undefined) return callback(problem, '', 0);
       }
       const first = addresses[0];
       if (first === undefined)
@@ -172,17 +187,22 @@ function guardedLookup(allow: OutboundAllowList, byName: boolean, allowNonPublic
   };
 }
 
+/**
+ * The refusal of one address, or `undefined`: first the deployment's rule for non-public
+ * addresses (the allow-list cannot open one), then the allow-list (a host allowed by name
+ * may resolve anywhere public; otherwise the address must be listed).
+ */
 function addressProblem(
   address: string,
   allow: OutboundAllowList,
   byName: boolean,
-  allowNonPublic: boolean,
-): string | undefined {
-  const listed = allow.allowsAddress(address);
-  if (!byName && !listed) return 'the destination is not on the allow-list';
-  if (!allowNonPublic && !listed && isNonPublicAddress(address)) {
-    return 'the destination resolves to a private, loopback or link-local address';
-  }
+  options: GuardedFetchOptions,
+): OutboundRequestError | undefined {
+  const nonPublic = nonPublicRefusal(address, options.reachable, options.allowNonPublic ?? false);
+  if (nonPublic !== undefined)
+    return new OutboundRequestError('blocked', nonPublic.message, { address, rule: nonPublic.rule });
+  if (!byName && !allow.allowsAddress(address))
+    return new OutboundRequestError('blocked', `${address} is not on the allow-list`, { address, rule: 'allow-list' });
   return undefined;
 }
 
