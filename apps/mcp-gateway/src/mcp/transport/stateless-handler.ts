@@ -21,7 +21,6 @@ import {
 } from './modern-protocol';
 import {
   classifyMessage,
-  errorAnswer,
   errorResponse,
   idOf,
   INVALID_PARAMS,
@@ -102,7 +101,11 @@ export class StatelessHandler {
   async post(req: Request, res: Response, principal: Principal, accept: Acceptable): Promise<void> {
     const body: unknown = req.body;
     if (Array.isArray(body))
-      return send(res, 400, errorAnswer(body, INVALID_REQUEST, 'Invalid Request: 2026-07-28 has no JSON-RPC batches.'));
+      return send(
+        res,
+        400,
+        errorResponse(null, INVALID_REQUEST, 'Invalid Request: 2026-07-28 has no JSON-RPC batches.'),
+      );
     const message = classifyMessage(body);
     if (message.kind === 'invalid')
       return send(res, 400, errorResponse(message.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.'));
@@ -335,6 +338,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function send(res: Response, status: number, body: OutgoingMessage | OutgoingMessage[]): void {
+function send(res: Response, status: number, body: OutgoingMessage): void {
   writeJson(res, status, body);
 }

@@ -138,8 +138,9 @@ export class StreamableHttpHandler {
       return send(
         res,
         400,
-        errorAnswer(
-          body,
+        // Refused whole, as a revision without batches reads it: one answer (JSON-RPC 2.0 §6).
+        errorResponse(
+          null,
           INVALID_REQUEST,
           `Invalid Request: JSON-RPC batches are not supported in protocol version ${version.version}.`,
         ),
