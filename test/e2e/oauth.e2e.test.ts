@@ -354,8 +354,12 @@ describe('authorization codes and tokens (issue 23 items 3–4)', () => {
     );
     expect((await misdirected.exchange()).body.error).toBe('invalid_grant');
 
+    // A wrong code_verifier uses the code up: the right one afterwards is refused too (issue 42).
+    const guessed = await authorizeByHand();
+    expect((await guessed.exchange({ code_verifier: 'wrong'.repeat(10) })).body.error).toBe('invalid_grant');
+    expect((await guessed.exchange()).body.error).toBe('invalid_grant');
+
     const flow = await authorizeByHand();
-    expect((await flow.exchange({ code_verifier: 'wrong'.repeat(10) })).body.error).toBe('invalid_grant');
     const first = await flow.exchange();
     expect(first.status).toBe(200);
     const replay = await flow.exchange();

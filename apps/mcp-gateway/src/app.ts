@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { DaguError } from '@dagu-mcp/contracts';
 import { runChecks, type Logger, type ReadinessCheck } from '@dagu-mcp/runtime';
 import type { McpSessionManager } from './mcp/session-manager';
-import { sendJsonRpcError } from './http/json-rpc-error';
+import { answerIdsOf, sendJsonRpcError } from './http/json-rpc-error';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import { securityHeaders } from './http/browser-rules';
@@ -11,7 +11,6 @@ import { buildOpenApiDocument } from './http/openapi';
 import { rootHandler } from './http/home-page';
 import { webConsoleRouter, type WebConsole } from './http/web-console';
 import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './mcp/transport/http-guards';
-import { idOf } from './mcp/transport/protocol';
 import { requestIdOf } from './http/request-id';
 import type { AuditEvent } from './audit/audit-log';
 import { outageErrorOf } from './http/dependency-outage';
@@ -139,13 +138,14 @@ function mcpRouter(
   mcp.use(mcpOriginGuard(deps.mcpOrigins ?? { allowedOrigins: [], allowedHosts: undefined }));
   mcp.use(authenticate);
   mcp.use(mcpJsonContentType());
-  mcp.use(express.json({ limit: deps.bodyLimitBytes, type: () => true }));
+  const parseBody = express.json({ limit: deps.bodyLimitBytes, type: () => true });
+  mcp.use(parseBody);
   // OAuth scopes (issue 23 item 5) are checked once the JSON-RPC method is known.
   if (options.scopeGuard !== undefined) mcp.use(options.scopeGuard);
   mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
       res.setHeader('Allow', 'GET, POST, DELETE');
-      return sendJsonRpcError(res, 405, -32000, 'Method not allowed.');
+      return sendJsonRpcError(res, 405, -32000, 'Method not allowed.', req.body);
     }
     try {
       await sessions.handle(req, res);
@@ -153,43 +153,62 @@ function mcpRouter(
       next(err);
     }
   });
-  mcp.use(mcpErrorHandler(deps.logger));
+  mcp.use(mcpErrorHandler(deps.logger, parseBody));
   return mcp;
 }
 
 /**
- * Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors.
- * A Redis or PostgreSQL outage met before the request reached its method
- * (loading the session, authenticating) is `resource_unavailable` with
- * `details.dependency` and `details.requestId`, the JSON-RPC id kept, HTTP 200
- * so that SDK clients hand it to the caller: an `isError` result for
- * `tools/call`, a JSON-RPC error -32005 otherwise (dagu-model §10, issue 18 item 5).
+ * Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors
+ * that keep the request's id (a batch: one error per request) whenever the body
+ * was readable (issue 42). A Redis or PostgreSQL outage met before the request
+ * reached its method (loading the session, authenticating) is
+ * `resource_unavailable` with `details.dependency` and `details.requestId`, HTTP
+ * 200 so that SDK clients hand it to the caller: an `isError` result for
+ * `tools/call`, a JSON-RPC error -32005 otherwise (dagu-model §10, issue 18 item
+ * 5). A failure met before the body was read (authentication, during an outage)
+ * reads it first, with the endpoint's own parser and limit, to learn the id.
  */
-function mcpErrorHandler(logger: Logger) {
+function mcpErrorHandler(logger: Logger, parseBody: RequestHandler) {
+  const answer = (err: unknown, req: Request, res: Response): void => {
+    const body: unknown = req.body;
+    const outage = outageErrorOf(err);
+    if (outage !== undefined) return sendOutage(res, outage, body);
+    logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
+    sendJsonRpcError(res, 500, -32603, 'Internal error.', body);
+  };
   return function mcpErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
     if (res.headersSent) return next(err);
     const type = typeof err === 'object' && err !== null && 'type' in err ? err.type : undefined;
+    // The body could not be read: no id to keep (JSON-RPC 2.0 §5).
     if (type === 'entity.parse.failed')
-      return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
-    if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.');
-    const body: unknown = req.body;
-    const id = idOf(Array.isArray(body) ? undefined : body);
-    const outage = outageErrorOf(err);
-    if (outage !== undefined) return sendOutage(res, outage, id, body);
-    logger.error({ err, requestId: requestIdOf(res) }, 'mcp request failed');
-    sendJsonRpcError(res, 500, -32603, 'Internal error.', id);
+      return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.', undefined);
+    if (type === 'entity.too.large') return sendJsonRpcError(res, 413, -32600, 'Request body is too large.', undefined);
+    if (req.body === undefined && req.method === 'POST') {
+      // A body that cannot be read now is answered without an id: the failure is still the answer.
+      return void parseBody(req, res, () => answer(err, req, res));
+    }
+    answer(err, req, res);
   };
 }
 
-/** The outage answer of {@link mcpErrorHandler} (a batch gets one JSON-RPC error with id null). */
-function sendOutage(res: Response, outage: DaguError, id: string | number | null, body: unknown): void {
+/**
+ * The outage answer of {@link mcpErrorHandler}, by request id ({@link answerIdsOf}): one
+ * answer for a single message, one per request of a batch, `"id": null` only when no id was
+ * readable.
+ */
+function sendOutage(res: Response, outage: DaguError, body: unknown): void {
   const object = outage.toServiceError();
   const data = { ...object, details: { ...(object.details ?? {}), requestId: requestIdOf(res) } };
-  const method = typeof body === 'object' && body !== null && 'method' in body ? body.method : undefined;
-  if (method === 'tools/call' && id !== null) {
-    const result = { isError: true, content: [{ type: 'text', text: data.message }], structuredContent: data };
-    res.status(200).json({ jsonrpc: '2.0', id, result });
-    return;
-  }
-  res.status(200).json({ jsonrpc: '2.0', id, error: { code: -32005, message: data.message, data } });
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const answers = answerIdsOf(body).map((id) => {
+    const message = messages.find((m) => typeof m === 'object' && m !== null && 'id' in m && m.id === id);
+    const method = typeof message === 'object' && message !== null && 'method' in message ? message.method : undefined;
+    if (method === 'tools/call') {
+      const result = { isError: true, content: [{ type: 'text', text: data.message }], structuredContent: data };
+      return { jsonrpc: '2.0', id, result };
+    }
+    return { jsonrpc: '2.0', id, error: { code: -32005, message: data.message, data } };
+  });
+  const none = { jsonrpc: '2.0', id: null, error: { code: -32005, message: data.message, data } };
+  res.status(200).json(Array.isArray(body) ? (answers.length > 0 ? answers : none) : (answers[0] ?? none));
 }

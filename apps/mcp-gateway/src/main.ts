@@ -43,6 +43,7 @@ import { UsageRecorder } from './usage/usage-recorder';
 import { startAgentEndpoints } from './wiring/agent-setup';
 import { eventRoutes } from './routes/events.routes';
 import { loadWebConsole } from './http/web-console';
+import { serverTimeouts } from './http/server-timeouts';
 
 /** A started gateway; `stop()` drains it (CONTRIBUTING §13). */
 export interface RunningGateway {
@@ -201,9 +202,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
 
   const server: HttpServer = await new Promise((resolve) => {
-    const s = createServer(instrumentRequestListener(metrics.registry, app)).listen(config.PORT, config.HOST, () =>
-      resolve(s),
-    );
+    const s = createServer(
+      serverTimeouts(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+      instrumentRequestListener(metrics.registry, app),
+    ).listen(config.PORT, config.HOST, () => resolve(s));
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;

@@ -26,6 +26,6 @@ export function oauthScopeGuard(metadataUrlOf: (req: Request) => string | undefi
         (metadata === undefined ? '' : `, resource_metadata="${metadata}"`) +
         `, error_description="This request needs the scope ${scope}."`,
     );
-    sendJsonRpcError(res, 403, -32001, `insufficient_scope: this request needs the OAuth scope ${scope}.`);
+    sendJsonRpcError(res, 403, -32001, `insufficient_scope: this request needs the OAuth scope ${scope}.`, req.body);
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -77,41 +77,58 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     await this.authorizePage(client, params, res);
   }
 
-  /** The PKCE challenge of a live code; a replayed code revokes what it produced (issue 23 item 4). */
+  /**
+   * PKCE is checked here, in {@link exchangeAuthorizationCode}, after the code is consumed, not
+   * by the SDK's token handler before: a failed verification must use the code up too (RFC 6749
+   * §4.1.2 single use; issue 42: a wrong `code_verifier` left the code open to more guesses).
+   */
+  readonly skipLocalPkceValidation = true;
+
+  /**
+   * The PKCE challenge of a live code (part of the SDK's provider interface; the token handler
+   * does not call it while {@link skipLocalPkceValidation} is set); a replayed code revokes
+   * what it produced (issue 23 item 4).
+   */
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
     const found = await this.deps.codes.peek(code);
-    if (found.state === 'used') {
-      if (found.familyId !== undefined) {
-        await this.deps.refresh.revokeFamily(found.familyId);
-        await this.deps.revocations.revoke([found.familyId]);
-      }
-      throw new InvalidGrantError('the authorization code was already used; the tokens issued from it are revoked');
-    }
-    if (found.state === 'unknown') throw new InvalidGrantError('unknown or expired authorization code');
-    if (found.binding.clientId !== client.client_id)
-      throw new InvalidGrantError('the code was issued to another client');
+    if (found.state !== 'live') return this.refuseSpentCode(code);
+    if (found.binding.clientId !== client.client_id) throw new InvalidGrantError(OTHER_CLIENT);
     return found.binding.codeChallenge;
   }
 
-  /** Exchanges a code (PKCE already checked by the SDK handler) for tokens. */
+  /**
+   * Exchanges a code for tokens. The code is consumed first, so that every refusal below it
+   * (another client, a `code_verifier` that does not match the challenge, another redirect URI
+   * or resource) uses it up (issue 23 item 3, issue 42).
+   *
+   * @throws InvalidGrantError for an unknown, expired or used code (a used one revokes the
+   *   tokens it produced), another client's code, a wrong verifier or redirect URI
+   * @throws InvalidTargetError for another resource than the authorization request's
+   */
   async exchangeAuthorizationCode(
     client: OAuthClientInformationFull,
     code: string,
-    _codeVerifier?: string,
+    codeVerifier?: string,
     redirectUri?: string,
     resource?: URL,
   ): Promise<OAuthTokens> {
     const binding = await this.deps.codes.consume(code);
-    if (binding === undefined) throw new InvalidGrantError('unknown, expired or already used authorization code');
-    if (binding.clientId !== client.client_id) throw new InvalidGrantError('the code was issued to another client');
+    if (binding === undefined) return this.refuseSpentCode(code);
+    if (binding.clientId !== client.client_id) throw new InvalidGrantError(OTHER_CLIENT);
+    if (codeVerifier === undefined || !verifiesChallenge(codeVerifier, binding.codeChallenge)) {
+      throw new InvalidGrantError(
+        'The code_verifier does not match the code challenge of the authorization request, and the code is now used up; start a new authorization.',
+      );
+    }
     if (redirectUri !== undefined && redirectUri !== binding.redirectUri) {
-      throw new InvalidGrantError('redirect_uri differs from the authorization request');
+      throw new InvalidGrantError('The redirect_uri differs from the one of the authorization request.');
     }
     if (resource !== undefined && resource.href !== binding.resource) {
-      throw new InvalidTargetError('resource differs from the authorization request');
+      throw new InvalidTargetError('The resource differs from the one of the authorization request.');
     }
     const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope));
-    if (!(await this.deps.grants.isLive(binding.grantId))) throw new InvalidGrantError('the authorization was revoked');
+    if (!(await this.deps.grants.isLive(binding.grantId)))
+      throw new InvalidGrantError('The authorization behind this code was revoked.');
     const familyId = randomUUID();
     const grant = {
       familyId,
@@ -125,6 +142,24 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     await this.deps.codes.recordFamily(code, familyId);
     await this.deps.grants.touch(binding.grantId);
     return this.tokens(grant, scopes, refreshToken);
+  }
+
+  /**
+   * Refuses a code that is not live: a used one revokes the token family it produced (a
+   * replay, issue 23 item 4).
+   *
+   * @throws InvalidGrantError always
+   */
+  private async refuseSpentCode(code: string): Promise<never> {
+    const found = await this.deps.codes.peek(code);
+    if (found.state === 'used') {
+      if (found.familyId !== undefined) {
+        await this.deps.refresh.revokeFamily(found.familyId);
+        await this.deps.revocations.revoke([found.familyId]);
+      }
+      throw new InvalidGrantError('The authorization code was already used; the tokens issued from it are revoked.');
+    }
+    throw new InvalidGrantError('The authorization code is unknown or expired.');
   }
 
   /** Rotates a refresh token (issue 23 item 4); reuse outside the grace revokes the family. */
@@ -236,3 +271,16 @@ export class DaguOAuthProvider implements OAuthServerProvider {
 
 /** All scopes, as the 401 challenge and the metadata advertise them. */
 export const ALL_SCOPES = scopeString(OAUTH_SCOPES);
+
+const OTHER_CLIENT = 'The authorization code was issued to another client.';
+
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** RFC 7636 §4.6 (S256, the only method served): BASE64URL(SHA256(verifier)) equals the challenge. */
+function verifiesChallenge(verifier: string, challenge: string): boolean {
+  if (!VERIFIER.test(verifier)) return false;
+  const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}

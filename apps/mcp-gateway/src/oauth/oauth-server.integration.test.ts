@@ -181,3 +181,53 @@ test('introspection answers the holding client only (RFC 7662)', async () => {
     (await form('/oauth/introspect', { token: String(tokens.access_token), client_id: flow.clientId })).body,
   ).toEqual({ active: false });
 });
+
+describe('PKCE failures and error descriptions (issue 42)', () => {
+  test('a token request that fails PKCE verification uses the code up: the right verifier then gets invalid_grant', async () => {
+    const flow = await consented();
+    const wrong = await form('/oauth/token', {
+      grant_type: 'authorization_code',
+      code: flow.code,
+      client_id: flow.clientId,
+      redirect_uri: REDIRECT,
+      code_verifier: randomBytes(32).toString('base64url'),
+    });
+    expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const right = await flow.exchange();
+    expect(right).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  test.each([
+    ['token, code_verifier missing', '/oauth/token', { grant_type: 'authorization_code', code: 'x' }, 'code_verifier'],
+    ['token, grant_type missing', '/oauth/token', {}, 'grant_type'],
+    ['revoke, token missing', '/oauth/revoke', {}, 'token'],
+  ])('%s: error_description is one readable sentence, no validation dump', async (_name, path, extra, field) => {
+    const flow = await consented();
+    const answer = await form(path, { client_id: flow.clientId, ...extra });
+    expect(answer.status).toBe(400);
+    const description = String(answer.body.error_description);
+    expect(description).toContain(field);
+    expect(description).toMatch(/^[A-Z][^\n{}[\]"]*\.$/);
+  });
+
+  test('client authentication with no client_id: one readable sentence', async () => {
+    const answer = await form('/oauth/token', { grant_type: 'authorization_code' });
+    expect(answer.status).toBe(400);
+    expect(String(answer.body.error_description)).toMatch(/^[A-Z][^\n{}[\]"]*client_id[^\n{}[\]"]*\.$/);
+  });
+
+  test('an authorize request without a PKCE challenge is redirected with one readable sentence', async () => {
+    const flow = await consented();
+    const url = `${base}/oauth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: flow.clientId,
+      redirect_uri: REDIRECT,
+      state: 's',
+    }).toString()}`;
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toMatch(/^[A-Z][^\n{}[\]"]*code_challenge[^\n{}[\]"]*\.$/);
+  });
+});

@@ -10,6 +10,7 @@ import type { OAuthServer } from '../oauth/oauth-server';
 import { ALL_SCOPES } from '../oauth/oauth-provider';
 import { OAUTH_SCOPES } from '../oauth/scopes';
 import { introspect } from './oauth-introspect';
+import { readableOAuthErrors } from './oauth-error-text';
 
 /** The authorization server metadata (RFC 8414 §2), with every endpoint below the issuer. */
 export function authorizationServerMetadata(server: OAuthServer): OAuthMetadata {
@@ -74,6 +75,7 @@ export function oauthRouter(server: OAuthServer, basePath: string, oauthPages: R
   }
 
   const endpoints = express.Router();
+  endpoints.use(readableOAuthErrors());
   endpoints.use(
     '/register',
     clientRegistrationHandler({ clientsStore: server.provider.clientsStore, rateLimit: false }),

@@ -12,6 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { captureLogs } from '../../../../../packages/runtime/test-fixtures/log-capture';
 import { sessionRef } from '../../http/request-log';
+import { McpKeys } from './redis-keys';
+import { newSessionId, SessionStore } from './session-store';
 import {
   deleteKeysWithPrefix,
   initialize,
@@ -189,6 +191,62 @@ describe('sessions per principal are bounded', () => {
     } finally {
       await bounded.close();
       await deleteKeysWithPrefix(TEST_REDIS_URL, `${prefix}-per-principal`);
+    }
+  });
+
+  test('the bound holds exactly under concurrency: 200 concurrent initializes on two replicas against 20, exactly 20 open (issue 42)', async () => {
+    const shared = `${prefix}-concurrent`;
+    const replicas = [
+      await startReplica({ prefix: shared, maxSessionsPerPrincipal: 20 }),
+      await startReplica({ prefix: shared, maxSessionsPerPrincipal: 20 }),
+    ];
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          send(replicas[i % 2]?.url ?? '', {
+            headers: { 'x-test-principal': 'erin' },
+            body: {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'initialize',
+              params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+            },
+          }),
+        ),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect({
+        accepted: statuses.filter((s) => s === 200).length,
+        refused: statuses.filter((s) => s === 429).length,
+      }).toEqual({ accepted: 20, refused: 180 });
+    } finally {
+      for (const replica of replicas) await replica.close();
+      await deleteKeysWithPrefix(TEST_REDIS_URL, shared);
+    }
+  });
+
+  test('the store admits exactly the bound when 200 creates are in flight at once (issue 42)', async () => {
+    const own = `${prefix}-store`;
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const store = new SessionStore(redis, new McpKeys(own), 60_000, 0, undefined, 100, 20);
+      const admitted = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          store.create({
+            id: newSessionId(),
+            protocolVersion: '2025-11-25',
+            principalId: 'frank',
+            clientInfo: { name: 'test', version: '1' },
+            clientCapabilities: {},
+            logLevel: undefined,
+            createdAt: Date.now(),
+          }),
+        ),
+      );
+      expect(admitted.filter(Boolean)).toHaveLength(20);
+    } finally {
+      redis.disconnect();
+      await deleteKeysWithPrefix(TEST_REDIS_URL, own);
     }
   });
 });

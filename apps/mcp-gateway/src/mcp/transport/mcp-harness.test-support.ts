@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createLogger, type Logger } from '@dagu-mcp/runtime';
 import { createApp } from '../../app';
 import { createMcpDispatcher } from '../mcp-dispatcher';
@@ -47,6 +47,8 @@ export interface ReplicaOptions {
   readonly maxSessionRecordBytes?: number;
   readonly maxSubscriptions?: number;
   readonly maxSessionsPerPrincipal?: number;
+  /** Authentication of `/mcp`, run before the body is read; default: the `x-test-principal` header. */
+  readonly authenticate?: RequestHandler;
 }
 
 function fakeAuth(req: Request, res: Response, next: NextFunction): void {
@@ -94,7 +96,7 @@ export async function startReplica(options: ReplicaOptions): Promise<TestReplica
     version: 'test',
     trustProxy: false,
     readiness: {},
-    authenticateMcp: fakeAuth,
+    authenticateMcp: options.authenticate ?? fakeAuth,
     authenticateRest: fakeAuth,
     restRoutes: [],
     mcpOrigins: { allowedOrigins: [], allowedHosts: ['localhost', '127.0.0.1', '::1'] },

@@ -11,6 +11,7 @@ import {
   type JSONRPCResultResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { answerIdsOf } from '../../http/json-rpc-error';
 
 /**
  * Protocol revisions the gateway speaks (MCP Streamable HTTP, §Protocol
@@ -117,6 +118,22 @@ export type OutgoingMessage = JSONRPCMessage | NullIdErrorResponse;
 export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): OutgoingMessage {
   const error = data === undefined ? { code, message } : { code, message, data };
   return id === null ? { jsonrpc: '2.0', id: null, error } : { jsonrpc: '2.0', id, error };
+}
+
+/**
+ * The error answer to request body `body`, by id (issue 42): one error for a single message,
+ * one per request of a batch, `"id": null` only when no id is readable (http/json-rpc-error.ts
+ * `answerIdsOf`).
+ */
+export function errorAnswer(
+  body: unknown,
+  code: number,
+  message: string,
+  data?: unknown,
+): OutgoingMessage | OutgoingMessage[] {
+  const ids = answerIdsOf(body);
+  if (Array.isArray(body) && ids.length > 0) return ids.map((id) => errorResponse(id, code, message, data));
+  return errorResponse(ids[0] ?? null, code, message, data);
 }
 
 /** True for a response (result or error) as opposed to a request or notification. */

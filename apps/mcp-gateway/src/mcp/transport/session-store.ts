@@ -56,9 +56,13 @@ redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1`;
 
-// Admits a new session of a principal unless it already has `max` live ones: the ended or
-// expired ones are pruned only at the bound, so opening a session stays O(1) below it.
-// ARGV: sid, max, now, ttl, session-key prefix, session-key suffix. 1 admitted, 0 refused.
+// Admits a new session of a principal unless it already has `max` live ones, and writes its
+// record in the same script: the ended or expired ones are pruned only at the bound
+// (so opening a session stays O(1) below it), and a session admitted but not yet written would
+// look ended to that prune, letting concurrent initializes past the bound (issue 42: 5,678 of
+// 10,000 against 5,000). The record's key is derived, not declared: like the pruned ones it
+// lives in the session's slot, not the principal's. ARGV: sid, max, now, ttl, session-key
+// prefix, session-key suffix, then the record's field/value pairs. 1 admitted, 0 refused.
 const ADMIT_SESSION = `
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
   for _, sid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
@@ -68,6 +72,9 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local record = ARGV[5] .. ARGV[1] .. ARGV[6]
+redis.call('HSET', record, unpack(ARGV, 7))
+redis.call('PEXPIRE', record, ARGV[4])
 return 1`;
 
 /** Default of the live sessions one principal may hold (`MCP_SESSIONS_PER_PRINCIPAL_MAX`). */
@@ -129,19 +136,11 @@ export class SessionStore {
       this.idleTtlMs,
       before ?? '',
       after ?? '',
+      ...['v', record.protocolVersion, 'p', record.principalId],
+      ...['ci', JSON.stringify(record.clientInfo ?? null), 'cc', JSON.stringify(record.clientCapabilities)],
+      ...['at', String(record.createdAt)],
     );
     if (admitted !== 1) return false;
-    await this.redis
-      .multi()
-      .hset(key, {
-        v: record.protocolVersion,
-        p: record.principalId,
-        ci: JSON.stringify(record.clientInfo ?? null),
-        cc: JSON.stringify(record.clientCapabilities),
-        at: String(record.createdAt),
-      })
-      .pexpire(key, this.idleTtlMs)
-      .exec();
     return true;
   }
 

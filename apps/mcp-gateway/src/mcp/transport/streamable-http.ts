@@ -8,8 +8,8 @@ import { openGetStream } from './get-stream';
 import {
   allowsBatch,
   classifyMessage,
+  errorAnswer,
   errorResponse,
-  idOf,
   INVALID_PARAMS,
   INVALID_REQUEST,
   negotiateVersion,
@@ -128,11 +128,7 @@ export class StreamableHttpHandler {
       return send(
         res,
         406,
-        errorResponse(
-          idOf(body),
-          -32000,
-          'Not Acceptable: the client must accept application/json or text/event-stream.',
-        ),
+        errorAnswer(body, -32000, 'Not Acceptable: the client must accept application/json or text/event-stream.'),
       );
     if (isStatelessPost(body) || (modernHeader && !isInitialize(body)))
       return this.stateless.post(req, res, principalOf(res), accept);
@@ -142,6 +138,7 @@ export class StreamableHttpHandler {
       return send(
         res,
         400,
+        // Refused whole, as a revision without batches reads it: one answer (JSON-RPC 2.0 §6).
         errorResponse(
           null,
           INVALID_REQUEST,
@@ -157,6 +154,7 @@ export class StreamableHttpHandler {
       return send(
         res,
         400,
+        // Refused whole: one answer, not one per entry of a batch that may be this large (issue 42).
         errorResponse(null, INVALID_REQUEST, `Invalid Request: a batch holds at most ${maxBatch} messages.`),
       );
     const messages = items.map(classifyMessage);
@@ -173,9 +171,9 @@ export class StreamableHttpHandler {
     const first = messages[0];
     if (!batch && first?.kind === 'invalid')
       return send(res, 400, errorResponse(first.id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message.'));
-    const session = await this.sessionOf(req, res, idOf(body));
+    const session = await this.sessionOf(req, res, body);
     if (session === undefined) return;
-    if ('error' in version) return send(res, 400, errorResponse(idOf(body), -32000, version.error));
+    if ('error' in version) return send(res, 400, errorAnswer(body, -32000, version.error));
     const principal = principalOf(res);
     for (const message of messages) await this.receive(session, message);
     const requests = messages.filter((m) => m.kind === 'request');
@@ -304,7 +302,7 @@ export class StreamableHttpHandler {
   private async get(req: Request, res: Response): Promise<void> {
     if (req.accepts('text/event-stream') === false)
       return send(res, 406, errorResponse(null, -32000, 'Not Acceptable: the client must accept text/event-stream.'));
-    const session = await this.sessionOf(req, res, null);
+    const session = await this.sessionOf(req, res, undefined);
     if (session === undefined) return;
     const version = versionFromHeader(req.header('mcp-protocol-version'));
     if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
@@ -318,7 +316,7 @@ export class StreamableHttpHandler {
   }
 
   private async delete(req: Request, res: Response): Promise<void> {
-    const session = await this.sessionOf(req, res, null);
+    const session = await this.sessionOf(req, res, undefined);
     if (session === undefined) return;
     const version = versionFromHeader(req.header('mcp-protocol-version'));
     if ('error' in version) return send(res, 400, errorResponse(null, -32000, version.error));
@@ -328,19 +326,18 @@ export class StreamableHttpHandler {
     res.status(200).end();
   }
 
-  /** The request's session, or `undefined` after answering 400 (no header) or 404 (unknown, or another principal's). */
-  private async sessionOf(
-    req: Request,
-    res: Response,
-    id: ReturnType<typeof idOf>,
-  ): Promise<SessionRecord | undefined> {
+  /**
+   * The request's session, or `undefined` after answering 400 (no header) or 404 (unknown, or
+   * another principal's) to the request(s) of `body` (`undefined`: GET and DELETE, no body).
+   */
+  private async sessionOf(req: Request, res: Response, body: unknown): Promise<SessionRecord | undefined> {
     const header = req.header('mcp-session-id');
     if (header === undefined) {
-      send(res, 400, errorResponse(id, -32000, 'Bad Request: Mcp-Session-Id header is required.'));
+      send(res, 400, errorAnswer(body, -32000, 'Bad Request: Mcp-Session-Id header is required.'));
       return undefined;
     }
     const session = await this.options.sessions.load(header, principalOf(res).id);
-    if (session === undefined) send(res, 404, errorResponse(id, -32001, 'Session not found.'));
+    if (session === undefined) send(res, 404, errorAnswer(body, -32001, 'Session not found.'));
     return session;
   }
 }
