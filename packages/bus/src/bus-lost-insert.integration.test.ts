@@ -1,6 +1,6 @@
 import { BusClient } from './bus-client';
 import { ServiceWorker } from './service-worker';
-import { CuttingProxy } from '../test-fixtures/cutting-proxy';
+import { CuttingProxy } from '../../runtime/test-fixtures/cutting-proxy';
 import { createTestHandlers, testOps } from '../test-fixtures/test-ops';
 import {
   deleteKeysWithPrefix,
@@ -38,8 +38,8 @@ describe('a mutation insert whose answer is lost', () => {
   });
 
   beforeAll(async () => {
-    const url = await proxy.start();
-    client = new BusClient({ redisUrl: url, prefix, defaultTimeoutMs: 4000, ...TEST_HANDOFF_OPTION });
+    const address = await proxy.start();
+    client = new BusClient({ redisUrl: `redis://${address}`, prefix, defaultTimeoutMs: 4000, ...TEST_HANDOFF_OPTION });
     await Promise.all([client.start(), worker.start()]);
     // Loads the insert script into Redis, so the cut call's first command is the insert itself.
     await client.call('dag', testOps, 'mutate', { key: 'warm-up', delayMs: 0 }, options);

@@ -1,10 +1,10 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a real Redis that loses one answer on purpose: the
+ * A TCP proxy in front of a real Redis or PostgreSQL that loses one answer on purpose: the
  * first client chunk holding `marker` is passed on to Redis, and then the
- * client's connection is cut before any answer comes back, as when Redis
- * goes away right after running a command. Every other byte passes through.
+ * client's connection is cut before any answer comes back, as when the server
+ * goes away right after running a command (a Redis insert, a PostgreSQL COMMIT). Every other byte passes through.
  */
 export class CuttingProxy {
   private readonly server: Server;
@@ -20,12 +20,12 @@ export class CuttingProxy {
     this.server = createServer((client) => this.pipe(client));
   }
 
-  /** Starts listening on a free port of 127.0.0.1; resolves with its `redis://` URL. */
+  /** Starts listening on a free port of 127.0.0.1; resolves with its `host:port`. */
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     const address = this.server.address();
     if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
-    return `redis://127.0.0.1:${address.port}`;
+    return `127.0.0.1:${address.port}`;
   }
 
   /** Cuts the next connection that sends `marker`, after passing the chunk on. */
