@@ -59,6 +59,14 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
     const load = await startLoad(env.stack.mcpUrl, workload.ops, 3, 100);
     await sleep(2_000);
     const down = Date.now();
+    // A burst of concurrent applies, page writes and starts in flight as the dependency goes: the calls
+    // whose insert or COMMIT is cut mid-way are the ones an untrue "not applied" would come from (issue 44).
+    const burst = Promise.all(
+      Array.from({ length: 12 }, (_, i) => {
+        const op = workload.ops[[1, 3, 4][i % 3] ?? 1];
+        return op === undefined ? Promise.resolve(undefined) : op(client, 100_000 + i);
+      }),
+    );
     if (dependency === 'redis') await env.redis.stop('SIGTERM');
     else await env.pg.stop('fast');
     await sleep(seconds * 1_000);
@@ -67,7 +75,7 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
     const up = Date.now();
     const recoveryMs = await timeToRecover(answers, RECOVERY_BOUND_MS);
     await sleep(3_000);
-    const outcomes = await load.stop();
+    const outcomes = [...(await load.stop()), ...(await burst).filter((o) => o !== undefined)];
 
     const summary = summarize(outcomes);
     expect(env.crashes()).toEqual([]);

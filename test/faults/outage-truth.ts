@@ -56,7 +56,10 @@ async function stored(baseUrl: string, o: Outcome): Promise<boolean> {
  *
  * @returns the fates and every broken promise found on the way (an unknown answer without a request id).
  */
-export async function fatesOf(baseUrl: string, outcomes: readonly Outcome[]): Promise<{ fates: Fate[]; broken: string[] }> {
+export async function fatesOf(
+  baseUrl: string,
+  outcomes: readonly Outcome[],
+): Promise<{ fates: Fate[]; broken: string[] }> {
   const fates: Fate[] = [];
   const broken: string[] = [];
   for (const o of outcomes) {
@@ -141,10 +144,7 @@ export async function missingAuditEvents(
   }
 }
 
-function findMissing(
-  rows: readonly AuditRow[],
-  options: Parameters<typeof missingAuditEvents>[2],
-): string[] {
+function findMissing(rows: readonly AuditRow[], options: Parameters<typeof missingAuditEvents>[2]): string[] {
   const count = (action: string, target: string): number =>
     rows.filter((r) => r.action === action && r.target === target).length;
   const ends = (target: string): number =>
@@ -153,7 +153,8 @@ function findMissing(
   for (const f of options.fates) {
     if (f.truth !== 'applied' || f.outcome.target === undefined) continue;
     const { op, target } = f.outcome;
-    if (op === 'apply' && count('dag.upserted', `dagu://dags/${target}/spec`) === 0) missing.push(`dag.upserted ${target}`);
+    if (op === 'apply' && count('dag.upserted', `dagu://dags/${target}/spec`) === 0)
+      missing.push(`dag.upserted ${target}`);
     const page = formatDaguUri({ kind: 'wiki_page', workspace: 'default', path: target });
     if (op === 'wiki-put' && count('wiki.page.upserted', page) === 0) missing.push(`wiki.page.upserted ${target}`);
   }
@@ -162,13 +163,15 @@ function findMissing(
   const toolTargets = new Set(rows.filter((r) => r.action === 'mcp.tool_call.received').map((r) => r.target ?? ''));
   for (const target of toolTargets) {
     const received = count('mcp.tool_call.received', target);
-    if (ends(target) < received) missing.push(`${received - ends(target)} end(s) of ${received} tool call(s) ${target}`);
+    if (ends(target) < received)
+      missing.push(`${received - ends(target)} end(s) of ${received} tool call(s) ${target}`);
   }
   for (const o of options.outcomes) {
     if (o.op !== 'apply' || o.target === undefined) continue;
     if (!options.allReachedTools && o.kind !== 'ok') continue;
     const target = `dagu_change:apply:${o.target}`;
-    if (count('mcp.tool_call.received', target) === 0 || ends(target) === 0) missing.push(`tool call events of ${target}`);
+    if (count('mcp.tool_call.received', target) === 0 || ends(target) === 0)
+      missing.push(`tool call events of ${target}`);
   }
   if (options.allReachedTools) {
     const starts = options.outcomes.filter((o) => o.op === 'start').length;

@@ -271,7 +271,11 @@ export async function mutationOutcomeOfRequest(
   );
   const row = rows[0];
   if (row === undefined) return { applied: false, requestId };
-  return { applied: true, requestId, ...(row.result !== null && row.result !== undefined ? { result: row.result } : {}) };
+  return {
+    applied: true,
+    requestId,
+    ...(row.result !== null && row.result !== undefined ? { result: row.result } : {}),
+  };
 }
 
 interface OutboxRow {
