@@ -133,7 +133,7 @@ describe('a caller whose deadline passed learns the truth (issue 18 item 4)', ()
     expect((await api('/dags/outcome-unknown')).status).toBe(404);
   }, 30_000);
 
-  test('a change is found by its request id with its recorded reply; another principal would find nothing', async () => {
+  test('a change is found by its request id with its recorded reply; a request that changed nothing is not_applied', async () => {
     const requestId = `e2e-outcome-${Date.now()}`;
     const put = await api('/dags/outcome-by-request', {
       method: 'PUT',
