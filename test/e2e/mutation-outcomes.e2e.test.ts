@@ -126,6 +126,35 @@ describe('a caller whose deadline passed learns the truth (issue 18 item 4)', ()
     });
     await stack.spawnApp('dag-service');
     await healthy();
+    // Resolved later by that request id (issue 44): nobody took the job before its deadline, so never applied.
+    const asked = await api(`/mutations/${String(res.body?.requestId)}`);
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ requestId: res.body?.requestId, outcome: 'not_applied', changes: [] });
+    expect((await api('/dags/outcome-unknown')).status).toBe(404);
+  }, 30_000);
+
+  test('a change is found by its request id with its recorded reply; a request that changed nothing is not_applied', async () => {
+    const requestId = `e2e-outcome-${Date.now()}`;
+    const put = await api('/dags/outcome-by-request', {
+      method: 'PUT',
+      body: { spec: SPEC },
+      headers: { 'x-request-id': requestId },
+    });
+    expect(put.status).toBe(201);
+    // The reply is recorded after COMMIT, off the reply path: wait for it.
+    await eventually(async () => {
+      const asked = await api(`/mutations/${requestId}`);
+      const changes = asked.body?.changes as Array<{ result?: unknown }> | undefined;
+      return asked.status === 200 && changes?.[0]?.result !== undefined;
+    });
+    const asked = await api(`/mutations/${requestId}`);
+    expect(asked.body).toEqual({
+      requestId,
+      outcome: 'applied',
+      changes: [{ service: 'dag', result: expect.objectContaining({ applied: true, version: 1 }) }],
+    });
+    expect((await api('/mutations/never-sent-request')).body).toMatchObject({ outcome: 'not_applied' });
+    expect((await api('/mutations/bad%20id')).status).toBe(400);
   }, 30_000);
 });
 

@@ -6,12 +6,18 @@
  * deadline, every answer is right or `resource_unavailable` (during the
  * outage with `details.dependency`, never -32603 / HTTP 500; REST with
  * `Retry-After`), no acknowledged mutation is lost, no run is doubled or
- * failed, and the stack answers again within the stated bound.
+ * failed, and the stack answers again within the stated bound. And every
+ * answer was true (issue 44): a `resource_unavailable` that did not say the
+ * outcome is unknown was not applied (checked in the stores), every
+ * `outcome: "unknown"` is resolved by its request id through
+ * `mutation.outcome` and agrees with the stores, and the gateway's audit trail
+ * holds every event (the PostgreSQL outage included).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient } from '../e2e/stack';
 import { report, sleep, startFaultEnv, timeToRecover, type FaultEnv } from './fault-env';
 import { startLoad, summarize } from './load';
+import { fatesOf, lies, missingAuditEvents } from './outage-truth';
 import { checkRuns, createWorkload, lostMutations, settledRuns } from './workload';
 
 /** Recovery bound after the dependency is back, ms (Redis reconnect backoff ≤ 1 s, pool retry, bus ready). */
@@ -53,6 +59,14 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
     const load = await startLoad(env.stack.mcpUrl, workload.ops, 3, 100);
     await sleep(2_000);
     const down = Date.now();
+    // A burst of concurrent applies, page writes and starts in flight as the dependency goes: the calls
+    // whose insert or COMMIT is cut mid-way are the ones an untrue "not applied" would come from (issue 44).
+    const burst = Promise.all(
+      Array.from({ length: 12 }, (_, i) => {
+        const op = workload.ops[[1, 3, 4][i % 3] ?? 1];
+        return op === undefined ? Promise.resolve(undefined) : op(client, 100_000 + i);
+      }),
+    );
     if (dependency === 'redis') await env.redis.stop('SIGTERM');
     else await env.pg.stop('fast');
     await sleep(seconds * 1_000);
@@ -61,7 +75,7 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
     const up = Date.now();
     const recoveryMs = await timeToRecover(answers, RECOVERY_BOUND_MS);
     await sleep(3_000);
-    const outcomes = await load.stop();
+    const outcomes = [...(await load.stop()), ...(await burst).filter((o) => o !== undefined)];
 
     const summary = summarize(outcomes);
     expect(env.crashes()).toEqual([]);
@@ -77,8 +91,24 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
     expect(named.every((o) => o.dependency === dependency)).toBe(true);
     if (seconds >= 60) expect(named.length).toBeGreaterThan(0);
     expect(await lostMutations(env.stack.baseUrl, outcomes)).toEqual([]);
-    const runs = checkRuns(outcomes, await settledRuns(env.stack.baseUrl, workload.runDag, 120_000));
+    const settled = await settledRuns(env.stack.baseUrl, workload.runDag, 120_000);
+    const runs = checkRuns(outcomes, settled);
     expect(runs).toEqual({ missing: 0, doubled: 0, failed: [] });
+    // Every answer was true (issue 44): "not applied" was not applied, "unknown" resolves and agrees with the stores.
+    const { fates, broken } = await fatesOf(env.stack.baseUrl, outcomes);
+    expect(broken).toEqual([]);
+    expect(lies(fates, settled.length)).toEqual([]);
+    const unknown = fates.filter((f) => f.said === 'unknown');
+    // The audit trail holds every event: the services' rows of every applied change, both ends of every tool call.
+    const missing = await missingAuditEvents(env.pg.url, env.stack.schemaOf('mcp-gateway'), {
+      ns: workload.ns,
+      runDag: workload.runDag,
+      fates,
+      runIds: settled.map((r) => r.dagRunId),
+      outcomes,
+      allReachedTools: dependency === 'postgresql',
+    });
+    expect(missing).toEqual([]);
     report({
       fault: `${dependency === 'redis' ? 'Redis' : 'PostgreSQL'} stopped ${seconds} s`,
       guarantee:
@@ -86,7 +116,10 @@ describe.each(cases)('$dependency stopped for $seconds s under load', ({ depende
       test: `test/faults/dependency-outage.fault.test.ts "${dependency} stopped for ${seconds} s"`,
       recoveryMs,
       boundMs: RECOVERY_BOUND_MS,
-      calls: `${outcomes.length} calls: ${summary.ok} ok, ${summary.unavailable} unavailable; outage ${up - down} ms`,
+      calls:
+        `${outcomes.length} calls: ${summary.ok} ok, ${summary.unavailable} unavailable ` +
+        `(${unknown.length} outcome unknown, resolved: ${unknown.filter((f) => f.truth === 'applied').length} applied); ` +
+        `outage ${up - down} ms`,
     });
   });
 });

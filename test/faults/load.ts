@@ -32,6 +32,10 @@ export interface Outcome {
   readonly target?: string;
   /** For `unavailable`: `details.dependency`, when given. */
   readonly dependency?: string;
+  /** For `unavailable`: `details.outcome` (`unknown`, `applied`, `not_applied`), when given (dagu-model §10). */
+  readonly outcome?: string;
+  /** For `unavailable`: `details.requestId`, the id `GET /api/v1/mutations/{requestId}` resolves an unknown outcome by. */
+  readonly requestId?: string;
 }
 
 /** The caller deadline of every call, ms (the gateway's bus deadline is 10 s; a wait ends by 50 s). */
@@ -44,12 +48,14 @@ function errorObjectOf(value: unknown): { code?: unknown; details?: Record<strin
 }
 
 function unavailable(op: string, ms: number, object: ReturnType<typeof errorObjectOf>, target?: string): Outcome {
-  const dependency = object?.details?.dependency;
+  const { dependency, outcome, requestId } = object?.details ?? {};
   return {
     op,
     kind: 'unavailable',
     ms,
     ...(typeof dependency === 'string' ? { dependency } : {}),
+    ...(typeof outcome === 'string' ? { outcome } : {}),
+    ...(typeof requestId === 'string' ? { requestId } : {}),
     ...(target !== undefined ? { target } : {}),
   };
 }

@@ -36,6 +36,7 @@ import { runRoutes } from './routes/runs.routes';
 import { checkpointRoutes } from './routes/checkpoints.routes';
 import { wikiRoutes } from './routes/wiki.routes';
 import { profileRoutes } from './routes/profiles.routes';
+import { mutationRoutes } from './routes/mutations.routes';
 import { agentRoutes } from './routes/agents.routes';
 import { agentUsageRoutes } from './routes/agent-usage.routes';
 import { restOperationRoutes } from './routes/rest-operations.routes';
@@ -97,7 +98,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
 
-  const auth = await setupAuth(config, pool, logger, secrets.box);
+  const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry);
   const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({
@@ -180,6 +181,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       checkpointRoutes(bus),
       wikiRoutes({ bus, maxPageBytes: config.WIKI_PAGE_MAX_BYTES }),
       profileRoutes(bus),
+      mutationRoutes(bus),
       agentRoutes({
         bus,
         keys: auth.agentKeys.repository,

@@ -39,7 +39,7 @@ import { JobInserter, type InsertedAs } from './handoff';
 import { PendingCalls } from './pending-calls';
 import { currentIdempotencyKey, currentRequestId } from './request-scope';
 import { resolvedOutcome, shouldResolveOutcome } from './mutation-outcome';
-import { closeRedisConnection, openRedisConnection, waitUntilReady } from './redis-connection';
+import { closeRedisConnection, neverReachedRedis, openRedisConnection, waitUntilReady } from './redis-connection';
 
 /** Deadline of the `mutation.outcome` question asked after a mutation's deadline passed, ms. */
 const OUTCOME_TIMEOUT_MS = 3000;
@@ -205,13 +205,17 @@ export class BusClient {
    * else the request scope's); with `resolveMutationOutcomes`, an unanswered
    * mutation is resolved from the service's record (mutation-outcome.ts):
    * the recorded reply, or `resource_unavailable` with `details.outcome`.
+   * A mutation is answered "not sent" (`resource_unavailable`, `details.dependency:
+   * "redis"`, no `outcome`) only when its job is known not to be in Redis
+   * ({@link neverReachedRedis}); an insert whose answer was lost waits for the
+   * reply or the deadline like a sent call (dagu-model §10, issue 44).
    *
    * @param payload - validated against the op's request schema before sending.
    * @returns the reply schema's output.
    * @throws DaguError `invalid_tool_input` (payload fails its schema, nothing sent),
    *   `resource_unavailable` (Redis down: at once; no reply by the deadline:
-   *   "dag-service did not answer within 10000 ms."), `internal_error` (reply
-   *   fails its schema), or the service's own error code.
+   *   "dag-service did not answer within 10000 ms.", with `details.outcome` for a
+   *   resolved mutation), `internal_error` (reply fails its schema), or the service's own error code.
    */
   async call<C extends OpCatalog, K extends keyof C & string>(
     service: ServiceName,
@@ -248,6 +252,7 @@ export class BusClient {
           jobId,
           key,
           definition.carriesSecret,
+          definition.mutation,
         ),
       );
       if (!reply.ok && this.resolves(definition) && shouldResolveOutcome(reply.error)) {
@@ -324,7 +329,7 @@ export class BusClient {
   ): Promise<BusReply> {
     // A COMMIT sent just before the deadline may land just after it: let it land before asking.
     await new Promise((resolve) => setTimeout(resolve, OUTCOME_GRACE_MS));
-    const asked = await this.dispatch(
+    const asked: BusReply = await this.dispatch(
       service,
       MUTATION_OUTCOME_OP,
       { jobId },
@@ -333,13 +338,22 @@ export class BusClient {
       1,
       randomUUID(),
       undefined,
-    ).catch(() => undefined);
-    const parsed = asked?.ok === true ? MutationOutcomeReplySchema.safeParse(asked.data) : undefined;
+    ).catch((error: unknown) => ({
+      ok: false,
+      error: (error instanceof DaguError ? error : busUnavailableError()).toServiceError(),
+    }));
+    const parsed = asked.ok ? MutationOutcomeReplySchema.safeParse(asked.data) : undefined;
     this.logger.info(
       { service, op, jobId, applied: parsed?.success === true ? parsed.data.applied : 'unknown' },
       'bus mutation outcome resolved after its deadline',
     );
-    return resolvedOutcome(op, original, parsed?.success === true ? parsed.data : undefined);
+    // When the question failed for an outage, the unknown answer names it (dagu-model §10 `details.dependency`).
+    const dependency = asked.ok ? undefined : asked.error.details?.dependency;
+    const cause =
+      typeof dependency === 'string'
+        ? new DaguError(original.code, original.message, { details: { ...(original.details ?? {}), dependency } })
+        : original;
+    return resolvedOutcome(op, cause, parsed?.success === true ? parsed.data : undefined);
   }
 
   /**
@@ -376,6 +390,7 @@ export class BusClient {
     jobId: string,
     idempotencyKey: string | undefined,
     carriesSecret?: boolean,
+    mutation?: boolean,
   ): Promise<BusReply> {
     const queue = this.queues.get(service);
     // Fail fast: no offline queueing, no waiting for a reconnect.
@@ -400,8 +415,18 @@ export class BusClient {
         this.delivered[as] += 1;
       },
       (error: unknown) => {
-        this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
-        this.pending.reject(jobId, busUnavailableError());
+        if (mutation !== true || neverReachedRedis(error)) {
+          this.logger.warn({ service, op, jobId, error: describeError(error) }, 'bus request could not be sent');
+          this.pending.reject(jobId, busUnavailableError());
+          return;
+        }
+        // The insert was written but its answer lost (Redis went away mid-command): the job may be queued and
+        // may run before its deadline. "Not sent" would be a lie, so the call waits for its reply or its
+        // deadline like any sent call, and an unanswered one is resolved from the service's record (issue 44).
+        this.logger.warn(
+          { service, op, jobId, error: describeError(error) },
+          'bus mutation insert lost its answer; waiting for the reply or the deadline',
+        );
       },
     );
     return reply;

@@ -103,6 +103,22 @@ export function waitUntilReady(redis: Redis): Promise<void> {
   });
 }
 
+/**
+ * Whether a failed command on a `commands` connection is known never to have
+ * run in Redis: ioredis refused to write it (the connection was not
+ * writable, and the offline queue is off), or Redis answered it with an
+ * error (`ReplyError`: it ran no part of a script that failed before its first
+ * write, and a bus insert writes nothing useful before it fails). Any other failure
+ * (the connection dropped after the command was written: `MaxRetriesPerRequestError`,
+ * a command timeout) leaves its fate open: Redis may have run it and lost only the reply.
+ */
+export function neverReachedRedis(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // redis-errors' ReplyError (ioredis types it `any`, so it is told by its name).
+  if (error.name === 'ReplyError') return true;
+  return /^Stream isn't writeable/.test(error.message);
+}
+
 /** Closes a connection politely (QUIT), or at once when it is not connected. */
 export async function closeRedisConnection(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;

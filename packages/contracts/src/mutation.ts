@@ -7,14 +7,25 @@ import { z } from 'zod';
  * "Attribution and mutation outcomes"). These are the shapes that cross the bus.
  */
 
-/** `mutation.outcome` request: the bus job id of the mutation whose fate the caller asks about. */
-export const MutationOutcomeRequestSchema = z.strictObject({ jobId: z.string().min(1).max(200) });
+/**
+ * `mutation.outcome` request: the mutation whose fate the caller asks about, by
+ * its bus job id (the gateway's bus client, right after a deadline passed) or
+ * by the id of the gateway request that sent it (`details.requestId` of an
+ * `outcome: "unknown"` answer, dagu-model §10; issue 44).
+ */
+export const MutationOutcomeRequestSchema = z.union([
+  z.strictObject({ jobId: z.string().min(1).max(200) }),
+  z.strictObject({ requestId: z.string().min(1).max(200) }),
+]);
 export type MutationOutcomeRequest = z.infer<typeof MutationOutcomeRequestSchema>;
 
 /**
  * `mutation.outcome` reply: `applied` true when the job's change committed
  * (its record exists); `result` is the reply the job gave, when it was
  * recorded (a replica that died between COMMIT and recording it leaves none).
+ * Asked by request id, it is the first change that request made in the service.
+ * `applied: false` is final once the mutation's bus deadline has passed (a
+ * service never commits after it).
  */
 export const MutationOutcomeReplySchema = z.object({
   applied: z.boolean(),

@@ -1,9 +1,10 @@
-import { DaguError, type OpCatalog, type MutationOutcomeReply } from '@dagu-mcp/contracts';
+import { DaguError, type OpCatalog, type MutationOutcomeReply, type MutationOutcomeRequest } from '@dagu-mcp/contracts';
 import type { HandlerContext } from '@dagu-mcp/bus';
 import {
   findIdempotent,
   isReplyRecorded,
   mutationOutcomeOf,
+  mutationOutcomeOfRequest,
   storeMutationResult,
   type Logger,
   type Pool,
@@ -112,13 +113,16 @@ async function replayOf(pool: Pool, ctx: HandlerContext): Promise<{ result: unkn
 /**
  * The `mutation.outcome` handler: whether bus job `jobId` of the caller
  * committed, and its recorded reply (the gateway asks after a mutation's
- * deadline passed, docs/decisions.md "Attribution and mutation outcomes").
+ * deadline passed, docs/decisions.md "Attribution and mutation outcomes");
+ * or, by `requestId`, whether the caller's gateway request committed a change
+ * here (a client resolving an `outcome: "unknown"` answer, issue 44).
  */
 export function createMutationOutcomeHandler(pool: Pool) {
   return async function mutationOutcome(
-    payload: { jobId: string },
+    payload: MutationOutcomeRequest,
     ctx: HandlerContext,
   ): Promise<MutationOutcomeReply> {
+    if ('requestId' in payload) return mutationOutcomeOfRequest(pool, payload.requestId, ctx.principal.id);
     return mutationOutcomeOf(pool, payload.jobId, ctx.principal.id);
   };
 }

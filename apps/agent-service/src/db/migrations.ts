@@ -1,4 +1,4 @@
-import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_REQUEST_INDEX_SQL, MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 
 /**
  * agent-service schema migrations (append-only), applied in id order on start
@@ -108,5 +108,10 @@ CREATE TABLE operation_versions (
 );
 CREATE INDEX operation_versions_upstream ON operation_versions (upstream);
 `,
+  },
+  {
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    id: '005_mutation_log_request',
+    sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
 ];

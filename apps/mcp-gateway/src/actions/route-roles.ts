@@ -37,6 +37,8 @@ export const LOCAL_ROUTE_ROLES = {
   'agentKeys.revoke': 'manager',
   /** An agent's calls, counted by the gateway (issue 25), shown to those who manage the agent. */
   'usage.agent': 'manager',
+  /** What became of the caller's own change with an unknown outcome (issue 44): the services match the principal. */
+  'mutations.outcome': 'viewer',
 } as const satisfies Record<string, RouteAccess>;
 
 /** A gateway-local route of {@link LOCAL_ROUTE_ROLES}. */

@@ -1,4 +1,4 @@
-import { formatDaguUri, requireOpRole, runOps, type Principal, type RunRef } from '@dagu-mcp/contracts';
+import { DaguError, formatDaguUri, requireOpRole, runOps, type Principal, type RunRef } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 
 /**
@@ -98,7 +98,12 @@ export async function startRun(bus: BusClient, principal: Principal, input: Star
     ...(singleton !== undefined ? { singleton } : {}),
     ...(profile !== undefined ? { profile } : {}),
   };
-  return bus.call('run', runOps, 'run.start', payload, { principal });
+  if (dagRunId === undefined) return bus.call('run', runOps, 'run.start', payload, { principal });
+  // dagu-model §10: an unknown outcome names the run id when one was assigned (here, by the caller).
+  return bus.call('run', runOps, 'run.start', payload, { principal }).catch((error: unknown) => {
+    if (!(error instanceof DaguError) || error.details?.outcome !== 'unknown') throw error;
+    throw new DaguError(error.code, error.message, { details: { ...error.details, dagRunId } });
+  });
 }
 
 /**

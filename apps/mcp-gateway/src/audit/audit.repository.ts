@@ -117,3 +117,55 @@ export async function insertOutboxEntries(pool: Pool, entries: readonly OutboxEn
   );
   return result.rowCount ?? 0;
 }
+
+/** A gateway audit event as queued for writing: stamped, with its own id (`source_id`). */
+export interface StoredAuditEvent {
+  readonly id: string;
+  readonly at: Date;
+  readonly category: string;
+  readonly action: string;
+  readonly principal: { readonly subject: string; readonly id: string; readonly credentialType: string } | undefined;
+  readonly target?: string;
+  readonly outcome: string;
+  readonly durationMs?: number;
+  readonly requestId?: string;
+  readonly details?: Record<string, unknown>;
+}
+
+/** `source` of the gateway's own audit rows: with the event's id, what makes a written-again batch change nothing. */
+export const GATEWAY_AUDIT_SOURCE = 'mcp-gateway';
+
+/**
+ * Inserts the gateway's own audit events, each at most once (`source`
+ * `mcp-gateway`, `source_id` the event's id): a batch written again after
+ * its answer was lost changes nothing. One statement for the whole batch,
+ * with the same 12 parameters whatever its size (a named statement).
+ *
+ * @returns how many events were new.
+ */
+export async function insertGatewayEvents(pool: Pool, events: readonly StoredAuditEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const column = <T>(pick: (event: StoredAuditEvent) => T): T[] => events.map(pick);
+  const result = await pool.query(
+    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source, source_id)
+     SELECT u.at, u.category, u.action, u.actor, u.principal_id, u.credential_type, u.target, u.outcome, u.duration_ms, u.request_id, u.details, '${GATEWAY_AUDIT_SOURCE}', u.source_id
+       FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::double precision[], $10::text[], $11::jsonb[], $12::text[])
+            AS u(at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source_id)
+     ON CONFLICT (source, source_id) WHERE source IS NOT NULL DO NOTHING`,
+    [
+      column((e) => e.at),
+      column((e) => e.category),
+      column((e) => e.action),
+      column((e) => e.principal?.subject ?? 'unknown'),
+      column((e) => e.principal?.id ?? 'unknown'),
+      column((e) => e.principal?.credentialType ?? 'none'),
+      column((e) => e.target ?? null),
+      column((e) => e.outcome),
+      column((e) => e.durationMs ?? null),
+      column((e) => e.requestId ?? null),
+      column((e) => (e.details === undefined ? null : JSON.stringify(e.details))),
+      column((e) => e.id),
+    ],
+  );
+  return result.rowCount ?? 0;
+}

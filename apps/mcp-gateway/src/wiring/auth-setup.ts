@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
-import type { Logger, Pool, SecretBox } from '@dagu-mcp/runtime';
+import type { Logger, Pool, Registry, SecretBox } from '@dagu-mcp/runtime';
 import type { GatewayConfig } from '../config';
 import { AuditLog } from '../audit/audit-log';
 import { authenticate } from '../http/auth.middleware';
@@ -60,13 +60,15 @@ export interface AuthSetup {
  * API-key surfaces, roles, audit"): repositories, the cached API-key verifier
  * with cross-replica revocation, login tokens, the shared failure limiter, the
  * audit log, and the auth/users/API-key/audit REST routes. Bootstraps the
- * first admin in builtin mode. `secrets` encrypts what it keeps in PostgreSQL.
+ * first admin in builtin mode. `secrets` encrypts what it keeps in PostgreSQL;
+ * `registry` receives the audit buffer's metrics (audit/audit-log.ts).
  */
 export async function setupAuth(
   config: GatewayConfig,
   pool: Pool,
   logger: Logger,
   secrets: SecretBox,
+  registry?: Registry,
 ): Promise<AuthSetup> {
   const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
   const redis = new Redis(config.REDIS_URL, { ...redisOptions, connectionName: 'gateway-auth' });
@@ -88,6 +90,8 @@ export async function setupAuth(
       perMinute: config.AUDIT_UNAUTHENTICATED_PER_MINUTE,
       retentionDays: config.AUDIT_UNAUTHENTICATED_RETENTION_DAYS,
     },
+    buffer: { maxEvents: config.AUDIT_BUFFER_MAX_EVENTS },
+    registry,
   });
   const verifier = new ApiKeyVerifier({
     repository: keys,

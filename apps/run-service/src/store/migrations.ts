@@ -1,4 +1,4 @@
-import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_REQUEST_INDEX_SQL, MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 import { ACTIVE_RUNS_SQL } from './status-sql';
 
 /**
@@ -235,5 +235,10 @@ CREATE TABLE dag_profiles (
 );
 ALTER TABLE runs ADD COLUMN profile text NULL;
 `,
+  },
+  {
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    id: '009_mutation_log_request',
+    sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
 ];

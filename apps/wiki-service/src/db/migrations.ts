@@ -1,4 +1,4 @@
-import { MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
+import { MUTATION_LOG_REQUEST_INDEX_SQL, MUTATION_LOG_SQL, type Migration } from '@dagu-mcp/runtime';
 
 /**
  * wiki-service schema migrations, applied in id order on start by `migrate`
@@ -90,5 +90,10 @@ $$;
     // The mutation record: audit outbox, outcome and idempotency record (docs/decisions.md "Attribution and mutation outcomes").
     id: '002_mutation_log',
     sql: MUTATION_LOG_SQL,
+  },
+  {
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    id: '003_mutation_log_request',
+    sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
 ];

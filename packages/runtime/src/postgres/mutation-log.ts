@@ -37,6 +37,15 @@ export const MUTATION_LOG_SQL = `
 `;
 
 /**
+ * The index that finds a change by the gateway request that sent it
+ * (`mutation.outcome` by request id, issue 44). Every service appends a
+ * migration running it after {@link MUTATION_LOG_SQL}.
+ */
+export const MUTATION_LOG_REQUEST_INDEX_SQL = `
+    CREATE INDEX mutation_log_request ON mutation_log (request_id) WHERE request_id IS NOT NULL;
+`;
+
+/**
  * Who made a change and under which bus job: the bus `HandlerContext` fits
  * this shape. `idempotencyKey` / `payloadHash` are set when the caller sent
  * a key (issue 18 item 4).
@@ -242,6 +251,30 @@ export async function mutationOutcomeOf(
     applied: true,
     ...(row.result !== null && row.result !== undefined ? { result: row.result } : {}),
     ...(row.request_id !== null ? { requestId: row.request_id } : {}),
+  };
+}
+
+/**
+ * Whether the gateway request `requestId` of `principalId` committed a change
+ * in this service, with the recorded reply of its first change (another
+ * principal's request reads as not applied). Final once the request's bus
+ * deadline has passed: a service never commits after it.
+ */
+export async function mutationOutcomeOfRequest(
+  pool: Pool,
+  requestId: string,
+  principalId: string,
+): Promise<{ applied: boolean; result?: unknown; requestId?: string }> {
+  const { rows } = await pool.query<{ result: unknown }>(
+    'SELECT result FROM mutation_log WHERE request_id = $1 AND principal_id = $2 ORDER BY id LIMIT 1',
+    [requestId, principalId],
+  );
+  const row = rows[0];
+  if (row === undefined) return { applied: false, requestId };
+  return {
+    applied: true,
+    requestId,
+    ...(row.result !== null && row.result !== undefined ? { result: row.result } : {}),
   };
 }
 

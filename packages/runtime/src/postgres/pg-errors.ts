@@ -99,6 +99,36 @@ export function isPgOutage(error: unknown): boolean {
   return code === undefined || !UNAVAILABLE_SQLSTATES.has(code);
 }
 
+/**
+ * Whether a failed COMMIT (or a statement that commits on its own) may have
+ * committed all the same: the connection was lost after the statement was
+ * sent and before PostgreSQL answered it (no SQLSTATE: a reset, a broken
+ * pipe, "Connection terminated"). A SQLSTATE answer (a shutdown's 57P01 too)
+ * means it did not commit; a client that refused to send ("not queryable")
+ * sent nothing.
+ */
+export function mayHaveCommitted(error: unknown): boolean {
+  if (classifyPgFailure(error) !== 'unavailable') return false;
+  const code = pgErrorCode(error);
+  if (code !== undefined && !['ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code)) return false;
+  const message = error instanceof Error ? error.message : '';
+  return !/not queryable/i.test(message);
+}
+
+/**
+ * `resource_unavailable` with `details.outcome: "unknown"` and `dependency:
+ * "postgresql"` (dagu-model §10): PostgreSQL went away while a change was being
+ * committed ({@link mayHaveCommitted}); the gateway resolves it from the
+ * mutation record once it can (issue 44).
+ */
+export function commitOutcomeUnknownError(): DaguError {
+  return new DaguError(
+    'resource_unavailable',
+    'PostgreSQL went away while the change was being committed; whether it took effect is unknown.',
+    { details: { dependency: 'postgresql', outcome: 'unknown' } },
+  );
+}
+
 /** True when the failure is transient (`unavailable`): running the same work again may succeed. */
 export function isTransientPgFailure(error: unknown): boolean {
   return classifyPgFailure(error) === 'unavailable';

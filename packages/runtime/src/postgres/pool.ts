@@ -3,6 +3,7 @@ import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../logging/logger';
 import { hasRecordingSpan, recordFailure, SpanKind, startSpan } from '../tracing/tracing';
 import { isStaleStatement, StatementNames, withStatementName } from './statement-names';
+import { commitOutcomeUnknownError, mayHaveCommitted } from './pg-errors';
 
 export type { Pool, PoolClient };
 
@@ -206,7 +207,13 @@ export async function withTransaction<T>(
     if (opts.deadline !== undefined && Date.now() >= opts.deadline) {
       throw (opts.onLate ?? (() => new Error('deadline passed before commit')))();
     }
-    await client.query('COMMIT');
+    try {
+      await client.query('COMMIT');
+    } catch (err) {
+      // The connection died with the COMMIT in flight: it may have landed. "Failed" would be a lie (issue 44).
+      if (mayHaveCommitted(err)) throw commitOutcomeUnknownError();
+      throw err;
+    }
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
