@@ -9,13 +9,14 @@ import { validateDagChange } from './dag-validation';
  * sent, so this is not expected). The thread stays for the next job.
  */
 parentPort?.on('message', (message: unknown) => {
-  const job = message as { name?: unknown; spec?: unknown };
-  if (typeof job.name !== 'string' || typeof job.spec !== 'string') {
+  const name: unknown = typeof message === 'object' && message !== null && 'name' in message ? message.name : undefined;
+  const spec: unknown = typeof message === 'object' && message !== null && 'spec' in message ? message.spec : undefined;
+  if (typeof name !== 'string' || typeof spec !== 'string') {
     parentPort?.postMessage({ ok: false, message: 'malformed validation job' });
     return;
   }
   try {
-    parentPort?.postMessage({ ok: true, check: validateDagChange(job.name, job.spec) });
+    parentPort?.postMessage({ ok: true, check: validateDagChange(name, spec) });
   } catch (error) {
     parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });
   }

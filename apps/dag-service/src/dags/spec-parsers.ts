@@ -23,6 +23,15 @@ export const DEFAULT_SPEC_PARSE_LIMITS: SpecParseLimits = {
   threads: 1,
 };
 
+/** The worker's answer (spec-parse-worker.ts): the check, or why there is none. */
+function answerOf(message: unknown): { check?: DagChangeCheck; message?: string } {
+  if (typeof message !== 'object' || message === null) return {};
+  if ('ok' in message && message.ok === true && 'check' in message)
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- our own thread sends validateDagChange's value, structured-cloned
+    return { check: message.check as DagChangeCheck };
+  return 'message' in message && typeof message.message === 'string' ? { message: message.message } : {};
+}
+
 /**
  * Validates DAG specs without holding dag-service's event loop for long (issue 42 item
  * 2): every spec is bounded first by the pre-scan of `@dagu-mcp/dag-spec` (in
@@ -94,7 +103,7 @@ export class SpecParsers {
       const onError = (error: Error): void =>
         done({
           fault:
-            (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+            'code' in error && error.code === 'ERR_WORKER_OUT_OF_MEMORY'
               ? `needed more than ${this.limits.memoryMb} MB to validate (the validation memory is bounded)`
               : `could not be validated: ${error.message}`,
         });
@@ -109,14 +118,14 @@ export class SpecParsers {
       worker.on('exit', onExit);
       worker.postMessage({ name, spec });
     });
-    const answer = outcome.answer as { ok?: boolean; check?: DagChangeCheck; message?: string } | undefined;
-    if (answer?.ok === true && answer.check !== undefined) {
+    const answer = answerOf(outcome.answer);
+    if (answer.check !== undefined) {
       if (!this.closed) this.idle.push(worker);
       else void worker.terminate();
       return answer.check;
     }
     void worker.terminate();
-    const fault = outcome.fault ?? `could not be validated: ${answer?.message ?? 'no answer'}`;
+    const fault = outcome.fault ?? `could not be validated: ${answer.message ?? 'no answer'}`;
     return {
       validation: { valid: false, errors: [`invalid YAML: the spec ${fault}`], errorLocations: [] },
       write: undefined,
