@@ -61,8 +61,8 @@ describe('readPageFacts (dagu-model §7: Markdown with optional YAML frontmatter
 });
 
 describe('readPageFacts: the frontmatter is bounded before it is parsed (issue 42)', () => {
-  it('refuses `tags: ` and 200 000 nested brackets, naming the bound and the page line', () => {
-    const levels = 200_000;
+  it('refuses `tags: ` and 100 000 nested brackets, naming the bound and the page line', () => {
+    const levels = 100_000;
     const content = `---\ntitle: x\ntags: ${'['.repeat(levels)}${']'.repeat(levels)}\n---\nbody`;
     const error = failure(content);
     expect(error.code).toBe('invalid_tool_input');
