@@ -1,0 +1,148 @@
+/**
+ * Benchmark (issue 42 item 2): what authors' YAML costs everyone else. Not a test
+ * (CONTRIBUTING "Tests": speed is shown by benchmarks):
+ *
+ *   bash scripts/build.sh && node bench/yaml-attack.mjs [--seconds 10] [--readers 4]
+ *
+ * Starts the built stack (bench/lib/stack.mjs), stores one DAG, and runs `readers` MCP SDK
+ * clients each reading its spec (`dagu_read dag_spec`) in a loop for `seconds`, three times
+ * in the same run:
+ *
+ * 1. alone;
+ * 2. while one more client sends the nesting attack of issue 42 (`dagu_change mode=preview`
+ *    of `steps: ` and 200 000, then 500 000 nested brackets) back to back;
+ * 3. while that client previews a large valid DAG (3 000 steps, about 180 KB, parsed in
+ *    dag-service's worker thread) back to back.
+ *
+ * Prints, as JSON, the readers' latency summaries (ms) of each phase, the p99 of phases 2
+ * and 3 over phase 1's, and how long each attack and each large preview took to answer.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApiKey, startStack } from './lib/stack.mjs';
+import { summarize } from './lib/stats.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const seconds = arg('seconds', 10);
+const readers = arg('readers', 4);
+const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
+const attack = (levels) => `steps: ${'['.repeat(levels)}${']'.repeat(levels)}`;
+const largeDag = (() => {
+  const lines = ['steps:'];
+  for (let i = 0; i < 3000; i += 1) lines.push(`  - name: s${i}`, `    command: echo "step [${i}]" {x}`);
+  return `${lines.join('\n')}\n`;
+})();
+
+async function connect(stack, key) {
+  const client = new Client({ name: 'bench-yaml-attack', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(stack.mcpUrl ?? `${stack.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+/** Reads the stored spec in a loop on each client until `until`; resolves with the latencies. */
+async function readLoop(clients, until) {
+  const samples = [];
+  await Promise.all(
+    clients.map(async (client) => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        const result = await client.callTool({
+          name: 'dagu_read',
+          arguments: { target: 'dag_spec', name: 'bench-read' },
+        });
+        if (result.isError) throw new Error(`read failed: ${JSON.stringify(result.structuredContent)}`);
+        samples.push(performance.now() - started);
+      }
+    }),
+  );
+  return samples;
+}
+
+/** Sends `specs` in turn as previews until `until`; resolves with each answer's time by label. */
+async function previewLoop(client, specs, until, expectValid) {
+  const times = Object.fromEntries(specs.map(([label]) => [label, []]));
+  while (Date.now() < until) {
+    for (const [label, spec] of specs) {
+      const started = performance.now();
+      const result = await client.callTool({
+        name: 'dagu_change',
+        arguments: { name: 'bench-x', spec, mode: 'preview' },
+      });
+      times[label].push(performance.now() - started);
+      const valid = result.structuredContent?.valid;
+      if (valid !== expectValid)
+        throw new Error(`${label}: valid=${valid} ${JSON.stringify(result.structuredContent?.errors)}`);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([label, samples]) => [label, summarize(samples)]));
+}
+
+const stack = await startStack({
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+});
+const clients = [];
+try {
+  const key = await createApiKey(stack);
+  for (let i = 0; i <= readers; i += 1) clients.push(await connect(stack, key));
+  const [author, ...readerClients] = clients;
+  const stored = await author.callTool({
+    name: 'dagu_change',
+    arguments: { name: 'bench-read', spec: HELLO, mode: 'apply' },
+  });
+  if (stored.structuredContent?.applied !== true) throw new Error('could not store the read DAG');
+  // Warm-up: the read path, the attack's refusal and the worker thread.
+  await readLoop(readerClients, Date.now() + 2000);
+  await previewLoop(author, [['attack 200000', attack(200_000)]], Date.now() + 500, false);
+  await previewLoop(author, [['large valid DAG', largeDag]], Date.now() + 500, true);
+
+  const alone = summarize(await readLoop(readerClients, Date.now() + seconds * 1000));
+  let until = Date.now() + seconds * 1000;
+  const [underAttack, attacks] = await Promise.all([
+    readLoop(readerClients, until),
+    previewLoop(
+      author,
+      [
+        ['attack 200000', attack(200_000)],
+        ['attack 500000', attack(500_000)],
+      ],
+      until,
+      false,
+    ),
+  ]);
+  until = Date.now() + seconds * 1000;
+  const [underLarge, large] = await Promise.all([
+    readLoop(readerClients, until),
+    previewLoop(author, [['large valid DAG', largeDag]], until, true),
+  ]);
+  const attackReads = summarize(underAttack);
+  const largeReads = summarize(underLarge);
+  console.log(
+    JSON.stringify(
+      {
+        seconds,
+        readers,
+        largeDagBytes: Buffer.byteLength(largeDag),
+        readsAloneMs: alone,
+        readsDuringAttackMs: attackReads,
+        readsDuringLargePreviewsMs: largeReads,
+        p99DuringAttackOverAlone: attackReads.p99 / alone.p99,
+        p99DuringLargePreviewsOverAlone: largeReads.p99 / alone.p99,
+        attackAnswerMs: attacks,
+        largePreviewAnswerMs: large,
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  await stack.stop();
+}
