@@ -15,10 +15,10 @@ export interface SpecParseLimits {
   readonly threads: number;
 }
 
-/** Defaults: 64 KiB, 5 s, 256 MB, 1 thread (the services run on small machines; see the decision). */
+/** Defaults: 64 KiB, 10 s, 256 MB, 1 thread (the services run on small machines; see the decision). */
 export const DEFAULT_SPEC_PARSE_LIMITS: SpecParseLimits = {
   workerMinChars: 64 * 1024,
-  budgetMs: 5000,
+  budgetMs: 10_000,
   memoryMb: 256,
   threads: 1,
 };
@@ -58,7 +58,7 @@ export class SpecParsers {
   /**
    * `validateDagChange(name, spec)`, in-thread or in a worker by size. Never rejects on a
    * bad spec: a spec past the time or heap budget is `valid: false` with an error naming
-   * the bound (`invalid YAML: the spec took longer than 5000 ms to validate (the
+   * the bound (`invalid YAML: the spec took longer than 10000 ms to validate (the
    * validation time is bounded)`, `… needed more than 256 MB …`).
    *
    * @throws DaguError `invalid_tool_input` on field `name` for a name that breaks dagu-model §2.
