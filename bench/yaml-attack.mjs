@@ -11,11 +11,17 @@
  * 1. alone;
  * 2. while one more client sends the nesting attack of issue 42 (`dagu_change mode=preview`
  *    of `steps: ` and 200 000, then 500 000 nested brackets) back to back;
- * 3. while that client previews a large valid DAG (1 500 steps, about 90 KB, parsed in
+ * 3. while that client previews a large valid DAG (300 steps of long commands, about 70 KB, parsed in
  *    dag-service's worker thread) back to back.
  *
+ * Then, without readers, previews of valid specs of the attacks' sizes (a long comment):
+ * what carrying that many bytes through gateway and bus costs, beside the refusal. And
+ * `parseDagSpec` of each attack in this process (the built package): what dag-service
+ * itself spends refusing it.
+ *
  * Prints, as JSON, the readers' latency summaries (ms) of each phase, the p99 of phases 2
- * and 3 over phase 1's, and how long each attack and each large preview took to answer.
+ * and 3 over phase 1's, and how long each attack, each large preview and each same-size
+ * valid preview took to answer.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -30,9 +36,11 @@ const seconds = arg('seconds', 10);
 const readers = arg('readers', 4);
 const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
 const attack = (levels) => `steps: ${'['.repeat(levels)}${']'.repeat(levels)}`;
+// The same size as an attack, valid: what moving its bytes through the stack costs.
+const padded = (chars) => `# ${'x'.repeat(chars)}\n${HELLO}`;
 const largeDag = (() => {
   const lines = ['steps:'];
-  for (let i = 0; i < 1500; i += 1) lines.push(`  - name: s${i}`, `    command: echo "step [${i}]" {x}`);
+  for (let i = 0; i < 300; i += 1) lines.push(`  - name: s${i}`, `    command: echo "step [${i}] ${'x'.repeat(200)}"`);
   return `${lines.join('\n')}\n`;
 })();
 
@@ -129,6 +137,29 @@ try {
     readLoop(readerClients, until),
     previewLoop(author, [['large valid DAG', largeDag]], until, true),
   ]);
+  // Same-size valid previews, one after another (no readers): the transport's share of an answer.
+  const sameSize = await previewLoop(
+    author,
+    [
+      ['valid, 400 KB comment', padded(400_000)],
+      ['valid, 1 MB comment', padded(1_000_000)],
+    ],
+    Date.now() + 3000,
+    true,
+  );
+  // The refusal itself, in this process with the built package (what dag-service spends on it).
+  const { parseDagSpec } = await import('../packages/dag-spec/dist/index.js');
+  const inProcess = {};
+  for (const levels of [200_000, 500_000]) {
+    const text = attack(levels);
+    const samples = [];
+    for (let i = 0; i < 50; i += 1) {
+      const started = performance.now();
+      parseDagSpec(text, { name: 'x' });
+      samples.push(performance.now() - started);
+    }
+    inProcess[`attack ${levels}`] = summarize(samples);
+  }
   const attackReads = summarize(underAttack);
   const largeReads = summarize(underLarge);
   console.log(
@@ -143,6 +174,8 @@ try {
         p99DuringAttackOverAlone: attackReads.p99 / alone.p99,
         p99DuringLargePreviewsOverAlone: largeReads.p99 / alone.p99,
         attackAnswerMs: attacks,
+        sameSizeValidPreviewAnswerMs: sameSize,
+        attackRefusalInParseDagSpecMs: inProcess,
         largePreviewAnswerMs: large,
       },
       null,

@@ -164,6 +164,8 @@ class Scanner {
   private keyOnLine = false;
   private deepest = 0;
   private deepestFlow = 0;
+  /** A `-` or `?` item was counted and its node has not begun (a flow collection there is that item). */
+  private itemPending = false;
 
   constructor(
     private readonly s: string,
@@ -260,6 +262,7 @@ class Scanner {
       if ((ch0 === DASH || ch0 === QUESTION || ch0 === COLON) && isEmpty(this.at(this.pos + 1))) {
         this.addEntry(ch0 === DASH ? SEQ : MAP, this.pos - this.lineStart);
         if (ch0 !== COLON) this.count(this.pos);
+        this.itemPending = ch0 !== COLON;
         let j = this.pos + 1;
         while (this.at(j) === SPACE || this.at(j) === TAB) j += 1;
         this.indentNext = this.indentValue + 1;
@@ -282,6 +285,7 @@ class Scanner {
     this.lineEntries = 0;
     this.nodeCol = -1;
     this.keyOnLine = false;
+    this.itemPending = false;
   }
 
   /**
@@ -355,6 +359,9 @@ class Scanner {
         this.skipLine();
         return;
       }
+      // A sequence item's node: counted with its `-` already.
+      const counted = this.itemPending;
+      this.itemPending = false;
       switch (c) {
         case OPEN_SQUARE:
         case OPEN_CURLY:
@@ -362,7 +369,7 @@ class Scanner {
           this.pos += 1;
           this.flowKey = false;
           this.flowLevel = 1;
-          this.count(this.pos - 1);
+          if (!counted) this.count(this.pos - 1);
           this.checkDepth(this.pos - 1);
           if (this.flowState()) return;
           continue;
@@ -418,6 +425,7 @@ class Scanner {
               this.addEntry(MAP, this.nodeCol);
             }
             if (c === COLON || c === QUESTION) this.count(this.pos);
+            this.itemPending = c === QUESTION;
           } else if (this.flowKey) this.flowKey = false;
           this.nodeCol = -1;
           this.pos += 1;
@@ -652,13 +660,17 @@ class Scanner {
         }
       }
       while (this.at(this.pos) === COMMA) {
+        // The comma counts the item after it.
         this.count(this.pos);
+        this.itemPending = true;
         this.pos += 1;
         this.skipSpaces();
         this.flowKey = false;
       }
       this.pushIndicators();
       const d = this.at(this.pos);
+      const counted = this.itemPending;
+      if (d !== LF && d !== CR && d !== HASH) this.itemPending = false;
       switch (d) {
         case LF:
         case CR:
@@ -677,7 +689,7 @@ class Scanner {
           this.pos += 1;
           this.flowKey = false;
           this.flowLevel += 1;
-          this.count(this.pos - 1);
+          if (!counted) this.count(this.pos - 1);
           this.checkDepth(this.pos - 1);
           continue;
         case CLOSE_SQUARE:
