@@ -1,9 +1,16 @@
+import { join } from 'node:path';
 import { BusClient, ServiceWorker } from '@dagu-mcp/bus';
 import { dagOps } from '@dagu-mcp/contracts';
 import { createDagHandlers } from './dag-service';
 import { createTestSchema, type TestSchema } from '../test-fixtures/pg-test-schema';
 import { dagYaml, TEST_PRINCIPAL } from '../test-fixtures/handler-context';
+import { DEFAULT_SPEC_PARSE_LIMITS, SpecParsers } from './dags/spec-parsers';
 import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
+import {
+  manyKeysSpec,
+  NESTING_ATTACK_ERROR,
+  nestingAttackSpec,
+} from '../../../packages/dag-spec/test-fixtures/nesting-attack';
 import { deleteKeysWithPrefix, errorOf, randomBusPrefix, TEST_REDIS_URL } from '../test-fixtures/bus-test-env';
 
 /**
@@ -17,13 +24,18 @@ const options = { principal: TEST_PRINCIPAL };
 let db: TestSchema;
 let worker: ServiceWorker<typeof dagOps>;
 let client: BusClient;
+// Large specs are validated in worker threads running the TypeScript sources (first use compiles them).
+const parsers = new SpecParsers({ ...DEFAULT_SPEC_PARSE_LIMITS, budgetMs: 60_000 }, [
+  '--require',
+  join(__dirname, '..', '..', '..', 'packages', 'bus', 'test-fixtures', 'ts-register.js'),
+]);
 
 beforeAll(async () => {
   db = await createTestSchema('bus');
   worker = new ServiceWorker({
     service: 'dag',
     catalog: dagOps,
-    handlers: createDagHandlers({ pool: db.pool, replica: 'bus-test' }),
+    handlers: createDagHandlers({ pool: db.pool, replica: 'bus-test' }, {}, parsers),
     redisUrl: TEST_REDIS_URL,
     prefix,
   });
@@ -34,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await worker.close();
+  await parsers.close();
   await deleteKeysWithPrefix(TEST_REDIS_URL, prefix);
   await db.drop();
 });
@@ -98,6 +111,44 @@ describe('dag-service over the bus', () => {
     });
     await expect(errorOf(client.call('dag', dagOps, 'dag.get', { name: 'bomb' }, options))).resolves.toMatchObject({
       code: 'resource_not_found',
+    });
+  });
+
+  it.each([200_000, 500_000])(
+    'refuses `steps: ` and %i nested brackets before parsing, and stays free for others (issue 42)',
+    async (levels) => {
+      const spec = nestingAttackSpec(levels);
+      const attack = client.call('dag', dagOps, 'dag.validate', { name: 'nested', spec }, options);
+      const other = client.call('dag', dagOps, 'dag.validate', { name: 'other', spec: dagYaml({}) }, options);
+      await expect(attack).resolves.toEqual({
+        valid: false,
+        errors: [NESTING_ATTACK_ERROR],
+        errorLocations: [{ index: 0, line: 1, column: 71 }],
+        stored: false,
+      });
+      await expect(other).resolves.toMatchObject({ valid: true });
+      await expect(client.call('dag', dagOps, 'dag.upsert', { name: 'nested', spec }, options)).resolves.toMatchObject({
+        valid: false,
+        errors: [NESTING_ATTACK_ERROR],
+        applied: false,
+        stored: false,
+      });
+    },
+  );
+
+  it('finds a repeated key among 60 000 (the yaml library took minutes: issue 42)', async () => {
+    await expect(
+      client.call(
+        'dag',
+        dagOps,
+        'dag.validate',
+        { name: 'keys', spec: manyKeysSpec(60_000) },
+        { ...options, timeoutMs: 60_000 },
+      ),
+    ).resolves.toMatchObject({
+      valid: false,
+      errors: ['invalid YAML: Map keys must be unique at line 60005, column 3'],
+      errorLocations: [{ index: 0, line: 60005, column: 3 }],
     });
   });
 

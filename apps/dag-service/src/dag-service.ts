@@ -11,6 +11,7 @@ import type { DagConfig } from './config/dag-config';
 import { DagCatalog, type DagChangeHooks } from './dags/dag.catalog';
 import { DagListCache } from './dags/dag-list-cache';
 import { DagRepository } from './dags/dag.repository';
+import { SpecParsers } from './dags/spec-parsers';
 import { DAG_MIGRATIONS } from './db/migrations';
 import { createDagGetHandler } from './handlers/dag-get.handler';
 import { createDagListHandler, createDagListIfChangedHandler } from './handlers/dag-list.handler';
@@ -29,12 +30,14 @@ import { createDagRenameHandler } from './handlers/dag-rename.handler';
  * handlers without the service host.
  *
  * @param changes - the `dag.spec` cache and change announcer; default none (every read goes to PostgreSQL).
+ * @param parsers - where specs are validated (dags/spec-parsers.ts); default its defaults.
  */
 export function createDagHandlers(
   deps: Pick<ServiceDeps, 'pool' | 'replica'>,
   changes: DagChangeHooks = {},
+  parsers: SpecParsers = new SpecParsers(),
 ): HandlerMap<DagOps> {
-  const catalog = new DagCatalog(new DagRepository(deps.pool), undefined, undefined, changes);
+  const catalog = new DagCatalog(new DagRepository(deps.pool), undefined, undefined, changes, parsers);
   return {
     ping: createPingHandler('dag-service', deps.replica),
     'dag.validate': createDagValidateHandler(catalog),
@@ -67,6 +70,7 @@ export interface DagServiceOptions {
  */
 export function createDagService(options: DagServiceOptions): ServiceDefinition<DagOps> {
   let channel: DagChangeChannel | undefined;
+  const parsers = new SpecParsers(options.dagConfig.specParse);
   return {
     service: 'dag',
     catalog: dagOps,
@@ -86,10 +90,15 @@ export function createDagService(options: DagServiceOptions): ServiceDefinition<
       });
       const announcer = channel;
       const listCache = specCache !== undefined ? new DagListCache(specCache, ttlMs) : undefined;
-      return createDagHandlers(deps, { specCache, listCache, announceChange: (name) => announcer.publish(name) });
+      return createDagHandlers(
+        deps,
+        { specCache, listCache, announceChange: (name) => announcer.publish(name) },
+        parsers,
+      );
     },
     onStop: async () => {
       await channel?.close();
+      await parsers.close();
     },
   };
 }

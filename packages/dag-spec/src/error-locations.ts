@@ -9,6 +9,8 @@
  * location.
  */
 import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import { duplicateKeyOffsets } from './unique-keys';
+import { prescanYaml } from './yaml-prescan';
 
 /** One located error: `index` into the `errors` list, 1-based `line` and `column`. */
 export interface ErrorLocation {
@@ -95,15 +97,23 @@ function walkField(from: Place, path: string): Place {
  * @returns one entry per error that names a place, in the order of `errors`; never throws
  */
 export function locateErrors(yamlText: string, errors: readonly string[]): ErrorLocation[] {
+  // A text past the pre-scan's bounds is never parsed (parseDagSpec refused it unparsed too).
+  const problem = prescanYaml(yamlText);
+  if (problem !== undefined) {
+    const index = errors.findIndex((error) => error.endsWith(problem.message));
+    return index === -1 ? [] : [{ index, line: problem.line, column: problem.column }];
+  }
   const lineCounter = new LineCounter();
   let documents: ReturnType<typeof parseAllDocuments>;
   try {
-    documents = parseAllDocuments(yamlText, { lineCounter, merge: true, uniqueKeys: true });
+    documents = parseAllDocuments(yamlText, { lineCounter, merge: true, uniqueKeys: false });
   } catch {
     return [];
   }
   if (!Array.isArray(documents)) return [];
-  const syntaxOffsets = documents.flatMap((doc) => doc.errors.map((e) => e.pos[0]));
+  // The order of parseDagSpec: the library's errors, else the duplicate keys (unique-keys.ts).
+  let syntaxOffsets = documents.flatMap((doc) => doc.errors.map((e) => e.pos[0]));
+  if (syntaxOffsets.length === 0) syntaxOffsets = documents.flatMap((doc) => duplicateKeyOffsets(doc));
   const out: ErrorLocation[] = [];
   let syntaxIndex = 0;
   errors.forEach((error, index) => {

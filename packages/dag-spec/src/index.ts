@@ -29,6 +29,7 @@
  */
 export { parseDagSpec, type ParseDagSpecOptions } from './parse-dag-spec';
 export { DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from './yaml-bounds';
+export { DEFAULT_YAML_TEXT_BOUNDS, prescanYaml, type YamlTextBounds, type YamlTextProblem } from './yaml-prescan';
 export { topologicalOrder, findCycles, upstreamOf, rewindSet } from './dependencies';
 export { checkDagName } from './dag.parser';
 export { checkCron } from './schedule.parser';

@@ -4,6 +4,7 @@
  */
 import { DEFAULT_EXPANSION_LIMITS, parseDagSpec } from './index';
 import { aliasBombSpec } from '../test-fixtures/alias-bomb';
+import { manyKeysSpec, NESTING_ATTACK_ERROR, nestingAttackSpec } from '../test-fixtures/nesting-attack';
 
 const STEP = 'steps:\n  - name: a\n    run: echo a\n';
 
@@ -261,5 +262,45 @@ describe('parseDagSpec: the expanded size of aliases is bounded (issue 17 "YAML 
 
   it('keeps a spec whose aliases stay inside the bounds', () => {
     expect(parseDagSpec(aliasBombSpec(100, 10), { name: 'small' })).toMatchObject({ valid: true, errors: [] });
+  });
+});
+
+describe('parseDagSpec: the text is bounded before it is parsed (issue 42 item 2)', () => {
+  it.each([200_000, 500_000])('refuses `steps: ` and %i nested brackets without parsing them', (levels) => {
+    expect(parseDagSpec(nestingAttackSpec(levels), { name: 'attack' })).toEqual({
+      valid: false,
+      errors: [NESTING_ATTACK_ERROR],
+      warnings: [],
+      subDags: [],
+    });
+  });
+
+  it('refuses nesting past the bound in block style', () => {
+    const spec = Array.from({ length: 70 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
+    expect(errorsOf(spec)).toEqual([
+      'invalid YAML: collections nest deeper than 64 levels at line 65, column 65 (the nesting depth is bounded)',
+    ]);
+  });
+
+  it('takes the bounds of the caller', () => {
+    expect(parseDagSpec(STEP, { name: 'a', textBounds: { maxBytes: 10, maxDepth: 64, maxNodes: 100 } }).errors).toEqual(
+      ['invalid YAML: the text is larger than 10 bytes (its size is bounded)'],
+    );
+  });
+
+  it('finds a repeated key in time linear in the keys (the library compares each key with every other)', () => {
+    // A complexity check, not a speed claim: four times the keys must cost about four times
+    // the time, not sixteen (the library's own check: 50 000 keys took 48 s).
+    const timed = (keys: number): number => {
+      const started = performance.now();
+      expect(errorsOf(manyKeysSpec(keys))).toEqual([
+        `invalid YAML: Map keys must be unique at line ${keys + 5}, column 3`,
+      ]);
+      return performance.now() - started;
+    };
+    timed(2_000);
+    const small = Math.min(timed(10_000), timed(10_000));
+    const large = timed(40_000);
+    expect(large / small).toBeLessThan(9);
   });
 });

@@ -9,6 +9,8 @@ import { ErrorSink } from './error-sink';
 import { findReferenceWarnings } from './reference-warnings';
 import { asMap } from './yaml-values';
 import { checkExpandedSize, DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from './yaml-bounds';
+import { DEFAULT_YAML_TEXT_BOUNDS, positionOf, prescanYaml, type YamlTextBounds } from './yaml-prescan';
+import { duplicateKeyOffsets } from './unique-keys';
 
 /** Options of `parseDagSpec`. */
 export interface ParseDagSpecOptions {
@@ -25,6 +27,11 @@ export interface ParseDagSpecOptions {
    * `valid: false` before any value is built.
    */
   expansionLimits?: ExpansionLimits;
+  /**
+   * Bounds of the text checked before it is parsed (default
+   * {@link DEFAULT_YAML_TEXT_BOUNDS}): a text past them is `valid: false` and never parsed.
+   */
+  textBounds?: YamlTextBounds;
 }
 
 /** First line of a `yaml` library error (its message continues with a source excerpt). */
@@ -41,8 +48,10 @@ function yamlMessage(message: string): string {
  * `field '<f>': <message> (value: <v>)` where a field applies, prefixed with
  * its context (`step 'build': …`, `handler_on.exit: …`, `sub-DAG 'x': …`);
  * YAML syntax errors read `invalid YAML: <message from the yaml library>`;
- * a document whose aliases expand past `opts.expansionLimits` reads
- * `invalid YAML: aliases expand the document to more than …`.
+ * a text past `opts.textBounds` reads `invalid YAML: collections nest deeper than 64
+ * levels at line 1, column 71 (the nesting depth is bounded)` (or the size or values
+ * bound), and is not parsed; a document whose aliases expand past
+ * `opts.expansionLimits` reads `invalid YAML: aliases expand the document to more than …`.
  *
  * @returns `{valid, errors, warnings, dag, subDags}`; `dag` and `subDags` are
  *   present only when `valid` is true; `warnings` (references that will not
@@ -60,14 +69,28 @@ export function parseDagSpec(yamlText: string, opts: ParseDagSpecOptions = {}): 
 }
 
 function parseStream(yamlText: string, opts: ParseDagSpecOptions, sink: ErrorSink): DagSpecResult {
-  const documents = parseAllDocuments(yamlText, { merge: true, uniqueKeys: true });
   const invalid = (): DagSpecResult => ({ valid: false, errors: [...sink.errors], warnings: [], subDags: [] });
+  // Bounded before the parse: the yaml library's cost grows with what it is bounding.
+  const problem = prescanYaml(yamlText, opts.textBounds ?? DEFAULT_YAML_TEXT_BOUNDS);
+  if (problem !== undefined) {
+    sink.plain(`invalid YAML: ${problem.message}`);
+    return invalid();
+  }
+  // Duplicate keys are checked below, in linear time (unique-keys.ts), not by the library.
+  const documents = parseAllDocuments(yamlText, { merge: true, uniqueKeys: false });
   if (!Array.isArray(documents) || documents.length === 0) {
     sink.plain('DAG spec is empty');
     return invalid();
   }
   for (const doc of documents)
     for (const error of doc.errors) sink.plain(`invalid YAML: ${yamlMessage(error.message)}`);
+  if (sink.count > 0) return invalid();
+  for (const doc of documents) {
+    for (const offset of duplicateKeyOffsets(doc)) {
+      const { line, column } = positionOf(yamlText, offset);
+      sink.plain(`invalid YAML: Map keys must be unique at line ${line}, column ${column}`);
+    }
+  }
   if (sink.count > 0) return invalid();
   // Measured on the syntax tree first: building values of an alias bomb is the attack itself.
   for (const doc of documents) {

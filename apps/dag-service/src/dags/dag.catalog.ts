@@ -12,7 +12,6 @@ import type {
   DagUpsertReply,
   DagValidation,
 } from '@dagu-mcp/contracts';
-import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import type { MutationAuthor, Pool } from '@dagu-mcp/runtime';
 import { renameDag } from './dag-rename';
 import type { DagRecord } from './dag.records';
@@ -21,7 +20,8 @@ import type { DagSpecCache } from '@dagu-mcp/service-kit';
 import { pageTag, type DagListCache } from './dag-list-cache';
 import { listDags } from './dag-list';
 import { searchDagSpecs } from './dag-search';
-import { assertValidDagName, validateDagChange } from './dag-validation';
+import { assertValidDagName } from './dag-validation';
+import { SpecParsers } from './spec-parsers';
 import { toDagDetail, toDagSpecReply } from './dag.views';
 import { dagNotFoundError } from './did-you-mean';
 import { NextRunCalculator } from './next-run';
@@ -57,12 +57,15 @@ export class DagCatalog {
    * @param nextRuns - next-run calculator (cache shared by every request); default a new one.
    * @param clock - the current time, for next runs; default `new Date()`.
    * @param changes - the `dag.spec` cache and the change announcer; default none.
+   * @param parsers - where specs are validated (in-thread when small, else a worker thread); default the
+   *   defaults of spec-parsers.ts.
    */
   constructor(
     private readonly repository: DagRepository,
     private readonly nextRuns: NextRunCalculator = new NextRunCalculator(),
     private readonly clock: () => Date = () => new Date(),
     private readonly changes: DagChangeHooks = {},
+    private readonly parsers: SpecParsers = new SpecParsers(),
   ) {}
 
   /**
@@ -75,7 +78,7 @@ export class DagCatalog {
    *   `resource_unavailable` when PostgreSQL cannot say whether the DAG is stored.
    */
   async validate(request: DagChangeRequest): Promise<DagValidation> {
-    const { validation } = validateDagChange(request.name, request.spec);
+    const { validation } = await this.parsers.validate(request.name, request.spec);
     if (validation.valid) return validation;
     return { ...validation, stored: (await this.repository.get(request.name)) !== undefined };
   }
@@ -93,7 +96,7 @@ export class DagCatalog {
    *   when the deadline passes first or PostgreSQL is unavailable (nothing written).
    */
   async upsert(request: DagChangeRequest, deadline: number, author?: MutationAuthor): Promise<DagUpsertReply> {
-    const { validation, write } = validateDagChange(request.name, request.spec);
+    const { validation, write } = await this.parsers.validate(request.name, request.spec);
     if (write === undefined) {
       const stored = (await this.repository.get(request.name)) !== undefined;
       return { valid: false, errors: validation.errors, applied: false, stored };
@@ -205,7 +208,7 @@ export class DagCatalog {
     // Read before the query: a change announced while it runs keeps its result out of the cache.
     const epoch = cache?.epoch() ?? 0;
     const record = await this.find(name);
-    const reply = toDagSpecReply(record, this.specErrors(record));
+    const reply = toDagSpecReply(record, await this.specErrors(record));
     cache?.store(name, reply, epoch);
     return reply;
   }
@@ -263,11 +266,11 @@ export class DagCatalog {
    * (the same text always validates the same way); re-parsing on every
    * `dag_spec` read was the largest CPU cost of the hot read path (bench S2).
    */
-  private specErrors(record: DagRecord): string[] {
+  private async specErrors(record: DagRecord): Promise<string[]> {
     const key = `${record.name}\u0000${record.spec}`;
     const cached = this.specErrorCache.get(key);
     if (cached !== undefined) return cached;
-    const errors = parseDagSpec(record.spec, { name: record.name }).errors;
+    const errors = (await this.parsers.validate(record.name, record.spec)).validation.errors;
     if (this.specErrorCache.size >= SPEC_ERROR_CACHE_SIZE) {
       const oldest = this.specErrorCache.keys().next().value;
       if (oldest !== undefined) this.specErrorCache.delete(oldest);

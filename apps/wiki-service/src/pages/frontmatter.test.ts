@@ -59,3 +59,33 @@ describe('readPageFacts (dagu-model §7: Markdown with optional YAML frontmatter
     expect(splitFrontmatter('no fm')).toEqual({ yaml: undefined, body: 'no fm' });
   });
 });
+
+describe('readPageFacts: the frontmatter is bounded before it is parsed (issue 42)', () => {
+  it('refuses `tags: ` and 100 000 nested brackets, naming the bound and the page line', () => {
+    const levels = 100_000;
+    const content = `---\ntitle: x\ntags: ${'['.repeat(levels)}${']'.repeat(levels)}\n---\nbody`;
+    const error = failure(content);
+    expect(error.code).toBe('invalid_tool_input');
+    expect(error.field).toBe('content');
+    expect(error.message).toBe(
+      'The page frontmatter nests collections deeper than 64 levels at line 3, column 70 of the page (the nesting depth is bounded).',
+    );
+  });
+
+  it('refuses frontmatter with more values than the bound, and past its size', () => {
+    const keys = Array.from({ length: 5001 }, (_, i) => `k${i}: v`).join('\n');
+    expect(failure(`---\n${keys}\n---\n`).message).toMatch(
+      /^The page frontmatter holds more than 5000 values at line \d+, column \d+ of the page/,
+    );
+    expect(failure(`---\ntitle: "${'x'.repeat(300 * 1024)}"\n---\n`).message).toBe(
+      'The page frontmatter is larger than 262144 bytes (its size is bounded).',
+    );
+  });
+
+  it('does not count brackets in the title or tags text', () => {
+    expect(readPageFacts('p', `---\ntitle: "${'['.repeat(100)}"\ntags: a[[[[, b\n---\n`)).toEqual({
+      title: '['.repeat(100),
+      tags: ['a[[[[', 'b'],
+    });
+  });
+});

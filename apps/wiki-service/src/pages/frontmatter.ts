@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { DaguError } from '@dagu-mcp/contracts';
+import { prescanYaml, type YamlTextBounds } from '@dagu-mcp/dag-spec';
 import { pageNameOf } from './page-keys';
 
 /**
@@ -25,6 +26,14 @@ export const MAX_TITLE_LENGTH = 500;
 /** Most tags a page may carry, and the longest tag in characters. */
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 100;
+
+/**
+ * Bounds of the frontmatter's YAML, checked by the pre-scan before it is parsed (issue
+ * 42): 256 KiB, 64 levels, 5 000 values. Frontmatter holds a title and some tags; the
+ * values bound also keeps the `yaml` library's duplicate-key check (each key compared
+ * with every earlier one) within milliseconds, so it is parsed on the service's thread.
+ */
+export const FRONTMATTER_BOUNDS: YamlTextBounds = { maxBytes: 256 * 1024, maxDepth: 64, maxNodes: 5000 };
 
 const OPEN_FENCE = /^---[ \t]*$/;
 const CLOSE_FENCE = /^(?:---|\.\.\.)[ \t]*$/;
@@ -103,12 +112,30 @@ function firstHeading(body: string): string | undefined {
   return undefined;
 }
 
+/** Refuses frontmatter past {@link FRONTMATTER_BOUNDS}, before the `yaml` library reads it. */
+function assertWithinBounds(yaml: string): void {
+  const problem = prescanYaml(yaml, FRONTMATTER_BOUNDS);
+  if (problem === undefined) return;
+  // The frontmatter starts on the page's second line, after its `---` fence.
+  const where = `at line ${problem.line + 1}, column ${problem.column} of the page`;
+  const { maxBytes, maxDepth, maxNodes } = FRONTMATTER_BOUNDS;
+  const sentence =
+    problem.bound === 'bytes'
+      ? `is larger than ${maxBytes} bytes (its size is bounded)`
+      : problem.bound === 'depth'
+        ? `nests collections deeper than ${maxDepth} levels ${where} (the nesting depth is bounded)`
+        : `holds more than ${maxNodes} values ${where} (the number of values is bounded)`;
+  throw invalidContent(`The page frontmatter ${sentence}.`);
+}
+
 /**
  * Reads a page's title and tags from its content.
  *
  * @param path the page path, whose last segment is the title of last resort
  * @throws DaguError `invalid_tool_input` on field `content` when the
- *   frontmatter is not YAML, not a mapping, or has a `title` that is not a
+ *   frontmatter passes {@link FRONTMATTER_BOUNDS} (`The page frontmatter nests
+ *   collections deeper than 64 levels at line 2, column 9 of the page (the nesting depth
+ *   is bounded).`), is not YAML, not a mapping, or has a `title` that is not a
  *   string or `tags` that are not strings (lengths: {@link MAX_TITLE_LENGTH},
  *   {@link MAX_TAGS}, {@link MAX_TAG_LENGTH})
  */
@@ -117,6 +144,7 @@ export function readPageFacts(path: string, content: string): PageFacts {
   let title: string | undefined;
   let tags: string[] = [];
   if (yaml !== undefined && yaml.trim() !== '') {
+    assertWithinBounds(yaml);
     const doc = parseDocument(yaml, { prettyErrors: false });
     const error = doc.errors[0];
     if (error !== undefined) throw invalidContent(`The page frontmatter is not valid YAML: ${error.message}`);

@@ -1,0 +1,188 @@
+/**
+ * Benchmark (issue 42 item 2): what authors' YAML costs everyone else. Not a test
+ * (CONTRIBUTING "Tests": speed is shown by benchmarks):
+ *
+ *   bash scripts/build.sh && node bench/yaml-attack.mjs [--seconds 10] [--readers 4]
+ *
+ * Starts the built stack (bench/lib/stack.mjs), stores one DAG, and runs `readers` MCP SDK
+ * clients each reading its spec (`dagu_read dag_spec`) in a loop for `seconds`, three times
+ * in the same run:
+ *
+ * 1. alone;
+ * 2. while one more client sends the nesting attack of issue 42 (`dagu_change mode=preview`
+ *    of `steps: ` and 200 000, then 500 000 nested brackets) back to back;
+ * 3. while that client previews a large valid DAG (300 steps of long commands, about 70 KB, parsed in
+ *    dag-service's worker thread) back to back.
+ *
+ * Then, without readers, previews of valid specs of the attacks' sizes (a long comment):
+ * what carrying that many bytes through gateway and bus costs, beside the refusal. And
+ * `parseDagSpec` of each attack in this process (the built package): what dag-service
+ * itself spends refusing it.
+ *
+ * Prints, as JSON, the readers' latency summaries (ms) of each phase, the p99 of phases 2
+ * and 3 over phase 1's, and how long each attack, each large preview and each same-size
+ * valid preview took to answer.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApiKey, startStack } from './lib/stack.mjs';
+import { summarize } from './lib/stats.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const seconds = arg('seconds', 10);
+const readers = arg('readers', 4);
+const HELLO = 'steps:\n  - name: hello\n    run: echo hello\n';
+const attack = (levels) => `steps: ${'['.repeat(levels)}${']'.repeat(levels)}`;
+// The same size as an attack, valid: what moving its bytes through the stack costs.
+const padded = (chars) => `# ${'x'.repeat(chars)}\n${HELLO}`;
+const largeDag = (() => {
+  const lines = ['steps:'];
+  for (let i = 0; i < 300; i += 1) lines.push(`  - name: s${i}`, `    command: echo "step [${i}] ${'x'.repeat(200)}"`);
+  return `${lines.join('\n')}\n`;
+})();
+
+async function connect(stack, key) {
+  const client = new Client({ name: 'bench-yaml-attack', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(stack.mcpUrl ?? `${stack.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+/** Reads the stored spec in a loop on each client until `until`; resolves with the latencies. */
+async function readLoop(clients, until) {
+  const samples = [];
+  await Promise.all(
+    clients.map(async (client) => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        const result = await client.callTool({
+          name: 'dagu_read',
+          arguments: { target: 'dag_spec', name: 'bench-read' },
+        });
+        if (result.isError) throw new Error(`read failed: ${JSON.stringify(result.structuredContent)}`);
+        samples.push(performance.now() - started);
+      }
+    }),
+  );
+  return samples;
+}
+
+/**
+ * Sends `specs` in turn as previews until `until`; resolves with each answer's time by
+ * label, and how many answers were not `valid: expectValid` (with the first such error).
+ */
+async function previewLoop(client, specs, until, expectValid) {
+  const times = Object.fromEntries(specs.map(([label]) => [label, []]));
+  const unexpected = [];
+  while (Date.now() < until) {
+    for (const [label, spec] of specs) {
+      const started = performance.now();
+      const result = await client.callTool({
+        name: 'dagu_change',
+        arguments: { name: 'bench-x', spec, mode: 'preview' },
+      });
+      times[label].push(performance.now() - started);
+      if (result.structuredContent?.valid !== expectValid)
+        unexpected.push(`${label}: ${JSON.stringify(result.structuredContent ?? result.content)}`.slice(0, 400));
+    }
+  }
+  return {
+    ...Object.fromEntries(Object.entries(times).map(([label, samples]) => [label, summarize(samples)])),
+    unexpectedAnswers: unexpected.length,
+    ...(unexpected.length > 0 ? { firstUnexpected: unexpected[0] } : {}),
+  };
+}
+
+const stack = await startStack({
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+});
+const clients = [];
+try {
+  const key = await createApiKey(stack);
+  for (let i = 0; i <= readers; i += 1) clients.push(await connect(stack, key));
+  const [author, ...readerClients] = clients;
+  const stored = await author.callTool({
+    name: 'dagu_change',
+    arguments: { name: 'bench-read', spec: HELLO, mode: 'apply' },
+  });
+  if (stored.structuredContent?.applied !== true) throw new Error('could not store the read DAG');
+  // Warm-up: the read path, the attack's refusal and the worker thread.
+  await readLoop(readerClients, Date.now() + 2000);
+  await previewLoop(author, [['attack 200000', attack(200_000)]], Date.now() + 500, false);
+  await previewLoop(author, [['large valid DAG', largeDag]], Date.now() + 500, true);
+
+  const alone = summarize(await readLoop(readerClients, Date.now() + seconds * 1000));
+  let until = Date.now() + seconds * 1000;
+  const [underAttack, attacks] = await Promise.all([
+    readLoop(readerClients, until),
+    previewLoop(
+      author,
+      [
+        ['attack 200000', attack(200_000)],
+        ['attack 500000', attack(500_000)],
+      ],
+      until,
+      false,
+    ),
+  ]);
+  until = Date.now() + seconds * 1000;
+  const [underLarge, large] = await Promise.all([
+    readLoop(readerClients, until),
+    previewLoop(author, [['large valid DAG', largeDag]], until, true),
+  ]);
+  // Same-size valid previews, one after another (no readers): the transport's share of an answer.
+  const sameSize = await previewLoop(
+    author,
+    [
+      ['valid, 400 KB comment', padded(400_000)],
+      ['valid, 1 MB comment', padded(1_000_000)],
+    ],
+    Date.now() + 3000,
+    true,
+  );
+  // The refusal itself, in this process with the built package (what dag-service spends on it).
+  const { parseDagSpec } = await import('../packages/dag-spec/dist/index.js');
+  const inProcess = {};
+  for (const levels of [200_000, 500_000]) {
+    const text = attack(levels);
+    const samples = [];
+    for (let i = 0; i < 50; i += 1) {
+      const started = performance.now();
+      parseDagSpec(text, { name: 'x' });
+      samples.push(performance.now() - started);
+    }
+    inProcess[`attack ${levels}`] = summarize(samples);
+  }
+  const attackReads = summarize(underAttack);
+  const largeReads = summarize(underLarge);
+  console.log(
+    JSON.stringify(
+      {
+        seconds,
+        readers,
+        largeDagBytes: Buffer.byteLength(largeDag),
+        readsAloneMs: alone,
+        readsDuringAttackMs: attackReads,
+        readsDuringLargePreviewsMs: largeReads,
+        p99DuringAttackOverAlone: attackReads.p99 / alone.p99,
+        p99DuringLargePreviewsOverAlone: largeReads.p99 / alone.p99,
+        attackAnswerMs: attacks,
+        sameSizeValidPreviewAnswerMs: sameSize,
+        attackRefusalInParseDagSpecMs: inProcess,
+        largePreviewAnswerMs: large,
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  await stack.stop();
+}
