@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { parseConfig } from '@dagu-mcp/runtime';
-import type { SpecParseLimits } from '../dags/spec-parsers';
 
 /**
  * Settings of dag-service beyond the shared service settings (service-kit),
@@ -22,6 +21,18 @@ export function dagConfigSchema() {
     DAG_PARSE_MEMORY_MB: z.coerce.number().int().min(16).default(256),
     DAG_PARSE_THREADS: z.coerce.number().int().min(1).default(1),
   });
+}
+
+/** Where and within what a DAG spec is validated (docs/decisions.md "Authors' text off the request thread"). */
+export interface SpecParseLimits {
+  /** Specs of at least this many UTF-16 code units are validated in a worker thread; smaller ones in-thread. */
+  readonly workerMinChars: number;
+  /** Most time one validation in a worker may take, in ms; past it the thread is ended. */
+  readonly budgetMs: number;
+  /** Heap cap of each worker thread (`resourceLimits.maxOldGenerationSizeMb`), in MB. */
+  readonly memoryMb: number;
+  /** Most worker threads validating at once; later large specs wait for one. */
+  readonly threads: number;
 }
 
 /** The dag-service settings in the shape the service uses (units in the names). */

@@ -2,18 +2,9 @@ import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { prescanYaml } from '@dagu-mcp/dag-spec';
 import { assertValidDagName, validateDagChange, type DagChangeCheck } from './dag-validation';
+import type { SpecParseLimits } from '../config/dag-config';
 
-/** Where and within what a DAG spec is validated (docs/decisions.md "Authors' text off the request thread"). */
-export interface SpecParseLimits {
-  /** Specs of at least this many UTF-16 code units are validated in a worker thread; smaller ones in-thread. */
-  readonly workerMinChars: number;
-  /** Most time one validation in a worker may take, in ms; past it the thread is ended. */
-  readonly budgetMs: number;
-  /** Heap cap of each worker thread (`resourceLimits.maxOldGenerationSizeMb`), in MB. */
-  readonly memoryMb: number;
-  /** Most worker threads validating at once; later large specs wait for one. */
-  readonly threads: number;
-}
+export type { SpecParseLimits };
 
 /** Defaults: 64 KiB, 10 s, 256 MB, 1 thread (the services run on small machines; see the decision). */
 export const DEFAULT_SPEC_PARSE_LIMITS: SpecParseLimits = {
