@@ -103,6 +103,8 @@ const tables: Array<[string, (value: string) => boolean, Case[]]> = [
       ['guides', true],
       ['guides/', true],
       ['guides/in', true],
+      ['notes.md', true],
+      ['a.MD/', true],
       ['/', false],
       ['', false],
       ['/guides', false],

@@ -80,17 +80,24 @@ export function isValidWikiWorkspace(workspace: string): boolean {
 export function isValidWikiPath(path: string): boolean {
   // Pages are stored without the `.md` extension (dagu-model §2), so a path that carries it names no page.
   if (path.toLowerCase().endsWith('.md')) return false;
+  return hasValidWikiSegments(path);
+}
+
+/** Every `/`-separated segment matches `[A-Za-z0-9._-]+` and is neither `.` nor `..`. */
+function hasValidWikiSegments(path: string): boolean {
   return path.split('/').every((segment) => WIKI_SEGMENT_PATTERN.test(segment) && segment !== '.' && segment !== '..');
 }
 
 /**
  * Wiki path prefix for the `wiki` `prefix` query parameter (spec 021 "Query
  * handling"): a wiki path, optionally followed by one trailing `/` (a folder),
- * or a partial last segment such as `guides/in`. The path rules above apply.
+ * or a partial last segment such as `guides/in`. The segment rules above
+ * apply; the `.md` ending does not, because a prefix is not a page: `notes.md`
+ * begins `notes.mdx`, and `a.md/` is the folder of the valid page `a.md/b`.
  */
 export function isValidWikiPathPrefix(prefix: string): boolean {
   const body = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
-  return body.length > 0 && isValidWikiPath(body);
+  return body.length > 0 && hasValidWikiSegments(body);
 }
 
 /**

@@ -151,7 +151,8 @@ const resource: fc.Arbitrary<DaguResource> = fc.oneof(
   fc
     .tuple(
       wikiWorkspace.filter((w) => w !== 'all'),
-      wikiPath,
+      // A page path never ends in `.md` (dagu-model §2: pages are stored without it).
+      wikiPath.filter((p) => !p.toLowerCase().endsWith('.md')),
     )
     .map(([workspace, path]) => ({ kind: 'wiki_page' as const, workspace, path })),
 );
