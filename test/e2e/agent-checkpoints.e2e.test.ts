@@ -186,7 +186,7 @@ describe('session revisions: the DAG tool asks by elicitation', () => {
     });
     // Decided as REST decides, by the agent (its own audit name), not by whoever configured it.
     const run = await restRun(out.dagRunId);
-    const agent = { kind: 'agent', name: `agent:${WS}/release-desk` };
+    const agent = { kind: 'agent', name: `${WS}/release-desk` };
     expect(run.steps.find((s) => s.name === 'review')?.decision).toMatchObject({ by: agent, outcome: 'completed' });
     expect(run.steps.find((s) => s.name === 'gate')?.decision).toMatchObject({ by: agent });
   }, 180_000);

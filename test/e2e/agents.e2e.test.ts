@@ -212,7 +212,7 @@ describe('a DAG as a tool runs a real DAG (issue 24 item 5)', () => {
     expect(out.runUri).toBe(`dagu://runs/refund/${String(out.dagRunId)}`);
     // The run is the agent's: its startedBy names the agent.
     const run = await api(`/dag-runs/refund/${String(out.dagRunId)}`);
-    expect(run.body?.startedBy).toEqual({ kind: 'agent', name: `agent:${WS}/helpdesk` });
+    expect(run.body?.startedBy).toEqual({ kind: 'agent', name: `${WS}/helpdesk` });
   });
 
   test.each([

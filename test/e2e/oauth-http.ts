@@ -23,6 +23,18 @@ export function hiddenFields(html: string): Record<string, string> {
   return fields;
 }
 
+/** The `value`s of the checked checkboxes named `name` (the consent page's scopes, issue 41 item 3). */
+export function checkedValues(html: string, name: string): string[] {
+  const values: string[] = [];
+  for (const match of html.matchAll(/<input\b[^>]*>/gi)) {
+    const tag = match[0];
+    if (!/type="checkbox"/i.test(tag) || !/\schecked\b/i.test(tag)) continue;
+    if (/name="([^"]*)"/i.exec(tag)?.[1] !== name) continue;
+    values.push(decodeEntities(/value="([^"]*)"/i.exec(tag)?.[1] ?? ''));
+  }
+  return values;
+}
+
 function decodeEntities(text: string): string {
   return text
     .replace(/&#x3D;/g, '=')
@@ -58,11 +70,16 @@ export class PretendBrowser {
     return this.send(url, { method: 'GET' });
   }
 
-  async postForm(url: string, form: Record<string, string>): Promise<Hop> {
+  /** Posts a form; an array value is sent as that many fields of the name (checkboxes). */
+  async postForm(url: string, form: Record<string, string | readonly string[]>): Promise<Hop> {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) {
+      for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+    }
     return this.send(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin },
-      body: new URLSearchParams(form).toString(),
+      body: body.toString(),
     });
   }
 
@@ -98,13 +115,15 @@ export class PretendBrowser {
  * → the decision. Returns the final redirect to the client's redirect URI.
  *
  * @param decision `allow`, `deny`, or `none` to stop at the consent page
+ * @param untick   scopes to untick on the consent page (the rest stay as the page checked them)
  */
 export async function walkAuthorization(
   browser: PretendBrowser,
   authorizationUrl: string,
   credentials: { username: string; password: string },
   decision: 'allow' | 'deny' = 'allow',
-): Promise<{ redirect: URL; consentShown: boolean }> {
+  untick: readonly string[] = [],
+): Promise<{ redirect: URL; consentShown: boolean; consentPage?: string }> {
   let hop = await browser.get(authorizationUrl);
   if (hop.status === 303 && hop.location?.includes('/signin') === true) {
     const signinUrl = hop.location;
@@ -124,9 +143,10 @@ export async function walkAuthorization(
   expect(hop.text).toContain('Authorize');
   const fields = hiddenFields(hop.text);
   const action = /<form[^>]*action="([^"]*consent[^"]*)"/i.exec(hop.text)?.[1] ?? '';
-  const answer = await browser.postForm(action, { ...fields, decision });
+  const scope = checkedValues(hop.text, 'scope').filter((s) => !untick.includes(s));
+  const answer = await browser.postForm(action, { ...fields, scope, decision });
   expect(answer.status).toBe(303);
-  return { redirect: new URL(answer.location ?? ''), consentShown: true };
+  return { redirect: new URL(answer.location ?? ''), consentShown: true, consentPage: hop.text };
 }
 
 /** The SDK's client-side provider, in memory; `authorizationUrl` is where it sends the person. */

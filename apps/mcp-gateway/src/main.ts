@@ -143,6 +143,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     served: extensions.served,
     usage,
   });
+  // OAuth serves an agent's URL only while an agent that takes OAuth sign-in is published there (issue 41).
+  auth.oauth?.resources.attachAgents(async (workspace, slug) => {
+    const catalog = await agents.catalogs.resolve(workspace, slug);
+    if (catalog === undefined) return undefined;
+    const { agent } = catalog;
+    return {
+      workspace: agent.workspace,
+      slug: agent.slug,
+      title: agent.title,
+      signIn: agent.signIn,
+      tools: catalog.definitions.map((t) => ({ name: t.name, title: t.title })),
+    };
+  });
   const subscriptions = new RunSubscriptionRelay({
     events: runEvents,
     anySubscribed: (uris) => sessions.anySubscribed(uris),

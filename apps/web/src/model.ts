@@ -84,15 +84,29 @@ export interface RunStep {
   foreachUri?: string;
   answer?: { method: 'POST'; path: string; role: string };
   approval?: { prompt?: string; input?: string[]; required?: string[] };
-  decision?: { by: { kind: string; name: string }; at: string; outcome: string };
+  decision?: { by: Actor; at: string; outcome: string };
   foreach?: unknown;
+}
+
+/** Who started a run or decided a step (dagu-model §5 `startedBy`, a step's `decision.by`). */
+export interface Actor {
+  kind: string;
+  name: string;
+  onBehalfOf?: { kind: string; id: string; name: string };
+}
+
+/** An actor as one line: `ws/bot (agent) for alice` when an agent acted for a person. */
+export function actorText(actor: Actor): string {
+  const base = `${actor.name} (${actor.kind})`;
+  return actor.onBehalfOf === undefined ? base : `${base} for ${actor.onBehalfOf.name}`;
 }
 
 export interface RunDetail extends RunSummary {
   attemptId?: string;
   params?: unknown;
   outputs?: Record<string, unknown>;
-  startedBy?: { kind: string; name: string };
+  /** dagu-model §5; `onBehalfOf`: the person a published agent acted for (issue 41 item 2). */
+  startedBy?: Actor;
   error?: string;
   steps: RunStep[];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RoleSchema, type Role } from './principal';
 import { CHANGE_TYPES } from './change-types';
 import { ExtensionNameSchema, ExtensionToolNameSchema } from './mcp-extension';
 import { OperationNameSchema, OperationVersionSelectorSchema } from './rest-operation';
@@ -153,6 +154,44 @@ export function bindingToolName(binding: AgentBinding): string {
   return binding.kind === 'dagu_tool' ? binding.tool : binding.dag;
 }
 
+/**
+ * Who may sign in to an agent's endpoint with OAuth, and with whose authority
+ * (issue 41 item 1):
+ * - `keys`: agent keys only; no OAuth metadata or challenge, an OAuth token is refused;
+ * - `own_role` (the default): a person signs in and acts with their own current role,
+ *   capped by the token's scopes, narrowed by the catalog and the binding authors' roles;
+ * - `delegated`: the people whose role is in `roles` or whose username is in `users` act
+ *   with the binding authors' authority (as an agent key does), capped by the token's scopes;
+ *   anyone else is refused at consent and on every call.
+ */
+export const AgentSignInSchema = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal('keys') }),
+  z.strictObject({ mode: z.literal('own_role') }),
+  z
+    .strictObject({
+      mode: z.literal('delegated'),
+      roles: z.array(RoleSchema).max(5).optional(),
+      users: z.array(z.string().trim().min(1).max(200)).max(100).optional(),
+    })
+    .refine((s) => (s.roles?.length ?? 0) + (s.users?.length ?? 0) > 0, {
+      message: 'delegated sign-in needs at least one role or user',
+      path: ['roles'],
+    }),
+]);
+export type AgentSignIn = z.infer<typeof AgentSignInSchema>;
+
+/**
+ * Whether a `delegated` agent's list names a person (issue 41 item 1): their current role is in
+ * `roles`, or their username is in `users`. Always false for another mode.
+ */
+export function isAgentDelegate(signIn: AgentSignIn, person: { username: string; role: Role }): boolean {
+  if (signIn.mode !== 'delegated') return false;
+  return (signIn.roles ?? []).includes(person.role) || (signIn.users ?? []).includes(person.username);
+}
+
+/** The sign-in policy of an agent that never set one (issue 41 item 6). */
+export const DEFAULT_AGENT_SIGN_IN: AgentSignIn = Object.freeze({ mode: 'own_role' });
+
 /** The agent model (REST and bus). `version` grows with every change of the agent or its catalog. */
 export const AgentSchema = z.object({
   id: z.string(),
@@ -161,6 +200,7 @@ export const AgentSchema = z.object({
   title: z.string(),
   description: z.string(),
   state: AgentStateSchema,
+  signIn: AgentSignInSchema,
   version: z.number().int(),
   toolCount: z.number().int(),
   createdAt: z.string(),
@@ -186,6 +226,7 @@ export const AgentCreateRequestSchema = z.strictObject({
   title: Title,
   description: Description.default(''),
   state: AgentStateSchema.default('draft'),
+  signIn: AgentSignInSchema.optional(),
 });
 export type AgentCreateRequest = z.infer<typeof AgentCreateRequestSchema>;
 
@@ -195,6 +236,7 @@ export const AgentUpdateRequestSchema = z.strictObject({
   title: Title.optional(),
   description: Description.optional(),
   state: AgentStateSchema.optional(),
+  signIn: AgentSignInSchema.optional(),
 });
 export type AgentUpdateRequest = z.infer<typeof AgentUpdateRequestSchema>;
 

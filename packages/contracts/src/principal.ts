@@ -6,6 +6,11 @@ export type Role = z.infer<typeof RoleSchema>;
 
 const ROLE_RANK: Record<Role, number> = { admin: 5, manager: 4, developer: 3, operator: 2, viewer: 1 };
 
+/** The lower of two roles (dagu-model §9 order): an authority narrowed by another. */
+export function lowerRole(a: Role, b: Role): Role {
+  return ROLE_RANK[a] <= ROLE_RANK[b] ? a : b;
+}
+
 /** True when `role` is `required` or above it (dagu-model §9). */
 export function roleAtLeast(role: Role, required: Role): boolean {
   return ROLE_RANK[role] >= ROLE_RANK[required];
@@ -16,14 +21,27 @@ export const CredentialTypeSchema = z.enum(['none', 'basic', 'api_key', 'token',
 export type CredentialType = z.infer<typeof CredentialTypeSchema>;
 
 /**
+ * The person a published agent acts for (issue 41 item 2): present when someone signed in
+ * with OAuth on the agent's endpoint; `id` is the user's id, `name` their username.
+ */
+export const OnBehalfOfSchema = z.object({
+  kind: z.literal('user'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+});
+export type OnBehalfOf = z.infer<typeof OnBehalfOfSchema>;
+
+/**
  * The authenticated caller, as it travels in every bus request. Never carries
- * a secret: only ids, a display subject and the role.
+ * a secret: only ids, a display subject and the role. `onBehalfOf` names the
+ * person behind an agent principal that a person signed in to (issue 41 item 2).
  */
 export const PrincipalSchema = z.object({
   id: z.string().min(1),
   subject: z.string().min(1),
   role: RoleSchema,
   credentialType: CredentialTypeSchema,
+  onBehalfOf: OnBehalfOfSchema.optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DaguError,
+  DEFAULT_AGENT_SIGN_IN,
   requireMutationRole,
   type Agent,
   type AgentCreateRequest,
@@ -67,10 +68,19 @@ export async function createAgent(pool: Pool, input: AgentCreateRequest, ctx: Wr
   requireMutationRole(ctx.principal, 'agent.create');
   return write(pool, ctx, async (client) => {
     const { rows } = await client.query(
-      `INSERT INTO agents (id, workspace, slug, title, description, state, created_by, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+      `INSERT INTO agents (id, workspace, slug, title, description, state, sign_in, created_by, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $8::jsonb, $7, $7)
        ON CONFLICT (workspace, slug) DO NOTHING RETURNING ${AGENT_COLUMNS}`,
-      [randomUUID(), input.workspace, input.slug, input.title, input.description, input.state, ctx.principal.subject],
+      [
+        randomUUID(),
+        input.workspace,
+        input.slug,
+        input.title,
+        input.description,
+        input.state,
+        ctx.principal.subject,
+        JSON.stringify(input.signIn ?? DEFAULT_AGENT_SIGN_IN),
+      ],
     );
     if (rows[0] === undefined) {
       throw new DaguError('conflict', `Workspace ${input.workspace} already has an agent ${input.slug}.`, {
@@ -88,7 +98,7 @@ export async function createAgent(pool: Pool, input: AgentCreateRequest, ctx: Wr
 }
 
 /**
- * Changes title, description or state (absent fields stay); the version grows.
+ * Changes title, description, state or sign-in policy (issue 41 item 6; absent fields stay); the version grows.
  *
  * @throws DaguError `resource_not_found`; `unauthorized` below manager
  */
@@ -97,7 +107,8 @@ export async function updateAgent(pool: Pool, input: AgentUpdateRequest, ctx: Wr
   return write(pool, ctx, async (client) => {
     const { rows } = await client.query(
       `UPDATE agents SET title = COALESCE($3, title), description = COALESCE($4, description),
-              state = COALESCE($5, state), version = version + 1, updated_at = now(), updated_by = $6
+              state = COALESCE($5, state), sign_in = COALESCE($7::jsonb, sign_in),
+              version = version + 1, updated_at = now(), updated_by = $6
         WHERE workspace = $1 AND slug = $2 RETURNING ${AGENT_COLUMNS}`,
       [
         input.workspace,
@@ -106,6 +117,7 @@ export async function updateAgent(pool: Pool, input: AgentUpdateRequest, ctx: Wr
         input.description ?? null,
         input.state ?? null,
         ctx.principal.subject,
+        input.signIn === undefined ? null : JSON.stringify(input.signIn),
       ],
     );
     if (rows[0] === undefined) throw notFound(input);
@@ -113,7 +125,7 @@ export async function updateAgent(pool: Pool, input: AgentUpdateRequest, ctx: Wr
     await recordMutation(client, ctx, {
       action: 'agent.updated',
       target: targetOf(input),
-      details: { state: agent.state, version: agent.version },
+      details: { state: agent.state, version: agent.version, signIn: agent.signIn.mode },
     });
     return agent;
   });

@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { StoredBindingSchema, type Agent, type AgentWithTools, type StoredBinding } from '@dagu-mcp/contracts';
+import {
+  AgentSignInSchema,
+  DEFAULT_AGENT_SIGN_IN,
+  StoredBindingSchema,
+  type Agent, type AgentWithTools, type StoredBinding } from '@dagu-mcp/contracts';
 
 /** The columns every agent read selects. */
 export const AGENT_COLUMNS =
-  'id, workspace, slug, title, description, state, tools, version, created_at, updated_at, created_by, updated_by';
+  'id, workspace, slug, title, description, state, sign_in, tools, version, created_at, updated_at, created_by, updated_by';
 
 const AgentRowSchema = z.object({
   id: z.string(),
@@ -12,6 +16,7 @@ const AgentRowSchema = z.object({
   title: z.string(),
   description: z.string(),
   state: z.enum(['draft', 'published', 'disabled']),
+  sign_in: z.unknown(),
   tools: z.array(z.unknown()),
   version: z.number().int(),
   created_at: z.date(),
@@ -39,6 +44,8 @@ export function parseAgentRow(row: unknown): AgentWithTools {
     title: r.title,
     description: r.description,
     state: r.state,
+    // A policy a newer replica wrote in a shape this one does not know reads as the default.
+    signIn: AgentSignInSchema.safeParse(r.sign_in).data ?? DEFAULT_AGENT_SIGN_IN,
     version: r.version,
     toolCount: tools.length,
     createdAt: r.created_at.toISOString(),

@@ -114,4 +114,10 @@ CREATE INDEX operation_versions_upstream ON operation_versions (upstream);
     id: '005_mutation_log_request',
     sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
+  {
+    // Who may sign in to an agent with OAuth, and with whose authority (issue 41 item 1);
+    // existing agents become own_role.
+    id: '006_agent_sign_in',
+    sql: `ALTER TABLE agents ADD COLUMN sign_in jsonb NOT NULL DEFAULT '{"mode":"own_role"}'::jsonb;`,
+  },
 ];

@@ -2,12 +2,14 @@ import {
   SetLevelRequestParamsSchema,
   type CallToolResult,
   type InitializeResult,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpDispatcher } from '../mcp/transport/dispatcher';
 import { auditor, LooseCallToolParamsSchema } from '../mcp/mcp-server';
 import type { McpHandlers } from '../mcp/mcp-types';
 import { INVALID_PARAMS, JsonRpcError, METHOD_NOT_FOUND } from '../mcp/transport/protocol';
 import type { SessionStore } from '../mcp/transport/session-store';
+import { roleAtLeast, type Principal } from '@dagu-mcp/contracts';
 import type { AgentCatalog } from './agent-catalog-cache';
 
 /** What an agent endpoint's dispatcher is built from. */
@@ -31,6 +33,8 @@ export interface AgentToolCall {
   readonly durationMs: number;
   readonly isError: boolean;
   readonly errorCode: string | null;
+  /** The person the agent acted for (issue 41 item 2), from the call's principal. */
+  readonly onBehalfOf?: Principal['onBehalfOf'];
 }
 
 /**
@@ -41,6 +45,18 @@ function errorCodeOf(result: CallToolResult): string {
   const code = result.structuredContent?.code;
   if (typeof code === 'string') return code;
   return typeof result.structuredContent?.status === 'number' ? 'upstream_error' : 'internal_error';
+}
+
+/**
+ * The catalog as one caller sees it (issue 41 item 4): everything for an agent key; for a person
+ * signed in with OAuth, the tools some call of which their authority (the principal's role, the
+ * ceiling the endpoint set) can succeed with — a viewer on an `own_role` agent does not see a DAG tool.
+ */
+function listedTools(catalog: AgentCatalog, principal: Principal): Tool[] {
+  if (principal.credentialType !== 'oauth') return [...catalog.definitions];
+  return [...catalog.tools.values()]
+    .filter((tool) => tool.minRole === undefined || roleAtLeast(principal.role, tool.minRole))
+    .map((tool) => tool.definition);
 }
 
 /** The agent id of an agent principal (`agent:<id>`), undefined for any other. */
@@ -85,7 +101,7 @@ export function createAgentDispatcher(deps: AgentDispatcherDeps): McpDispatcher 
           return {};
         }
         case 'tools/list':
-          return { tools: [...catalogFor(ctx.principal.id).definitions] };
+          return { tools: listedTools(catalogFor(ctx.principal.id), ctx.principal) };
         case 'tools/call': {
           const parsed = LooseCallToolParamsSchema.safeParse(params);
           if (!parsed.success) throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs a tool name.');
@@ -103,6 +119,7 @@ export function createAgentDispatcher(deps: AgentDispatcherDeps): McpDispatcher 
               durationMs: performance.now() - started,
               isError,
               errorCode,
+              onBehalfOf: ctx.principal.onBehalfOf,
             });
           let result: CallToolResult;
           try {

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DaguError, type Principal, type Role, type StoredBinding } from '@dagu-mcp/contracts';
+import { DaguError, lowerRole, type Principal, type Role, type StoredBinding } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import type { Logger } from '@dagu-mcp/runtime';
 import type { ExtensionRouter } from '../mcp/extensions/extension-router';
@@ -10,6 +10,11 @@ import { toolError } from '../mcp/tools/tool-result';
 export interface AgentTool {
   readonly definition: Tool;
   readonly call: ToolHandler;
+  /**
+   * The lowest role any call of the tool may succeed with (issue 41 item 4): a person whose
+   * authority is below it does not see the tool in `tools/list`. Absent: any role.
+   */
+  readonly minRole?: Role;
 }
 
 /** What an agent's tools are built from. */
@@ -47,12 +52,23 @@ function authorGone(binding: StoredBinding): DaguError {
 }
 
 /**
+ * The role a call acts with: the binding author's, and for a person signed in with OAuth
+ * (credential type `oauth`) no more than the ceiling the endpoint computed for them
+ * (their own role capped by the scopes under `own_role`, the scopes' ceiling under
+ * `delegated`; issue 41 item 1), which the endpoint left as the principal's role.
+ */
+function actingRole(caller: Principal, authorRole: Role): Role {
+  return caller.credentialType === 'oauth' ? lowerRole(authorRole, caller.role) : authorRole;
+}
+
+/**
  * Runs `call` as the agent with its binding author's current role (issue 24
- * item 4: bindings ∩ the author's role now). An author who holds no role any
+ * item 4: bindings ∩ the author's role now), narrowed for a signed-in person
+ * ({@link actingRole}). An author who holds no role any
  * more (deleted user, revoked key) leaves the tool refused (`unauthorized`).
  * The call context's `currentPrincipal` looks the role up again, so a
  * checkpoint answered in the client minutes later (issue 22 §2) is decided
- * with the author's role at that moment.
+ * with the author's role at that moment (still under the person's ceiling).
  */
 export function asAuthor(
   binding: StoredBinding,
@@ -65,8 +81,12 @@ export function asAuthor(
     const currentPrincipal = async (): Promise<Principal> => {
       const now = await deps.currentRoleOf(binding.createdBy.id);
       if (now === undefined) throw authorGone(binding);
-      return { ...ctx.principal, role: now };
+      return { ...ctx.principal, role: actingRole(ctx.principal, now) };
     };
-    return call(args, { ...ctx, principal: { ...ctx.principal, role }, currentPrincipal });
+    return call(args, {
+      ...ctx,
+      principal: { ...ctx.principal, role: actingRole(ctx.principal, role) },
+      currentPrincipal,
+    });
   };
 }

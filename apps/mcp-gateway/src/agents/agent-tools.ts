@@ -1,9 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   DaguError,
+  requiredRoleOf,
   SYSTEM_PRINCIPAL,
   type AgentWithTools,
   type Principal,
+  type Role,
   type StoredBinding,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
@@ -48,7 +50,19 @@ function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: 
     if (refusal !== undefined) return toolError(refusal.toServiceError());
     return handler(args, ctx);
   });
-  return { definition, call };
+  return { definition, call, minRole: daguToolMinRole(binding) };
+}
+
+/**
+ * The lowest role a narrowed Dagu tool can succeed with (issue 41 item 4): reading is the
+ * viewer's; `dagu_change` previews are too unless the binding allows only apply; every
+ * `dagu_execute` action needs at least what starting a run needs.
+ */
+function daguToolMinRole(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>): Role {
+  if (binding.tool === 'dagu_read') return requiredRoleOf('dag.list');
+  if (binding.tool === 'dagu_execute') return requiredRoleOf('run.start');
+  const modes = binding.restrictions.changeModes;
+  return modes === undefined || modes.includes('preview') ? requiredRoleOf('dag.validate') : requiredRoleOf('dag.upsert');
 }
 
 /**

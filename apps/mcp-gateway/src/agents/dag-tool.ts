@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { DagDetail, StoredBinding } from '@dagu-mcp/contracts';
+import { requiredRoleOf, type DagDetail, type StoredBinding } from '@dagu-mcp/contracts';
 import { asServiceError, toolError, toolSuccess } from '../mcp/tools/tool-result';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
 import { dagToolInputSchema, dagToolParams, paramsOf } from './dag-tool-schema';
@@ -106,5 +106,6 @@ export function createDagTool(
     );
     return dagToolResult(executed);
   });
-  return { definition, call };
+  // Starting a run by name is the operator's (dagu-model §9): a person below it does not see the tool.
+  return { definition, call, minRole: requiredRoleOf('run.start') };
 }

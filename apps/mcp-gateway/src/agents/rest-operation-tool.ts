@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { SYSTEM_PRINCIPAL, type StoredBinding } from '@dagu-mcp/contracts';
+import { requiredRoleOf, SYSTEM_PRINCIPAL, type StoredBinding } from '@dagu-mcp/contracts';
 import { callOperation, getOperationTool } from '../actions/operation.actions';
 import { asServiceError, toolError } from '../mcp/tools/tool-result';
 import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base';
@@ -57,5 +57,5 @@ export async function createRestOperationTool(
       return toolError(asServiceError(err), { operation: binding.operation });
     }
   });
-  return { definition, call };
+  return { definition, call, minRole: requiredRoleOf('operation.call') };
 }

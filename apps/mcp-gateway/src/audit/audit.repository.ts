@@ -28,6 +28,7 @@ interface AuditRow {
   duration_ms: number | null;
   request_id: string | null;
   details: Record<string, unknown> | null;
+  on_behalf_of: Record<string, unknown> | null;
 }
 
 /** Reads the audit trail with filters and keyset paging (the cursor is the last id, base64url). */
@@ -60,6 +61,8 @@ export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: un
     actor: r.actor,
     principalId: r.principal_id,
     credentialType: r.credential_type,
+    // The person a published agent acted for (issue 41 item 2).
+    onBehalfOf: r.on_behalf_of ?? undefined,
     target: r.target ?? undefined,
     outcome: r.outcome,
     durationMs: r.duration_ms ?? undefined,
@@ -88,8 +91,9 @@ export async function deleteUnauthenticatedBefore(pool: Pool, cutoff: Date): Pro
  * Inserts entries drained from services' mutation outboxes, each at most once
  * per `(source, sourceId)`: the drains deliver at least once, so a second
  * delivery changes nothing. Category = the service (`dag`, `run`, `wiki`),
- * outcome `succeeded` (only committed changes are in an outbox). One
- * statement for the whole batch.
+ * outcome `succeeded` (only committed changes are in an outbox). The person a
+ * published agent acted for travels in the record's `details.onBehalfOf` and is lifted
+ * into its own column (issue 41 item 2). One statement for the whole batch.
  *
  * @returns how many entries were new.
  */
@@ -97,8 +101,10 @@ export async function insertOutboxEntries(pool: Pool, entries: readonly OutboxEn
   if (entries.length === 0) return 0;
   const column = <T>(pick: (entry: OutboxEntry) => T): T[] => entries.map(pick);
   const result = await pool.query(
-    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, request_id, details, source, source_id)
-     SELECT u.at, u.source, u.action, u.actor, u.principal_id, u.credential_type, u.target, 'succeeded', u.request_id, u.details, u.source, u.source_id
+    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, request_id, details, source, source_id, on_behalf_of)
+     SELECT u.at, u.source, u.action, u.actor, u.principal_id, u.credential_type, u.target, 'succeeded', u.request_id,
+            CASE WHEN u.details ? 'onBehalfOf' THEN NULLIF(u.details - 'onBehalfOf', '{}'::jsonb) ELSE u.details END,
+            u.source, u.source_id, u.details -> 'onBehalfOf'
        FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::text[])
             AS u(at, source, action, actor, principal_id, credential_type, target, request_id, details, source_id)
      ON CONFLICT (source, source_id) WHERE source IS NOT NULL DO NOTHING`,
@@ -124,7 +130,14 @@ export interface StoredAuditEvent {
   readonly at: Date;
   readonly category: string;
   readonly action: string;
-  readonly principal: { readonly subject: string; readonly id: string; readonly credentialType: string } | undefined;
+  readonly principal:
+    | {
+        readonly subject: string;
+        readonly id: string;
+        readonly credentialType: string;
+        readonly onBehalfOf?: { readonly kind: string; readonly id: string; readonly name: string } | undefined;
+      }
+    | undefined;
   readonly target?: string;
   readonly outcome: string;
   readonly durationMs?: number;
@@ -139,7 +152,7 @@ export const GATEWAY_AUDIT_SOURCE = 'mcp-gateway';
  * Inserts the gateway's own audit events, each at most once (`source`
  * `mcp-gateway`, `source_id` the event's id): a batch written again after
  * its answer was lost changes nothing. One statement for the whole batch,
- * with the same 12 parameters whatever its size (a named statement).
+ * with the same 13 parameters whatever its size (a named statement).
  *
  * @returns how many events were new.
  */
@@ -147,10 +160,10 @@ export async function insertGatewayEvents(pool: Pool, events: readonly StoredAud
   if (events.length === 0) return 0;
   const column = <T>(pick: (event: StoredAuditEvent) => T): T[] => events.map(pick);
   const result = await pool.query(
-    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source, source_id)
-     SELECT u.at, u.category, u.action, u.actor, u.principal_id, u.credential_type, u.target, u.outcome, u.duration_ms, u.request_id, u.details, '${GATEWAY_AUDIT_SOURCE}', u.source_id
-       FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::double precision[], $10::text[], $11::jsonb[], $12::text[])
-            AS u(at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source_id)
+    `INSERT INTO audit_events (at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source, source_id, on_behalf_of)
+     SELECT u.at, u.category, u.action, u.actor, u.principal_id, u.credential_type, u.target, u.outcome, u.duration_ms, u.request_id, u.details, '${GATEWAY_AUDIT_SOURCE}', u.source_id, u.on_behalf_of
+       FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::double precision[], $10::text[], $11::jsonb[], $12::text[], $13::jsonb[])
+            AS u(at, category, action, actor, principal_id, credential_type, target, outcome, duration_ms, request_id, details, source_id, on_behalf_of)
      ON CONFLICT (source, source_id) WHERE source IS NOT NULL DO NOTHING`,
     [
       column((e) => e.at),
@@ -165,6 +178,7 @@ export async function insertGatewayEvents(pool: Pool, events: readonly StoredAud
       column((e) => e.requestId ?? null),
       column((e) => (e.details === undefined ? null : JSON.stringify(e.details))),
       column((e) => e.id),
+      column((e) => (e.principal?.onBehalfOf === undefined ? null : JSON.stringify(e.principal.onBehalfOf))),
     ],
   );
   return result.rowCount ?? 0;

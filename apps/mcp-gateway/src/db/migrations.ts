@@ -162,4 +162,15 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_tool_calls_agent_at ON agent_tool_calls (agent_id, at);
     `,
   },
+  {
+    // Issue 41: the person an agent acted for beside the agent (audit rows and usage rows carry
+    // `onBehalfOf`), and the resources a remembered consent covers (an agent's consent page names
+    // the agent, so consent given for /mcp does not skip it; older grants cover none and ask once).
+    id: '010_on_behalf_of',
+    sql: `
+      ALTER TABLE audit_events ADD COLUMN on_behalf_of jsonb;
+      ALTER TABLE agent_tool_calls ADD COLUMN on_behalf_of jsonb;
+      ALTER TABLE oauth_grants ADD COLUMN resources text[] NOT NULL DEFAULT '{}';
+    `,
+  },
 ];

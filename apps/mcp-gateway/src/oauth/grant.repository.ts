@@ -9,6 +9,8 @@ export interface Grant {
   readonly clientId: string;
   readonly clientName: string;
   readonly scope: string;
+  /** The resources (`/mcp`, agents' URLs) the consent was given for: a remembered consent covers only these (issue 41 item 3). */
+  readonly resources: readonly string[];
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastUsedAt: string | null;
@@ -24,6 +26,7 @@ interface GrantRow {
   client_id: string;
   client_name: string;
   scope: string;
+  resources: string[];
   created_at: Date;
   updated_at: Date;
   last_used_at: Date | null;
@@ -32,7 +35,7 @@ interface GrantRow {
 }
 
 const SELECT = `
-  SELECT g.id, g.user_id, u.username, g.client_id, g.client_name, g.scope, g.created_at, g.updated_at,
+  SELECT g.id, g.user_id, u.username, g.client_id, g.client_name, g.scope, g.resources, g.created_at, g.updated_at,
          g.last_used_at, c.created_at AS client_created_at,
          (SELECT count(*) FROM oauth_refresh_tokens t
            WHERE t.grant_id = g.id AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > now()) AS token_count
@@ -65,16 +68,24 @@ export class GrantRepository {
   }
 
   /**
-   * Records consent: creates the grant, or widens the live one to `scope` (the
-   * union is the caller's job). Returns the grant id.
+   * Records consent: creates the grant, or sets the live one to exactly `scope` and
+   * `resources` (what the person granted; working out `resources` is the caller's job).
+   * Returns the grant id.
    */
-  async upsert(input: { userId: string; clientId: string; clientName: string; scope: string }): Promise<string> {
+  async upsert(input: {
+    userId: string;
+    clientId: string;
+    clientName: string;
+    scope: string;
+    resources: readonly string[];
+  }): Promise<string> {
     const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO oauth_grants (id, user_id, client_id, client_name, scope) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO oauth_grants (id, user_id, client_id, client_name, scope, resources) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (user_id, client_id) WHERE revoked_at IS NULL
-       DO UPDATE SET scope = EXCLUDED.scope, client_name = EXCLUDED.client_name, updated_at = now()
+       DO UPDATE SET scope = EXCLUDED.scope, resources = EXCLUDED.resources, client_name = EXCLUDED.client_name,
+                     updated_at = now()
        RETURNING id`,
-      [randomUUID(), input.userId, input.clientId, input.clientName, input.scope],
+      [randomUUID(), input.userId, input.clientId, input.clientName, input.scope, [...input.resources]],
     );
     const id = rows[0]?.id;
     if (id === undefined) throw new Error('grant upsert returned nothing');
@@ -125,6 +136,7 @@ function toGrant(row: GrantRow): Grant {
     clientId: row.client_id,
     clientName: row.client_name,
     scope: row.scope,
+    resources: row.resources,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString() ?? null,

@@ -13,7 +13,7 @@ import type {
   OAuthTokenRevocationRequest,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Principal } from '@dagu-mcp/contracts';
+import { isAgentDelegate, type Principal } from '@dagu-mcp/contracts';
 import type { AccessTokens } from './access-tokens';
 import type { OAuthAddresses } from './addresses';
 import type { AuthorizationCodes } from './codes';
@@ -23,6 +23,7 @@ import type { LiveUsers } from './live-users';
 import type { RefreshTokens } from './refresh-tokens';
 import type { Revocations } from './revocations';
 import { capScopes, parseScope, scopeString, OAUTH_SCOPES } from './scopes';
+import type { ResourceDirectory } from './resource-directory';
 
 /** What the authorize step hands to the page layer (sign-in, consent). */
 export type AuthorizePage = (
@@ -36,6 +37,11 @@ export interface VerifiedAccess {
   readonly principal: Principal;
   /** The scopes held now: the token's, capped by the user's current role. */
   readonly scopes: string[];
+  /**
+   * The scopes the token was issued with, uncapped: what a `delegated` agent reads, whose
+   * people act with the binding authors' authority rather than their own (issue 41 item 1).
+   */
+  readonly grantedScopes: string[];
   readonly clientId: string;
   readonly resource: string;
   readonly grantId: string;
@@ -61,6 +67,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       revocations: Revocations;
       users: LiveUsers;
       addresses: OAuthAddresses;
+      resources: ResourceDirectory;
     },
   ) {}
 
@@ -126,7 +133,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     if (resource !== undefined && resource.href !== binding.resource) {
       throw new InvalidTargetError('The resource differs from the one of the authorization request.');
     }
-    const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope));
+    const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope), binding.resource);
     if (!(await this.deps.grants.isLive(binding.grantId)))
       throw new InvalidGrantError('The authorization behind this code was revoked.');
     const familyId = randomUUID();
@@ -184,7 +191,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       if (extra.length > 0) throw new InvalidScopeError(`scope beyond the authorization: ${extra.join(' ')}`);
       held = held.filter((s) => scopes.includes(s));
     }
-    return this.tokens(grant, await this.liveScopes(grant.userId, held), outcome.token);
+    return this.tokens(grant, await this.liveScopes(grant.userId, held, grant.resource), outcome.token);
   }
 
   /** The SDK's verifier hook: any of our access tokens, audience unchecked (callers check it). */
@@ -214,6 +221,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     return {
       principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'oauth' },
       scopes: capScopes(parseScope(claims.scope), user.role),
+      grantedScopes: parseScope(claims.scope),
       clientId: claims.clientId,
       resource: claims.aud,
       grantId: claims.grantId,
@@ -238,10 +246,18 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     return ids.length;
   }
 
-  private async liveScopes(userId: string, scopes: readonly string[]): Promise<string[]> {
+  /**
+   * The scopes a new access token carries: those asked, capped by the user's role now; for a
+   * `delegated` agent that names the user, not capped by their role (its people act with the
+   * binding authors' authority, issue 41 item 1; the endpoint checks the list on every call).
+   */
+  private async liveScopes(userId: string, scopes: readonly string[], resource: string): Promise<string[]> {
     const user = await this.deps.users.get(userId);
     if (user === undefined) throw new InvalidGrantError('the user no longer exists');
-    const capped = capScopes(parseScope(scopeString(scopes)), user.role);
+    const described = await this.deps.resources.describe(resource);
+    if (described === undefined) throw new InvalidTargetError(`resource ${resource} is not served for OAuth now`);
+    const delegate = described.kind === 'agent' && isAgentDelegate(described.agent.signIn, user);
+    const capped = delegate ? parseScope(scopeString(scopes)) : capScopes(parseScope(scopeString(scopes)), user.role);
     if (capped.length === 0) throw new InvalidScopeError(`the user's role allows none of: ${scopes.join(' ')}`);
     return capped;
   }

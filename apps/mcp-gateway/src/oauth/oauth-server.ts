@@ -10,6 +10,7 @@ import { LiveUsers } from './live-users';
 import { MetadataDocuments } from './metadata-documents';
 import { DaguOAuthProvider } from './oauth-provider';
 import { RefreshTokens } from './refresh-tokens';
+import { ResourceDirectory } from './resource-directory';
 import { Revocations } from './revocations';
 import { SigningKeys } from './signing-keys';
 
@@ -37,6 +38,8 @@ export interface OAuthServer {
   readonly codes: AuthorizationCodes;
   readonly keys: SigningKeys;
   readonly users: LiveUsers;
+  /** Which resources OAuth serves now: `/mcp` and the agents that take OAuth sign-in (issue 41). */
+  readonly resources: ResourceDirectory;
   /** What `Authenticator` calls for Bearer tokens (auth/authenticator.ts `OAuthAccessVerifier`). */
   readonly verifier: {
     isAccessToken(token: string): boolean;
@@ -82,6 +85,7 @@ export function createOAuthServer(deps: {
   const grants = new GrantRepository(deps.pool);
   const codes = new AuthorizationCodes({ redis: deps.redis, prefix: settings.prefix, ttlMs: CODE_TTL_MS });
   const users = new LiveUsers({ repository: deps.users, cacheMs: settings.userCacheMs });
+  const resources = new ResourceDirectory(addresses);
   const provider = new DaguOAuthProvider({
     clients: new ClientStore({ pool: deps.pool, box: deps.box, documents }),
     codes,
@@ -100,6 +104,7 @@ export function createOAuthServer(deps: {
     }),
     users,
     addresses,
+    resources,
   });
   return {
     addresses,
@@ -108,6 +113,7 @@ export function createOAuthServer(deps: {
     codes,
     keys,
     users,
+    resources,
     verifier: { isAccessToken, verifyAccess: (token, resource) => provider.verifyAccess(token, resource) },
   };
 }

@@ -84,3 +84,14 @@ function scopeOfMessage(message: unknown): OAuthScope | undefined {
   if (method === 'resources/read' || method === 'resources/subscribe') return 'dagu:read';
   return undefined;
 }
+
+/**
+ * The highest role a token's scopes leave room for (issue 41 item 1, "capped by the
+ * scopes"): `dagu:change` and `dagu:execute` → no cap (`admin`); `dagu:execute` → `operator`;
+ * anything else → `viewer`, the reading floor every grant carries. A role above `operator`
+ * needs both, since every developer action set includes starting runs.
+ */
+export function scopeCeiling(scopes: readonly string[]): Role {
+  if (scopes.includes('dagu:execute')) return scopes.includes('dagu:change') ? 'admin' : 'operator';
+  return 'viewer';
+}

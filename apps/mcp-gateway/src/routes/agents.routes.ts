@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import {
   AgentBindingSchema,
+  AgentSignInSchema,
   AgentSlugSchema,
   AgentStateSchema,
   AGENT_TOOLS_MAX,
@@ -27,14 +28,16 @@ const CreateAgentSchema = z.strictObject({
   title: z.string().trim().min(1).max(200),
   description: z.string().max(2000).optional(),
   state: AgentStateSchema.optional(),
+  signIn: AgentSignInSchema.optional(),
 });
 const PatchAgentSchema = z
   .strictObject({
     title: z.string().trim().min(1).max(200).optional(),
     description: z.string().max(2000).optional(),
     state: AgentStateSchema.optional(),
+    signIn: AgentSignInSchema.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of title, description, state');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of title, description, state, signIn');
 const PutToolsSchema = z.strictObject({ tools: z.array(AgentBindingSchema).max(AGENT_TOOLS_MAX) });
 const CreateKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -136,7 +139,7 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
     });
     routes.patch(
       `${base}/:agent`,
-      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled)', {
+      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled), signIn ({mode: keys | own_role | delegated, roles?, users?}; docs/agents.md "Signing in to an agent")', {
         body: PatchAgentSchema,
       }),
       async (req, res) => {

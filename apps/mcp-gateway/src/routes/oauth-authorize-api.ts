@@ -2,7 +2,8 @@ import express, { type Request, type Response, type Router } from 'express';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
-import { capScopes, requestedScopes, scopeString } from '../oauth/scopes';
+import { requestedScopes, scopeString } from '../oauth/scopes';
+import { consentOffer } from './oauth-offer';
 import { formOf, pageSessionOf, type ConsentFlow, type PendingAuthorization } from './oauth-consent';
 
 type Params = Record<string, unknown>;
@@ -40,8 +41,15 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
     if (challenge === undefined || (p.code_challenge_method ?? 'S256') !== 'S256')
       return bad('PKCE with S256 is required');
     const resource = str(p.resource) ?? server.addresses.mcpResource;
-    if (!server.addresses.isResource(resource)) return bad(`resource ${resource} is not served by this server`);
-    const scopes = capScopes(requestedScopes(str(p.scope)?.split(' ')), session.principal.role);
+    // The same offer as the consent page (issue 41): the resource must take OAuth sign-in now,
+    // a delegated agent must name the person, and the scopes follow the agent's policy.
+    const offer = await consentOffer(server, resource, requestedScopes(str(p.scope)?.split(' ')), {
+      username: session.username,
+      role: session.principal.role,
+    });
+    if (offer === undefined) return bad(`resource ${resource} is not served by this server for OAuth sign-in`);
+    if ('refused' in offer) return void res.status(403).json({ error: 'access_denied', error_description: offer.refused });
+    const { scopes } = offer;
     if (scopes.length === 0) return bad(`the role ${session.principal.role} allows none of the requested scopes`);
     return {
       sessionId: session.sessionId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { AccessDeniedError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { z } from 'zod';
@@ -11,15 +11,9 @@ import { browserSessionOf } from '../http/principal';
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { redirectHost } from '../oauth/redirect-uris';
-import {
-  capScopes,
-  OAUTH_SCOPES,
-  parseScope,
-  requestedScopes,
-  SCOPE_DESCRIPTIONS,
-  scopeString,
-  type OAuthScope,
-} from '../oauth/scopes';
+import type { Grant } from '../oauth/grant.repository';
+import { OAUTH_SCOPES, parseScope, requestedScopes, scopeString, type OAuthScope } from '../oauth/scopes';
+import { consentOffer, offerView } from './oauth-offer';
 
 /** An authorization request waiting for the person's decision (kept in Redis, bound to their session). */
 export interface PendingAuthorization {
@@ -56,10 +50,14 @@ const PendingSchema = z.object({
 
 /**
  * The authorize step after the SDK handler validated client and redirect URI
- * (issue 23 item 3): no session → the shared sign-in page, back here after;
- * a remembered consent covering the request → a code at once; otherwise the
- * consent page, whose form carries only an id of the pending request (kept
- * in Redis for 10 minutes, bound to the session) and the CSRF token.
+ * (issue 23 item 3, issue 41 item 3): no session → the shared sign-in page,
+ * back here after; a resource OAuth does not serve now → `invalid_target`; a
+ * `delegated` agent that does not name the person → a page saying why; a
+ * remembered consent covering the request (same resource, no scope beyond the
+ * granted ones) → a code at once; otherwise the consent page, which names the
+ * resource and the authority the client will have and offers each scope as a
+ * checkbox, and whose form carries only an id of the pending request (kept in
+ * Redis for 10 minutes, bound to the session), the CSRF token and the ticks.
  */
 export class ConsentFlow {
   constructor(
@@ -83,9 +81,25 @@ export class ConsentFlow {
       res.redirect(303, `${this.deps.basePath}/signin?next=${encodeURIComponent(this.authorizePath(client, params))}`);
       return;
     }
-    const asked = requestedScopes(params.scopes);
-    const scopes = capScopes(asked, session.principal.role);
-    if (scopes.length === 0) {
+    const resource = params.resource?.href ?? this.deps.server.addresses.mcpResource;
+    const offer = await consentOffer(this.deps.server, resource, requestedScopes(params.scopes), {
+      username: session.username,
+      role: session.principal.role,
+    });
+    if (offer === undefined) {
+      throw new InvalidTargetError(`resource ${resource} is not served for OAuth sign-in (no agent there takes it)`);
+    }
+    if ('refused' in offer) {
+      res.setHeader('Cache-Control', 'no-store');
+      this.deps.render(
+        res,
+        'oauth-error',
+        { title: 'Not allowed', message: offer.refused, basePath: this.deps.basePath },
+        { status: 403 },
+      );
+      return;
+    }
+    if (offer.scopes.length === 0) {
       throw new AccessDeniedError(`the role ${session.principal.role} allows none of the requested scopes`);
     }
     const pending: PendingAuthorization = {
@@ -95,18 +109,17 @@ export class ConsentFlow {
       redirectUri: params.redirectUri,
       codeChallenge: params.codeChallenge,
       state: params.state,
-      scopes,
-      resource: params.resource?.href ?? this.deps.server.addresses.mcpResource,
+      scopes: offer.scopes,
+      resource,
     };
     const grant = await this.deps.server.grants.find(session.userId, client.client_id);
-    if (grant !== undefined && scopes.every((s) => parseScope(grant.scope).includes(s))) {
-      // Remembered consent: the client asks for no more than it was granted.
-      res.redirect(302, await this.allow(pending, session.userId));
+    if (grant !== undefined && remembers(grant, resource, offer.scopes)) {
+      // Remembered consent: this resource, and no scope beyond what the person granted.
+      res.redirect(302, await this.codeRedirect(pending, session.userId, grant.id));
       return;
     }
     const id = randomBytes(18).toString('base64url');
     await this.deps.redis.set(this.pendingKey(id), JSON.stringify(pending), 'EX', PENDING_TTL_SECONDS);
-    const dropped = asked.filter((s) => !scopes.includes(s));
     res.setHeader('Cache-Control', 'no-store');
     this.deps.render(
       res,
@@ -120,8 +133,7 @@ export class ConsentFlow {
         redirectHost: redirectHost(params.redirectUri),
         username: session.username,
         role: session.principal.role,
-        scopes: scopes.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
-        dropped: dropped.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
+        ...offerView(offer),
         pendingId: id,
         csrfToken: session.csrfToken,
         action: `${this.deps.basePath}/oauth/consent`,
@@ -181,8 +193,10 @@ export class ConsentFlow {
       );
       return;
     }
-    if (form.decision === 'allow') {
-      res.redirect(303, await this.allow(pending, session.userId));
+    // The person may untick scopes (issue 41 item 3): the token carries only what stays ticked.
+    const granted = pending.scopes.filter((s) => ticked(form.scope).includes(s));
+    if (form.decision === 'allow' && granted.length > 0) {
+      res.redirect(303, await this.allow({ ...pending, scopes: granted }, session.userId));
       return;
     }
     res.redirect(303, this.denyUrl(pending));
@@ -198,16 +212,27 @@ export class ConsentFlow {
     return url.href;
   }
 
-  /** Records the consent and returns the redirect with a fresh code (RFC 9207: with `iss`). */
+  /**
+   * Records the consent (the grant becomes exactly `pending.scopes` for `pending.resource`; other
+   * resources it covered stay covered only while the scopes are the same) and returns the
+   * redirect with a fresh code.
+   */
   async allow(pending: PendingAuthorization, userId: string): Promise<string> {
     const existing = await this.deps.server.grants.find(userId, pending.clientId);
-    const union = [...new Set([...parseScope(existing?.scope), ...pending.scopes])];
+    const scope = scopeString(pending.scopes);
+    const kept = existing !== undefined && sameScopes(existing.scope, scope) ? existing.resources : [];
     const grantId = await this.deps.server.grants.upsert({
       userId,
       clientId: pending.clientId,
       clientName: pending.clientName,
-      scope: scopeString(parseScope(scopeString(union))),
+      scope,
+      resources: [...new Set([...kept, pending.resource])],
     });
+    return this.codeRedirect(pending, userId, grantId);
+  }
+
+  /** The redirect to the client with a fresh code under grant `grantId` (RFC 9207: with `iss`). */
+  private async codeRedirect(pending: PendingAuthorization, userId: string, grantId: string): Promise<string> {
     const code = await this.deps.server.codes.issue({
       clientId: pending.clientId,
       redirectUri: pending.redirectUri,
@@ -237,6 +262,23 @@ export class ConsentFlow {
     if (params.resource !== undefined) q.set('resource', params.resource.href);
     return `${this.deps.basePath}/oauth/authorize?${q.toString()}`;
   }
+}
+
+/** Whether a remembered consent covers a request: the same resource, and every scope asked was granted. */
+function remembers(grant: Grant, resource: string, scopes: readonly OAuthScope[]): boolean {
+  const held = parseScope(grant.scope);
+  return grant.resources.includes(resource) && scopes.every((s) => held.includes(s));
+}
+
+/** Whether two scope strings name the same scopes. */
+function sameScopes(a: string, b: string): boolean {
+  return scopeString(parseScope(a).sort()) === scopeString(parseScope(b).sort());
+}
+
+/** The ticked `scope` checkboxes of a consent form (one value, several, or none). */
+function ticked(field: unknown): string[] {
+  if (typeof field === 'string') return [field];
+  return Array.isArray(field) ? field.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** A parsed form or JSON body as plain fields (anything else: no fields). */

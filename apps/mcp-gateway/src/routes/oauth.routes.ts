@@ -114,7 +114,8 @@ function exact(handler: express.RequestHandler): express.RequestHandler {
 /**
  * RFC 9728 §3.1: `/.well-known/oauth-protected-resource` (the main MCP endpoint)
  * and `/.well-known/oauth-protected-resource/<resource path>` for every MCP
- * resource; the path may carry the issuer's path or not.
+ * resource OAuth serves now (a published agent whose sign-in policy is not
+ * `keys`, issue 41); the path may carry the issuer's path or not.
  */
 function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]): Router {
   const router = express.Router();
@@ -134,7 +135,11 @@ function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]
     // Open to browser-based clients, as the SDK's metadata handler is (it only answers at its own root).
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method === 'OPTIONS') return void res.status(204).end();
-    res.json(protectedResourceMetadata(server, resource));
+    // An agent's URL has metadata only while an agent that takes OAuth sign-in is published there (issue 41 item 1).
+    server.resources.describe(resource).then(
+      (described) => (described === undefined ? next() : res.json(protectedResourceMetadata(server, resource))),
+      next,
+    );
   });
   return router;
 }

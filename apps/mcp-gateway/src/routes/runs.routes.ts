@@ -132,7 +132,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         action: 'run.get',
         summary: 'The run-detail model',
         description:
-          'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name} on the run and `decision` {by: {kind, name}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
+          'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name, onBehalfOf?: {kind: user, id, name}} on the run (an agent is named `<workspace>/<slug>`; `onBehalfOf` the person signed in to it, issue 41) and `decision` {by: {kind, name, onBehalfOf?}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
         tag: 'dag-runs',
       },
       async (req, res) => {

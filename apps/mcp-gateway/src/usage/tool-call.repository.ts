@@ -13,6 +13,8 @@ export interface ToolCallRecord {
   readonly isError: boolean;
   /** The error's code (`invalid_tool_input`, `resource_unavailable`, …), null on success. */
   readonly errorCode: string | null;
+  /** The person the agent acted for, when one signed in with OAuth (issue 41 item 2). */
+  readonly onBehalfOf?: { readonly kind: string; readonly id: string; readonly name: string } | undefined;
 }
 
 /** Per-tool figures over a window: what `GET …/agents/{agent}/usage` answers. */
@@ -32,9 +34,10 @@ export interface ToolUsage {
 export async function insertToolCalls(pool: Pool, records: readonly ToolCallRecord[]): Promise<void> {
   if (records.length === 0) return;
   await pool.query(
-    `INSERT INTO agent_tool_calls (at, agent_id, workspace, agent_slug, tool, kind, duration_ms, is_error, error_code)
+    `INSERT INTO agent_tool_calls (at, agent_id, workspace, agent_slug, tool, kind, duration_ms, is_error, error_code,
+                                   on_behalf_of)
      SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                          $7::int[], $8::boolean[], $9::text[])`,
+                          $7::int[], $8::boolean[], $9::text[], $10::jsonb[])`,
     [
       records.map((r) => r.at.toISOString()),
       records.map((r) => r.agentId),
@@ -45,6 +48,7 @@ export async function insertToolCalls(pool: Pool, records: readonly ToolCallReco
       records.map((r) => Math.max(0, Math.round(r.durationMs))),
       records.map((r) => r.isError),
       records.map((r) => r.errorCode),
+      records.map((r) => (r.onBehalfOf === undefined ? null : JSON.stringify(r.onBehalfOf))),
     ],
   );
 }

@@ -95,6 +95,7 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
               durationMs: call.durationMs,
               isError: call.isError,
               errorCode: call.errorCode,
+              onBehalfOf: call.onBehalfOf,
             }),
         });
       },

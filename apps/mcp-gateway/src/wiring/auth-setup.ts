@@ -26,6 +26,7 @@ import { LoginSessions } from '../auth/login-sessions';
 import { hashPassword } from '../auth/password';
 import { UserRepository } from '../auth/user.repository';
 import { setupOAuth } from './oauth-setup';
+import type { ResourceDirectory } from '../oauth/resource-directory';
 import type { AgentEndpointOAuth } from '../agents/agent-endpoint';
 
 /** Everything authentication adds to the gateway. */
@@ -40,6 +41,8 @@ export interface AuthSetup {
     readonly scopeGuard: RequestHandler;
     /** What a published agent's endpoint needs to take OAuth access tokens for its own URL (issue 24 item 3). */
     readonly endpoint: AgentEndpointOAuth;
+    /** Which resources OAuth serves: the agent endpoints attach their lookup once started (issue 41). */
+    readonly resources: ResourceDirectory;
   };
   /**
    * The server-rendered sign-in pages (builtin mode only; docs/security.md "Browser
@@ -197,6 +200,7 @@ export async function setupAuth(
           oauth: {
             router: oauth.router,
             scopeGuard: oauth.scopeGuard,
+            resources: oauth.server.resources,
             endpoint: {
               resourceOf: (req) => oauth.mcp.resourceOf(req),
               challenge: (req) => oauth.mcp.challenge(req),

@@ -27,7 +27,17 @@ interface AuditRow {
   action?: string;
   outcome?: string;
   actor?: string | { name?: string };
+  credentialType?: string;
+  /** The person a published agent acted for (issue 41 item 2). */
+  onBehalfOf?: { name?: string };
   [key: string]: unknown;
+}
+
+/** An audit row's actor as shown: the agent, then the person it acted for, and the credential type. */
+function auditActor(r: AuditRow): string {
+  const actor = typeof r.actor === 'string' ? r.actor : (r.actor?.name ?? '');
+  const person = r.onBehalfOf?.name === undefined ? '' : ` for ${r.onBehalfOf.name}`;
+  return `${actor}${person}${r.credentialType === undefined ? '' : ` (${r.credentialType})`}`;
 }
 
 const ROLES: Role[] = ['viewer', 'operator', 'developer', 'manager', 'admin'];
@@ -236,7 +246,7 @@ function auditSection(): HTMLElement {
                   'tr',
                   {},
                   h('td', {}, when(r.at ?? r.createdAt)),
-                  h('td', {}, typeof r.actor === 'string' ? r.actor : (r.actor?.name ?? '')),
+                  h('td', {}, auditActor(r)),
                   h('td', {}, `${r.category ?? ''} ${r.action ?? ''}`),
                   h('td', {}, r.outcome ?? ''),
                 ),

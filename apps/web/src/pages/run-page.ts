@@ -2,7 +2,7 @@ import { api, seg } from '../api';
 import { duration, errorBox, h, replace, when } from '../dom';
 import { drawGraphInto, type DrawnGraph } from '../graph';
 import { listenToRuns, type StepEvent } from '../live';
-import { ACTIVE_STATUSES, roleAtLeast, type DagDetail, type Role, type RunDetail, type RunStep } from '../model';
+import { ACTIVE_STATUSES, actorText, roleAtLeast, type DagDetail, type Role, type RunDetail, type RunStep } from '../model';
 import { href, navigate, type PageView } from '../router';
 import { badge } from '../status';
 import { checkpointForm } from './checkpoint-form';
@@ -188,7 +188,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
           ? h(
               'div',
               { class: 'small' },
-              `${step.decision.outcome} by ${step.decision.by.name} (${step.decision.by.kind}) ${when(step.decision.at)}`,
+              `${step.decision.outcome} by ${actorText(step.decision.by)} ${when(step.decision.at)}`,
             )
           : null,
         (step.subRuns ?? []).length > 0
@@ -265,7 +265,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
         h('span', {}, h('strong', {}, 'Started '), when(run.startedAt)),
         h('span', {}, h('strong', {}, 'Duration '), duration(run.startedAt, run.finishedAt)),
         run.startedBy
-          ? h('span', {}, h('strong', {}, 'Started by '), `${run.startedBy.name} (${run.startedBy.kind})`)
+          ? h('span', {}, h('strong', {}, 'Started by '), actorText(run.startedBy))
           : null,
       ),
       actions(),

@@ -147,10 +147,20 @@ function recordValues(author: MutationAuthor, entry: MutationEntry): unknown[] {
     p.id,
     p.credentialType,
     entry.target ?? null,
-    entry.details === undefined ? null : JSON.stringify(entry.details),
+    detailsOf(p, entry),
     author.idempotencyKey ?? null,
     author.payloadHash ?? null,
   ];
+}
+
+/**
+ * A record's `details` as JSON: the entry's, with the person a published agent acted for
+ * (`onBehalfOf`, issue 41 item 2) beside them, so the record and the audit row drained from it
+ * name both the agent (the actor) and the person.
+ */
+function detailsOf(principal: Principal, entry: MutationEntry): string | null {
+  if (principal.onBehalfOf === undefined) return entry.details === undefined ? null : JSON.stringify(entry.details);
+  return JSON.stringify({ ...entry.details, onBehalfOf: principal.onBehalfOf });
 }
 
 /** Whether a unique violation is a held idempotency key (the record's index), not the change's own. */

@@ -10,15 +10,22 @@ const templates: Readonly<Record<OAuthPage, PageTemplate>> = {
   consent: pageTemplate(`<h1>Authorize {{clientName}}?</h1>
 <p><strong>{{clientName}}</strong>
 {{#if verifiedDomain}}<span class="badge">from {{verifiedDomain}}</span>{{else}}<span class="badge">unverified: self-registered</span>{{/if}}
-wants to use dagu-mcp as <strong>{{username}}</strong> ({{role}}).</p>
+wants to use
+{{#if isAgent}}the agent <strong>{{agentName}}</strong> ({{agentTitle}}){{else}}dagu-mcp's MCP endpoint{{/if}}
+as <strong>{{username}}</strong> ({{role}}).</p>
+{{#if isAgent}}<p>The agent's tools:</p>
+<ul class="tools">
+{{#each agentTools}}<li><code>{{name}}</code>{{#if title}}: {{title}}{{/if}}</li>{{/each}}
+</ul>{{/if}}
+<p>It will act with {{authority}}.</p>
 <p class="muted">After you decide, you go back to <code>{{redirectHost}}</code>.</p>
-<p>It will be allowed to:</p>
-<ul class="scopes">
-{{#each scopes}}<li><code>{{name}}</code>: {{description}}</li>{{/each}}
-</ul>
+<form method="post" action="{{action}}">
+<fieldset class="scopes">
+<legend>It will be allowed to (untick what you do not want to grant):</legend>
+{{#each scopes}}<div><label><input type="checkbox" name="scope" value="{{name}}" checked> <code>{{name}}</code>: {{description}}</label></div>{{/each}}
+</fieldset>
 {{#if dropped}}<p class="muted">Not granted, as your role does not allow it:
 {{#each dropped}}<code>{{name}}</code> {{/each}}</p>{{/if}}
-<form method="post" action="{{action}}">
 <input type="hidden" name="csrf" value="{{csrfToken}}">
 <input type="hidden" name="request" value="{{pendingId}}">
 <div class="actions">

@@ -31,7 +31,10 @@ button.danger { background: transparent; color: var(--danger); border-color: var
 .actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1rem; }
 .error { padding: .6rem .8rem; margin: 0 0 1rem; border: 1px solid var(--danger); border-radius: 8px; color: var(--danger); }
 .badge { display: inline-block; padding: 0 .45rem; border: 1px solid var(--line); border-radius: 999px; font-size: .8rem; color: var(--muted); }
-ul.scopes { padding-left: 1.2rem; margin: 0 0 1rem; }
+ul.scopes, ul.tools { padding-left: 1.2rem; margin: 0 0 1rem; }
+fieldset.scopes { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; padding: .5rem .9rem; }
+fieldset.scopes legend { padding: 0 .3rem; }
+fieldset.scopes div { margin: .35rem 0; }
 table { width: 100%; border-collapse: collapse; margin: 0 0 1rem; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }

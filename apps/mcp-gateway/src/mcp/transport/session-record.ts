@@ -1,3 +1,4 @@
+import type { Principal } from '@dagu-mcp/contracts';
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { ModernProtocolVersion } from './modern-protocol';
 import type { ProtocolVersion } from './protocol';
@@ -20,4 +21,13 @@ export interface SessionRecord {
   /** Set by `logging/setLevel`; absent means every level is sent. */
   readonly logLevel: LoggingLevel | undefined;
   readonly createdAt: number;
+}
+
+/**
+ * Whom a session is bound to (`SessionRecord.principalId`): the principal's id, and for a
+ * person signed in to a published agent with OAuth also the person (issue 41 item 2), so
+ * two people using one agent neither share a session nor each other's session bound.
+ */
+export function sessionOwnerOf(principal: Principal): string {
+  return principal.onBehalfOf === undefined ? principal.id : `${principal.id}#user:${principal.onBehalfOf.id}`;
 }

@@ -29,7 +29,7 @@ import {
   type OutgoingMessage,
 } from './protocol';
 import type { Acceptable, RequestRunner } from './request-runner';
-import type { SessionRecord } from './session-record';
+import { sessionOwnerOf, type SessionRecord } from './session-record';
 import { SseStream } from './sse-stream';
 import { writeJson } from './json-body';
 import { requestIdOf } from '../../http/request-id';
@@ -150,7 +150,7 @@ export class StatelessHandler {
     const session: SessionRecord = {
       id: '',
       protocolVersion: version,
-      principalId: principal.id,
+      principalId: sessionOwnerOf(principal),
       clientInfo: envelope.clientInfo,
       clientCapabilities: envelope.clientCapabilities,
       logLevel: envelope.logLevel,

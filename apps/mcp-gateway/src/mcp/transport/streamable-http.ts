@@ -20,6 +20,7 @@ import {
 import type { ReplicaHub } from './replica-hub';
 import { RequestRunner, type Acceptable } from './request-runner';
 import { newSessionId, type SessionRecord, type SessionStore } from './session-store';
+import { sessionOwnerOf } from './session-record';
 import { SseStream } from './sse-stream';
 import { writeJson } from './json-body';
 import { ListenRegistry } from './listen-registry';
@@ -186,7 +187,7 @@ export class StreamableHttpHandler {
     const principal = principalOf(res);
     const existing = req.header('mcp-session-id');
     if (existing !== undefined) {
-      if (await this.options.sessions.isLive(existing, principal.id)) {
+      if (await this.options.sessions.isLive(existing, sessionOwnerOf(principal))) {
         return send(
           res,
           400,
@@ -225,7 +226,7 @@ export class StreamableHttpHandler {
     const record: SessionRecord = {
       id: newSessionId(),
       protocolVersion: negotiated,
-      principalId: principal.id,
+      principalId: sessionOwnerOf(principal),
       clientInfo: params.data.clientInfo,
       clientCapabilities: params.data.capabilities,
       logLevel: undefined,
@@ -336,7 +337,7 @@ export class StreamableHttpHandler {
       send(res, 400, errorAnswer(body, -32000, 'Bad Request: Mcp-Session-Id header is required.'));
       return undefined;
     }
-    const session = await this.options.sessions.load(header, principalOf(res).id);
+    const session = await this.options.sessions.load(header, sessionOwnerOf(principalOf(res)));
     if (session === undefined) send(res, 404, errorAnswer(body, -32001, 'Session not found.'));
     return session;
   }
