@@ -35,6 +35,7 @@ ul.scopes, ul.tools { padding-left: 1.2rem; margin: 0 0 1rem; }
 fieldset.scopes { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; padding: .5rem .9rem; }
 fieldset.scopes legend { padding: 0 .3rem; }
 fieldset.scopes div { margin: .35rem 0; }
+fieldset.scopes label { font-weight: normal; }
 table { width: 100%; border-collapse: collapse; margin: 0 0 1rem; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
