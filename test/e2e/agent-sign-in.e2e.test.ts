@@ -44,9 +44,9 @@ const claimsOf = (token: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
 
 async function publish(slug: string, tools: unknown[], signIn?: unknown): Promise<void> {
-  expect((await api(`/workspaces/${WS}/agents`, { method: 'POST', body: { slug, title: `Agent ${slug}` } })).status).toBe(
-    201,
-  );
+  expect(
+    (await api(`/workspaces/${WS}/agents`, { method: 'POST', body: { slug, title: `Agent ${slug}` } })).status,
+  ).toBe(201);
   expect((await api(`/workspaces/${WS}/agents/${slug}/tools`, { method: 'PUT', body: { tools } })).status).toBe(200);
   const body = { state: 'published', ...(signIn !== undefined ? { signIn } : {}) };
   expect((await api(`/workspaces/${WS}/agents/${slug}`, { method: 'PATCH', body })).status).toBe(200);
@@ -177,7 +177,10 @@ describe('the sign-in policy on the wire (issue 41 item 6)', () => {
     });
     expect(empty.status).toBe(400);
     expect(empty.body?.code).toBe('invalid_request');
-    const unknown = await api(`/workspaces/${WS}/agents/ops-bot`, { method: 'PATCH', body: { signIn: { mode: 'all' } } });
+    const unknown = await api(`/workspaces/${WS}/agents/ops-bot`, {
+      method: 'PATCH',
+      body: { signIn: { mode: 'all' } },
+    });
     expect(unknown.status).toBe(400);
     expect((await api(`/workspaces/${WS}/agents/ops-bot`)).body?.signIn).toEqual({ mode: 'own_role' });
   });

@@ -3,7 +3,10 @@ import {
   AgentSignInSchema,
   DEFAULT_AGENT_SIGN_IN,
   StoredBindingSchema,
-  type Agent, type AgentWithTools, type StoredBinding } from '@dagu-mcp/contracts';
+  type Agent,
+  type AgentWithTools,
+  type StoredBinding,
+} from '@dagu-mcp/contracts';
 
 /** The columns every agent read selects. */
 export const AGENT_COLUMNS =

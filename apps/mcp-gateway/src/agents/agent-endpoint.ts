@@ -27,8 +27,7 @@ export interface AgentEndpointOAuth {
     token: string,
     resource: string | undefined,
   ): Promise<
-    | { principal: Principal; scopes: readonly string[]; grantedScopes: readonly string[]; clientId: string }
-    | undefined
+    { principal: Principal; scopes: readonly string[]; grantedScopes: readonly string[]; clientId: string } | undefined
   >;
 }
 

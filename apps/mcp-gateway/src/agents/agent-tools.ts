@@ -62,7 +62,9 @@ function daguToolMinRole(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>)
   if (binding.tool === 'dagu_read') return requiredRoleOf('dag.list');
   if (binding.tool === 'dagu_execute') return requiredRoleOf('run.start');
   const modes = binding.restrictions.changeModes;
-  return modes === undefined || modes.includes('preview') ? requiredRoleOf('dag.validate') : requiredRoleOf('dag.upsert');
+  return modes === undefined || modes.includes('preview')
+    ? requiredRoleOf('dag.validate')
+    : requiredRoleOf('dag.upsert');
 }
 
 /**

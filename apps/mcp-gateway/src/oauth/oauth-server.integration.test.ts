@@ -81,7 +81,13 @@ async function consented(scope = 'dagu:read dagu:change dagu:execute') {
   });
   const clientId = String(((await reg.json()) as { client_id: string }).client_id);
   const verifier = randomBytes(32).toString('base64url');
-  const grantId = await server.grants.upsert({ userId, clientId, clientName: 'it', scope, resources: [server.addresses.mcpResource] });
+  const grantId = await server.grants.upsert({
+    userId,
+    clientId,
+    clientName: 'it',
+    scope,
+    resources: [server.addresses.mcpResource],
+  });
   const code = await server.codes.issue({
     clientId,
     redirectUri: REDIRECT,

@@ -139,9 +139,13 @@ export function agentRoutes(deps: AgentRouteDeps): RestRoutes {
     });
     routes.patch(
       `${base}/:agent`,
-      spec('agent.update', 'Change an agent: title, description, state (draft, published, disabled), signIn ({mode: keys | own_role | delegated, roles?, users?}; docs/agents.md "Signing in to an agent")', {
-        body: PatchAgentSchema,
-      }),
+      spec(
+        'agent.update',
+        'Change an agent: title, description, state (draft, published, disabled), signIn ({mode: keys | own_role | delegated, roles?, users?}; docs/agents.md "Signing in to an agent")',
+        {
+          body: PatchAgentSchema,
+        },
+      ),
       async (req, res) => {
         const ref = refOf(req);
         const body = parseRequest(PatchAgentSchema, req.body);

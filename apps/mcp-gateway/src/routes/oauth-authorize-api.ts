@@ -48,7 +48,8 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
       role: session.principal.role,
     });
     if (offer === undefined) return bad(`resource ${resource} is not served by this server for OAuth sign-in`);
-    if ('refused' in offer) return void res.status(403).json({ error: 'access_denied', error_description: offer.refused });
+    if ('refused' in offer)
+      return void res.status(403).json({ error: 'access_denied', error_description: offer.refused });
     const { scopes } = offer;
     if (scopes.length === 0) return bad(`the role ${session.principal.role} allows none of the requested scopes`);
     return {

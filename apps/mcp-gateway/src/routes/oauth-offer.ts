@@ -66,9 +66,7 @@ export function offerView(offer: ConsentOffer): Record<string, unknown> {
     agentName: resource.kind === 'agent' ? `${resource.agent.workspace}/${resource.agent.slug}` : undefined,
     agentTitle: resource.kind === 'agent' ? resource.agent.title : undefined,
     agentTools:
-      resource.kind === 'agent'
-        ? resource.agent.tools.map((t) => ({ name: t.name, title: t.title ?? '' }))
-        : [],
+      resource.kind === 'agent' ? resource.agent.tools.map((t) => ({ name: t.name, title: t.title ?? '' })) : [],
     authority: offer.authority,
     scopes: offer.scopes.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),
     dropped: offer.dropped.map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] })),

@@ -136,10 +136,12 @@ function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method === 'OPTIONS') return void res.status(204).end();
     // An agent's URL has metadata only while an agent that takes OAuth sign-in is published there (issue 41 item 1).
-    server.resources.describe(resource).then(
-      (described) => (described === undefined ? next() : res.json(protectedResourceMetadata(server, resource))),
-      next,
-    );
+    server.resources
+      .describe(resource)
+      .then(
+        (described) => (described === undefined ? next() : res.json(protectedResourceMetadata(server, resource))),
+        next,
+      );
   });
   return router;
 }

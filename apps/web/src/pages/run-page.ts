@@ -2,7 +2,15 @@ import { api, seg } from '../api';
 import { duration, errorBox, h, replace, when } from '../dom';
 import { drawGraphInto, type DrawnGraph } from '../graph';
 import { listenToRuns, type StepEvent } from '../live';
-import { ACTIVE_STATUSES, actorText, roleAtLeast, type DagDetail, type Role, type RunDetail, type RunStep } from '../model';
+import {
+  ACTIVE_STATUSES,
+  actorText,
+  roleAtLeast,
+  type DagDetail,
+  type Role,
+  type RunDetail,
+  type RunStep,
+} from '../model';
 import { href, navigate, type PageView } from '../router';
 import { badge } from '../status';
 import { checkpointForm } from './checkpoint-form';
@@ -264,9 +272,7 @@ export async function runPage(name: string, id: string, role: Role, sub?: string
         h('span', {}, h('strong', {}, 'Run '), h('code', {}, run.dagRunId)),
         h('span', {}, h('strong', {}, 'Started '), when(run.startedAt)),
         h('span', {}, h('strong', {}, 'Duration '), duration(run.startedAt, run.finishedAt)),
-        run.startedBy
-          ? h('span', {}, h('strong', {}, 'Started by '), actorText(run.startedBy))
-          : null,
+        run.startedBy ? h('span', {}, h('strong', {}, 'Started by '), actorText(run.startedBy)) : null,
       ),
       actions(),
     );
