@@ -46,3 +46,34 @@ export function redirectHost(uri: string): string {
     return uri;
   }
 }
+
+/**
+ * The narrowest CSP source that lets a page's form answer redirect to `redirectUri`
+ * (issue 41 item 5; CSP applies `form-action` to the redirects after a form post): for
+ * `http`/`https`, the URI without its query and fragment, with `;`, `,` and whitespace in
+ * the path percent-encoded (they would end the source, the directive or the policy; CSP
+ * decodes a source's path before matching it); for a native app's private-use scheme
+ * (RFC 8252 §7.1), `scheme:`. Call it only with a redirect URI already validated for its
+ * client.
+ *
+ * @returns undefined when no CSP source expresses the target (unparsable, or a host CSP's
+ *   grammar has no form for, such as an IPv6 literal): the page keeps plain `'self'`
+ */
+export function cspSourceOf(redirectUri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    // CSP's host-source grammar: letters, digits, '-' and '.', an optional port; nothing else.
+    if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(url.host)) return undefined;
+    const path = url.pathname.replace(
+      /[;,\s]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+    );
+    return `${url.protocol}//${url.host}${path}`;
+  }
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : undefined;
+}

@@ -10,7 +10,7 @@ import type { renderOAuthPage } from '../http/pages/oauth-pages';
 import { browserSessionOf } from '../http/principal';
 import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
-import { redirectHost } from '../oauth/redirect-uris';
+import { cspSourceOf, redirectHost } from '../oauth/redirect-uris';
 import type { Grant } from '../oauth/grant.repository';
 import { OAUTH_SCOPES, parseScope, requestedScopes, scopeString, type OAuthScope } from '../oauth/scopes';
 import { consentOffer, offerView } from './oauth-offer';
@@ -286,8 +286,10 @@ export function formOf(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null ? Object.fromEntries(Object.entries(body)) : {};
 }
 
-/** The CSP `form-action` source of a redirect URI: its origin, or its scheme for a native app. */
-function formTargetOf(redirectUri: string): string {
-  const url = new URL(redirectUri);
-  return url.origin !== 'null' ? url.origin : url.protocol;
+/**
+ * The CSP `form-action` source of the consent form's redirect: the validated redirect URI
+ * as narrow as CSP allows (issue 41 item 5; the sign-in page uses the same helper).
+ */
+function formTargetOf(redirectUri: string): string | undefined {
+  return cspSourceOf(redirectUri);
 }

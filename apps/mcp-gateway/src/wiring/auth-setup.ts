@@ -187,6 +187,8 @@ export async function setupAuth(
             basePath: config.BASE_PATH,
             ttlMs: config.BROWSER_SESSION_TTL_MS,
             logger,
+            // A pending authorization's redirect to the client follows the sign-in form's post (issue 41 item 5).
+            ...(oauth !== undefined ? { formTargetOf: oauth.signInFormTarget } : {}),
           }),
     routes: [
       sessionRoutes(),

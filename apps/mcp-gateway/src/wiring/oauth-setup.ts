@@ -4,6 +4,7 @@ import type { Logger, Pool, SecretBox } from '@dagu-mcp/runtime';
 import { isLoopback, type GatewayConfig } from '../config';
 import { oauthScopeGuard } from '../http/oauth-scope.middleware';
 import { resolvePublicUrl } from '../oauth/addresses';
+import { signInFormTarget } from '../oauth/authorize-target';
 import { ALL_SCOPES } from '../oauth/oauth-provider';
 import { createOAuthServer, type OAuthServer } from '../oauth/oauth-server';
 import { authorizationRoutes } from '../routes/oauth-authorizations';
@@ -24,6 +25,11 @@ export interface OAuthSetup {
   readonly router: RequestHandler;
   /** 403 `insufficient_scope` on `/mcp` (after the body is parsed). */
   readonly scopeGuard: RequestHandler;
+  /**
+   * For the sign-in page: the CSP source of the redirect its `next` may end in, when `next`
+   * is a pending authorization with a valid client and redirect URI (issue 41 item 5).
+   */
+  readonly signInFormTarget: (next: string) => Promise<string | undefined>;
   /** For `authenticate()` on MCP endpoints: the resource of a request and its 401 challenge. */
   readonly mcp: { resourceOf(req: Request): string | undefined; challenge(req: Request): string | undefined };
 }
@@ -121,6 +127,7 @@ export function setupOAuth(deps: {
     server,
     router,
     scopeGuard: oauthScopeGuard(metadataUrlOf),
+    signInFormTarget: (next) => signInFormTarget(server.provider.clientsStore, basePath, next),
     mcp: {
       resourceOf,
       challenge: (req) => {

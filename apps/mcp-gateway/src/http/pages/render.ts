@@ -11,6 +11,17 @@ import type { Response } from 'express';
 export const PAGE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * {@link PAGE_CSP} with `formTarget` added to `form-action`: a page whose form's answer
+ * redirects off the origin (CSP applies `form-action` to those redirects) names that one
+ * target, never more (issue 41 item 5). Undefined: {@link PAGE_CSP}.
+ */
+export function pageCspWithFormTarget(formTarget: string | undefined): string {
+  return formTarget === undefined
+    ? PAGE_CSP
+    : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${formTarget}`);
+}
+
 const layout = Handlebars.compile(`<!doctype html>
 <html lang="en">
 <head>

@@ -10,7 +10,7 @@ import { safeEqual, TooManyFailures } from '../../auth/authenticator';
 import { SESSION_COOKIE, type BrowserSessions } from '../../auth/browser-sessions';
 import { requestIdOf } from '../request-id';
 import { PAGES_CSS } from './pages-css';
-import { pageTemplate, renderPage } from './render';
+import { pageCspWithFormTarget, pageTemplate, renderPage } from './render';
 
 const FormFieldsSchema = z.record(z.string(), z.unknown());
 
@@ -39,12 +39,19 @@ export interface SignInPagesDeps {
   /** Session lifetime, ms: the cookie's Max-Age. */
   readonly ttlMs: number;
   readonly logger: Logger;
+  /**
+   * The one off-origin target the form's answer may redirect to for this `next`, as a CSP
+   * source (the OAuth wiring's: a pending authorization's validated redirect URI, issue 41
+   * item 5), or undefined. Absent: the page's `form-action` stays `'self'`.
+   */
+  readonly formTargetOf?: (next: string) => Promise<string | undefined>;
 }
 
 /**
  * The sign-in pages (docs/security.md "Browser sessions"), mounted at the root and under
  * `BASE_PATH`:
- * - `GET /signin?next=<path>` — the form;
+ * - `GET /signin?next=<path>` — the form (its CSP `form-action` also names the target
+ *   `formTargetOf` gives for `next`, issue 41 item 5);
  * - `POST /signin` (form: `username`, `password`, `csrf`, `next`) — on success sets the
  *   `dagu_session` cookie (`HttpOnly`, `SameSite=Lax`, `Secure` when the request came over
  *   TLS) and answers 303 to `next` (a path on this origin only; default `<BASE_PATH>/`);
@@ -61,9 +68,9 @@ export function signInPages(deps: SignInPagesDeps): Router {
     res.type('text/css').setHeader('Cache-Control', 'public, max-age=3600').send(PAGES_CSS);
   });
 
-  router.get('/signin', (req, res) => {
+  router.get('/signin', async (req, res) => {
     const next = safeNext(req.query.next, deps.basePath);
-    showForm(req, res, deps, { next, status: 200 });
+    await showForm(req, res, deps, { next, status: 200 });
   });
 
   router.post('/signin', form, async (req: Request, res: Response) => {
@@ -72,7 +79,7 @@ export function signInPages(deps: SignInPagesDeps): Router {
     const username = typeof body.username === 'string' ? body.username.slice(0, 200) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
     if (!formCsrfMatches(req, body.csrf)) {
-      showForm(req, res, deps, {
+      await showForm(req, res, deps, {
         next,
         username,
         status: 403,
@@ -102,7 +109,7 @@ export function signInPages(deps: SignInPagesDeps): Router {
     } catch (err) {
       if (err instanceof TooManyFailures) {
         res.setHeader('Retry-After', String(err.retryAfterSeconds));
-        showForm(req, res, deps, {
+        await showForm(req, res, deps, {
           next,
           username,
           status: 429,
@@ -119,7 +126,7 @@ export function signInPages(deps: SignInPagesDeps): Router {
           outcome: 'failed',
           requestId: requestIdOf(res),
         });
-        showForm(req, res, deps, { next, username, status: 401, error: 'Wrong username or password.' });
+        await showForm(req, res, deps, { next, username, status: 401, error: 'Wrong username or password.' });
         return;
       }
       throw err;
@@ -213,12 +220,20 @@ function formCsrfMatches(req: Request, field: unknown): boolean {
   return typeof field === 'string' && field !== '' && cookie !== undefined && safeEqual(field, cookie);
 }
 
-function showForm(
+/**
+ * Renders the form. Its CSP `form-action` also names the target `deps.formTargetOf` gives
+ * for `next`: after a successful post the browser follows 303 to `next`, and when that is
+ * the authorize step of a remembered consent, a 302 on to the client, which CSP checks
+ * against this page's `form-action` (issue 41 item 5). Every rendering (the first, and the
+ * form shown again after a failure) carries it, since each can be posted.
+ */
+async function showForm(
   req: Request,
   res: Response,
   deps: SignInPagesDeps,
   view: { next: string; status: number; username?: string; error?: string },
-): void {
+): Promise<void> {
+  const formTarget = deps.formTargetOf === undefined ? undefined : await deps.formTargetOf(view.next);
   const csrf = randomBytes(24).toString('base64url');
   res.cookie(FORM_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/' });
   renderPage(
@@ -233,6 +248,6 @@ function showForm(
       error: view.error,
       purpose: view.next.includes('/oauth/') ? 'Sign in to authorize an application.' : undefined,
     },
-    { status: view.status },
+    { status: view.status, csp: pageCspWithFormTarget(formTarget) },
   );
 }
