@@ -247,6 +247,12 @@ describe('safety', () => {
   });
 
   test('the minimum role is enforced before the call reaches the service', async () => {
+    // Issue 41 item 4: a tool the role cannot use is not offered; called anyway, it is refused.
+    const offered = await toolNames(viewer);
+    expect(offered).toContain('greeter.hello');
+    expect(offered).not.toContain('greeter.set_greeting');
+    expect(offered).not.toContain('configured.guarded');
+    expect(await toolNames(admin)).toEqual(expect.arrayContaining(['greeter.set_greeting', 'configured.guarded']));
     const refused = await call(viewer, 'greeter.set_greeting', { greeting: 'Hi {name}' });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ code: 'unauthorized' });

@@ -447,7 +447,7 @@ describe('refresh tokens (issue 23 item 4)', () => {
 });
 
 describe('scopes (issue 23 item 5)', () => {
-  it('a read-only grant gets 403 insufficient_scope on dagu_execute', async () => {
+  it('a read-only grant gets 403 insufficient_scope on dagu_execute when a consent could grant it (an admin)', async () => {
     const flow = await authorizeByHand({ scope: 'dagu:read' });
     const tokens = (await flow.exchange()).body;
     expect(tokens.scope).toBe('dagu:read');

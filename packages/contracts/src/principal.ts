@@ -33,8 +33,9 @@ export type OnBehalfOf = z.infer<typeof OnBehalfOfSchema>;
 
 /**
  * The authenticated caller, as it travels in every bus request. Never carries
- * a secret: only ids, a display subject and the role. `onBehalfOf` names the
- * person behind an agent principal that a person signed in to (issue 41 item 2).
+ * a secret: only ids, a display subject, the role and, for an OAuth access
+ * token, the scopes it holds now. `onBehalfOf` names the person behind an agent
+ * principal that a person signed in to (issue 41 item 2).
  */
 export const PrincipalSchema = z.object({
   id: z.string().min(1),
@@ -42,6 +43,13 @@ export const PrincipalSchema = z.object({
   role: RoleSchema,
   credentialType: CredentialTypeSchema,
   onBehalfOf: OnBehalfOfSchema.optional(),
+  /**
+   * An OAuth access token's scopes as held now (already capped by the role; issue 41
+   * item 4): the gateway's MCP layer narrows what the caller is offered and may call by
+   * them. Absent: the credential is not scoped (its role alone decides). Services decide
+   * by role and need not read it.
+   */
+  scopes: z.array(z.string()).optional(),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 

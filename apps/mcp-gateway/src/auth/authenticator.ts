@@ -141,7 +141,9 @@ export class Authenticator {
           );
         }
         const access = await oauth.verifyAccess(credential.token, resource);
-        return access === undefined ? undefined : { principal: access.principal, scopes: access.scopes };
+        if (access === undefined) return undefined;
+        // The scopes travel with the principal: tools/list and the step-up rule read them (issue 41 item 4).
+        return { principal: { ...access.principal, scopes: [...access.scopes] }, scopes: access.scopes };
       }
       // An agent key is accepted only on its agent's endpoint (issue 24 item 3; agents/agent-endpoint.ts).
       if (isAgentKey(credential.token)) return undefined;

@@ -29,7 +29,7 @@ import { setBrowserSession } from './principal';
  *
  * `oauth` (MCP endpoints with the built-in authorization server, issue 23 item 1):
  * `resourceOf` names the resource the request addresses (OAuth access tokens
- * are accepted only where it does; they set `res.locals.oauthScopes`), `challenge`
+ * are accepted only where it does; their principal carries the scopes they hold), `challenge`
  * the Bearer challenge with `resource_metadata` and `scope` sent first on a 401.
  */
 export function authenticate(deps: {
@@ -77,7 +77,6 @@ export function authenticate(deps: {
       }
       res.locals.principal = result.principal;
       if (result.loginToken !== undefined) res.locals.loginToken = result.loginToken;
-      if (result.scopes !== undefined) res.locals.oauthScopes = result.scopes;
       (req as Request & { auth?: unknown }).auth = {
         token: '',
         clientId: result.principal.id,

@@ -11,6 +11,7 @@ import { sessionRef } from '../http/request-log';
 import { toolError } from './transport/tool-error';
 import { z } from 'zod';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
+import { mayDo, offersTool } from './tools/tool-access';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './transport/protocol';
 import type { MethodHandler } from './transport/dispatcher';
 import type { ExtensionRouter } from './extensions/extension-router';
@@ -79,16 +80,27 @@ export interface ToolMethodDeps {
   readonly extensions: ExtensionRouter | undefined;
 }
 
-/** `tools/list` and `tools/call` (spec 021/022/036; dagu-model §8, §10). */
+/**
+ * `tools/list` and `tools/call` (spec 021/022/036; dagu-model §8, §10). The list leaves out
+ * what the principal can use none of (issue 41 item 4); a call is not refused for that here:
+ * the tool's action answers `unauthorized`.
+ */
 export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
   const { handlers, extensions } = deps;
   return {
-    'tools/list': async (_params, { session }) => {
-      const extra = extensions === undefined ? [] : (await extensions.catalogs()).flatMap((c) => c.catalog.tools);
+    'tools/list': async (_params, { ctx, session }) => {
+      // Issue 41 item 4: only what the principal's role (capped by an OAuth token's scopes) can use.
+      // An extension tool is one action: its minimum role, gated by dagu:read (oauth/scopes.ts);
+      // a test fixture's tools are relayed unchecked, so listed as they are.
+      const extra =
+        extensions === undefined
+          ? []
+          : (await extensions.servedTools())
+              .filter((t) => t.verbatim || mayDo(ctx.principal, { role: t.minRole, scope: 'dagu:read' }))
+              .map((t) => t.definition);
+      const offered = TOOL_DEFINITIONS.filter((t) => offersTool(ctx.principal, t.name));
       // MCP Apps (issue 27): only a session that declared the extension sees `_meta.ui` on dagu_execute.
-      const own = declaresUiExtension(session.clientCapabilities)
-        ? withInspectorMeta(TOOL_DEFINITIONS)
-        : TOOL_DEFINITIONS;
+      const own = declaresUiExtension(session.clientCapabilities) ? withInspectorMeta(offered) : offered;
       return { tools: [...own, ...extra] };
     },
     'tools/call': async (params, { ctx, session }) => {

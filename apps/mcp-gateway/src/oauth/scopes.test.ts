@@ -17,14 +17,28 @@ describe('scopes', () => {
   });
 
   it('names the scope each MCP message needs', () => {
-    const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+    const call = (name: string, args: unknown = {}) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
     expect(scopesNeededBy(call('dagu_read'))).toEqual(['dagu:read']);
-    expect(scopesNeededBy(call('dagu_change'))).toEqual(['dagu:change']);
+    // Issue 41 item 4: a dagu_change preview only reads; only an apply needs dagu:change.
+    expect(scopesNeededBy(call('dagu_change'))).toEqual(['dagu:read']);
+    expect(scopesNeededBy(call('dagu_change', { mode: 'preview' }))).toEqual(['dagu:read']);
+    expect(scopesNeededBy(call('dagu_change', { mode: 'apply' }))).toEqual(['dagu:change']);
+    expect(scopesNeededBy(call('dagu_change', { mode: ' apply ' }))).toEqual(['dagu:change']);
+    expect(scopesNeededBy(call('dagu_change', { mode: 'APPLY' }))).toEqual(['dagu:read']);
+    expect(scopesNeededBy(call('dagu_change', 'not an object'))).toEqual(['dagu:read']);
     expect(scopesNeededBy(call('dagu_execute'))).toEqual(['dagu:execute']);
     expect(scopesNeededBy({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual([]);
     expect(scopesNeededBy({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'dagu://x' } })).toEqual([
       'dagu:read',
     ]);
-    expect(scopesNeededBy([call('dagu_execute'), call('dagu_change')])).toEqual(['dagu:change', 'dagu:execute']);
+    expect(scopesNeededBy([call('dagu_execute'), call('dagu_change', { mode: 'apply' })])).toEqual([
+      'dagu:change',
+      'dagu:execute',
+    ]);
   });
 });

@@ -14,8 +14,13 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
   'dagu:execute': 'start, stop and retry DAG runs',
 };
 
-/** The lowest role that may hold each scope: `change` is the developer's tool, `execute` the operator's. */
-const SCOPE_MIN_ROLE: Readonly<Record<OAuthScope, Role>> = {
+/**
+ * The lowest role that may hold each scope: `change` is the developer's tool, `execute` the
+ * operator's. Each is the lowest role of the scope's tool actions (mcp/tools/tool-access.ts,
+ * whose test holds them equal): so a role that may hold a scope can do something with it (a
+ * step-up to it is never futile), and a role below can do nothing it gates (issue 41 item 4).
+ */
+export const SCOPE_MIN_ROLE: Readonly<Record<OAuthScope, Role>> = {
   'dagu:read': 'viewer',
   'dagu:change': 'developer',
   'dagu:execute': 'operator',
@@ -56,10 +61,11 @@ export function parseScope(scope: string | undefined): OAuthScope[] {
 
 /**
  * The scope an MCP JSON-RPC message needs (issue 23 item 5): `tools/call` of
- * `dagu_change` or `dagu_execute` needs that scope; reading resources and `dagu_read`
- * tool need `dagu:read`; everything else (listing, discovery, completion,
- * notifications) needs no particular scope. A batch needs every scope its
- * messages need.
+ * `dagu_execute` needs `dagu:execute`; of `dagu_change`, `dagu:change` in mode `apply`
+ * and `dagu:read` in preview, which only reads (issue 41 item 4: a viewer keeps the
+ * preview); reading resources and every other tool need `dagu:read`; everything else
+ * (listing, discovery, completion, notifications) needs no particular scope. A batch
+ * needs every scope its messages need.
  */
 export function scopesNeededBy(body: unknown): OAuthScope[] {
   const messages = Array.isArray(body) ? body : [body];
@@ -77,7 +83,7 @@ function scopeOfMessage(message: unknown): OAuthScope | undefined {
   const params = 'params' in message && typeof message.params === 'object' ? message.params : undefined;
   if (method === 'tools/call') {
     const name = params !== null && params !== undefined && 'name' in params ? params.name : undefined;
-    if (name === 'dagu_change') return 'dagu:change';
+    if (name === 'dagu_change') return changeModeOf(params) === 'apply' ? 'dagu:change' : 'dagu:read';
     if (name === 'dagu_execute') return 'dagu:execute';
     return 'dagu:read';
   }
@@ -94,4 +100,15 @@ function scopeOfMessage(message: unknown): OAuthScope | undefined {
 export function scopeCeiling(scopes: readonly string[]): Role {
   if (scopes.includes('dagu:execute')) return scopes.includes('dagu:change') ? 'admin' : 'operator';
   return 'viewer';
+}
+
+/**
+ * `apply` when a `dagu_change` call's `mode` is `apply` as the tool reads it (a string,
+ * trimmed: tools/tool-input.ts); anything else is a preview or an input error, neither of
+ * which writes.
+ */
+function changeModeOf(params: object | null | undefined): 'apply' | 'other' {
+  const args = params !== null && params !== undefined && 'arguments' in params ? params.arguments : undefined;
+  const mode = typeof args === 'object' && args !== null && 'mode' in args ? args.mode : undefined;
+  return typeof mode === 'string' && mode.trim() === 'apply' ? 'apply' : 'other';
 }

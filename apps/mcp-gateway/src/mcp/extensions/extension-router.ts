@@ -77,6 +77,11 @@ export class ExtensionRouter {
     return (await this.snapshot()).catalogs;
   }
 
+  /** Every served tool, in listing order, from one read of the catalogs (`tools/list`). */
+  async servedTools(): Promise<ServedTool[]> {
+    return [...(await this.snapshot()).tools.values()];
+  }
+
   /** The served tool called `name` (as listed), or undefined. */
   async toolTarget(name: string): Promise<ServedTool | undefined> {
     return (await this.snapshot()).tools.get(name);
