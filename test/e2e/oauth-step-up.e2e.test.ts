@@ -208,6 +208,8 @@ it('an operator whose token lacks dagu:execute gets 403 insufficient_scope, and 
     redirect.searchParams.get('code') ?? '',
   );
   expect(provider.saved?.scope).toContain('dagu:execute');
+  // The step-up adds to what was granted: reading still works with the new token.
+  expect(provider.saved?.scope).toContain('dagu:read');
   // … and the call goes through.
   const { client: after } = await connect(provider);
   expect(await toolNames(after)).toContain('dagu_execute');

@@ -82,7 +82,15 @@ export class ConsentFlow {
       return;
     }
     const resource = params.resource?.href ?? this.deps.server.addresses.mcpResource;
-    const offer = await consentOffer(this.deps.server, resource, requestedScopes(params.scopes), {
+    const grant = await this.deps.server.grants.find(session.userId, client.client_id);
+    // A step-up asks only for the missing scope (mcp-revisions §3): offer it beside what the person
+    // already granted this client for this resource, so the new token does not lose those. A
+    // request within the grant gets what it asked, no more.
+    const held = grant !== undefined && grant.resources.includes(resource) ? parseScope(grant.scope) : [];
+    const asked = requestedScopes(params.scopes);
+    const stepUp = asked.some((s) => !held.includes(s));
+    const wanted = stepUp ? OAUTH_SCOPES.filter((s) => asked.includes(s) || held.includes(s)) : asked;
+    const offer = await consentOffer(this.deps.server, resource, wanted, {
       username: session.username,
       role: session.principal.role,
     });
@@ -112,7 +120,6 @@ export class ConsentFlow {
       scopes: offer.scopes,
       resource,
     };
-    const grant = await this.deps.server.grants.find(session.userId, client.client_id);
     if (grant !== undefined && remembers(grant, resource, offer.scopes)) {
       // Remembered consent: this resource, and no scope beyond what the person granted.
       res.redirect(302, await this.codeRedirect(pending, session.userId, grant.id));
