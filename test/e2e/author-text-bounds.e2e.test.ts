@@ -9,6 +9,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { NESTING_ATTACK_ERROR, nestingAttackSpec } from '../../packages/dag-spec/test-fixtures/nesting-attack';
+import { validateDagChange } from '../../apps/dag-service/src/dags/dag-validation';
 import { restCall, type RestInit, type RestReply } from './rest-call';
 import { connectClient, startStack, type Stack } from './stack';
 import { toolResult } from './tool-result';
@@ -71,6 +72,33 @@ describe('the nesting attack of issue 42 is refused before any parse', () => {
     },
     60_000,
   );
+
+  test('the gateway answers the attack as dag-service would: the same error and place, and whether the DAG is stored', async () => {
+    const spec = nestingAttackSpec(200_000);
+    // What dag-service itself answers for this text (its own validation, in process).
+    const own = validateDagChange('stored-hello', spec).validation;
+    const preview = toolResult(
+      await viewer.callTool({ name: 'dagu_change', arguments: { name: 'stored-hello', spec, mode: 'preview' } }),
+    );
+    expect(preview.structuredContent).toMatchObject({ valid: false, errors: own.errors });
+    // The REST validation shows the whole reply: the place, and whether a DAG of the name is stored.
+    for (const [name, stored] of [
+      ['stored-hello', true],
+      ['not-stored', false],
+    ] as const) {
+      const validated = await api(`/dags/${name}/validate`, { method: 'POST', token: adminToken, body: { spec } });
+      expect(validated.status).toBe(200);
+      expect(validated.body).toEqual({ valid: false, errors: own.errors, errorLocations: own.errorLocations, stored });
+    }
+    const put = await api('/dags/stored-hello', { method: 'PUT', token: adminToken, body: { spec } });
+    expect(put.status).toBe(400);
+    expect(JSON.stringify(put.body)).toContain(own.errors[0] ?? 'missing');
+    // Nothing was written: the stored spec is the one before.
+    const read = toolResult(
+      await developer.callTool({ name: 'dagu_read', arguments: { target: 'dag_spec', name: 'stored-hello' } }),
+    );
+    expect(read.structuredContent).toMatchObject({ data: { spec: HELLO } });
+  }, 60_000);
 
   test('an inline start of the attack by a developer is refused as invalid_tool_input', async () => {
     const start = toolResult(

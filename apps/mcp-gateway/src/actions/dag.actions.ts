@@ -10,6 +10,7 @@ import {
   type Principal,
 } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { refusedAtEdge } from './spec-edge';
 
 /**
  * DAG changes (Dagu spec 022 `upsert_dag`, 022b `rename_dag`, `delete_dag`;
@@ -28,6 +29,7 @@ const BLOCKING = [RunStatus.running, RunStatus.queued, RunStatus.waiting];
 
 /**
  * Validates a YAML spec without writing it (`dag.validate`, 022 preview of `upsert_dag`).
+ * A spec past the pre-scan's bounds is answered at the gateway ({@link refusedAtEdge}).
  * @returns `{valid, errors, errorLocations?, warnings?, dag?, stored?}`; an invalid spec is a reply, not an error
  * @throws DaguError `invalid_tool_input` (name or empty spec)
  */
@@ -37,12 +39,15 @@ export async function validateDag(
   input: Request<'dag.validate'>,
 ): Promise<Reply<'dag.validate'>> {
   requireOpRole(principal, 'dag.validate');
+  const refused = await refusedAtEdge(bus, principal, input);
+  if (refused !== undefined) return { valid: false, ...refused };
   return bus.call('dag', dagOps, 'dag.validate', input, { principal });
 }
 
 /**
  * Creates or replaces a DAG (`dag.upsert`, 022 apply of `upsert_dag`). An
- * invalid spec writes nothing and answers `valid: false, applied: false`.
+ * invalid spec writes nothing and answers `valid: false, applied: false` (one past the
+ * pre-scan's bounds at the gateway, {@link refusedAtEdge}).
  * @throws DaguError `unauthorized` below developer (dagu-model §9), `invalid_tool_input`
  */
 export async function upsertDag(
@@ -51,6 +56,8 @@ export async function upsertDag(
   input: Request<'dag.upsert'>,
 ): Promise<Reply<'dag.upsert'>> {
   requireOpRole(principal, 'dag.upsert');
+  const refused = await refusedAtEdge(bus, principal, input);
+  if (refused !== undefined) return { valid: false, errors: refused.errors, applied: false, stored: refused.stored };
   return bus.call('dag', dagOps, 'dag.upsert', input, { principal });
 }
 

@@ -1,5 +1,6 @@
 import { DaguError, formatDaguUri, requireOpRole, runOps, type Principal, type RunRef } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
+import { prescanYaml } from '@dagu-mcp/dag-spec';
 
 /**
  * Run control (Dagu spec 036 §Semantics): start or enqueue a stored DAG or an
@@ -78,6 +79,7 @@ export function requireRunControlRole(principal: Principal, request: RunControlR
  * absent on the wire.
  * @returns the run reference `{dagName, dagRunId, attemptId?, status, statusLabel}`
  * @throws DaguError `unauthorized` below operator (developer for an inline spec);
+ *   `invalid_tool_input` on `spec` for an inline spec past the pre-scan's bounds (checked here);
  *   run-service's errors as it replies: an unknown stored DAG is dag-service's
  *   `resource_not_found` with `details.didYouMean`, a refused param
  *   `invalid_tool_input` on `params`, a taken run id `conflict`
@@ -86,6 +88,7 @@ export async function startRun(bus: BusClient, principal: Principal, input: Star
   const inline = input.spec !== undefined;
   requireOpRole(principal, 'run.start', { inline });
   const { dagName, spec, dagRunId, params, queue, labels, singleton, profile } = input;
+  if (spec !== undefined) refuseUnscannable(spec);
   const payload = {
     dagName,
     ...(spec !== undefined ? { spec } : {}),
@@ -103,6 +106,22 @@ export async function startRun(bus: BusClient, principal: Principal, input: Star
   return bus.call('run', runOps, 'run.start', payload, { principal }).catch((error: unknown) => {
     if (!(error instanceof DaguError) || error.details?.outcome !== 'unknown') throw error;
     throw new DaguError(error.code, error.message, { details: { ...error.details, dagRunId } });
+  });
+}
+
+/**
+ * Refuses an inline spec past the pre-scan's bounds at the gateway, as run-service would
+ * (issue 42 item 2: the text never crosses Redis to be refused there).
+ *
+ * @throws DaguError `invalid_tool_input` on `spec`, `details.errors` the one error
+ */
+function refuseUnscannable(spec: string): void {
+  const problem = prescanYaml(spec);
+  if (problem === undefined) return;
+  const error = `invalid YAML: ${problem.message}`;
+  throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${error}`, {
+    field: 'spec',
+    details: { errors: [error] },
   });
 }
 
