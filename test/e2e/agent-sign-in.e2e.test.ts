@@ -301,6 +301,46 @@ describe('keys: agent keys only', () => {
   }, 120_000);
 });
 
+describe('a switched policy needs a new consent', () => {
+  test('a token from an own_role sign-in stops opening the agent once it is delegated, even to that person', async () => {
+    await publish('switch-bot', [{ kind: 'dag', dag: DAG, waitSeconds: 30 }]);
+    const { provider } = await signInWithOAuth(agentUrl('switch-bot'), VIEWER);
+    const token = provider.saved?.access_token ?? '';
+    expect(await initializeStatus(agentUrl('switch-bot'), token)).toBe(200);
+    const patched = await api(`/workspaces/${WS}/agents/switch-bot`, {
+      method: 'PATCH',
+      body: { signIn: { mode: 'delegated', users: [VIEWER.username] } },
+    });
+    expect(patched.status).toBe(200);
+    // The viewer would now act with the authors' authority: not on a consent given for their own role.
+    expect(await initializeStatus(agentUrl('switch-bot'), token)).toBe(401);
+    const refreshed = await fetch(`${stack.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: provider.saved?.refresh_token ?? '',
+        client_id: String(provider.info?.client_id),
+      }).toString(),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(((await refreshed.json()) as { error?: string }).error).toBe('invalid_grant');
+    // Signed in again under the delegation, then taken off the list: refused at once, and audited by name.
+    const again = await signInWithOAuth(agentUrl('switch-bot'), VIEWER);
+    expect(await initializeStatus(agentUrl('switch-bot'), again.provider.saved?.access_token ?? '')).toBe(200);
+    await api(`/workspaces/${WS}/agents/switch-bot`, {
+      method: 'PATCH',
+      body: { signIn: { mode: 'delegated', users: [OPERATOR.username] } },
+    });
+    expect(await initializeStatus(agentUrl('switch-bot'), again.provider.saved?.access_token ?? '')).toBe(403);
+    const denied = await auditRow(
+      'action=mcp.request.denied',
+      (r) => typeof r.target === 'string' && r.target.includes('switch-bot') && r.actor === VIEWER.username,
+    );
+    expect(denied.credentialType).toBe('oauth');
+  }, 180_000);
+});
+
 describe('consent that narrows (issue 41 item 3)', () => {
   test('unticking dagu:execute yields a token without it', async () => {
     const { provider, consent } = await signInWithOAuth(stack.mcpUrl, ADMIN, ['dagu:execute'], 'oauth-consent-untick');

@@ -27,7 +27,15 @@ export interface AgentEndpointOAuth {
     token: string,
     resource: string | undefined,
   ): Promise<
-    { principal: Principal; scopes: readonly string[]; grantedScopes: readonly string[]; clientId: string } | undefined
+    | {
+        principal: Principal;
+        scopes: readonly string[];
+        grantedScopes: readonly string[];
+        /** The agent's sign-in mode when the token was issued (`dsm`). */
+        signInMode?: string | undefined;
+        clientId: string;
+      }
+    | undefined
   >;
 }
 
@@ -82,14 +90,16 @@ async function oauthPrincipal(
   catalog: AgentCatalog,
   req: Request,
   bearer: string | undefined,
-): Promise<Principal | { refused: string } | undefined> {
+): Promise<Principal | { refused: string; person: Principal } | undefined> {
   const { agent } = catalog;
   // A `keys` agent offers no OAuth: its tokens are not even looked at (issue 41 item 1).
   if (bearer === undefined || deps.oauth === undefined || agent.signIn.mode === 'keys') return undefined;
   if (!deps.oauth.isAccessToken(bearer)) return undefined;
   // An OAuth access token counts only when its audience is this agent's own URL.
   const verified = await deps.oauth.verifyAccess(bearer, deps.oauth.resourceOf(req) ?? 'no-resource');
-  if (verified === undefined) return undefined;
+  // A token issued under another sign-in mode is not this agent's any more (issue 41: a switched
+  // policy changes whose authority a person acts with, so it needs a new consent).
+  if (verified === undefined || verified.signInMode !== agent.signIn.mode) return undefined;
   const person = {
     userId: verified.principal.id.replace(/^user:/, ''),
     username: verified.principal.subject,
@@ -97,7 +107,7 @@ async function oauthPrincipal(
   };
   const scopes = agent.signIn.mode === 'delegated' ? verified.grantedScopes : verified.scopes;
   const authority = personAuthority(agent.signIn, person, scopes);
-  if (!authority.allowed) return { refused: authority.reason };
+  if (!authority.allowed) return { refused: authority.reason, person: verified.principal };
   return {
     ...agentPrincipal(agent, authority.ceiling),
     credentialType: 'oauth',
@@ -118,11 +128,12 @@ async function authenticated(
   const person = await oauthPrincipal(deps, catalog, req, bearer);
   const record =
     person === undefined && bearer !== undefined && isAgentKey(bearer) ? await deps.keys.verify(bearer) : undefined;
-  const denied = (status: number, code: string, message: string): false => {
+  const denied = (status: number, code: string, message: string, who?: Principal): false => {
     deps.audit({
       category: 'mcp',
       action: 'mcp.request.denied',
-      principal: undefined,
+      // A signed-in person the policy refuses is named (not unauthenticated traffic).
+      principal: who,
       target: `${req.method} ${req.baseUrl}`,
       outcome: 'denied',
       requestId: requestIdOf(res),
@@ -131,7 +142,7 @@ async function authenticated(
     res.status(status).json({ code, message });
     return false;
   };
-  if (person !== undefined && 'refused' in person) return denied(403, 'unauthorized', person.refused);
+  if (person !== undefined && 'refused' in person) return denied(403, 'unauthorized', person.refused, person.person);
   if (person === undefined && (record === undefined || record.agentId !== agent.id)) {
     // The OAuth challenge only where OAuth sign-in is on for this agent (issue 41 item 1).
     const oauthChallenge = agent.signIn.mode === 'keys' ? undefined : deps.oauth?.challenge(req);

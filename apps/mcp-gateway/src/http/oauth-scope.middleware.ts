@@ -27,8 +27,17 @@ import { sendJsonRpcError } from './json-rpc-error';
 export function oauthScopeGuard(metadataUrlOf: (req: Request) => string | undefined) {
   return function oauthScopeGuard(req: Request, res: Response, next: NextFunction): void {
     const principal = PrincipalSchema.safeParse(res.locals.principal);
-    const held = principal.success ? principal.data.scopes : undefined;
-    if (!principal.success || held === undefined) return next();
+    if (!principal.success) {
+      // Fail closed: an OAuth caller whose principal does not read is never let past the scope check.
+      const raw: unknown = res.locals.principal;
+      const oauth =
+        typeof raw === 'object' && raw !== null && 'credentialType' in raw && raw.credentialType === 'oauth';
+      if (oauth)
+        return void sendJsonRpcError(res, 403, -32001, 'insufficient_scope: the token could not be read.', req.body);
+      return next();
+    }
+    const held = principal.data.scopes;
+    if (held === undefined) return next();
     const missing = scopesNeededBy(req.body).filter((s) => !held.includes(s));
     const grantable = capScopes(missing, principal.data.role);
     if (grantable.length === 0) return next();

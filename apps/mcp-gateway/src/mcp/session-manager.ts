@@ -216,6 +216,19 @@ export class McpSessionManager {
   }
 
   /**
+   * The sessions live on this replica (an open stream or a running request here) of a principal
+   * or of the people signed in through it (`sessionOwnerOf`: `<principalId>#user:<id>`, issue 41):
+   * a published agent's key sessions and its people's. One Redis read per local session; called
+   * when an agent's catalog changes, not per request.
+   */
+  async localSessionsThrough(principalId: string): Promise<string[]> {
+    const local = this.hub?.activeSessions() ?? [];
+    const store = this.requireStore();
+    const owners = await Promise.all(local.map((id) => store.ownerOf(id)));
+    return local.filter((_, i) => owners[i] === principalId || owners[i]?.startsWith(`${principalId}#`) === true);
+  }
+
+  /**
    * Sends `notification` to every session live on this replica (an open stream or a running
    * request here); each replica does the same for its own, so every live session hears it
    * (a session busy on two replicas may hear it twice — list_changed is idempotent).

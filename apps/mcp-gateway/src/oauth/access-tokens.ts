@@ -14,6 +14,8 @@ export interface AccessTokenClaims {
   readonly jti: string;
   readonly grantId: string;
   readonly familyId: string;
+  /** An agent resource's sign-in mode when the token was issued (`dsm`, issue 41); absent for `/mcp`. */
+  readonly signInMode?: string | undefined;
   readonly iat: number;
   readonly exp: number;
 }
@@ -44,6 +46,7 @@ export class AccessTokens {
       scope: claims.scope,
       gid: claims.grantId,
       fid: claims.familyId,
+      ...(claims.signInMode !== undefined ? { dsm: claims.signInMode } : {}),
     })
       .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid })
       .setIssuer(this.deps.issuer)
@@ -97,7 +100,8 @@ export class AccessTokens {
       ) {
         return undefined;
       }
-      return { sub, aud: audience0, clientId, scope, jti, grantId, familyId, iat, exp };
+      const signInMode = str(payload.dsm);
+      return { sub, aud: audience0, clientId, scope, jti, grantId, familyId, iat, exp, signInMode };
     } catch {
       return undefined;
     }

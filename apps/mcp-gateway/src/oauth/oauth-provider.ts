@@ -23,7 +23,7 @@ import type { LiveUsers } from './live-users';
 import type { RefreshTokens } from './refresh-tokens';
 import type { Revocations } from './revocations';
 import { capScopes, parseScope, scopeString, OAUTH_SCOPES } from './scopes';
-import type { ResourceDirectory } from './resource-directory';
+import { consentKeyOf, type ResourceDirectory } from './resource-directory';
 
 /** What the authorize step hands to the page layer (sign-in, consent). */
 export type AuthorizePage = (
@@ -42,6 +42,8 @@ export interface VerifiedAccess {
    * people act with the binding authors' authority rather than their own (issue 41 item 1).
    */
   readonly grantedScopes: string[];
+  /** For an agent's token, the agent's sign-in mode when it was issued (the endpoint refuses it under another). */
+  readonly signInMode?: string | undefined;
   readonly clientId: string;
   readonly resource: string;
   readonly grantId: string;
@@ -133,7 +135,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     if (resource !== undefined && resource.href !== binding.resource) {
       throw new InvalidTargetError('The resource differs from the one of the authorization request.');
     }
-    const scopes = await this.liveScopes(binding.userId, parseScope(binding.scope), binding.resource);
+    const live = await this.liveScopes(binding.userId, parseScope(binding.scope), binding.resource, client.client_id);
     if (!(await this.deps.grants.isLive(binding.grantId)))
       throw new InvalidGrantError('The authorization behind this code was revoked.');
     const familyId = randomUUID();
@@ -148,7 +150,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     const refreshToken = await this.deps.refresh.issue(grant);
     await this.deps.codes.recordFamily(code, familyId);
     await this.deps.grants.touch(binding.grantId);
-    return this.tokens(grant, scopes, refreshToken);
+    return this.tokens(grant, live, refreshToken);
   }
 
   /**
@@ -191,7 +193,11 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       if (extra.length > 0) throw new InvalidScopeError(`scope beyond the authorization: ${extra.join(' ')}`);
       held = held.filter((s) => scopes.includes(s));
     }
-    return this.tokens(grant, await this.liveScopes(grant.userId, held, grant.resource), outcome.token);
+    return this.tokens(
+      grant,
+      await this.liveScopes(grant.userId, held, grant.resource, client.client_id),
+      outcome.token,
+    );
   }
 
   /** The SDK's verifier hook: any of our access tokens, audience unchecked (callers check it). */
@@ -222,6 +228,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
       principal: { id: `user:${user.id}`, subject: user.username, role: user.role, credentialType: 'oauth' },
       scopes: capScopes(parseScope(claims.scope), user.role),
       grantedScopes: parseScope(claims.scope),
+      signInMode: claims.signInMode,
       clientId: claims.clientId,
       resource: claims.aud,
       grantId: claims.grantId,
@@ -251,23 +258,38 @@ export class DaguOAuthProvider implements OAuthServerProvider {
    * `delegated` agent that names the user, not capped by their role (its people act with the
    * binding authors' authority, issue 41 item 1; the endpoint checks the list on every call).
    */
-  private async liveScopes(userId: string, scopes: readonly string[], resource: string): Promise<string[]> {
+  private async liveScopes(
+    userId: string,
+    scopes: readonly string[],
+    resource: string,
+    clientId: string,
+  ): Promise<{ scopes: string[]; signInMode?: string }> {
     const user = await this.deps.users.get(userId);
     if (user === undefined) throw new InvalidGrantError('the user no longer exists');
     const described = await this.deps.resources.describe(resource);
     if (described === undefined) throw new InvalidTargetError(`resource ${resource} is not served for OAuth now`);
+    if (described.kind === 'agent') {
+      // The consent was given under the agent's policy of that time: a switched policy needs a new one.
+      const grant = await this.deps.grants.find(userId, clientId);
+      if (grant === undefined || !grant.resources.includes(consentKeyOf(resource, described)))
+        throw new InvalidGrantError("The agent's sign-in policy changed since you authorized it; authorize again.");
+    }
     const delegate = described.kind === 'agent' && isAgentDelegate(described.agent.signIn, user);
     const capped = delegate ? parseScope(scopeString(scopes)) : capScopes(parseScope(scopeString(scopes)), user.role);
     if (capped.length === 0) throw new InvalidScopeError(`the user's role allows none of: ${scopes.join(' ')}`);
-    return capped;
+    return described.kind === 'agent'
+      ? { scopes: capped, signInMode: described.agent.signIn.mode }
+      : { scopes: capped };
   }
 
   private async tokens(
     grant: { familyId: string; grantId: string; clientId: string; userId: string; resource: string },
-    scopes: string[],
+    live: { scopes: string[]; signInMode?: string },
     refreshToken: string,
   ): Promise<OAuthTokens> {
+    const { scopes } = live;
     const { token, expiresIn } = await this.deps.access.sign({
+      ...(live.signInMode !== undefined ? { signInMode: live.signInMode } : {}),
       sub: grant.userId,
       aud: grant.resource,
       clientId: grant.clientId,

@@ -48,3 +48,13 @@ export class ResourceDirectory {
     return agent === undefined || agent.signIn.mode === 'keys' ? undefined : { kind: 'agent', agent };
   }
 }
+
+/**
+ * What a remembered consent and a token are bound to for a resource (issue 41): `/mcp` by its
+ * URL; an agent by its URL and its sign-in policy's mode (`<url>#own_role`), so a manager
+ * switching the policy (say `own_role` → `delegated`, which changes whose authority a person
+ * acts with) asks everyone to consent again and ends the tokens issued before.
+ */
+export function consentKeyOf(resource: string, described: DescribedResource): string {
+  return described.kind === 'agent' ? `${resource}#${described.agent.signIn.mode}` : resource;
+}

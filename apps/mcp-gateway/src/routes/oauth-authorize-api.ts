@@ -4,6 +4,7 @@ import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { requestedScopes, scopeString } from '../oauth/scopes';
 import { consentOffer } from './oauth-offer';
+import { consentKeyOf } from '../oauth/resource-directory';
 import { formOf, pageSessionOf, type ConsentFlow, type PendingAuthorization } from './oauth-consent';
 
 type Params = Record<string, unknown>;
@@ -61,6 +62,7 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
       state: str(p.state),
       scopes,
       resource,
+      consentKey: consentKeyOf(resource, offer.resource),
     };
   };
 

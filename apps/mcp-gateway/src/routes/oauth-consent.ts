@@ -12,6 +12,7 @@ import { clientNameOf } from '../oauth/client-store';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { cspSourceOf, redirectHost } from '../oauth/redirect-uris';
 import type { Grant } from '../oauth/grant.repository';
+import { consentKeyOf } from '../oauth/resource-directory';
 import { OAUTH_SCOPES, parseScope, requestedScopes, scopeString, type OAuthScope } from '../oauth/scopes';
 import { consentOffer, offerView } from './oauth-offer';
 
@@ -25,6 +26,8 @@ export interface PendingAuthorization {
   readonly state?: string | undefined;
   readonly scopes: OAuthScope[];
   readonly resource: string;
+  /** What the consent is remembered under: the resource, and an agent's sign-in mode (`consentKeyOf`). */
+  readonly consentKey?: string | undefined;
 }
 
 /** Renders an OAuth page (http/pages/oauth-pages.ts). */
@@ -46,6 +49,7 @@ const PendingSchema = z.object({
   state: z.string().optional(),
   scopes: z.array(z.enum(OAUTH_SCOPES)),
   resource: z.string(),
+  consentKey: z.string().optional(),
 });
 
 /**
@@ -86,7 +90,9 @@ export class ConsentFlow {
     // A step-up asks only for the missing scope (mcp-revisions §3): offer it beside what the person
     // already granted this client for this resource, so the new token does not lose those. A
     // request within the grant gets what it asked, no more.
-    const held = grant !== undefined && grant.resources.includes(resource) ? parseScope(grant.scope) : [];
+    const described = await this.deps.server.resources.describe(resource);
+    const consentKey = described === undefined ? resource : consentKeyOf(resource, described);
+    const held = grant !== undefined && grant.resources.includes(consentKey) ? parseScope(grant.scope) : [];
     const asked = requestedScopes(params.scopes);
     const stepUp = asked.some((s) => !held.includes(s));
     const wanted = stepUp ? OAUTH_SCOPES.filter((s) => asked.includes(s) || held.includes(s)) : asked;
@@ -119,8 +125,9 @@ export class ConsentFlow {
       state: params.state,
       scopes: offer.scopes,
       resource,
+      consentKey,
     };
-    if (grant !== undefined && remembers(grant, resource, offer.scopes)) {
+    if (grant !== undefined && remembers(grant, consentKey, offer.scopes)) {
       // Remembered consent: this resource, and no scope beyond what the person granted.
       res.redirect(302, await this.codeRedirect(pending, session.userId, grant.id));
       return;
@@ -233,7 +240,7 @@ export class ConsentFlow {
       clientId: pending.clientId,
       clientName: pending.clientName,
       scope,
-      resources: [...new Set([...kept, pending.resource])],
+      resources: [...new Set([...kept, pending.consentKey ?? pending.resource])],
     });
     return this.codeRedirect(pending, userId, grantId);
   }
@@ -271,10 +278,13 @@ export class ConsentFlow {
   }
 }
 
-/** Whether a remembered consent covers a request: the same resource, and every scope asked was granted. */
-function remembers(grant: Grant, resource: string, scopes: readonly OAuthScope[]): boolean {
+/**
+ * Whether a remembered consent covers a request: the same resource (for an agent, under the same
+ * sign-in mode), and every scope asked was granted.
+ */
+function remembers(grant: Grant, consentKey: string, scopes: readonly OAuthScope[]): boolean {
   const held = parseScope(grant.scope);
-  return grant.resources.includes(resource) && scopes.every((s) => held.includes(s));
+  return grant.resources.includes(consentKey) && scopes.every((s) => held.includes(s));
 }
 
 /** Whether two scope strings name the same scopes. */

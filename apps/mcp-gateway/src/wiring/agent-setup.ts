@@ -107,7 +107,8 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
   // claim per change lost a change flipped back and forth within the claim's life).
   const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
     const { agent } = catalog;
-    const ids = await sessions.localSessionsOf(agentPrincipal(agent).id);
+    // Its key sessions and the sessions of the people signed in to it (bound to them as well, issue 41).
+    const ids = await sessions.localSessionsThrough(agentPrincipal(agent).id);
     await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
     deps.logger.info({ agent: `${agent.workspace}/${agent.slug}`, sessions: ids.length }, 'agent tools changed');
   };

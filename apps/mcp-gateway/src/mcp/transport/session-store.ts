@@ -178,6 +178,12 @@ export class SessionStore {
     this.cache.forget(id);
   }
 
+  /** Whom session `id` is bound to (`SessionRecord.principalId`), or undefined when it is gone; reads only. */
+  async ownerOf(id: string): Promise<string | undefined> {
+    if (!isWellFormedSessionId(id)) return undefined;
+    return (await this.redis.hget(this.keys.session(id), 'p')) ?? undefined;
+  }
+
   /** True when session `id` exists and is bound to `principalId`; reads only (no TTL refresh). */
   async isLive(id: string, principalId: string): Promise<boolean> {
     if (!isWellFormedSessionId(id)) return false;

@@ -4,6 +4,7 @@ import { DaguError, type Principal } from '@dagu-mcp/contracts';
 import type { BusClient } from '@dagu-mcp/bus';
 import { applyAnswer, elicitationFor, openCheckpointOf, type AskNote, type OpenCheckpoint } from './execute-ask';
 import type { RunDetail } from '@dagu-mcp/contracts';
+import { sessionOwnerOf } from '../../transport/session-record';
 
 /**
  * Multi-round-trip requests for checkpoints (issue 22 §2; mcp-revisions §2
@@ -104,7 +105,7 @@ export function openState(seal: StateSeal, sealed: string, principal: Principal,
   } catch {
     throw new DaguError('invalid_tool_input', 'requestState is not one this server issued.', { field: 'requestState' });
   }
-  if (parsed.principalId !== principal.id || parsed.dagName !== dagName)
+  if (parsed.principalId !== sessionOwnerOf(principal) || parsed.dagName !== dagName)
     throw new DaguError('invalid_tool_input', 'requestState belongs to another call.', { field: 'requestState' });
   return parsed;
 }

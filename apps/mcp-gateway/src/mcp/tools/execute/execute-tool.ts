@@ -17,6 +17,7 @@ import { executeSuccess } from './execute-output';
 import { askAboutCheckpoint, openCheckpointOf, type AskNote } from './execute-ask';
 import { applyInputResponse, inputRequiredFor, openState, type StateSeal } from './execute-mrtr';
 import { PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
+import { sessionOwnerOf } from '../../transport/session-record';
 
 /** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
 export interface ExecuteToolDeps {
@@ -119,7 +120,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
         if (mrtr !== undefined) {
           if (left() <= 0) break;
           const base = {
-            principalId: ctx.principal.id,
+            principalId: sessionOwnerOf(ctx.principal),
             dagName: request.name,
             dagRunId: ref.dagRunId,
             deadline,
