@@ -19,10 +19,16 @@
  * `parseDagSpec` of each attack in this process (the built package): what dag-service
  * itself spends refusing it.
  *
+ * The client sending the attacks and large previews runs in a process of its own (this
+ * script forked with `--previewer`): an attacker is another client, and building and
+ * sending megabyte bodies in the readers' process would delay the readers' own timing.
+ *
  * Prints, as JSON, the readers' latency summaries (ms) of each phase, the p99 of phases 2
  * and 3 over phase 1's, and how long each attack, each large preview and each same-size
  * valid preview took to answer.
  */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey, startStack } from './lib/stack.mjs';
@@ -44,10 +50,13 @@ const largeDag = (() => {
   return `${lines.join('\n')}\n`;
 })();
 
-async function connect(stack, key) {
+/** The spec a preview description names (descriptions cross the process boundary, not megabytes). */
+const specOf = ({ kind, size }) => (kind === 'attack' ? attack(size) : kind === 'padded' ? padded(size) : largeDag);
+
+async function connect(mcpUrl, key) {
   const client = new Client({ name: 'bench-yaml-attack', version: '1' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(stack.mcpUrl ?? `${stack.baseUrl}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
     }),
   );
@@ -77,7 +86,8 @@ async function readLoop(clients, until) {
  * Sends `specs` in turn as previews until `until`; resolves with each answer's time by
  * label, and how many answers were not `valid: expectValid` (with the first such error).
  */
-async function previewLoop(client, specs, until, expectValid) {
+async function previewLoop(client, described, until, expectValid) {
+  const specs = described.map(([label, description]) => [label, specOf(description)]);
   const times = Object.fromEntries(specs.map(([label]) => [label, []]));
   const unexpected = [];
   while (Date.now() < until) {
@@ -99,90 +109,135 @@ async function previewLoop(client, specs, until, expectValid) {
   };
 }
 
-const stack = await startStack({
-  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-});
-const clients = [];
-try {
-  const key = await createApiKey(stack);
-  for (let i = 0; i <= readers; i += 1) clients.push(await connect(stack, key));
-  const [author, ...readerClients] = clients;
-  const stored = await author.callTool({
-    name: 'dagu_change',
-    arguments: { name: 'bench-read', spec: HELLO, mode: 'apply' },
+/**
+ * Runs {@link previewLoop} in the forked previewer process (one MCP client of its own)
+ * and resolves with its summary.
+ */
+function previewElsewhere(previewer, described, until, expectValid) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message) => {
+      previewer.off('exit', onExit);
+      if (message.error !== undefined) reject(new Error(`previewer: ${message.error}`));
+      else resolve(message.result);
+    };
+    const onExit = (code) => reject(new Error(`previewer exited ${code}`));
+    previewer.once('message', onMessage);
+    previewer.once('exit', onExit);
+    previewer.send({ described, until, expectValid });
   });
-  if (stored.structuredContent?.applied !== true) throw new Error('could not store the read DAG');
-  // Warm-up: the read path, the attack's refusal and the worker thread.
-  await readLoop(readerClients, Date.now() + 2000);
-  await previewLoop(author, [['attack 200000', attack(200_000)]], Date.now() + 500, false);
-  await previewLoop(author, [['large valid DAG', largeDag]], Date.now() + 500, true);
+}
 
-  const alone = summarize(await readLoop(readerClients, Date.now() + seconds * 1000));
-  let until = Date.now() + seconds * 1000;
-  const [underAttack, attacks] = await Promise.all([
-    readLoop(readerClients, until),
-    previewLoop(
-      author,
+/** The previewer process: connects, then answers each `{described, until, expectValid}`. */
+async function runPreviewer() {
+  const [mcpUrl, key] = process.argv.slice(process.argv.indexOf('--previewer') + 1);
+  const client = await connect(mcpUrl, key);
+  process.on('message', ({ described, until, expectValid }) => {
+    previewLoop(client, described, until, expectValid).then(
+      (result) => process.send({ result }),
+      (err) => process.send({ error: String(err) }),
+    );
+  });
+  process.on('disconnect', () => void client.close().finally(() => process.exit(0)));
+  process.send({ ready: true });
+}
+
+if (process.argv.includes('--previewer')) {
+  await runPreviewer();
+} else {
+  await main();
+}
+
+async function main() {
+  const stack = await startStack({
+    databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  });
+  const clients = [];
+  let previewer;
+  try {
+    const key = await createApiKey(stack);
+    const mcpUrl = stack.mcpUrl ?? `${stack.baseUrl}/mcp`;
+    for (let i = 0; i < readers; i += 1) clients.push(await connect(mcpUrl, key));
+    const readerClients = clients;
+    const author = await connect(mcpUrl, key);
+    clients.push(author);
+    const stored = await author.callTool({
+      name: 'dagu_change',
+      arguments: { name: 'bench-read', spec: HELLO, mode: 'apply' },
+    });
+    if (stored.structuredContent?.applied !== true) throw new Error('could not store the read DAG');
+    previewer = fork(fileURLToPath(import.meta.url), ['--previewer', mcpUrl, key], { stdio: 'inherit' });
+    await new Promise((resolve, reject) => {
+      previewer.once('message', resolve);
+      previewer.once('exit', (code) => reject(new Error(`previewer exited ${code}`)));
+    });
+    const ATTACK_200K = ['attack 200000', { kind: 'attack', size: 200_000 }];
+    const ATTACK_500K = ['attack 500000', { kind: 'attack', size: 500_000 }];
+    const LARGE = ['large valid DAG', { kind: 'large' }];
+    // Warm-up: the read path, the attack's refusal and the worker thread.
+    await readLoop(readerClients, Date.now() + 2000);
+    await previewElsewhere(previewer, [ATTACK_200K], Date.now() + 500, false);
+    await previewElsewhere(previewer, [LARGE], Date.now() + 500, true);
+
+    const alone = summarize(await readLoop(readerClients, Date.now() + seconds * 1000));
+    let until = Date.now() + seconds * 1000;
+    const [underAttack, attacks] = await Promise.all([
+      readLoop(readerClients, until),
+      previewElsewhere(previewer, [ATTACK_200K, ATTACK_500K], until, false),
+    ]);
+    until = Date.now() + seconds * 1000;
+    const [underLarge, large] = await Promise.all([
+      readLoop(readerClients, until),
+      previewElsewhere(previewer, [LARGE], until, true),
+    ]);
+    // Same-size valid previews, one after another (no readers): the transport's share of an answer.
+    const sameSize = await previewElsewhere(
+      previewer,
       [
-        ['attack 200000', attack(200_000)],
-        ['attack 500000', attack(500_000)],
+        ['valid, 400 KB comment', { kind: 'padded', size: 400_000 }],
+        ['valid, 1 MB comment', { kind: 'padded', size: 1_000_000 }],
       ],
-      until,
-      false,
-    ),
-  ]);
-  until = Date.now() + seconds * 1000;
-  const [underLarge, large] = await Promise.all([
-    readLoop(readerClients, until),
-    previewLoop(author, [['large valid DAG', largeDag]], until, true),
-  ]);
-  // Same-size valid previews, one after another (no readers): the transport's share of an answer.
-  const sameSize = await previewLoop(
-    author,
-    [
-      ['valid, 400 KB comment', padded(400_000)],
-      ['valid, 1 MB comment', padded(1_000_000)],
-    ],
-    Date.now() + 3000,
-    true,
-  );
-  // The refusal itself, in this process with the built package (what dag-service spends on it).
-  const { parseDagSpec } = await import('../packages/dag-spec/dist/index.js');
-  const inProcess = {};
-  for (const levels of [200_000, 500_000]) {
-    const text = attack(levels);
-    const samples = [];
-    for (let i = 0; i < 50; i += 1) {
-      const started = performance.now();
-      parseDagSpec(text, { name: 'x' });
-      samples.push(performance.now() - started);
+      Date.now() + 3000,
+      true,
+    );
+    // The refusal itself, in this process with the built package (what dag-service spends on it).
+    const { parseDagSpec } = await import('../packages/dag-spec/dist/index.js');
+    const inProcess = {};
+    for (const levels of [200_000, 500_000]) {
+      const text = attack(levels);
+      const samples = [];
+      for (let i = 0; i < 50; i += 1) {
+        const started = performance.now();
+        parseDagSpec(text, { name: 'x' });
+        samples.push(performance.now() - started);
+      }
+      inProcess[`attack ${levels}`] = summarize(samples);
     }
-    inProcess[`attack ${levels}`] = summarize(samples);
+    const attackReads = summarize(underAttack);
+    const largeReads = summarize(underLarge);
+    console.log(
+      JSON.stringify(
+        {
+          seconds,
+          readers,
+          largeDagBytes: Buffer.byteLength(largeDag),
+          readsAloneMs: alone,
+          readsDuringAttackMs: attackReads,
+          readsDuringLargePreviewsMs: largeReads,
+          p99DuringAttackOverAlone: attackReads.p99 / alone.p99,
+          p99DuringLargePreviewsOverAlone: largeReads.p99 / alone.p99,
+          attackAnswerMs: attacks,
+          sameSizeValidPreviewAnswerMs: sameSize,
+          attackRefusalInParseDagSpecMs: inProcess,
+          largePreviewAnswerMs: large,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    previewer?.disconnect();
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await stack.stop();
   }
-  const attackReads = summarize(underAttack);
-  const largeReads = summarize(underLarge);
-  console.log(
-    JSON.stringify(
-      {
-        seconds,
-        readers,
-        largeDagBytes: Buffer.byteLength(largeDag),
-        readsAloneMs: alone,
-        readsDuringAttackMs: attackReads,
-        readsDuringLargePreviewsMs: largeReads,
-        p99DuringAttackOverAlone: attackReads.p99 / alone.p99,
-        p99DuringLargePreviewsOverAlone: largeReads.p99 / alone.p99,
-        attackAnswerMs: attacks,
-        sameSizeValidPreviewAnswerMs: sameSize,
-        attackRefusalInParseDagSpecMs: inProcess,
-        largePreviewAnswerMs: large,
-      },
-      null,
-      2,
-    ),
-  );
-} finally {
-  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  await stack.stop();
 }

@@ -14,6 +14,11 @@ import { mcpJsonContentType, mcpOriginGuard, type OriginGuardOptions } from './m
 import { requestIdOf } from './http/request-id';
 import type { AuditEvent } from './audit/audit-log';
 import { outageErrorOf } from './http/dependency-outage';
+import { jsonBody, type JsonBodyOptions } from './http/json-body';
+import { JsonParseThreads } from './http/json-parse-threads';
+
+/** Default of {@link AppDeps.bodyParseThreadMinBytes}. */
+const DEFAULT_BODY_PARSE_THREAD_MIN_BYTES = 64 * 1024;
 
 /** What the gateway's HTTP app is built from (CONTRIBUTING §12: an app factory, no port). */
 export interface AppDeps {
@@ -22,6 +27,13 @@ export interface AppDeps {
   /** `BASE_PATH` of spec 020: MCP is served at `/mcp` and, when set, at `<basePath>/mcp`. */
   readonly basePath: string;
   readonly bodyLimitBytes: number;
+  /**
+   * JSON bodies of this many bytes or more are parsed on a thread (`BODY_PARSE_THREAD_MIN_BYTES`,
+   * issue 42 item 2); default 64 KiB.
+   */
+  readonly bodyParseThreadMinBytes?: number;
+  /** The threads those bodies are parsed on; default one, started at the first such body. */
+  readonly jsonParseThreads?: JsonParseThreads;
   readonly version: string;
   /** Express `trust proxy` (client addresses behind a load balancer). */
   readonly trustProxy: boolean | number;
@@ -65,6 +77,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxy);
+  const body: JsonBodyOptions = {
+    limitBytes: deps.bodyLimitBytes,
+    threadMinBytes: deps.bodyParseThreadMinBytes ?? DEFAULT_BODY_PARSE_THREAD_MIN_BYTES,
+    threads: deps.jsonParseThreads ?? new JsonParseThreads(),
+  };
   app.use(requestId());
   app.use(securityHeaders());
   app.use(requestLog(deps.logger));
@@ -82,17 +99,17 @@ export function createApp(deps: AppDeps): Express {
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
   // Agent endpoints first: `/mcp/v1/...` must not meet `/mcp`'s own authentication (issue 24 item 2).
   if (deps.agents !== undefined) {
-    const agent = mcpRouter(deps, deps.agents.gate, deps.agents.sessions, { mergeParams: true });
+    const agent = mcpRouter(deps, body, deps.agents.gate, deps.agents.sessions, { mergeParams: true });
     for (const path of mcpPaths) app.use(`${path}/v1/:workspace/:agent`, agent);
   }
-  const mcp = mcpRouter(deps, deps.authenticateMcp, deps.sessions, {
+  const mcp = mcpRouter(deps, body, deps.authenticateMcp, deps.sessions, {
     ...(deps.oauth !== undefined ? { scopeGuard: deps.oauth.scopeGuard } : {}),
   });
   for (const path of mcpPaths) app.use(path, mcp);
 
   const rest = createRestRouter({
     logger: deps.logger,
-    bodyLimitBytes: deps.bodyLimitBytes,
+    parseJson: jsonBody({ ...body, type: 'application/json' }),
     authenticate: deps.authenticateRest,
     routes: deps.restRoutes,
     allowedOrigins: deps.mcpOrigins?.allowedOrigins ?? [],
@@ -129,6 +146,7 @@ export function createApp(deps: AppDeps): Express {
  */
 function mcpRouter(
   deps: AppDeps,
+  body: JsonBodyOptions,
   authenticate: RequestHandler,
   sessions: McpSessionManager,
   options: { mergeParams?: boolean; scopeGuard?: RequestHandler } = {},
@@ -138,7 +156,7 @@ function mcpRouter(
   mcp.use(mcpOriginGuard(deps.mcpOrigins ?? { allowedOrigins: [], allowedHosts: undefined }));
   mcp.use(authenticate);
   mcp.use(mcpJsonContentType());
-  const parseBody = express.json({ limit: deps.bodyLimitBytes, type: () => true });
+  const parseBody = jsonBody(body);
   mcp.use(parseBody);
   // OAuth scopes (issue 23 item 5) are checked once the JSON-RPC method is known.
   if (options.scopeGuard !== undefined) mcp.use(options.scopeGuard);

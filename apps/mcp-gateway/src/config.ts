@@ -22,6 +22,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (a session ended or changed on any replica is dropped from every replica's cache within one Redis pub/sub hop, see docs/mcp-transport.md), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
+ * | `BODY_PARSE_THREAD_MIN_BYTES` | JSON request bodies (MCP and REST) of this size or more are parsed on a thread beside the event loop, so one client's megabyte bodies do not hold other callers' requests (issue 42), bytes | `65536` (64 KiB) |
  * | `HTTP_HEADERS_TIMEOUT_MS` | a client that has not sent a request's whole header block this long after it began is disconnected (slow-header sockets, issue 42), ms; at most `HTTP_REQUEST_TIMEOUT_MS` (a larger value is cut to it); checked every second | `10000` |
  * | `HTTP_REQUEST_TIMEOUT_MS` | a client that has not sent a whole request (headers and body) this long after it began is disconnected (slow bodies); the answer, an SSE stream included, is not limited by it, ms | `60000` |
  * | `WIKI_PAGE_MAX_BYTES` | largest wiki page body accepted by `PUT /api/v1/wiki/…` (larger: 413), bytes, at most 16 MiB | `1048576` (1 MiB) |
@@ -94,6 +95,7 @@ export const GatewayConfigSchema = z.object({
   AGENT_CATALOG_REFRESH_MS: z.coerce.number().int().min(100).default(30_000),
   AGENT_USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(93),
   BODY_LIMIT_BYTES: env.count(4 * 1024 * 1024),
+  BODY_PARSE_THREAD_MIN_BYTES: env.count(64 * 1024),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   WIKI_PAGE_MAX_BYTES: env.count(WIKI_PAGE_MAX_BYTES).pipe(z.number().max(WIKI_PAGE_HARD_MAX_BYTES)),

@@ -177,6 +177,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     sessions,
     basePath: config.BASE_PATH,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    bodyParseThreadMinBytes: config.BODY_PARSE_THREAD_MIN_BYTES,
     version: GATEWAY_VERSION,
     trustProxy: config.TRUST_PROXY,
     mcpOrigins: originRulesFor(config),

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DaguError, roleAtLeast, type Role } from '@dagu-mcp/contracts';
 import { accessOf, type RouteAccess, type RouteAction } from '../actions/route-roles';
 import type { Logger } from '@dagu-mcp/runtime';
@@ -70,14 +70,15 @@ export type ServiceProbes = Record<string, { ok: boolean; replica?: string; late
 /**
  * Builds the `/api/v1` router: the browser rules (a foreign `Origin` on a
  * state-changing request is refused; `Cache-Control: no-store`), JSON bodies
- * (limit `bodyLimitBytes`), the route modules behind `authenticate` (API keys
+ * (`parseJson`: `application/json`, limit `BODY_LIMIT_BYTES`, large ones parsed on a thread), the route modules behind `authenticate` (API keys
  * need the `rest_api` surface), the browser-credential rule and their role
  * checks, a JSON 404 for anything else and JSON errors
  * `{code, message, …, requestId}` — never HTML.
  */
 export function createRestRouter(opts: {
   logger: Logger;
-  bodyLimitBytes: number;
+  /** Reads `application/json` bodies into `req.body` (http/json-body.ts `jsonBody`). */
+  parseJson: RequestHandler;
   authenticate: RequestHandler;
   routes: RestRoutes[];
   /** Origins besides the gateway's own allowed to send state-changing requests (`ALLOWED_ORIGINS`). */
@@ -91,7 +92,7 @@ export function createRestRouter(opts: {
   if (opts.audit !== undefined) router.use(auditRestDenials(opts.audit));
   router.use(noStore());
   router.use(foreignOriginGuard(opts.allowedOrigins ?? []));
-  router.use(express.json({ limit: opts.bodyLimitBytes }));
+  router.use(opts.parseJson);
   router.use(restRequestScope());
   const registered: RegisteredRoute[] = [];
   const registrar = createRegistrar(router, opts.authenticate, registered);

@@ -36,7 +36,7 @@ beforeAll(async () => {
     '/api/v1',
     createRestRouter({
       logger,
-      bodyLimitBytes: 4 * 1024 * 1024,
+      parseJson: express.json({ limit: 4 * 1024 * 1024 }),
       authenticate: testAuth,
       routes: [wikiRoutes({ bus })],
       openApi: (routes) => buildOpenApiDocument(routes, { version: 'test', basePath: '' }),
