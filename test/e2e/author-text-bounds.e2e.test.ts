@@ -112,6 +112,23 @@ describe('the nesting attack of issue 42 is refused before any parse', () => {
     expect(JSON.stringify(start.structuredContent)).toContain('collections nest deeper than 64 levels');
   }, 60_000);
 
+  test('a large inline start (past RUN_SPEC_PARSE_THREAD_MIN_BYTES) is parsed on run-service’s thread and runs', async () => {
+    // 300 steps of about 250 characters: some 75 KB, over the 64 KiB from which run-service
+    // parses a spec on its thread and the gateway parses the body on its own.
+    const lines = ['steps:'];
+    for (let i = 0; i < 300; i += 1) lines.push(`  - name: s${i}`, `    run: echo "step ${i} ${'x'.repeat(200)}"`);
+    const spec = `${lines.join('\n')}\n`;
+    expect(spec.length).toBeGreaterThan(64 * 1024);
+    const started = toolResult(
+      await developer.callTool({
+        name: 'dagu_execute',
+        arguments: { action: 'start', name: 'large-inline', spec, wait: true, waitTimeoutSeconds: 45 },
+      }),
+    );
+    expect(started.isError).toBeFalsy();
+    expect(started.structuredContent).toMatchObject({ targetType: 'inline_spec', completed: true, status: 4 });
+  }, 90_000);
+
   test('a wiki page whose frontmatter nests 100 000 levels is 400 naming the bound', async () => {
     const content = `---\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n---\nbody\n`;
     const res = await api('/wiki/team/pages/nested', { method: 'PUT', token: adminToken, body: { content } });

@@ -1,6 +1,7 @@
 import { runServiceMain } from '@dagu-mcp/service-kit';
 import { loadRunConfig, type RunConfig } from './config/run-config';
 import { stepEnvBase } from './core/env-merge';
+import { useDagSpecThreads } from './core/dag-spec-threads';
 import type { StepLauncher } from './core/step-launch';
 import { createStepLauncher, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
@@ -22,6 +23,7 @@ let launcher: StepLauncher;
 let leftovers: LeftoverReport;
 try {
   runConfig = loadRunConfig();
+  useDagSpecThreads(runConfig.specParse);
   const identity = runConfig.stepUser === undefined ? undefined : resolveStepIdentity(runConfig.stepUser);
   // Before anything of the engine runs: steps a killed run-service of this host left behind die first (issue 18 item 6).
   leftovers = killLeftoverStepGroups(runConfig.stateDir);

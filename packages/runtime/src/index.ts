@@ -23,3 +23,4 @@ export * from './postgres/mutation-log';
 export * from './net/address-ranges';
 export * from './net/address-guard';
 export * from './net/guarded-fetch';
+export * from './threads/budgeted-threads';

@@ -1,6 +1,6 @@
 import { extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { prescanYaml } from '@dagu-mcp/dag-spec';
+import { BudgetedThreads } from '@dagu-mcp/runtime';
 import { assertValidDagName, validateDagChange, type DagChangeCheck } from './dag-validation';
 import type { SpecParseLimits } from '../config/dag-config';
 
@@ -32,10 +32,7 @@ function answerOf(message: unknown): { check?: DagChangeCheck; message?: string 
  * died, is ended and never reused.
  */
 export class SpecParsers {
-  private readonly idle: Worker[] = [];
-  private readonly waiting: Array<() => void> = [];
-  private running = 0;
-  private closed = false;
+  private readonly threads: BudgetedThreads;
 
   /**
    * @param limits - default {@link DEFAULT_SPEC_PARSE_LIMITS}
@@ -43,8 +40,10 @@ export class SpecParsers {
    */
   constructor(
     private readonly limits: SpecParseLimits = DEFAULT_SPEC_PARSE_LIMITS,
-    private readonly execArgv?: readonly string[],
-  ) {}
+    execArgv?: readonly string[],
+  ) {
+    this.threads = new BudgetedThreads(join(__dirname, `spec-parse-worker${extname(__filename)}`), limits, execArgv);
+  }
 
   /**
    * `validateDagChange(name, spec)`, in-thread or in a worker by size. Never rejects on a
@@ -60,77 +59,25 @@ export class SpecParsers {
     if (spec.length < this.limits.workerMinChars || prescanYaml(spec) !== undefined)
       return validateDagChange(name, spec);
     assertValidDagName(name);
-    await this.slot();
-    try {
-      return await this.inWorker(name, spec);
-    } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
-    }
-  }
-
-  /** Ends the idle threads; a job under way ends its own thread when it finishes. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.idle.splice(0).map((worker) => worker.terminate()));
-  }
-
-  private async slot(): Promise<void> {
-    while (this.running >= this.limits.threads) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running += 1;
-  }
-
-  private async inWorker(name: string, spec: string): Promise<DagChangeCheck> {
-    const worker = this.idle.pop() ?? this.spawn();
-    const outcome = await new Promise<{ answer?: unknown; fault?: string }>((resolve) => {
-      const done = (result: { answer?: unknown; fault?: string }): void => {
-        clearTimeout(timer);
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        resolve(result);
-      };
-      const onMessage = (answer: unknown): void => done({ answer });
-      const onError = (error: Error): void =>
-        done({
-          fault:
-            'code' in error && error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-              ? `needed more than ${this.limits.memoryMb} MB to validate (the validation memory is bounded)`
-              : `could not be validated: ${error.message}`,
-        });
-      const onExit = (): void => done({ fault: 'could not be validated: the validating thread ended' });
-      const timer = setTimeout(
-        () =>
-          done({ fault: `took longer than ${this.limits.budgetMs} ms to validate (the validation time is bounded)` }),
-        this.limits.budgetMs,
-      );
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage({ name, spec });
-    });
-    const answer = answerOf(outcome.answer);
-    if (answer.check !== undefined) {
-      if (!this.closed) this.idle.push(worker);
-      else void worker.terminate();
-      return answer.check;
-    }
-    void worker.terminate();
-    const fault = outcome.fault ?? `could not be validated: ${answer.message ?? 'no answer'}`;
+    const outcome = await this.threads.run({ name, spec });
+    const answer = 'answer' in outcome ? answerOf(outcome.answer) : {};
+    if (answer.check !== undefined) return answer.check;
+    const fault =
+      'fault' in outcome
+        ? outcome.fault === 'time'
+          ? `took longer than ${this.limits.budgetMs} ms to validate (the validation time is bounded)`
+          : outcome.fault === 'memory'
+            ? `needed more than ${this.limits.memoryMb} MB to validate (the validation memory is bounded)`
+            : `could not be validated: ${outcome.message}`
+        : `could not be validated: ${answer.message ?? 'no answer'}`;
     return {
       validation: { valid: false, errors: [`invalid YAML: the spec ${fault}`], errorLocations: [] },
       write: undefined,
     };
   }
 
-  private spawn(): Worker {
-    const file = join(__dirname, `spec-parse-worker${extname(__filename)}`);
-    const worker = new Worker(file, {
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
-      ...(this.execArgv !== undefined ? { execArgv: [...this.execArgv] } : {}),
-    });
-    // An idle thread must not keep dag-service alive at exit.
-    worker.unref();
-    return worker;
+  /** Ends the idle threads; a job under way ends its own thread when it finishes. */
+  close(): Promise<void> {
+    return this.threads.close();
   }
 }

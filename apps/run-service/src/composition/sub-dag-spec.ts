@@ -1,5 +1,5 @@
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
-import { parseDagSpecMemo } from '../core/dag-spec-memo';
+import { parseDagSpecOffThread } from '../core/dag-spec-threads';
 
 /**
  * Where a `dag.run` / `dag.enqueue` child's spec comes from (dagu-model §3):
@@ -52,7 +52,7 @@ export async function resolveChildSpec(
   let spec = local;
   if (spec === undefined && readStored !== undefined) spec = await readStored(name);
   if (spec === undefined) return { error: `sub-DAG ${name} not found (no local sub-DAG or stored DAG of that name)` };
-  const parsed = parseDagSpecMemo(spec, name);
+  const parsed = await parseDagSpecOffThread(spec, name);
   if (!parsed.valid || parsed.dag === undefined)
     return { error: `sub-DAG ${name} is invalid: ${parsed.errors.join('; ')}` };
   return { spec, dag: parsed.dag, source: local !== undefined ? 'local' : 'stored' };

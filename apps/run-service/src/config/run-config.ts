@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
+import type { ThreadBudget } from '@dagu-mcp/runtime';
 import { parseQueueList } from './queue-limits';
 
 /**
@@ -37,6 +38,9 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_WORKBOOK_MAX_BYTES` | largest workbook file a `dagu_read target=workbook` reads; a bigger one is `resource_unavailable` | bytes | `26214400` (25 MiB) |
  * | `RUN_WORKBOOK_TIME_BUDGET_MS` | longest a workbook read may parse (in a worker thread; also bounded by the call's 30 s deadline); past it the read is `resource_unavailable` | ms | `20000` |
  * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `256` |
+ * | `RUN_SPEC_PARSE_THREAD_MIN_BYTES` | DAG specs a run starts from (inline specs, snapshots, sub-DAGs) at least this long (UTF-16 code units, about bytes) are parsed on a thread beside the event loop, smaller ones in place (issue 42) | characters | `65536` |
+ * | `RUN_SPEC_PARSE_BUDGET_MS` | most time the thread may spend parsing one spec; past it the thread is ended and the start is refused as an invalid spec naming the bound | ms | `10000` |
+ * | `RUN_SPEC_PARSE_MEMORY_MB` | heap cap of the spec-parsing thread; a spec needing more is refused the same way | MiB | `256` |
  * | `RUN_WORKBOOK_CONCURRENCY` | workbook reads parsed at once by one replica; more wait for a slot within their deadline | reads | `2` |
  * | `RUN_DB_OUTAGE_MAX_MS` | while PostgreSQL is unavailable, the engine keeps its writes (step states, log lines, a run's end) and retries them for this long; steps keep running meanwhile. Past it a run's end is given up (the run is failed once PostgreSQL is back) and buffered log lines are dropped | ms | `600000` (10 min) |
  * | `RUN_LOG_SPILL_AFTER_BYTES` | log text an attempt keeps in memory while PostgreSQL is unavailable; past it the buffered lines go to a file in `RUN_SPILL_DIR`, replayed in order when PostgreSQL is back | bytes | `8388608` (8 MiB) |
@@ -93,6 +97,9 @@ export function runConfigSchema() {
     RUN_WORKBOOK_TIME_BUDGET_MS: env.millis(20_000),
     RUN_WORKBOOK_MEMORY_MB: env.count(256),
     RUN_WORKBOOK_CONCURRENCY: env.count(2),
+    RUN_SPEC_PARSE_THREAD_MIN_BYTES: z.coerce.number().int().min(0).default(65_536),
+    RUN_SPEC_PARSE_BUDGET_MS: env.millis(10_000),
+    RUN_SPEC_PARSE_MEMORY_MB: env.count(256),
     RUN_DB_OUTAGE_MAX_MS: env.millis(600_000),
     RUN_LOG_SPILL_AFTER_BYTES: env.count(8 * 1024 * 1024),
     RUN_LOG_SPILL_MAX_BYTES: env.count(1024 * 1024 * 1024),
@@ -116,6 +123,12 @@ function isTimeZone(zone: string): boolean {
 
 /** Raw env-var form of the engine settings. */
 export type RunConfigEnv = z.output<ReturnType<typeof runConfigSchema>>;
+
+/** Where large DAG specs are parsed: the thread budget and the size from which a spec goes there. */
+export interface DagSpecThreadLimits extends ThreadBudget {
+  /** Specs of at least this many UTF-16 code units are parsed on a thread (`RUN_SPEC_PARSE_THREAD_MIN_BYTES`). */
+  readonly threadMinChars: number;
+}
 
 /** The engine settings in the shape the engine uses (units in the names). */
 export interface RunConfig {
@@ -162,6 +175,8 @@ export interface RunConfig {
     readonly memoryMb: number;
     readonly concurrency: number;
   };
+  /** Where large DAG specs are parsed (core/dag-spec-threads.ts): one thread, its budget, the size that goes there. */
+  readonly specParse: DagSpecThreadLimits;
   /** How long the engine retries its writes while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`). */
   readonly dbOutageMaxMs: number;
   /** Log text kept in memory per attempt during an outage before it spills to disk. */
@@ -212,6 +227,12 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
       timeBudgetMs: raw.RUN_WORKBOOK_TIME_BUDGET_MS,
       memoryMb: raw.RUN_WORKBOOK_MEMORY_MB,
       concurrency: raw.RUN_WORKBOOK_CONCURRENCY,
+    },
+    specParse: {
+      threadMinChars: raw.RUN_SPEC_PARSE_THREAD_MIN_BYTES,
+      budgetMs: raw.RUN_SPEC_PARSE_BUDGET_MS,
+      memoryMb: raw.RUN_SPEC_PARSE_MEMORY_MB,
+      threads: 1,
     },
     dbOutageMaxMs: raw.RUN_DB_OUTAGE_MAX_MS,
     logSpillAfterBytes: raw.RUN_LOG_SPILL_AFTER_BYTES,

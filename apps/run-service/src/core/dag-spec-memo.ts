@@ -33,26 +33,54 @@ let heldWeight = 0;
  * @returns `{valid, errors, warnings, dag, subDags}` (see `parseDagSpec`)
  */
 export function parseDagSpecMemo(spec: string, name: string): DagSpecResult {
+  const hit = heldDagSpec(spec, name);
+  if (hit !== undefined) return hit;
+  const result = deepFreeze(parseDagSpec(spec, { name }));
+  if (spec.length + name.length + 1 > MAX_HELD_WEIGHT) return result;
+  holdDagSpec(spec, name, result, spec.length + name.length + 1 + JSON.stringify(result).length, MAX_HELD_WEIGHT);
+  return result;
+}
+
+/** The memo's result for `(spec, name)`, marked most recently used; `undefined` when not held. */
+export function heldDagSpec(spec: string, name: string): DagSpecResult | undefined {
   const key = `${name}\u0000${spec}`;
   const hit = held.get(key);
-  if (hit !== undefined) {
-    // Map order is insertion order: re-inserting marks it most recently used.
-    held.delete(key);
-    held.set(key, hit);
-    return hit.result;
-  }
-  const result = deepFreeze(parseDagSpec(spec, { name }));
-  if (key.length > MAX_HELD_WEIGHT) return result;
-  const weight = key.length + JSON.stringify(result).length;
-  if (weight > MAX_HELD_WEIGHT) return result;
-  held.set(key, { result, weight });
+  if (hit === undefined) return undefined;
+  // Map order is insertion order: re-inserting marks it most recently used.
+  held.delete(key);
+  held.set(key, hit);
+  return hit.result;
+}
+
+/**
+ * Holds `result` (deep-frozen here) as the parse of `(spec, name)` when its `weight` (key plus
+ * result as JSON, characters) is at most `maxWeight`, dropping the least recently used past
+ * the memo's bounds. A result parsed on a thread (dag-spec-threads.ts) is held up to a quarter
+ * of the memo, so that the engine's later in-thread look-ups of a large spec find it.
+ *
+ * @returns the frozen result
+ */
+export function holdDagSpec(
+  spec: string,
+  name: string,
+  result: DagSpecResult,
+  weight: number,
+  maxWeight: number,
+): DagSpecResult {
+  const frozen = deepFreeze(result);
+  if (weight > Math.min(maxWeight, MAX_WEIGHT / 4)) return frozen;
+  const key = `${name}\u0000${spec}`;
+  const before = held.get(key);
+  if (before !== undefined) heldWeight -= before.weight;
+  held.delete(key);
+  held.set(key, { result: frozen, weight });
   heldWeight += weight;
   for (const [oldest, entry] of held) {
     if (held.size <= MAX_ENTRIES && heldWeight <= MAX_WEIGHT) break;
     held.delete(oldest);
     heldWeight -= entry.weight;
   }
-  return result;
+  return frozen;
 }
 
 /** Empties the memo (tests). */

@@ -25,6 +25,7 @@ import { runAttempt } from './attempt-runner';
 import type { ForeachRunner, SubDagRunner } from '../core/run-types';
 import { formatParams } from '../core/params';
 import { DIRECT_LAUNCHER, type StepLauncher } from '../core/step-launch';
+import { parseDagSpecOffThread } from '../core/dag-spec-threads';
 import { retryWhileUnavailable } from '../store/outage-retry';
 
 /**
@@ -276,6 +277,8 @@ export class RunEngine {
               const totals = await readStreamTotals(pool, [run.scheduler_log]);
               return [steps, totals.get(run.scheduler_log) ?? 0] as const;
             });
+      // A large snapshot is parsed on a thread first; planAttempt then finds it in the memo.
+      await parseDagSpecOffThread(run.spec, run.dag_name);
       const planned = planAttempt(run, rows, schedulerLines);
       const plan = {
         ...planned,

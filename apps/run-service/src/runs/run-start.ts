@@ -8,7 +8,7 @@ import {
 } from '@dagu-mcp/contracts';
 import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
-import { parseDagSpecMemo } from '../core/dag-spec-memo';
+import { parseDagSpecOffThread } from '../core/dag-spec-threads';
 import {
   idempotencyInFlight,
   isIdempotencyViolation,
@@ -94,7 +94,7 @@ async function plannedDag(
   ctx: HandlerContext,
 ): Promise<{ spec: string; dag: NormalizedDag }> {
   const spec = await specOf(deps, request, ctx);
-  const parsed = parseDagSpecMemo(spec, request.dagName);
+  const parsed = await parseDagSpecOffThread(spec, request.dagName);
   if (!parsed.valid || parsed.dag === undefined) {
     const first = parsed.errors[0] ?? 'invalid DAG';
     throw new DaguError('invalid_tool_input', `The DAG spec is invalid: ${first}`, {
