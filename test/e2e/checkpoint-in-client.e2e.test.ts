@@ -5,7 +5,7 @@
  * routes do, and the wait goes on to the run's end. Two gateway replicas
  * behind the round-robin proxy, so the client's answer (a POST) may reach
  * the other replica than the one waiting. Legacy era (sessions): the SDK v1
- * client with the elicitation capability and a progress token.
+ * client with the elicitation capability, with or without a progress token.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -142,12 +142,49 @@ describe('legacy era: elicitation', () => {
     }
   }, 150_000);
 
-  test('without a progress token the client is not asked: the waiting result as before', async () => {
-    const { client, asked } = await askingClient([]);
-    const { structured } = await executeAndWait(client, 'ask-noprogress-e2e', false);
-    expect(asked).toHaveLength(0);
-    expect(structured).toMatchObject({ completed: false, status: 7 });
-    expect(structured).not.toHaveProperty('checkpointQuestion');
+  test('without a progress token the client is still asked, and its answers take the run to its end', async () => {
+    const { client, asked } = await askingClient([
+      () => ({ action: 'accept', content: { environment: 'staging' } }),
+      () => ({ action: 'accept', content: { decision: 'approve' } }),
+    ]);
+    const { result, structured, progress } = await executeAndWait(client, 'ask-noprogress-e2e', false);
+    expect(progress).toEqual([]);
+    expect(asked).toHaveLength(2);
+    expect(result.isError).toBeFalsy();
+    expect(structured).toMatchObject({ completed: true, statusLabel: 'succeeded' });
+    await client.close();
+  }, 150_000);
+
+  test('without a progress token and nobody answering, the call still ends within 50 s (dagu-model §10), the run waiting', async () => {
+    // The handler never answers: the question stays open until the call's bound ends it. A wait of
+    // 300 s asked for; without a progress token the whole call, asking included, ends within 50 s.
+    const client = new Client({ name: 'e2e-silent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked += 1;
+      return new Promise<ElicitResult>(() => undefined);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl)));
+    const started = Date.now();
+    const result = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'dagu_execute',
+          arguments: { action: 'start', name: 'ask-silent-e2e', spec: SPEC, wait: true, waitTimeoutSeconds: 300 },
+        },
+      },
+      CallToolResultSchema,
+      { timeout: 60_000 },
+    );
+    expect(asked).toBe(1);
+    expect(Date.now() - started).toBeGreaterThan(45_000);
+    expect(Date.now() - started).toBeLessThan(55_000);
+    expect(result.structuredContent).toMatchObject({
+      completed: false,
+      status: 7,
+      checkpointQuestion: { stepName: 'review', outcome: 'timeout' },
+    });
     await client.close();
   }, 150_000);
 });

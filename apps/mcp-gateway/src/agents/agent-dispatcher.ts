@@ -139,10 +139,11 @@ export function createAgentDispatcher(deps: AgentDispatcherDeps): McpDispatcher 
           throw new JsonRpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
       }
     },
-    wantsStream: async (method, params) => {
+    wantsStream: async (method, params, client) => {
       if (method !== 'tools/call') return false;
       const parsed = LooseCallToolParamsSchema.safeParse(params);
-      return parsed.success && parsed.data._meta?.progressToken !== undefined;
+      // An agent's DAG tool waits and may ask the person about a checkpoint on this request's stream.
+      return parsed.success && (parsed.data._meta?.progressToken !== undefined || client.canElicit);
     },
   };
 }

@@ -65,11 +65,15 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
         () => handler(params, call),
       );
     },
-    wantsStream: async (method, params) => {
+    wantsStream: async (method, params, client) => {
       if (method !== 'tools/call') return false;
       const parsed = LooseCallToolParamsSchema.safeParse(params);
       if (!parsed.success) return false;
       if (parsed.data._meta?.progressToken !== undefined) return true;
+      // A waiting dagu_execute may ask the person about a checkpoint on this request's stream.
+      const args = parsed.data.arguments;
+      const waits = typeof args === 'object' && args !== null && 'wait' in args && args.wait === true;
+      if (client.canElicit && parsed.data.name === 'dagu_execute' && waits) return true;
       return (
         handlers.tools[parsed.data.name] === undefined && (await extensions?.toolOwner(parsed.data.name)) !== undefined
       );

@@ -97,8 +97,9 @@ export function createCallContext(options: CallContextOptions): McpCallContext {
     }
     return answer;
   };
-  // Elicitation during a request needs progress to keep the client's request timeout at bay (issue 22 §2).
-  const canElicit = session.clientCapabilities.elicitation !== undefined && options.progressToken !== undefined;
+  // A client that declared elicitation is asked with or without a progress token; without one the
+  // tool keeps the whole call within dagu-model §10's 50 s (docs/decisions.md "Checkpoints asked without a progress token").
+  const canElicit = session.clientCapabilities.elicitation !== undefined;
   return {
     principal: options.principal,
     signal,

@@ -44,8 +44,8 @@ export interface McpCallContext {
    * the answer (`{action: accept|decline|cancel, content?}`), waiting at most
    * `timeoutMs`. Present only when the client can be asked during this
    * request (issue 22 §2): in the session revisions, when it declared the
-   * elicitation capability and the request carries a progress token (so the
-   * caller can send progress while the person answers).
+   * elicitation capability (without a progress token the caller bounds the
+   * whole call by dagu-model §10's 50 s).
    *
    * @throws JsonRpcError -32001 when no answer came in time, or the client's error
    */
@@ -100,10 +100,12 @@ export interface McpDispatcher {
   handle(method: string, params: unknown, call: MethodCall): Promise<Record<string, unknown>>;
   /**
    * True when the request should be answered as an SSE stream even though
-   * JSON would do: a `tools/call` with a progress token (progress must flow)
-   * or to an extension tool (it may log, ask the client, or release the stream).
+   * JSON would do: a `tools/call` with a progress token (progress must flow),
+   * to an extension tool (it may log, ask the client, or release the stream),
+   * or one that may ask the person (`client.canElicit`: the session's client
+   * declared elicitation; the question travels on the request's stream).
    */
-  wantsStream(method: string, params: unknown): Promise<boolean>;
+  wantsStream(method: string, params: unknown, client: { readonly canElicit: boolean }): Promise<boolean>;
 }
 
 /** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */

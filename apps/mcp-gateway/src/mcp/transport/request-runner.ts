@@ -81,7 +81,9 @@ export class RequestRunner {
     accept: Acceptable,
   ): Promise<void> {
     const { dispatcher, hub } = this.deps;
-    const stream = accept.sse && (!accept.json || (await dispatcher.wantsStream(request.method, request.params)));
+    const canElicit = session.clientCapabilities.elicitation !== undefined;
+    const stream =
+      accept.sse && (!accept.json || (await dispatcher.wantsStream(request.method, request.params, { canElicit })));
     const tracked = hub.trackRequest(session.id, request.id);
     let outbound: Outbound = standaloneOutbound(this.deps.events, session.id);
     let post: PostStreamOutbound | undefined;

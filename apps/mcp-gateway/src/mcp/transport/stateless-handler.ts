@@ -200,7 +200,8 @@ export class StatelessHandler {
     // SSE at once when the client takes nothing else; otherwise only once a related message must go out
     // before the answer, so an answer that comes first (or an error with its own HTTP status) is plain JSON.
     const eager = accept.sse && !accept.json;
-    const streamable = eager || (accept.sse && (await dispatcher.wantsStream(request.method, request.params)));
+    const streamable =
+      eager || (accept.sse && (await dispatcher.wantsStream(request.method, request.params, { canElicit: false })));
     let sse = eager ? this.openStream(res) : undefined;
     const stream = (): SseStream => (sse ??= this.openStream(res));
     const progress = request.params?._meta?.progressToken;

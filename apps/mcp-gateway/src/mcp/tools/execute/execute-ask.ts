@@ -252,7 +252,7 @@ export async function askAboutCheckpoint(
         'refused',
         `Your answer to step ${stepName} was refused ${MAX_ROUNDS} times (last: ${lastError}); the run is still waiting.`,
       );
-    return note('timeout', `No answer to step ${stepName} came within waitTimeoutSeconds; the run is still waiting.`);
+    return note('timeout', `No answer to step ${stepName} came before the wait ended; the run is still waiting.`);
   } finally {
     clearInterval(timer);
   }

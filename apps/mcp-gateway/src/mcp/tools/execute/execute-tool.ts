@@ -16,7 +16,7 @@ import {
 import { executeSuccess } from './execute-output';
 import { askAboutCheckpoint, openCheckpointOf, type AskNote } from './execute-ask';
 import { applyInputResponse, inputRequiredFor, openState, type StateSeal } from './execute-mrtr';
-import { PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
+import { NO_PROGRESS_TOKEN_CAP_MS, PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
 import { sessionOwnerOf } from '../../transport/session-record';
 
 /** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
@@ -46,6 +46,7 @@ export interface ExecuteToolDeps {
  */
 export function createExecuteTool(deps: ExecuteToolDeps) {
   return async function daguExecute(args: unknown, ctx: McpCallContext): Promise<CallToolResult> {
+    const callStarted = Date.now();
     const context: ExecuteErrorContext = {};
     let watch: RunWatch | undefined;
     try {
@@ -77,6 +78,14 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       const timeoutSeconds = state?.timeoutSeconds ?? request.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
       const deadline = state?.deadline ?? Date.now() + timeoutSeconds * 1000;
       const left = () => Math.max(0, (deadline - Date.now()) / 1000);
+      // Without a progress token nothing keeps the client's request timeout at bay: the whole call,
+      // asking about checkpoints included, ends within dagu-model §10's 50 s (a resumed MRTR round
+      // is bounded by its own wait).
+      const callDeadline =
+        ctx.progressToken === undefined && state === undefined
+          ? Math.min(deadline, callStarted + NO_PROGRESS_TOKEN_CAP_MS)
+          : deadline;
+      const leftInCall = () => Math.max(0, (callDeadline - Date.now()) / 1000);
       const attemptFilter =
         state === undefined && request.action === 'retry' ? newAttemptFilter(ref, priorAttempt) : () => true;
       let answered: string | undefined;
@@ -94,7 +103,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           progressToken: ctx.progressToken,
           notify: ctx.notify,
         });
-      let outcome = await waitOnce({ status: ref.status, statusLabel: ref.statusLabel }, left());
+      let outcome = await waitOnce({ status: ref.status, statusLabel: ref.statusLabel }, leftInCall());
       let note: AskNote | undefined;
       let refusal: string | undefined;
       let round = 0;
@@ -112,7 +121,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           round = state.round + 1;
         } else {
           answered = applied.answered;
-          outcome = await waitOnce(outcome.observed, left());
+          outcome = await waitOnce(outcome.observed, leftInCall());
         }
       }
       // Issue 22 §2: a client that can be asked decides the checkpoint right here; the wait then goes on.
@@ -142,7 +151,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           run: { dagName: request.name, dagRunId: ref.dagRunId },
           waiting: outcome.observed.run,
           elicit: ctx.elicit,
-          deadline,
+          deadline: callDeadline,
           progress: (message) => progressNote(ctx, message, deadline, timeoutSeconds),
           progressEveryMs: PROGRESS_INTERVAL_MS,
         });
@@ -152,7 +161,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           break;
         }
         answered = asked.answered;
-        outcome = await waitOnce(outcome.observed, left());
+        outcome = await waitOnce(outcome.observed, leftInCall());
       }
       return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, outcome, note);
     } catch (err) {
