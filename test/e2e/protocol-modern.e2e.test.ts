@@ -7,6 +7,9 @@
  * the legacy era by the v1 SDK client, on the same URL.
  */
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
 import { Redis } from 'ioredis';
 import { connectClient, startStack, type Stack } from './stack';
 import { messageOf, openSse, post } from './mcp-http';
@@ -218,6 +221,36 @@ describe('the stateless wire (raw HTTP)', () => {
       [body(), base],
     ];
     for (const [request, h] of accepted) expect((await post(url, request, h)).status).toBe(200);
+  });
+
+  test('server card and server.json: public, valid against their schemas, the live capabilities and versions', async () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const schemas = join(__dirname, '..', 'fixtures', 'schemas');
+    const load = (file: string) => JSON.parse(readFileSync(join(schemas, file), 'utf8')) as Record<string, unknown>;
+    ajv.addSchema(load('server.schema.json'));
+    const validCard = ajv.compile(load('server-card.schema.json'));
+    const validServerJson = ajv.getSchema('https://dagu-mcp.local/test/fixtures/schemas/server.schema.json');
+    const discover = await post(url, rpc(1, 'server/discover'), headers('server/discover'));
+    const discovered = (discover.json as { result: { capabilities: unknown; supportedVersions: string[] } }).result;
+    for (const path of ['/.well-known/mcp/server-card.json', '/.well-known/mcp.json']) {
+      const res = await fetch(`${stack.baseUrl}${path}`); // no credential: discovery comes before sign-in
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const card = (await res.json()) as Record<string, unknown>;
+      expect(validCard(card) ? [] : validCard.errors).toEqual([]);
+      expect(card).toMatchObject({
+        name: 'local.dagu-mcp/gateway',
+        remotes: [{ type: 'streamable-http', url: `${stack.baseUrl}/mcp` }],
+        capabilities: discovered.capabilities,
+      });
+      const [remote] = card.remotes as { supportedProtocolVersions: string[] }[];
+      expect([...(remote?.supportedProtocolVersions ?? [])].sort()).toEqual([...discovered.supportedVersions].sort());
+    }
+    const serverJson = (await (await fetch(`${stack.baseUrl}/.well-known/mcp/server.json`)).json()) as object;
+    expect(validServerJson?.(serverJson) ? [] : validServerJson?.errors).toEqual([]);
+    expect(serverJson).toMatchObject({ remotes: [{ type: 'streamable-http', url: `${stack.baseUrl}/mcp` }] });
+    // A card that breaks the schema is refused by it (the check can fail).
+    expect(validCard({ name: 'no namespace', version: '1', remotes: [] })).toBe(false);
   });
 
   test('-32022 with data.supported for an unsupported version; unknown or removed methods -32601 with HTTP 404', async () => {

@@ -16,6 +16,7 @@ import type { AuditEvent } from './audit/audit-log';
 import { outageErrorOf } from './http/dependency-outage';
 import { jsonBody, type JsonBodyOptions } from './http/json-body';
 import { JsonParseThreads } from './http/json-parse-threads';
+import { serverCard, serverJson, type ServerIdentity } from './mcp/server-card';
 
 /** Default of {@link AppDeps.bodyParseThreadMinBytes}. */
 const DEFAULT_BODY_PARSE_THREAD_MIN_BYTES = 64 * 1024;
@@ -35,6 +36,10 @@ export interface AppDeps {
   /** The threads those bodies are parsed on; default one, started at the first such body. */
   readonly jsonParseThreads?: JsonParseThreads;
   readonly version: string;
+  /** The server card's and `server.json`'s registry name (`SERVER_REGISTRY_NAME`). */
+  readonly registryName?: string;
+  /** `PUBLIC_URL`; absent: the server card and `server.json` name the origin the request reached. */
+  readonly publicUrl?: string;
   /** Express `trust proxy` (client addresses behind a load balancer). */
   readonly trustProxy: boolean | number;
   /** Readiness checks behind `GET /readyz` (Redis, PostgreSQL, migrations). */
@@ -95,6 +100,7 @@ export function createApp(deps: AppDeps): Express {
       .json(failing.length === 0 ? { status: 'ready' } : { status: 'not_ready', failing });
   });
 
+  app.use(serverCardRouter(deps));
   if (deps.oauth !== undefined) app.use(deps.oauth.router);
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
   // Agent endpoints first: `/mcp/v1/...` must not meet `/mcp`'s own authentication (issue 24 item 2).
@@ -137,6 +143,27 @@ export function createApp(deps: AppDeps): Express {
     });
   });
   return app;
+}
+
+/**
+ * The server card (SEP-2127: `/.well-known/mcp/server-card.json`, and `/.well-known/mcp.json`
+ * where SEP-1649 put it) and the registry's `server.json` (`/.well-known/mcp/server.json`):
+ * public, cacheable for an hour, readable from any origin (mcp/server-card.ts).
+ */
+function serverCardRouter(deps: AppDeps): express.Router {
+  const router = express.Router();
+  const identity = (req: Request): ServerIdentity => ({
+    name: deps.registryName ?? 'local.dagu-mcp/gateway',
+    version: deps.version,
+    // Without PUBLIC_URL, the origin the client reached (behind a proxy: per `trust proxy`).
+    mcpUrl: `${deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}${deps.basePath}`}/mcp`,
+  });
+  const serve = (build: (identity: ServerIdentity) => Record<string, unknown>) => (req: Request, res: Response) => {
+    res.set({ 'Cache-Control': 'public, max-age=3600', 'Access-Control-Allow-Origin': '*' }).json(build(identity(req)));
+  };
+  router.get(['/.well-known/mcp/server-card.json', '/.well-known/mcp.json'], serve(serverCard));
+  router.get('/.well-known/mcp/server.json', serve(serverJson));
+  return router;
 }
 
 /**

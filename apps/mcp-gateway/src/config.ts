@@ -59,6 +59,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `AUDIT_UNAUTHENTICATED_PER_MINUTE` | audit rows of unauthenticated requests per minute and replica; the rest are counted in one `audit.unauthenticated.suppressed` row | `600` |
  * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
  * | `AUDIT_BUFFER_MAX_EVENTS` | audit events a replica holds in memory while PostgreSQL takes no writes (retried, in order, when it is back); past it new events are dropped, counted in `dagu_audit_events_dropped_total` and in one `audit.buffer.dropped` row | `50000` |
+ * | `SERVER_REGISTRY_NAME` | the deployment's MCP Registry name, `<reverse-DNS namespace>/<server>`, in its server card (`/.well-known/mcp/server-card.json`) and `server.json` (`/.well-known/mcp/server.json`); set it to a namespace you control before publishing | `local.dagu-mcp/gateway` |
  * | `PUBLIC_URL` | the gateway's external origin plus `BASE_PATH` as clients see it, e.g. `https://ops.example.com/dagu`: the OAuth issuer, and the base of each MCP endpoint's resource URL (issue 23); unset: a loopback stack uses `http://HOST:PORT/BASE_PATH`, any other leaves OAuth off and says why | — |
  * | `OAUTH` | serve the built-in OAuth 2.1 authorization server for MCP clients (only with `AUTH_MODE=builtin`) | `true` |
  * | `OAUTH_ACCESS_TOKEN_TTL_SECONDS` | lifetime of OAuth access tokens (JWTs), s | `3600` (1 h) |
@@ -147,6 +148,10 @@ export const GatewayConfigSchema = z.object({
   AUDIT_UNAUTHENTICATED_PER_MINUTE: env.count(600),
   AUDIT_UNAUTHENTICATED_RETENTION_DAYS: env.count(7),
   AUDIT_BUFFER_MAX_EVENTS: env.count(50_000),
+  SERVER_REGISTRY_NAME: z
+    .string()
+    .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/, 'must be <reverse-DNS namespace>/<server name>')
+    .default('local.dagu-mcp/gateway'),
   PUBLIC_URL: z
     .string()
     .url()

@@ -179,6 +179,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     bodyParseThreadMinBytes: config.BODY_PARSE_THREAD_MIN_BYTES,
     version: GATEWAY_VERSION,
+    registryName: config.SERVER_REGISTRY_NAME,
+    ...(config.PUBLIC_URL !== undefined ? { publicUrl: config.PUBLIC_URL.replace(/\/+$/, '') } : {}),
     trustProxy: config.TRUST_PROXY,
     mcpOrigins: originRulesFor(config),
     agents: { gate: agents.gate, sessions: agents.sessions },
