@@ -9,6 +9,7 @@ import {
   migrateWithAdmin,
   openSecretBox,
   runProcessMain,
+  runTeardown,
   startOpsServer,
   type Logger,
 } from '@dagu-mcp/runtime';
@@ -246,18 +247,24 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         agents.sessions.closeStreams();
         for (const stream of eventStreams) stream.end();
       });
-      stopListenRelay();
-      await subscriptions.stop();
-      await sessions.closeAll();
-      await agents.close();
-      extensions.close();
-      await usage.stop();
-      await auditTrail.close();
-      await auth.close();
-      await runEvents.close();
-      await bus.close();
-      await pool.end();
-      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+      // Every resource gets its close attempt even when one fails; the first failure is thrown at the end.
+      await runTeardown(
+        [
+          ['listen relay', stopListenRelay],
+          ['run subscriptions', () => subscriptions.stop()],
+          ['MCP sessions', () => sessions.closeAll()],
+          ['agent endpoints', () => agents.close()],
+          ['extensions', () => extensions.close()],
+          ['usage recorder', () => usage.stop()],
+          ['audit trail', () => auditTrail.close()],
+          ['authentication', () => auth.close()],
+          ['run events', () => runEvents.close()],
+          ['bus', () => bus.close()],
+          ['PostgreSQL pool', () => pool.end()],
+          ['metrics server', () => new Promise<void>((resolve) => metricsServer.close(() => resolve()))],
+        ],
+        (step, err) => logger.error({ err, step }, 'gateway teardown step failed'),
+      );
       logger.info('gateway stopped');
     },
   };

@@ -14,6 +14,7 @@ export * from './postgres/service-role';
 export * from './postgres/pg-errors';
 export * from './ops/ops-server';
 export * from './shutdown/shutdown';
+export * from './shutdown/teardown';
 export * from './metrics/metrics';
 export * from './tracing/tracing';
 export * from './process/process-main';

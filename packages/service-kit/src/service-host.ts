@@ -15,6 +15,7 @@ import {
   migrate,
   migrateWithAdmin,
   registerQueueDepth,
+  runTeardown,
   startOpsServer,
   type Logger,
   type Migration,
@@ -159,14 +160,20 @@ export async function startService<C extends OpCatalog>(
     opsPort,
     replica,
     async stop() {
-      await worker.close();
-      await def.onStop?.();
-      await drain.stop();
-      drainRedis.disconnect();
-      await depthQueue.close().catch(() => undefined);
-      depthRedis.disconnect();
-      await new Promise<void>((resolve) => ops.close(() => resolve()));
-      await pool.end();
+      // Every resource gets its close attempt even when one fails; the first failure is thrown at the end.
+      await runTeardown(
+        [
+          ['bus worker', () => worker.close()],
+          ['service', () => def.onStop?.()],
+          ['drain', () => drain.stop()],
+          ['drain Redis', () => drainRedis.disconnect()],
+          ['queue depth', () => depthQueue.close().catch(() => undefined)],
+          ['queue depth Redis', () => depthRedis.disconnect()],
+          ['ops server', () => new Promise<void>((resolve) => ops.close(() => resolve()))],
+          ['PostgreSQL pool', () => pool.end()],
+        ],
+        (step, err) => logger.error({ err, service: def.service, step }, 'service teardown step failed'),
+      );
       logger.info({ service: def.service }, 'service stopped');
     },
   };
