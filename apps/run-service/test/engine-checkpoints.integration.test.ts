@@ -1,7 +1,8 @@
-import { DaguError, type RunDetail } from '@dagu-mcp/contracts';
+import type { RunDetail } from '@dagu-mcp/contracts';
 import { completeHumanTask, decideApproval } from '../src/runs/checkpoint-resume';
 import { readStepLog } from '../src/read/run-logs';
 import { stopRun } from '../src/runs/run-stop';
+import { daguErrorOf } from '../../../packages/contracts/test-fixtures/dagu-error-of';
 import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
 
 /**
@@ -31,13 +32,7 @@ async function waitForStatus(name: string, id: string, status: number, timeoutMs
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
+  return (await daguErrorOf(promise)).code;
 }
 
 const HUMAN = `params: TARGET=eu

@@ -5,6 +5,7 @@ import { createRunTestEnv, stepOf, testContext, type RunTestEnv } from '../test-
 import { retryRun } from '../src/runs/run-retry';
 import { stopRun } from '../src/runs/run-stop';
 import { readStepLog } from '../src/read/run-logs';
+import { daguErrorOf } from '../../../packages/contracts/test-fixtures/dagu-error-of';
 import { isAlive } from '../test-fixtures/process-alive';
 
 /**
@@ -22,13 +23,7 @@ afterAll(async () => {
 });
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
+  return (await daguErrorOf(promise)).code;
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusClient } from '@dagu-mcp/bus';
 import {
-  DaguError,
   RunEventSchema,
   runEventsChannel,
   runOps,
@@ -19,6 +18,7 @@ import { Redis } from 'ioredis';
 import { aliasBombSpec } from '../../../packages/dag-spec/test-fixtures/alias-bomb';
 import { defaultRunConfig } from '../src/config/run-config';
 import { dropDeployedState, startDeployedRunService } from '../test-fixtures/deployed-run-service';
+import { daguErrorOf } from '../../../packages/contracts/test-fixtures/dagu-error-of';
 import { randomSchemaName, TEST_REDIS_URL } from '../test-fixtures/run-test-env';
 
 /**
@@ -66,16 +66,6 @@ async function terminalEvent(dagRunId: string, timeoutMs = 10_000): Promise<RunE
     if (Date.now() > until) throw new Error(`no terminal event for ${dagRunId}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<DaguError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
 }
 
 const call = <K extends keyof RunOps>(op: K, payload: OpRequest<RunOps, K>) =>
@@ -151,12 +141,14 @@ describe('run-service over the bus', () => {
   });
 
   it('answers errors with contract codes', async () => {
-    const invalid = await errorOf(
+    const invalid = await daguErrorOf(
       call('run.start', { dagName: 'bad', spec: 'steps: [{name: a}]\n', inline: true, enqueue: false }),
     );
     expect(invalid).toMatchObject({ code: 'invalid_tool_input', field: 'spec' });
     expect(invalid.details?.errors).toEqual([expect.stringContaining('command')]);
-    expect((await errorOf(call('run.get', { dagName: 'bus-dag', dagRunId: 'nope' }))).code).toBe('resource_not_found');
+    expect((await daguErrorOf(call('run.get', { dagName: 'bus-dag', dagRunId: 'nope' }))).code).toBe(
+      'resource_not_found',
+    );
     const ref = await call('run.start', {
       dagName: 'bus-dag2',
       spec: 'steps: [{name: a, run: "true"}]\n',
@@ -165,15 +157,15 @@ describe('run-service over the bus', () => {
     });
     await terminalEvent(ref.dagRunId);
     expect(
-      (await errorOf(call('run.stepLog', { dagName: 'bus-dag2', dagRunId: ref.dagRunId, stepName: 'zz' }))).code,
+      (await daguErrorOf(call('run.stepLog', { dagName: 'bus-dag2', dagRunId: ref.dagRunId, stepName: 'zz' }))).code,
     ).toBe('resource_not_found');
-    expect((await errorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe(
+    expect((await daguErrorOf(call('run.stop', { dagName: 'bus-dag2', dagRunId: ref.dagRunId }))).code).toBe(
       'invalid_tool_input',
     );
   });
 
   it('refuses to start an alias bomb (issue 17 "YAML and JSON bombs")', async () => {
-    const refused = await errorOf(
+    const refused = await daguErrorOf(
       call('run.start', { dagName: 'bomb', spec: aliasBombSpec(), inline: true, enqueue: false }),
     );
     expect(refused).toMatchObject({ code: 'invalid_tool_input', field: 'spec' });
@@ -218,7 +210,9 @@ describe('run-service over the bus', () => {
     const retried = await call('run.retry', { dagName: 'bus-stop', dagRunId: ref.dagRunId });
     expect(retried).toMatchObject({ status: 1, dagRunId: ref.dagRunId });
     expect(retried.attemptId).not.toBe(ref.attemptId);
-    expect((await errorOf(call('run.retry', { dagName: 'bus-stop', dagRunId: ref.dagRunId }))).code).toBe('conflict');
+    expect((await daguErrorOf(call('run.retry', { dagName: 'bus-stop', dagRunId: ref.dagRunId }))).code).toBe(
+      'conflict',
+    );
     await call('run.stop', { dagName: 'bus-stop', dagRunId: ref.dagRunId });
   });
 
@@ -241,7 +235,7 @@ describe('run-service over the bus', () => {
     expect(second.nextCursor).toBeUndefined();
     const latest = await call('run.list', { name: 'bus-page', dagRunId: 'latest' });
     expect(latest.items.map((item) => item.dagRunId)).toEqual([ids[2]]);
-    expect(await errorOf(call('run.list', { name: 'other', cursor: first.nextCursor ?? '' }))).toMatchObject({
+    expect(await daguErrorOf(call('run.list', { name: 'other', cursor: first.nextCursor ?? '' }))).toMatchObject({
       code: 'invalid_tool_input',
       field: 'cursor',
     });

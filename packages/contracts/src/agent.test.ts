@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   AgentCreateRequestSchema,
   AgentSetToolsRequestSchema,
@@ -8,11 +9,6 @@ import {
 } from './agent';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 describe('agent contracts (issue 24)', () => {
   const ref = { workspace: 'support', slug: 'helpdesk' };
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [

@@ -9,14 +9,10 @@ import {
   TraceContextSchema,
   type OpDefinition,
 } from './bus';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import { dagOps, runOps, wikiOps } from './ops';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 const principal = { id: 'user-1', subject: 'alice', role: 'admin', credentialType: 'api_key' };
 const request = {
   op: 'dag.get',

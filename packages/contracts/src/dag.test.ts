@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   DagChangeRequestSchema,
   DagDetailSchema,
@@ -15,11 +16,6 @@ import {
 } from './dag';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 const summary = {
   name: 'nightly',
   uri: 'dagu://dags/nightly',

@@ -1,12 +1,8 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import { DaguError, ErrorCodeSchema, isTransientCode, ServiceErrorSchema, type ErrorCode } from './errors';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 describe('error contracts (020/021/022/036 error objects, dagu-model §10)', () => {
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['code: internal_error', ErrorCodeSchema, 'internal_error', null],

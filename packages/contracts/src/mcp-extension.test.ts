@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   callChannel,
   callQueueKey,
@@ -12,11 +13,6 @@ import {
 } from './mcp-extension';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 const principal = { id: 'u1', subject: 'alice', role: 'admin', credentialType: 'none' };
 const call = {
   callId: 'c1',

@@ -1,4 +1,3 @@
-import { DaguError } from './errors';
 import {
   DagsQuerySchema,
   ForeachItemsQuerySchema,
@@ -11,17 +10,8 @@ import {
   type QueryTarget,
 } from './read-query';
 import { appendQueryText, formatReadQuery } from './read-query-format';
+import { caughtDaguError } from '../test-fixtures/dagu-error-of';
 import { parseReadQuery } from './read-query-parse';
-
-function caught(fn: () => unknown): DaguError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
 
 describe('parseReadQuery: valid queries (spec 021 "Query handling" table)', () => {
   const cases: Array<[QueryTarget, string, unknown]> = [
@@ -111,22 +101,22 @@ describe('parseReadQuery: invalid queries', () => {
   ];
 
   it.each(cases)('%s ? %s', (target, query, parameter) => {
-    const inTarget = caught(() => parseReadQuery(target, query, 'target'));
+    const inTarget = caughtDaguError(() => parseReadQuery(target, query, 'target'));
     expect([inTarget.code, inTarget.field]).toEqual(['invalid_tool_input', 'query']);
-    const inUri = caught(() => parseReadQuery(target, query, 'uri'));
+    const inUri = caughtDaguError(() => parseReadQuery(target, query, 'uri'));
     expect([inUri.code, inUri.field]).toEqual(['invalid_resource_uri', 'uri']);
     if (parameter === null) expect(inUri.details).toBeUndefined();
     else expect(inUri.details).toEqual({ parameter });
   });
 
   it('refuses a leading "?" in target mode (spec 021 "Query handling")', () => {
-    const error = caught(() => parseReadQuery('dags', '?page=1', 'target'));
+    const error = caughtDaguError(() => parseReadQuery('dags', '?page=1', 'target'));
     expect([error.code, error.field]).toEqual(['invalid_tool_input', 'query']);
   });
 
   it('refuses a target that takes no query, even when called untyped', () => {
     expect(isQueryTarget('run')).toBe(false);
-    const error = caught(() => Reflect.apply(parseReadQuery, undefined, ['run', 'x=1', 'target']));
+    const error = caughtDaguError(() => Reflect.apply(parseReadQuery, undefined, ['run', 'x=1', 'target']));
     expect([error.code, error.field]).toEqual(['invalid_tool_input', 'query']);
   });
 });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AgentBindingSchema, bindingToolName } from './agent';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   OperationCreateRequestSchema,
   OperationImportRequestSchema,
@@ -8,11 +9,6 @@ import {
 } from './rest-operation';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 describe('REST operation contracts (issue 25)', () => {
   const up = { workspace: 'billing', name: 'billing-api', baseUrl: 'https://api.example.com/v1' };
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [

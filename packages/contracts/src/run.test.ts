@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   ForeachItemRequestSchema,
   ForeachItemsRequestSchema,
@@ -19,11 +20,6 @@ import {
 } from './run';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 const start = { dagName: 'nightly', spec: 'steps: []', inline: false, enqueue: false };
 const ids = { dagName: 'nightly', dagRunId: 'run_2030-01-01_abc' };
 const detail = {

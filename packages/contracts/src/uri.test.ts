@@ -1,19 +1,10 @@
-import { DaguError, type ErrorCode } from './errors';
+import type { ErrorCode } from './errors';
 import { parseDaguUri } from './uri';
 import { formatDaguUri } from './uri-format';
+import { caughtDaguError } from '../test-fixtures/dagu-error-of';
 import type { DaguResource } from './uri-resource';
 
 /** Runs `fn` and returns the DaguError it throws (fails the test otherwise). */
-function caught(fn: () => unknown): DaguError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
-
 const R = 'dagu://runs/nightly-report/20260701T010000Z';
 
 describe('parseDaguUri: valid URIs (spec 020 families, spec 021 target derivation)', () => {
@@ -184,7 +175,7 @@ describe('parseDaguUri: invalid URIs (spec 020 errors, dagu-model §10)', () => 
   ];
 
   it.each(cases)('%s → %s (%s)', (uri, code, part) => {
-    const error = caught(() => parseDaguUri(uri));
+    const error = caughtDaguError(() => parseDaguUri(uri));
     expect(error.code).toBe(code);
     expect(error.field).toBe('uri');
     if (part === null) expect(error.details?.['part']).toBeUndefined();
@@ -215,7 +206,7 @@ describe('parseDaguUri: query errors carry the parameter (spec 021 "Query handli
   ];
 
   it.each(cases)('%s', (uri, parameter) => {
-    const error = caught(() => parseDaguUri(uri));
+    const error = caughtDaguError(() => parseDaguUri(uri));
     expect(error.code).toBe('invalid_resource_uri');
     expect(error.field).toBe('uri');
     if (parameter === null) expect(error.details).toBeUndefined();

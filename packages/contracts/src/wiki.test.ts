@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import {
   WIKI_PAGE_HARD_MAX_BYTES,
   WikiDeleteRequestSchema,
@@ -10,11 +11,6 @@ import {
 } from './wiki';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 describe('wiki contracts (spec 021 wiki targets, dagu-model §2 paths)', () => {
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['list: empty (every workspace, defaults)', WikiListRequestSchema, {}, null],

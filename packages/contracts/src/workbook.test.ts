@@ -1,14 +1,10 @@
 import type { z } from 'zod';
 import { requireReadRole } from './role-check';
 import type { Principal, Role } from './principal';
+import { firstErrorPath } from '../test-fixtures/first-error-path';
 import { hasWorkbookExtension, WorkbookModelSchema, WorkbookReadRequestSchema } from './workbook';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-function firstErrorPath(schema: z.ZodType, value: unknown): string | null {
-  const result = schema.safeParse(value);
-  return result.success ? null : (result.error.issues[0]?.path.join('.') ?? '');
-}
-
 const sheet = {
   name: 'S',
   used_range: 'S!A1:B2',

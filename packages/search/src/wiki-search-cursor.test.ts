@@ -1,4 +1,4 @@
-import { DaguError } from '@dagu-mcp/contracts';
+import { caughtDaguError } from '../../contracts/test-fixtures/dagu-error-of';
 import {
   decodeWikiSearchCursor as decodeSearchCursor,
   encodeWikiSearchCursor as encodeSearchCursor,
@@ -8,13 +8,8 @@ import {
 const scope: SearchScope = { search: 'deploy', workspace: undefined, prefix: undefined };
 
 function codeAndField(fn: () => unknown): [string, string | undefined] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DaguError) return [error.code, error.field];
-    throw error;
-  }
-  throw new Error('expected a DaguError');
+  const error = caughtDaguError(fn);
+  return [error.code, error.field];
 }
 
 describe('wiki_search cursor (spec 021: opaque continuation cursor of the same search)', () => {

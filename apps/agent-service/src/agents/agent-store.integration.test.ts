@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { DaguError, type Principal } from '@dagu-mcp/contracts';
+import type { Principal } from '@dagu-mcp/contracts';
 import { createLogger, createPool, migrate, type Pool } from '@dagu-mcp/runtime';
 import { AGENT_MIGRATIONS } from '../db/migrations';
+import { daguErrorOf } from '../../../../packages/contracts/test-fixtures/dagu-error-of';
 import { createAgent, deleteAgent, getAgent, listAgents, setAgentTools, updateAgent } from './agent-store';
 
 /**
@@ -25,16 +26,6 @@ let job = 0;
 const ctx = (principal: Principal) => ({ principal, deadline: Date.now() + 5000, jobId: `job-${++job}` });
 const ref = { workspace: 'support', slug: 'helpdesk' };
 
-async function failure(promise: Promise<unknown>): Promise<DaguError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
-
 beforeAll(async () => {
   pool = createPool({ url: DATABASE_URL, schema, max: 4, logger: createLogger({ name: 't', level: 'silent' }) });
   await migrate(pool, schema, AGENT_MIGRATIONS);
@@ -49,9 +40,9 @@ test('create, conflict on the slug, and manager-only writes', async () => {
   const agent = await createAgent(pool, { ...ref, title: 'Helpdesk', description: '', state: 'draft' }, ctx(ALICE));
   expect(agent).toMatchObject({ ...ref, state: 'draft', version: 1, toolCount: 0, createdBy: 'alice' });
   expect(
-    (await failure(createAgent(pool, { ...ref, title: 'x', description: '', state: 'draft' }, ctx(ALICE)))).field,
+    (await daguErrorOf(createAgent(pool, { ...ref, title: 'x', description: '', state: 'draft' }, ctx(ALICE)))).field,
   ).toBe('slug');
-  expect((await failure(updateAgent(pool, { ...ref, state: 'published' }, ctx(DEV)))).code).toBe('unauthorized');
+  expect((await daguErrorOf(updateAgent(pool, { ...ref, state: 'published' }, ctx(DEV)))).code).toBe('unauthorized');
   const updated = await updateAgent(pool, { ...ref, state: 'published' }, ctx(ALICE));
   expect(updated).toMatchObject({ state: 'published', title: 'Helpdesk', version: 2 });
   expect((await listAgents(pool, 'support')).map((a) => a.slug)).toEqual(['helpdesk']);
@@ -76,6 +67,6 @@ test('a re-saved catalog keeps the author of unchanged bindings; the change is r
 
 test('delete, then the agent is unknown', async () => {
   expect((await deleteAgent(pool, ref, ctx(ALICE))).deleted).toBe(true);
-  expect((await failure(getAgent(pool, ref))).code).toBe('resource_not_found');
-  expect((await failure(deleteAgent(pool, ref, ctx(ALICE)))).code).toBe('resource_not_found');
+  expect((await daguErrorOf(getAgent(pool, ref))).code).toBe('resource_not_found');
+  expect((await daguErrorOf(deleteAgent(pool, ref, ctx(ALICE)))).code).toBe('resource_not_found');
 });

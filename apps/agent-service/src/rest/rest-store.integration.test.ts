@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DaguError, type Principal } from '@dagu-mcp/contracts';
+import type { Principal } from '@dagu-mcp/contracts';
 import {
   createLogger,
   createPool,
@@ -18,6 +18,7 @@ import {
   publishOperationVersion,
   updateOperation,
 } from './operation-store';
+import { daguErrorOf } from '../../../../packages/contracts/test-fixtures/dagu-error-of';
 import { deleteUpstream, getUpstream, loadUpstreamForCall, putUpstream } from './upstream-store';
 
 /**
@@ -36,16 +37,6 @@ let job = 0;
 const ctx = (principal: Principal = MANAGER) => ({ principal, deadline: Date.now() + 5000, jobId: `job-${++job}` });
 const ws = 'billing';
 const SECRET = 'tok-3b1f';
-
-async function failure(promise: Promise<unknown>): Promise<DaguError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
 
 const spec = (pathTemplate: string) => ({
   upstream: 'api',
@@ -82,10 +73,10 @@ test('an upstream credential is stored sealed, never read back, and opened only 
   const audit = await pool.query(`SELECT 1 FROM mutation_log WHERE details::text LIKE $1`, [`%${SECRET}%`]);
   expect(audit.rowCount).toBe(0);
   // Refusals: below manager, an allow-list that misses the base URL's host.
-  expect((await failure(putUpstream(pool, secrets, put, ctx(OPERATOR)))).code).toBe('unauthorized');
-  expect((await failure(putUpstream(pool, secrets, { ...put, allowHosts: ['other.example.com'] }, ctx()))).field).toBe(
-    'allowHosts',
-  );
+  expect((await daguErrorOf(putUpstream(pool, secrets, put, ctx(OPERATOR)))).code).toBe('unauthorized');
+  expect(
+    (await daguErrorOf(putUpstream(pool, secrets, { ...put, allowHosts: ['other.example.com'] }, ctx()))).field,
+  ).toBe('allowHosts');
 });
 
 test('an IP-literal base URL is never its own allow-list entry, in any spelling (issue 42 item 1)', async () => {
@@ -118,12 +109,12 @@ test('versions: draft, publish, a new draft, immutable published versions; draft
   // A path placeholder without its argument is a spec error naming the field.
   expect(created).toMatchObject({ code: 'invalid_request', field: 'spec.pathTemplate' });
   await createOperation(pool, { ...ref, title: 'Get a refund', spec: spec('/refunds') }, ctx());
-  expect((await failure(operationTool(pool, { ...ref, version: 'latest' }))).code).toBe('resource_not_found');
+  expect((await daguErrorOf(operationTool(pool, { ...ref, version: 'latest' }))).code).toBe('resource_not_found');
   const published = await publishOperationVersion(pool, { ...ref, version: 1 }, ctx());
   expect(published).toMatchObject({ publishedVersion: 1, latestVersion: 1, boundAgents: [] });
-  expect((await failure(updateOperation(pool, { ...ref, spec: spec('/x') }, ctx()))).field).toBe('spec');
+  expect((await daguErrorOf(updateOperation(pool, { ...ref, spec: spec('/x') }, ctx()))).field).toBe('spec');
   await newOperationVersion(pool, { ...ref, spec: spec('/refunds/all') }, ctx());
-  expect((await failure(newOperationVersion(pool, ref, ctx()))).field).toBe('version');
+  expect((await daguErrorOf(newOperationVersion(pool, ref, ctx()))).field).toBe('version');
   expect(await operationTool(pool, { ...ref, version: 'latest' })).toMatchObject({ version: 1, title: 'Get a refund' });
   await publishOperationVersion(pool, { ...ref, version: 2 }, ctx());
   expect(await operationTool(pool, { ...ref, version: 'latest' })).toMatchObject({ version: 2 });
@@ -132,5 +123,5 @@ test('versions: draft, publish, a new draft, immutable published versions; draft
     [1, 'published'],
   ]);
   // An upstream an operation uses cannot be deleted.
-  expect((await failure(deleteUpstream(pool, { workspace: ws, name: 'api' }, ctx()))).code).toBe('conflict');
+  expect((await daguErrorOf(deleteUpstream(pool, { workspace: ws, name: 'api' }, ctx()))).code).toBe('conflict');
 });

@@ -10,7 +10,6 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DaguError } from '@dagu-mcp/contracts';
 import {
   WORKBOOK_PASSWORD,
   write1904Workbook,
@@ -18,6 +17,7 @@ import {
   writeOrdersWorkbook,
   writeProtectedWorkbook,
 } from '../../test-fixtures/workbook-files';
+import { daguErrorOf } from '../../../../packages/contracts/test-fixtures/dagu-error-of';
 import { WorkbookReader, type WorkbookLimits } from './workbook-reader';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -36,16 +36,6 @@ function reader(limits: Partial<WorkbookLimits> = {}): WorkbookReader {
 }
 
 const soon = (): number => Date.now() + 60_000;
-
-async function failure(promise: Promise<unknown>): Promise<DaguError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'workbook-reader-'));
@@ -496,7 +486,7 @@ describe('the workbook model (021 Workbook, workbook.md)', () => {
 describe('021 errors of the workbook target', () => {
   test('another extension is invalid_tool_input on path with workbook.md’s message; the extension is case-insensitive', async () => {
     for (const path of ['report.csv', 'report.xls', 'report.xlsx.bak']) {
-      const error = await failure(reader().read({ path }, soon()));
+      const error = await daguErrorOf(reader().read({ path }, soon()));
       expect(error).toMatchObject({ code: 'invalid_tool_input', field: 'path' });
       expect(error.message).toBe('only .xlsx and .xlsm workbooks are supported; save as .xlsx');
     }
@@ -505,18 +495,18 @@ describe('021 errors of the workbook target', () => {
   });
 
   test('a missing file is resource_not_found: "<name>: workbook not found"', async () => {
-    const error = await failure(reader().read({ path: 'nowhere/missing.xlsx' }, soon()));
+    const error = await daguErrorOf(reader().read({ path: 'nowhere/missing.xlsx' }, soon()));
     expect(error).toMatchObject({ code: 'resource_not_found', message: 'missing.xlsx: workbook not found' });
   });
 
   test('a file that is not a workbook, or a directory, is resource_unavailable', async () => {
     writeFileSync(join(dir, 'notes.xlsx'), 'just some text, not a zip');
-    expect(await failure(reader().read({ path: 'notes.xlsx' }, soon()))).toMatchObject({
+    expect(await daguErrorOf(reader().read({ path: 'notes.xlsx' }, soon()))).toMatchObject({
       code: 'resource_unavailable',
       message: 'notes.xlsx: not a workbook (the file cannot be read as .xlsx)',
     });
     mkdirSync(join(dir, 'folder.xlsx'));
-    expect(await failure(reader().read({ path: 'folder.xlsx' }, soon()))).toMatchObject({
+    expect(await daguErrorOf(reader().read({ path: 'folder.xlsx' }, soon()))).toMatchObject({
       code: 'resource_unavailable',
       message: 'folder.xlsx: not a workbook file',
     });
@@ -526,7 +516,7 @@ describe('021 errors of the workbook target', () => {
     copyFileSync(join(dir, 'orders.xlsx'), join(dir, 'held.xlsx'));
     const owner = join(dir, '~$held.xlsx');
     writeFileSync(owner, 'owner');
-    const error = await failure(reader().read({ path: 'held.xlsx' }, soon()));
+    const error = await daguErrorOf(reader().read({ path: 'held.xlsx' }, soon()));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(/^held\.xlsx: the workbook is open in another program/);
     const old = new Date(Date.now() - 120_000);
@@ -536,7 +526,7 @@ describe('021 errors of the workbook target', () => {
 
   test('a protected workbook without its password, or with a wrong one, is invalid_tool_input on password', async () => {
     for (const password of [undefined, 'wrong', WORKBOOK_PASSWORD.trim()]) {
-      const error = await failure(
+      const error = await daguErrorOf(
         reader().read({ path: 'protected.xlsx', ...(password !== undefined ? { password } : {}) }, soon()),
       );
       expect(error).toMatchObject({
@@ -556,7 +546,7 @@ describe('021 errors of the workbook target', () => {
     bytes.writeUInt16LE(9, at);
     bytes.writeUInt16LE(9, at + 2);
     writeFileSync(join(dir, 'odd-crypto.xlsx'), bytes);
-    const error = await failure(reader().read({ path: 'odd-crypto.xlsx', password: WORKBOOK_PASSWORD }, soon()));
+    const error = await daguErrorOf(reader().read({ path: 'odd-crypto.xlsx', password: WORKBOOK_PASSWORD }, soon()));
     expect(error).toMatchObject({
       code: 'resource_unavailable',
       message: "odd-crypto.xlsx: the workbook's encryption is not supported",
@@ -566,7 +556,7 @@ describe('021 errors of the workbook target', () => {
 
 describe('limits: size, time budget, memory', () => {
   test('a file over RUN_WORKBOOK_MAX_BYTES is resource_unavailable with sizes in the message', async () => {
-    const error = await failure(reader({ maxBytes: 50 * 1024 }).read({ path: 'big.xlsx' }, soon()));
+    const error = await daguErrorOf(reader({ maxBytes: 50 * 1024 }).read({ path: 'big.xlsx' }, soon()));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(
       /^big\.xlsx: the workbook is [\d.]+ KiB, over the 50 KiB limit of this server \(RUN_WORKBOOK_MAX_BYTES\)$/,
@@ -575,7 +565,7 @@ describe('limits: size, time budget, memory', () => {
   });
 
   test('a parse over the time budget is ended and answered resource_unavailable', async () => {
-    const error = await failure(reader({ timeBudgetMs: 50 }).read({ path: 'big.xlsx' }, soon()));
+    const error = await daguErrorOf(reader({ timeBudgetMs: 50 }).read({ path: 'big.xlsx' }, soon()));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(/^big\.xlsx: reading the workbook took longer than 50 ms/);
   });
@@ -583,7 +573,7 @@ describe('limits: size, time budget, memory', () => {
   test('the call deadline bounds the budget too; the thread that ran over is replaced, warm ones are reused', async () => {
     const shared = reader();
     expect((await shared.read({ path: 'orders.xlsx' }, soon())).sheets).toHaveLength(3);
-    const error = await failure(shared.read({ path: 'big.xlsx' }, Date.now() + 400));
+    const error = await daguErrorOf(shared.read({ path: 'big.xlsx' }, Date.now() + 400));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(/took longer than \d+ ms/);
     const [again, other] = await Promise.all([
@@ -596,7 +586,7 @@ describe('limits: size, time budget, memory', () => {
   });
 
   test('a workbook needing more heap than RUN_WORKBOOK_MEMORY_MB is resource_unavailable, and the service lives on', async () => {
-    const error = await failure(reader({ memoryMb: 4 }).read({ path: 'big.xlsx' }, soon()));
+    const error = await daguErrorOf(reader({ memoryMb: 4 }).read({ path: 'big.xlsx' }, soon()));
     expect(error.code).toBe('resource_unavailable');
     expect(error.message).toMatch(/RUN_WORKBOOK_MEMORY_MB/);
     expect((await reader().read({ path: 'orders.xlsx' }, soon())).sheets).toHaveLength(3);

@@ -1,8 +1,9 @@
-import { DaguError, type WikiTreeNode } from '@dagu-mcp/contracts';
+import type { WikiTreeNode } from '@dagu-mcp/contracts';
 import { createTestDb, deadlineIn, DEVELOPER, VIEWER, type TestDb } from '../../test-fixtures/wiki-test-db';
 import { readWikiCollection } from './wiki-collection';
 import { readWikiPage } from './wiki-page';
 import { searchWiki } from './wiki-search';
+import { daguErrorOf } from '../../../../packages/contracts/test-fixtures/dagu-error-of';
 import { deleteWikiPage, putWikiPage } from './wiki-write';
 
 /**
@@ -18,16 +19,6 @@ const put = (workspace: string, path: string, content: string, expectedVersion?:
     { workspace, path, content, ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
     { ...writer, deadline: deadlineIn(5000) },
   );
-
-async function failure(promise: Promise<unknown>): Promise<DaguError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DaguError) return error;
-    throw error;
-  }
-  throw new Error('expected a DaguError');
-}
 
 function leaves(nodes: readonly WikiTreeNode[]): string[] {
   return nodes.flatMap((node) => (node.type === 'file' ? [`${node.workspace}:${node.id}`] : leaves(node.children)));
@@ -64,13 +55,13 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   });
 
   test('expectedVersion: 0 creates only, N updates only version N (conflict with currentVersion)', async () => {
-    expect((await failure(put('scratch', 'notes/a', 'x', 0))).toServiceError()).toMatchObject({
+    expect((await daguErrorOf(put('scratch', 'notes/a', 'x', 0))).toServiceError()).toMatchObject({
       code: 'conflict',
       field: 'expectedVersion',
       details: { currentVersion: 2 },
     });
-    expect((await failure(put('scratch', 'notes/a', 'x', 1))).code).toBe('conflict');
-    expect((await failure(put('scratch', 'notes/new', 'x', 3))).details).toEqual({ currentVersion: 0 });
+    expect((await daguErrorOf(put('scratch', 'notes/a', 'x', 1))).code).toBe('conflict');
+    expect((await daguErrorOf(put('scratch', 'notes/new', 'x', 3))).details).toEqual({ currentVersion: 0 });
     expect((await put('scratch', 'notes/a', 'three', 2)).page.version).toBe(3);
   });
 
@@ -80,7 +71,7 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
   });
 
   test('bad frontmatter is refused on content; viewers may not write', async () => {
-    expect((await failure(put('scratch', 'bad', '---\n[a\n---\n'))).toServiceError()).toMatchObject({
+    expect((await daguErrorOf(put('scratch', 'bad', '---\n[a\n---\n'))).toServiceError()).toMatchObject({
       code: 'invalid_tool_input',
       field: 'content',
     });
@@ -89,7 +80,7 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
       { workspace: 'scratch', path: 'v', content: 'x' },
       { principal: VIEWER, deadline: deadlineIn(5000) },
     );
-    expect((await failure(asViewer)).code).toBe('unauthorized');
+    expect((await daguErrorOf(asViewer)).code).toBe('unauthorized');
   });
 
   test('a write whose deadline passes while it waits is never applied (docs/architecture.md "Request flow")', async () => {
@@ -101,12 +92,12 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
         { workspace: 'scratch', path: 'locked', content: 'late' },
         { principal: DEVELOPER, deadline: deadlineIn(200) },
       );
-      expect((await failure(late)).code).toBe('resource_unavailable');
+      expect((await daguErrorOf(late)).code).toBe('resource_unavailable');
     } finally {
       await holder.query('SELECT pg_advisory_unlock_all()');
       holder.release();
     }
-    expect((await failure(readWikiPage(db.pool, { workspace: 'scratch', path: 'locked' }))).code).toBe(
+    expect((await daguErrorOf(readWikiPage(db.pool, { workspace: 'scratch', path: 'locked' }))).code).toBe(
       'resource_not_found',
     );
   });
@@ -140,7 +131,8 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
     await put('scratch', 'gone', 'bye');
     const ctx = { principal: DEVELOPER, deadline: deadlineIn(5000) };
     expect(
-      (await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone', expectedVersion: 2 }, ctx))).code,
+      (await daguErrorOf(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone', expectedVersion: 2 }, ctx)))
+        .code,
     ).toBe('conflict');
     expect(await deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx)).toEqual({
       workspace: 'scratch',
@@ -148,9 +140,11 @@ describe('writes (REST PUT/DELETE semantics, dagu-model §7, §9)', () => {
       version: 1,
     });
     expect(
-      (await failure(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx))).toServiceError(),
+      (await daguErrorOf(deleteWikiPage(db.pool, { workspace: 'scratch', path: 'gone' }, ctx))).toServiceError(),
     ).toMatchObject({ code: 'resource_not_found', field: 'path' });
-    expect((await failure(deleteWikiPage(db.pool, { workspace: 'nope', path: 'gone' }, ctx))).field).toBe('workspace');
+    expect((await daguErrorOf(deleteWikiPage(db.pool, { workspace: 'nope', path: 'gone' }, ctx))).field).toBe(
+      'workspace',
+    );
   });
 });
 
@@ -173,13 +167,13 @@ describe('page read (spec 021 Wiki page model)', () => {
   });
 
   test('unknown page: resource_not_found on path with didYouMean; unknown workspace: on workspace', async () => {
-    const missing = await failure(readWikiPage(db.pool, { workspace: 'team', path: 'runbooks/deplo' }));
+    const missing = await daguErrorOf(readWikiPage(db.pool, { workspace: 'team', path: 'runbooks/deplo' }));
     expect(missing.toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'path' });
     expect(missing.details?.didYouMean).toEqual(expect.arrayContaining(['runbooks/deploy']));
     expect(Array.isArray(missing.details?.didYouMean) ? missing.details.didYouMean[0] : undefined).toBe(
       'runbooks/deploy',
     );
-    const noWorkspace = await failure(readWikiPage(db.pool, { workspace: 'nobody', path: 'x' }));
+    const noWorkspace = await daguErrorOf(readWikiPage(db.pool, { workspace: 'nobody', path: 'x' }));
     expect(noWorkspace.toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'workspace' });
   });
 });
@@ -242,7 +236,7 @@ describe('collection (spec 021 Wiki collection model; query table for wiki)', ()
     expect(all.tree?.map((n) => `${n.type}:${n.id}`)).toEqual(['workspace:ops']);
     expect(leaves(all.tree ?? [])).toEqual(['ops:oncall']);
     expect((await readWikiCollection(db.pool, {})).pagination.total).toBeGreaterThanOrEqual(4);
-    const unknown = await failure(readWikiCollection(db.pool, { workspace: 'nobody' }));
+    const unknown = await daguErrorOf(readWikiCollection(db.pool, { workspace: 'nobody' }));
     expect(unknown.toServiceError()).toMatchObject({ code: 'resource_not_found', field: 'workspace' });
   });
 });
@@ -291,7 +285,7 @@ describe('search (spec 021 Wiki search model; dagu-model §7)', () => {
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual([...seen].sort());
     expect(seen).toEqual(expect.arrayContaining(['ops:oncall', 'team:readme', 'team:runbooks/deploy']));
-    const other = await failure(searchWiki(db.pool, { search: 'other', cursor: 'eyJ2IjoxfQ' }));
+    const other = await daguErrorOf(searchWiki(db.pool, { search: 'other', cursor: 'eyJ2IjoxfQ' }));
     expect(other.toServiceError()).toMatchObject({ code: 'invalid_tool_input', field: 'cursor' });
   });
 });
