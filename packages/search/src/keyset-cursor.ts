@@ -17,8 +17,8 @@ import { DaguError } from '@dagu-mcp/contracts';
  * to, so a cursor replayed with another query is refused instead of silently
  * paging through the wrong results. Clients treat it as opaque.
  *
- * Unified from three copies (dag-service `search-cursor.ts`, wiki-service
- * `search-cursor.ts`, run-service `run-list-cursor.ts`):
+ * Unified from the three cursor codecs dag-service, wiki-service and
+ * run-service each had before this package:
  * - Payload: dag and run wrote `{v, after, scope}`, wiki `{v, w, p, s}`. The
  *   first shape is kept, key order included, so DAG and run cursors issued
  *   before the change still decode; a wiki cursor issued before it is refused

@@ -12,8 +12,8 @@
  * that spans lines (contains `\n`) reports the line each occurrence starts
  * on. Lines split on `\n`; a trailing `\r` is dropped.
  *
- * Unified from dag-service `search-snippets.ts` and wiki-service
- * `search-snippets.ts`, whose rules were the same but whose clipping was not:
+ * Unified from the snippet code dag-service and wiki-service each had
+ * before this package, whose rules were the same but whose clipping was not:
  * DAG snippets were cut to 200 characters with 60 before the match, wiki
  * snippets to 240 with 80. Both are now {@link MAX_SNIPPET_CHARS} = 240 with
  * up to 80 before the match: one rule for both search targets of spec 021,

@@ -28,7 +28,7 @@ describe('runs cursor', () => {
     ).toBe(7);
   });
 
-  it('decodes what run-service run-list-cursor.ts wrote (same payload and fingerprint)', () => {
+  it('decodes what run-service’s earlier cursor codec wrote (same payload and fingerprint)', () => {
     const filters = {
       name: 'nightly',
       dagRunId: null,

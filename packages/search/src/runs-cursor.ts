@@ -12,8 +12,8 @@ import { createKeysetCursor } from './keyset-cursor';
  * the position is the last pk of the page and the next page is `pk < after`
  * — stable while runs are added. The scope is every filter of the query but
  * `cursor` and `limit`, with list filters sorted, so a cursor replayed with
- * other filters is refused. Same payload and fingerprint as run-service's
- * own `run-list-cursor.ts`, so its cursors stay valid across the switch.
+ * other filters is refused. Same payload and fingerprint as the codec run-service
+ * had before this package, so its cursors stayed valid across the switch.
  */
 
 const runPkCursor = createKeysetCursor(z.number().int().positive());

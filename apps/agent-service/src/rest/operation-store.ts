@@ -22,7 +22,7 @@ import { agentsBinding, writeTx, type RestWriteContext } from './rest-write';
  * REST operations and their versions in agent-service's schema (issue 25
  * item 2). Version 1 is created as a draft; a new version is a draft until
  * published; a published version never changes. Agents see published
- * versions only (operation-resolve.ts). Writes need `manager` (dagu-model §9).
+ * versions only (`operation-call.ts` picks the published version a binding names). Writes need `manager` (dagu-model §9).
  */
 
 const SUMMARY_SQL = `

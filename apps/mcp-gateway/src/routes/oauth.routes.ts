@@ -57,7 +57,7 @@ export function protectedResourceMetadata(server: OAuthServer, resource: string)
  * SDK's per-process rate limits are off: they count per replica and would refuse
  * tests and busy proxies; sign-in has the shared failure limiter instead.
  *
- * @param oauthPages the consent form and authorizations pages (routes/oauth-pages.routes.ts)
+ * @param oauthPages the consent form and authorizations pages (http/pages/oauth-pages.ts, mounted by wiring/oauth-setup.ts)
  */
 export function oauthRouter(server: OAuthServer, basePath: string, oauthPages: Router): Router {
   const router = express.Router();
