@@ -14,6 +14,7 @@ import {
   instrumentHandlers,
   migrate,
   migrateWithAdmin,
+  ReadRouter,
   registerQueueDepth,
   startOpsServer,
   type Logger,
@@ -26,10 +27,18 @@ import { Redis } from 'ioredis';
 import type { ServiceConfig } from './service-config';
 import { createMutationOutcomeHandler, withMutationRecords } from './mutation-records';
 import { OutboxDrain } from './outbox-drain';
+import { RedisWriteMarks } from './redis-write-marks';
+import { withWriteMarks } from './write-marks';
 
 /** What a service's handlers are built from. */
 export interface ServiceDeps {
   readonly pool: Pool;
+  /**
+   * Lag-tolerant reads (`DATABASE_READ_URL`, issue 47): `reads.read(ctx.principal.id, (db) => …)`
+   * runs on the replica when it may, else on `pool`. Writes and transactions use `pool`.
+   * The host always sets it; tests that build handlers without the host may leave it out.
+   */
+  readonly reads?: ReadRouter;
   readonly logger: Logger;
   readonly config: ServiceConfig;
   /** This replica's id (host name + random suffix), reported by `ping`. */
@@ -82,6 +91,29 @@ export async function startService<C extends OpCatalog>(
     preparedStatements: config.DB_PREPARED_STATEMENTS,
     logger,
   });
+  const marksRedis =
+    config.DATABASE_READ_URL === undefined
+      ? undefined
+      : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  marksRedis?.on('error', (err: Error) => logger.debug({ err: err.message }, 'write marks redis error'));
+  const reads = new ReadRouter({
+    primary: pool,
+    replica:
+      config.DATABASE_READ_URL === undefined
+        ? undefined
+        : createPool({
+            url: config.DATABASE_READ_URL,
+            schema: config.DB_SCHEMA,
+            max: config.DB_POOL_SIZE,
+            preparedStatements: config.DB_PREPARED_STATEMENTS,
+            connectTimeoutMs: 1000,
+            logger: logger.child({ db: 'replica' }),
+          }),
+    marks: marksRedis === undefined ? undefined : new RedisWriteMarks(marksRedis, config.BUS_PREFIX),
+    maxLagMs: config.DB_READ_MAX_LAG_MS,
+    checkMs: config.DB_READ_CHECK_MS,
+    logger,
+  });
   let migrated = false;
   if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
   else
@@ -107,7 +139,11 @@ export async function startService<C extends OpCatalog>(
   // The host answers `mutation.outcome` for every service, from the mutation record.
   const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
   const handlers = {
-    ...def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
+    ...withWriteMarks(
+      def.catalog,
+      def.createHandlers({ pool, reads, logger, config, replica, metrics: metrics.registry }),
+      reads,
+    ),
     [MUTATION_OUTCOME_OP]: createMutationOutcomeHandler(pool),
   };
   const recorded = withMutationRecords(catalog, handlers, {
@@ -166,6 +202,8 @@ export async function startService<C extends OpCatalog>(
       await depthQueue.close().catch(() => undefined);
       depthRedis.disconnect();
       await new Promise<void>((resolve) => ops.close(() => resolve()));
+      await reads.close();
+      marksRedis?.disconnect();
       await pool.end();
       logger.info({ service: def.service }, 'service stopped');
     },
