@@ -1,6 +1,8 @@
 import { ReplicaDeclined } from '@dagu-mcp/runtime';
 import { createRunTestEnv, testContext, type RunTestEnv } from '../test-fixtures/run-test-env';
+import { RunStatus } from '@dagu-mcp/contracts';
 import { createRunGetHandler } from '../src/handlers/run-get.handler';
+import { createRunListHandler } from '../src/handlers/run-list.handler';
 import { createRunLogsHandler } from '../src/handlers/run-logs.handler';
 import { createRunStepLogHandler } from '../src/handlers/run-step-log.handler';
 
@@ -39,3 +41,15 @@ it('declines a running run and its running step on the replica, and serves them 
   await expect(logs(address, ctx)).resolves.toMatchObject({ stepLogs: [{ stepName: 'wait' }] });
   await expect(stepLog({ ...address, stepName: 'wait' }, ctx)).resolves.toMatchObject({ stdoutContent: 'started' });
 }, 30_000);
+
+it('declines a list asking for active runs on the replica (the rename check), serves any other list', async () => {
+  const list = createRunListHandler(env.pool, true);
+  const ctx = testContext();
+  await expect(list({ status: [RunStatus.running, RunStatus.queued], limit: 1 }, ctx)).rejects.toBeInstanceOf(
+    ReplicaDeclined,
+  );
+  await expect(list({ status: [RunStatus.succeeded], name: 'slow' }, ctx)).resolves.toMatchObject({
+    items: [{ name: 'slow', statusLabel: 'succeeded' }],
+  });
+  await expect(list({ name: 'slow' }, ctx)).resolves.toMatchObject({ items: [{ name: 'slow' }] });
+});
