@@ -15,6 +15,8 @@ import {
   migrate,
   migrateWithAdmin,
   ReadRouter,
+  METRIC_NAMES,
+  registerCounterTotals,
   registerQueueDepth,
   startOpsServer,
   type Logger,
@@ -127,6 +129,14 @@ export async function startService<C extends OpCatalog>(
   migrated = true;
 
   const metrics = createAppMetrics({ app: `${def.service}-service` });
+  if (reads.hasReplica)
+    registerCounterTotals(
+      metrics.registry,
+      METRIC_NAMES.dbReads,
+      'Lag-tolerant reads by the server that answered them (DATABASE_READ_URL).',
+      'source',
+      () => reads.served,
+    );
   // Queue depth, read at scrape time on a connection of its own that fails fast while Redis is down.
   const depthRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   depthRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth redis error'));
