@@ -13,8 +13,8 @@
  *    DAGs in set-based SQL (bench/lib/scale-seed.mjs) and reports the seed time and the size of
  *    the run store per 1,000 runs.
  * 2. "primary": one MCP session, one connection, `--calls` sequential calls of each query after
- *    `--warmup` (first page; by DAG, a different DAG each call; by status `failed`; by DAG and
- *    status), latency p50/p95/p99 per query as the client sees it.
+ *    `--warmup` (first page; by DAG, a different DAG each call; by status `failed` (10 %) and
+ *    `rejected` (0.1 %); by DAG and status), latency p50/p95/p99 per query as the client sees it.
  * 3. "replica": the stack stopped (data kept), a `pg_basebackup -R` standby of the primary started,
  *    the stack started again with `DATABASE_READ_URL` on the standby, the same calls; run-service's
  *    `dagu_db_reads_total{source}` shows which server answered them.
@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { call, closeSession, keepAliveAgent, openSession } from './lib/mcp-http.mjs';
 import { startBenchPrimary, startBenchStandby } from './lib/pg-pair.mjs';
-import { runStoreBytes, scaleDagName, seedRuns } from './lib/scale-seed.mjs';
+import { runStoreBytes, scaleDagName, seedRuns, statusIndexEffect } from './lib/scale-seed.mjs';
 import { createApiKey, ROOT, startStack } from './lib/stack.mjs';
 import { summarize } from './lib/stats.mjs';
 
@@ -58,6 +58,7 @@ const QUERIES = {
   first_page: () => '',
   by_dag: (i) => `name=${scaleDagName((i * 7919) % settings.dags)}`,
   by_status: () => 'status=2',
+  by_rare_status: () => 'status=8',
   by_dag_and_status: (i) => `name=${scaleDagName((i * 104_729) % settings.dags)}&status=2`,
 };
 
@@ -144,6 +145,11 @@ try {
   results.seedSeconds = await seedRuns(client, schema, settings);
   results.seedSeconds.total = Math.round(performance.now() - t0) / 1000;
   const size = await runStoreBytes(client, schema);
+  results.statusIndex = await statusIndexEffect(client, schema, 8);
+  console.log(
+    `run.list by a rare status (SQL alone): ${results.statusIndex.withIndexMs} ms with runs_status_pk_idx, ` +
+      `${results.statusIndex.withoutIndexMs} ms without`,
+  );
   await client.end();
   results.size = {
     ...size,

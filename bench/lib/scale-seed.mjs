@@ -6,7 +6,8 @@
  * stdout). Runs are spread over `dags` DAG names round-robin (so one DAG's runs are scattered
  * through the table, as interleaved runs of many DAGs are), created over the last 7 days (inside
  * the default retention), newest pk = newest run. Statuses, all ended (the engine leaves them
- * alone): 85 % succeeded, 10 % failed, 3 % aborted, 2 % partially succeeded.
+ * alone): 85 % succeeded, 10 % failed, 3 % aborted, 2 % partially succeeded, and 0.1 % rejected
+ * (a rare status, for the filtered page that must not walk the table).
  */
 
 /** The DAG name of round-robin slot `i` (0-based). */
@@ -46,7 +47,7 @@ export async function seedRuns(client, schema, { runs, dags }) {
     `INSERT INTO runs (pk, dag_name, dag_run_id, attempt_no, attempt_id, status, params, labels, queue,
                        spec, normalized, created_at, queued_at, started_at, finished_at, scheduler_log)
      SELECT r, d.name, 'run_' || lpad(r::text, 10, '0'), 1, 'att_' || lpad(r::text, 10, '0'),
-            CASE WHEN p.c < 85 THEN 4 WHEN p.c < 95 THEN 2 WHEN p.c < 98 THEN 3 ELSE 6 END,
+            CASE WHEN r % 1000 = 999 THEN 8 WHEN p.c < 85 THEN 4 WHEN p.c < 95 THEN 2 WHEN p.c < 98 THEN 3 ELSE 6 END,
             '', '{}', d.name,
             'steps:' || chr(10) || '  - name: main' || chr(10) || '    command: echo hello from ' || d.name || chr(10),
             jsonb_build_object('name', d.name, 'type', 'chain',
@@ -73,6 +74,8 @@ export async function seedRuns(client, schema, { runs, dags }) {
   );
   await client.query(`SELECT setval('runs_pk_seq', ${runs}), setval('log_streams_id_seq', ${runs * 3})`);
   await timed('vacuum_analyze', 'VACUUM ANALYZE');
+  // What migration 010 costs on a table this size (the same build, timed).
+  await timed('reindex_runs_status_pk', 'REINDEX INDEX runs_status_pk_idx');
   return timings;
 }
 
@@ -85,4 +88,28 @@ export async function runStoreBytes(client, schema) {
     [schema],
   );
   return { schemaBytes: Number(rows[0].schema_bytes), databaseBytes: Number(rows[0].db_bytes) };
+}
+
+/**
+ * The SQL of `run.list` by one status (as run-list.repository.ts sends it), timed with EXPLAIN
+ * ANALYZE with migration 010's index and, in a transaction rolled back, without it.
+ * Resolves with `{status, withIndexMs, withoutIndexMs}` (execution times, ms).
+ */
+export async function statusIndexEffect(client, schema, status) {
+  const sql =
+    'EXPLAIN (ANALYZE, FORMAT JSON) SELECT pk, dag_name, dag_run_id, attempt_id, status, labels, queued_at, ' +
+    `started_at, finished_at FROM runs WHERE root_pk IS NULL AND status = ANY('{${status}}'::smallint[]) ` +
+    'ORDER BY pk DESC LIMIT 101';
+  const timeOf = async () => (await client.query(sql)).rows[0]['QUERY PLAN'][0]['Execution Time'];
+  await client.query(`SET search_path = "${schema}"`);
+  await timeOf(); // warm
+  const withIndexMs = await timeOf();
+  await client.query('BEGIN');
+  try {
+    await client.query('DROP INDEX runs_status_pk_idx');
+    await timeOf();
+    return { status, withIndexMs, withoutIndexMs: await timeOf() };
+  } finally {
+    await client.query('ROLLBACK');
+  }
 }
