@@ -99,6 +99,12 @@ it('a writer reads its own change at once while replay is paused; others see the
   } finally {
     await control.query('SELECT pg_wal_replay_resume()');
   }
+  // The service's metric counts the reads each server answered.
+  const metrics = await (await fetch(`http://127.0.0.1:${service.opsPort}/metrics`)).text();
+  const served = (source: string) =>
+    Number(new RegExp(`^dagu_db_reads_total\\{[^}]*source="${source}"[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1]);
+  expect(served('replica')).toBeGreaterThan(0);
+  expect(served('primary')).toBeGreaterThan(0);
 }, 60_000);
 
 it('keeps answering reads, writes included, once the replica is killed', async () => {
