@@ -94,6 +94,9 @@ it('a writer reads its own change at once while replay is paused; others see the
     await putPage('notes', 'v2\n');
     expect(await getPage(DEVELOPER, 'notes')).toBe('v2\n'); // its own write: from the primary
     expect(await getPage(VIEWER, 'notes')).toBe('v1\n'); // only the paused replica still says v1
+    // A page the replica has not seen yet is never reported missing: absence is the primary's word.
+    await putPage('born-while-paused', 'new\n');
+    expect(await getPage(VIEWER, 'born-while-paused')).toBe('new\n');
     await sleep(MAX_LAG_MS + 300);
     expect(await getPage(VIEWER, 'notes')).toBe('v2\n'); // past the bound: the primary
   } finally {
