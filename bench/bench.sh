@@ -2,7 +2,9 @@
 # `npm run bench` / `npm run bench:smoke`: makes sure Redis and PostgreSQL
 # answer (starting them with the machine's own commands when they do not, as
 # .ci/run does), installs, builds, then runs the harness. Arguments go to
-# bench/run.mjs, e.g. `npm run bench -- --rounds 3 --only S1,S2`.
+# bench/run.mjs, e.g. `npm run bench -- --rounds 3 --only S1,S2`. `--scale-runs` first
+# runs the scale bench instead (bench/scale-runs.mjs, issue 47: `npm run bench:scale`), the
+# other arguments going to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,4 +26,8 @@ for _ in $(seq 1 30); do
 done
 
 bash scripts/build.sh
+if [ "${1:-}" = "--scale-runs" ]; then
+  shift
+  exec node bench/scale-runs.mjs "$@"
+fi
 exec node bench/run.mjs "$@"

@@ -52,6 +52,7 @@ export function stopChild(child, graceMs = 15_000) {
  * @param opts.redisUrl    Redis URL
  * @param opts.profileDir  when set, the gateway and dag-service write V8 CPU profiles there on exit
  * @param opts.extraEnv    more environment for every app
+ * @param opts.id          reuse the schemas and bus prefix of a stack stopped with `stop({keepData: true})`
  */
 export async function startStack(opts) {
   for (let attempt = 1; ; attempt += 1) {
@@ -65,8 +66,13 @@ export async function startStack(opts) {
   }
 }
 
-async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {} }) {
-  const id = randomBytes(4).toString('hex');
+async function startStackOnce({
+  databaseUrl,
+  redisUrl,
+  profileDir,
+  extraEnv = {},
+  id = randomBytes(4).toString('hex'),
+}) {
   const port = await freePort();
   const logs = [];
   const children = new Map();
@@ -160,8 +166,10 @@ async function startStackOnce({ databaseUrl, redisUrl, profileDir, extraEnv = {}
       const c = children.get(app);
       return c !== undefined && c.exitCode === null && c.signalCode === null;
     },
-    async stop() {
+    /** Stops every app; drops the schemas and Redis keys unless `keepData` (a restart with `id` follows). */
+    async stop({ keepData = false } = {}) {
       await Promise.all([...children.values()].map((c) => stopChild(c)));
+      if (keepData) return;
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -36,6 +36,11 @@ const SECRET_SAMPLES: Readonly<Record<string, string>> = {
   DATABASE_URL_RUN: 'postgres://dagu_run:secret@db.internal:5432/dagu',
   DATABASE_URL_WIKI: 'postgres://dagu_wiki:secret@db.internal:5432/dagu',
   DATABASE_URL_AGENT: 'postgres://dagu_agent:secret@db.internal:5432/dagu',
+  // Optional keys: a streaming replica for lag-tolerant reads (docs/deployment.md "Read replica").
+  DATABASE_READ_URL_GATEWAY: 'postgres://dagu_gateway:secret@db-replica.internal:5432/dagu',
+  DATABASE_READ_URL_DAG: 'postgres://dagu_dag:secret@db-replica.internal:5432/dagu',
+  DATABASE_READ_URL_RUN: 'postgres://dagu_run:secret@db-replica.internal:5432/dagu',
+  DATABASE_READ_URL_WIKI: 'postgres://dagu_wiki:secret@db-replica.internal:5432/dagu',
   REDIS_PASSWORD: 'secret',
   REDIS_URL: 'redis://:secret@redis.internal:6379',
   ADMIN_PASSWORD: 'a-long-admin-password',

@@ -3,6 +3,7 @@ import type { HandlerMap } from '@dagu-mcp/bus';
 import {
   createPingHandler,
   DagChangeChannel,
+  onReads,
   DagSpecCache,
   type ServiceDefinition,
   type ServiceDeps,
@@ -11,6 +12,8 @@ import type { DagConfig } from './config/dag-config';
 import { DagCatalog, type DagChangeHooks } from './dags/dag.catalog';
 import { DagListCache } from './dags/dag-list-cache';
 import { DagRepository } from './dags/dag.repository';
+import { NextRunCalculator } from './dags/next-run';
+import type { Pool } from '@dagu-mcp/runtime';
 import { SpecParsers } from './dags/spec-parsers';
 import { DAG_MIGRATIONS } from './db/migrations';
 import { createDagGetHandler } from './handlers/dag-get.handler';
@@ -33,20 +36,29 @@ import { createDagRenameHandler } from './handlers/dag-rename.handler';
  * @param parsers - where specs are validated (dags/spec-parsers.ts); default its defaults.
  */
 export function createDagHandlers(
-  deps: Pick<ServiceDeps, 'pool' | 'replica'>,
+  deps: Pick<ServiceDeps, 'pool' | 'replica' | 'reads'>,
   changes: DagChangeHooks = {},
   parsers: SpecParsers = new SpecParsers(),
 ): HandlerMap<DagOps> {
-  const catalog = new DagCatalog(new DagRepository(deps.pool), undefined, undefined, changes, parsers);
+  const nextRuns = new NextRunCalculator();
+  const catalog = new DagCatalog(new DagRepository(deps.pool), nextRuns, undefined, changes, parsers);
+  // The replica's catalog has no caches: a cached page is filled from the primary only, since it
+  // outlives the lag bound and must hold every change announced before it was read (issue 47).
+  let replicaCatalog: DagCatalog | undefined;
+  const catalogOn = (db: Pool): DagCatalog =>
+    db === deps.pool
+      ? catalog
+      : (replicaCatalog ??= new DagCatalog(new DagRepository(db), nextRuns, undefined, {}, parsers));
+  const lists = changes.listCache === undefined ? deps.reads : undefined;
   return {
     ping: createPingHandler('dag-service', deps.replica),
     'dag.validate': createDagValidateHandler(catalog),
     'dag.upsert': createDagUpsertHandler(catalog),
-    'dag.list': createDagListHandler(catalog),
-    'dag.listIfChanged': createDagListIfChangedHandler(catalog),
+    'dag.list': onReads(lists, deps.pool, (db) => createDagListHandler(catalogOn(db))),
+    'dag.listIfChanged': onReads(lists, deps.pool, (db) => createDagListIfChangedHandler(catalogOn(db))),
     'dag.get': createDagGetHandler(catalog),
     'dag.spec': createDagSpecHandler(catalog),
-    'dag.search': createDagSearchHandler(catalog),
+    'dag.search': onReads(deps.reads, deps.pool, (db) => createDagSearchHandler(catalogOn(db))),
     'dag.delete': createDagDeleteHandler(catalog),
     'dag.setSuspended': createDagSuspendHandler(catalog),
     'dag.rename': createDagRenameHandler(catalog, deps.pool),

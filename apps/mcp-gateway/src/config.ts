@@ -14,6 +14,9 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `REDIS_URL` | bus Redis | `redis://127.0.0.1:6379` |
  * | `DATABASE_URL` | PostgreSQL | `postgres://postgres@127.0.0.1:5432/postgres` |
  * | `DATABASE_ADMIN_URL` | privileged PostgreSQL connection used at start only: creates the role named by `DATABASE_URL` (with its password), migrates the schema and grants that role rights on it alone (docs/security.md); unset: the `DATABASE_URL` connection migrates (local stack, tests) | — |
+ * | `DATABASE_READ_URL` | a streaming replica of `DATABASE_URL` that serves the audit listing (`GET /api/v1/audit`) while it is at most `DB_READ_MAX_LAG_MS` behind, else the primary does (docs/deployment.md "Read replica"); unset: none | — |
+ * | `DB_READ_MAX_LAG_MS` | how stale a replica read may be, ms: past it reads go to the primary | `2000` |
+ * | `DB_READ_CHECK_MS` | how long one measure of the replica's lag is trusted, ms | `250` |
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
  * | `DB_PREPARED_STATEMENTS` | distinct parameterized SQL texts run as named statements, planned once per connection (docs/decisions.md "Statements planned once per connection"); `0` for none, as behind a pooler in transaction mode without prepared-statement support | `256` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
@@ -86,6 +89,9 @@ export const GatewayConfigSchema = z.object({
   REDIS_URL: env.redisUrl,
   DATABASE_URL: env.databaseUrl,
   DATABASE_ADMIN_URL: env.adminDatabaseUrl,
+  DATABASE_READ_URL: env.readDatabaseUrl,
+  DB_READ_MAX_LAG_MS: env.millis(2000),
+  DB_READ_CHECK_MS: env.millis(250),
   DB_SCHEMA: env.schemaName('gateway'),
   DB_PREPARED_STATEMENTS: env.preparedStatements,
   BUS_PREFIX: env.busPrefix,

@@ -8,6 +8,7 @@ import {
   migrate,
   migrateWithAdmin,
   openSecretBox,
+  ReadRouter,
   runProcessMain,
   runTeardown,
   startOpsServer,
@@ -72,6 +73,24 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     preparedStatements: config.DB_PREPARED_STATEMENTS,
     logger,
   });
+  // The audit listing's replica (issue 47); no caller marks: the trail is written off the request path.
+  const reads =
+    config.DATABASE_READ_URL === undefined
+      ? undefined
+      : new ReadRouter({
+          primary: pool,
+          replica: createPool({
+            url: config.DATABASE_READ_URL,
+            schema: config.DB_SCHEMA,
+            max: 4,
+            preparedStatements: config.DB_PREPARED_STATEMENTS,
+            connectTimeoutMs: 1000,
+            logger: logger.child({ db: 'replica' }),
+          }),
+          maxLagMs: config.DB_READ_MAX_LAG_MS,
+          checkMs: config.DB_READ_CHECK_MS,
+          logger,
+        });
   let migrated = false;
   if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
   else
@@ -99,7 +118,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
 
-  const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry);
+  const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry, reads);
   const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
   const topics = loadReferenceTopics();
   const handlers = createGatewayHandlers({
@@ -260,6 +279,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
           ['authentication', () => auth.close()],
           ['run events', () => runEvents.close()],
           ['bus', () => bus.close()],
+          ['read replica', () => reads?.close()],
           ['PostgreSQL pool', () => pool.end()],
           ['metrics server', () => new Promise<void>((resolve) => metricsServer.close(() => resolve()))],
         ],

@@ -48,7 +48,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
     service: 'run',
     catalog: runOps,
     migrations: RUN_MIGRATIONS,
-    createHandlers: ({ pool, logger, config, replica, metrics }) => {
+    createHandlers: ({ pool, reads, logger, config, replica, metrics }) => {
       const log = logger.child({ module: 'run-engine' });
       if (options.launcher?.identity === undefined) {
         log.warn(
@@ -115,6 +115,7 @@ export function createRunService(options: RunServiceOptions): ServiceDefinition<
       engine.start();
       const deps = {
         pool,
+        reads,
         engine,
         publisher,
         requestRemoteStop: (pk: number) => control.requestStop(pk),

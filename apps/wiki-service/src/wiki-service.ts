@@ -1,5 +1,5 @@
 import { wikiOps, type WikiOps } from '@dagu-mcp/contracts';
-import { createPingHandler, type ServiceDefinition } from '@dagu-mcp/service-kit';
+import { createPingHandler, onReads, type ServiceDefinition } from '@dagu-mcp/service-kit';
 import { WIKI_MIGRATIONS } from './db/migrations';
 import { createWikiDeleteHandler } from './handlers/wiki-delete.handler';
 import { createWikiGetHandler } from './handlers/wiki-get.handler';
@@ -9,16 +9,19 @@ import { createWikiSearchHandler } from './handlers/wiki-search.handler';
 import { createWikiRenameHandler } from './handlers/wiki-rename.handler';
 import { createWikiCheckHandler } from './handlers/wiki-check.handler';
 
-/** wiki-service: Wiki pages per workspace — tree, flat list, page, search, writes. */
+/**
+ * wiki-service: Wiki pages per workspace — tree, flat list, page, search, writes.
+ * The reads go to the replica when there is one and it may serve the caller (issue 47).
+ */
 export const wikiService: ServiceDefinition<WikiOps> = {
   service: 'wiki',
   catalog: wikiOps,
   migrations: WIKI_MIGRATIONS,
-  createHandlers: ({ replica, pool }) => ({
+  createHandlers: ({ replica, pool, reads }) => ({
     ping: createPingHandler('wiki-service', replica),
-    'wiki.list': createWikiListHandler(pool),
-    'wiki.get': createWikiGetHandler(pool),
-    'wiki.search': createWikiSearchHandler(pool),
+    'wiki.list': onReads(reads, pool, createWikiListHandler),
+    'wiki.get': onReads(reads, pool, createWikiGetHandler),
+    'wiki.search': onReads(reads, pool, createWikiSearchHandler),
     'wiki.put': createWikiPutHandler(pool),
     'wiki.delete': createWikiDeleteHandler(pool),
     'wiki.rename': createWikiRenameHandler(pool),

@@ -11,6 +11,9 @@
  * `trust` on 127.0.0.1 (superuser `postgres`, database `postgres`), `fsync`
  * is off: the data is thrown away with the directory.
  *
+ * {@link startThrowawayStandby} adds a streaming replica of such a server
+ * (`pg_basebackup -R`: a hot standby that replays the primary's WAL; issue 47).
+ *
  * Reused by the fault suite (issue 18); keep it free of app imports.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -23,7 +26,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** Where the PostgreSQL binaries are: `PG_BIN` if set, else `pg_ctl`/`initdb` on PATH. */
-function binary(name: 'initdb' | 'pg_ctl'): string {
+function binary(name: 'initdb' | 'pg_ctl' | 'pg_basebackup'): string {
   const dir = process.env.PG_BIN;
   return dir === undefined || dir === '' ? name : join(dir, name);
 }
@@ -85,7 +88,35 @@ export async function startThrowawayPostgres(options: { port?: number } = {}): P
   const dataDir = mkdtempSync(join(tmpdir(), 'throwaway-pg-'));
   if (process.getuid?.() === 0) chownSync(dataDir, ...postgresIds());
   await runAsPostgres(binary('initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  let port = options.port ?? (await freeTcpPort());
+  return startServer(dataDir, options.port);
+}
+
+/**
+ * Creates and starts a streaming replica of `primary` (which must be running):
+ * `pg_basebackup -R -X stream` copies its data directory (a few seconds for a
+ * fresh cluster) and writes `standby.signal` and `primary_conninfo`, so the
+ * copy starts as a hot standby on a port of its own that replays the primary's
+ * WAL as it streams in. The returned server is the standby: stopping it (say,
+ * `immediate`) is "the replica was killed"; its `url` reads (`pg_is_in_recovery()`
+ * is true) and refuses writes. `SELECT pg_wal_replay_pause()` on it pauses replay.
+ *
+ * @param options.port  a fixed port (default: a free one)
+ * @throws when `pg_basebackup` is missing or the standby does not start
+ */
+export async function startThrowawayStandby(
+  primary: ThrowawayPostgres,
+  options: { port?: number } = {},
+): Promise<ThrowawayPostgres> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'throwaway-pg-standby-'));
+  if (process.getuid?.() === 0) chownSync(dataDir, ...postgresIds());
+  const args = ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream'];
+  await runAsPostgres(binary('pg_basebackup'), [...args, '--no-sync', '-c', 'fast'], 120_000);
+  return startServer(dataDir, options.port);
+}
+
+/** Starts PostgreSQL on an existing data directory (see the module comment). */
+async function startServer(dataDir: string, fixedPort: number | undefined): Promise<ThrowawayPostgres> {
+  let port = fixedPort ?? (await freeTcpPort());
   let running = false;
   const pgCtlStart = () =>
     runAsPostgres(binary('pg_ctl'), [
@@ -105,7 +136,7 @@ export async function startThrowawayPostgres(options: { port?: number } = {}): P
       await pgCtlStart();
       break;
     } catch (err) {
-      if (options.port !== undefined || attempt >= 3) {
+      if (fixedPort !== undefined || attempt >= 3) {
         rmSync(dataDir, { recursive: true, force: true });
         throw err;
       }

@@ -9,3 +9,6 @@ export * from './extension-service';
 export * from './secret-source';
 export * from './dag-changes/dag-spec-cache';
 export * from './dag-changes/dag-change-channel';
+export * from './read-handler';
+export * from './redis-write-marks';
+export * from './write-marks';

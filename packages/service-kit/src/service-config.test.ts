@@ -9,6 +9,8 @@ describe('loadServiceConfig', () => {
     expect(loadServiceConfig(defaults, {})).toEqual({
       REDIS_URL: 'redis://127.0.0.1:6379',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      DB_READ_MAX_LAG_MS: 2000,
+      DB_READ_CHECK_MS: 250,
       DB_SCHEMA: 'dag_service',
       DB_POOL_SIZE: 10,
       DB_PREPARED_STATEMENTS: 256,
@@ -30,6 +32,9 @@ describe('loadServiceConfig', () => {
     const config = loadServiceConfig(defaults, {
       REDIS_URL: 'rediss://cache:6380/2',
       DATABASE_URL: 'postgresql://svc:pw@db:5432/dagu',
+      DATABASE_READ_URL: 'postgresql://svc:pw@db-replica:5432/dagu',
+      DB_READ_MAX_LAG_MS: '5000',
+      DB_READ_CHECK_MS: '100',
       DB_SCHEMA: 'dag_service_2',
       DB_POOL_SIZE: '4',
       BUS_PREFIX: 'staging.dagu',
@@ -46,6 +51,9 @@ describe('loadServiceConfig', () => {
     });
     expect(config).toMatchObject({
       REDIS_URL: 'rediss://cache:6380/2',
+      DATABASE_READ_URL: 'postgresql://svc:pw@db-replica:5432/dagu',
+      DB_READ_MAX_LAG_MS: 5000,
+      DB_READ_CHECK_MS: 100,
       DB_SCHEMA: 'dag_service_2',
       DB_POOL_SIZE: 4,
       BUS_PREFIX: 'staging.dagu',
@@ -75,6 +83,8 @@ describe('loadServiceConfig', () => {
   it.each([
     ['REDIS_URL', 'http://cache:6379'],
     ['DATABASE_URL', 'mysql://db/x'],
+    ['DATABASE_READ_URL', 'mysql://replica/x'],
+    ['DB_READ_MAX_LAG_MS', '0'],
     ['DB_SCHEMA', 'Dag-Service'],
     ['DB_POOL_SIZE', '0'],
     ['WORKER_CONCURRENCY', 'many'],

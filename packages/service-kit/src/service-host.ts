@@ -14,6 +14,9 @@ import {
   instrumentHandlers,
   migrate,
   migrateWithAdmin,
+  ReadRouter,
+  METRIC_NAMES,
+  registerCounterTotals,
   registerQueueDepth,
   runTeardown,
   startOpsServer,
@@ -27,10 +30,18 @@ import { Redis } from 'ioredis';
 import type { ServiceConfig } from './service-config';
 import { createMutationOutcomeHandler, withMutationRecords } from './mutation-records';
 import { OutboxDrain } from './outbox-drain';
+import { RedisWriteMarks } from './redis-write-marks';
+import { withWriteMarks } from './write-marks';
 
 /** What a service's handlers are built from. */
 export interface ServiceDeps {
   readonly pool: Pool;
+  /**
+   * Lag-tolerant reads (`DATABASE_READ_URL`, issue 47): `reads.read(ctx.principal.id, (db) => …)`
+   * runs on the replica when it may, else on `pool`. Writes and transactions use `pool`.
+   * The host always sets it; tests that build handlers without the host may leave it out.
+   */
+  readonly reads?: ReadRouter;
   readonly logger: Logger;
   readonly config: ServiceConfig;
   /** This replica's id (host name + random suffix), reported by `ping`. */
@@ -83,6 +94,29 @@ export async function startService<C extends OpCatalog>(
     preparedStatements: config.DB_PREPARED_STATEMENTS,
     logger,
   });
+  const marksRedis =
+    config.DATABASE_READ_URL === undefined
+      ? undefined
+      : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  marksRedis?.on('error', (err: Error) => logger.debug({ err: err.message }, 'write marks redis error'));
+  const reads = new ReadRouter({
+    primary: pool,
+    replica:
+      config.DATABASE_READ_URL === undefined
+        ? undefined
+        : createPool({
+            url: config.DATABASE_READ_URL,
+            schema: config.DB_SCHEMA,
+            max: config.DB_POOL_SIZE,
+            preparedStatements: config.DB_PREPARED_STATEMENTS,
+            connectTimeoutMs: 1000,
+            logger: logger.child({ db: 'replica' }),
+          }),
+    marks: marksRedis === undefined ? undefined : new RedisWriteMarks(marksRedis, config.BUS_PREFIX),
+    maxLagMs: config.DB_READ_MAX_LAG_MS,
+    checkMs: config.DB_READ_CHECK_MS,
+    logger,
+  });
   let migrated = false;
   if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
   else
@@ -96,6 +130,14 @@ export async function startService<C extends OpCatalog>(
   migrated = true;
 
   const metrics = createAppMetrics({ app: `${def.service}-service` });
+  if (reads.hasReplica)
+    registerCounterTotals(
+      metrics.registry,
+      METRIC_NAMES.dbReads,
+      'Lag-tolerant reads by the server that answered them (DATABASE_READ_URL).',
+      'source',
+      () => reads.served,
+    );
   // Queue depth, read at scrape time on a connection of its own that fails fast while Redis is down.
   const depthRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   depthRedis.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue depth redis error'));
@@ -108,7 +150,11 @@ export async function startService<C extends OpCatalog>(
   // The host answers `mutation.outcome` for every service, from the mutation record.
   const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
   const handlers = {
-    ...def.createHandlers({ pool, logger, config, replica, metrics: metrics.registry }),
+    ...withWriteMarks(
+      def.catalog,
+      def.createHandlers({ pool, reads, logger, config, replica, metrics: metrics.registry }),
+      reads,
+    ),
     [MUTATION_OUTCOME_OP]: createMutationOutcomeHandler(pool),
   };
   const recorded = withMutationRecords(catalog, handlers, {
@@ -170,6 +216,8 @@ export async function startService<C extends OpCatalog>(
           ['queue depth', () => depthQueue.close().catch(() => undefined)],
           ['queue depth Redis', () => depthRedis.disconnect()],
           ['ops server', () => new Promise<void>((resolve) => ops.close(() => resolve()))],
+          ['read replica', () => reads.close()],
+          ['read marks Redis', () => marksRedis?.disconnect()],
           ['PostgreSQL pool', () => pool.end()],
         ],
         (step, err) => logger.error({ err, service: def.service, step }, 'service teardown step failed'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Pool } from '@dagu-mcp/runtime';
+import type { Pool, ReadRouter } from '@dagu-mcp/runtime';
 import { queryAudit } from '../audit/audit.repository';
 import type { RestRoutes } from '../http/rest-router';
 import { parseRequest } from './parse-body';
@@ -19,14 +19,25 @@ const AuditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 
-/** `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`. */
-export function auditRoutes(deps: { pool: Pool }): RestRoutes {
+/**
+ * `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`.
+ * With `deps.reads`, served by the read replica while it is within the lag bound (issue 47): the
+ * trail is written off the request path (audit/audit-log.ts), so a listing never promised the
+ * caller's latest action, and no caller's writes are waited for.
+ */
+export function auditRoutes(deps: { pool: Pool; reads?: ReadRouter | undefined }): RestRoutes {
   return (routes) => {
     routes.get(
       '/audit',
       { action: 'audit.list', summary: 'The audit trail, newest first', tag: 'audit', query: AuditQuerySchema },
       async (req, res) => {
-        res.json(await queryAudit(deps.pool, parseRequest(AuditQuerySchema, req.query)));
+        const query = parseRequest(AuditQuerySchema, req.query);
+        const reads = deps.reads;
+        res.json(
+          reads === undefined
+            ? await queryAudit(deps.pool, query)
+            : await reads.read(undefined, (db) => queryAudit(db, query)),
+        );
       },
     );
   };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import { DaguError } from '@dagu-mcp/contracts';
-import type { Logger, Pool, Registry, SecretBox } from '@dagu-mcp/runtime';
+import type { Logger, Pool, ReadRouter, Registry, SecretBox } from '@dagu-mcp/runtime';
 import type { GatewayConfig } from '../config';
 import { AuditLog } from '../audit/audit-log';
 import { authenticate } from '../http/auth.middleware';
@@ -64,7 +64,8 @@ export interface AuthSetup {
  * with cross-replica revocation, login tokens, the shared failure limiter, the
  * audit log, and the auth/users/API-key/audit REST routes. Bootstraps the
  * first admin in builtin mode. `secrets` encrypts what it keeps in PostgreSQL;
- * `registry` receives the audit buffer's metrics (audit/audit-log.ts).
+ * `registry` receives the audit buffer's metrics (audit/audit-log.ts); `reads` (the replica
+ * router, `DATABASE_READ_URL`) serves the audit listing.
  */
 export async function setupAuth(
   config: GatewayConfig,
@@ -72,6 +73,7 @@ export async function setupAuth(
   logger: Logger,
   secrets: SecretBox,
   registry?: Registry,
+  reads?: ReadRouter,
 ): Promise<AuthSetup> {
   const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
   const redis = new Redis(config.REDIS_URL, { ...redisOptions, connectionName: 'gateway-auth' });
@@ -195,7 +197,7 @@ export async function setupAuth(
       authRoutes({ mode: config.AUTH_MODE, users, tokens, sessions, limiter, audit }),
       userRoutes({ users, sessions, audit }),
       apiKeyRoutes({ keys, verifier, audit }),
-      auditRoutes({ pool }),
+      auditRoutes({ pool, reads }),
     ],
     ...(oauth !== undefined
       ? {

@@ -1,6 +1,6 @@
 import type { HandlerMap } from '@dagu-mcp/bus';
 import type { RunOps } from '@dagu-mcp/contracts';
-import { createPingHandler } from '@dagu-mcp/service-kit';
+import { createPingHandler, onReads } from '@dagu-mcp/service-kit';
 import type { RunDeps } from '../runs/run-deps';
 import { createRunApprovalHandler, createRunHumanTaskHandler } from './run-checkpoint.handlers';
 import { createRunForeachItemHandler, createRunForeachItemsHandler } from './run-foreach.handlers';
@@ -24,10 +24,15 @@ export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader, secr
     'run.start': createRunStartHandler(deps),
     'run.retry': createRunRetryHandler(deps),
     'run.stop': createRunStopHandler(deps),
-    'run.get': createRunGetHandler(deps.pool),
-    'run.list': createRunListHandler(deps.pool),
-    'run.logs': createRunLogsHandler(deps.pool, deps.config.logReadMaxBytes),
-    'run.stepLog': createRunStepLogHandler(deps.pool, deps.config.logReadMaxBytes),
+    // Lag-tolerant reads (issue 47): lists, and ended runs' detail and logs, on the replica when it may.
+    'run.get': onReads(deps.reads, deps.pool, (db) => createRunGetHandler(db, db !== deps.pool)),
+    'run.list': onReads(deps.reads, deps.pool, (db) => createRunListHandler(db, db !== deps.pool)),
+    'run.logs': onReads(deps.reads, deps.pool, (db) =>
+      createRunLogsHandler(db, deps.config.logReadMaxBytes, db !== deps.pool),
+    ),
+    'run.stepLog': onReads(deps.reads, deps.pool, (db) =>
+      createRunStepLogHandler(db, deps.config.logReadMaxBytes, db !== deps.pool),
+    ),
     'run.latest': createRunLatestHandler(deps.pool),
     'run.humanTask': createRunHumanTaskHandler(deps),
     'run.approval': createRunApprovalHandler(deps),

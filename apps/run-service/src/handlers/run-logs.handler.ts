@@ -5,9 +5,11 @@ import { readRunLogs } from '../read/run-logs';
 
 /**
  * `run.logs` — the run-log model (021 `run_logs`): scheduler-log tail and per-step stream flags. Errors: `resource_not_found`.
+ *
+ * @param endedOnly  the pool is a replica: a run that has not ended is declined (`ReplicaDeclined`, issue 47)
  */
-export function createRunLogsHandler(pool: Pool, maxBytes: number): OpHandler<RunOps, 'run.logs'> {
+export function createRunLogsHandler(pool: Pool, maxBytes: number, endedOnly = false): OpHandler<RunOps, 'run.logs'> {
   return async function runLogs(payload) {
-    return readRunLogs(pool, payload, maxBytes);
+    return readRunLogs(pool, payload, maxBytes, endedOnly);
   };
 }

@@ -5,9 +5,15 @@ import { readStepLog } from '../read/run-logs';
 
 /**
  * `run.stepLog` — one step's stdout/stderr with the reader options of dagu-model §6 (021 `step_log`). Errors: `resource_not_found` (run or step unknown).
+ *
+ * @param endedOnly  the pool is a replica: a step that has not ended is declined (`ReplicaDeclined`, issue 47)
  */
-export function createRunStepLogHandler(pool: Pool, maxBytes: number): OpHandler<RunOps, 'run.stepLog'> {
+export function createRunStepLogHandler(
+  pool: Pool,
+  maxBytes: number,
+  endedOnly = false,
+): OpHandler<RunOps, 'run.stepLog'> {
   return async function runStepLog(payload) {
-    return readStepLog(pool, payload, maxBytes);
+    return readStepLog(pool, payload, maxBytes, endedOnly);
   };
 }

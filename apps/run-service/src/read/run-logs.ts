@@ -1,5 +1,5 @@
-import { DaguError, type StepLogQuery, stepStatusLabel } from '@dagu-mcp/contracts';
-import type { Pool } from '@dagu-mcp/runtime';
+import { DaguError, StepStatus, TERMINAL_RUN_STATUSES, type StepLogQuery, stepStatusLabel } from '@dagu-mcp/contracts';
+import { ReplicaDeclined, type Pool } from '@dagu-mcp/runtime';
 import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../store/log-reader';
 import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../core/log-window';
 import { DEFAULT_LOG_READ_MAX_BYTES } from '../core/log-bytes';
@@ -17,15 +17,31 @@ import { findBodyStep } from './foreach-read';
  * their step names (`onExit`, …).
  */
 
-/** The run-log model: scheduler log (tail, default 500 lines) and each node's stream flags. */
+/** Step statuses whose logs are written in full (the step will not write again in this attempt). */
+const ENDED_STEP_STATUSES: ReadonlySet<number> = new Set<number>([
+  StepStatus.failed,
+  StepStatus.aborted,
+  StepStatus.succeeded,
+  StepStatus.skipped,
+  StepStatus.partiallySucceeded,
+  StepStatus.rejected,
+]);
+
+/**
+ * The run-log model: scheduler log (tail, default 500 lines) and each node's stream flags.
+ *
+ * @param endedOnly  read from a replica: a run that has not ended throws `ReplicaDeclined` (issue 47)
+ */
 export async function readRunLogs(
   pool: Pool,
   input: { dagName: string; dagRunId: string; tail?: number },
   maxBytes = DEFAULT_LOG_READ_MAX_BYTES,
+  endedOnly = false,
 ) {
   return withStorageErrors(async () => {
     const run = await findRun(pool, input.dagName, input.dagRunId);
     if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
+    if (endedOnly && !TERMINAL_RUN_STATUSES.has(run.status)) throw new ReplicaDeclined('run not ended');
     const steps = await loadSteps(pool, run.pk, run.attempt_no);
     const totals = await readStreamTotals(pool, [
       run.scheduler_log,
@@ -73,8 +89,15 @@ export interface StepLogInput {
  * Errors: `resource_not_found` — no such run, no such step (steps first,
  * then handlers, by name), or a child-run / foreach address (not supported
  * by this engine yet).
+ *
+ * @param endedOnly  read from a replica: a step that has not ended throws `ReplicaDeclined` (issue 47)
  */
-export async function readStepLog(pool: Pool, input: StepLogInput, maxBytes = DEFAULT_LOG_READ_MAX_BYTES) {
+export async function readStepLog(
+  pool: Pool,
+  input: StepLogInput,
+  maxBytes = DEFAULT_LOG_READ_MAX_BYTES,
+  endedOnly = false,
+) {
   if ((input.item === undefined) !== (input.bodyStepName === undefined)) {
     throw new DaguError('invalid_tool_input', 'item and bodyStepName go together.', {
       field: input.item === undefined ? 'item' : 'bodyStepName',
@@ -91,6 +114,7 @@ export async function readStepLog(pool: Pool, input: StepLogInput, maxBytes = DE
         field: 'stepName',
       });
     }
+    if (endedOnly && !ENDED_STEP_STATUSES.has(step.status)) throw new ReplicaDeclined('step not ended');
     const selection = selectionOf(input.query);
     const stream = input.query?.stream;
     const totals = await readStreamTotals(pool, [step.stdout_log, step.stderr_log]);

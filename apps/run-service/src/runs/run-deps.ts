@@ -1,6 +1,6 @@
 import type { SecretSource } from '../store/profile-env';
 import type { RunRef } from '@dagu-mcp/contracts';
-import type { Logger, Pool } from '@dagu-mcp/runtime';
+import type { Logger, Pool, ReadRouter } from '@dagu-mcp/runtime';
 import { runStatusLabel } from '@dagu-mcp/contracts';
 import type { RunConfig } from '../config/run-config';
 import type { RunEngine } from '../engine/run-engine';
@@ -14,6 +14,8 @@ import type { StoredDagSpecs } from './stored-dag-specs';
  */
 export interface RunDeps {
   readonly pool: Pool;
+  /** Lag-tolerant reads on the replica (`DATABASE_READ_URL`, issue 47); absent: every read on `pool`. */
+  readonly reads?: ReadRouter;
   readonly engine: RunEngine;
   readonly publisher: RunEventPublisher;
   /** Tells the replica that owns run `pk` to stop it (cross-replica stop). */

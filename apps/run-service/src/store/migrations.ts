@@ -241,4 +241,14 @@ ALTER TABLE runs ADD COLUMN profile text NULL;
     id: '009_mutation_log_request',
     sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
+  {
+    // run.list filtered by status, newest first (issue 47): without it a rare status (rejected,
+    // aborted) walks the primary key back through every newer run to fill a page — the whole
+    // table when none match. One status is one ordered range of this index. Built in the
+    // migration's transaction (writes to runs wait for it: ~1 s per million runs on the bench
+    // machine, BENCHMARKS.md "Scale"); a large deployment may build it first with
+    // CREATE INDEX CONCURRENTLY under this name, which IF NOT EXISTS then keeps.
+    id: '010_runs_status_pk',
+    sql: 'CREATE INDEX IF NOT EXISTS runs_status_pk_idx ON runs (status, pk DESC) WHERE root_pk IS NULL;',
+  },
 ];

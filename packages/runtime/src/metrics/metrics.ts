@@ -37,6 +37,8 @@ export const METRIC_NAMES = {
   agentToolCalls: 'dagu_agent_tool_calls_total',
   /** Wall time of a `tools/call` on an agent endpoint, s; labels `workspace`, `agent`, `tool`. */
   agentToolCallDuration: 'dagu_agent_tool_call_duration_seconds',
+  /** Lag-tolerant reads of a service by the server that answered them (issue 47); label `source` (`replica`, `primary`). */
+  dbReads: 'dagu_db_reads_total',
 } as const;
 
 /** Histogram buckets of every duration metric, in seconds (5 ms … 30 s). */
@@ -274,6 +276,30 @@ export function registerGauge(registry: Registry, name: string, help: string, re
     registers: [registry],
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/**
+ * Exports the running totals `read()` returns as counter `name`, one series per key under label
+ * `label`, read at each scrape (e.g. `dagu_db_reads_total{source}` from a ReadRouter's `served`).
+ * The totals must only grow.
+ */
+export function registerCounterTotals(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: string,
+  read: () => Readonly<Record<string, number>>,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [key, total] of Object.entries(read())) this.inc({ [label]: key }, total);
     },
   });
 }

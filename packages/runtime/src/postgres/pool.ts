@@ -31,19 +31,21 @@ export type { Pool, PoolClient };
  * @param opts.schema  the service's own schema (created by migrations)
  * @param opts.max     pool size (default 10)
  * @param opts.preparedStatements  distinct texts named per pool (`DB_PREPARED_STATEMENTS`, default 256)
+ * @param opts.connectTimeoutMs  how long a new connection may take, ms (default 5000; a replica's is shorter)
  */
 export function createPool(opts: {
   url: string;
   schema: string;
   max?: number;
   preparedStatements?: number;
+  connectTimeoutMs?: number;
   logger: Logger;
 }): Pool {
   const pool = new Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     options: `-c search_path=${opts.schema},public`,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
   });
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
   const names = new StatementNames(opts.preparedStatements ?? 256);
