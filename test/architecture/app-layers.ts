@@ -84,7 +84,7 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
       ],
       ['mcp/extensions', 'mcp/tools'], // extension catalogs and calls (issue 29) | dagu_read, dagu_change, dagu_execute
       ['mcp/prompts', 'mcp/mcp-server.ts', 'mcp/gateway-handlers.ts'], // prompts | initialize, tools/* | the gateway's handler set
-      ['mcp/completion', 'mcp/resource-methods.ts'], // completion/complete | resources/*
+      ['mcp/completion', 'mcp/resource-methods.ts', 'mcp/server-card.ts'], // completion/complete | resources/* | the server card
       ['mcp/mcp-dispatcher.ts'], // the gateway's method table
       ['mcp/mcp-setup.ts'], //      an MCP endpoint built: sessions, dispatcher, extension router, tool-list watcher
       ['agents'], // published agents' endpoints: catalogs, narrowed tools, the agents' dispatcher (issue 24)
