@@ -196,7 +196,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
         });
         // run-service switches to its step user (docs/security.md): exactly these, nothing else.
         const capabilities = stepLauncher
-          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'] }
+          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'FOWNER', 'DAC_OVERRIDE'] }
           : { drop: ['ALL'] };
         expect({ container: container.name, securityContext: container.securityContext }).toEqual({
           container: container.name,
@@ -241,9 +241,9 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(JSON.stringify(claim)).toContain(overlay === 'prod' ? '"ReadWriteMany"' : '"ReadWriteOnce"');
   });
 
-  it('runs every step of run-service as the unprivileged dagu-step user', () => {
+  it('runs the steps of each run of run-service as an unprivileged uid of their own (issue 43)', () => {
     const container = mainContainer(appDeployment(objects, 'run-service'));
-    expect(containerEnvironment(objects, container).RUN_STEP_USER).toBe('dagu-step');
+    expect(containerEnvironment(objects, container).RUN_STEP_UID_RANGE).toBe('200000-265535');
   });
 
   describe.each(APPS)('%s', (app) => {

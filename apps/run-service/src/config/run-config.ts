@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
 import { parseQueueList } from './queue-limits';
+import { parseUidRange } from './uid-range';
 
 /**
  * Settings of the run engine, parsed once at start next to the shared service
@@ -21,7 +22,11 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish here; then their steps are killed and the run is handed back to the queue (finished steps kept, the rest runs again in a new attempt on another replica, or on this one when it restarts). Keep it plus `RUN_KILL_GRACE_MS` below the 25 s shutdown bound | ms | `15000` |
  * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
- * | `RUN_STEP_USER` | Unix user every step, precondition and backtick substitution runs as (via util-linux `setpriv`: no supplementary groups, no new privileges, killed with run-service); run-service must run as root (or that user) to switch; unset: steps run as run-service itself and a warning is logged at start (developer machines only; docs/security.md) | name | unset (`dagu-step` in the images, compose and Kubernetes) |
+ * | `RUN_STEP_UID_RANGE` | uids the runs' processes run as, `first-last`: each run takes one no other active run of this replica holds (numeric, no user entries needed; the group is the uid's number), so runs cannot read or write each other's files and `RUN_STEP_MAX_PROCESSES` is per run. Every step, script, command check and backtick substitution runs as it with `umask 077`, the run directory as `HOME`, working directory and `TMPDIR`; when the run ends its leftover processes are killed, its files in `/tmp` removed and its directory closed to later runs. Replicas sharing a host (one kernel) need disjoint ranges. run-service must run as root (capabilities SETUID, SETGID, KILL, CHOWN, FOWNER, DAC_OVERRIDE; docs/security.md "A uid per run"). Unset, with `RUN_STEP_USER` unset: steps run as run-service itself (developer machines only; a warning is logged) | uids | unset (`200000-265535` in the images, compose and Kubernetes) |
+ * | `RUN_STEP_USER` | the older form of `RUN_STEP_UID_RANGE`: every run's processes run as this one Unix user (a one-uid range shared by all runs: no isolation between runs, and `RUN_STEP_MAX_PROCESSES` counts all of them together); ignored when `RUN_STEP_UID_RANGE` is set | name | unset |
+ * | `RUN_STEP_MAX_PROCESSES` | most processes (threads count) a run's uid may have at once (`RLIMIT_NPROC`, per uid, hence per run with `RUN_STEP_UID_RANGE`); a fork past it fails with `EAGAIN`. Applies with a step uid only | processes | `256` |
+ * | `RUN_STEP_MAX_ADDRESS_BYTES` | most address space of each step process (`RLIMIT_AS`); an allocation past it fails. Applies with a step uid only | bytes | unset (no limit) |
+ * | `RUN_STEP_MAX_CPU_SECONDS` | most CPU time of each step process (`RLIMIT_CPU`); past it the process gets `SIGKILL`. Applies with a step uid only | s | unset (no limit) |
  * | `RUN_STEP_SPAWNER` | start step processes from the native step spawner (`native/step-spawner.c`, vfork + exec from a process under 1 MB; Node's own spawn forks run-service, whose cost grows with its memory and blocks its thread); `false`, or when the build had no C compiler: spawn them from run-service itself (docs/decisions.md "Steps start from a small spawner process") | flag | `true` |
  * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it starts one). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
@@ -77,6 +82,21 @@ export function runConfigSchema() {
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a Unix user name such as dagu-step')
       .optional(),
+    RUN_STEP_UID_RANGE: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === '') return undefined;
+        try {
+          return parseUidRange(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+          return z.NEVER;
+        }
+      }),
+    RUN_STEP_MAX_PROCESSES: env.count(256),
+    RUN_STEP_MAX_ADDRESS_BYTES: z.coerce.number().int().positive().optional(),
+    RUN_STEP_MAX_CPU_SECONDS: z.coerce.number().int().positive().optional(),
     RUN_STEP_SPAWNER: env.flag(true),
     RUN_STEP_SPAWNERS: env.count(2).refine((n) => n <= 16, 'must be at most 16'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
@@ -133,8 +153,14 @@ export interface RunConfig {
   readonly killGraceMs: number;
   readonly defaultShell: string;
   readonly workDir: string;
-  /** Unix user the steps run as; undefined: as run-service itself. */
+  /** Unix user the steps run as (`RUN_STEP_USER`, a one-uid range); undefined: as run-service itself. */
   readonly stepUser?: string;
+  /** The uids of runs (`RUN_STEP_UID_RANGE`), inclusive; wins over {@link RunConfig.stepUser}. */
+  readonly stepUidRange?: { readonly first: number; readonly last: number };
+  /** Limits of step processes (`RUN_STEP_MAX_PROCESSES`, `RUN_STEP_MAX_ADDRESS_BYTES`, `RUN_STEP_MAX_CPU_SECONDS`). */
+  readonly stepMaxProcesses: number;
+  readonly stepMaxAddressBytes?: number;
+  readonly stepMaxCpuSeconds?: number;
   /** Start step processes from the spawner process (`RUN_STEP_SPAWNER`). */
   readonly stepSpawner: boolean;
   /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
@@ -196,6 +222,10 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     defaultShell: raw.RUN_DEFAULT_SHELL,
     workDir: raw.RUN_WORK_DIR,
     ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
+    ...(raw.RUN_STEP_UID_RANGE !== undefined ? { stepUidRange: raw.RUN_STEP_UID_RANGE } : {}),
+    stepMaxProcesses: raw.RUN_STEP_MAX_PROCESSES,
+    ...(raw.RUN_STEP_MAX_ADDRESS_BYTES !== undefined ? { stepMaxAddressBytes: raw.RUN_STEP_MAX_ADDRESS_BYTES } : {}),
+    ...(raw.RUN_STEP_MAX_CPU_SECONDS !== undefined ? { stepMaxCpuSeconds: raw.RUN_STEP_MAX_CPU_SECONDS } : {}),
     stepSpawner: raw.RUN_STEP_SPAWNER,
     stepSpawners: raw.RUN_STEP_SPAWNERS,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,

@@ -16,7 +16,7 @@ import { NodeStateWriter } from '../store/node-state-writer';
 import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from '../core/params';
-import { prepareRunEnvironment } from '../process/run-environment';
+import { prepareRunEnvironment, runWorkDir } from '../process/run-environment';
 import type {
   AttemptIdentity,
   NodeSpec,
@@ -26,7 +26,7 @@ import type {
   StepExecutors,
 } from '../core/run-types';
 import { applyHandlerOutcome, initFailureStatus, rollupRunStatus, type RunInterruption } from '../core/status-rules';
-import type { StepLauncher } from '../core/step-launch';
+import type { RunIsolation, StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
 import type { RunMetrics } from '../events/run-metrics';
 
@@ -130,11 +130,20 @@ function describe(error: unknown): string {
 
 /** Runs the attempt; never rejects for anything a user's DAG does. */
 export async function runAttempt(
-  deps: AttemptDeps,
+  replicaDeps: AttemptDeps,
   plan: AttemptPlan,
   control: AttemptControl,
 ): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
+  // A uid of its own for this run (issue 43): every process of the attempt starts through its launcher.
+  let isolation: RunIsolation | undefined;
+  let isolationError: string | undefined;
+  try {
+    isolation = replicaDeps.launcher.isolateRun?.();
+  } catch (cause) {
+    isolationError = describe(cause);
+  }
+  const deps = isolation === undefined ? replicaDeps : { ...replicaDeps, launcher: isolation.launcher };
   const profile = await profileOf(deps, plan);
   // Secret profile values never reach a step log or the scheduler log as they are (022b).
   const sink = new LogSink(deps.pool, { ...logSinkOptions(deps.config, deps.logger), masks: profile.secrets });
@@ -195,6 +204,7 @@ export async function runAttempt(
   try {
     let env: RunEnvironment;
     try {
+      if (isolationError !== undefined) throw new Error(isolationError);
       env = await prepareRunEnvironment({
         dag,
         params: plan.params,
@@ -245,6 +255,7 @@ export async function runAttempt(
     await states.flush();
     await sink.flush();
     if (scratchDir !== undefined) removeScratchDir(scratchDir);
+    await isolation?.release(runWorkDir(deps.config.workDir, dag.name, identity.dagRunId));
   }
 }
 
