@@ -30,6 +30,7 @@ import { parseUidRange } from './uid-range';
  * | `RUN_STEP_SPAWNER` | start step processes from the native step spawner (`native/step-spawner.c`, vfork + exec from a process under 1 MB; Node's own spawn forks run-service, whose cost grows with its memory and blocks its thread); `false`, or when the build had no C compiler: spawn them from run-service itself (docs/decisions.md "Steps start from a small spawner process") | flag | `true` |
  * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it starts one). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
+ * | `RUN_STEP_LOG_MAX_BYTES` | most output one try of a step stores, stdout and stderr together: past half of it only the latest quarter of each stream is kept in memory, and when the try ends a marker line `[dagu: N bytes of output dropped here …]` and that tail are stored (docs/reliability.md "Bounded output"); run-service's memory stays flat however much a step prints. At least 4096 | bytes | `16777216` (16 MiB) |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
  * | `RUN_LAUNCH_HOLD_MS` | a run started while other starts are being accepted waits until they are answered, at most this long, before it executes (a burst of starts is answered first; a start alone executes at once; docs/decisions.md "Starts answered before their runs execute"); `0`: never held. 0 to 5000 | ms | `500` |
@@ -100,6 +101,11 @@ export function runConfigSchema() {
     RUN_STEP_SPAWNER: env.flag(true),
     RUN_STEP_SPAWNERS: env.count(2).refine((n) => n <= 16, 'must be at most 16'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
+    RUN_STEP_LOG_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(4096)
+      .default(16 * 1024 * 1024),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
     RUN_LAUNCH_HOLD_MS: z.coerce.number().int().min(0).max(5000).default(500),
@@ -165,6 +171,8 @@ export interface RunConfig {
   readonly stepSpawner: boolean;
   /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
   readonly stepSpawners: number;
+  /** Most output bytes one try of a step stores (`RUN_STEP_LOG_MAX_BYTES`): head, marker, tail. */
+  readonly stepLogMaxBytes: number;
   readonly logFlushMs: number;
   /** Least time between two step-state writes of one attempt (`RUN_STATE_WRITE_MS`), ms; 0: back to back. */
   readonly stateWriteMs: number;
@@ -228,6 +236,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     ...(raw.RUN_STEP_MAX_CPU_SECONDS !== undefined ? { stepMaxCpuSeconds: raw.RUN_STEP_MAX_CPU_SECONDS } : {}),
     stepSpawner: raw.RUN_STEP_SPAWNER,
     stepSpawners: raw.RUN_STEP_SPAWNERS,
+    stepLogMaxBytes: raw.RUN_STEP_LOG_MAX_BYTES,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     stateWriteMs: raw.RUN_STATE_WRITE_MS,
     launchHoldMs: raw.RUN_LAUNCH_HOLD_MS,
