@@ -30,14 +30,17 @@ interface Run {
 let stack: Stack;
 let client: Client;
 let workDir: string;
+let privateDir: string;
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
   workDir = mkdtempSync(join(tmpdir(), 'e2e-run-isolation-'));
+  privateDir = mkdtempSync(join(tmpdir(), 'e2e-run-private-'));
   stack = await startStack({
     RUN_STEP_UID_RANGE: `${FIRST_UID}-${LAST_UID}`,
     RUN_STEP_MAX_PROCESSES: String(MAX_PROCESSES),
     RUN_WORK_DIR: workDir,
+    RUN_PRIVATE_DIR: privateDir,
   });
   client = await connectClient(stack.mcpUrl);
 }, 60_000);
@@ -46,6 +49,7 @@ afterAll(async () => {
   await client.close();
   await stack.stop();
   rmSync(workDir, { recursive: true, force: true });
+  rmSync(privateDir, { recursive: true, force: true });
 });
 
 async function apply(name: string, spec: string): Promise<void> {
@@ -200,3 +204,34 @@ test('a fork storm stops at RUN_STEP_MAX_PROCESSES while another run goes on', a
   expect(procs).toBeLessThanOrEqual(MAX_PROCESSES);
   expect(procs).toBeGreaterThan(MAX_PROCESSES / 2);
 }, 90_000);
+
+test("run-service's own files (spill, state, scratch, its TMPDIR) are out of every step's reach", async () => {
+  const check = (label: string, test: string): string =>
+    `      if ${test} 2>/dev/null; then r=yes; else r=no; fi; echo "${label}=$r" >> "$DAGU_OUTPUT_FILE"\n`;
+  await apply(
+    'iso-private',
+    `steps:
+  - name: probe
+    run: |
+      echo "SCRATCH_PRIVATE=$(case "$DAGU_OUTPUT_FILE" in ${privateDir}/*) echo yes;; *) echo no;; esac)" >> "$DAGU_OUTPUT_FILE"
+${check('LIST_PRIVATE', `ls ${privateDir}`)}${check('WRITE_PRIVATE', `touch ${privateDir}/planted`)}${check('WRITE_STATE', `touch ${privateDir}/replica-state/planted`)}${check('WRITE_SPILL', `mkdir -p ${privateDir}/outage-spill/planted`)}${check('WRITE_OWN_TMP', `touch ${privateDir}/tmp/planted`)}${check('LIST_SCRATCH', 'ls "$(dirname "$(dirname "$DAGU_OUTPUT_FILE")")"')}${check('WRITE_SCRATCH', 'touch "$(dirname "$DAGU_OUTPUT_FILE")/planted"')}${check('WRITE_WORK_DIR', `touch ${workDir}/planted`)}
+    outputs: [SCRATCH_PRIVATE, LIST_PRIVATE, WRITE_PRIVATE, WRITE_STATE, WRITE_SPILL, WRITE_OWN_TMP, LIST_SCRATCH, WRITE_SCRATCH, WRITE_WORK_DIR]
+`,
+  );
+  const run = await start('iso-private', true);
+  expect({ status: run.status, probe: outputsOf(run).probe }).toEqual({
+    status: 4,
+    probe: {
+      SCRATCH_PRIVATE: 'yes',
+      LIST_PRIVATE: 'no',
+      WRITE_PRIVATE: 'no',
+      WRITE_STATE: 'no',
+      WRITE_SPILL: 'no',
+      WRITE_OWN_TMP: 'no',
+      LIST_SCRATCH: 'no',
+      WRITE_SCRATCH: 'no',
+      WRITE_WORK_DIR: 'no',
+    },
+  });
+  expect(statSync(privateDir).mode & 0o777).toBe(0o711);
+}, 60_000);

@@ -1,7 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { runServiceMain } from '@dagu-mcp/service-kit';
 import { loadRunConfig, type RunConfig } from './config/run-config';
 import { stepEnvBase } from './core/env-merge';
 import type { StepLauncher, StepSpawner } from './core/step-launch';
+import { useScratchRoot } from './engine/scratch-dirs';
+import { preparePrivateDir } from './process/private-dir';
 import { createIsolatingLauncher } from './process/run-isolation';
 import { createStepLauncher, findOnPath, findSetpriv, resolveStepIdentity } from './process/step-launcher';
 import { killLeftoverStepGroups, StepGroupRegistry, type LeftoverReport } from './process/step-group-registry';
@@ -33,6 +37,9 @@ try {
       : resolveStepIdentity(runConfig.stepUser);
   const range =
     runConfig.stepUidRange ?? (identity !== undefined ? { first: identity.uid, last: identity.uid } : undefined);
+  // run-service's own files (spill, state, scratch, its TMPDIR) where no step writes (issue 43 item 2).
+  preparePrivateDir(runConfig.privateDir, process.getuid?.() ?? -1);
+  useScratchRoot(runConfig.privateDir);
   // Before anything of the engine runs: steps a killed run-service of this host left behind die first (issue 18 item 6).
   leftovers = killLeftoverStepGroups(runConfig.stateDir);
   const path = process.env.PATH ?? '';
@@ -84,4 +91,8 @@ try {
 }
 // HOME, USER and LOGNAME of a run's steps are set per run (process/run-environment.ts).
 const processEnv = stepEnvBase(process.env, launcher.identity);
+// run-service's own temp files (of Node and its libraries) go to its private directory, not the steps' /tmp.
+const ownTmp = join(runConfig.privateDir, 'tmp');
+mkdirSync(ownTmp, { recursive: true, mode: 0o700 });
+process.env.TMPDIR = ownTmp;
 runServiceMain('run-service', createRunService({ runConfig, processEnv, launcher, leftovers }), DEFAULTS);

@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
 import { parseQueueList } from './queue-limits';
@@ -47,13 +47,31 @@ import { parseUidRange } from './uid-range';
  * | `RUN_DB_OUTAGE_MAX_MS` | while PostgreSQL is unavailable, the engine keeps its writes (step states, log lines, a run's end) and retries them for this long; steps keep running meanwhile. Past it a run's end is given up (the run is failed once PostgreSQL is back) and buffered log lines are dropped | ms | `600000` (10 min) |
  * | `RUN_LOG_SPILL_AFTER_BYTES` | log text an attempt keeps in memory while PostgreSQL is unavailable; past it the buffered lines go to a file in `RUN_SPILL_DIR`, replayed in order when PostgreSQL is back | bytes | `8388608` (8 MiB) |
  * | `RUN_LOG_SPILL_MAX_BYTES` | most bytes of spilled log text per attempt; past it lines stay in memory until the attempt's 64 MiB log buffer is full, then the steps' output pipes are paused (the steps block on write) until PostgreSQL is back | bytes | `1073741824` (1 GiB) |
- * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
- * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
+ * | `RUN_PRIVATE_DIR` | run-service's own directory, out of every step's reach (created at start, run-service's, mode 0711: steps pass through to the files given to them but can neither list nor write it): the default parent of `RUN_SPILL_DIR` and `RUN_STATE_DIR`, and of the attempts' scratch directories (output files, scripts) and run-service's own `TMPDIR`. Must not be inside `RUN_WORK_DIR`; best on a file system steps do not fill (its own volume in Kubernetes; docs/reliability.md) | path | `<os tmpdir>/dagu-mcp-run-service` |
+ * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand, mode 0700; a file is deleted once replayed). Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/outage-spill` |
+ * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything. Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/replica-state` |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
  * | `DAG_SPEC_CACHE_MS` | how long this replica may use its copy of a stored DAG's YAML (read from dag-service's `dag.spec` for a start by name or a `dag.run` child) without reading it again; every change made through dag-service drops the copy before the change is answered (dag-service's `<BUS_PREFIX>:dag:changed` announcements, docs/decisions.md "DAG spec cache"), so this bounds only what nobody announced (direct SQL writes to `dags`); `0`: read dag-service on every start | ms | `5000` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
+  return runConfigObject().superRefine((raw, ctx) => {
+    // run-service's own files never where steps write (issue 43 item 2).
+    for (const key of ['RUN_PRIVATE_DIR', 'RUN_SPILL_DIR', 'RUN_STATE_DIR'] as const) {
+      const dir = raw[key];
+      if (dir !== undefined && isInside(dir, raw.RUN_WORK_DIR))
+        ctx.addIssue({ code: 'custom', path: [key], message: `must not be inside RUN_WORK_DIR (${raw.RUN_WORK_DIR})` });
+    }
+  });
+}
+
+/** Whether `path` is `base` or below it (both resolved). */
+function isInside(path: string, base: string): boolean {
+  const rel = relative(resolve(base), resolve(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function runConfigObject() {
   return z.object({
     RUN_QUEUE_CONCURRENCY: env.count(8),
     RUN_QUEUES: z
@@ -122,6 +140,7 @@ export function runConfigSchema() {
     RUN_DB_OUTAGE_MAX_MS: env.millis(600_000),
     RUN_LOG_SPILL_AFTER_BYTES: env.count(8 * 1024 * 1024),
     RUN_LOG_SPILL_MAX_BYTES: env.count(1024 * 1024 * 1024),
+    RUN_PRIVATE_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-run-service')),
     RUN_SPILL_DIR: z.string().min(1).optional(),
     RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
@@ -202,9 +221,11 @@ export interface RunConfig {
   readonly logSpillAfterBytes: number;
   /** Most spilled log bytes per attempt. */
   readonly logSpillMaxBytes: number;
-  /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<workDir>/.outage-spill`). */
+  /** run-service's own directory, out of the steps' reach (`RUN_PRIVATE_DIR`). */
+  readonly privateDir: string;
+  /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<privateDir>/outage-spill`). */
   readonly spillDir: string;
-  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<workDir>/.replica-state`). */
+  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<privateDir>/replica-state`). */
   readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
@@ -255,9 +276,10 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     dbOutageMaxMs: raw.RUN_DB_OUTAGE_MAX_MS,
     logSpillAfterBytes: raw.RUN_LOG_SPILL_AFTER_BYTES,
     logSpillMaxBytes: raw.RUN_LOG_SPILL_MAX_BYTES,
-    spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
+    privateDir: raw.RUN_PRIVATE_DIR,
+    spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_PRIVATE_DIR, 'outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
-    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
+    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_PRIVATE_DIR, 'replica-state'),
     specCacheMs: raw.DAG_SPEC_CACHE_MS,
     ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
   };
