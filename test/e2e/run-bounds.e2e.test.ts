@@ -4,9 +4,13 @@
  * that prints 80 MB stores at most `RUN_STEP_LOG_MAX_BYTES` (head, a marker
  * of what was dropped, tail) while run-service's memory stays flat; a step
  * that fills its run directory past `RUN_DIR_MAX_BYTES` fails alone, with the
- * reason, and the next run succeeds.
+ * reason, and the next run succeeds; a run started while the disk is nearly
+ * full waits, saying why, and runs once there is room. The run directories
+ * are on a 128 MiB tmpfs of this test's own, so free space is this test's to
+ * set.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
@@ -14,6 +18,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, startStack, TEST_DATABASE_URL, type Stack } from './stack';
 
 const LOG_MAX = 4 * 1024 * 1024;
+const DIR_MAX = 20 * 1024 * 1024;
+const MIN_FREE = 48 * 1024 * 1024;
 
 interface Run {
   dagRunId: string;
@@ -30,10 +36,14 @@ let workDir: string;
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
   workDir = mkdtempSync(join(tmpdir(), 'e2e-run-bounds-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=128m,mode=0711', 'tmpfs', workDir]);
   stack = await startStack({
     RUN_STEP_UID_RANGE: '201000-201999',
     RUN_WORK_DIR: workDir,
     RUN_STEP_LOG_MAX_BYTES: String(LOG_MAX),
+    RUN_DIR_MAX_BYTES: String(DIR_MAX),
+    RUN_DIR_CHECK_MS: '200',
+    RUN_MIN_FREE_BYTES: String(MIN_FREE),
   });
   client = await connectClient(stack.mcpUrl);
   pool = new Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
@@ -43,19 +53,57 @@ afterAll(async () => {
   await client.close();
   await stack.stop();
   await pool.end();
+  execFileSync('umount', [workDir]);
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function runToEnd(name: string, spec: string): Promise<Run> {
+async function apply(name: string, spec: string): Promise<void> {
   const applied = await client.callTool({ name: 'dagu_change', arguments: { name, spec, mode: 'apply' } });
   expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
+}
+
+/** Starts DAG `name`; with `wait`, returns the finished run, else the run id alone. */
+async function start(name: string, wait: boolean): Promise<Run> {
   const started = await client.callTool(
-    { name: 'dagu_execute', arguments: { action: 'start', name, wait: true, waitTimeoutSeconds: 110 } },
+    {
+      name: 'dagu_execute',
+      arguments: { action: 'start', name, ...(wait ? { wait, waitTimeoutSeconds: 110 } : {}) },
+    },
     undefined,
     { timeout: 120_000 },
   );
-  return (started.structuredContent as { run: Run }).run;
+  const sc = started.structuredContent as { run?: Run; dagRunId: string };
+  return sc.run ?? { dagRunId: sc.dagRunId, status: 1, steps: [] };
 }
+
+async function runToEnd(name: string, spec: string): Promise<Run> {
+  await apply(name, spec);
+  return start(name, true);
+}
+
+async function readRun(name: string, dagRunId: string): Promise<Run> {
+  const read = await client.callTool({ name: 'dagu_read', arguments: { target: 'run', name, dagRunId } });
+  return (read.structuredContent as { data: Run }).data;
+}
+
+/** Reads run `dagRunId` until it is no longer queued or running (status 1 or 5). */
+async function untilEnded(name: string, dagRunId: string): Promise<Run> {
+  for (const until = Date.now() + 60_000; Date.now() < until;) {
+    const run = await readRun(name, dagRunId);
+    if (run.status !== 1 && run.status !== 5) return run;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`run ${dagRunId} did not end`);
+}
+
+const NEIGHBOUR = `steps:
+  - name: work
+    run: |
+      sleep 1
+      echo neighbour > result.txt
+      echo "OK=$(cat result.txt)" >> "$DAGU_OUTPUT_FILE"
+    outputs: [OK]
+`;
 
 /** Resident memory of a process, bytes (`VmRSS` of /proc). */
 function rssOf(pid: number): number {
@@ -104,3 +152,69 @@ test('an 80 MB flood stores at most RUN_STEP_LOG_MAX_BYTES, head and tail, while
   // Was 97 → 486 MB before the bound (issue 43); now what the engine holds for the step is half the bound.
   expect(peak - before).toBeLessThan(100 * 1024 * 1024);
 }, 150_000);
+
+test('a step filling its run directory past RUN_DIR_MAX_BYTES fails alone, with the reason; the next run succeeds', async () => {
+  await apply(
+    'filler',
+    `steps:
+  - name: fill
+    run: |
+      for i in 1 2 3; do head -c 10000000 /dev/zero > f$i; done
+      sleep 30
+`,
+  );
+  await apply('neighbour', NEIGHBOUR);
+  const filler = await start('filler', false);
+  const neighbour = await start('neighbour', true);
+  expect({ status: neighbour.status, step: neighbour.steps[0]?.outputs }).toEqual({
+    status: 4,
+    step: { OK: 'neighbour' },
+  });
+  const failed = await untilEnded('filler', filler.dagRunId);
+  expect(failed.status).toBe(2);
+  expect(failed.steps[0]?.error).toMatch(/^the run directory holds \d+ bytes, over RUN_DIR_MAX_BYTES \(20971520\)$/);
+  // Its disk is back at once, not at retention.
+  expect(existsSync(join(workDir, 'filler', filler.dagRunId))).toBe(false);
+  expect((await start('neighbour', true)).status).toBe(4);
+}, 90_000);
+
+test('one file past RUN_DIR_MAX_BYTES fails its write (RLIMIT_FSIZE) before any measure', async () => {
+  const run = await runToEnd(
+    'one-big-file',
+    `steps:
+  - name: big
+    run: head -c 30000000 /dev/zero > big
+`,
+  );
+  expect(run.status).toBe(2);
+  // The kernel stopped the write at once (SIGXFSZ); the directory watch had nothing to measure yet.
+  expect(run.steps[0]?.error ?? '').not.toMatch(/RUN_DIR_MAX_BYTES/);
+  expect((await start('neighbour', true)).status).toBe(4);
+}, 60_000);
+
+test('a run started while free space is below RUN_MIN_FREE_BYTES waits with the reason, then runs', async () => {
+  await apply('neighbour', NEIGHBOUR);
+  const filler = join(workDir, 'root-filler');
+  // 128 MiB tmpfs: 100 MiB taken leaves less than the 48 MiB a run needs.
+  execFileSync('fallocate', ['-l', String(100 * 1024 * 1024), filler]);
+  let run: Run;
+  try {
+    run = await start('neighbour', false);
+    const schema = stack.schemaOf('run-service');
+    let waiting = false;
+    for (const until = Date.now() + 20_000; !waiting && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { rows } = await pool.query(
+        `SELECT 1 FROM "${schema}".log_chunks WHERE text LIKE '%waiting for disk space:%below RUN_MIN_FREE_BYTES (50331648)%'`,
+      );
+      waiting = rows.length > 0;
+    }
+    expect(waiting).toBe(true);
+    const held = await readRun('neighbour', run.dagRunId);
+    expect({ status: held.status, step: held.steps[0]?.status }).toEqual({ status: 1, step: 0 });
+  } finally {
+    rmSync(filler, { force: true });
+  }
+  const ended = await untilEnded('neighbour', run.dagRunId);
+  expect({ status: ended.status, step: ended.steps[0]?.outputs }).toEqual({ status: 4, step: { OK: 'neighbour' } });
+}, 90_000);

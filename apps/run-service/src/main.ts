@@ -72,6 +72,7 @@ try {
         maxProcesses: runConfig.stepMaxProcesses,
         ...(runConfig.stepMaxAddressBytes !== undefined ? { maxAddressBytes: runConfig.stepMaxAddressBytes } : {}),
         ...(runConfig.stepMaxCpuSeconds !== undefined ? { maxCpuSeconds: runConfig.stepMaxCpuSeconds } : {}),
+        ...(runConfig.runDirMaxBytes > 0 ? { maxFileBytes: runConfig.runDirMaxBytes } : {}),
       },
       setpriv,
       ...(prlimit !== undefined ? { prlimit } : {}),

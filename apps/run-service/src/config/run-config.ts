@@ -31,6 +31,9 @@ import { parseUidRange } from './uid-range';
  * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it starts one). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
  * | `RUN_STEP_LOG_MAX_BYTES` | most output one try of a step stores, stdout and stderr together: past half of it only the latest quarter of each stream is kept in memory, and when the try ends a marker line `[dagu: N bytes of output dropped here …]` and that tail are stored (docs/reliability.md "Bounded output"); run-service's memory stays flat however much a step prints. At least 4096 | bytes | `16777216` (16 MiB) |
+ * | `RUN_DIR_MAX_BYTES` | most disk a run's directory may take while the run runs (`du`, every `RUN_DIR_CHECK_MS`); past it the run fails with the reason and its directory is emptied when it ends. Also each step process's largest file (`RLIMIT_FSIZE`: a write past it fails, the writer gets `SIGXFSZ`), with a step uid. `0`: no bound (docs/reliability.md "Bounded disk") | bytes | `1073741824` (1 GiB) |
+ * | `RUN_DIR_CHECK_MS` | how often a running run's directory is measured against `RUN_DIR_MAX_BYTES`. 100 to 60000 | ms | `1000` |
+ * | `RUN_MIN_FREE_BYTES` | a run starts its steps only while the file system of `RUN_WORK_DIR` has this much free; below it the run waits (its scheduler log and run-service's log say why) and goes on once there is room, or is stopped. `0`: never waits | bytes | `268435456` (256 MiB) |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
  * | `RUN_LAUNCH_HOLD_MS` | a run started while other starts are being accepted waits until they are answered, at most this long, before it executes (a burst of starts is answered first; a start alone executes at once; docs/decisions.md "Starts answered before their runs execute"); `0`: never held. 0 to 5000 | ms | `500` |
@@ -124,6 +127,17 @@ function runConfigObject() {
       .int()
       .min(4096)
       .default(16 * 1024 * 1024),
+    RUN_DIR_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1024 * 1024 * 1024),
+    RUN_DIR_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+    RUN_MIN_FREE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(256 * 1024 * 1024),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
     RUN_LAUNCH_HOLD_MS: z.coerce.number().int().min(0).max(5000).default(500),
@@ -190,6 +204,12 @@ export interface RunConfig {
   readonly stepSpawner: boolean;
   /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
   readonly stepSpawners: number;
+  /** Most disk a run's directory may take (`RUN_DIR_MAX_BYTES`), bytes; 0: no bound. */
+  readonly runDirMaxBytes: number;
+  /** How often a running run's directory is measured (`RUN_DIR_CHECK_MS`), ms. */
+  readonly runDirCheckMs: number;
+  /** Free bytes a run needs to start its steps (`RUN_MIN_FREE_BYTES`); 0: never waits. */
+  readonly minFreeBytes: number;
   /** Most output bytes one try of a step stores (`RUN_STEP_LOG_MAX_BYTES`): head, marker, tail. */
   readonly stepLogMaxBytes: number;
   readonly logFlushMs: number;
@@ -258,6 +278,9 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     stepSpawner: raw.RUN_STEP_SPAWNER,
     stepSpawners: raw.RUN_STEP_SPAWNERS,
     stepLogMaxBytes: raw.RUN_STEP_LOG_MAX_BYTES,
+    runDirMaxBytes: raw.RUN_DIR_MAX_BYTES,
+    runDirCheckMs: raw.RUN_DIR_CHECK_MS,
+    minFreeBytes: raw.RUN_MIN_FREE_BYTES,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     stateWriteMs: raw.RUN_STATE_WRITE_MS,
     launchHoldMs: raw.RUN_LAUNCH_HOLD_MS,

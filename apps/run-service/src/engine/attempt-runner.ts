@@ -1,5 +1,7 @@
 import { loadProfileEnv, type SecretSource } from '../store/profile-env';
 import { createScratchDir, removeScratchDir } from './scratch-dirs';
+import { waitForFreeSpace, watchDirSize } from './disk-guard';
+import { rm } from 'node:fs/promises';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import {
@@ -201,7 +203,19 @@ export async function runAttempt(
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
   let scratchDir: string | undefined;
+  const runDir = runWorkDir(deps.config.workDir, dag.name, identity.dagRunId);
+  let stopWatch: (() => void) | undefined;
+  let overDisk = false;
   try {
+    // Issue 43 item 3: no run starts its steps on a nearly full disk; it waits, saying why.
+    await waitForFreeSpace({
+      dir: deps.config.workDir,
+      minFreeBytes: deps.config.minFreeBytes,
+      everyMs: 2000,
+      signal: main.signal,
+      say: log,
+      logger: deps.logger.child(runLogFields(identity)),
+    });
     let env: RunEnvironment;
     try {
       if (isolationError !== undefined) throw new Error(isolationError);
@@ -223,6 +237,18 @@ export async function runAttempt(
       return { status: RunStatus.failed, error, params, paramsEvaluated: plan.paramsEvaluated };
     }
     params = env.params;
+    if (deps.config.runDirMaxBytes > 0)
+      stopWatch = watchDirSize({
+        dir: runDir,
+        maxBytes: deps.config.runDirMaxBytes,
+        everyMs: deps.config.runDirCheckMs,
+        onOver: (bytes) => {
+          overDisk = true;
+          const error = `the run directory holds ${bytes} bytes, over RUN_DIR_MAX_BYTES (${deps.config.runDirMaxBytes})`;
+          log(error);
+          forward({ kind: 'limit', error })();
+        },
+      });
     scratchDir = createScratchDir();
     await deps.launcher.shareDir(scratchDir);
     const ctx = contextOf(deps, plan, env, sink, states, log, scratchDir);
@@ -254,8 +280,11 @@ export async function runAttempt(
     deps.metrics?.runEnded(identity.dagName, status, (Date.now() - startedAt) / 1000);
     await states.flush();
     await sink.flush();
+    stopWatch?.();
     if (scratchDir !== undefined) removeScratchDir(scratchDir);
-    await isolation?.release(runWorkDir(deps.config.workDir, dag.name, identity.dagRunId));
+    await isolation?.release(runDir);
+    // A directory over its bound is not kept for retention: its disk goes back at once.
+    if (overDisk) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
