@@ -192,14 +192,20 @@ test('one file past RUN_DIR_MAX_BYTES fails its write (RLIMIT_FSIZE) before any 
   expect((await start('neighbour', true)).status).toBe(4);
 }, 60_000);
 
-test('a run started while free space is below RUN_MIN_FREE_BYTES waits with the reason, then runs', async () => {
+test('while free space is below RUN_MIN_FREE_BYTES a started run waits with the reason and a queued one stays queued; then both run', async () => {
   await apply('neighbour', NEIGHBOUR);
   const filler = join(workDir, 'root-filler');
   // 128 MiB tmpfs: 100 MiB taken leaves less than the 48 MiB a run needs.
   execFileSync('fallocate', ['-l', String(100 * 1024 * 1024), filler]);
   let run: Run;
+  let queued: string;
   try {
     run = await start('neighbour', false);
+    const enqueued = await client.callTool({
+      name: 'dagu_execute',
+      arguments: { action: 'enqueue', name: 'neighbour' },
+    });
+    queued = (enqueued.structuredContent as { dagRunId: string }).dagRunId;
     const schema = stack.schemaOf('run-service');
     let waiting = false;
     for (const until = Date.now() + 20_000; !waiting && Date.now() < until;) {
@@ -212,9 +218,13 @@ test('a run started while free space is below RUN_MIN_FREE_BYTES waits with the 
     expect(waiting).toBe(true);
     const held = await readRun('neighbour', run.dagRunId);
     expect({ status: held.status, step: held.steps[0]?.status }).toEqual({ status: 1, step: 0 });
+    // An enqueued run is not even claimed: it stays queued (5) for a replica with room.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await readRun('neighbour', queued)).status).toBe(5);
   } finally {
     rmSync(filler, { force: true });
   }
   const ended = await untilEnded('neighbour', run.dagRunId);
   expect({ status: ended.status, step: ended.steps[0]?.outputs }).toEqual({ status: 4, step: { OK: 'neighbour' } });
+  expect((await untilEnded('neighbour', queued)).status).toBe(4);
 }, 90_000);

@@ -4,7 +4,8 @@ import { diskUsageOf, freeBytesAt } from '../process/dir-usage';
 /**
  * The disk rules of an attempt (issue 43 item 3; docs/reliability.md
  * "Bounded disk"): a run starts only while its file system has
- * `RUN_MIN_FREE_BYTES` free (else it waits, saying why), and its run
+ * `RUN_MIN_FREE_BYTES` free (else it waits, saying why; queued runs stay
+ * queued, {@link lowDiskReason}), and its run
  * directory may hold at most `RUN_DIR_MAX_BYTES` while it runs (measured every
  * `RUN_DIR_CHECK_MS`; past it the run fails with the reason).
  */
@@ -38,7 +39,7 @@ export async function waitForFreeSpace(opts: {
     }
     if (!said) {
       said = true;
-      const reason = `waiting for disk space: ${free} bytes free where runs work, below RUN_MIN_FREE_BYTES (${opts.minFreeBytes})`;
+      const reason = lowDiskMessage(free, opts.minFreeBytes);
       opts.say(reason);
       opts.logger.warn({ free, minFreeBytes: opts.minFreeBytes }, 'run waits for free disk space');
     }
@@ -52,6 +53,24 @@ export async function waitForFreeSpace(opts: {
       opts.signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+/**
+ * Why no run should start now, or undefined: the file system of `dir` has less than
+ * `minFreeBytes` free (0: never). A failing `statfs` gives undefined.
+ */
+export async function lowDiskReason(dir: string, minFreeBytes: number): Promise<string | undefined> {
+  if (minFreeBytes <= 0) return undefined;
+  try {
+    const free = await freeBytesAt(dir);
+    return free < minFreeBytes ? lowDiskMessage(free, minFreeBytes) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lowDiskMessage(free: number, minFreeBytes: number): string {
+  return `waiting for disk space: ${free} bytes free where runs work, below RUN_MIN_FREE_BYTES (${minFreeBytes})`;
 }
 
 /**
