@@ -136,7 +136,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     const [ns, ...more] = ofKind(objects, 'Namespace');
     expect(more).toEqual([]);
     expect(ns?.metadata.name).toBe(namespace);
-    // baseline, not restricted: run-service is root with five capabilities to switch to its step user (docs/security.md).
+    // baseline, not restricted: run-service is root with six capabilities to switch runs to their uids (docs/security.md).
     expect(ns?.metadata).toMatchObject({
       labels: {
         'pod-security.kubernetes.io/enforce': 'baseline',
@@ -175,7 +175,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(key?.valueFrom?.secretKeyRef).toEqual({ name: SECRET_NAME, key: 'DAGU_ENCRYPTION_KEY' });
   });
 
-  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with five capabilities), read-only, no-privilege security context', () => {
+  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with six capabilities), read-only, no-privilege security context', () => {
     for (const deployment of ofKind(objects, 'Deployment').map((o) => DeploymentSchema.parse(o))) {
       const pod = deployment.spec.template.spec;
       const stepLauncher = deployment.metadata.name === 'run-service';
