@@ -10,7 +10,7 @@
  * Runs as root (as here and in CI): switching uids needs it; it fails, never
  * skips, otherwise.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -91,6 +91,21 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Processes of `uid` that are not zombies (`/proc/<pid>/status`). */
+function liveProcessesOf(uid: number): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      if (new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) && !/^State:\s+Z/m.test(status)) count++;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return count;
+}
+
 const outputsOf = (run: Run): Record<string, Record<string, string> | undefined> =>
   Object.fromEntries(run.steps.map((s) => [s.name, s.outputs]));
 
@@ -159,14 +174,17 @@ ${check('READ_DIR', `cat ${aDir}/secret.txt`)}${check('READ_TMPDIR', `cat ${aDir
 }, 90_000);
 
 test('a fork storm stops at RUN_STEP_MAX_PROCESSES while another run goes on', async () => {
-  // Counting uses shell built-ins only: past the limit, nothing of the storm's uid can fork.
+  // Counting uses shell built-ins only: past the limit, nothing of the storm's uid can fork. The storm's
+  // processes are never killed by the step (a `kill -1` would reach every process of the machine if the
+  // step ran as root, as on a build without uids per run): their output goes to /dev/null, so the step
+  // ends while they sleep, and the run's end kills them by uid.
   await apply(
     'iso-storm',
     `steps:
   - name: storm
     run: |
       me=$(id -u)
-      (i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done) 2>/dev/null
+      (i=0; while [ $i -lt 300 ]; do sleep 30 > /dev/null 2>&1 < /dev/null & i=$((i+1)); done) > /dev/null 2>&1
       n=0
       for f in /proc/[0-9]*/status; do
         while read -r k v rest; do
@@ -174,12 +192,11 @@ test('a fork storm stops at RUN_STEP_MAX_PROCESSES while another run goes on', a
         done < "$f"
       done 2>/dev/null
       echo "PROCS=$n" >> "$DAGU_OUTPUT_FILE"
+      echo "UID=$me" >> "$DAGU_OUTPUT_FILE"
       : > storm-full
       # Held (built-ins only) until the other run has run, so both overlap.
       t=0; while [ ! -e release ] && [ $t -lt 5000000 ]; do t=$((t+1)); done
-      kill -9 -1 2>/dev/null
-      true
-    outputs: [PROCS]
+    outputs: [PROCS, UID]
 `,
   );
   await apply(
@@ -203,6 +220,10 @@ test('a fork storm stops at RUN_STEP_MAX_PROCESSES while another run goes on', a
   const procs = Number(outputsOf(ended).storm?.PROCS);
   expect(procs).toBeLessThanOrEqual(MAX_PROCESSES);
   expect(procs).toBeGreaterThan(MAX_PROCESSES / 2);
+  // The run's end killed what its storm left sleeping.
+  const uid = Number(outputsOf(ended).storm?.UID);
+  expect(uid >= FIRST_UID && uid <= LAST_UID).toBe(true);
+  await until(() => liveProcessesOf(uid) === 0, "the storm's processes to end with its run");
 }, 90_000);
 
 test("run-service's own files (spill, state, scratch, its TMPDIR) are out of every step's reach", async () => {

@@ -165,7 +165,9 @@ function prlimitArgs(limits: StepLimits): string[] {
  */
 async function killAllOf(setpriv: string, setprivArgs: readonly string[]): Promise<void> {
   try {
-    await run(setpriv, [...setprivArgs, '--', '/bin/sh', '-c', 'kill -9 -1; kill -9 -1; kill -9 -1'], {
+    // The uid is checked again inside: `kill -1` as root would reach every process of the machine.
+    const script = 'case "$(id -u)" in 0) exit 1 ;; esac; kill -9 -1; kill -9 -1; kill -9 -1';
+    await run(setpriv, [...setprivArgs, '--', '/bin/sh', '-c', script], {
       env: { PATH: '/usr/bin:/bin' },
     });
   } catch {
