@@ -12,10 +12,12 @@
 # advisory lock, so several replicas may start at once; no migrate job is needed.
 #
 # The one image that runs as root (docs/security.md "Step isolation and secrets
-# at rest"): run-service starts every DAG step as the unprivileged user
-# dagu-step (RUN_STEP_USER) through util-linux setpriv (part of Debian's base),
-# which needs the right to switch users. Compose and Kubernetes drop every
-# capability but SETUID, SETGID, KILL, CHOWN and DAC_OVERRIDE.
+# at rest", "A uid per run"): run-service starts each run's steps as an
+# unprivileged uid of their own (RUN_STEP_UID_RANGE, numeric: no user entries)
+# with util-linux setpriv and prlimit (part of Debian's base), which needs the
+# right to switch users. Compose and Kubernetes drop every capability but
+# SETUID, SETGID, KILL, CHOWN, FOWNER and DAC_OVERRIDE. The dagu-step user
+# stays for deployments that set the older RUN_STEP_USER.
 #
 # Kept simulation-friendly (test/deploy/image-build.test.ts runs these steps
 # without a Docker engine): RUN lines use paths relative to WORKDIR only.
@@ -49,7 +51,7 @@ RUN turbo run build --filter=@dagu-mcp/run-service...
 RUN pnpm --filter=@dagu-mcp/run-service deploy --prod --legacy ../app
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production RUN_STEP_USER=dagu-step
+ENV NODE_ENV=production RUN_STEP_UID_RANGE=200000-265535
 WORKDIR /app
 COPY --from=build /app ./
 RUN getent passwd dagu-step || useradd --system --no-create-home dagu-step

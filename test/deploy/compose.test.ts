@@ -124,15 +124,15 @@ describe('docker-compose.yml', () => {
     expect(gateway.environment.METRICS_HOST).toBe('0.0.0.0');
   });
 
-  it('runs run-service as root with five capabilities and its steps as dagu-step; every other app keeps its non-root image user', () => {
+  it('runs run-service as root with six capabilities and each run as a uid of its own (issue 43); every other app keeps its non-root image user', () => {
     const services = readComposeFile().services as Record<string, Record<string, unknown>>;
     expect(services['run-service']).toMatchObject({
       user: '0:0',
       cap_drop: ['ALL'],
-      cap_add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'],
+      cap_add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'FOWNER', 'DAC_OVERRIDE'],
       security_opt: ['no-new-privileges:true'],
     });
-    expect(service('run-service').environment.RUN_STEP_USER).toBe('dagu-step');
+    expect(service('run-service').environment.RUN_STEP_UID_RANGE).toBe('200000-265535');
     for (const app of APPS.filter((a) => a !== 'run-service')) {
       expect(services[app]?.user).toBeUndefined();
       expect(services[app]?.cap_add).toBeUndefined();

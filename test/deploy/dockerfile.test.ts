@@ -78,10 +78,10 @@ describe.each(APPS)('infra/docker/%s.Dockerfile', (app: AppName) => {
     );
     const user = only(runtime, 'USER')?.args ?? '';
     if (app === 'run-service') {
-      // Steps run as dagu-step; switching users needs root (docs/security.md).
+      // Each run's steps run as a uid of their own; switching users needs root (docs/security.md).
       expect(runs(runtime)).toEqual(['getent passwd dagu-step || useradd --system --no-create-home dagu-step']);
       expect(user).toBe('0:0');
-      expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production RUN_STEP_USER=dagu-step');
+      expect(only(runtime, 'ENV')?.args).toBe('NODE_ENV=production RUN_STEP_UID_RANGE=200000-265535');
     } else {
       expect(runs(runtime)).toEqual([]);
       expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);

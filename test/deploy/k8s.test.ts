@@ -141,7 +141,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     const [ns, ...more] = ofKind(objects, 'Namespace');
     expect(more).toEqual([]);
     expect(ns?.metadata.name).toBe(namespace);
-    // baseline, not restricted: run-service is root with five capabilities to switch to its step user (docs/security.md).
+    // baseline, not restricted: run-service is root with six capabilities to switch runs to their uids (docs/security.md).
     expect(ns?.metadata).toMatchObject({
       labels: {
         'pod-security.kubernetes.io/enforce': 'baseline',
@@ -180,7 +180,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(key?.valueFrom?.secretKeyRef).toEqual({ name: SECRET_NAME, key: 'DAGU_ENCRYPTION_KEY' });
   });
 
-  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with five capabilities), read-only, no-privilege security context', () => {
+  it('every Deployment has requests and limits, probes, and a non-root (run-service: root with six capabilities), read-only, no-privilege security context', () => {
     for (const deployment of ofKind(objects, 'Deployment').map((o) => DeploymentSchema.parse(o))) {
       const pod = deployment.spec.template.spec;
       const stepLauncher = deployment.metadata.name === 'run-service';
@@ -201,7 +201,7 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
         });
         // run-service switches to its step user (docs/security.md): exactly these, nothing else.
         const capabilities = stepLauncher
-          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'DAC_OVERRIDE'] }
+          ? { drop: ['ALL'], add: ['SETUID', 'SETGID', 'KILL', 'CHOWN', 'FOWNER', 'DAC_OVERRIDE'] }
           : { drop: ['ALL'] };
         expect({ container: container.name, securityContext: container.securityContext }).toEqual({
           container: container.name,
@@ -246,9 +246,9 @@ describe.each(Object.entries(OVERLAYS))('infra/k8s overlay %s', (overlay, namesp
     expect(JSON.stringify(claim)).toContain(overlay === 'prod' ? '"ReadWriteMany"' : '"ReadWriteOnce"');
   });
 
-  it('runs every step of run-service as the unprivileged dagu-step user', () => {
+  it('runs the steps of each run of run-service as an unprivileged uid of their own (issue 43)', () => {
     const container = mainContainer(appDeployment(objects, 'run-service'));
-    expect(containerEnvironment(objects, container).RUN_STEP_USER).toBe('dagu-step');
+    expect(containerEnvironment(objects, container).RUN_STEP_UID_RANGE).toBe('200000-265535');
   });
 
   describe.each(APPS)('%s', (app) => {

@@ -11,6 +11,8 @@
  * took `sh -c true` from 1.46 ms to about 0.6 ms.
  *
  * Usage: step-spawner [--uid U --gid G]
+ *   A spawn frame may also name its own uid, gid, umask and resource limits
+ *   (issue 43: a uid per run); those win over --uid/--gid for that child.
  *   fd 0  frames from run-service (spawn, pause, resume, close_pipes)
  *   fd 1  frames to run-service (started, error, out, exit, close)
  *   fd 2  diagnostics only
@@ -46,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -259,8 +262,24 @@ static void free_list(char **list) {
 /* Set by a vfork child that could not exec (it shares this memory until it execs or exits). */
 static volatile int child_errno;
 
+/* At most this many resource limits per spawn (RLIMIT_NPROC, _AS, _CPU, _FSIZE, …). */
+#define MAX_LIMITS 8
+
+/* prlimit64's own shape: 64-bit on every architecture. */
+struct limit64 {
+  uint64_t cur, max;
+};
+
 /* What the vfork child needs, all prepared by the parent. */
 struct exec_plan {
+  /* The identity of this child: switch to uid/gid when `switch_ids`; umask when `set_umask`. */
+  int switch_ids, set_umask;
+  uid_t uid;
+  gid_t gid;
+  unsigned umask;
+  int nlimits;
+  int resources[MAX_LIMITS];
+  struct limit64 limits[MAX_LIMITS];
   char **candidates;
   char **argv;
   /* argv for execvp's /bin/sh fallback: sh_argv[1] is set to the candidate that gave ENOEXEC. */
@@ -297,11 +316,15 @@ __attribute__((noinline, noreturn)) static void exec_child(struct exec_plan *pla
    * step user, but a parent of it (RUN_WORK_DIR) may be closed to that user.
    */
   if (syscall(SYS_chdir, plan->cwd) != 0) goto failed;
-  if (has_identity) {
+  /* Limits before the switch: a lowered hard limit cannot be raised again by the step. */
+  for (int i = 0; i < plan->nlimits; i++)
+    if (syscall(SYS_prlimit64, 0, plan->resources[i], &plan->limits[i], NULL) != 0) goto failed;
+  if (plan->set_umask) syscall(SYS_umask, plan->umask);
+  if (plan->switch_ids) {
     /* Any failure ends the child: it never execs with root's ids. */
     if (syscall(SYS_SETGROUPS, 0, NULL) != 0) goto failed;
-    if (syscall(SYS_SETGID, step_gid) != 0) goto failed;
-    if (syscall(SYS_SETUID, step_uid) != 0) goto failed;
+    if (syscall(SYS_SETGID, plan->gid) != 0) goto failed;
+    if (syscall(SYS_SETUID, plan->uid) != 0) goto failed;
   }
   /* The copies have no close-on-exec flag; the originals close at exec (all are above 2). */
   if (syscall(SYS_dup3, plan->devnull, 0, 0) < 0 || syscall(SYS_dup3, plan->out, 1, 0) < 0 ||
@@ -336,7 +359,9 @@ __attribute__((noinline)) static pid_t start_child(struct exec_plan *plan) {
 }
 
 /*
- * spawn payload: file \0 cwd \0 u32 argc, argc × (arg \0), u32 envc, envc × ("K=V" \0).
+ * spawn payload: file \0 cwd \0 u32 argc, argc × (arg \0), u32 envc, envc × ("K=V" \0),
+ * then optionally (issue 43) u32 uid, u32 gid, u32 umask, u32 nlimits,
+ * nlimits × (u32 resource, u32 low, u32 high of the 64-bit limit, set as both soft and hard).
  * args hold argv[1..]; argv[0] is `file`. Any failure to start is answered
  * with `error` for this child alone; the spawner goes on.
  */
@@ -377,6 +402,27 @@ static void spawn_child(uint32_t id, unsigned char *p, size_t len) {
     envp[i] = (char *)q;
     q = z + 1;
   }
+  struct exec_plan plan = {0};
+  plan.switch_ids = has_identity;
+  plan.uid = step_uid;
+  plan.gid = step_gid;
+  if (q < end) {
+    if (end - q < 16) goto malformed;
+    plan.switch_ids = 1;
+    plan.uid = (uid_t)get_u32(q);
+    plan.gid = (gid_t)get_u32(q + 4);
+    plan.set_umask = 1;
+    plan.umask = get_u32(q + 8) & 0777;
+    uint32_t nlimits = get_u32(q + 12);
+    q += 16;
+    if (nlimits > MAX_LIMITS || (size_t)(end - q) != (size_t)nlimits * 12) goto malformed;
+    plan.nlimits = (int)nlimits;
+    for (uint32_t i = 0; i < nlimits; i++, q += 12) {
+      uint64_t v = (uint64_t)get_u32(q + 4) | ((uint64_t)get_u32(q + 8) << 32);
+      plan.resources[i] = (int)get_u32(q);
+      plan.limits[i] = (struct limit64){v, v};
+    }
+  }
   candidates = candidates_of(file, envp);
   if (candidates == NULL) goto out_of_memory;
   sh_argv[0] = "/bin/sh";
@@ -387,7 +433,14 @@ static void spawn_child(uint32_t id, unsigned char *p, size_t len) {
   struct child *c = calloc(1, sizeof *c);
   if (c == NULL) goto out_of_memory;
 
-  struct exec_plan plan = {candidates, argv, sh_argv, envp, cwd, devnull, out[1], err[1]};
+  plan.candidates = candidates;
+  plan.argv = argv;
+  plan.sh_argv = sh_argv;
+  plan.envp = envp;
+  plan.cwd = cwd;
+  plan.devnull = devnull;
+  plan.out = out[1];
+  plan.err = err[1];
   pid_t pid = start_child(&plan);
   int spawn_errno = pid < 0 ? errno : child_errno;
   close(devnull);

@@ -1,9 +1,10 @@
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@dagu-mcp/runtime';
 import type { ThreadBudget } from '@dagu-mcp/runtime';
 import { parseQueueList } from './queue-limits';
+import { parseUidRange } from './uid-range';
 
 /**
  * Settings of the run engine, parsed once at start next to the shared service
@@ -22,10 +23,18 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_STOP_GRACE_MS` | on SIGTERM, how long running runs may still finish here; then their steps are killed and the run is handed back to the queue (finished steps kept, the rest runs again in a new attempt on another replica, or on this one when it restarts). Keep it plus `RUN_KILL_GRACE_MS` below the 25 s shutdown bound | ms | `15000` |
  * | `RUN_KILL_GRACE_MS` | after SIGTERM to a step's process group, wait this long before SIGKILL | ms | `5000` |
  * | `RUN_DEFAULT_SHELL` | shell of steps without `shell` (run as `<shell> -c <command>`) | path | `/bin/sh` |
- * | `RUN_STEP_USER` | Unix user every step, precondition and backtick substitution runs as (via util-linux `setpriv`: no supplementary groups, no new privileges, killed with run-service); run-service must run as root (or that user) to switch; unset: steps run as run-service itself and a warning is logged at start (developer machines only; docs/security.md) | name | unset (`dagu-step` in the images, compose and Kubernetes) |
+ * | `RUN_STEP_UID_RANGE` | uids the runs' processes run as, `first-last`: each run takes one no other active run of this replica holds (numeric, no user entries needed; the group is the uid's number), so runs cannot read or write each other's files and `RUN_STEP_MAX_PROCESSES` is per run. Every step, script, command check and backtick substitution runs as it with `umask 077`, the run directory as `HOME`, working directory and `TMPDIR`; when the run ends its leftover processes are killed, its files in `/tmp` removed and its directory closed to later runs. Replicas sharing a host (one kernel) need disjoint ranges. run-service must run as root (capabilities SETUID, SETGID, KILL, CHOWN, FOWNER, DAC_OVERRIDE; docs/security.md "A uid per run"). Unset, with `RUN_STEP_USER` unset: steps run as run-service itself (developer machines only; a warning is logged) | uids | unset (`200000-265535` in the images, compose and Kubernetes) |
+ * | `RUN_STEP_USER` | the older form of `RUN_STEP_UID_RANGE`: every run's processes run as this one Unix user (a one-uid range shared by all runs: no isolation between runs, and `RUN_STEP_MAX_PROCESSES` counts all of them together); ignored when `RUN_STEP_UID_RANGE` is set | name | unset |
+ * | `RUN_STEP_MAX_PROCESSES` | most processes (threads count) a run's uid may have at once (`RLIMIT_NPROC`, per uid, hence per run with `RUN_STEP_UID_RANGE`); a fork past it fails with `EAGAIN`. Applies with a step uid only | processes | `256` |
+ * | `RUN_STEP_MAX_ADDRESS_BYTES` | most address space of each step process (`RLIMIT_AS`); an allocation past it fails. Applies with a step uid only | bytes | unset (no limit) |
+ * | `RUN_STEP_MAX_CPU_SECONDS` | most CPU time of each step process (`RLIMIT_CPU`); past it the process gets `SIGKILL`. Applies with a step uid only | s | unset (no limit) |
  * | `RUN_STEP_SPAWNER` | start step processes from the native step spawner (`native/step-spawner.c`, vfork + exec from a process under 1 MB; Node's own spawn forks run-service, whose cost grows with its memory and blocks its thread); `false`, or when the build had no C compiler: spawn them from run-service itself (docs/decisions.md "Steps start from a small spawner process") | flag | `true` |
  * | `RUN_STEP_SPAWNERS` | how many spawner processes start steps (with `RUN_STEP_SPAWNER`); a step goes to the one with the fewest open steps, so steps one at a time stay on one and concurrent ones spread (a spawner's thread is blocked while it starts one). 1 to 16 | count | `2` |
  * | `RUN_WORK_DIR` | base of per-run working directories (`<base>/<dag>/<run id>`) | path | `<os tmpdir>/dagu-mcp-runs` |
+ * | `RUN_STEP_LOG_MAX_BYTES` | most output one try of a step stores, stdout and stderr together: past half of it only the latest quarter of each stream is kept in memory, and when the try ends a marker line `[dagu: N bytes of output dropped here …]` and that tail are stored (docs/reliability.md "Bounded output"); run-service's memory stays flat however much a step prints. At least 4096 | bytes | `16777216` (16 MiB) |
+ * | `RUN_DIR_MAX_BYTES` | most disk a run's directory may take while the run runs (`du`, every `RUN_DIR_CHECK_MS`); past it the run fails with the reason and its directory is emptied when it ends. Also each step process's largest file (`RLIMIT_FSIZE`: a write past it fails, the writer gets `SIGXFSZ`), with a step uid. `0`: no bound (docs/reliability.md "Bounded disk") | bytes | `1073741824` (1 GiB) |
+ * | `RUN_DIR_CHECK_MS` | how often a running run's directory is measured against `RUN_DIR_MAX_BYTES`. 100 to 60000 | ms | `1000` |
+ * | `RUN_MIN_FREE_BYTES` | a run starts its steps only while the file system of `RUN_WORK_DIR` has this much free; below it the run waits (its scheduler log and run-service's log say why) and goes on once there is room, or is stopped. `0`: never waits | bytes | `268435456` (256 MiB) |
  * | `RUN_LOG_FLUSH_MS` | log lines are written to PostgreSQL at least this often | ms | `50` |
  * | `RUN_STATE_WRITE_MS` | step states of one run are written to PostgreSQL at most this often (the states saved meanwhile go in one write; a run-status change writes them at once); `0`: each write starts when the one before ended (docs/decisions.md "Step states written at most every 20 ms"). 0 to 1000 | ms | `20` |
  * | `RUN_LAUNCH_HOLD_MS` | a run started while other starts are being accepted waits until they are answered, at most this long, before it executes (a burst of starts is answered first; a start alone executes at once; docs/decisions.md "Starts answered before their runs execute"); `0`: never held. 0 to 5000 | ms | `500` |
@@ -45,13 +54,31 @@ import { parseQueueList } from './queue-limits';
  * | `RUN_DB_OUTAGE_MAX_MS` | while PostgreSQL is unavailable, the engine keeps its writes (step states, log lines, a run's end) and retries them for this long; steps keep running meanwhile. Past it a run's end is given up (the run is failed once PostgreSQL is back) and buffered log lines are dropped | ms | `600000` (10 min) |
  * | `RUN_LOG_SPILL_AFTER_BYTES` | log text an attempt keeps in memory while PostgreSQL is unavailable; past it the buffered lines go to a file in `RUN_SPILL_DIR`, replayed in order when PostgreSQL is back | bytes | `8388608` (8 MiB) |
  * | `RUN_LOG_SPILL_MAX_BYTES` | most bytes of spilled log text per attempt; past it lines stay in memory until the attempt's 64 MiB log buffer is full, then the steps' output pipes are paused (the steps block on write) until PostgreSQL is back | bytes | `1073741824` (1 GiB) |
- * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand; a file is deleted once replayed) | path | `<RUN_WORK_DIR>/.outage-spill` |
- * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything | path | `<RUN_WORK_DIR>/.replica-state` |
+ * | `RUN_PRIVATE_DIR` | run-service's own directory, out of every step's reach (created at start, run-service's, mode 0711: steps pass through to the files given to them but can neither list nor write it): the default parent of `RUN_SPILL_DIR` and `RUN_STATE_DIR`, and of the attempts' scratch directories (output files, scripts) and run-service's own `TMPDIR`. Must not be inside `RUN_WORK_DIR`; best on a file system steps do not fill (its own volume in Kubernetes; docs/reliability.md) | path | `<os tmpdir>/dagu-mcp-run-service` |
+ * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand, mode 0700; a file is deleted once replayed). Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/outage-spill` |
+ * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything. Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/replica-state` |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
  * | `DAG_SPEC_CACHE_MS` | how long this replica may use its copy of a stored DAG's YAML (read from dag-service's `dag.spec` for a start by name or a `dag.run` child) without reading it again; every change made through dag-service drops the copy before the change is answered (dag-service's `<BUS_PREFIX>:dag:changed` announcements, docs/decisions.md "DAG spec cache"), so this bounds only what nobody announced (direct SQL writes to `dags`); `0`: read dag-service on every start | ms | `5000` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
  */
 export function runConfigSchema() {
+  return runConfigObject().superRefine((raw, ctx) => {
+    // run-service's own files never where steps write (issue 43 item 2).
+    for (const key of ['RUN_PRIVATE_DIR', 'RUN_SPILL_DIR', 'RUN_STATE_DIR'] as const) {
+      const dir = raw[key];
+      if (dir !== undefined && isInside(dir, raw.RUN_WORK_DIR))
+        ctx.addIssue({ code: 'custom', path: [key], message: `must not be inside RUN_WORK_DIR (${raw.RUN_WORK_DIR})` });
+    }
+  });
+}
+
+/** Whether `path` is `base` or below it (both resolved). */
+function isInside(path: string, base: string): boolean {
+  const rel = relative(resolve(base), resolve(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function runConfigObject() {
   return z.object({
     RUN_QUEUE_CONCURRENCY: env.count(8),
     RUN_QUEUES: z
@@ -81,9 +108,40 @@ export function runConfigSchema() {
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a Unix user name such as dagu-step')
       .optional(),
+    RUN_STEP_UID_RANGE: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === '') return undefined;
+        try {
+          return parseUidRange(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+          return z.NEVER;
+        }
+      }),
+    RUN_STEP_MAX_PROCESSES: env.count(256),
+    RUN_STEP_MAX_ADDRESS_BYTES: z.coerce.number().int().positive().optional(),
+    RUN_STEP_MAX_CPU_SECONDS: z.coerce.number().int().positive().optional(),
     RUN_STEP_SPAWNER: env.flag(true),
     RUN_STEP_SPAWNERS: env.count(2).refine((n) => n <= 16, 'must be at most 16'),
     RUN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-runs')),
+    RUN_STEP_LOG_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(4096)
+      .default(16 * 1024 * 1024),
+    RUN_DIR_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1024 * 1024 * 1024),
+    RUN_DIR_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+    RUN_MIN_FREE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(256 * 1024 * 1024),
     RUN_LOG_FLUSH_MS: env.millis(50),
     RUN_STATE_WRITE_MS: z.coerce.number().int().min(0).max(1000).default(20),
     RUN_LAUNCH_HOLD_MS: z.coerce.number().int().min(0).max(5000).default(500),
@@ -103,6 +161,7 @@ export function runConfigSchema() {
     RUN_DB_OUTAGE_MAX_MS: env.millis(600_000),
     RUN_LOG_SPILL_AFTER_BYTES: env.count(8 * 1024 * 1024),
     RUN_LOG_SPILL_MAX_BYTES: env.count(1024 * 1024 * 1024),
+    RUN_PRIVATE_DIR: z.string().min(1).default(join(tmpdir(), 'dagu-mcp-run-service')),
     RUN_SPILL_DIR: z.string().min(1).optional(),
     RUN_STATE_DIR: z.string().min(1).optional(),
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
@@ -146,12 +205,26 @@ export interface RunConfig {
   readonly killGraceMs: number;
   readonly defaultShell: string;
   readonly workDir: string;
-  /** Unix user the steps run as; undefined: as run-service itself. */
+  /** Unix user the steps run as (`RUN_STEP_USER`, a one-uid range); undefined: as run-service itself. */
   readonly stepUser?: string;
+  /** The uids of runs (`RUN_STEP_UID_RANGE`), inclusive; wins over {@link RunConfig.stepUser}. */
+  readonly stepUidRange?: { readonly first: number; readonly last: number };
+  /** Limits of step processes (`RUN_STEP_MAX_PROCESSES`, `RUN_STEP_MAX_ADDRESS_BYTES`, `RUN_STEP_MAX_CPU_SECONDS`). */
+  readonly stepMaxProcesses: number;
+  readonly stepMaxAddressBytes?: number;
+  readonly stepMaxCpuSeconds?: number;
   /** Start step processes from the spawner process (`RUN_STEP_SPAWNER`). */
   readonly stepSpawner: boolean;
   /** How many spawner processes (`RUN_STEP_SPAWNERS`, 1–16). */
   readonly stepSpawners: number;
+  /** Most disk a run's directory may take (`RUN_DIR_MAX_BYTES`), bytes; 0: no bound. */
+  readonly runDirMaxBytes: number;
+  /** How often a running run's directory is measured (`RUN_DIR_CHECK_MS`), ms. */
+  readonly runDirCheckMs: number;
+  /** Free bytes a run needs to start its steps (`RUN_MIN_FREE_BYTES`); 0: never waits. */
+  readonly minFreeBytes: number;
+  /** Most output bytes one try of a step stores (`RUN_STEP_LOG_MAX_BYTES`): head, marker, tail. */
+  readonly stepLogMaxBytes: number;
   readonly logFlushMs: number;
   /** Least time between two step-state writes of one attempt (`RUN_STATE_WRITE_MS`), ms; 0: back to back. */
   readonly stateWriteMs: number;
@@ -183,9 +256,11 @@ export interface RunConfig {
   readonly logSpillAfterBytes: number;
   /** Most spilled log bytes per attempt. */
   readonly logSpillMaxBytes: number;
-  /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<workDir>/.outage-spill`). */
+  /** run-service's own directory, out of the steps' reach (`RUN_PRIVATE_DIR`). */
+  readonly privateDir: string;
+  /** Where spilled log lines go (`RUN_SPILL_DIR`, default `<privateDir>/outage-spill`). */
   readonly spillDir: string;
-  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<workDir>/.replica-state`). */
+  /** Where live step process groups are recorded (`RUN_STATE_DIR`, default `<privateDir>/replica-state`). */
   readonly stateDir: string;
   /** Grace after the recovery sweep's own reconnection (`RUN_RECOVERY_GRACE_MS`). */
   readonly recoveryGraceMs: number;
@@ -211,8 +286,16 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     defaultShell: raw.RUN_DEFAULT_SHELL,
     workDir: raw.RUN_WORK_DIR,
     ...(raw.RUN_STEP_USER !== undefined ? { stepUser: raw.RUN_STEP_USER } : {}),
+    ...(raw.RUN_STEP_UID_RANGE !== undefined ? { stepUidRange: raw.RUN_STEP_UID_RANGE } : {}),
+    stepMaxProcesses: raw.RUN_STEP_MAX_PROCESSES,
+    ...(raw.RUN_STEP_MAX_ADDRESS_BYTES !== undefined ? { stepMaxAddressBytes: raw.RUN_STEP_MAX_ADDRESS_BYTES } : {}),
+    ...(raw.RUN_STEP_MAX_CPU_SECONDS !== undefined ? { stepMaxCpuSeconds: raw.RUN_STEP_MAX_CPU_SECONDS } : {}),
     stepSpawner: raw.RUN_STEP_SPAWNER,
     stepSpawners: raw.RUN_STEP_SPAWNERS,
+    stepLogMaxBytes: raw.RUN_STEP_LOG_MAX_BYTES,
+    runDirMaxBytes: raw.RUN_DIR_MAX_BYTES,
+    runDirCheckMs: raw.RUN_DIR_CHECK_MS,
+    minFreeBytes: raw.RUN_MIN_FREE_BYTES,
     logFlushMs: raw.RUN_LOG_FLUSH_MS,
     stateWriteMs: raw.RUN_STATE_WRITE_MS,
     launchHoldMs: raw.RUN_LAUNCH_HOLD_MS,
@@ -237,9 +320,10 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     dbOutageMaxMs: raw.RUN_DB_OUTAGE_MAX_MS,
     logSpillAfterBytes: raw.RUN_LOG_SPILL_AFTER_BYTES,
     logSpillMaxBytes: raw.RUN_LOG_SPILL_MAX_BYTES,
-    spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_WORK_DIR, '.outage-spill'),
+    privateDir: raw.RUN_PRIVATE_DIR,
+    spillDir: raw.RUN_SPILL_DIR ?? join(raw.RUN_PRIVATE_DIR, 'outage-spill'),
     recoveryGraceMs: raw.RUN_RECOVERY_GRACE_MS,
-    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_WORK_DIR, '.replica-state'),
+    stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_PRIVATE_DIR, 'replica-state'),
     specCacheMs: raw.DAG_SPEC_CACHE_MS,
     ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
   };

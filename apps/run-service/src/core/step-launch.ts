@@ -13,6 +13,30 @@ export interface StepIdentity {
   readonly home: string;
 }
 
+/**
+ * Resource limits of a step's processes (issue 43), each set as soft and hard
+ * limit before the switch to the run's uid, so the step cannot raise them.
+ */
+export interface StepLimits {
+  /** RLIMIT_NPROC: processes (threads count too) of the uid, hence of the run (`RUN_STEP_MAX_PROCESSES`). */
+  readonly maxProcesses?: number;
+  /** RLIMIT_AS: bytes of address space of each process (`RUN_STEP_MAX_ADDRESS_BYTES`). */
+  readonly maxAddressBytes?: number;
+  /** RLIMIT_CPU: CPU seconds of each process (`RUN_STEP_MAX_CPU_SECONDS`). */
+  readonly maxCpuSeconds?: number;
+  /** RLIMIT_FSIZE: bytes of any one file a process writes (`RUN_DIR_MAX_BYTES`). */
+  readonly maxFileBytes?: number;
+}
+
+/** Who a spawned process runs as (issue 43: a uid per run): ids, umask and limits, applied between fork and exec. */
+export interface SpawnAs {
+  readonly uid: number;
+  readonly gid: number;
+  /** File mode creation mask, e.g. `0o077`. */
+  readonly umask: number;
+  readonly limits: StepLimits;
+}
+
 /** Starts user code as the step user. */
 export interface StepLauncher {
   /** The step user; undefined when steps run as run-service's own user. */
@@ -41,6 +65,29 @@ export interface StepLauncher {
    * Absent: `child_process.spawn` of the wrapped argv in run-service itself.
    */
   readonly spawner?: StepSpawner;
+  /**
+   * A launcher of its own for one run (issue 43, `process/run-isolation.ts`):
+   * the run's uid, limits and cleanup. Absent: every run uses this launcher.
+   *
+   * @throws Error when no uid of the range is free
+   */
+  isolateRun?(): RunIsolation;
+}
+
+/** One run's isolation: its launcher, and what ends it. */
+export interface RunIsolation {
+  /** Starts every process of the run as the run's uid. */
+  readonly launcher: StepLauncher;
+  /** The run's uid. */
+  readonly uid: number;
+  /** Whether the uid is the run's alone (false: one shared uid, `RUN_STEP_USER`). */
+  readonly exclusive: boolean;
+  /**
+   * Ends the run's isolation: kills every process left with the run's uid (exclusive uids only),
+   * removes its files from the shared temp directory, seals `runDir` (owned by run-service again, 0700)
+   * and frees the uid. Never rejects.
+   */
+  release(runDir: string | undefined): Promise<void>;
 }
 
 /**
@@ -75,7 +122,14 @@ export interface StepChildListener {
 
 /** Starts one process detached (leading its own process group), stdin ignored, stdout and stderr piped. */
 export interface StepSpawner {
-  spawn(file: string, args: readonly string[], opts: { cwd: string; env: Readonly<Record<string, string>> }): StepChild;
+  spawn(file: string, args: readonly string[], opts: SpawnOptions): StepChild;
+}
+
+/** Where and how {@link StepSpawner.spawn} starts a process; `as` absent: as the spawner's own identity. */
+export interface SpawnOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly as?: SpawnAs;
 }
 
 /** Receives step process group starts and ends (group id = the leader's pid). */

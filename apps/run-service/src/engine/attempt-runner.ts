@@ -1,5 +1,7 @@
 import { loadProfileEnv, type SecretSource } from '../store/profile-env';
 import { createScratchDir, removeScratchDir } from './scratch-dirs';
+import { waitForFreeSpace, watchDirSize } from './disk-guard';
+import { rm } from 'node:fs/promises';
 import type { HandlerKind, NormalizedDag } from '@dagu-mcp/dag-spec';
 import type { Logger, Pool } from '@dagu-mcp/runtime';
 import {
@@ -16,7 +18,7 @@ import { NodeStateWriter } from '../store/node-state-writer';
 import { checkConditions } from '../process/conditions';
 import { runGraph } from './graph-runner';
 import type { RunParam } from '../core/params';
-import { prepareRunEnvironment } from '../process/run-environment';
+import { prepareRunEnvironment, runWorkDir } from '../process/run-environment';
 import type {
   AttemptIdentity,
   NodeSpec,
@@ -26,7 +28,7 @@ import type {
   StepExecutors,
 } from '../core/run-types';
 import { applyHandlerOutcome, initFailureStatus, rollupRunStatus, type RunInterruption } from '../core/status-rules';
-import type { StepLauncher } from '../core/step-launch';
+import type { RunIsolation, StepLauncher } from '../core/step-launch';
 import { runNode, type RunAbortReason } from './step-runner';
 import type { RunMetrics } from '../events/run-metrics';
 
@@ -130,11 +132,20 @@ function describe(error: unknown): string {
 
 /** Runs the attempt; never rejects for anything a user's DAG does. */
 export async function runAttempt(
-  deps: AttemptDeps,
+  replicaDeps: AttemptDeps,
   plan: AttemptPlan,
   control: AttemptControl,
 ): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
+  // A uid of its own for this run (issue 43): every process of the attempt starts through its launcher.
+  let isolation: RunIsolation | undefined;
+  let isolationError: string | undefined;
+  try {
+    isolation = replicaDeps.launcher.isolateRun?.();
+  } catch (cause) {
+    isolationError = describe(cause);
+  }
+  const deps = isolation === undefined ? replicaDeps : { ...replicaDeps, launcher: isolation.launcher };
   const profile = await profileOf(deps, plan);
   // Secret profile values never reach a step log or the scheduler log as they are (022b).
   const sink = new LogSink(deps.pool, { ...logSinkOptions(deps.config, deps.logger), masks: profile.secrets });
@@ -192,9 +203,22 @@ export async function runAttempt(
   let status: RunStatusCode = RunStatus.failed;
   let error: string | undefined;
   let scratchDir: string | undefined;
+  const runDir = runWorkDir(deps.config.workDir, dag.name, identity.dagRunId);
+  let stopWatch: (() => void) | undefined;
+  let overDisk = false;
   try {
+    // Issue 43 item 3: no run starts its steps on a nearly full disk; it waits, saying why.
+    await waitForFreeSpace({
+      dir: deps.config.workDir,
+      minFreeBytes: deps.config.minFreeBytes,
+      everyMs: 2000,
+      signal: main.signal,
+      say: log,
+      logger: deps.logger.child(runLogFields(identity)),
+    });
     let env: RunEnvironment;
     try {
+      if (isolationError !== undefined) throw new Error(isolationError);
       env = await prepareRunEnvironment({
         dag,
         params: plan.params,
@@ -213,6 +237,18 @@ export async function runAttempt(
       return { status: RunStatus.failed, error, params, paramsEvaluated: plan.paramsEvaluated };
     }
     params = env.params;
+    if (deps.config.runDirMaxBytes > 0)
+      stopWatch = watchDirSize({
+        dir: runDir,
+        maxBytes: deps.config.runDirMaxBytes,
+        everyMs: deps.config.runDirCheckMs,
+        onOver: (bytes) => {
+          overDisk = true;
+          const error = `the run directory holds ${bytes} bytes, over RUN_DIR_MAX_BYTES (${deps.config.runDirMaxBytes})`;
+          log(error);
+          forward({ kind: 'limit', error })();
+        },
+      });
     scratchDir = createScratchDir();
     await deps.launcher.shareDir(scratchDir);
     const ctx = contextOf(deps, plan, env, sink, states, log, scratchDir);
@@ -244,7 +280,11 @@ export async function runAttempt(
     deps.metrics?.runEnded(identity.dagName, status, (Date.now() - startedAt) / 1000);
     await states.flush();
     await sink.flush();
+    stopWatch?.();
     if (scratchDir !== undefined) removeScratchDir(scratchDir);
+    await isolation?.release(runDir);
+    // A directory over its bound is not kept for retention: its disk goes back at once.
+    if (overDisk) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

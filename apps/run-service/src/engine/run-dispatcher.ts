@@ -18,6 +18,7 @@ export class RunDispatcher {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private lastRefusal: string | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -29,6 +30,11 @@ export class RunDispatcher {
       logger: Logger;
       /** Starts the claimed runs (already `running` and owned in PostgreSQL). */
       onClaimed: (runs: ClaimedRun[]) => Promise<void>;
+      /**
+       * Whether this replica may take queued runs now; when it says no (with the reason), they stay
+       * queued for a later pass or another replica (issue 43: too little free disk). Default: always.
+       */
+      mayClaim?: () => Promise<string | undefined>;
     },
   ) {}
 
@@ -66,6 +72,13 @@ export class RunDispatcher {
     try {
       // Nothing queued (the common pass, after a run ended): no locked claim transaction.
       if (!(await hasQueuedRuns(this.pool))) return;
+      const refusal = await this.options.mayClaim?.();
+      if (refusal !== undefined) {
+        if (refusal !== this.lastRefusal) this.options.logger.warn({ reason: refusal }, 'queued runs left queued');
+        this.lastRefusal = refusal;
+        return;
+      }
+      this.lastRefusal = undefined;
       const claimed = await withTransaction(this.pool, (client) =>
         claimQueuedRuns(client, this.options.owner, this.options.queues),
       );

@@ -7,6 +7,7 @@ import { runEventOf, type RunEventPublisher } from '../events/run-event-publishe
 import { readStreamTotals } from '../store/log-reader';
 import { queueLimits } from '../config/queue-limits';
 import { RunDispatcher } from './run-dispatcher';
+import { lowDiskReason } from './disk-guard';
 import { LaunchGate } from './launch-gate';
 import { findRunByPk, finishAttempt, loadSteps, type InsertedRun } from '../store/run.repository';
 import { forceEndRun, heartbeat } from '../store/run-ownership.repository';
@@ -129,6 +130,8 @@ export class RunEngine {
           this.launch(run.pk);
         }
       },
+      // Queued runs stay queued while the disk is nearly full (issue 43 item 3; disk-guard.ts).
+      mayClaim: () => lowDiskReason(deps.config.workDir, deps.config.minFreeBytes),
     });
   }
 

@@ -7,7 +7,9 @@ import { join } from 'node:path';
  * Scratch directories of attempts (a step's output file, a script step's
  * script). Each attempt gets its own directory, named with 72 random bits,
  * under one base directory this process creates on first use
- * (`<os.tmpdir()>/dagu-run-XXXXXX`, mode 0711: a step user can reach a file
+ * (`<root>/dagu-run-XXXXXX`, the root being `RUN_PRIVATE_DIR` once
+ * {@link useScratchRoot} was called, else `os.tmpdir()`; issue 43: out of the
+ * steps' `/tmp`), mode 0711: a step user can reach a file
  * whose name it was given, but cannot list what is there), and removes
  * when it exits (a killed process leaves it in tmpdir(), as a killed
  * attempt always left its directory).
@@ -18,7 +20,16 @@ import { join } from 'node:path';
  * run-service's time in a burst of one-step runs.
  */
 let base: string | undefined;
+let root: string | undefined;
 let exitHooked = false;
+
+/**
+ * Puts later bases under `dir` (run-service's private directory, `RUN_PRIVATE_DIR`,
+ * which must exist and be passable by steps: mode 0711). A base made already stays.
+ */
+export function useScratchRoot(dir: string): void {
+  root = dir;
+}
 
 /**
  * Creates a fresh, empty scratch directory for one attempt (mode 0700; the
@@ -48,7 +59,7 @@ function makeDirIn(parent: string): string {
 
 function baseDir(): string {
   if (base === undefined) {
-    const made = mkdtempSync(join(tmpdir(), 'dagu-run-'));
+    const made = mkdtempSync(join(root ?? tmpdir(), 'dagu-run-'));
     chmodSync(made, 0o711);
     if (!exitHooked) {
       // One base per process (every engine of the process shares it): removed when the process exits.

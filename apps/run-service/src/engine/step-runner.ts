@@ -29,16 +29,19 @@ import { executeTry, type TryResult } from '../executors/step-try';
  *    `mark_success`.
  */
 
-/** Why the run's signal aborted: a stop, or the DAG's `timeout_sec`. */
+/** Why the run's signal aborted: a stop, the DAG's `timeout_sec`, a shutdown, or a bound of the run (`RUN_DIR_MAX_BYTES`). */
 export type RunAbortReason =
-  { kind: 'stop' } | { kind: 'timeout'; error: string } | { kind: 'shutdown'; error: string };
+  | { kind: 'stop' }
+  | { kind: 'timeout'; error: string }
+  | { kind: 'shutdown'; error: string }
+  | { kind: 'limit'; error: string };
 
 function reasonOf(signal: AbortSignal): RunAbortReason | undefined {
   const reason: unknown = signal.reason;
   if (typeof reason === 'object' && reason !== null && 'kind' in reason) {
     const kind = reason.kind;
     const error = 'error' in reason && typeof reason.error === 'string' ? reason.error : '';
-    if (kind === 'timeout' || kind === 'shutdown') return { kind, error };
+    if (kind === 'timeout' || kind === 'shutdown' || kind === 'limit') return { kind, error };
     if (kind === 'stop') return { kind };
   }
   return undefined;
@@ -212,7 +215,7 @@ function finish(ctx: RunContext, node: NodeSpec, state: NodeState, result: TryRe
     state.outputs = result.published ?? {};
     if (state.outputs.variable !== undefined)
       ctx.outputVars.set(state.outputs.variable.name, state.outputs.variable.value);
-  } else if (result.aborted && reason?.kind !== 'timeout' && reason?.kind !== 'shutdown') {
+  } else if (result.aborted && (reason === undefined || reason.kind === 'stop')) {
     state.status = StepStatus.aborted;
     state.error = undefined;
   } else {

@@ -5,7 +5,8 @@ import { StepStatus } from '@dagu-mcp/contracts';
 import { checkpointOf, type Checkpoint } from '../core/checkpoint-types';
 import { compileAuthorRegex } from '../core/author-regex';
 import type { InterpolationScope } from '../core/interpolate';
-import type { NodeSpec, NodeState, RunContext } from '../core/run-types';
+import { StepLogBudget } from '../core/log-bound';
+import type { LogStreamWriter, NodeSpec, NodeState, RunContext } from '../core/run-types';
 import { OutputCapture, parseOutputFile, readStepOutput, type PublishedOutputs } from '../core/step-outputs';
 
 /**
@@ -57,11 +58,30 @@ function matcherOf(patterns: readonly string[]): (line: string) => boolean {
   return (line) => tests.some((test) => test(line));
 }
 
-/** Runs one try of `input.node`. Never rejects for anything the user's DAG does. */
+/**
+ * Runs one try of `input.node`. Never rejects for anything the user's DAG does.
+ * Its stored output is bounded (`RUN_STEP_LOG_MAX_BYTES`, core/log-bound.ts):
+ * the head and the tail, with a marker of what was dropped between them.
+ */
 export async function executeTry(ctx: RunContext, input: TryInput): Promise<TryResult> {
+  const budget = new StepLogBudget(ctx.config.stepLogMaxBytes);
+  const stdoutLog = budget.wrap(ctx.streamWriter(input.state.stdoutLog));
+  const stderrLog = budget.wrap(ctx.streamWriter(input.state.stderrLog));
+  try {
+    return await executeBoundedTry(ctx, input, stdoutLog, stderrLog);
+  } finally {
+    stdoutLog.finish();
+    stderrLog.finish();
+  }
+}
+
+async function executeBoundedTry(
+  ctx: RunContext,
+  input: TryInput,
+  stdoutLog: LogStreamWriter,
+  stderrLog: LogStreamWriter,
+): Promise<TryResult> {
   const { node, state } = input;
-  const stdoutLog = ctx.streamWriter(state.stdoutLog);
-  const stderrLog = ctx.streamWriter(state.stderrLog);
   const captured =
     ctx.captureStreams !== undefined &&
     (ctx.captureStreams.has(node.name) || (node.step.id !== undefined && ctx.captureStreams.has(node.step.id)));

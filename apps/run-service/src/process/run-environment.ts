@@ -1,6 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { NormalizedDag } from '@dagu-mcp/dag-spec';
 import { substituteAuthorCommands, substituteCommands } from './command-substitution';
 import { applyEnvVars, isExportableName, withExported } from '../core/env-merge';
@@ -8,6 +8,7 @@ import { expandVariables } from '../core/interpolate';
 import type { RunParam } from '../core/params';
 import type { RunEnvironment } from '../core/run-types';
 import type { StepLauncher } from '../core/step-launch';
+import { adoptTree } from './run-isolation';
 
 /** Inputs of {@link prepareRunEnvironment}. */
 export interface RunEnvironmentInput {
@@ -66,15 +67,28 @@ export function runWorkDir(workDirBase: string, dagName: string, dagRunId: strin
  * The run directory `<workDirBase>/<dag>/<run id>` is created; it is the
  * steps' default working directory unless the DAG sets `working_dir`
  * (relative values resolve against the run directory). It belongs to the
- * step user (docs/security.md), who can write there.
+ * step user (docs/security.md), who can write there. With a step user the
+ * run directory is also the steps' `HOME` and `TMPDIR` (issue 43: mode 0700,
+ * owned by the run's uid; its parents 0711, so no run lists another's), and a
+ * retry's new uid takes over the whole tree an earlier attempt left.
  *
  * @throws Error when a command substitution fails or the run directory cannot be created.
  */
 export async function prepareRunEnvironment(input: RunEnvironmentInput): Promise<RunEnvironment> {
   const runDir = runWorkDir(input.workDirBase, input.dag.name, input.dagRunId);
-  await mkdir(runDir, { recursive: true });
-  await input.launcher.adopt(runDir);
+  const created = await mkdir(runDir, { recursive: true, mode: 0o700 });
+  const identity = input.launcher.identity;
   let env: Record<string, string> = { ...input.processEnv };
+  if (identity !== undefined) {
+    // Created or not, the parents are passable but not listable (run-service's umask is 077).
+    await chmod(dirname(runDir), 0o711);
+    await chmod(input.workDirBase, 0o711);
+    // Mode first: once the uid owns it, changing it would need CAP_FOWNER.
+    await chmod(runDir, 0o700);
+    if (created === undefined) await adoptTree(runDir, identity.uid, identity.gid);
+    env = { ...env, HOME: runDir, TMPDIR: runDir, USER: identity.name, LOGNAME: identity.name };
+  }
+  await input.launcher.adopt(runDir);
   const substitution = { shell: input.shell, cwd: runDir, launcher: input.launcher };
   for (const entry of input.dag.env) {
     const expanded = applyEnvVars(env, [entry], (value, current) => expandVariables(value, (name) => current[name]));

@@ -42,9 +42,14 @@ export function resolveStepIdentity(name: string): StepIdentity {
 
 /** The first executable `setpriv` on `path` (a `PATH` value), if any. */
 export function findSetpriv(path: string): string | undefined {
+  return findOnPath(path, 'setpriv');
+}
+
+/** The first executable `name` on `path` (a `PATH` value), if any (`setpriv`, `prlimit`). */
+export function findOnPath(path: string, name: string): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (dir === '') continue;
-    const candidate = join(dir, 'setpriv');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
-import type { StepChild, StepChildListener, StepIdentity, StepSpawner } from '../../core/step-launch';
+import type { SpawnOptions, StepChild, StepChildListener, StepIdentity, StepSpawner } from '../../core/step-launch';
 import { encodeToSpawner, SpawnerFrameReader, type FromSpawner, type ToSpawner } from './spawner-protocol';
 
 /**
@@ -58,11 +58,7 @@ export class ProcessSpawner implements StepSpawner {
   }
 
   /** Starts `file args` in the spawner; never throws (a failure arrives as the child's `error`). */
-  spawn(
-    file: string,
-    args: readonly string[],
-    opts: { cwd: string; env: Readonly<Record<string, string>> },
-  ): StepChild {
+  spawn(file: string, args: readonly string[], opts: SpawnOptions): StepChild {
     // First: a spawner that died but whose close has not come yet fails its children now, before
     // this one joins them (else it would be failed while it runs, unsupervised).
     this.ensureProcess();
@@ -71,7 +67,15 @@ export class ProcessSpawner implements StepSpawner {
     this.children.set(id, child);
     // While a child is open the pipes keep the event loop alive (its answers are awaited).
     if (this.children.size === 1) this.refPipes(true);
-    this.post({ t: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env });
+    this.post({
+      t: 'spawn',
+      id,
+      file,
+      args,
+      cwd: opts.cwd,
+      env: opts.env,
+      ...(opts.as !== undefined ? { as: opts.as } : {}),
+    });
     return child;
   }
 

@@ -1,4 +1,4 @@
-import type { StepChild, StepSpawner } from '../../core/step-launch';
+import type { SpawnOptions, StepChild, StepSpawner } from '../../core/step-launch';
 
 /** A pool member: a spawner that says how many of its children are still open. */
 export interface CountedSpawner extends StepSpawner {
@@ -25,11 +25,7 @@ export class SpawnerPool implements StepSpawner {
    * first of those on a tie: steps one at a time (a chain) stay on one warm
    * spawner, concurrent ones spread. Never throws, as {@link StepSpawner.spawn}.
    */
-  spawn(
-    file: string,
-    args: readonly string[],
-    opts: { cwd: string; env: Readonly<Record<string, string>> },
-  ): StepChild {
+  spawn(file: string, args: readonly string[], opts: SpawnOptions): StepChild {
     let best = this.members[0]!;
     for (const member of this.members) if (member.open < best.open) best = member;
     return best.spawn(file, args, opts);

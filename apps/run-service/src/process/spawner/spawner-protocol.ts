@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import type { SpawnAs } from '../../core/step-launch';
 
 /**
  * The frames between run-service and its step spawner (`native/step-spawner.c`;
@@ -22,6 +23,8 @@ export type ToSpawner =
       args: readonly string[];
       cwd: string;
       env: Readonly<Record<string, string>>;
+      /** The child's uid, gid, umask and limits (issue 43); absent: the spawner's `--uid`/`--gid`. */
+      as?: SpawnAs;
     }
   /** Stop reading the child's pipes (run-service's log buffer is full), or read again. */
   | { t: 'pause'; id: number }
@@ -53,7 +56,8 @@ const NO_CODE = 0xffffffff;
  * Encodes one message as a frame.
  *
  * spawn payload: `file` NUL `cwd` NUL, u32 argc, argc × (arg NUL), u32 envc,
- * envc × (`KEY=value` NUL). A NUL inside a value cannot cross exec; it is
+ * envc × (`KEY=value` NUL); with `as`: u32 uid, u32 gid, u32 umask, u32
+ * nlimits, nlimits × (u32 resource, u64 limit as two u32, low first). A NUL inside a value cannot cross exec; it is
  * refused here, as Node's spawn refuses it.
  *
  * @throws TypeError when a file, cwd, arg or env entry holds a NUL byte; RangeError when the frame
@@ -70,7 +74,8 @@ export function encodeToSpawner(message: ToSpawner): Buffer {
   const env = Object.entries(message.env).map(([key, value]) => `${key}=${value}`);
   const strings = [message.file, message.cwd, ...message.args, ...env];
   for (const s of strings) if (s.includes('\0')) throw new TypeError('a spawn argument holds a NUL byte');
-  let size = 9 + 8;
+  const limits = message.as === undefined ? [] : limitEntries(message.as);
+  let size = 9 + 8 + (message.as === undefined ? 0 : 16 + 12 * limits.length);
   for (const s of strings) size += Buffer.byteLength(s) + 1;
   // The spawner ends on a larger frame; this step alone fails instead.
   if (size - 4 > MAX_SPAWN_FRAME) throw new RangeError(`a step's argv and environment exceed ${MAX_SPAWN_FRAME} bytes`);
@@ -91,7 +96,29 @@ export function encodeToSpawner(message: ToSpawner): Buffer {
   frame.writeUInt32LE(env.length, at);
   at += 4;
   for (const entry of env) put(entry);
+  if (message.as !== undefined) {
+    for (const n of [message.as.uid, message.as.gid, message.as.umask, limits.length]) at = frame.writeUInt32LE(n, at);
+    for (const [resource, value] of limits) {
+      at = frame.writeUInt32LE(resource, at);
+      at = frame.writeUInt32LE(value % 2 ** 32, at);
+      at = frame.writeUInt32LE(Math.floor(value / 2 ** 32), at);
+    }
+  }
   return frame;
+}
+
+/** Linux resource numbers (asm-generic/resource.h, the same on x86 and ARM). */
+const RLIMIT = { cpu: 0, fsize: 1, nproc: 6, as: 9 } as const;
+
+/** The limits of `as` that are set, as [resource, value] pairs. */
+function limitEntries(as: SpawnAs): [number, number][] {
+  const out: [number, number][] = [];
+  const { maxCpuSeconds, maxFileBytes, maxProcesses, maxAddressBytes } = as.limits;
+  if (maxCpuSeconds !== undefined) out.push([RLIMIT.cpu, maxCpuSeconds]);
+  if (maxFileBytes !== undefined) out.push([RLIMIT.fsize, maxFileBytes]);
+  if (maxProcesses !== undefined) out.push([RLIMIT.nproc, maxProcesses]);
+  if (maxAddressBytes !== undefined) out.push([RLIMIT.as, maxAddressBytes]);
+  return out;
 }
 
 const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([name, n]) => [n, name]));
