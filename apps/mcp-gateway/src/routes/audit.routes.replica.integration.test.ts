@@ -54,7 +54,7 @@ beforeAll(async () => {
     '/api/v1',
     createRestRouter({
       logger,
-      bodyLimitBytes: 1024 * 1024,
+      parseJson: express.json({ limit: 1024 * 1024 }),
       authenticate: asAdmin,
       routes: [auditRoutes({ pool, reads })],
       openApi: (routes) => buildOpenApiDocument(routes, { version: 'test', basePath: '' }),
