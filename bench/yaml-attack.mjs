@@ -151,6 +151,11 @@ async function main() {
   const stack = await startStack({
     databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // BODY_PARSE_THREAD_MIN_BYTES=1000000000 parses every body on the gateway's event loop (before/after).
+    extraEnv:
+      process.env.BODY_PARSE_THREAD_MIN_BYTES === undefined
+        ? {}
+        : { BODY_PARSE_THREAD_MIN_BYTES: process.env.BODY_PARSE_THREAD_MIN_BYTES },
   });
   const clients = [];
   let previewer;
