@@ -32,7 +32,6 @@ import type { Acceptable, RequestRunner } from './request-runner';
 import { sessionOwnerOf, type SessionRecord } from './session-record';
 import { SseStream } from './sse-stream';
 import { writeJson } from './json-body';
-import { paramHeaderMismatch } from './param-headers';
 import { requestIdOf } from '../../http/request-id';
 
 /** What {@link StatelessHandler} needs. */
@@ -140,9 +139,7 @@ export class StatelessHandler {
           { supported: ALL_PROTOCOL_VERSIONS, requested: version },
         ),
       );
-    const mismatch =
-      headerMismatch((name) => req.header(name), request.method, request.params, version) ??
-      this.paramMismatch(req, request.method, request.params);
+    const mismatch = headerMismatch((name) => req.header(name), request.method, request.params, version);
     if (mismatch !== undefined) return send(res, 400, errorResponse(request.id, HEADER_MISMATCH, mismatch));
     if (!MODERN_METHODS.has(request.method))
       return send(res, 404, errorResponse(request.id, METHOD_NOT_FOUND, `Method not found: ${request.method}`));
@@ -170,19 +167,6 @@ export class StatelessHandler {
   }
 
   /** `server/discover`: what `initialize` used to say, cacheable per authentication context. */
-  /** The `Mcp-Param-*` check of a `tools/call` (param-headers.ts); other methods have none. */
-  private paramMismatch(req: Request, method: string, params: unknown): string | undefined {
-    if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
-    const name = 'name' in params && typeof params.name === 'string' ? params.name : undefined;
-    const declared = name === undefined ? undefined : this.deps.dispatcher.paramHeaders?.(name);
-    if (declared === undefined || declared.length === 0) return undefined;
-    return paramHeaderMismatch(
-      (header) => req.header(header),
-      declared,
-      'arguments' in params ? params.arguments : undefined,
-    );
-  }
-
   private discover(request: JSONRPCRequest): OutgoingMessage {
     const init = this.deps.dispatcher.initializeResult('2025-11-25');
     return {
