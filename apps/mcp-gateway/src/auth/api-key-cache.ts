@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@dagu-mcp/runtime';
 import { KEY_PREFIX_LENGTH, hashApiKey, type ApiKeyRecord } from './api-key.repository';
+import { ReplicaDrops } from './replica-drops';
 
 /** What {@link ApiKeyVerifier} needs of a stored key (API keys, agent keys). */
 export interface VerifiableKey {
@@ -25,14 +26,14 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Verifies API keys without a database round trip on the hot path. Records
- * are cached per lookup prefix; a revocation publishes the prefix on a Redis
- * channel and every replica drops it at once. When the subscriber reconnects
- * (it may have missed messages) the whole cache is dropped. Expiry is checked
- * on every use from the cached `expiresAt`.
+ * are cached per lookup prefix; a revocation drops the prefix on every
+ * replica and returns once each has done so ({@link ReplicaDrops}). Expiry is
+ * checked on every use from the cached `expiresAt`.
  */
 export class ApiKeyVerifier<R extends VerifiableKey = ApiKeyRecord> {
   private readonly cache = new Map<string, { record: R | undefined; at: number }>();
   private readonly touched = new Map<string, number>();
+  private readonly drops: ReplicaDrops;
 
   /**
    * @param channel Redis pub/sub channel of revocations, e.g. `dagu:apikeys:revoked`
@@ -47,18 +48,19 @@ export class ApiKeyVerifier<R extends VerifiableKey = ApiKeyRecord> {
       channel: string;
       logger: Logger;
     },
-  ) {}
+  ) {
+    this.drops = new ReplicaDrops({
+      publisher: deps.publisher,
+      subscriber: deps.subscriber,
+      channel: deps.channel,
+      onDrop: (prefix) => this.cache.delete(prefix),
+      onReset: () => this.cache.clear(),
+    });
+  }
 
   /** Subscribes to revocations; call once at start. */
   async start(): Promise<void> {
-    this.deps.subscriber.on('message', (channel: string, prefix: string) => {
-      if (channel === this.deps.channel) this.cache.delete(prefix);
-    });
-    this.deps.subscriber.on('ready', () => {
-      this.cache.clear();
-      void this.deps.subscriber.subscribe(this.deps.channel).catch(() => undefined);
-    });
-    await this.deps.subscriber.subscribe(this.deps.channel);
+    await this.drops.start();
   }
 
   /**
@@ -69,8 +71,9 @@ export class ApiKeyVerifier<R extends VerifiableKey = ApiKeyRecord> {
     const prefix = key.slice(0, this.deps.prefixLength ?? KEY_PREFIX_LENGTH);
     let entry = this.cache.get(prefix);
     if (entry === undefined || now - entry.at > CACHE_TTL_MS) {
+      const generation = this.drops.generation;
       entry = { record: await this.deps.repository.findByPrefix(prefix), at: now };
-      if (entry.record !== undefined) this.cache.set(prefix, entry);
+      if (entry.record !== undefined && generation === this.drops.generation) this.cache.set(prefix, entry);
     }
     const record = entry.record;
     if (record === undefined || record.revoked) return undefined;
@@ -80,10 +83,12 @@ export class ApiKeyVerifier<R extends VerifiableKey = ApiKeyRecord> {
     return record;
   }
 
-  /** Tells every replica (this one included) to forget the key with `prefix`. */
+  /**
+   * Tells every replica (this one included) to forget the key with `prefix`;
+   * resolves once each has (at most 2 s). Throws when Redis refuses.
+   */
   async invalidate(prefix: string): Promise<void> {
-    this.cache.delete(prefix);
-    await this.deps.publisher.publish(this.deps.channel, prefix);
+    await this.drops.publish(prefix);
   }
 
   private touch(id: string, now: number): void {

@@ -211,6 +211,65 @@ describe('Authenticator', () => {
   });
 });
 
+describe('a revoked key on another replica (issue 24 item 7)', () => {
+  /** A second replica's verifier: its own subscriber, the same channel; `gate` holds its database lookups. */
+  async function replica(gate?: Promise<void>): Promise<{ verifier: ApiKeyVerifier; close: () => void }> {
+    const ownSubscriber = new Redis(REDIS_URL);
+    const other = new ApiKeyVerifier({
+      repository: {
+        findByPrefix: async (keyPrefix) => {
+          const found = await apiKeys.findByPrefix(keyPrefix);
+          await gate;
+          return found;
+        },
+        touch: (id) => apiKeys.touch(id),
+      },
+      publisher: redis,
+      subscriber: ownSubscriber,
+      channel: `${prefix}:revoked`,
+      logger: createLogger({ name: 'authn-test-b', level: 'silent' }),
+    });
+    await other.start();
+    return { verifier: other, close: () => ownSubscriber.disconnect() };
+  }
+
+  const newKey = (name: string) =>
+    apiKeys.create({ name, role: 'viewer', surfaces: ['mcp'], expiresAt: null, createdBy: 'user:admin' });
+
+  it('is refused there as soon as invalidate() resolves here', async () => {
+    const b = await replica();
+    try {
+      for (let round = 0; round < 20; round += 1) {
+        const { record, key } = await newKey(`b-${round}`);
+        expect(await b.verifier.verify(key)).toMatchObject({ id: record.id });
+        await apiKeys.revoke(record.id);
+        await verifier.invalidate(record.prefix);
+        expect(await b.verifier.verify(key)).toBeUndefined();
+      }
+    } finally {
+      b.close();
+    }
+  });
+
+  it('a lookup in flight during the revocation does not cache what it read before it', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const b = await replica(gate);
+    try {
+      const { record, key } = await newKey('in-flight');
+      const inFlight = b.verifier.verify(key);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await apiKeys.revoke(record.id);
+      await verifier.invalidate(record.prefix);
+      release();
+      expect(await inFlight).toMatchObject({ id: record.id });
+      expect(await b.verifier.verify(key)).toBeUndefined();
+    } finally {
+      b.close();
+    }
+  });
+});
+
 describe('login tokens follow the user (docs/security.md "Role boundaries", item 4)', () => {
   it('takes the live role, and ends on a new password, a delete or a logout', async () => {
     const bob = await users.create({ username: 'bob', role: 'admin', passwordHash: await hashPassword('bob-pass') });

@@ -3,6 +3,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import type { Principal } from '@dagu-mcp/contracts';
 import type { LoginTokens, VerifiedLoginToken } from './login-token';
 import type { User, UserRepository } from './user.repository';
+import { ReplicaDrops } from './replica-drops';
 
 /**
  * How long a replica trusts what it read about a user (role, name, token
@@ -29,14 +30,14 @@ export interface LoginSession {
  * on every use the token's user is looked up (cached `LOGIN_STATE_CACHE_MS`)
  * and the principal takes the user's live role; a deleted user, a bumped
  * token version (password reset) or a logged-out token id ends the token.
- * A change publishes on a Redis channel and every replica drops its cached
- * entry at once; a reconnecting subscriber (it may have missed messages)
- * drops everything.
+ * A change drops the cached entry on every replica and returns once each
+ * has ({@link ReplicaDrops}).
  */
 export class LoginSessions {
   private readonly users = new Map<string, UserEntry>();
   /** Token ids seen not logged out, until when (epoch ms). */
   private readonly live = new Map<string, number>();
+  private readonly drops: ReplicaDrops;
 
   /** @param prefix key and channel prefix, e.g. the bus prefix `dagu` */
   constructor(
@@ -48,10 +49,20 @@ export class LoginSessions {
       prefix: string;
       logger: Logger;
     },
-  ) {}
-
-  private get channel(): string {
-    return loginChangedChannel(this.deps.prefix);
+  ) {
+    this.drops = new ReplicaDrops({
+      publisher: deps.publisher,
+      subscriber: deps.subscriber,
+      channel: loginChangedChannel(deps.prefix),
+      onDrop: (message) => {
+        if (message.startsWith('user:')) this.users.delete(message.slice('user:'.length));
+        else if (message.startsWith('token:')) this.live.delete(message.slice('token:'.length));
+      },
+      onReset: () => {
+        this.users.clear();
+        this.live.clear();
+      },
+    });
   }
 
   private revokedKey(tokenId: string): string {
@@ -60,17 +71,7 @@ export class LoginSessions {
 
   /** Subscribes to user changes and logouts; call once at start. */
   async start(): Promise<void> {
-    this.deps.subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.channel) return;
-      if (message.startsWith('user:')) this.users.delete(message.slice('user:'.length));
-      else if (message.startsWith('token:')) this.live.delete(message.slice('token:'.length));
-    });
-    this.deps.subscriber.on('ready', () => {
-      this.users.clear();
-      this.live.clear();
-      void this.deps.subscriber.subscribe(this.channel).catch(() => undefined);
-    });
-    await this.deps.subscriber.subscribe(this.channel);
+    await this.drops.start();
   }
 
   /**
@@ -100,15 +101,13 @@ export class LoginSessions {
   async logOut(tokenId: string, expiresAt: number, now = Date.now()): Promise<void> {
     const ttl = Math.max(1, expiresAt - Math.floor(now / 1000));
     await this.deps.publisher.set(this.revokedKey(tokenId), '1', 'EX', ttl);
-    this.live.delete(tokenId);
-    await this.deps.publisher.publish(this.channel, `token:${tokenId}`);
+    await this.drops.publish(`token:${tokenId}`);
   }
 
   /** Tells every replica (this one included) to read the user again: after a role change, new password or delete. */
   async userChanged(userId: string): Promise<void> {
-    this.users.delete(userId);
-    await this.deps.publisher
-      .publish(this.channel, `user:${userId}`)
+    await this.drops
+      .publish(`user:${userId}`)
       .catch((err: unknown) => this.deps.logger.warn({ err, userId }, 'user change not published'));
   }
 
@@ -123,16 +122,18 @@ export class LoginSessions {
   private async userState(userId: string, now: number): Promise<UserEntry['state']> {
     const cached = this.users.get(userId);
     if (cached !== undefined && cached.until > now) return cached.state;
+    const generation = this.drops.generation;
     const state = await this.deps.repository.findAuthState(userId);
     if (this.users.size > 10_000) this.users.clear();
-    this.users.set(userId, { state, until: now + LOGIN_STATE_CACHE_MS });
+    if (generation === this.drops.generation) this.users.set(userId, { state, until: now + LOGIN_STATE_CACHE_MS });
     return state;
   }
 
   private async loggedOut(token: VerifiedLoginToken, now: number): Promise<boolean> {
     if ((this.live.get(token.tokenId) ?? 0) > now) return false;
+    const generation = this.drops.generation;
     const revoked = (await this.deps.publisher.exists(this.revokedKey(token.tokenId))) > 0;
-    if (!revoked) {
+    if (!revoked && generation === this.drops.generation) {
       if (this.live.size > 10_000) this.live.clear();
       this.live.set(token.tokenId, now + LOGIN_STATE_CACHE_MS);
     }
