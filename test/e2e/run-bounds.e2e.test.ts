@@ -192,7 +192,7 @@ test('one file past RUN_DIR_MAX_BYTES fails its write (RLIMIT_FSIZE) before any 
   expect((await start('neighbour', true)).status).toBe(4);
 }, 60_000);
 
-test('while free space is below RUN_MIN_FREE_BYTES a started run waits with the reason and a queued one stays queued; then both run', async () => {
+test('while free space is below RUN_MIN_FREE_BYTES a started run waits queued with the reason, an enqueued one stays queued; then both run', async () => {
   await apply('neighbour', NEIGHBOUR);
   const filler = join(workDir, 'root-filler');
   // 128 MiB tmpfs: 100 MiB taken leaves less than the 48 MiB a run needs.
@@ -201,25 +201,25 @@ test('while free space is below RUN_MIN_FREE_BYTES a started run waits with the 
   let queued: string;
   try {
     run = await start('neighbour', false);
+    // Recorded queued (5), not running: no step may start on a nearly full disk.
+    expect((await readRun('neighbour', run.dagRunId)).status).toBe(5);
     const enqueued = await client.callTool({
       name: 'dagu_execute',
       arguments: { action: 'enqueue', name: 'neighbour' },
     });
     queued = (enqueued.structuredContent as { dagRunId: string }).dagRunId;
     const schema = stack.schemaOf('run-service');
-    let waiting = false;
-    for (const until = Date.now() + 20_000; !waiting && Date.now() < until;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const { rows } = await pool.query(
-        `SELECT 1 FROM "${schema}".log_chunks WHERE text LIKE '%waiting for disk space:%below RUN_MIN_FREE_BYTES (50331648)%'`,
-      );
-      waiting = rows.length > 0;
-    }
-    expect(waiting).toBe(true);
-    const held = await readRun('neighbour', run.dagRunId);
-    expect({ status: held.status, step: held.steps[0]?.status }).toEqual({ status: 1, step: 0 });
-    // An enqueued run is not even claimed: it stays queued (5) for a replica with room.
+    const { rows } = await pool.query<{ details: { queuedBecause?: string } }>(
+      `SELECT details FROM "${schema}".mutation_log WHERE target LIKE $1`,
+      [`%/${run.dagRunId}`],
+    );
+    expect(rows[0]?.details.queuedBecause ?? '').toMatch(
+      /^waiting for disk space: \d+ bytes free where runs work, below RUN_MIN_FREE_BYTES \(50331648\)$/,
+    );
+    // Neither is claimed while the disk stays full: both stay queued (5) for a replica with room.
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    const held = await readRun('neighbour', run.dagRunId);
+    expect({ status: held.status, step: held.steps[0]?.status }).toEqual({ status: 5, step: 0 });
     expect((await readRun('neighbour', queued)).status).toBe(5);
   } finally {
     rmSync(filler, { force: true });

@@ -38,6 +38,7 @@ import type { Queryable } from '../store/run-rows';
 import { runRefOf, type RunDeps } from './run-deps';
 import { resolveRunProfile } from './profile-commands';
 import { workspaceOfLabels } from '../core/workspace';
+import { lowDiskReason } from '../engine/disk-guard';
 
 /**
  * `run.start` (036 start / enqueue). Takes the spec given, or reads the
@@ -146,7 +147,10 @@ async function acceptStart(
   }
   const dagRunId = request.dagRunId ?? generateRunId();
   const attemptId = generateAttemptId();
-  const status = request.enqueue ? RunStatus.queued : RunStatus.running;
+  // A start on a nearly full disk waits queued, saying why, and the dispatcher starts it once there is
+  // room (issue 43 item 3; engine/disk-guard.ts). Then it is subject to its queue's limits, as an enqueue.
+  const lowDisk = request.enqueue ? undefined : await lowDiskReason(deps.config.workDir, deps.config.minFreeBytes);
+  const status = request.enqueue || lowDisk !== undefined ? RunStatus.queued : RunStatus.running;
   const labels = [...new Set([...dag.labels, ...(request.labels ?? [])])];
   // The caller's profile, else the DAG's, else its workspace's (Dagu spec 022b); recorded with the run.
   const profile = await withStorageErrors(() =>
@@ -179,8 +183,10 @@ async function acceptStart(
       inline: request.inline,
       ...(request.queue !== undefined ? { queue: request.queue } : {}),
       ...(profile !== null ? { profile } : {}),
+      ...(lowDisk !== undefined ? { queuedBecause: lowDisk } : {}),
     },
   };
+  if (lowDisk !== undefined) deps.logger.warn({ dagName: request.dagName, dagRunId, reason: lowDisk }, 'run start queued');
   const reply = runRefOf({ dagName: request.dagName, dagRunId, attemptId, status });
   // A generated run id without `singleton` or an idempotency key has nothing to look up, lock or wait
   // for: the run, its record and its reply go in one statement (issue 28). A caller's own id or
