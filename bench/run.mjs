@@ -447,7 +447,12 @@ async function sideBySide(names) {
   const specStages = { service: 'dag-service', op: 'dag.spec', mcpMethod: 'tools/call' };
   const baseHeaders = mcpHeaders({ protocolVersion: session.protocolVersion });
   // The same calls in the stateless revision (issue 22): no session, the envelope in `_meta`, the routing headers.
-  const modernCalls = specCalls.map((c) => ({ ...c, params: { ...c.params, _meta: MODERN_META } }));
+  // SEP-2243: dagu_read's `name` is mirrored as Mcp-Param-Name, per request.
+  const modernCalls = specCalls.map((c) => ({
+    ...c,
+    params: { ...c.params, _meta: MODERN_META },
+    headers: { 'mcp-param-name': c.params.arguments.name },
+  }));
   const modernHeaders = {
     ...mcpHeaders({ token, protocolVersion: MODERN_VERSION }),
     'mcp-method': 'tools/call',

@@ -99,6 +99,7 @@ try {
           ...mcpHeaders({ token, protocolVersion: MODERN_VERSION }),
           'mcp-method': 'tools/call',
           'mcp-name': 'dagu_read',
+          'mcp-param-name': spec.name,
         },
         agent,
         (id) => rpcBody(id, 'tools/call', { name: 'dagu_read', arguments: spec, _meta: MODERN_META }),

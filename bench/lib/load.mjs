@@ -19,6 +19,9 @@
  *   connections) instead of a closed loop (S10's read load at 70 % of S1).
  * - `sse`: opens `streams` sessions and one idle GET stream on each, holds
  *   them, times the keep-alive comments and samples the gateway's RSS.
+ *
+ * `job.requests` are `{method, params, headers?}`: a request's own `headers` are sent on top of
+ * `job.headers` (2026-07-28's per-call `Mcp-Param-*` headers, SEP-2243).
  */
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
@@ -60,6 +63,8 @@ async function runAutocannon() {
         path: url.pathname + url.search,
         setupRequest: (req) => {
           req.body = bodyFor(variants, next);
+          const own = job.requests[next % job.requests.length].headers;
+          if (own !== undefined) req.headers = { ...job.headers, ...own };
           next += 1;
           return req;
         },
@@ -111,7 +116,8 @@ async function runSequential() {
     let cls;
     let ms;
     try {
-      const answer = await request(job.url, { headers: job.headers, body, agent, timeoutMs: job.timeoutMs ?? 30_000 });
+      const headers = { ...job.headers, ...job.requests[id % job.requests.length].headers };
+      const answer = await request(job.url, { headers, body, agent, timeoutMs: job.timeoutMs ?? 30_000 });
       ms = answer.ms;
       cls = classify(answer, id);
       if (cls !== 'ok') errorSample ??= answer.text.slice(0, 400);

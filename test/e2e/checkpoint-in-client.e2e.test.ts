@@ -206,6 +206,7 @@ async function mrtrCall(name: string, id: number, retry: Record<string, unknown>
       'mcp-protocol-version': MODERN,
       'mcp-method': 'tools/call',
       'mcp-name': 'dagu_execute',
+      'mcp-param-name': name,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

@@ -55,6 +55,8 @@ async function rawCall(
       'mcp-protocol-version': MODERN,
       'mcp-method': 'tools/call',
       'mcp-name': name,
+      // SEP-2243: dagu_* tools mirror `arguments.name` as Mcp-Param-Name.
+      ...(typeof args.name === 'string' ? { 'mcp-param-name': args.name } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

@@ -177,6 +177,52 @@ describe('the stateless wire (raw HTTP)', () => {
     expect(ok.status).toBe(200);
   });
 
+  test('x-mcp-header (SEP-2243): the DAG name is declared as Mcp-Param-Name and checked against the body', async () => {
+    const client = await modernClient();
+    const { tools } = await client.listTools();
+    for (const tool of ['dagu_read', 'dagu_change', 'dagu_execute'])
+      expect(tools.find((t) => t.name === tool)?.inputSchema.properties?.name).toMatchObject({
+        'x-mcp-header': 'Name',
+      });
+    // The SDK v2 client mirrors the annotated argument itself (Base64 for a non-ASCII value): accepted.
+    const mirrored = await client.callTool({ name: 'dagu_read', arguments: { target: 'reference', name: 'tools' } });
+    expect(mirrored.isError).toBeFalsy();
+    const unicode = await client.callTool({ name: 'dagu_read', arguments: { target: 'dag', name: 'dåg' } });
+    expect(unicode.structuredContent).toMatchObject({ code: 'invalid_tool_input' });
+    await client.close();
+
+    const body = (name?: string) =>
+      rpc(9, 'tools/call', {
+        name: 'dagu_read',
+        arguments: { target: 'reference', ...(name !== undefined ? { name } : {}) },
+      });
+    const base = headers('tools/call', 'dagu_read');
+    const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
+    const refused: [Record<string, unknown>, Record<string, string>][] = [
+      [body('tools'), base], // the value is in the body, the header missing
+      [body('tools'), { ...base, 'mcp-param-name': 'authoring' }], // disagrees
+      [body(), { ...base, 'mcp-param-name': 'tools' }], // a header for an absent value
+      [body('Hello'), { ...base, 'mcp-param-name': '=?base64?SGVsbG8?=' }], // Base64 without its padding
+      [body('Hello'), { ...base, 'mcp-param-name': '=?base64?SGVs!!!bG8=?=' }], // not Base64
+    ];
+    for (const [request, h] of refused) {
+      const answer = await post(url, request, h);
+      expect([answer.status, answer.json]).toEqual([
+        400,
+        expect.objectContaining({ id: 9, error: expect.objectContaining({ code: -32020 }) }),
+      ]);
+    }
+    const accepted: [Record<string, unknown>, Record<string, string>][] = [
+      [body('tools'), { ...base, 'mcp-param-name': '  tools ' }],
+      [body('tools'), { ...base, 'MCP-PARAM-NAME': b64('tools') }],
+      // Without both ends of the wrapper a value is literal text.
+      [body('dG9vbHM='), { ...base, 'mcp-param-name': 'dG9vbHM=' }],
+      [body('=?base64?dG9vbHM='), { ...base, 'mcp-param-name': '=?base64?dG9vbHM=' }],
+      [body(), base],
+    ];
+    for (const [request, h] of accepted) expect((await post(url, request, h)).status).toBe(200);
+  });
+
   test('server card and server.json: public, valid against their schemas, the live capabilities and versions', async () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const schemas = join(__dirname, '..', 'fixtures', 'schemas');

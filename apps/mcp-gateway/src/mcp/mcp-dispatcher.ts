@@ -9,6 +9,9 @@ import { resourceMethods } from './resource-methods';
 import { parseParams, type McpDispatcher, type MethodCall, type MethodHandler } from './transport/dispatcher';
 import { JsonRpcError, METHOD_NOT_FOUND } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
+import { paramHeadersOf } from './transport/param-headers';
+import { TOOL_DEFINITIONS } from './tools/tool-definitions';
+import { offersTool } from './tools/tool-access';
 
 /** What the dispatcher is built from. */
 export interface DispatcherDeps {
@@ -48,7 +51,10 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
       ...completionMethods({ handlers, source: deps.completions, extensions }),
     }),
   );
+  // SEP-2243: the built-in tools' `x-mcp-header` parameters, read once from their definitions.
+  const paramHeaders = new Map(TOOL_DEFINITIONS.map((tool) => [tool.name, paramHeadersOf(tool.inputSchema)]));
   return {
+    paramHeaders: (toolName, principal) => (offersTool(principal, toolName) ? (paramHeaders.get(toolName) ?? []) : []),
     initializeResult: (protocolVersion, clientCapabilities) =>
       initializeResult(protocolVersion, deps.version, clientCapabilities),
     handle: async (method, params, call) => {

@@ -28,9 +28,13 @@ const daguRead: Tool = {
         type: 'string',
         description: `Case-sensitive read target (target mode): ${ADVERTISED_READ_TARGETS.join(', ')}.`,
       },
-      name: str(
-        'DAG name (dag, dag_spec, run, run_logs, step_log, foreach_items, foreach_item) or reference topic (reference).',
-      ),
+      // SEP-2243: mirrored as Mcp-Param-Name, so a proxy can route or limit reads by DAG (docs/mcp-transport.md).
+      name: {
+        ...str(
+          'DAG name (dag, dag_spec, run, run_logs, step_log, foreach_items, foreach_item) or reference topic (reference).',
+        ),
+        'x-mcp-header': 'Name',
+      },
       dagRunId: str('DAG-run id (run, run_logs, step_log, foreach_items, foreach_item).'),
       subRunId: str('Child DAG-run id under the root run (run, step_log, foreach_items, foreach_item).'),
       stepName: str('Step name (step_log, foreach_items, foreach_item).'),
@@ -92,9 +96,12 @@ const daguChange: Tool = {
         default: 'upsert_dag',
         description: 'Change type (default upsert_dag).',
       },
-      name: str(
-        'DAG name (upsert_dag, rename_dag, delete_dag, set_dag_profile, clear_dag_profile): letters, digits, "_", "." and "-", at most 40 characters.',
-      ),
+      name: {
+        ...str(
+          'DAG name (upsert_dag, rename_dag, delete_dag, set_dag_profile, clear_dag_profile): letters, digits, "_", "." and "-", at most 40 characters.',
+        ),
+        'x-mcp-header': 'Name',
+      },
       spec: str('The DAG YAML document, kept exactly as given (upsert_dag).'),
       newName: str('The new DAG name (rename_dag).'),
       profile: str("Runtime profile name of the DAG's workspace, ^[a-z0-9][a-z0-9._-]*$ (set_dag_profile)."),
@@ -131,7 +138,7 @@ const daguExecute: Tool = {
         enum: ['dag', 'inline_spec', 'run'],
         description: 'Default: run for retry/stop; inline_spec when spec is given; else dag.',
       },
-      name: str('DAG name (also the name of an inline run).'),
+      name: { ...str('DAG name (also the name of an inline run).'), 'x-mcp-header': 'Name' },
       spec: str('Inline DAG YAML (targetType inline_spec); never trimmed.'),
       dagRunId: str(
         'Run id: required for retry/stop, optional override for start/enqueue. ^[-a-zA-Z0-9_]+$, at most 64 characters.',

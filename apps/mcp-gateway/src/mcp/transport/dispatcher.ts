@@ -1,6 +1,7 @@
 import type { InitializeResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@dagu-mcp/contracts';
 import { INVALID_PARAMS, JsonRpcError, type ProtocolVersion } from './protocol';
+import type { ParamHeader } from './param-headers';
 import type { SessionRecord } from './session-record';
 
 /**
@@ -106,6 +107,12 @@ export interface McpDispatcher {
    * declared elicitation; the question travels on the request's stream).
    */
   wantsStream(method: string, params: unknown, client: { readonly canElicit: boolean }): Promise<boolean>;
+  /**
+   * The `x-mcp-header` parameters of tool `toolName` as offered to `principal` (SEP-2243),
+   * checked against a stateless `tools/call`'s `Mcp-Param-*` headers; absent or empty: none
+   * (also for a tool the principal's `tools/list` does not show).
+   */
+  paramHeaders?(toolName: string, principal: Principal): readonly ParamHeader[];
 }
 
 /** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */

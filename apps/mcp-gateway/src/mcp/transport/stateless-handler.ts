@@ -32,6 +32,7 @@ import type { Acceptable, RequestRunner } from './request-runner';
 import { sessionOwnerOf, type SessionRecord } from './session-record';
 import { SseStream } from './sse-stream';
 import { writeJson } from './json-body';
+import { paramHeaderMismatch } from './param-headers';
 import { requestIdOf } from '../../http/request-id';
 
 /** What {@link StatelessHandler} needs. */
@@ -139,7 +140,9 @@ export class StatelessHandler {
           { supported: ALL_PROTOCOL_VERSIONS, requested: version },
         ),
       );
-    const mismatch = headerMismatch((name) => req.header(name), request.method, request.params, version);
+    const mismatch =
+      headerMismatch((name) => req.header(name), request.method, request.params, version) ??
+      this.paramMismatch(req, principal, request.method, request.params);
     if (mismatch !== undefined) return send(res, 400, errorResponse(request.id, HEADER_MISMATCH, mismatch));
     if (!MODERN_METHODS.has(request.method))
       return send(res, 404, errorResponse(request.id, METHOD_NOT_FOUND, `Method not found: ${request.method}`));
@@ -164,6 +167,23 @@ export class StatelessHandler {
   /** Ends the SSE streams held here (graceful shutdown); their requests are cancelled. */
   closeStreams(): void {
     for (const sse of [...this.open]) sse.end();
+  }
+
+  /**
+   * The `Mcp-Param-*` check of a `tools/call` (param-headers.ts); other methods have none, nor
+   * does a tool the principal is not offered (its client has no schema to mirror from; the
+   * call is answered `unauthorized` as before).
+   */
+  private paramMismatch(req: Request, principal: Principal, method: string, params: unknown): string | undefined {
+    if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
+    const name = 'name' in params && typeof params.name === 'string' ? params.name : undefined;
+    const declared = name === undefined ? undefined : this.deps.dispatcher.paramHeaders?.(name, principal);
+    if (declared === undefined || declared.length === 0) return undefined;
+    return paramHeaderMismatch(
+      (header) => req.header(header),
+      declared,
+      'arguments' in params ? params.arguments : undefined,
+    );
   }
 
   /** `server/discover`: what `initialize` used to say, cacheable per authentication context. */
