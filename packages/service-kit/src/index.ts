@@ -12,3 +12,4 @@ export * from './dag-changes/dag-change-channel';
 export * from './read-handler';
 export * from './redis-write-marks';
 export * from './write-marks';
+export * from './store-writes';

@@ -1,7 +1,6 @@
-import { deadlinePassedError } from '@dagu-mcp/bus';
 import { DaguError, formatDaguUri, type DagRenameReply } from '@dagu-mcp/contracts';
-import { isUniqueViolation, recordMutation, withTransaction, type MutationAuthor, type Pool } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/pg-errors';
+import { isUniqueViolation, type MutationAuthor, type Pool } from '@dagu-mcp/runtime';
+import { mutate } from '../db/storage-errors';
 import { validateDagChange } from './dag-validation';
 import { COMMIT_MARGIN_MS } from './dag.repository';
 
@@ -20,52 +19,40 @@ import { COMMIT_MARGIN_MS } from './dag.repository';
  * @throws DaguError `conflict` on `newName` when a DAG of that name exists;
  *   `resource_unavailable` past the deadline or with PostgreSQL down (nothing written)
  */
-export function renameDag(
+export async function renameDag(
   pool: Pool,
   name: string,
   newName: string,
   deadline: number,
   author?: MutationAuthor,
 ): Promise<DagRenameReply | undefined> {
-  const commitBy = deadline - COMMIT_MARGIN_MS;
-  return withStorageErrors(async () => {
-    if (Date.now() >= commitBy) throw deadlinePassedError();
-    try {
-      return await withTransaction(
-        pool,
-        async (client) => {
-          const found = await client.query<{ spec: string }>('SELECT spec FROM dags WHERE name = $1 FOR UPDATE', [
-            name,
-          ]);
-          const row = found.rows[0];
-          if (row === undefined) return undefined;
-          const taken = await client.query('SELECT 1 FROM dags WHERE name = $1', [newName]);
-          if ((taken.rowCount ?? 0) > 0) throw targetTaken(newName);
-          // The stored spec was valid when written; a rule added since may refuse it, and the
-          // model then keeps its old shape under the new name rather than blocking the rename.
-          const { write } = validateDagChange(newName, row.spec);
-          await client.query(
-            `UPDATE dags SET name = $2, normalized = COALESCE($3::jsonb, jsonb_set(normalized, '{name}', to_jsonb($2::text))),
-               version = version + 1, updated_at = clock_timestamp() WHERE name = $1`,
-            [name, newName, write === undefined ? null : JSON.stringify(write.normalized)],
-          );
-          if (author !== undefined) {
-            await recordMutation(client, author, {
-              action: 'dag.renamed',
-              target: formatDaguUri({ kind: 'dag_spec', name: newName }),
-              details: { from: name, to: newName },
-            });
-          }
-          return { name: newName, previousName: name, renamed: true as const };
-        },
-        { deadline: commitBy, onLate: deadlinePassedError },
+  try {
+    return await mutate(pool, { deadline: deadline - COMMIT_MARGIN_MS, author }, async (client, record) => {
+      const found = await client.query<{ spec: string }>('SELECT spec FROM dags WHERE name = $1 FOR UPDATE', [name]);
+      const row = found.rows[0];
+      if (row === undefined) return undefined;
+      const taken = await client.query('SELECT 1 FROM dags WHERE name = $1', [newName]);
+      if ((taken.rowCount ?? 0) > 0) throw targetTaken(newName);
+      // The stored spec was valid when written; a rule added since may refuse it, and the
+      // model then keeps its old shape under the new name rather than blocking the rename.
+      const { write } = validateDagChange(newName, row.spec);
+      await client.query(
+        `UPDATE dags SET name = $2, normalized = COALESCE($3::jsonb, jsonb_set(normalized, '{name}', to_jsonb($2::text))),
+           version = version + 1, updated_at = clock_timestamp() WHERE name = $1`,
+        [name, newName, write === undefined ? null : JSON.stringify(write.normalized)],
       );
-    } catch (error) {
-      // Another request created `newName` between the check and the update.
-      if (isUniqueViolation(error)) throw targetTaken(newName);
-      throw error;
-    }
-  });
+      await record({
+        action: 'dag.renamed',
+        target: formatDaguUri({ kind: 'dag_spec', name: newName }),
+        details: { from: name, to: newName },
+      });
+      return { name: newName, previousName: name, renamed: true as const };
+    });
+  } catch (error) {
+    // Another request created `newName` between the check and the update.
+    if (isUniqueViolation(error)) throw targetTaken(newName);
+    throw error;
+  }
 }
 
 function targetTaken(newName: string): DaguError {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { deadlinePassedError } from '@dagu-mcp/bus';
 import { formatDaguUri } from '@dagu-mcp/contracts';
-import { recordMutation, withTransaction, type MutationAuthor, type MutationEntry, type Pool } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/pg-errors';
+import type { MutationAuthor, MutationEntry, Pool } from '@dagu-mcp/runtime';
+import { mutate, withStorageErrors } from '../db/storage-errors';
 import { containsPattern, SqlConditions } from '../db/sql-filters';
 import {
   parseRecordRow,
@@ -136,7 +135,7 @@ export class DagRepository {
    *   margin) passes before the commit (nothing is written) or PostgreSQL is
    *   unavailable.
    */
-  upsert(write: DagWrite, deadline: number, author?: MutationAuthor): Promise<UpsertOutcome> {
+  async upsert(write: DagWrite, deadline: number, author?: MutationAuthor): Promise<UpsertOutcome> {
     const values = [
       write.name,
       write.spec,
@@ -146,26 +145,16 @@ export class DagRepository {
       write.schedule,
       write.description ?? null,
     ];
-    const commitBy = deadline - COMMIT_MARGIN_MS;
-    return withStorageErrors(async () => {
-      if (Date.now() >= commitBy) throw deadlinePassedError();
-      const row = await withTransaction(
-        this.pool,
-        async (client) => {
-          const upserted = UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]);
-          if (author !== undefined) {
-            await recordMutation(client, author, {
-              action: 'dag.upserted',
-              target: dagTarget(write.name),
-              details: { version: upserted.version, created: upserted.created },
-            });
-          }
-          return upserted;
-        },
-        { deadline: commitBy, onLate: deadlinePassedError },
-      );
-      return { created: row.created, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
+    const row = await mutate(this.pool, { deadline: deadline - COMMIT_MARGIN_MS, author }, async (client, record) => {
+      const upserted = UpsertRowSchema.parse((await client.query(UPSERT_SQL, values)).rows[0]);
+      await record({
+        action: 'dag.upserted',
+        target: dagTarget(write.name),
+        details: { version: upserted.version, created: upserted.created },
+      });
+      return upserted;
     });
+    return { created: row.created, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
   }
 
   /**
@@ -193,27 +182,19 @@ export class DagRepository {
   }
 
   /** One statement on one DAG; with `record`, its mutation row when it changed a row, in the same transaction. */
-  private mutateOne(
+  private async mutateOne(
     sql: string,
     values: unknown[],
     deadline: number,
     record: { author: MutationAuthor; entry: MutationEntry } | undefined,
   ): Promise<boolean> {
-    const commitBy = deadline - COMMIT_MARGIN_MS;
-    return withStorageErrors(async () => {
-      if (Date.now() >= commitBy) throw deadlinePassedError();
-      const result = await withTransaction(
-        this.pool,
-        async (client) => {
-          const changed = await client.query(sql, values);
-          if (record !== undefined && (changed.rowCount ?? 0) > 0)
-            await recordMutation(client, record.author, record.entry);
-          return changed;
-        },
-        { deadline: commitBy, onLate: deadlinePassedError },
-      );
-      return (result.rowCount ?? 0) > 0;
+    const fence = { deadline: deadline - COMMIT_MARGIN_MS, author: record?.author };
+    const result = await mutate(this.pool, fence, async (client, recordChange) => {
+      const changed = await client.query(sql, values);
+      if (record !== undefined && (changed.rowCount ?? 0) > 0) await recordChange(record.entry);
+      return changed;
     });
+    return (result.rowCount ?? 0) > 0;
   }
 
   /** How many DAGs pass `filters`. */

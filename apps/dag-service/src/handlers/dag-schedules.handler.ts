@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OpHandler } from '@dagu-mcp/bus';
 import type { DagOps, DagSchedulesReply } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/pg-errors';
+import { withStorageErrors } from '../db/storage-errors';
 
 const ScheduleRowSchema = z.object({
   name: z.string(),

@@ -3,7 +3,7 @@ import type { Logger, Pool } from '@dagu-mcp/runtime';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { moveRunHistory } from '../store/run-move.repository';
-import { withStorageErrors } from '../store/pg-errors';
+import { withStorageErrors } from '../store/storage-errors';
 import { dropDagProfile, moveDagProfile } from '../store/profile.repository';
 
 /** The DAG name of a `dagu://dags/{name}/spec` audit target; undefined for anything else. */

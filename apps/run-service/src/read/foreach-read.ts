@@ -3,7 +3,7 @@ import type { Pool } from '@dagu-mcp/runtime';
 import { findSubRunOf } from '../store/run-links.repository';
 import { subRunNotFound } from './sub-run-detail';
 import { readStreamTotals } from '../store/log-reader';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { runNotFound, withStorageErrors } from '../store/storage-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import {

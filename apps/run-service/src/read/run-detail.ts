@@ -1,6 +1,6 @@
 import type { RunDetail } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { runNotFound, withStorageErrors } from '../store/storage-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import { withCheckpoints } from '../store/checkpoint.repository';
 import { runDetailOf } from './run-detail-model';

@@ -1,7 +1,7 @@
 import type { RunsQuery } from '@dagu-mcp/contracts';
 import type { Pool } from '@dagu-mcp/runtime';
 import { runStatusLabel } from '@dagu-mcp/contracts';
-import { withStorageErrors } from '../store/pg-errors';
+import { withStorageErrors } from '../store/storage-errors';
 import { selectLatestRuns, selectRunSummaries, type RunSummaryRow } from '../store/run-list.repository';
 import { decodeRunsCursor, encodeRunsCursor } from '@dagu-mcp/search';
 import { formatUri } from '../core/run-id';

@@ -3,7 +3,7 @@ import { ReplicaDeclined, type Pool } from '@dagu-mcp/runtime';
 import { emptyRead, readStreamTotals, readWithTotal, type StreamRead } from '../store/log-reader';
 import { DEFAULT_SCHEDULER_TAIL, selectionOf } from '../core/log-window';
 import { DEFAULT_LOG_READ_MAX_BYTES } from '../core/log-bytes';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { runNotFound, withStorageErrors } from '../store/storage-errors';
 import { findRun, loadSteps } from '../store/run.repository';
 import { findSubRunOf } from '../store/run-links.repository';
 import { subRunNotFound } from './sub-run-detail';

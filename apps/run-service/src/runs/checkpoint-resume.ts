@@ -6,15 +6,16 @@ import {
   runStatusLabel,
   StepStatus,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
+import type { HandlerContext } from '@dagu-mcp/bus';
+import { withTransaction } from '@dagu-mcp/runtime';
+import { fenceOf, type RecordMutation } from '@dagu-mcp/service-kit';
 import { actorOf } from '../core/started-by';
 import { dagOfSnapshot, nodesOfDag } from '../core/dag-nodes';
 import { isStepDone } from '../core/status-rules';
 import { runEventOf } from '../events/run-event-publisher';
 import { formatUri, generateAttemptId } from '../core/run-id';
 import { runRefOf, type RunDeps } from './run-deps';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { mutate, runNotFound } from '../store/storage-errors';
 import { findRun, findRunByPk, loadSteps } from '../store/run.repository';
 import type { Queryable, RunRecord } from '../store/run-rows';
 import { beginRetryAttempt } from '../store/run-retry.repository';
@@ -75,37 +76,36 @@ async function decide(
   address: { dagName: string; dagRunId: string; stepName: string },
   ctx: HandlerContext,
   kind: Checkpoint['kind'],
-  apply: (db: Queryable, run: RunRecord, step: CheckpointStepRow & { checkpoint: Checkpoint }) => Promise<Decided>,
+  apply: (
+    db: Queryable,
+    run: RunRecord,
+    step: CheckpointStepRow & { checkpoint: Checkpoint },
+    record: RecordMutation,
+  ) => Promise<Decided>,
 ): Promise<Decided> {
-  return withStorageErrors(() =>
-    withTransaction(
-      deps.pool,
-      async (client) => {
-        const run = await findRun(client, address.dagName, address.dagRunId, true);
-        if (run === undefined) throw runNotFound(address.dagName, address.dagRunId);
-        const step = await findCheckpointStep(client, run.pk, run.attempt_no, address.stepName);
-        if (step === undefined)
-          throw new DaguError('resource_not_found', `The run ${address.dagRunId} has no step ${address.stepName}.`, {
-            field: 'stepName',
-          });
-        const what = kind === 'human_task' ? 'a human task' : 'an approval';
-        if (
-          run.status !== RunStatus.waiting ||
-          step.status !== StepStatus.waiting ||
-          step.checkpoint === null ||
-          step.checkpoint.kind !== kind
-        ) {
-          throw new DaguError(
-            'conflict',
-            `The step ${address.stepName} is not waiting on ${what} (the run is ${runStatusLabel(run.status)}).`,
-            { field: 'stepName' },
-          );
-        }
-        return apply(client, run, { ...step, checkpoint: step.checkpoint });
-      },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+  return mutate(deps.pool, fenceOf(ctx), async (client, record) => {
+    const run = await findRun(client, address.dagName, address.dagRunId, true);
+    if (run === undefined) throw runNotFound(address.dagName, address.dagRunId);
+    const step = await findCheckpointStep(client, run.pk, run.attempt_no, address.stepName);
+    if (step === undefined)
+      throw new DaguError('resource_not_found', `The run ${address.dagRunId} has no step ${address.stepName}.`, {
+        field: 'stepName',
+      });
+    const what = kind === 'human_task' ? 'a human task' : 'an approval';
+    if (
+      run.status !== RunStatus.waiting ||
+      step.status !== StepStatus.waiting ||
+      step.checkpoint === null ||
+      step.checkpoint.kind !== kind
+    ) {
+      throw new DaguError(
+        'conflict',
+        `The step ${address.stepName} is not waiting on ${what} (the run is ${runStatusLabel(run.status)}).`,
+        { field: 'stepName' },
+      );
+    }
+    return apply(client, run, { ...step, checkpoint: step.checkpoint }, record);
+  });
 }
 
 function invalid(field: string, errors: string[]): DaguError {
@@ -115,7 +115,7 @@ function invalid(field: string, errors: string[]): DaguError {
 /** `run.humanTask`: validates `values` against the form, records them, resumes the run. */
 export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ctx: HandlerContext): Promise<RunRef> {
   requireMutationRole(ctx.principal, 'run.humanTask');
-  const { run, waitingSince } = await decide(deps, input, ctx, 'human_task', async (db, run, step) => {
+  const { run, waitingSince } = await decide(deps, input, ctx, 'human_task', async (db, run, step, record) => {
     const form = step.checkpoint.kind === 'human_task' ? step.checkpoint.form : undefined;
     const check = checkFormValues(form, input.values ?? {});
     if (!check.ok) throw invalid('values', check.errors);
@@ -133,7 +133,7 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
       { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq },
       { status: StepStatus.succeeded, outputs: check.outputs, checkpoint },
     );
-    await recordDecision(db, ctx, run, step.name, 'checkpoint.human_task.completed');
+    await recordDecision(record, run, step.name, 'checkpoint.human_task.completed');
     await setResumePending(db, run.pk, true);
     return { run, waitingSince: step.started_at };
   });
@@ -147,7 +147,7 @@ export async function completeHumanTask(deps: RunDeps, input: HumanTaskInput, ct
  */
 export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: HandlerContext): Promise<RunRef> {
   requireMutationRole(ctx.principal, 'run.approval');
-  const { run, rejected, waitingSince } = await decide(deps, input, ctx, 'approval', async (db, run, step) => {
+  const { run, rejected, waitingSince } = await decide(deps, input, ctx, 'approval', async (db, run, step, record) => {
     const gate = step.checkpoint;
     const values = input.input ?? {};
     const address = { runPk: run.pk, attemptNo: run.attempt_no, seq: step.seq };
@@ -162,7 +162,7 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
         outputs: {},
         checkpoint: { ...gate, decided: { decision: 'rejected', values: rejection.outputs, at, by } },
       });
-      await recordDecision(db, ctx, run, step.name, 'checkpoint.approval.rejected');
+      await recordDecision(record, run, step.name, 'checkpoint.approval.rejected');
       if (rewindTargetOf(dagOfSnapshot(run.spec, run.dag_name), step.name) !== undefined) {
         await setResumePending(db, run.pk, true);
         return { run, waitingSince: step.started_at };
@@ -186,7 +186,7 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
       outputs: check.outputs,
       checkpoint: { ...gate, decided: { decision: 'approved', values: check.outputs, at, by } },
     });
-    await recordDecision(db, ctx, run, step.name, 'checkpoint.approval.approved');
+    await recordDecision(record, run, step.name, 'checkpoint.approval.approved');
     await setResumePending(db, run.pk, true);
     return { run, waitingSince: step.started_at };
   });
@@ -210,8 +210,8 @@ export async function decideApproval(deps: RunDeps, input: ApprovalInput, ctx: H
 }
 
 /** The decision's audit row, in the decision's own transaction (values stay out: they may be sensitive). */
-function recordDecision(db: Queryable, ctx: HandlerContext, run: RunRecord, stepName: string, action: string) {
-  return recordMutation(db, ctx, {
+function recordDecision(record: RecordMutation, run: RunRecord, stepName: string, action: string) {
+  return record({
     action,
     target: formatUri.run(run.dag_name, run.dag_run_id),
     details: { stepName, attemptId: run.attempt_id },

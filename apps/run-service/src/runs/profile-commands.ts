@@ -6,10 +6,11 @@ import {
   type ProfilePutRequest,
   type ProfileView,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { recordMutation, withTransaction, type Pool } from '@dagu-mcp/runtime';
+import type { HandlerContext } from '@dagu-mcp/bus';
+import type { Pool, PoolClient } from '@dagu-mcp/runtime';
+import { fenceOf, type RecordMutation } from '@dagu-mcp/service-kit';
 import { secretPurpose, type SecretSource } from '../store/profile-env';
-import { withStorageErrors } from '../store/pg-errors';
+import { mutate, withStorageErrors } from '../store/storage-errors';
 import {
   profileDefaults,
   deleteProfile,
@@ -71,7 +72,7 @@ export async function putProfile(pool: Pool, secrets: SecretSource, request: Pro
       );
     }
   }
-  const write = async (client: Parameters<Parameters<typeof withTransaction>[1]>[0]) => {
+  const write = async (client: PoolClient, record: RecordMutation) => {
     const current = await findProfile(client, workspace, profile, true);
     const env: Record<string, StoredVariable> = {};
     for (const [name, input] of Object.entries(request.env)) {
@@ -95,7 +96,7 @@ export async function putProfile(pool: Pool, secrets: SecretSource, request: Pro
         : { value: input.value, secret: false };
     }
     const saved = await saveProfile(client, workspace, profile, env);
-    await recordMutation(client, ctx, {
+    await record({
       action: 'profile.upserted',
       target: `profile:${workspace}/${profile}`,
       details: {
@@ -112,7 +113,7 @@ export async function putProfile(pool: Pool, secrets: SecretSource, request: Pro
       created: saved.created,
     };
   };
-  return withStorageErrors(() => withTransaction(pool, write, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return mutate(pool, fenceOf(ctx), write);
 }
 
 /** `profile.get`. @throws DaguError `resource_not_found` on `profile` */
@@ -142,39 +143,27 @@ export async function listWorkspaceProfiles(pool: Pool, workspace: string) {
 /** `profile.delete` (manager and up). @throws DaguError `resource_not_found` on `profile` */
 export async function removeProfile(pool: Pool, workspace: string, profile: string, ctx: HandlerContext) {
   requireMutationRole(ctx.principal, 'profile.delete');
-  return withStorageErrors(() =>
-    withTransaction(
-      pool,
-      async (client) => {
-        if (!(await deleteProfile(client, workspace, profile))) throw notFound(workspace, profile);
-        await recordMutation(client, ctx, { action: 'profile.deleted', target: `profile:${workspace}/${profile}` });
-        return { workspace, name: profile, deleted: true as const };
-      },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+  return mutate(pool, fenceOf(ctx), async (client, record) => {
+    if (!(await deleteProfile(client, workspace, profile))) throw notFound(workspace, profile);
+    await record({ action: 'profile.deleted', target: `profile:${workspace}/${profile}` });
+    return { workspace, name: profile, deleted: true as const };
+  });
 }
 
 /** `profile.setDefault` (manager and up): the workspace default, or none. @throws `resource_not_found` on `profile` */
 export async function setDefaultProfile(pool: Pool, workspace: string, profile: string | null, ctx: HandlerContext) {
   requireMutationRole(ctx.principal, 'profile.setDefault');
-  return withStorageErrors(() =>
-    withTransaction(
-      pool,
-      async (client) => {
-        if (profile !== null && (await findProfile(client, workspace, profile)) === undefined)
-          throw notFound(workspace, profile);
-        await setWorkspaceDefault(client, workspace, profile);
-        await recordMutation(client, ctx, {
-          action: 'profile.default_set',
-          target: `workspace:${workspace}`,
-          details: { profile },
-        });
-        return { workspace, defaultProfile: profile };
-      },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+  return mutate(pool, fenceOf(ctx), async (client, record) => {
+    if (profile !== null && (await findProfile(client, workspace, profile)) === undefined)
+      throw notFound(workspace, profile);
+    await setWorkspaceDefault(client, workspace, profile);
+    await record({
+      action: 'profile.default_set',
+      target: `workspace:${workspace}`,
+      details: { profile },
+    });
+    return { workspace, defaultProfile: profile };
+  });
 }
 
 /**
@@ -189,23 +178,17 @@ export async function assignDagProfile(
 ) {
   requireMutationRole(ctx.principal, 'profile.assign');
   const { dagName, workspace, profile } = request;
-  return withStorageErrors(() =>
-    withTransaction(
-      pool,
-      async (client) => {
-        if (profile !== null && (await findProfile(client, workspace, profile)) === undefined)
-          throw notFound(workspace, profile);
-        await setDagProfile(client, dagName, profile);
-        await recordMutation(client, ctx, {
-          action: profile === null ? 'dag.profile_cleared' : 'dag.profile_set',
-          target: `dagu://dags/${encodeURIComponent(dagName)}/spec`,
-          details: { profile },
-        });
-        return { dagName, profile };
-      },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+  return mutate(pool, fenceOf(ctx), async (client, record) => {
+    if (profile !== null && (await findProfile(client, workspace, profile)) === undefined)
+      throw notFound(workspace, profile);
+    await setDagProfile(client, dagName, profile);
+    await record({
+      action: profile === null ? 'dag.profile_cleared' : 'dag.profile_set',
+      target: `dagu://dags/${encodeURIComponent(dagName)}/spec`,
+      details: { profile },
+    });
+    return { dagName, profile };
+  });
 }
 
 /** `profile.ofDag` (`dagu_read` target `dag_profile`): the DAG's own profile, its workspace's, and which applies. */

@@ -6,13 +6,13 @@ import {
   RunStatus,
   runStatusLabel,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { recordMutation, withTransaction } from '@dagu-mcp/runtime';
+import type { HandlerContext } from '@dagu-mcp/bus';
+import { fenceOf } from '@dagu-mcp/service-kit';
 import { dagOfSnapshot, nodesOfDag, retrySet } from '../core/dag-nodes';
 import type { NodeSpec } from '../core/run-types';
 import { runEventOf } from '../events/run-event-publisher';
 import { formatUri, generateAttemptId } from '../core/run-id';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { mutate, runNotFound } from '../store/storage-errors';
 import { findRun } from '../store/run.repository';
 import { beginRetryAttempt } from '../store/run-retry.repository';
 import { runRefOf, type RunDeps } from './run-deps';
@@ -41,63 +41,57 @@ export interface RunRetryInput {
  */
 export async function retryRun(deps: RunDeps, input: RunRetryInput, ctx: HandlerContext): Promise<RunRef> {
   requireMutationRole(ctx.principal, 'run.retry');
-  const result = await withStorageErrors(() =>
-    withTransaction(
-      deps.pool,
-      async (client) => {
-        const run = await findRun(client, input.dagName, input.dagRunId, true);
-        if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
-        if (ACTIVE_RUN_STATUSES.includes(run.status)) {
-          throw new DaguError(
-            'conflict',
-            `The run ${input.dagRunId} is ${runStatusLabel(run.status)}; retry it once it has ended.`,
-            { field: 'dagRunId' },
-          );
-        }
-        const nodes = nodesOfDag(dagOfSnapshot(run.spec, run.dag_name));
-        let keep: number[] = [];
-        let fresh: NodeSpec[] = nodes.all;
-        if (input.stepName !== undefined) {
-          const stepName = input.stepName;
-          if (!nodes.steps.some((node) => node.name === stepName)) {
-            throw new DaguError('invalid_tool_input', `The run's DAG has no step named ${stepName}.`, {
-              field: 'stepName',
-            });
-          }
-          const rerun = retrySet(
-            nodes.steps.map((node) => node.step),
-            stepName,
-            input.includeDownstream === true,
-          );
-          keep = nodes.steps.filter((node) => !rerun.has(node.name)).map((node) => node.seq);
-          fresh = [...nodes.steps.filter((node) => rerun.has(node.name)), ...nodes.handlers.values()];
-        }
-        const attemptId = generateAttemptId();
-        await beginRetryAttempt(client, {
-          runPk: run.pk,
-          previousAttemptNo: run.attempt_no,
-          attemptId,
-          owner: deps.replica,
-          keep,
-          fresh,
-          ...(input.stepName !== undefined ? { retryStep: input.stepName } : {}),
-          includeDownstream: input.includeDownstream === true,
+  const result = await mutate(deps.pool, fenceOf(ctx), async (client, record) => {
+    const run = await findRun(client, input.dagName, input.dagRunId, true);
+    if (run === undefined) throw runNotFound(input.dagName, input.dagRunId);
+    if (ACTIVE_RUN_STATUSES.includes(run.status)) {
+      throw new DaguError(
+        'conflict',
+        `The run ${input.dagRunId} is ${runStatusLabel(run.status)}; retry it once it has ended.`,
+        { field: 'dagRunId' },
+      );
+    }
+    const nodes = nodesOfDag(dagOfSnapshot(run.spec, run.dag_name));
+    let keep: number[] = [];
+    let fresh: NodeSpec[] = nodes.all;
+    if (input.stepName !== undefined) {
+      const stepName = input.stepName;
+      if (!nodes.steps.some((node) => node.name === stepName)) {
+        throw new DaguError('invalid_tool_input', `The run's DAG has no step named ${stepName}.`, {
+          field: 'stepName',
         });
-        await recordMutation(client, ctx, {
-          action: 'run.retried',
-          target: formatUri.run(run.dag_name, run.dag_run_id),
-          details: {
-            attemptId,
-            ...(input.stepName !== undefined ? { stepName: input.stepName } : {}),
-            ...(input.includeDownstream === true ? { includeDownstream: true } : {}),
-          },
-        });
-        // `dagRunId` may be `latest` (store/run.repository.ts): the reply names the run it resolved to.
-        return { pk: run.pk, attemptId, dagRunId: run.dag_run_id };
+      }
+      const rerun = retrySet(
+        nodes.steps.map((node) => node.step),
+        stepName,
+        input.includeDownstream === true,
+      );
+      keep = nodes.steps.filter((node) => !rerun.has(node.name)).map((node) => node.seq);
+      fresh = [...nodes.steps.filter((node) => rerun.has(node.name)), ...nodes.handlers.values()];
+    }
+    const attemptId = generateAttemptId();
+    await beginRetryAttempt(client, {
+      runPk: run.pk,
+      previousAttemptNo: run.attempt_no,
+      attemptId,
+      owner: deps.replica,
+      keep,
+      fresh,
+      ...(input.stepName !== undefined ? { retryStep: input.stepName } : {}),
+      includeDownstream: input.includeDownstream === true,
+    });
+    await record({
+      action: 'run.retried',
+      target: formatUri.run(run.dag_name, run.dag_run_id),
+      details: {
+        attemptId,
+        ...(input.stepName !== undefined ? { stepName: input.stepName } : {}),
+        ...(input.includeDownstream === true ? { includeDownstream: true } : {}),
       },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+    });
+    // `dagRunId` may be `latest` (store/run.repository.ts): the reply names the run it resolved to.
+    return { pk: run.pk, attemptId, dagRunId: run.dag_run_id };
+  });
   await deps.publisher.publish(
     runEventOf({ dagName: input.dagName, dagRunId: result.dagRunId, attemptId: result.attemptId }, RunStatus.running),
   );

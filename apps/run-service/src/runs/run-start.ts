@@ -15,16 +15,15 @@ import {
   markReplyRecorded,
   type MutationEntry,
   mutationRecordInsert,
-  recordMutation,
-  withTransaction,
 } from '@dagu-mcp/runtime';
+import { fenceOf } from '@dagu-mcp/service-kit';
 import { actorOf } from '../core/started-by';
 import { nodesOfDag } from '../core/dag-nodes';
 import { formatParams, mergeParams } from '../core/params';
 import { runEventOf } from '../events/run-event-publisher';
 import { formatUri, generateAttemptId, generateRunId } from '../core/run-id';
 import { isUniqueViolation } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../store/pg-errors';
+import { mutate, withStorageErrors } from '../store/storage-errors';
 import {
   findRun,
   hasActiveRun,
@@ -270,40 +269,34 @@ async function insertInTransaction(
   entry: MutationEntry,
   ctx: HandlerContext,
 ): Promise<InsertedRun | { existing: RunRef }> {
-  return withStorageErrors(async () => {
-    try {
-      return await withTransaction(
-        deps.pool,
-        async (client) => {
-          // A run id this call generated cannot be taken yet: look only for a caller's own id
-          // (a re-delivered job gets the run it created; anyone else gets `conflict`).
-          const recorded =
-            request.dagRunId === undefined
-              ? undefined
-              : await recordedRun(client, run.dagName, run.dagRunId, ctx.jobId);
-          if (recorded !== undefined) {
-            if (recorded.mine) return { existing: recorded.ref };
-            throw runIdUsed(run.dagName, run.dagRunId);
-          }
-          if (request.singleton === true) {
-            await lockDagName(client, run.dagName);
-            if (await hasActiveRun(client, run.dagName)) {
-              throw new DaguError('conflict', `A run of DAG ${run.dagName} is already running or queued (singleton).`, {
-                field: 'singleton',
-              });
-            }
-          }
-          const inserted = await insertRun(client, run);
-          await recordMutation(client, ctx, entry);
-          return inserted;
-        },
-        { deadline: ctx.deadline, onLate: deadlinePassedError },
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw runIdUsed(run.dagName, run.dagRunId);
-      throw error;
-    }
-  });
+  try {
+    return await mutate(deps.pool, fenceOf(ctx), async (client, record) => {
+      // A run id this call generated cannot be taken yet: look only for a caller's own id
+      // (a re-delivered job gets the run it created; anyone else gets `conflict`).
+      const recorded =
+        request.dagRunId === undefined
+          ? undefined
+          : await recordedRun(client, run.dagName, run.dagRunId, ctx.jobId);
+      if (recorded !== undefined) {
+        if (recorded.mine) return { existing: recorded.ref };
+        throw runIdUsed(run.dagName, run.dagRunId);
+      }
+      if (request.singleton === true) {
+        await lockDagName(client, run.dagName);
+        if (await hasActiveRun(client, run.dagName)) {
+          throw new DaguError('conflict', `A run of DAG ${run.dagName} is already running or queued (singleton).`, {
+            field: 'singleton',
+          });
+        }
+      }
+      const inserted = await insertRun(client, run);
+      await record(entry);
+      return inserted;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw runIdUsed(run.dagName, run.dagRunId);
+    throw error;
+  }
 }
 
 const latestRefused = `The run id "${LATEST_RUN_ID}" names the latest run of a DAG when reading; a new run cannot take it.`;

@@ -1,9 +1,9 @@
 import { DaguError, requireMutationRole, type RunRef, RunStatus, runStatusLabel } from '@dagu-mcp/contracts';
-import { deadlinePassedError, type HandlerContext } from '@dagu-mcp/bus';
-import { recordMutation, withTransaction, type MutationAuthor, type PoolClient } from '@dagu-mcp/runtime';
+import type { HandlerContext } from '@dagu-mcp/bus';
+import { fenceOf, type RecordMutation } from '@dagu-mcp/service-kit';
 import { formatUri } from '../core/run-id';
 import { runEventOf } from '../events/run-event-publisher';
-import { runNotFound, withStorageErrors } from '../store/pg-errors';
+import { mutate, runNotFound, withStorageErrors } from '../store/storage-errors';
 import { abortQueuedRun, findRun } from '../store/run.repository';
 import { forceEndRun, requestStop } from '../store/run-ownership.repository';
 import type { RunRecord } from '../store/run-rows';
@@ -39,17 +39,11 @@ export async function stopRun(
   ctx.assertBeforeDeadline();
   if (run.status === RunStatus.queued) {
     const queued = run;
-    const aborted = await withStorageErrors(() =>
-      withTransaction(
-        deps.pool,
-        async (client) => {
-          const ended = await abortQueuedRun(client, queued.pk);
-          if (ended !== undefined) await recordStop(client, ctx, ended, 'queued');
-          return ended;
-        },
-        { deadline: ctx.deadline, onLate: deadlinePassedError },
-      ),
-    );
+    const aborted = await mutate(deps.pool, fenceOf(ctx), async (client, record) => {
+      const ended = await abortQueuedRun(client, queued.pk);
+      if (ended !== undefined) await recordStop(record, ended, 'queued');
+      return ended;
+    });
     if (aborted !== undefined) {
       await deps.publisher.publish(runEventOf(refOf(aborted), RunStatus.aborted));
       return runRefOf({ ...refOf(aborted), status: RunStatus.aborted });
@@ -66,16 +60,10 @@ export async function stopRun(
   }
   const target = run;
   // The request is the change: recorded with its stop request, in one transaction.
-  await withStorageErrors(() =>
-    withTransaction(
-      deps.pool,
-      async (client) => {
-        await requestStop(client, target.pk);
-        await recordStop(client, ctx, target, runStatusLabel(target.status));
-      },
-      { deadline: ctx.deadline, onLate: deadlinePassedError },
-    ),
-  );
+  await mutate(deps.pool, fenceOf(ctx), async (client, record) => {
+    await requestStop(client, target.pk);
+    await recordStop(record, target, runStatusLabel(target.status));
+  });
   const waitMs = Math.min(STOP_WAIT_MS, Math.max(0, ctx.remainingMs() - 500));
   const local = deps.engine.stopLocal(target.pk);
   if (local !== false) {
@@ -94,8 +82,8 @@ export async function stopRun(
 }
 
 /** The `run.stopped` row of a stop request (`was`: the run's status label when it was stopped). */
-function recordStop(client: PoolClient, author: MutationAuthor, run: RunRecord, was: string): Promise<void> {
-  return recordMutation(client, author, {
+function recordStop(record: RecordMutation, run: RunRecord, was: string): Promise<void> {
+  return record({
     action: 'run.stopped',
     target: formatUri.run(run.dag_name, run.dag_run_id),
     details: { attemptId: run.attempt_id, was },

@@ -5,14 +5,14 @@ import {
   type WikiRenameReply,
   type WikiRenameRequest,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError } from '@dagu-mcp/bus';
-import { withTransaction, type Pool, type PoolClient } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/storage-errors';
+import type { Pool, PoolClient } from '@dagu-mcp/runtime';
+import type { RecordMutation } from '@dagu-mcp/service-kit';
+import { mutate, withStorageErrors } from '../db/storage-errors';
 import { readPageFacts } from './frontmatter';
 import { nameKeyOf, typeKeyOf } from './page-keys';
 import { searchTextSql } from './page.records';
 import { requireWorkspace } from './wiki-collection';
-import { currentPage, lockPage, pageTarget, recordChange, requireWriter, type WriteContext } from './wiki-write';
+import { currentPage, fenceOf, lockPage, pageTarget, requireWriter, type WriteContext } from './wiki-write';
 
 /**
  * Page moves and the checks of a page change (Dagu spec 022b
@@ -58,7 +58,7 @@ export async function renameWikiPage(
   requireWriter(ctx.principal);
   const { workspace, path, newPath } = request;
   if (newPath === path) throw samePath(path);
-  const move = async (client: PoolClient): Promise<WikiRenameReply> => {
+  const move = async (client: PoolClient, record: RecordMutation): Promise<WikiRenameReply> => {
     for (const p of [path, newPath].sort()) await lockPage(client, workspace, p);
     const current = await currentPage(client, workspace, path);
     if (current === undefined) {
@@ -75,14 +75,14 @@ export async function renameWikiPage(
       [workspace, path, newPath, nameKeyOf(newPath), typeKeyOf(newPath), ctx.principal.subject, title],
     );
     const version = moved.rows[0]?.version ?? 0;
-    await recordChange(client, ctx, {
+    await record({
       action: 'wiki.page.renamed',
       target: pageTarget(workspace, newPath),
       details: { from: pageTarget(workspace, path), version },
     });
     return { workspace, path: newPath, previousPath: path, version };
   };
-  return withStorageErrors(() => withTransaction(pool, move, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return mutate(pool, fenceOf(ctx), move);
 }
 
 /**

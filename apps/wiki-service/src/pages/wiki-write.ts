@@ -8,16 +8,9 @@ import {
   type WikiPutReply,
   type WikiPutRequest,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError } from '@dagu-mcp/bus';
-import {
-  recordMutation,
-  withTransaction,
-  type MutationAuthor,
-  type MutationEntry,
-  type Pool,
-  type PoolClient,
-} from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/storage-errors';
+import type { MutationAuthor, Pool, PoolClient } from '@dagu-mcp/runtime';
+import type { MutationFence, RecordMutation } from '@dagu-mcp/service-kit';
+import { mutate } from '../db/storage-errors';
 import { readPageFacts } from './frontmatter';
 import { nameKeyOf, typeKeyOf } from './page-keys';
 import {
@@ -36,7 +29,7 @@ import { requireWorkspace } from './wiki-collection';
  *
  * Each write is one transaction that commits only before the request's
  * deadline (docs/architecture.md "Request flow": a caller told "failed" never finds
- * the change applied later; `withTransaction` also bounds every statement by
+ * the change applied later; the transaction also bounds every statement by
  * the time left). Writers of one page are serialized by a transaction-level
  * advisory lock on the page's identity, so the version check and the write
  * are atomic and two concurrent creates cannot both "create". Writing the
@@ -55,8 +48,9 @@ export interface WriteContext extends Omit<MutationAuthor, 'jobId'> {
   jobId?: string;
 }
 
-export async function recordChange(client: PoolClient, ctx: WriteContext, entry: MutationEntry): Promise<void> {
-  if (ctx.jobId !== undefined) await recordMutation(client, { ...ctx, jobId: ctx.jobId }, entry);
+/** The fence of a change by `ctx`: its deadline, and its author when it is a bus job's. */
+export function fenceOf(ctx: WriteContext): MutationFence {
+  return { deadline: ctx.deadline, author: ctx.jobId === undefined ? undefined : { ...ctx, jobId: ctx.jobId } };
 }
 
 /** The audit target of a page: its URI (`dagu://wiki/{workspace}/{path}`). */
@@ -126,7 +120,7 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
   const label = `${workspace}/${path}`;
   // Times are clock_timestamp(), taken after the page lock: now() is the transaction's start, before
   // the wait, and a write that waited behind another could get an older updated_at than the version before it.
-  const write = async (client: PoolClient): Promise<WikiPutReply> => {
+  const write = async (client: PoolClient, record: RecordMutation): Promise<WikiPutReply> => {
     await lockPage(client, workspace, path);
     const current = await currentPage(client, workspace, path);
     checkVersion(request.expectedVersion, current?.version ?? 0, label);
@@ -151,7 +145,7 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
         ],
       );
       const page = toPageMeta(parseMetaRow(inserted.rows[0]));
-      await recordChange(client, ctx, {
+      await record({
         action: 'wiki.page.upserted',
         target: pageTarget(workspace, path),
         details: { created: true, version: page.version },
@@ -165,14 +159,14 @@ export async function putWikiPage(pool: Pool, request: WikiPutRequest, ctx: Writ
       [workspace, path, content, facts.title, facts.tags, size, ctx.principal.subject],
     );
     const page = toPageMeta(parseMetaRow(updated.rows[0]));
-    await recordChange(client, ctx, {
+    await record({
       action: 'wiki.page.upserted',
       target: pageTarget(workspace, path),
       details: { created: false, version: page.version },
     });
     return { page, created: false, changed: true };
   };
-  return withStorageErrors(() => withTransaction(pool, write, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return mutate(pool, fenceOf(ctx), write);
 }
 
 /**
@@ -190,7 +184,7 @@ export async function deleteWikiPage(
 ): Promise<WikiDeleteReply> {
   requireWriter(ctx.principal);
   const { workspace, path } = request;
-  const remove = async (client: PoolClient): Promise<WikiDeleteReply> => {
+  const remove = async (client: PoolClient, record: RecordMutation): Promise<WikiDeleteReply> => {
     await lockPage(client, workspace, path);
     const current = await currentPage(client, workspace, path);
     if (current === undefined) {
@@ -201,14 +195,12 @@ export async function deleteWikiPage(
     }
     checkVersion(request.expectedVersion, current.version, `${workspace}/${path}`);
     await client.query('DELETE FROM pages WHERE workspace = $1 AND path = $2', [workspace, path]);
-    await recordChange(client, ctx, {
+    await record({
       action: 'wiki.page.deleted',
       target: pageTarget(workspace, path),
       details: { version: current.version },
     });
     return { workspace, path, version: current.version };
   };
-  return withStorageErrors(() =>
-    withTransaction(pool, remove, { deadline: ctx.deadline, onLate: deadlinePassedError }),
-  );
+  return mutate(pool, fenceOf(ctx), remove);
 }
