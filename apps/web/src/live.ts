@@ -1,30 +1,13 @@
 import { BASE } from './api';
 
-/** A run status change as `GET /api/v1/events` sends it (the run events run-service publishes). */
-export interface RunEvent {
-  name: string;
-  dagRunId: string;
-  status: number;
-  statusLabel: string;
-  at: string;
-}
+import type { RunEvent, StepEvent } from '@dagu-mcp/contracts';
 
 /**
- * A step's new state (`event: step`, sent only to streams narrowed to one run): run-service
- * publishes it once the state is in PostgreSQL; several quick transitions arrive as the last.
+ * What `GET /api/v1/events` sends: run events (the run status changes run-service publishes),
+ * and step events (sent only to streams narrowed to one run; several quick transitions of a
+ * step arrive as the last), as the contracts define them.
  */
-export interface StepEvent {
-  name: string;
-  dagRunId: string;
-  attemptNo: number;
-  step: string;
-  status: number;
-  statusLabel: string;
-  startedAt?: string;
-  finishedAt?: string;
-  error?: string;
-  at: string;
-}
+export type { RunEvent, StepEvent };
 
 /**
  * Listens to run events (issue 26 "Live"), narrowed to a DAG (`name`) or a run (`dagRunId`;

@@ -3,7 +3,9 @@
  * 021 DAG collection/detail). Only the fields the pages use; the server sends more.
  */
 
-export type Role = 'admin' | 'manager' | 'developer' | 'operator' | 'viewer';
+import type { Role, RUN_STATUS_LABELS as CONTRACT_RUN_STATUS_LABELS } from '@dagu-mcp/contracts';
+
+export type { Role };
 
 const RANK: Record<Role, number> = { admin: 5, manager: 4, developer: 3, operator: 2, viewer: 1 };
 
@@ -125,8 +127,11 @@ export interface RunLogs {
 /** Run statuses a run can still change from (live updates keep polling these). */
 export const ACTIVE_STATUSES: ReadonlySet<number> = new Set([0, 1, 5, 7]);
 
-/** Status labels of runs, by int (dagu-model §1). */
-export const RUN_STATUS_LABELS = [
+/**
+ * Status labels of runs, by int (dagu-model §1). A copy, so the bundle does not carry the
+ * contracts' schemas; typed as the contracts' tuple, so it cannot drift from it.
+ */
+export const RUN_STATUS_LABELS: typeof CONTRACT_RUN_STATUS_LABELS = [
   'not_started',
   'running',
   'failed',

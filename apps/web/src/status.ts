@@ -1,10 +1,14 @@
+import type { RUN_STATUS_LABELS, STEP_STATUS_LABELS } from '@dagu-mcp/contracts';
 import { h } from './dom';
+
+/** Every run and step status label (contracts, dagu-model §1). */
+type StatusLabel = (typeof RUN_STATUS_LABELS)[number] | (typeof STEP_STATUS_LABELS)[number];
 
 /**
  * How a status looks: one colour per status label, used by badges, graph nodes, timeline bars
  * and charts alike. Colours pass WCAG AA against white text or their text colour.
  */
-const COLOURS: Record<string, { fill: string; text: string }> = {
+const COLOURS: Record<StatusLabel, { fill: string; text: string }> = {
   succeeded: { fill: '#1a7f37', text: '#ffffff' },
   failed: { fill: '#cf222e', text: '#ffffff' },
   running: { fill: '#0969da', text: '#ffffff' },
@@ -20,7 +24,12 @@ const COLOURS: Record<string, { fill: string; text: string }> = {
 
 /** The fill and text colour of a status label (unknown labels look like `not_started`). */
 export function statusColour(label: string): { fill: string; text: string } {
-  return COLOURS[label] ?? { fill: '#eaeef2', text: '#24292f' };
+  return (
+    (COLOURS as Record<string, { fill: string; text: string } | undefined>)[label] ?? {
+      fill: '#eaeef2',
+      text: '#24292f',
+    }
+  );
 }
 
 /** A status badge: its label in words, coloured (the word carries the meaning, not only the colour). */

@@ -1,45 +1,19 @@
+import type { Agent as ContractAgent, StoredBinding } from '@dagu-mcp/contracts';
 import { api, seg } from '../api';
 import { errorBox, h, replace, when } from '../dom';
 import { roleAtLeast, type Role } from '../model';
 import { href, navigate, type PageView } from '../router';
 import { adminNav, needsManager } from './admin-nav';
 
-/** An agent as `GET /workspaces/{ws}/agents` lists it (contracts `AgentSchema`, plus `endpoint`). */
-interface Agent {
-  id: string;
-  workspace: string;
-  slug: string;
-  title: string;
-  description: string;
-  state: 'draft' | 'published' | 'disabled';
-  version: number;
-  toolCount: number;
-  updatedAt: string;
-  endpoint: string;
-}
+/** An agent as `GET /workspaces/{ws}/agents` lists it: the contracts' agent, plus `endpoint`. */
+type Agent = ContractAgent & { endpoint: string };
 
-/** One catalog binding as stored (contracts `StoredBindingSchema`). */
-interface Binding {
-  kind: string;
-  toolName: string;
-  tool?: string;
-  dag?: string;
-  title?: string;
-  waitSeconds?: number;
-  restrictions?: Record<string, unknown>;
-  /** `rest_operation`: the operation and its version (a number or `latest`). */
-  operation?: string;
-  version?: number | 'latest';
-  /** `extension_tool`: the extension service. */
-  service?: string;
-  createdBy?: { subject: string };
-}
+/** One catalog binding as stored. */
+type Binding = StoredBinding;
 
 /** A Dagu tool's restrictions in words (`targets: dags, runs; …`), `—` for none. */
-function restrictions(b: Binding): string {
-  const parts = Object.entries(b.restrictions ?? {}).map(
-    ([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`,
-  );
+function restrictions(b: Extract<Binding, { kind: 'dagu_tool' }>): string {
+  const parts = Object.entries(b.restrictions).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`);
   return parts.length === 0 ? '—' : parts.join('; ');
 }
 
@@ -47,13 +21,13 @@ function restrictions(b: Binding): string {
 function bindsOf(b: Binding): string {
   switch (b.kind) {
     case 'dag':
-      return `DAG ${b.dag ?? ''}`;
+      return `DAG ${b.dag}`;
     case 'rest_operation':
-      return `REST operation ${b.operation ?? ''}`;
+      return `REST operation ${b.operation}`;
     case 'extension_tool':
-      return `extension tool ${b.service ?? ''}.${b.tool ?? ''}`;
-    default:
-      return `Dagu tool ${b.tool ?? ''}`;
+      return `extension tool ${b.service}.${b.tool}`;
+    case 'dagu_tool':
+      return `Dagu tool ${b.tool}`;
   }
 }
 
@@ -66,7 +40,7 @@ function limitsOf(b: Binding): string {
       return b.version === undefined || b.version === 'latest' ? 'latest published version' : `version ${b.version}`;
     case 'extension_tool':
       return "the tool's own minimum role";
-    default:
+    case 'dagu_tool':
       return restrictions(b);
   }
 }
