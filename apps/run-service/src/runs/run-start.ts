@@ -185,7 +185,8 @@ async function acceptStart(
       ...(lowDisk !== undefined ? { queuedBecause: lowDisk } : {}),
     },
   };
-  if (lowDisk !== undefined) deps.logger.warn({ dagName: request.dagName, dagRunId, reason: lowDisk }, 'run start queued');
+  if (lowDisk !== undefined)
+    deps.logger.warn({ dagName: request.dagName, dagRunId, reason: lowDisk }, 'run start queued');
   const reply = runRefOf({ dagName: request.dagName, dagRunId, attemptId, status });
   // A generated run id without `singleton` or an idempotency key has nothing to look up, lock or wait
   // for: the run, its record and its reply go in one statement (issue 28). A caller's own id or
@@ -274,9 +275,7 @@ async function insertInTransaction(
       // A run id this call generated cannot be taken yet: look only for a caller's own id
       // (a re-delivered job gets the run it created; anyone else gets `conflict`).
       const recorded =
-        request.dagRunId === undefined
-          ? undefined
-          : await recordedRun(client, run.dagName, run.dagRunId, ctx.jobId);
+        request.dagRunId === undefined ? undefined : await recordedRun(client, run.dagName, run.dagRunId, ctx.jobId);
       if (recorded !== undefined) {
         if (recorded.mine) return { existing: recorded.ref };
         throw runIdUsed(run.dagName, run.dagRunId);
