@@ -31,9 +31,9 @@ import { createUpstreamPutHandler } from './handlers/upstream-put.handler';
 import { OperationCaller } from './rest/operation-call';
 
 /**
- * agent-service: published agents per workspace and their catalogs (issue 24),
+ * agent-service: published agents per workspace and their catalogs,
  * and REST operations as tools — upstreams with encrypted credentials,
- * operations with versions, and the upstream calls (issue 25).
+ * operations with versions, and the upstream calls.
  */
 export function createAgentService(options: { agentConfig: AgentConfig }): ServiceDefinition<AgentOps> {
   return {

@@ -43,7 +43,7 @@ export function createDagHandlers(
   const nextRuns = new NextRunCalculator();
   const catalog = new DagCatalog(new DagRepository(deps.pool), nextRuns, undefined, changes, parsers);
   // The replica's catalog has no caches: a cached page is filled from the primary only, since it
-  // outlives the lag bound and must hold every change announced before it was read (issue 47).
+  // outlives the lag bound and must hold every change announced before it was read.
   let replicaCatalog: DagCatalog | undefined;
   const catalogOn = (db: Pool): DagCatalog =>
     db === deps.pool

@@ -29,8 +29,7 @@ export interface AppDeps {
   readonly basePath: string;
   readonly bodyLimitBytes: number;
   /**
-   * JSON bodies of this many bytes or more are parsed on a thread (`BODY_PARSE_THREAD_MIN_BYTES`,
-   * issue 42 item 2); default 64 KiB.
+   * JSON bodies of this many bytes or more are parsed on a thread (`BODY_PARSE_THREAD_MIN_BYTES`); default 64 KiB.
    */
   readonly bodyParseThreadMinBytes?: number;
   /** The threads those bodies are parsed on; default one, started at the first such body. */
@@ -59,17 +58,17 @@ export interface AppDeps {
   /** Origin and Host checks of `/mcp` (DNS-rebinding protection); default: same-origin only, any Host. */
   readonly mcpOrigins?: OriginGuardOptions;
   /**
-   * The built-in OAuth authorization server (issue 23), when on: its router
+   * The built-in OAuth authorization server, when on: its router
    * (`/.well-known/*`, `…/oauth/*`, `/api/mcp/*`) and the scope check of MCP requests.
    */
   readonly oauth?: { readonly router: RequestHandler; readonly scopeGuard: RequestHandler };
   /**
-   * Published agents' endpoints `/mcp/v1/{workspace}/{agent}` (issue 24): `gate` resolves the
+   * Published agents' endpoints `/mcp/v1/{workspace}/{agent}`: `gate` resolves the
    * agent and authenticates its key (agents/agent-endpoint.ts); `sessions` serves them with the
    * transport of `/mcp` and the agents' dispatcher. Absent: no agent endpoints.
    */
   readonly agents?: { readonly gate: RequestHandler; readonly sessions: McpSessionManager };
-  /** The built web console (issue 26); absent: `/` answers the small HTML index and no fallback exists. */
+  /** The built web console; absent: `/` answers the small HTML index and no fallback exists. */
   readonly web?: WebConsole;
 }
 
@@ -103,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(serverCardRouter(deps));
   if (deps.oauth !== undefined) app.use(deps.oauth.router);
   const mcpPaths = deps.basePath === '' ? ['/mcp'] : ['/mcp', `${deps.basePath}/mcp`];
-  // Agent endpoints first: `/mcp/v1/...` must not meet `/mcp`'s own authentication (issue 24 item 2).
+  // Agent endpoints first: `/mcp/v1/...` must not meet `/mcp`'s own authentication.
   if (deps.agents !== undefined) {
     const agent = mcpRouter(deps, body, deps.agents.gate, deps.agents.sessions, { mergeParams: true });
     for (const path of mcpPaths) app.use(`${path}/v1/:workspace/:agent`, agent);
@@ -185,7 +184,7 @@ function mcpRouter(
   mcp.use(mcpJsonContentType());
   const parseBody = jsonBody(body);
   mcp.use(parseBody);
-  // OAuth scopes (issue 23 item 5) are checked once the JSON-RPC method is known.
+  // OAuth scopes are checked once the JSON-RPC method is known.
   if (options.scopeGuard !== undefined) mcp.use(options.scopeGuard);
   mcp.all('/', async (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
@@ -205,12 +204,11 @@ function mcpRouter(
 /**
  * Body-parser and unexpected failures on the MCP endpoint, as JSON-RPC errors
  * that keep the request's id (a batch: one error per request) whenever the body
- * was readable (issue 42). A Redis or PostgreSQL outage met before the request
+ * was readable. A Redis or PostgreSQL outage met before the request
  * reached its method (loading the session, authenticating) is
  * `resource_unavailable` with `details.dependency` and `details.requestId`, HTTP
  * 200 so that SDK clients hand it to the caller: an `isError` result for
- * `tools/call`, a JSON-RPC error -32005 otherwise (dagu-model §10, issue 18 item
- * 5). A failure met before the body was read (authentication, during an outage)
+ * `tools/call`, a JSON-RPC error -32005 otherwise (dagu-model §10). A failure met before the body was read (authentication, during an outage)
  * reads it first, with the endpoint's own parser and limit, to learn the id.
  */
 function mcpErrorHandler(logger: Logger, parseBody: RequestHandler) {

@@ -1,7 +1,7 @@
 import { loadGatewayConfig } from './config';
 
 /**
- * Defaults that keep a developer's stack private (issue 17 "Browser rules"):
+ * Defaults that keep a developer's stack private:
  * the ops port serving `/metrics` listens on loopback unless the deployment
  * says otherwise (compose and Kubernetes set `METRICS_HOST=0.0.0.0`).
  */

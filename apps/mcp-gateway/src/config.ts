@@ -25,15 +25,15 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
  * | `SESSION_CACHE_MS` | how long a replica reuses a session record it loaded before asking Redis again (a session ended or changed on any replica is dropped from every replica's cache within one Redis pub/sub hop, see docs/mcp-transport.md), ms; `0` turns it off; at most a quarter of `SESSION_IDLE_TTL_MS` | `1000` |
  * | `BODY_LIMIT_BYTES` | largest accepted request body, bytes | `4194304` (4 MiB) |
- * | `BODY_PARSE_THREAD_MIN_BYTES` | JSON request bodies (MCP and REST) of this size or more are parsed on a thread beside the event loop, so one client's megabyte bodies do not hold other callers' requests (issue 42), bytes | `65536` (64 KiB) |
- * | `HTTP_HEADERS_TIMEOUT_MS` | a client that has not sent a request's whole header block this long after it began is disconnected (slow-header sockets, issue 42), ms; at most `HTTP_REQUEST_TIMEOUT_MS` (a larger value is cut to it); checked every second | `10000` |
+ * | `BODY_PARSE_THREAD_MIN_BYTES` | JSON request bodies (MCP and REST) of this size or more are parsed on a thread beside the event loop, so one client's megabyte bodies do not hold other callers' requests, bytes | `65536` (64 KiB) |
+ * | `HTTP_HEADERS_TIMEOUT_MS` | a client that has not sent a request's whole header block this long after it began is disconnected (slow-header sockets), ms; at most `HTTP_REQUEST_TIMEOUT_MS` (a larger value is cut to it); checked every second | `10000` |
  * | `HTTP_REQUEST_TIMEOUT_MS` | a client that has not sent a whole request (headers and body) this long after it began is disconnected (slow bodies); the answer, an SSE stream included, is not limited by it, ms | `60000` |
  * | `WIKI_PAGE_MAX_BYTES` | largest wiki page body accepted by `PUT /api/v1/wiki/…` (larger: 413), bytes, at most 16 MiB | `1048576` (1 MiB) |
  * | `SSE_KEEPALIVE_MS` | SSE keep-alive comment interval on MCP streams, ms, at most 30000 (spec 020) | `15000` |
  * | `SSE_RETRY_MS` | reconnection delay announced to MCP clients with SSE priming events, ms | `2000` |
  * | `SSE_EVENT_RETENTION_MS` | how long MCP SSE events stay in Redis for `Last-Event-ID` resumption, ms | `300000` (5 min) |
  * | `SSE_EVENT_MAX` | about how many events are kept per MCP SSE stream | `1000` |
- * | `MCP_REPLICA_LEASE_MS` | lifetime of a replica's liveness key in Redis, renewed every third of it; a replica resuming an SSE stream whose owner's key lapsed answers the request `resource_unavailable`, outcome unknown (issue 18), ms | `3000` |
+ * | `MCP_REPLICA_LEASE_MS` | lifetime of a replica's liveness key in Redis, renewed every third of it; a replica resuming an SSE stream whose owner's key lapsed answers the request `resource_unavailable`, outcome unknown, ms | `3000` |
  * | `MCP_CLIENT_REQUEST_TIMEOUT_MS` | how long a server→client request (sampling, elicitation) waits for the client, ms | `300000` (5 min) |
  * | `MCP_BATCH_MAX_MESSAGES` | most messages in one JSON-RPC batch (protocol 2025-03-26); more is 400 `-32600` | `100` |
  * | `MCP_SESSION_RECORD_MAX_BYTES` | most bytes of a session's `clientInfo` and `capabilities` as JSON; more refuses `initialize` (`-32602`) | `16384` (16 KiB) |
@@ -41,8 +41,8 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `MCP_SESSIONS_PER_PRINCIPAL_MAX` | most live MCP sessions of one principal; one more `initialize` is 429 (`-32000`) | `5000` |
  * | `ALLOWED_ORIGINS` | comma-separated origins allowed to call `/mcp`, and to change things on `/api/v1`, from a browser (`Origin` header) | empty: the gateway's own origin |
  * | `ALLOWED_HOSTS` | comma-separated extra `Host` names accepted on `/mcp`; checked only when `HOST` is loopback or this is set | empty |
- * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (issue 24; changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
- * | `AGENT_USAGE_RETENTION_DAYS` | how long the calls of agent endpoints are kept for the usage route (issue 25; older ones are deleted by an hourly sweep on every replica), days | `93` |
+ * | `AGENT_CATALOG_REFRESH_MS` | how often every gateway replica rebuilds the catalogs of the published agents it serves (changes made through the REST API reach every replica at once, this catches the rest: a DAG's params changed, a missed notification), ms | `30000` |
+ * | `AGENT_USAGE_RETENTION_DAYS` | how long the calls of agent endpoints are kept for the usage route (older ones are deleted by an hourly sweep on every replica), days | `93` |
  * | `MCP_EXTENSIONS` | comma-separated MCP extension services always served without an admin switch, like enabled ones: tools and prompts namespaced `<name>.<tool>`, minimum role and input schema enforced (docs/extending.md) | empty |
  * | `MCP_TEST_FIXTURE_EXTENSIONS` | comma-separated protocol **test fixtures** served exactly as announced — names not namespaced, calls relayed without role or schema checks (the MCP conformance suite's fixed `test_*` names); never for a real service | empty |
  * | `MCP_EXTENSION_CALL_TIMEOUT_MS` | deadline of one call to an extension service (tool call, resource read, prompt); past it an admin-enabled extension's tool call is `resource_unavailable` naming the extension, ms | `30000` |
@@ -63,7 +63,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `AUDIT_UNAUTHENTICATED_RETENTION_DAYS` | days the audit rows of unauthenticated requests are kept (swept hourly) | `7` |
  * | `AUDIT_BUFFER_MAX_EVENTS` | audit events a replica holds in memory while PostgreSQL takes no writes (retried, in order, when it is back); past it new events are dropped, counted in `dagu_audit_events_dropped_total` and in one `audit.buffer.dropped` row | `50000` |
  * | `SERVER_REGISTRY_NAME` | the deployment's MCP Registry name, `<reverse-DNS namespace>/<server>`, in its server card (`/.well-known/mcp/server-card.json`) and `server.json` (`/.well-known/mcp/server.json`); set it to a namespace you control before publishing | `local.dagu-mcp/gateway` |
- * | `PUBLIC_URL` | the gateway's external origin plus `BASE_PATH` as clients see it, e.g. `https://ops.example.com/dagu`: the OAuth issuer, and the base of each MCP endpoint's resource URL (issue 23); unset: a loopback stack uses `http://HOST:PORT/BASE_PATH`, any other leaves OAuth off and says why | — |
+ * | `PUBLIC_URL` | the gateway's external origin plus `BASE_PATH` as clients see it, e.g. `https://ops.example.com/dagu`: the OAuth issuer, and the base of each MCP endpoint's resource URL; unset: a loopback stack uses `http://HOST:PORT/BASE_PATH`, any other leaves OAuth off and says why | — |
  * | `OAUTH` | serve the built-in OAuth 2.1 authorization server for MCP clients (only with `AUTH_MODE=builtin`) | `true` |
  * | `OAUTH_ACCESS_TOKEN_TTL_SECONDS` | lifetime of OAuth access tokens (JWTs), s | `3600` (1 h) |
  * | `OAUTH_REFRESH_TOKEN_TTL_SECONDS` | lifetime of a refresh-token family from its first token, s | `2592000` (30 days) |
@@ -74,7 +74,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `OAUTH_CIMD_ALLOW_PRIVATE` | also fetch metadata documents from loopback and private addresses (tests only: it opens the SSRF guard) | `false` |
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows to the services | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | `mcp-gateway` |
- * | `WEB_DIST_DIR` | directory of the built web console (`index.html`, `console/`), served at `/` and under `BASE_PATH` (issue 26); when it holds no `index.html`, `/` answers a small HTML index instead | empty: `apps/web/dist` of the checkout (the image sets `/app/web`) |
+ * | `WEB_DIST_DIR` | directory of the built web console (`index.html`, `console/`), served at `/` and under `BASE_PATH`; when it holds no `index.html`, `/` answers a small HTML index instead | empty: `apps/web/dist` of the checkout (the image sets `/app/web`) |
  * | `EVENTS_KEEPALIVE_MS` | keep-alive comment interval on `GET /api/v1/events` streams, ms | `15000` |
  *
  * Every secret may come from `<NAME>_FILE`.

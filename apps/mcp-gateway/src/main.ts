@@ -73,7 +73,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     preparedStatements: config.DB_PREPARED_STATEMENTS,
     logger,
   });
-  // The audit listing's replica (issue 47); no caller marks: the trail is written off the request path.
+  // The audit listing's replica; no caller marks: the trail is written off the request path.
   const reads =
     config.DATABASE_READ_URL === undefined
       ? undefined
@@ -109,7 +109,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     prefix: config.BUS_PREFIX,
     defaultTimeoutMs: config.BUS_TIMEOUT_MS,
     handoff: config.BUS_HANDOFF,
-    // A mutation that went unanswered is resolved from the service's record before the caller hears (issue 18 item 4).
+    // A mutation that went unanswered is resolved from the service's record before the caller hears.
     resolveMutationOutcomes: true,
     logger,
   };
@@ -142,7 +142,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     served: extensions.served,
   });
-  // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
+  // Usage of agent endpoints: counted at once, written in batches off the call path.
   const usage = new UsageRecorder({
     pool,
     registry: metrics.registry,
@@ -163,7 +163,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     served: extensions.served,
     usage,
   });
-  // OAuth serves an agent's URL only while an agent that takes OAuth sign-in is published there (issue 41).
+  // OAuth serves an agent's URL only while an agent that takes OAuth sign-in is published there.
   auth.oauth?.resources.attachAgents(async (workspace, slug) => {
     const catalog = await agents.catalogs.resolve(workspace, slug);
     if (catalog === undefined) return undefined;

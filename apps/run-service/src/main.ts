@@ -31,7 +31,7 @@ let leftovers: LeftoverReport;
 try {
   runConfig = loadRunConfig();
   useDagSpecThreads(runConfig.specParse);
-  // Every file run-service creates, and every process it starts, is private unless chmod says otherwise (issue 43).
+  // Every file run-service creates, and every process it starts, is private unless chmod says otherwise.
   process.umask(0o077);
   const identity =
     runConfig.stepUser === undefined || runConfig.stepUidRange !== undefined
@@ -39,10 +39,10 @@ try {
       : resolveStepIdentity(runConfig.stepUser);
   const range =
     runConfig.stepUidRange ?? (identity !== undefined ? { first: identity.uid, last: identity.uid } : undefined);
-  // run-service's own files (spill, state, scratch, its TMPDIR) where no step writes (issue 43 item 2).
+  // run-service's own files (spill, state, scratch, its TMPDIR) where no step writes.
   preparePrivateDir(runConfig.privateDir, process.getuid?.() ?? -1);
   useScratchRoot(runConfig.privateDir);
-  // Before anything of the engine runs: steps a killed run-service of this host left behind die first (issue 18 item 6).
+  // Before anything of the engine runs: steps a killed run-service of this host left behind die first.
   leftovers = killLeftoverStepGroups(runConfig.stateDir);
   const path = process.env.PATH ?? '';
   const setpriv = findSetpriv(path);

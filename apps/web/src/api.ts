@@ -1,6 +1,6 @@
 /**
  * The console's calls to the gateway's REST API (`<BASE_PATH>/api/v1`), signed in by the
- * `dagu_session` cookie (docs/decisions.md "Issue 26: the web console"): the browser sends the
+ * `dagu_session` cookie (docs/decisions.md "The web console"): the browser sends the
  * cookie; a state-changing call carries the session's `X-CSRF-Token`.
  */
 
@@ -43,7 +43,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 
 /**
  * {@link api} under another prefix of the gateway: `/api/mcp` holds the OAuth authorizations'
- * JSON (issue 23), signed in by the same session cookie.
+ * JSON, signed in by the same session cookie.
  * @throws ApiError as {@link api}
  */
 export async function apiAt<T>(

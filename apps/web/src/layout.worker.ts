@@ -2,7 +2,7 @@ import { layoutGraph } from './layout';
 import type { LayoutInput } from './layout-types';
 
 /**
- * The graph layout off the page's thread (issue 26: a 200-step run page is ready before its
+ * The graph layout off the page's thread (a 200-step run page is ready before its
  * graph). Each message `{id, input}` is answered `{id, layout}` or `{id, error}`.
  */
 

@@ -10,7 +10,7 @@ import type { RunEvent, StepEvent } from '@dagu-mcp/contracts';
 export type { RunEvent, StepEvent };
 
 /**
- * Listens to run events (issue 26 "Live"), narrowed to a DAG (`name`) or a run (`dagRunId`;
+ * Listens to run events, narrowed to a DAG (`name`) or a run (`dagRunId`;
  * then `onStep` also hears each step's transitions). The browser's EventSource reconnects by
  * itself; `onOpen` runs on every (re)connect so the page can reload what it shows (the stream
  * has no replay). Returns the closer.

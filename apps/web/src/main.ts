@@ -33,7 +33,7 @@ async function currentSession(): Promise<Session | undefined> {
 }
 
 /**
- * The console's shell (issue 26): who is signed in (`GET /api/v1/session`; none → the sign-in
+ * The console's shell: who is signed in (`GET /api/v1/session`; none → the sign-in
  * page), the navigation the role may use, and the routed page in `<main>`.
  */
 async function boot(): Promise<void> {

@@ -107,7 +107,7 @@ export interface RunDetail extends RunSummary {
   attemptId?: string;
   params?: unknown;
   outputs?: Record<string, unknown>;
-  /** dagu-model §5; `onBehalfOf`: the person a published agent acted for (issue 41 item 2). */
+  /** dagu-model §5; `onBehalfOf`: the person a published agent acted for. */
   startedBy?: Actor;
   error?: string;
   steps: RunStep[];

@@ -13,7 +13,7 @@ import { DEVELOPER, TEST_LOGGER, TEST_REDIS_URL, VIEWER } from '../test-fixtures
 import { wikiService } from './wiki-service';
 
 /**
- * Issue 47 through a whole service: wiki-service started by the service host
+ * Reads from a replica through a whole service: wiki-service started by the service host
  * with `DATABASE_URL` on a throwaway primary and `DATABASE_READ_URL` on its
  * `pg_basebackup -R` standby, called over the real bus. With replay paused,
  * the writer (the bus job's principal) reads its page at once, another caller

@@ -11,7 +11,7 @@ import { createWikiCheckHandler } from './handlers/wiki-check.handler';
 
 /**
  * wiki-service: Wiki pages per workspace — tree, flat list, page, search, writes.
- * The reads go to the replica when there is one and it may serve the caller (issue 47).
+ * The reads go to the replica when there is one and it may serve the caller.
  */
 export const wikiService: ServiceDefinition<WikiOps> = {
   service: 'wiki',

@@ -208,7 +208,7 @@ export class BusClient {
    * A mutation is answered "not sent" (`resource_unavailable`, `details.dependency:
    * "redis"`, no `outcome`) only when its job is known not to be in Redis
    * ({@link neverReachedRedis}); an insert whose answer was lost waits for the
-   * reply or the deadline like a sent call (dagu-model §10, issue 44).
+   * reply or the deadline like a sent call (dagu-model §10).
    *
    * @param payload - validated against the op's request schema before sending.
    * @returns the reply schema's output.
@@ -422,7 +422,7 @@ export class BusClient {
         }
         // The insert was written but its answer lost (Redis went away mid-command): the job may be queued and
         // may run before its deadline. "Not sent" would be a lie, so the call waits for its reply or its
-        // deadline like any sent call, and an unanswered one is resolved from the service's record (issue 44).
+        // deadline like any sent call, and an unanswered one is resolved from the service's record.
         this.logger.warn(
           { service, op, jobId, error: describeError(error) },
           'bus mutation insert lost its answer; waiting for the reply or the deadline',

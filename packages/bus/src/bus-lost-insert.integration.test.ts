@@ -14,7 +14,7 @@ import {
 
 /**
  * A mutation whose job insert reached Redis but whose answer was lost
- * (issue 44: Redis went away mid-command). The job may be taken and applied,
+ * (Redis went away mid-command). The job may be taken and applied,
  * so the caller must not be told "not sent" (`resource_unavailable` with
  * `details.dependency: "redis"` and no outcome); the call waits for the reply
  * or its deadline like any sent call.

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
  * SHA-256 (hex) of `op` and `payload` in canonical JSON (object keys sorted,
  * at every depth), so the same request hashes the same whatever the key
  * order: how an idempotency key tells "the same payload" from another
- * (issue 18 item 4).
+ *.
  */
 export function payloadHashOf(op: string, payload: unknown): string {
   return createHash('sha256').update(op).update('\0').update(canonicalJson(payload)).digest('hex');

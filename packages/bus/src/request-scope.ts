@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * carry, and the caller's idempotency key if it sent one), kept for the
  * async work it starts: every bus call made inside {@link runWithRequestId}
  * carries the id in its envelope (`requestId`), and every mutation call the
- * key (`idempotencyKey`, issue 18 item 4). The service's log lines about the
+ * key (`idempotencyKey`). The service's log lines about the
  * job name the id, so one id ties the gateway's and the services' lines of
  * a failure together (dagu-model §10, `details.requestId`).
  */

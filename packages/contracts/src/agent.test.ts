@@ -9,7 +9,7 @@ import {
 } from './agent';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-describe('agent contracts (issue 24)', () => {
+describe('agent contracts', () => {
   const ref = { workspace: 'support', slug: 'helpdesk' };
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['create: minimal', AgentCreateRequestSchema, { ...ref, title: 'Helpdesk' }, null],
@@ -77,7 +77,7 @@ describe('agent contracts (issue 24)', () => {
   });
 });
 
-describe('extension_tool bindings (issue 29 item 4)', () => {
+describe('extension_tool bindings', () => {
   const ref = { workspace: 'support', slug: 'helpdesk' };
   const tools = (binding: Record<string, unknown>) => ({ ...ref, tools: [{ kind: 'extension_tool', ...binding }] });
   const cases: Array<[string, unknown, string | null]> = [

@@ -6,7 +6,7 @@ import { OperationNameSchema, OperationVersionSelectorSchema } from './rest-oper
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
- * Published agents (issue 24): an agent lives in a workspace (the workspaces
+ * Published agents: an agent lives in a workspace (the workspaces
  * of the wiki and the `workspace=<name>` DAG label), has a slug, a state and
  * a catalog — a list of bindings, each one MCP tool on the agent's endpoint
  * `/mcp/v1/{workspace}/{agent}`. agent-service owns agents and catalogs; the
@@ -44,7 +44,7 @@ const LabelSelector = z
 const nonEmpty = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(100);
 
 /**
- * What a narrowed Dagu tool may touch (issue 24 item 5). Every field is
+ * What a narrowed Dagu tool may touch. Every field is
  * optional; an absent field does not narrow. `targets` applies to
  * `dagu_read`, `changeModes`/`changeTypes` to `dagu_change`, `actions` to
  * `dagu_execute`; `dags`/`dagLabels` (a DAG is allowed when its name is in
@@ -83,7 +83,7 @@ export const DagToolBindingSchema = z.strictObject({
 });
 
 /**
- * An extension service's tool (issue 29 item 4, docs/extending.md): `service` is the
+ * An extension service's tool (docs/extending.md): `service` is the
  * extension's name, `tool` the tool's own name in it (served on `/mcp` as
  * `<service>.<tool>`). Its tool name defaults to that served name, so a pair longer than
  * the 64 characters of a tool name needs a `name`. The gateway serves it only while the
@@ -110,7 +110,7 @@ export function extensionBindingToolName(binding: { service: string; tool: strin
 }
 
 /**
- * A published REST operation as a tool (issue 25): `version` is a published
+ * A published REST operation as a tool: `version` is a published
  * version's number or `latest` (default: the newest published version, so
  * publishing a new version changes the tool). A draft is never served.
  */
@@ -156,7 +156,7 @@ export function bindingToolName(binding: AgentBinding): string {
 
 /**
  * Who may sign in to an agent's endpoint with OAuth, and with whose authority
- * (issue 41 item 1):
+ *:
  * - `keys`: agent keys only; no OAuth metadata or challenge, an OAuth token is refused;
  * - `own_role` (the default): a person signs in and acts with their own current role,
  *   capped by the token's scopes, narrowed by the catalog and the binding authors' roles;
@@ -181,7 +181,7 @@ export const AgentSignInSchema = z.discriminatedUnion('mode', [
 export type AgentSignIn = z.infer<typeof AgentSignInSchema>;
 
 /**
- * Whether a `delegated` agent's list names a person (issue 41 item 1): their current role is in
+ * Whether a `delegated` agent's list names a person: their current role is in
  * `roles`, or their username is in `users`. Always false for another mode.
  */
 export function isAgentDelegate(signIn: AgentSignIn, person: { username: string; role: Role }): boolean {
@@ -189,7 +189,7 @@ export function isAgentDelegate(signIn: AgentSignIn, person: { username: string;
   return (signIn.roles ?? []).includes(person.role) || (signIn.users ?? []).includes(person.username);
 }
 
-/** The sign-in policy of an agent that never set one (issue 41 item 6). */
+/** The sign-in policy of an agent that never set one. */
 export const DEFAULT_AGENT_SIGN_IN: AgentSignIn = Object.freeze({ mode: 'own_role' });
 
 /** The agent model (REST and bus). `version` grows with every change of the agent or its catalog. */

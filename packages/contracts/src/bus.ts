@@ -26,7 +26,7 @@ export const BusRequestSchema = z.object({
   replyTo: z.string().min(1),
   requestId: z.string().min(1).max(128).optional(),
   /**
-   * The caller's idempotency key of a mutation (issue 18 item 4), scoped by the
+   * The caller's idempotency key of a mutation, scoped by the
    * service to `principal.id`: the same key with the same payload within 24 h
    * returns the original result, with another payload `conflict`.
    */

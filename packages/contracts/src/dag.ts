@@ -18,7 +18,7 @@ export type DagChangeRequest = z.infer<typeof DagChangeRequestSchema>;
 /**
  * Validation outcome (022 `valid`, `errors`, `dag`). `dag` only when valid.
  * `warnings` (an added field, 022 allows them): references of a valid DAG
- * that will not resolve at run time, shaped like the errors (issue 21 item 4).
+ * that will not resolve at run time, shaped like the errors.
  * `stored` (an invalid validation only) says whether a DAG of that name exists,
  * so an invalid preview links a stored spec only when there is one.
  */
@@ -26,7 +26,7 @@ export const DagValidationSchema = z.object({
   valid: z.boolean(),
   errors: z.array(z.string()),
   /**
-   * Where each error points in the YAML (issue 26, an added field): `index` into `errors`,
+   * Where each error points in the YAML (an added field): `index` into `errors`,
    * 1-based `line` and `column`; errors that name no place have no entry. Invalid only.
    */
   errorLocations: z
@@ -85,7 +85,7 @@ export type DagListReply = z.infer<typeof DagListReplySchema>;
 
 /**
  * `dag.listIfChanged` request: a `dag.list` query and, optionally, the tag of
- * the page the caller already holds (issue 28: the gateway keeps rendered
+ * the page the caller already holds (the gateway keeps rendered
  * `dags` pages and asks only whether its copy is still the page).
  */
 export const DagListIfChangedRequestSchema = DagListRequestSchema.extend({

@@ -65,7 +65,7 @@ describe('MCP extension wire protocol (docs/mcp-transport.md "Extensions")', () 
   });
 });
 
-describe('extension switches and names (issue 29)', () => {
+describe('extension switches and names', () => {
   test.each([
     [{ enabled: true }, true],
     [{ enabled: false, allowedTools: ['hello', 'set_greeting'] }, true],

@@ -7,7 +7,7 @@ import { PrincipalSchema, RoleSchema } from './principal';
  * (`mcp/extensions/extension-router.ts`) and every extension share this
  * file, so it lives in contracts rather than in either side. The only
  * supported way to write one is `@dagu-mcp/service-kit`'s `ExtensionService`
- * (docs/extending.md, issue 29). The gateway serves an extension only when an
+ * (docs/extending.md). The gateway serves an extension only when an
  * admin enabled it (`PUT /api/v1/extensions/{name}`) or its name is in the
  * static `MCP_EXTENSIONS` list; its tools and prompts are then namespaced
  * `<name>.<tool>`. Only a protocol test fixture (`MCP_TEST_FIXTURE_EXTENSIONS`:

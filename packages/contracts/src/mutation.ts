@@ -2,8 +2,7 @@ import { z } from 'zod';
 
 /**
  * The mutation record every service keeps in its own schema, in the same
- * transaction as the change (issue 17 "Every mutation has an author", issue 18
- * "'Failed' answers for writes that were applied"; docs/decisions.md
+ * transaction as the change (docs/decisions.md
  * "Attribution and mutation outcomes"). These are the shapes that cross the bus.
  */
 
@@ -11,7 +10,7 @@ import { z } from 'zod';
  * `mutation.outcome` request: the mutation whose fate the caller asks about, by
  * its bus job id (the gateway's bus client, right after a deadline passed) or
  * by the id of the gateway request that sent it (`details.requestId` of an
- * `outcome: "unknown"` answer, dagu-model §10; issue 44).
+ * `outcome: "unknown"` answer, dagu-model §10).
  */
 export const MutationOutcomeRequestSchema = z.union([
   z.strictObject({ jobId: z.string().min(1).max(200) }),
@@ -49,7 +48,7 @@ export const MUTATION_OUTCOME_DEFINITION = {
   timeoutMs: 3000,
 } as const;
 
-/** `_meta` key of the idempotency key on MCP `tools/call` (issue 18 item 4). */
+/** `_meta` key of the idempotency key on MCP `tools/call`. */
 export const IDEMPOTENCY_META_KEY = 'io.dagu/idempotencyKey';
 
 /** An idempotency key: 1–255 visible ASCII characters (the REST `Idempotency-Key` header takes the same). */
@@ -109,6 +108,6 @@ export interface OutboxBatch {
  * from (under `BUS_PREFIX`): dag-service's outbox drain adds one job per
  * `dag.renamed` row (data: the {@link OutboxEntry}, job id
  * `<source>-<row id>`), and run-service moves the DAG's run history (Dagu
- * spec 022b `rename_dag`; docs/decisions.md, issue 19).
+ * spec 022b `rename_dag`; docs/decisions.md).
  */
 export const DAG_MOVES_QUEUE = 'dag-moves';

@@ -130,7 +130,7 @@ export const dagOps = productOps({
   'dag.upsert': { role: 'developer', request: DagChangeRequestSchema, reply: DagUpsertReplySchema, mutation: true },
   /** One page of DAG summaries (021 `dags`). */
   'dag.list': { role: 'viewer', request: DagListRequestSchema, reply: DagListReplySchema, mutation: false },
-  /** A `dag.list` page only when it differs from the caller's tagged copy (021 `dags`, issue 28). */
+  /** A `dag.list` page only when it differs from the caller's tagged copy (021 `dags`). */
   'dag.listIfChanged': {
     role: 'viewer',
     request: DagListIfChangedRequestSchema,
@@ -268,7 +268,7 @@ export const wikiOps = productOps({
   'wiki.check': { role: 'viewer', request: WikiCheckRequestSchema, reply: WikiCheckReplySchema, mutation: false },
 });
 
-/** agent-service: published agents and their catalogs (issue 24). Writes need `manager` (dagu-model §9). */
+/** agent-service: published agents and their catalogs. Writes need `manager` (dagu-model §9). */
 export const agentOps = productOps({
   ping: { role: 'viewer', request: PingRequestSchema, reply: PingReplySchema, mutation: false },
   /** The agents of one workspace, by slug. */
@@ -288,7 +288,7 @@ export const agentOps = productOps({
     reply: AgentWithToolsSchema,
     mutation: true,
   },
-  /** REST operations as tools (issue 25): a workspace's upstreams, credentials never in a reply. */
+  /** REST operations as tools: a workspace's upstreams, credentials never in a reply. */
   'upstream.list': {
     role: 'manager',
     request: OperationListRequestSchema,

@@ -21,7 +21,7 @@ export const CredentialTypeSchema = z.enum(['none', 'basic', 'api_key', 'token',
 export type CredentialType = z.infer<typeof CredentialTypeSchema>;
 
 /**
- * The person a published agent acts for (issue 41 item 2): present when someone signed in
+ * The person a published agent acts for: present when someone signed in
  * with OAuth on the agent's endpoint; `id` is the user's id, `name` their username.
  */
 export const OnBehalfOfSchema = z.object({
@@ -35,7 +35,7 @@ export type OnBehalfOf = z.infer<typeof OnBehalfOfSchema>;
  * The authenticated caller, as it travels in every bus request. Never carries
  * a secret: only ids, a display subject, the role and, for an OAuth access
  * token, the scopes it holds now. `onBehalfOf` names the person behind an agent
- * principal that a person signed in to (issue 41 item 2).
+ * principal that a person signed in to.
  */
 export const PrincipalSchema = z.object({
   id: z.string().min(1),
@@ -44,8 +44,7 @@ export const PrincipalSchema = z.object({
   credentialType: CredentialTypeSchema,
   onBehalfOf: OnBehalfOfSchema.optional(),
   /**
-   * An OAuth access token's scopes as held now (already capped by the role; issue 41
-   * item 4): the gateway's MCP layer narrows what the caller is offered and may call by
+   * An OAuth access token's scopes as held now (already capped by the role): the gateway's MCP layer narrows what the caller is offered and may call by
    * them. Absent: the credential is not scoped (its role alone decides). Services decide
    * by role and need not read it.
    */

@@ -9,7 +9,7 @@ import {
 } from './rest-operation';
 
 /** The path of the first issue, dotted (`''` for the whole value), or `null` when the value is valid. */
-describe('REST operation contracts (issue 25)', () => {
+describe('REST operation contracts', () => {
   const up = { workspace: 'billing', name: 'billing-api', baseUrl: 'https://api.example.com/v1' };
   const cases: Array<[string, z.ZodType, unknown, string | null]> = [
     ['upstream: minimal', UpstreamPutRequestSchema, up, null],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WikiWorkspaceSchema } from './wiki';
 
 /**
- * REST operations as tools (issue 25): upstreams (a base URL, an allow-list,
+ * REST operations as tools: upstreams (a base URL, an allow-list,
  * a credential kept encrypted by agent-service and never returned), and
  * operations with versions (drafts and published versions). One published
  * version becomes one MCP tool on an agent's endpoint through a
@@ -29,7 +29,7 @@ const HeaderValue = z
   .max(4000)
   .refine((v) => !/[\r\n\0]/.test(v), 'may not contain line breaks');
 
-/** How agent-service authenticates to the upstream (issue 25 item 1); write-only. */
+/** How agent-service authenticates to the upstream; write-only. */
 export const UpstreamCredentialInputSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('bearer'), token: z.string().min(1).max(8000) }),
   z.strictObject({
@@ -63,7 +63,7 @@ export const UpstreamPutRequestSchema = z.strictObject({
    * Hosts the calls may reach, checked after DNS resolution; default: the base URL's host when
    * it is a name, none when it is an IP address (calls stay on the base URL's origin anyway).
    * The list only narrows: a loopback, private or link-local address is reached only when the
-   * deployment's `OUTBOUND_ALLOW_CIDRS` covers it, whatever an entry says (issue 42 item 1).
+   * deployment's `OUTBOUND_ALLOW_CIDRS` covers it, whatever an entry says.
    */
   allowHosts: z.array(AllowEntry).max(50).optional(),
   /** Write-only. Absent on a replace: the stored credential is kept; `null`: removed. */
@@ -246,7 +246,7 @@ export const OperationToolReplySchema = z.object({
 });
 export type OperationToolReply = z.infer<typeof OperationToolReplySchema>;
 
-/** `operation.call`: one `tools/call` of a REST tool, made by agent-service (issue 25 item 4). */
+/** `operation.call`: one `tools/call` of a REST tool, made by agent-service. */
 export const OperationCallRequestSchema = OperationToolRequestSchema.extend({
   arguments: z.record(z.string(), z.unknown()).default({}),
 });

@@ -59,7 +59,7 @@ describe('requireMutationRole (dagu-model §9)', () => {
   });
 });
 
-describe('the role lives on the op (issue 40)', () => {
+describe('the role lives on the op', () => {
   const ops = Object.values(OP_CATALOGS).flatMap((catalog) => Object.entries(catalog));
 
   it('every op of every catalog declares its role', () => {

@@ -74,7 +74,7 @@ export const RunGetRequestSchema = z.strictObject({
 /**
  * The run id that, wherever a run is read (`dagu_read`, `dagu://runs/…`,
  * REST reads, stop and retry), names the latest run of the DAG, resolved at
- * read time (issue 21 item 10). A new run may not take it as its id.
+ * read time. A new run may not take it as its id.
  */
 export const LATEST_RUN_ID = 'latest';
 
@@ -290,7 +290,7 @@ export function runEventsChannel(prefix: string): string {
 }
 
 /**
- * A step's state as just written to PostgreSQL (issue 26 "Live": the console's run page updates
+ * A step's state as just written to PostgreSQL (the console's run page updates
  * step by step without polling). run-service publishes it on `stepEventsChannel(prefix)` after
  * the write-behind step-state writer committed the row, so a reader that reacts by reading the
  * run sees at least this state. Several transitions of one step between two writes are

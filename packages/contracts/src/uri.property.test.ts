@@ -169,7 +169,7 @@ function errorOf(fn: () => unknown): DaguError | undefined {
 
 // ---- properties --------------------------------------------------------------
 
-/** Cases per property: `PROPERTY_RUNS` (the fault suite runs 10,000, issue 18), else 1,000. */
+/** Cases per property: `PROPERTY_RUNS` (the fault suite runs 10,000), else 1,000. */
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
 describe('dagu:// codec properties', () => {

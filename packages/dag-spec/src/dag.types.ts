@@ -187,7 +187,7 @@ export interface NormalizedDag {
 export interface DagSpecResult {
   valid: boolean;
   errors: string[];
-  /** References that will not resolve at run time (issue 21 item 4); empty when invalid. */
+  /** References that will not resolve at run time; empty when invalid. */
   warnings: string[];
   dag?: NormalizedDag;
   subDags: NormalizedDag[];

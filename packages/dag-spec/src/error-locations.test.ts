@@ -1,7 +1,7 @@
 import { locateErrors } from './error-locations';
 import { parseDagSpec } from './parse-dag-spec';
 
-/** The errors of `yaml` with the line each is located at (issue 26: the editor marks errors at their line). */
+/** The errors of `yaml` with the line each is located at (the editor marks errors at their line). */
 function located(yaml: string): Array<{ error: string; line: number; column: number }> {
   const { errors } = parseDagSpec(yaml, { name: 'demo' });
   return locateErrors(yaml, errors).map((l) => ({ error: errors[l.index] ?? '', line: l.line, column: l.column }));

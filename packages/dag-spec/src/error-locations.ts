@@ -1,5 +1,5 @@
 /**
- * Where in the YAML text each validation error points (issue 26: the console's editor marks
+ * Where in the YAML text each validation error points (the console's editor marks
  * each error at its line; the `errorLocations` of the `dag.validate` reply).
  *
  * The errors are the dagu-model §4 strings of {@link parseDagSpec}; their context prefixes

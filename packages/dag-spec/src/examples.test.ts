@@ -118,7 +118,7 @@ describe('dagu-examples', () => {
   it.each(Object.entries(EXPECTED))('%s', (file, expected) => {
     const result = parseDagSpec(load(file), { name: file.replace(/\.yaml$/, '') });
     expect(result.errors).toEqual(expected);
-    // Real Dagu files are the measure (dagu-model §3): none gains a warning at preview (issue 21 item 4).
+    // Real Dagu files are the measure (dagu-model §3): none gains a warning at preview.
     expect(result.warnings).toEqual([]);
     expect(result.valid).toBe(expected.length === 0);
     expect(result.dag !== undefined).toBe(result.valid);

@@ -43,7 +43,7 @@ const value = fc.letrec((tie) => ({
   ),
 })).node;
 
-/** Cases per property: `PROPERTY_RUNS` (the fault suite runs 10,000, issue 18), else `FUZZ_RUNS`, else `quick`. */
+/** Cases per property: `PROPERTY_RUNS` (the fault suite runs 10,000), else `FUZZ_RUNS`, else `quick`. */
 function runs(quick: number): number {
   return Number(process.env.PROPERTY_RUNS ?? process.env.FUZZ_RUNS ?? quick);
 }

@@ -1,6 +1,6 @@
 import { parseDagSpec } from './index';
 
-/** Issue 21 item 4: preview warnings for references that will not resolve at run time. */
+/** Preview warnings for references that will not resolve at run time. */
 function warningsOf(yaml: string): string[] {
   const result = parseDagSpec(yaml, { name: 'w' });
   expect(result.errors).toEqual([]);
@@ -121,7 +121,7 @@ describe('findReferenceWarnings (through parseDagSpec)', () => {
   });
 });
 
-describe('did-you-mean on unknown keys and dependencies (issue 21 item 5)', () => {
+describe('did-you-mean on unknown keys and dependencies', () => {
   it('suggests the closest key of a step and of the root', () => {
     const result = parseDagSpec('steps:\n  - name: a\n    comand: echo hi\n', { name: 'w' });
     expect(result.errors).toContain("step 'a': field 'comand': unknown field; did you mean 'command'?");

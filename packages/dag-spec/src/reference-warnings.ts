@@ -1,5 +1,5 @@
 /**
- * Preview warnings (issue 21 item 4; spec 022 allows added fields): references
+ * Preview warnings (spec 022 allows added fields): references
  * in a valid DAG that will certainly fail or surprise at run time, because the
  * engine keeps an unresolved reference literally (dagu-model §3
  * "Interpolation"):

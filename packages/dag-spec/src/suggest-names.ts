@@ -3,7 +3,7 @@ import { distance } from 'fastest-levenshtein';
 /**
  * "Did you mean" suggestions (spec 036 "Errors": at most 3 close names), used
  * for unknown DAG names (dag-service), unknown YAML keys and unknown
- * dependencies (this package, issue 21 item 5).
+ * dependencies (this package).
  *
  * The 036 algorithm, with this project's reading of its loose ends:
  * - comparison is case-insensitive; the name asked for itself (exact,

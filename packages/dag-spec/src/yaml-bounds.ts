@@ -1,7 +1,6 @@
 /**
  * The size a YAML document would have once its aliases are expanded, measured
- * on the syntax tree before any value is built (issue 17 "YAML and JSON
- * bombs"; docs/security.md "Bounds and browser rules").
+ * on the syntax tree before any value is built (docs/security.md "Bounds and browser rules").
  *
  * The `yaml` library's `maxAliasCount` counts alias uses, not what they
  * expand to: one flat list of ten thousand values aliased a thousand times

@@ -1,5 +1,5 @@
 /**
- * The pre-scan of authors' YAML (issue 42 item 2): bounds on bytes, nesting depth and
+ * The pre-scan of authors' YAML: bounds on bytes, nesting depth and
  * values, measured before any parse, with strings, comments and block scalars left out
  * exactly where the `yaml` library's lexer leaves them out.
  */
@@ -10,7 +10,7 @@ import { DEFAULT_YAML_TEXT_BOUNDS, measureYamlText, prescanYaml, type YamlTextBo
 const SMALL: YamlTextBounds = { maxBytes: 1000, maxDepth: 3, maxNodes: 20 };
 
 describe('prescanYaml', () => {
-  it('refuses the issue 42 attack (200 000 and 500 000 brackets) at the 65th level', () => {
+  it('refuses the nesting attack (200 000 and 500 000 brackets) at the 65th level', () => {
     for (const n of [200_000, 500_000]) {
       const problem = prescanYaml(`steps: ${'['.repeat(n)}${']'.repeat(n)}`);
       expect(problem).toEqual({

@@ -1,6 +1,5 @@
 /**
- * Bounds on an author's YAML text checked before the `yaml` library parses it (issue 42
- * item 2; docs/security.md "Bounds on authors' text"): its size, how deep its collections
+ * Bounds on an author's YAML text checked before the `yaml` library parses it (docs/security.md "Bounds on authors' text"): its size, how deep its collections
  * nest and a lower estimate of how many values it holds.
  *
  * The `yaml` library builds its whole syntax tree before any bound on that tree can be

@@ -1,7 +1,7 @@
 import { DaguError } from '@dagu-mcp/contracts';
 import { FORBIDDEN_HEADERS, type OperationVersionSpec, type Upstream } from './operation';
 
-/** An upstream request ready to send (issue 25 item 4). Carries the upstream's credential: never log it. */
+/** An upstream request ready to send. Carries the upstream's credential: never log it. */
 export interface UpstreamRequest {
   readonly method: string;
   readonly url: URL;
@@ -18,7 +18,7 @@ export function mappingError(operation: string, field: string, message: string):
 }
 
 /**
- * Builds the upstream request of one call from validated tool input (issue 25 item 4):
+ * Builds the upstream request of one call from validated tool input:
  * - path arguments are encoded as one segment each; a value with `/`, `\`, or that is `.`
  *   or `..` is refused (no argument walks the upstream's paths);
  * - query arguments are appended (arrays repeat the parameter);

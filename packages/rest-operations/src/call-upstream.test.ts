@@ -91,7 +91,7 @@ function request(path: string, method: 'GET' | 'POST' = 'GET', input: Record<str
   );
 }
 
-// The local upstream is on loopback: reached only because the deployment's ranges hold 127.0.0.1 (issue 42 item 1).
+// The local upstream is on loopback: reached only because the deployment's ranges hold 127.0.0.1.
 const setting = 'OUTBOUND_ALLOW_CIDRS';
 const reachable = { ranges: AddressRanges.parse(['127.0.0.1/32']), setting };
 const allow = new OutboundAllowList(['127.0.0.1']);

@@ -7,7 +7,7 @@ import {
 } from '@dagu-mcp/runtime';
 import type { UpstreamRequest } from './build-request';
 
-/** How a call that got no HTTP answer failed (issue 25 item 6: "timeouts and network errors named"). */
+/** How a call that got no HTTP answer failed ("timeouts and network errors named"). */
 export type UpstreamFailureKind = 'timeout' | 'network' | 'redirect_refused' | 'address_refused';
 
 /** A call that got no usable HTTP answer. The message never carries the URL's query or a header. */
@@ -54,7 +54,7 @@ export interface CallOptions {
   readonly allow: OutboundAllowList;
   /**
    * The non-public addresses (loopback, private, link-local, …) the call may reach: the
-   * deployment's `OUTBOUND_ALLOW_CIDRS` (issue 42 item 1). Any other non-public address is refused.
+   * deployment's `OUTBOUND_ALLOW_CIDRS`. Any other non-public address is refused.
    */
   readonly reachable: ReachableRanges;
   /** Redirects followed within the same origin (another origin is never followed). Default 3. */
@@ -64,12 +64,11 @@ export interface CallOptions {
 const RETRY_STATUSES = new Set([502, 503, 504]);
 
 /**
- * Sends one upstream request through the shared SSRF guard (runtime `guardedFetch`, issue 25
- * item 5, the helper the OAuth metadata-document fetch uses): the upstream's allow-list and the
+ * Sends one upstream request through the shared SSRF guard (runtime `guardedFetch`, the helper the OAuth metadata-document fetch uses): the upstream's allow-list and the
  * deployment's reachable non-public ranges checked after DNS resolution, a timeout per attempt, redirects followed only within the
  * request's origin (another origin → `redirect_refused`), the body read up to `maxBytes`
  * and the rest never read, retries with 100 ms · 2ⁿ backoff for failures and 502/503/504
- * when `retries` > 0 (issue 25 items 2, 4, 5).
+ * when `retries` > 0.
  *
  * @throws UpstreamFailure when no HTTP answer came (after the retries)
  */

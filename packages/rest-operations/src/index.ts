@@ -1,5 +1,5 @@
 /**
- * REST operations as tools (issue 25): the operation version's shape, tool input → upstream
+ * REST operations as tools: the operation version's shape, tool input → upstream
  * request, the upstream call, the tool result, input validation, and OpenAPI import. No
  * storage and no MCP: the service that owns operations uses these.
  */

@@ -2,8 +2,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import { mappingError } from './build-request';
 
 /**
- * Tool input checked against an operation version's input schema (JSON Schema 2020-12,
- * issue 25 item 4): each schema is compiled once and kept by its version key (a version
+ * Tool input checked against an operation version's input schema (JSON Schema 2020-12): each schema is compiled once and kept by its version key (a version
  * never changes once published), at most `maxEntries` of them.
  */
 export class InputValidators {

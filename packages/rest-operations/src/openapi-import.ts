@@ -1,7 +1,7 @@
 import { dereference } from '@apidevtools/json-schema-ref-parser';
 import { OperationVersionSpecSchema, type OperationMethod, type OperationVersionSpec } from './operation';
 
-/** An operation the import pre-filled, as a draft to review (issue 25 item 3). */
+/** An operation the import pre-filled, as a draft to review. */
 export interface OperationDraft {
   /** Tool-safe name (`^[A-Za-z0-9_.-]{1,64}$`), from `operationId` or method and path. */
   readonly name: string;
@@ -33,7 +33,7 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'host', 'proxy-au
 type Json = Record<string, unknown>;
 
 /**
- * Turns an OpenAPI 3.0/3.1 document into operation drafts for `upstream` (issue 25 item 3):
+ * Turns an OpenAPI 3.0/3.1 document into operation drafts for `upstream`:
  * names from `operationId`, path/query/header parameters and the JSON request body's
  * properties as arguments, `$ref`s resolved inside the document only (an external `$ref`
  * is left unresolved and its operation refused: an import must not fetch anything). A body

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What a published REST operation version says (issue 25 item 2): which upstream, which
+ * What a published REST operation version says: which upstream, which
  * request, where each tool argument goes, and the limits of the call. Stored as JSON by the
  * service that owns operations; this schema is the one check of its shape.
  */
@@ -147,7 +147,7 @@ export const UpstreamCredentialSchema = z.discriminatedUnion('type', [
 ]);
 export type UpstreamCredential = z.infer<typeof UpstreamCredentialSchema>;
 
-/** An upstream as the call needs it (issue 25 item 1); the credential is decrypted only for the call. */
+/** An upstream as the call needs it; the credential is decrypted only for the call. */
 export interface Upstream {
   readonly name: string;
   /** `https://billing.internal/api` — its origin is the only one a call may reach. */

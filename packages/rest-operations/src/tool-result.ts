@@ -13,7 +13,7 @@ export const ERROR_BODY_CHARS = 2000;
 export const TEXT_CHARS = 4000;
 
 /**
- * The tool result of an upstream answer (issue 25 items 4, 6):
+ * The tool result of an upstream answer:
  * - `structuredContent`: `{operation, status, contentType, body, truncated}` where `body` is
  *   the parsed JSON when the answer is complete JSON, else the text;
  * - a compact text item (`HTTP <status>` and the body, cut at {@link TEXT_CHARS});
@@ -59,7 +59,7 @@ export function resultOfFailure(operation: string, failure: UpstreamFailure): Re
       operation,
       kind: failure.kind,
       attempts: failure.attempts,
-      // Which address which rule refused (issue 42 item 1): the resolved address, never the URL.
+      // Which address which rule refused: the resolved address, never the URL.
       ...(failure.refused !== undefined ? { address: failure.refused.address, rule: failure.refused.rule } : {}),
     },
   };

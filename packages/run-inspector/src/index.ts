@@ -1,5 +1,5 @@
 /**
- * The run inspector MCP App (issue 27; the MCP Apps extension `io.modelcontextprotocol/ui`,
+ * The run inspector MCP App (the MCP Apps extension `io.modelcontextprotocol/ui`,
  * spec 2026-01-26 §UI resources): constants the gateway advertises and the loader of the
  * one self-contained HTML file `npm run build` writes to `dist/run-inspector.html`.
  *

@@ -41,7 +41,7 @@ export interface ExtensionServiceOptions {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
- * An extension service's side of the gateway protocol (issue 29 item 1): announces the
+ * An extension service's side of the gateway protocol: announces the
  * catalog (a key with a short TTL, refreshed), takes calls from its queue, runs the
  * declared handler with the caller's principal and deadline, and answers on the gateway
  * replica's channel. A call whose deadline passed is dropped unserved. Tool handlers get

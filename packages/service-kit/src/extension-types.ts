@@ -1,7 +1,7 @@
 import type { Principal, Role } from '@dagu-mcp/contracts';
 
 /**
- * What an extension service declares and what its handlers get (issue 29 item 1; wire
+ * What an extension service declares and what its handlers get (wire
  * format: `mcp-extension.ts` in `@dagu-mcp/contracts`; guide: docs/extending.md).
  */
 

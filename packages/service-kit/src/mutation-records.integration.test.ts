@@ -8,7 +8,7 @@ import { withMutationRecords } from './mutation-records';
 
 /**
  * The mutation wrapper stores a handler's reply on its record after the handler returns,
- * unless the handler's own statement stored it with the change (`markReplyRecorded`, issue 28:
+ * unless the handler's own statement stored it with the change (`markReplyRecorded`:
  * a run start writes run, record and reply in one statement). Against real PostgreSQL.
  */
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -22,7 +22,7 @@ export interface MutationRecordDeps {
 
 /**
  * Wraps every mutation handler of `catalog` (docs/decisions.md "Attribution
- * and mutation outcomes"; issue 18 item 4):
+ * and mutation outcomes"):
  * - with an idempotency key (`ctx.idempotencyKey`), a use of the same key by
  *   the same principal within 24 h answers at once: the original reply when
  *   the payload hash matches, `conflict` on `idempotencyKey` when it does not,
@@ -115,7 +115,7 @@ async function replayOf(pool: Pool, ctx: HandlerContext): Promise<{ result: unkn
  * committed, and its recorded reply (the gateway asks after a mutation's
  * deadline passed, docs/decisions.md "Attribution and mutation outcomes");
  * or, by `requestId`, whether the caller's gateway request committed a change
- * here (a client resolving an `outcome: "unknown"` answer, issue 44).
+ * here (a client resolving an `outcome: "unknown"` answer).
  */
 export function createMutationOutcomeHandler(pool: Pool) {
   return async function mutationOutcome(

@@ -42,7 +42,7 @@ export interface OutboxDrainOptions {
  * `@dagu-mcp/runtime` mutation-log.ts) to the gateway's audit trail, at least
  * once: every `intervalMs` it claims the undrained rows (`FOR UPDATE SKIP
  * LOCKED`, so replicas share the work), adds one BullMQ job carrying all of
- * them to the {@link AUDIT_BATCH_QUEUE} queue (issue 28: one job per row cost
+ * them to the {@link AUDIT_BATCH_QUEUE} queue (one job per row cost
  * the gateway a job fetch and an insert per change; the job id is BullMQ's
  * own, so a pass sent again after a crash is never taken for an earlier one),
  * and marks them drained in the same transaction only after Redis accepted

@@ -3,7 +3,7 @@ import { DaguError } from '@dagu-mcp/contracts';
 import { ReplicaDeclined, type Pool, type ReadRouter } from '@dagu-mcp/runtime';
 
 /**
- * A read handler served through the service's {@link ReadRouter} (issue 47):
+ * A read handler served through the service's {@link ReadRouter}:
  * each job runs on the replica when the router allows it for the job's
  * principal (`ctx.principal.id`: its own writes are read from the primary),
  * else on the primary. `make` is called once per pool (the handler, and what

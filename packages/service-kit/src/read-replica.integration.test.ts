@@ -10,7 +10,7 @@ import {
 import { RedisWriteMarks } from './redis-write-marks';
 
 /**
- * Issue 47 items 1 and 2: reads served by a real streaming replica (a
+ * Reads served by a real streaming replica (a
  * `pg_basebackup -R` standby of a throwaway primary, both on spare ports, never
  * the machine's PostgreSQL), the lag bound and read-your-writes with replay
  * paused (`pg_wal_replay_pause()`), and the replica killed. The write marks are

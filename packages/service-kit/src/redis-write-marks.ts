@@ -4,8 +4,7 @@ import type { WriteMarks } from '@dagu-mcp/runtime';
 /**
  * The callers' write positions in Redis, shared by every replica of every
  * service (they all write one PostgreSQL database, one WAL), so a read after a
- * change reaches the primary whichever service or replica serves it (issue 47;
- * docs/decisions.md "Reads from a replica: the lag bound and read-your-writes").
+ * change reaches the primary whichever service or replica serves it (docs/decisions.md "Reads from a replica: the lag bound and read-your-writes").
  *
  * One key per caller, `<prefix>:read-mark:<principal id>`, holding the highest
  * LSN as 16 hex digits (string order is number order, so the compare-and-set

@@ -7,7 +7,7 @@ export type SecretSource = () => SecretBox;
 /**
  * True when a PostgreSQL URL names this host (`localhost`, `::1`, `127.x`): the mark of a
  * developer machine, where an unset `DAGU_ENCRYPTION_KEY` means a development key file
- * (docs/decisions.md, issue 19). An unparsable URL is not loopback.
+ * (docs/decisions.md). An unparsable URL is not loopback.
  */
 export function isLoopbackDatabase(url: string): boolean {
   try {
@@ -22,7 +22,7 @@ export function isLoopbackDatabase(url: string): boolean {
  * Opens the key ring (runtime `openSecretBox`) on first use, not at start: a service without
  * `DAGU_ENCRYPTION_KEY` keeps serving everything else, and only writing or using a secret fails.
  * Used by run-service (runtime profiles' secret values, Dagu spec 022b) and agent-service
- * (upstream credentials, issue 25).
+ * (upstream credentials).
  *
  * @param opts.keyRing  `DAGU_ENCRYPTION_KEY`; unset is a development key file when `loopback`
  * @param opts.secrets  what the secrets are, for the log and the error (`profile secrets`)

@@ -26,7 +26,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `OTEL_EXPORTER_OTLP_ENDPOINT` | OTLP/HTTP collector base URL that traces are exported to (`/v1/traces` appended); unset: traces are not exported, but trace context still flows through the bus | — |
  * | `OTEL_SERVICE_NAME` | `service.name` of the exported spans | the app's name (`dag-service`, …) |
  * | `AUDIT_DRAIN_MS` | how often the mutation outbox is drained to the gateway's audit trail, ms; `0` stops the drain (tests of a drain that died) | `250` |
- * | `TEST_EXIT_AFTER_COMMIT_OP` | test hook: the process exits (code 137) right after a job of this mutation op committed, before it replies — the "service died between COMMIT and reply" fault (issue 18 item 4); never set in production | — |
+ * | `TEST_EXIT_AFTER_COMMIT_OP` | test hook: the process exits (code 137) right after a job of this mutation op committed, before it replies — the "service died between COMMIT and reply" fault; never set in production | — |
  */
 export function serviceConfigSchema(defaults: { schema: string; opsPort: number }) {
   return z.object({

@@ -37,7 +37,7 @@ import { withWriteMarks } from './write-marks';
 export interface ServiceDeps {
   readonly pool: Pool;
   /**
-   * Lag-tolerant reads (`DATABASE_READ_URL`, issue 47): `reads.read(ctx.principal.id, (db) => …)`
+   * Lag-tolerant reads (`DATABASE_READ_URL`): `reads.read(ctx.principal.id, (db) => …)`
    * runs on the replica when it may, else on `pool`. Writes and transactions use `pool`.
    * The host always sets it; tests that build handlers without the host may leave it out.
    */

@@ -6,8 +6,7 @@ import type { ReadRouter } from '@dagu-mcp/runtime';
  * Wraps every mutation handler of `catalog` so that, once it settled (replied
  * or failed: a failed one may have committed part of its work), the caller's
  * write position is recorded before the reply leaves (`ReadRouter.noteWrite`):
- * the caller's next read, on any service, sees its change (issue 47
- * read-your-writes). Without a replica the handlers are returned as they are.
+ * the caller's next read, on any service, sees its change (read-your-writes). Without a replica the handlers are returned as they are.
  *
  * @param catalog  the service's op catalog (`mutation: true` marks the wrapped ops)
  * @param handlers its handler map

@@ -7,7 +7,7 @@ import { createAgent, deleteAgent, getAgent, listAgents, setAgentTools, updateAg
 
 /**
  * The agent store against the real PostgreSQL (CONTRIBUTING §10): one random
- * schema, migrated as the service does on start (issue 24 items 1, 4, 5).
+ * schema, migrated as the service does on start.
  */
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `agent_store_${randomBytes(4).toString('hex')}`;

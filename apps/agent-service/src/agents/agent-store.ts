@@ -18,10 +18,10 @@ import { AGENT_COLUMNS, parseAgentRow, withoutTools } from './agent.records';
 import { mergeCatalog } from './catalog';
 
 /**
- * Agents and their catalogs in agent-service's schema (issue 24 items 1, 5).
+ * Agents and their catalogs in agent-service's schema.
  * Every write is one transaction that commits only before the request's
  * deadline and records the change with its author (mutation record, audit
- * outbox); writes need `manager` or higher (dagu-model §9, issue 24 item 1),
+ * outbox); writes need `manager` or higher (dagu-model §9),
  * checked here whoever sent the request.
  */
 
@@ -98,7 +98,7 @@ export async function createAgent(pool: Pool, input: AgentCreateRequest, ctx: Wr
 }
 
 /**
- * Changes title, description, state or sign-in policy (issue 41 item 6; absent fields stay); the version grows.
+ * Changes title, description, state or sign-in policy (absent fields stay); the version grows.
  *
  * @throws DaguError `resource_not_found`; `unauthorized` below manager
  */

@@ -6,7 +6,7 @@ const bob = { id: 'user:b', subject: 'bob' };
 const read: AgentBinding = { kind: 'dagu_tool', tool: 'dagu_read', restrictions: { targets: ['dag'] } };
 const refund: AgentBinding = { kind: 'dag', dag: 'refund' };
 
-describe('mergeCatalog (issue 24 items 4, 5)', () => {
+describe('mergeCatalog', () => {
   it('names tools by binding, and authors new bindings by the saver', () => {
     const merged = mergeCatalog([], [read, refund], alice, 't1');
     expect(merged.map((b) => [b.toolName, b.createdBy.subject, b.createdAt])).toEqual([

@@ -22,7 +22,7 @@ function bindingOf(stored: StoredBinding): AgentBinding {
 }
 
 /**
- * The catalog that replaces `previous` with `next` (issue 24 items 4, 5):
+ * The catalog that replaces `previous` with `next`:
  * each binding gets its tool name (`bindingToolName`); a binding identical to
  * one already stored keeps its `createdBy` and `createdAt` (re-saving a
  * catalog does not move a binding's authority to the saver), every other one

@@ -1,7 +1,7 @@
 import { ConfigError } from '@dagu-mcp/runtime';
 import { loadAgentConfig } from './agent-config';
 
-// OUTBOUND_ALLOW_CIDRS (issue 42 item 1): parsed once at start; a malformed range stops the start.
+// OUTBOUND_ALLOW_CIDRS: parsed once at start; a malformed range stops the start.
 describe('loadAgentConfig: OUTBOUND_ALLOW_CIDRS', () => {
   it('is empty by default: no non-public address is reachable', () => {
     const ranges = loadAgentConfig({}).outboundAllowCidrs;

@@ -7,7 +7,7 @@ import { env, parseConfig, type AddressRanges } from '@dagu-mcp/runtime';
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |
- * | `DAGU_ENCRYPTION_KEY` | key ring encrypting upstream credentials of REST operations (issue 25) in PostgreSQL, the same ring as the gateway's and run-service's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else saving an upstream credential or calling a REST tool whose upstream has one fails with `resource_unavailable` | — | — |
+ * | `DAGU_ENCRYPTION_KEY` | key ring encrypting upstream credentials of REST operations in PostgreSQL, the same ring as the gateway's and run-service's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else saving an upstream credential or calling a REST tool whose upstream has one fails with `resource_unavailable` | — | — |
  * | `OUTBOUND_ALLOW_CIDRS` | comma-separated CIDR ranges (`10.20.0.0/16,fd00:ec2::254/128`) of non-public addresses (loopback, private, link-local, unique-local, …) that calls made on an author's behalf — REST operations' upstream calls — may reach; empty: none, whatever an upstream's `allowHosts` says. IPv4-mapped IPv6 addresses are matched as their IPv4 form (docs/decisions.md "Outbound calls reach internal addresses only where the deployment allows it") | — | empty |
  */
 export function agentConfigSchema() {

@@ -4,7 +4,7 @@ import { MUTATION_LOG_REQUEST_INDEX_SQL, MUTATION_LOG_SQL, type Migration } from
  * agent-service schema migrations (append-only), applied in id order on start
  * inside the service's own schema.
  *
- * `001_create_agents` (issue 24): one row per agent.
+ * `001_create_agents`: one row per agent.
  *
  * | Column | Meaning |
  * | --- | --- |
@@ -19,13 +19,13 @@ import { MUTATION_LOG_REQUEST_INDEX_SQL, MUTATION_LOG_SQL, type Migration } from
  * The catalog lives in the agent's row: it is read and replaced whole, is
  * small (≤ 100 bindings), and one row keeps agent and catalog consistent.
  *
- * `003_create_upstreams` (issue 25): one row per upstream of a workspace —
+ * `003_create_upstreams`: one row per upstream of a workspace —
  * `base_url`, `allow_hosts` (JSON array), `credential` (the whole credential
  * as a SecretBox ciphertext bound to the purpose `agent.upstream:<ws>/<name>`;
  * never plain text), `credential_type` (shown by reads), `default_headers`,
  * `timeout_ms`, `version` (+1 per replace).
  *
- * `004_create_operations` (issue 25): `operations` (one row per operation:
+ * `004_create_operations`: `operations` (one row per operation:
  * name, texts) and `operation_versions` (`spec` JSON; `state` `draft` or
  * `published`; a published row is never updated again). "Latest published" is
  * the highest published version.
@@ -110,12 +110,12 @@ CREATE INDEX operation_versions_upstream ON operation_versions (upstream);
 `,
   },
   {
-    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id).
     id: '005_mutation_log_request',
     sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
   {
-    // Who may sign in to an agent with OAuth, and with whose authority (issue 41 item 1);
+    // Who may sign in to an agent with OAuth, and with whose authority;
     // existing agents become own_role.
     id: '006_agent_sign_in',
     sql: `ALTER TABLE agents ADD COLUMN sign_in jsonb NOT NULL DEFAULT '{"mode":"own_role"}'::jsonb;`,

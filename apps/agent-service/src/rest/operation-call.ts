@@ -45,7 +45,7 @@ const RowSchema = z.object({
 
 /**
  * The published version a binding names: a number (published), or `latest` (the newest
- * published). A draft is never answered: to an agent it does not exist (issue 25 item 2).
+ * published). A draft is never answered: to an agent it does not exist.
  *
  * @throws DaguError `resource_not_found` (field `operation`, or `version`)
  */
@@ -115,12 +115,12 @@ export interface OperationCallerDeps {
 
 /**
  * `tools/call` of a REST tool, made here so the gateway never holds an upstream's credential
- * (issue 25 items 4–6): the published version is resolved, the arguments checked against its
+ *: the published version is resolved, the arguments checked against its
  * input schema (ajv 2020, compiled once per version and kept), the request built (path
  * segments encoded, no `/` or `..` through a path argument, headers only from declared
  * header arguments), and sent with the upstream's credential through the shared SSRF guard
  * with the upstream's allow-list; a non-public address only inside the deployment's
- * `OUTBOUND_ALLOW_CIDRS` (issue 42 item 1). The caller's own credential is never an input.
+ * `OUTBOUND_ALLOW_CIDRS`. The caller's own credential is never an input.
  */
 export class OperationCaller {
   private readonly validators = new InputValidators();

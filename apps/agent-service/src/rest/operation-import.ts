@@ -10,7 +10,7 @@ import { insertImportedOperation } from './operation-store';
 import { writeTx, type RestWriteContext } from './rest-write';
 
 /**
- * `POST …/operations/import` (issue 25 item 3): an OpenAPI 3 document
+ * `POST …/operations/import`: an OpenAPI 3 document
  * pre-fills operations for one upstream, each created with version 1 as a
  * draft (never published: curation stays explicit). Names come from
  * `operationId` (with `prefix`); a name the workspace already has is skipped,

@@ -5,7 +5,7 @@ import { InputValidators, OperationVersionSpecSchema, type OperationVersionSpec 
 const checker = new InputValidators(1);
 
 /**
- * An operation version's spec, checked (issue 25 item 2): the shape of
+ * An operation version's spec, checked: the shape of
  * `@dagu-mcp/rest-operations` (flat input, path placeholders ↔ path arguments,
  * no `Host`/`Authorization`/`Cookie` from input, retries only when idempotent)
  * and an input schema that compiles as JSON Schema 2020-12.

@@ -19,8 +19,7 @@ import { parseOperationSpec } from './operation-spec';
 import { agentsBinding, writeTx, type RestWriteContext } from './rest-write';
 
 /**
- * REST operations and their versions in agent-service's schema (issue 25
- * item 2). Version 1 is created as a draft; a new version is a draft until
+ * REST operations and their versions in agent-service's schema. Version 1 is created as a draft; a new version is a draft until
  * published; a published version never changes. Agents see published
  * versions only (`operation-call.ts` picks the published version a binding names). Writes need `manager` (dagu-model §9).
  */

@@ -23,7 +23,7 @@ import { deleteUpstream, getUpstream, loadUpstreamForCall, putUpstream } from '.
 
 /**
  * Upstreams and operations against the real PostgreSQL (CONTRIBUTING §10): one random schema,
- * migrated as agent-service does on start (issue 25 items 1, 2).
+ * migrated as agent-service does on start.
  */
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `rest_store_${randomBytes(4).toString('hex')}`;
@@ -79,7 +79,7 @@ test('an upstream credential is stored sealed, never read back, and opened only 
   ).toBe('allowHosts');
 });
 
-test('an IP-literal base URL is never its own allow-list entry, in any spelling (issue 42 item 1)', async () => {
+test('an IP-literal base URL is never its own allow-list entry, in any spelling', async () => {
   for (const [name, baseUrl] of [
     ['ip-loopback', 'http://127.0.0.1:28080'],
     ['ip-decimal', 'http://2130706433:28080'],

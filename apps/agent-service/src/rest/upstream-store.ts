@@ -16,7 +16,7 @@ import { writeTx, type RestWriteContext } from './rest-write';
 const CreatedRowSchema = z.object({ created: z.boolean() });
 
 /**
- * Upstreams of REST operations in agent-service's schema (issue 25 item 1).
+ * Upstreams of REST operations in agent-service's schema.
  * The credential is encrypted with the shared secrets helper (SecretBox,
  * `DAGU_ENCRYPTION_KEY`) before it is written and is never part of a read:
  * reads show its type and header or parameter name only; only
@@ -96,8 +96,7 @@ export async function getUpstream(pool: Pool, ref: UpstreamRef): Promise<Upstrea
 
 /**
  * The allow-list entries of an upstream: the given ones, else the base URL's host when it is
- * a name, else none. An IP-literal host is never made an entry of its own accord (issue 42
- * item 1: an IP literal once allowed itself): with no entries the calls still reach only the
+ * a name, else none. An IP-literal host is never made an entry of its own accord (an IP literal once allowed itself): with no entries the calls still reach only the
  * base URL's origin (paths are relative to it and redirects stay within it), and whether a
  * non-public address is reached is the deployment's `OUTBOUND_ALLOW_CIDRS` alone. Given
  * entries must cover the base URL's host (by name, wildcard, address or range), or no call

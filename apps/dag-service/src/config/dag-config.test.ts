@@ -9,7 +9,7 @@ describe('loadDagConfig', () => {
     expect(loadDagConfig({ DAG_SPEC_CACHE_MS: '250' }).specCacheMs).toBe(250);
   });
 
-  it('defaults where specs are validated to the documented values (issue 42), each settable', () => {
+  it('defaults where specs are validated to the documented values, each settable', () => {
     expect(loadDagConfig({}).specParse).toEqual(DEFAULT_SPEC_PARSE_LIMITS);
     expect(
       loadDagConfig({

@@ -7,7 +7,7 @@ import { parseConfig } from '@dagu-mcp/runtime';
  *
  * | Variable | Meaning | Unit | Default |
  * | --- | --- | --- | --- |
- * | `DAG_PARSE_WORKER_MIN_BYTES` | specs at least this long (UTF-16 code units, about bytes) are validated in a worker thread, smaller ones on the service's thread (issue 42; docs/decisions.md "Authors' text off the request thread") | characters | `65536` |
+ * | `DAG_PARSE_WORKER_MIN_BYTES` | specs at least this long (UTF-16 code units, about bytes) are validated in a worker thread, smaller ones on the service's thread (docs/decisions.md "Authors' text off the request thread") | characters | `65536` |
  * | `DAG_PARSE_BUDGET_MS` | most time a worker may spend validating one spec; past it the thread is ended and the spec is `valid: false` | ms | `10000` |
  * | `DAG_PARSE_MEMORY_MB` | heap cap of each validating worker thread | MB | `256` |
  * | `DAG_PARSE_THREADS` | most specs validated in worker threads at once | threads | `1` |

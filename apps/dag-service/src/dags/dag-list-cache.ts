@@ -60,7 +60,7 @@ export class DagListCache {
    * Whether the valid page under `key` should be fetched again now, ahead of
    * its end: it ends by the TTL (not at a next run) within the last fifth of
    * the TTL (at most 1 s). Refreshing a page that is read often before it
-   * ends keeps its readers off PostgreSQL's slow path (issue 28: S3's p99).
+   * ends keeps its readers off PostgreSQL's slow path (S3's p99).
    */
   refreshDue(key: string): boolean {
     const entry = this.pages.get(key);
@@ -122,7 +122,7 @@ interface CachedPage {
 }
 
 /**
- * The tag of a `dag.list` page (`dag.listIfChanged`, issue 28): a SHA-256 of
+ * The tag of a `dag.list` page (`dag.listIfChanged`): a SHA-256 of
  * its JSON, base64url. Equal pages get equal tags on every replica, so a
  * caller's tag from one replica is checked by another.
  */

@@ -13,7 +13,7 @@ import { COMMIT_MARGIN_MS } from './dag.repository';
  * is written beside it. That row is the outbox of the move's other half:
  * the drain hands it to run-service (`DAG_MOVES_QUEUE`), which moves the
  * run history — so a process dying after this commit loses nothing
- * (docs/decisions.md, issue 19).
+ * (docs/decisions.md).
  *
  * @returns `undefined` when no DAG `name` exists (the caller builds the did-you-mean error)
  * @throws DaguError `conflict` on `newName` when a DAG of that name exists;

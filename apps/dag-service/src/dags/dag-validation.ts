@@ -13,7 +13,7 @@ const WORKSPACE_LABEL_PREFIX = 'workspace=';
 
 /** The outcome of {@link validateDagChange}: the 022 fields, and what to store when valid. */
 export interface DagChangeCheck {
-  /** `{valid, errors, errorLocations?, warnings?, dag?}` as the `dag.validate` reply (spec 022; `warnings` only when valid, `errorLocations` only when not, issue 26). */
+  /** `{valid, errors, errorLocations?, warnings?, dag?}` as the `dag.validate` reply (spec 022; `warnings` only when valid, `errorLocations` only when not). */
   validation: DagValidation;
   /** Present exactly when `validation.valid`. */
   write: DagWrite | undefined;

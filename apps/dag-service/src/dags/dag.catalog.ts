@@ -121,7 +121,7 @@ export class DagCatalog {
   }
 
   /**
-   * `dag.listIfChanged` (spec 021 `dags`, issue 28): the page's tag
+   * `dag.listIfChanged` (spec 021 `dags`): the page's tag
    * ({@link pageTag}), and the page itself unless `ifNoneMatch` is that tag.
    * Same reads and cache as {@link DagCatalog.list}.
    */

@@ -4,8 +4,7 @@ import { validateDagChange } from './dag-validation';
 import { DEFAULT_SPEC_PARSE_LIMITS, SpecParsers, type SpecParseLimits } from './spec-parsers';
 
 /**
- * Large specs are validated in a worker thread with a time and heap budget (issue 42
- * item 2); small ones in-thread, as before. Real worker threads running the TypeScript
+ * Large specs are validated in a worker thread with a time and heap budget; small ones in-thread, as before. Real worker threads running the TypeScript
  * sources (the repo's SWC loader).
  */
 const ROOT = join(__dirname, '..', '..', '..', '..');

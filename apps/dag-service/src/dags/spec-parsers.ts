@@ -24,8 +24,7 @@ function answerOf(message: unknown): { check?: DagChangeCheck; message?: string 
 }
 
 /**
- * Validates DAG specs without holding dag-service's event loop for long (issue 42 item
- * 2): every spec is bounded first by the pre-scan of `@dagu-mcp/dag-spec` (in
+ * Validates DAG specs without holding dag-service's event loop for long: every spec is bounded first by the pre-scan of `@dagu-mcp/dag-spec` (in
  * `parseDagSpec`), and a spec of {@link SpecParseLimits.workerMinChars} or more is
  * parsed in a worker thread with a time and a heap budget, so one author's large spec
  * never delays another caller's read. A thread whose job ran over its budget, or that
@@ -55,7 +54,7 @@ export class SpecParsers {
    */
   async validate(name: string, spec: string): Promise<DagChangeCheck> {
     // The pre-scan is linear and stops at the first bound passed: a text it refuses (the
-    // nesting attack of issue 42) is answered here, without waiting for a thread.
+    // nesting attack of docs/security.md) is answered here, without waiting for a thread.
     if (spec.length < this.limits.workerMinChars || prescanYaml(spec) !== undefined)
       return validateDagChange(name, spec);
     assertValidDagName(name);

@@ -24,7 +24,7 @@ export function createDagListHandler(catalog: DagCatalog): OpHandler<DagOps, 'da
 
 /**
  * `dag.listIfChanged` — spec 021 `dags` for a caller that keeps pages (the
- * gateway, issue 28). Payload: the `dag.list` query plus `ifNoneMatch`, the
+ * gateway). Payload: the `dag.list` query plus `ifNoneMatch`, the
  * tag of the caller's copy. Reply `{etag, page?}`: `page` as `dag.list`
  * replies it, absent when `ifNoneMatch` equals the page's tag.
  *

@@ -9,7 +9,7 @@ import {
 import type { BusClient } from '@dagu-mcp/bus';
 
 /**
- * Published agents (issue 24 items 1, 3): the actions every face calls to
+ * Published agents: the actions every face calls to
  * list, read and change an agent and its catalog. agent-service owns, checks
  * and audits them, a catalog's bindings included (their schema, unique tool
  * names, the author kept per binding); no other service is asked here. A
@@ -118,8 +118,7 @@ export async function deleteAgent(
 /**
  * Replaces an agent's catalog (`agent.setTools`; at most `AGENT_TOOLS_MAX`
  * bindings, tool names unique per agent; a new or changed binding records the
- * principal as its author, whose role bounds the tool's calls, issue 24
- * item 4) and announces it; the catalog version grows.
+ * principal as its author, whose role bounds the tool's calls) and announces it; the catalog version grows.
  * @throws DaguError `unauthorized` below `manager` (dagu-model §9), `invalid_tool_input` on a binding that
  *   fails its schema, `conflict` on a tool-name collision, `resource_not_found` when no such agent
  */

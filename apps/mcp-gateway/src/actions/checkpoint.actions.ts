@@ -5,7 +5,7 @@ import type { BusClient } from '@dagu-mcp/bus';
  * Checkpoints (issue "Checkpoints"; dagu-model §5 `answer`): completing a
  * waiting human task, approving or rejecting a waiting approval gate. The
  * REST checkpoint routes and `dagu_execute`'s question to the person in the
- * client (issue 22 §2) call these, so validation, role and the recorded
+ * client call these, so validation, role and the recorded
  * decider are the same on every face. run-service owns the checkpoint
  * rules: the step must be waiting on that kind of checkpoint (else
  * `conflict`), `values` must satisfy the task's form and an approval's

@@ -31,7 +31,7 @@ export type TaggedPageFetch = (
 ) => Promise<DagListIfChangedReply>;
 
 /**
- * Tagged copies of `dags` pages (the gateway replica's page memo, issue 28):
+ * Tagged copies of `dags` pages (the gateway replica's page memo):
  * `read` answers the held copy when `fetch` says its tag is current, else the
  * page `fetch` brought.
  */
@@ -55,7 +55,7 @@ export async function listDags(
 }
 
 /**
- * A page of DAGs through the replica's `pages` cache (021 `dags`, issue 28):
+ * A page of DAGs through the replica's `pages` cache (021 `dags`):
  * one `dag.listIfChanged` call with the held copy's tag, so dag-service stays
  * the judge of freshness and the page travels only when it changed. A
  * dag-service older than the gateway (a rolling upgrade) knows only

@@ -124,7 +124,7 @@ export async function checkDeleteDag(
  * `rename_dag` apply (Dagu spec 022b): refused while a run is active, then
  * dag-service renames the definition (schedule, labels and suspension go with
  * it) and records the rename, whose outbox row moves the run history in
- * run-service (docs/decisions.md, issue 19). Old URIs then answer `resource_not_found`.
+ * run-service (docs/decisions.md). Old URIs then answer `resource_not_found`.
  * @throws DaguError `unauthorized` below developer, `resource_not_found` (the DAG),
  *   `conflict` (`newName` taken, or an active run)
  */

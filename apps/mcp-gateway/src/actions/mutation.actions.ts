@@ -11,7 +11,7 @@ import type { BusClient } from '@dagu-mcp/bus';
 
 /**
  * Resolving a change whose answer was `resource_unavailable` with
- * `details.outcome: "unknown"` (dagu-model §10, issue 44): the caller asks
+ * `details.outcome: "unknown"` (dagu-model §10): the caller asks
  * later, by that answer's `details.requestId`, and every service answers
  * `mutation.outcome` from its mutation record, written by the change's own
  * transaction (docs/decisions.md "Attribution and mutation outcomes").

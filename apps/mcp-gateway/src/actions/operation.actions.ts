@@ -10,7 +10,7 @@ import type { BusClient } from '@dagu-mcp/bus';
 import type { AnnounceOptions } from './agent.actions';
 
 /**
- * REST operations as tools (issue 25 items 1–4): a workspace's upstreams
+ * REST operations as tools: a workspace's upstreams
  * (a credential is write-only: no reply carries it), operations with
  * versions, OpenAPI import, and the two ops a `rest_operation` binding uses
  * (`operation.tool`, `operation.call`). agent-service owns and audits all of
@@ -212,8 +212,7 @@ export async function importOperations(
 }
 
 /**
- * The tool a `rest_operation` binding publishes (`operation.tool`, issue 25
- * item 2): the bound published version, or the newest published one for
+ * The tool a `rest_operation` binding publishes (`operation.tool`): the bound published version, or the newest published one for
  * `latest`; a draft is never served. The gateway's agent catalogs ask it as
  * its system principal (a viewer).
  * @throws DaguError `resource_not_found` when the operation has no such published version
@@ -228,7 +227,7 @@ export async function getOperationTool(
 }
 
 /**
- * One `tools/call` of a REST tool (`operation.call`, issue 25 item 4):
+ * One `tools/call` of a REST tool (`operation.call`):
  * agent-service validates the arguments, calls the upstream with its
  * credential through the SSRF guard and answers the MCP tool result (an
  * upstream failure is a result with `isError`, not a throw). Only the

@@ -1,7 +1,7 @@
 import { OP_CATALOGS, requiredRoleOf, RoleSchema, type OpName } from '@dagu-mcp/contracts';
 import { accessOf, LOCAL_ROUTE_ROLES, type RouteAction } from './route-roles';
 
-describe('who may call a REST route (issue 40: each role is written once)', () => {
+describe('who may call a REST route (each role is written once)', () => {
   const opNames = new Set(Object.values(OP_CATALOGS).flatMap((catalog) => Object.keys(catalog)));
 
   it('a route that serves a bus op takes the role of the op in its catalog', () => {

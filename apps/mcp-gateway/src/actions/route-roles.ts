@@ -9,7 +9,7 @@ export type RouteAccess = Role | 'public';
  * OpenAPI document, sessions, usage, run events) and the role each needs
  * (dagu-model §9). A route that serves a bus op names the op instead, and its
  * role is the op's `role` in the contracts' catalogs: no other role table
- * exists in the gateway (issue 40; CONTRIBUTING "How to add a route").
+ * exists in the gateway (CONTRIBUTING "How to add a route").
  */
 export const LOCAL_ROUTE_ROLES = {
   'meta.openapi': 'public',
@@ -35,9 +35,9 @@ export const LOCAL_ROUTE_ROLES = {
   'agentKeys.list': 'manager',
   'agentKeys.create': 'manager',
   'agentKeys.revoke': 'manager',
-  /** An agent's calls, counted by the gateway (issue 25), shown to those who manage the agent. */
+  /** An agent's calls, counted by the gateway, shown to those who manage the agent. */
   'usage.agent': 'manager',
-  /** What became of the caller's own change with an unknown outcome (issue 44): the services match the principal. */
+  /** What became of the caller's own change with an unknown outcome: the services match the principal. */
   'mutations.outcome': 'viewer',
 } as const satisfies Record<string, RouteAccess>;
 

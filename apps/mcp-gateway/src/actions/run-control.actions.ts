@@ -12,8 +12,7 @@ import { prescanYaml } from '@dagu-mcp/dag-spec';
 
 /**
  * A start or enqueue (`run.start`). A stored DAG goes by name: run-service
- * reads its YAML from its own cache of dag-service's `dag.spec` (issue 28;
- * docs/decisions.md "DAG spec cache"). With `spec` the start is inline: the
+ * reads its YAML from its own cache of dag-service's `dag.spec` (docs/decisions.md "DAG spec cache"). With `spec` the start is inline: the
  * caller supplies the YAML, which is authoring (dagu-model §9).
  */
 export interface StartRunInput {
@@ -111,7 +110,7 @@ export async function startRun(bus: BusClient, principal: Principal, input: Star
 
 /**
  * Refuses an inline spec past the pre-scan's bounds at the gateway, as run-service would
- * (issue 42 item 2: the text never crosses Redis to be refused there).
+ * (the text never crosses Redis to be refused there).
  *
  * @throws DaguError `invalid_tool_input` on `spec`, `details.errors` the one error
  */

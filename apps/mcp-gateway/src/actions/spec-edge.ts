@@ -14,7 +14,7 @@ export interface EdgeRefusal {
 
 /**
  * Checks a DAG spec against the pre-scan's bounds (bytes, nesting depth, values; dag-spec
- * `prescanYaml`) before it leaves the gateway (issue 42 item 2). A spec past them is
+ * `prescanYaml`) before it leaves the gateway. A spec past them is
  * answered here, as dag-service would answer it, without carrying up to a few MB through
  * Redis to a service that refuses it anyway: the nesting attack costs one linear scan that
  * stops at the first bound passed, and no other caller's request waits behind it. A spec

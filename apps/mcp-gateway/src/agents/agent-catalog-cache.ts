@@ -49,7 +49,7 @@ const MISSING_MAX = 10_000;
 const pathKey = (workspace: string, slug: string): string => `${workspace}/${slug}`;
 
 /**
- * The per-replica cache of published agents' catalogs (issue 24 items 2, 6).
+ * The per-replica cache of published agents' catalogs.
  * An address is loaded from agent-service on first use. One that names no
  * published agent (unknown, draft, disabled) is answered from memory for 5 s
  * (404s come before authentication, so a flood of them must not reach

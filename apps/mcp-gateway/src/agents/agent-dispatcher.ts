@@ -20,7 +20,7 @@ export interface AgentDispatcherDeps {
   readonly handlers: McpHandlers;
   readonly sessions: SessionStore;
   readonly version: string;
-  /** Told of every finished `tools/call` (usage, issue 25 item 7); must not throw or wait. */
+  /** Told of every finished `tools/call` (usage); must not throw or wait. */
   readonly onToolCall?: (call: AgentToolCall) => void;
 }
 
@@ -33,13 +33,13 @@ export interface AgentToolCall {
   readonly durationMs: number;
   readonly isError: boolean;
   readonly errorCode: string | null;
-  /** The person the agent acted for (issue 41 item 2), from the call's principal. */
+  /** The person the agent acted for, from the call's principal. */
   readonly onBehalfOf?: Principal['onBehalfOf'];
 }
 
 /**
  * The code of an error result: its `code`, else `upstream_error` for a REST tool's upstream
- * answer ≥ 400 (it carries the HTTP `status` instead of a code, issue 25 item 6), else `internal_error`.
+ * answer ≥ 400 (it carries the HTTP `status` instead of a code), else `internal_error`.
  */
 function errorCodeOf(result: CallToolResult): string {
   const code = result.structuredContent?.code;
@@ -48,7 +48,7 @@ function errorCodeOf(result: CallToolResult): string {
 }
 
 /**
- * The catalog as one caller sees it (issue 41 item 4): everything for an agent key; for a person
+ * The catalog as one caller sees it: everything for an agent key; for a person
  * signed in with OAuth, the tools some call of which their authority (the principal's role, the
  * ceiling the endpoint set) can succeed with — a viewer on an `own_role` agent does not see a DAG tool.
  */
@@ -65,8 +65,7 @@ function agentIdOf(principalId: string): string | undefined {
 }
 
 /**
- * The JSON-RPC dispatcher of published agents' endpoints (issue 24 items 2,
- * 5, 7): `ping`, `logging/setLevel`, `tools/list` (exactly the agent's
+ * The JSON-RPC dispatcher of published agents' endpoints: `ping`, `logging/setLevel`, `tools/list` (exactly the agent's
  * catalog) and `tools/call`; any other method is -32601. Which agent a
  * request is for comes from its principal, which the endpoint set from the
  * agent key (and the session is bound to). An unknown tool is -32602; input

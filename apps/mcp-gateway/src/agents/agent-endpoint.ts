@@ -11,7 +11,7 @@ import { personAuthority } from './agent-sign-in';
 import type { Principal } from '@dagu-mcp/contracts';
 
 /**
- * OAuth as an agent endpoint takes it (issue 24 item 3, issue 23 items 0 and 1): the resource
+ * OAuth as an agent endpoint takes it: the resource
  * the request's mount names (`<PUBLIC_URL>/mcp/v1/{workspace}/{agent}`), the 401 challenge
  * pointing at that resource's metadata, and access-token verification for that audience.
  */
@@ -53,14 +53,14 @@ const CHALLENGE = 'Bearer realm="dagu-agent"';
 
 /**
  * The gate of `/mcp/v1/{workspace}/{agent}` (Express params `workspace`,
- * `agent`), before any MCP handling (issue 24 items 2, 3, 7):
+ * `agent`), before any MCP handling:
  * 1. resolves the address to a published agent's catalog, else 404
  *    `resource_not_found` without saying which part was unknown (so a wrong
  *    address is a 404 whatever the credential);
  * 2. accepts a live key of this agent (`Authorization: Bearer
  *    dagu_agent_…`, or `?token=` with no header), or, unless the agent's
  *    sign-in policy is `keys`, an OAuth access token for the agent's URL
- *    whose person the policy admits (issue 41 item 1; a person it does not
+ *    whose person the policy admits (a person it does not
  *    admit is 403 `unauthorized` saying why): a user's API key, login token,
  *    Basic credential or another agent's key is 401 with `WWW-Authenticate`
  *    (the OAuth challenge only when OAuth is on for the agent), audited as
@@ -92,12 +92,12 @@ async function oauthPrincipal(
   bearer: string | undefined,
 ): Promise<Principal | { refused: string; person: Principal } | undefined> {
   const { agent } = catalog;
-  // A `keys` agent offers no OAuth: its tokens are not even looked at (issue 41 item 1).
+  // A `keys` agent offers no OAuth: its tokens are not even looked at.
   if (bearer === undefined || deps.oauth === undefined || agent.signIn.mode === 'keys') return undefined;
   if (!deps.oauth.isAccessToken(bearer)) return undefined;
   // An OAuth access token counts only when its audience is this agent's own URL.
   const verified = await deps.oauth.verifyAccess(bearer, deps.oauth.resourceOf(req) ?? 'no-resource');
-  // A token issued under another sign-in mode is not this agent's any more (issue 41: a switched
+  // A token issued under another sign-in mode is not this agent's any more (a switched
   // policy changes whose authority a person acts with, so it needs a new consent).
   if (verified === undefined || verified.signInMode !== agent.signIn.mode) return undefined;
   const person = {
@@ -144,7 +144,7 @@ async function authenticated(
   };
   if (person !== undefined && 'refused' in person) return denied(403, 'unauthorized', person.refused, person.person);
   if (person === undefined && (record === undefined || record.agentId !== agent.id)) {
-    // The OAuth challenge only where OAuth sign-in is on for this agent (issue 41 item 1).
+    // The OAuth challenge only where OAuth sign-in is on for this agent.
     const oauthChallenge = agent.signIn.mode === 'keys' ? undefined : deps.oauth?.challenge(req);
     res.setHeader('WWW-Authenticate', oauthChallenge === undefined ? [CHALLENGE] : [oauthChallenge, CHALLENGE]);
     return denied(

@@ -1,7 +1,7 @@
 /**
- * The canonical path of a published agent's MCP endpoint (issue 24 item 2):
+ * The canonical path of a published agent's MCP endpoint:
  * `<basePath>/mcp/v1/{workspace}/{agent}`. The OAuth authorization server
- * (issue 23) compares an access token's audience with this path's URL.
+ * compares an access token's audience with this path's URL.
  *
  * @param basePath `BASE_PATH` ('' or `/prefix`, no trailing slash)
  */

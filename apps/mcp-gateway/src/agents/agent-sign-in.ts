@@ -16,7 +16,7 @@ export type PersonAuthority =
   | { readonly allowed: false; readonly reason: string };
 
 /**
- * The authority of a person signed in to an agent with OAuth (issue 41 item 1), before the
+ * The authority of a person signed in to an agent with OAuth, before the
  * catalog and the binding authors' roles narrow it further (agent-tool-base.ts `asAuthor`):
  * - `keys`: refused (the agent takes agent keys only);
  * - `own_role`: their own current role, capped by the token's scopes;

@@ -11,7 +11,7 @@ export interface AgentTool {
   readonly definition: Tool;
   readonly call: ToolHandler;
   /**
-   * The lowest role any call of the tool may succeed with (issue 41 item 4): a person whose
+   * The lowest role any call of the tool may succeed with: a person whose
    * authority is below it does not see the tool in `tools/list`. Absent: any role.
    */
   readonly minRole?: Role;
@@ -29,7 +29,7 @@ export interface AgentToolDeps {
   readonly extensions?: ExtensionRouter;
 }
 
-/** The principal an agent acts as (issue 24: "carrying the agent as the principal"); `role` is set per call. */
+/** The principal an agent acts as ("carrying the agent as the principal"); `role` is set per call. */
 export function agentPrincipal(
   agent: { id: string; workspace: string; slug: string },
   role: Role = 'viewer',
@@ -55,19 +55,18 @@ function authorGone(binding: StoredBinding): DaguError {
  * The role a call acts with: the binding author's, and for a person signed in with OAuth
  * (credential type `oauth`) no more than the ceiling the endpoint computed for them
  * (their own role capped by the scopes under `own_role`, the scopes' ceiling under
- * `delegated`; issue 41 item 1), which the endpoint left as the principal's role.
+ * `delegated`), which the endpoint left as the principal's role.
  */
 function actingRole(caller: Principal, authorRole: Role): Role {
   return caller.credentialType === 'oauth' ? lowerRole(authorRole, caller.role) : authorRole;
 }
 
 /**
- * Runs `call` as the agent with its binding author's current role (issue 24
- * item 4: bindings ∩ the author's role now), narrowed for a signed-in person
+ * Runs `call` as the agent with its binding author's current role (bindings ∩ the author's role now), narrowed for a signed-in person
  * ({@link actingRole}). An author who holds no role any
  * more (deleted user, revoked key) leaves the tool refused (`unauthorized`).
  * The call context's `currentPrincipal` looks the role up again, so a
- * checkpoint answered in the client minutes later (issue 22 §2) is decided
+ * checkpoint answered in the client minutes later is decided
  * with the author's role at that moment (still under the person's ceiling).
  */
 export function asAuthor(

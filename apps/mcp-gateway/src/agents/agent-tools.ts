@@ -54,7 +54,7 @@ function daguTool(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>, deps: 
 }
 
 /**
- * The lowest role a narrowed Dagu tool can succeed with (issue 41 item 4): reading is the
+ * The lowest role a narrowed Dagu tool can succeed with: reading is the
  * viewer's; `dagu_change` previews are too unless the binding allows only apply; every
  * `dagu_execute` action needs at least what starting a run needs.
  */
@@ -68,9 +68,9 @@ function daguToolMinRole(binding: Extract<StoredBinding, { kind: 'dagu_tool' }>)
 }
 
 /**
- * The tools of an agent's catalog, by tool name (issue 24 item 5): narrowed
- * Dagu tools, DAGs as tools, published REST operations (issue 25) and
- * extension tools (issue 29 item 4). A DAG binding whose DAG does not exist
+ * The tools of an agent's catalog, by tool name: narrowed
+ * Dagu tools, DAGs as tools, published REST operations and
+ * extension tools. A DAG binding whose DAG does not exist
  * (or cannot be read now), a REST binding without a published version, or an
  * extension tool not served now, is left out of the list until a refresh
  * finds it.

@@ -8,7 +8,7 @@ const PARAMS: ParamDef[] = [
   { name: 'LEVEL', default: '1', type: 'integer', enum: ['1', '2'] },
 ];
 
-describe('DAG tools: input schema and arguments from declared params (issue 24 item 5)', () => {
+describe('DAG tools: input schema and arguments from declared params', () => {
   it('is flat: types, typed defaults (an unreadable one stays text), enums, bounds, required', () => {
     expect(dagToolInputSchema(PARAMS)).toEqual({
       type: 'object',

@@ -33,7 +33,7 @@ function typedDefault(param: ParamDef): unknown {
 }
 
 /**
- * The input schema of a DAG tool (issue 24 item 5): a flat object with one
+ * The input schema of a DAG tool: a flat object with one
  * property per declared param — its type (string unless declared), enum,
  * bounds, default and description — `required` for the params declared
  * required, no other properties, no root `oneOf`.

@@ -23,7 +23,7 @@ function outputsOf(run: unknown): Record<string, Record<string, unknown>> {
 }
 
 /**
- * The DAG-tool answer (issue 24 item 5) from `dagu_execute`'s waited start:
+ * The DAG-tool answer from `dagu_execute`'s waited start:
  * `{dagRunId, status, statusLabel, outputs, runUri}`, plus `completed`
  * (false while the run goes on past the bound), `waiting` (true at a human
  * task or approval, with the text saying what it needs) and
@@ -47,7 +47,7 @@ export function dagToolResult(executed: CallToolResult): CallToolResult {
     runUri: s.runUri,
     completed: s.completed === true,
     ...(waiting ? { waiting: true } : {}),
-    // Why asking the person in the client did not decide the checkpoint (issue 22 §2).
+    // Why asking the person in the client did not decide the checkpoint.
     ...(s.checkpointQuestion !== undefined ? { checkpointQuestion: s.checkpointQuestion } : {}),
   };
   const first = executed.content[0];
@@ -59,14 +59,13 @@ export function dagToolResult(executed: CallToolResult): CallToolResult {
 }
 
 /**
- * A DAG as a tool (issue 24 item 5): the input schema comes from the DAG's
+ * A DAG as a tool: the input schema comes from the DAG's
  * declared params; a call checks the arguments, starts the DAG as the agent
  * (with its binding author's current role, operator needed to start), waits
  * up to the binding's `waitSeconds` with `notifications/progress` when the
  * client sent a progress token, and answers with {@link dagToolResult}.
  * The wait is `dagu_execute`'s own, so a run that stops at a human task or
- * approval asks the person in the client exactly as `/mcp` does (issue 22 §2:
- * elicitation in the session revisions, `input_required` in 2026-07-28),
+ * approval asks the person in the client exactly as `/mcp` does (elicitation in the session revisions, `input_required` in 2026-07-28),
  * decided as the agent with its binding author's role at that moment.
  */
 export function createDagTool(

@@ -17,7 +17,7 @@ function unavailable(extension: string, message: string): CallToolResult {
 }
 
 /**
- * An extension service's tool in an agent's catalog (issue 29 item 4), or undefined while
+ * An extension service's tool in an agent's catalog, or undefined while
  * the tool is not served (extension not enabled, tool not in its `allowedTools`, service not
  * announcing it, or a malformed definition): the catalog leaves it out until a rebuild finds
  * it, and a rebuild runs whenever the served extension tools change
@@ -25,7 +25,7 @@ function unavailable(extension: string, message: string): CallToolResult {
  *
  * The definition is the extension's own (input schema, annotations) under the binding's
  * name, title and description. A call, with the same rules as on `/mcp`
- * (extension-tool-call.ts): the binding author's current role (issue 24 item 4, `asAuthor`)
+ * (extension-tool-call.ts): the binding author's current role (`asAuthor`)
  * must reach the tool's `minRole` (else `unauthorized`, `details.restriction: "author"`);
  * the extension must still serve the tool (else `resource_unavailable` naming it — the
  * catalog a session listed may be a second old); then input validation against the

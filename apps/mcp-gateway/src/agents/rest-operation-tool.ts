@@ -8,7 +8,7 @@ import { asAuthor, type AgentTool, type AgentToolDeps } from './agent-tool-base'
 export type RestOperationBinding = Extract<StoredBinding, { kind: 'rest_operation' }>;
 
 /**
- * A published REST operation as a tool (issue 25 items 2, 4): the definition
+ * A published REST operation as a tool: the definition
  * comes from agent-service (`operation.tool`: the bound published version, or
  * the newest published one for `latest`; a draft is never served), and a
  * call is forwarded to agent-service (`operation.call`), which validates the

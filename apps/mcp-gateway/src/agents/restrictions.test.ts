@@ -2,7 +2,7 @@ import { checkChange, checkExecute, checkRead, describeRestrictions, labelMatche
 
 const labels = (map: Record<string, string[]>) => async (name: string) => map[name];
 
-describe('agent restrictions (issue 24 item 5)', () => {
+describe('agent restrictions', () => {
   it('matches label selectors: key=value exactly, a bare key as key or key=…', () => {
     expect(labelMatches('team=billing', 'team=billing')).toBe(true);
     expect(labelMatches('team=billing', 'team=billing2')).toBe(false);

@@ -11,7 +11,7 @@ export type DagLabelsOf = (dagName: string) => Promise<readonly string[] | undef
 const DAG_WIDE_TARGETS = new Set(['dags', 'runs', 'dag_search']);
 const WIKI_TARGETS = new Set(['wiki', 'wiki_page', 'wiki_search']);
 
-/** `unauthorized` naming the restriction that refused (issue 24 item 5, item 7). */
+/** `unauthorized` naming the restriction that refused. */
 function refused(restriction: keyof DaguToolRestrictions, message: string, allowed: readonly string[]): DaguError {
   return new DaguError('unauthorized', `${message} (restriction ${restriction}: ${allowed.join(', ')}).`, {
     details: { restriction, allowed: [...allowed] },
@@ -41,7 +41,7 @@ const dagRestricted = (r: DaguToolRestrictions): boolean => r.dags !== undefined
 
 /**
  * Checks one call of a narrowed `dagu_read` against its restrictions
- * (issue 24 item 5): `targets`; a DAG-named target's `name` against
+ *: `targets`; a DAG-named target's `name` against
  * `dags`/`dagLabels` (list and search targets over every DAG are refused
  * while a DAG restriction is set); a wiki target's `workspace` against
  * `wikiWorkspaces` (`all` or none is refused while it is set).
@@ -146,7 +146,7 @@ export async function checkExecute(
 
 /**
  * The sentence a narrowed tool's description ends with, stating its
- * restrictions (issue 24 item 5: "the tool's published description states
+ * restrictions ("the tool's published description states
  * its restrictions"); empty when none.
  */
 export function describeRestrictions(r: DaguToolRestrictions): string {

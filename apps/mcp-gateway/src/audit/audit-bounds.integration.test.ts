@@ -3,8 +3,7 @@ import { openGatewayTestDb, type GatewayTestDb } from '../auth/auth-db.test-supp
 import { AuditLog } from './audit-log';
 
 /**
- * Audit rows of unauthenticated traffic are bounded (issue 17 "Every
- * unbounded thing gets a bound"), against the real PostgreSQL: rate-limited
+ * Audit rows of unauthenticated traffic are bounded, against the real PostgreSQL: rate-limited
  * per replica, the excess counted in one summary row, and kept only for their
  * retention; rows with an author are untouched.
  */

@@ -44,7 +44,7 @@ export interface UnauthenticatedAuditLimits {
 
 const DEFAULT_UNAUTHENTICATED_LIMITS: UnauthenticatedAuditLimits = { perMinute: 600, retentionDays: 7 };
 
-/** The durable path of the audit events (issue 44). */
+/** The durable path of the audit events. */
 export interface AuditBuffer {
   /** Events held in memory while PostgreSQL cannot take them (`AUDIT_BUFFER_MAX_EVENTS`, default 50,000); past it new events are dropped and counted. */
   readonly maxEvents: number;
@@ -69,7 +69,7 @@ export interface AuditLogDeps {
  * over the rate are written as one `audit.unauthenticated.suppressed` row
  * with `details.dropped`.
  *
- * A PostgreSQL outage loses nothing up to the buffer's bound (issue 44): a
+ * A PostgreSQL outage loses nothing up to the buffer's bound: a
  * batch that fails stays queued, in order, and is written again after a wait
  * that doubles up to 5 s. Each event carries its own id (`source`
  * `mcp-gateway`, `source_id`), so a batch whose COMMIT landed although its

@@ -7,7 +7,7 @@ import { GATEWAY_MIGRATIONS } from '../db/migrations';
 import { AUDIT_DROPPED_METRIC, AuditLog } from './audit-log';
 
 /**
- * The gateway's audit events survive a PostgreSQL outage (issue 44): on its
+ * The gateway's audit events survive a PostgreSQL outage: on its
  * own throwaway PostgreSQL (never the machine's), stopped for 60 s while
  * events keep coming, every event is in `audit_events` once it is back, in
  * order and once each; past the buffer's bound new events are dropped,

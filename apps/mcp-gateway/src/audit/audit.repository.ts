@@ -61,7 +61,7 @@ export async function queryAudit(pool: Pool, q: AuditQuery): Promise<{ items: un
     actor: r.actor,
     principalId: r.principal_id,
     credentialType: r.credential_type,
-    // The person a published agent acted for (issue 41 item 2).
+    // The person a published agent acted for.
     onBehalfOf: r.on_behalf_of ?? undefined,
     target: r.target ?? undefined,
     outcome: r.outcome,
@@ -93,7 +93,7 @@ export async function deleteUnauthenticatedBefore(pool: Pool, cutoff: Date): Pro
  * delivery changes nothing. Category = the service (`dag`, `run`, `wiki`),
  * outcome `succeeded` (only committed changes are in an outbox). The person a
  * published agent acted for travels in the record's `details.onBehalfOf` and is lifted
- * into its own column (issue 41 item 2). One statement for the whole batch.
+ * into its own column. One statement for the whole batch.
  *
  * @returns how many entries were new.
  */

@@ -1,6 +1,5 @@
 /**
- * A per-replica budget of audit rows from unauthenticated traffic (issue 17
- * "Every unbounded thing gets a bound": audit rows from unauthenticated
+ * A per-replica budget of audit rows from unauthenticated traffic (audit rows from unauthenticated
  * traffic, rate-limited with retention). Anyone who reaches the port can
  * send requests without a credential; each refused one is an audit row, so
  * without a budget a flood of them fills the audit table.

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Pool } from '@dagu-mcp/runtime';
 
-/** The text every agent key starts with (issue 24 item 3); what tells it from a user's API key. */
+/** The text every agent key starts with; what tells it from a user's API key. */
 export const AGENT_KEY_MARK = 'dagu_agent_';
 /** Length of an agent key's lookup prefix: the mark plus 8 characters of the random part. */
 export const AGENT_KEY_PREFIX_LENGTH = AGENT_KEY_MARK.length + 8;
@@ -62,7 +62,7 @@ export function isAgentKey(token: string): boolean {
 }
 
 /**
- * Agent keys in the gateway's schema (issue 24 item 3): `dagu_agent_` + 43
+ * Agent keys in the gateway's schema: `dagu_agent_` + 43
  * base64url characters (256 random bits), stored as a SHA-256 hash and a
  * lookup prefix, each bound to one agent.
  */

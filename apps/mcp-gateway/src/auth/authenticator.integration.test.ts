@@ -211,7 +211,7 @@ describe('Authenticator', () => {
   });
 });
 
-describe('a revoked key on another replica (issue 24 item 7)', () => {
+describe('a revoked key on another replica', () => {
   /** A second replica's verifier: its own subscriber, the same channel; `gate` holds its database lookups. */
   async function replica(gate?: Promise<void>): Promise<{ verifier: ApiKeyVerifier; close: () => void }> {
     const ownSubscriber = new Redis(REDIS_URL);

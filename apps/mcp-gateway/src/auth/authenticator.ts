@@ -18,12 +18,12 @@ export interface Authenticated {
   readonly surfaces?: readonly Surface[];
   /** For a login token: its id and expiry (epoch s), what logout revokes. */
   readonly loginToken?: { readonly tokenId: string; readonly expiresAt: number };
-  /** For an OAuth access token: the scopes it holds now (issue 23 item 5). */
+  /** For an OAuth access token: the scopes it holds now. */
   readonly scopes?: readonly string[];
 }
 
 /**
- * Verifies OAuth access tokens of the built-in authorization server (issue 23),
+ * Verifies OAuth access tokens of the built-in authorization server,
  * implemented in `oauth/`; declared here so that `auth/` does not import upward.
  */
 export interface OAuthAccessVerifier {
@@ -100,7 +100,7 @@ export class Authenticator {
    * @throws DaguError `unauthenticated` for a missing, malformed or wrong credential
    * @throws TooManyFailures when the address or username is rate-limited
    * @param resource the OAuth resource the request addresses (an MCP endpoint); undefined
-   *   elsewhere, where OAuth access tokens are refused (issue 23 item 5)
+   *   elsewhere, where OAuth access tokens are refused
    */
   async authenticate(
     credential: Credential | undefined | 'malformed',
@@ -142,10 +142,10 @@ export class Authenticator {
         }
         const access = await oauth.verifyAccess(credential.token, resource);
         if (access === undefined) return undefined;
-        // The scopes travel with the principal: tools/list and the step-up rule read them (issue 41 item 4).
+        // The scopes travel with the principal: tools/list and the step-up rule read them.
         return { principal: { ...access.principal, scopes: [...access.scopes] }, scopes: access.scopes };
       }
-      // An agent key is accepted only on its agent's endpoint (issue 24 item 3; agents/agent-endpoint.ts).
+      // An agent key is accepted only on its agent's endpoint (agents/agent-endpoint.ts).
       if (isAgentKey(credential.token)) return undefined;
       if (credential.token.startsWith('dagu_')) {
         const key = await this.deps.apiKeys.verify(credential.token);

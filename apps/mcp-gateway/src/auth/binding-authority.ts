@@ -6,8 +6,7 @@ import type { UserRepository } from './user.repository';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The current role of whoever configured an agent binding (issue 24 item 4:
- * an agent can never do more than the person who configured it may), looked
+ * The current role of whoever configured an agent binding (an agent can never do more than the person who configured it may), looked
  * up on every call so a demotion or deletion takes effect at once:
  * - `user:<uuid>` (builtin mode) → the user's role now; a deleted user → none;
  * - `api_key:<uuid>` → the key's role while it is live (not revoked, not expired);

@@ -33,7 +33,7 @@ const StoredSessionSchema = z.object({
 type StoredSession = z.infer<typeof StoredSessionSchema>;
 
 /**
- * Browser sessions of `AUTH_MODE=builtin` (issue 23 "sign-in page", issue 26 "Sign-in"):
+ * Browser sessions of `AUTH_MODE=builtin`:
  * the sign-in pages of the OAuth authorization server and the web console share them.
  *
  * A session is a random 32-byte cookie value; Redis keeps the record under the value's

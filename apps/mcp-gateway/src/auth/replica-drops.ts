@@ -10,7 +10,7 @@ const ACK_WAIT_MS = 2_000;
  * `<channel>:ack`, and {@link ReplicaDrops.publish} resolves once as many
  * answers arrived as PUBLISH reported receivers, or after {@link ACK_WAIT_MS}.
  * So a 204 of a revocation means the credential is refused on every replica
- * that is alive (issue 24 item 7). A replica that is gone answers nobody;
+ * that is alive. A replica that is gone answers nobody;
  * when its subscriber reconnects (it may have missed drops) `onReset` runs.
  *
  * {@link ReplicaDrops.generation} grows with every drop and reset: a cache

@@ -68,7 +68,7 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Built-in OAuth authorization server (issue 23, docs/decisions.md "Issue 23"): registered clients
+    // Built-in OAuth authorization server (docs/decisions.md "Built-in OAuth 2.1 authorization server"): registered clients
     // (a confidential client's secret encrypted with the secret box), grants (one per user and client:
     // the remembered consent and the authorizations page), refresh tokens stored as SHA-256 hashes in
     // rotation families, and the JWT signing keys (private key encrypted with the secret box).
@@ -119,7 +119,7 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Keys of published agents (issue 24 item 3): like API keys, stored as a SHA-256 hash plus a
+    // Keys of published agents: like API keys, stored as a SHA-256 hash plus a
     // lookup prefix, each bound to one agent by the id agent-service gave it (a deleted and
     // re-created agent of the same slug does not inherit the old keys).
     id: '006_agent_keys',
@@ -142,7 +142,7 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // One row per tools/call on an agent endpoint (issue 25 item 7): what GET …/agents/{agent}/usage
+    // One row per tools/call on an agent endpoint: what GET …/agents/{agent}/usage
     // counts. Written in batches off the call path (usage/usage-recorder.ts); the agent by the id
     // agent-service gave it, so a re-created agent of the same slug starts from zero.
     id: '009_agent_tool_calls',
@@ -163,7 +163,7 @@ export const GATEWAY_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Issue 41: the person an agent acted for beside the agent (audit rows and usage rows carry
+    // The person an agent acted for beside the agent (audit rows and usage rows carry
     // `onBehalfOf`), and the resources a remembered consent covers (an agent's consent page names
     // the agent, so consent given for /mcp does not skip it; older grants cover none and ask once).
     id: '010_on_behalf_of',

@@ -27,7 +27,7 @@ import { setBrowserSession } from './principal';
  * On success: `res.locals.principal` and, for the MCP SDK, `req.auth`; for a session also
  * the session (`browserSessionOf(res)`).
  *
- * `oauth` (MCP endpoints with the built-in authorization server, issue 23 item 1):
+ * `oauth` (MCP endpoints with the built-in authorization server):
  * `resourceOf` names the resource the request addresses (OAuth access tokens
  * are accepted only where it does; their principal carries the scopes they hold), `challenge`
  * the Bearer challenge with `resource_metadata` and `scope` sent first on a 401.
@@ -135,7 +135,7 @@ function deny(
 }
 
 /**
- * A request a page makes from script (the web console, issue 26: a browser marks its fetch and
+ * A request a page makes from script (the web console: a browser marks its fetch and
  * EventSource requests `Sec-Fetch-Dest: empty`) gets no `Basic` challenge: on a 401 with one, a
  * browser opens its own password dialog (headless browsers wait on it forever) instead of
  * letting the page send the person to the sign-in page. Scripts outside a browser (Node's

@@ -4,8 +4,7 @@ import type { AuditEvent } from '../audit/audit-log';
 import { requestIdOf } from './request-id';
 
 /**
- * `authz.denied` audit rows (issue 17 "Every mutation has an author … and role
- * denials too"): who was refused, the role the action needs and the action
+ * `authz.denied` audit rows: who was refused, the role the action needs and the action
  * attempted. The needed role is read from the refusal's message, which every
  * role check writes as "… needs the <role> role or higher" (dagu-model §9).
  */

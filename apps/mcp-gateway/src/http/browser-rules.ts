@@ -4,8 +4,7 @@ import { principalOf } from './principal';
 import { sendRestError } from './rest-errors';
 
 /**
- * Browser rules of the REST API (issue 17 "Browser rules on REST";
- * docs/security.md "Bounds and browser rules"): what keeps a page on another
+ * Browser rules of the REST API (docs/security.md "Bounds and browser rules"): what keeps a page on another
  * site from acting through a developer's browser.
  */
 

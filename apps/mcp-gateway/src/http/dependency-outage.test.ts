@@ -5,7 +5,7 @@ function coded(code: string, message = 'failed'): Error {
   return Object.assign(new Error(message), { code });
 }
 
-describe('outageOf (issue 18 item 5)', () => {
+describe('outageOf', () => {
   it('names Redis for the ioredis failures of an unreachable server', () => {
     const maxRetries = Object.assign(new Error('Reached the max retries per request limit (which is 2).'), {
       name: 'MaxRetriesPerRequestError',

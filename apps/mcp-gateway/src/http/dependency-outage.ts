@@ -2,8 +2,7 @@ import { DaguError } from '@dagu-mcp/contracts';
 import { isPgOutage } from '@dagu-mcp/runtime';
 
 /**
- * Failures that mean "a dependency is down", not "a bug" (issue 18 item 5,
- * dagu-model §10): during a Redis or PostgreSQL outage every request gets
+ * Failures that mean "a dependency is down", not "a bug" (dagu-model §10): during a Redis or PostgreSQL outage every request gets
  * `resource_unavailable` with `details.dependency`, never `internal_error`,
  * -32603 or HTTP 500. The gateway's own Redis connections (sessions, events,
  * hub) throw ioredis errors, its own pool throws pg errors; both reach the

@@ -6,7 +6,7 @@ import { sendConsolePage, type WebConsole } from './web-console';
  * `GET /` (and `GET <BASE_PATH>/`): what a person or a script finds at the gateway's root
  * (issue "The first hour", item 3; docs/decisions.md "The gateway's root"). A browser gets a
  * small page naming the endpoints and the docs; `Accept: application/json` gets the same as a
- * JSON index. When the web console is built (issue 26, `WEB_DIST_DIR`) a browser gets the
+ * JSON index. When the web console is built (`WEB_DIST_DIR`) a browser gets the
  * console instead of the small page; the JSON index stays.
  */
 

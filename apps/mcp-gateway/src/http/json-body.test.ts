@@ -41,7 +41,7 @@ async function post(body: string | Uint8Array, contentType = 'application/json')
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-describe('jsonBody (issue 42 item 2)', () => {
+describe('jsonBody', () => {
   const large = { jsonrpc: '2.0', id: 7, params: { spec: `steps: ${'['.repeat(4000)}` } };
 
   it('parses a small body in place and a large one on a thread, to the same value', async () => {

@@ -26,7 +26,7 @@ function charsetOf(req: Request): string {
 }
 
 /**
- * `express.json()` with large bodies parsed off the event loop (issue 42 item 2): reads the
+ * `express.json()` with large bodies parsed off the event loop: reads the
  * body with body-parser (limit, `Content-Encoding`, `Content-Length` checks and its errors
  * unchanged), then parses it in place when it is small and on a {@link JsonParseThreads}
  * thread from `threadMinBytes` on, so one client sending megabyte bodies back to back does

@@ -41,8 +41,7 @@ interface Pending {
 export class JsonSyntaxError extends Error {}
 
 /**
- * Parses large JSON request bodies on threads beside the gateway's event loop (issue 42
- * item 2): reading a megabyte body as text and `JSON.parse`-ing it takes some 7–9 ms of
+ * Parses large JSON request bodies on threads beside the gateway's event loop: reading a megabyte body as text and `JSON.parse`-ing it takes some 7–9 ms of
  * one core on a small machine, which every other caller on the same replica would wait
  * behind; on a thread, the event loop only takes the parsed value back (a structured
  * clone, about a third of that). Jobs are spread round robin over `threads` threads,

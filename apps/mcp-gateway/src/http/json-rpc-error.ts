@@ -7,7 +7,7 @@ export type JsonRpcId = string | number;
 export const BATCH_ANSWERED_MAX = 100;
 
 /**
- * The ids an answer to request body `body` must carry (issue 42: an error built without them
+ * The ids an answer to request body `body` must carry (an error built without them
  * reads, to the MCP SDK, as a message it cannot parse — `invalid_union` — instead of the error):
  * the id of a single message, the ids of the requests of a batch (notifications and responses
  * are not answered); `[]` when no id is readable (a body not parsed, not JSON-RPC, or a batch

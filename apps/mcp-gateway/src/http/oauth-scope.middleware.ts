@@ -5,8 +5,7 @@ import { sendJsonRpcError } from './json-rpc-error';
 
 /**
  * Refuses an MCP request whose OAuth access token lacks a scope the request
- * needs, when a new consent could grant it (issue 23 item 5; issue 41 item 4;
- * mcp-revisions §3 "Ours"): HTTP 403 with `WWW-Authenticate: Bearer
+ * needs, when a new consent could grant it (mcp-revisions §3 "Ours"): HTTP 403 with `WWW-Authenticate: Bearer
  * error="insufficient_scope", scope="…", resource_metadata="…"` and a JSON-RPC
  * error naming the scope, which sends the client to step-up authorization.
  *

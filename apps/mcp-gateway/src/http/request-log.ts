@@ -6,7 +6,7 @@ import { requestIdOf } from './request-id';
 /**
  * How logs name an MCP session: the first 12 hex characters of its SHA-256.
  * A session id works like a bearer credential, so the id itself never goes to
- * a log line or an audit row (issue 17 "Every mutation has an author").
+ * a log line or an audit row.
  */
 export function sessionRef(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('hex').slice(0, 12);

@@ -26,7 +26,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 
 /**
  * Codes of the MCP tools' input faults. REST has one input-fault code, so these
- * read as `invalid_request` there (issue 17 "Malformed input on REST is 4xx").
+ * read as `invalid_request` there.
  */
 const TOOL_INPUT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'invalid_tool_input',
@@ -58,7 +58,7 @@ export function restErrorOf(err: unknown): DaguError {
  * Unknown failures are `internal_error` with a message that reveals nothing;
  * `internal_error` and `resource_unavailable` also carry the id in
  * `details.requestId`, as on every surface (dagu-model §10); `resource_unavailable`
- * is HTTP 503 with `Retry-After` ({@link RETRY_AFTER_SECONDS}, issue 18 item 5).
+ * is HTTP 503 with `Retry-After` ({@link RETRY_AFTER_SECONDS}).
  */
 export function sendRestError(res: Response, err: unknown): void {
   const dagu = restErrorOf(err);

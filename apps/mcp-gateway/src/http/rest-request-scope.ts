@@ -3,7 +3,7 @@ import { runWithIdempotencyKey, runWithRequestId } from '@dagu-mcp/bus';
 import { DaguError, IdempotencyKeySchema } from '@dagu-mcp/contracts';
 import { requestIdOf } from './request-id';
 
-/** The REST header of an idempotency key (issue 18 item 4; docs/rest-api.md "Idempotency"). */
+/** The REST header of an idempotency key (docs/rest-api.md "Idempotency"). */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /**

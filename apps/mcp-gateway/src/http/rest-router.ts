@@ -16,7 +16,7 @@ export type { RouteAccess, RouteAction };
  * What a route declares: what it does and what the OpenAPI document says
  * about it. `action` fixes who may call it: the bus op it serves (the op's
  * catalog role) or a gateway-local route of `LOCAL_ROUTE_ROLES`
- * (`actions/route-roles.ts`); no route writes a role of its own (issue 40).
+ * (`actions/route-roles.ts`); no route writes a role of its own.
  * `body` / `query` are the zod schemas the handler validates with (they
  * become the document's JSON Schemas).
  */
@@ -85,7 +85,7 @@ export function createRestRouter(opts: {
   allowedOrigins?: readonly string[];
   /** Serves the OpenAPI document of the registered routes at `GET /openapi.json`. */
   openApi: (routes: readonly RegisteredRoute[]) => Record<string, unknown>;
-  /** Records audit events: role refusals become `authz.denied` rows (issue 17). */
+  /** Records audit events: role refusals become `authz.denied` rows. */
   audit?: (event: AuditEvent) => void;
 }): Router {
   const router = Router();

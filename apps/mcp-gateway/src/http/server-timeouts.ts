@@ -4,7 +4,7 @@ import type { ServerOptions } from 'node:http';
 export const CONNECTION_CHECK_INTERVAL_MS = 1000;
 
 /**
- * The public HTTP server's deadlines on what a client sends (issue 42: with Node's defaults,
+ * The public HTTP server's deadlines on what a client sends (with Node's defaults,
  * 60 s for headers checked every 30 s, 2,000 slow-header sockets stayed open 75 s): a socket
  * that has not finished a request's header block within `headersTimeoutMs` (cut to
  * `requestTimeoutMs`, which Node requires) or the whole request within `requestTimeoutMs` is

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isConsolePath, loadWebConsole } from './web-console';
 
-describe('the web console (issue 26)', () => {
+describe('the web console', () => {
   test.each([
     ['/', true],
     ['/dags/nightly', true],

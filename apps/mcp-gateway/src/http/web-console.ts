@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 
 /**
- * The web console (issue 26): the single-page app `apps/web` builds to static files, served
- * from `WEB_DIST_DIR` at `/` and under `BASE_PATH` (docs/decisions.md "Issue 26: the web
+ * The web console: the single-page app `apps/web` builds to static files, served
+ * from `WEB_DIST_DIR` at `/` and under `BASE_PATH` (docs/decisions.md "The web
  * console"). The gateway never imports the app: it reads `index.html` once and serves the
  * hashed files under `console/` as they are.
  */

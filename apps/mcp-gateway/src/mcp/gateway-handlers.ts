@@ -30,7 +30,7 @@ export interface GatewayHandlerDeps {
   readonly audit: (event: AuditEvent) => void;
   /** Seals the state of multi-round-trip requests (2026-07-28); the gateway's secret box. */
   readonly stateSeal?: StateSeal;
-  /** The run inspector MCP App's HTML (issue 27), served as `ui://dagu/run-inspector`; without it that URI is not found. */
+  /** The run inspector MCP App's HTML, served as `ui://dagu/run-inspector`; without it that URI is not found. */
   readonly runInspectorHtml?: string;
 }
 

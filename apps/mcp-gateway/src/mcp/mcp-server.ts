@@ -29,7 +29,7 @@ export const SERVER_INSTRUCTIONS =
 /**
  * What the gateway declares in `initialize` (tools, resources with subscriptions, prompts,
  * completions, logging). `tools.listChanged`: extension tools come and go as services
- * announce and admins enable them (issue 29 item 2).
+ * announce and admins enable them.
  */
 export const SERVER_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -41,7 +41,7 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
 
 /**
  * The `initialize` result for a negotiated revision. A client that declares the MCP Apps
- * extension (`io.modelcontextprotocol/ui`) sees it declared back (issue 27); others see
+ * extension (`io.modelcontextprotocol/ui`) sees it declared back; others see
  * {@link SERVER_CAPABILITIES} unchanged.
  */
 export function initializeResult(
@@ -82,14 +82,14 @@ export interface ToolMethodDeps {
 
 /**
  * `tools/list` and `tools/call` (spec 021/022/036; dagu-model §8, §10). The list leaves out
- * what the principal can use none of (issue 41 item 4); a call is not refused for that here:
+ * what the principal can use none of; a call is not refused for that here:
  * the tool's action answers `unauthorized`.
  */
 export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
   const { handlers, extensions } = deps;
   return {
     'tools/list': async (_params, { ctx, session }) => {
-      // Issue 41 item 4: only what the principal's role (capped by an OAuth token's scopes) can use.
+      // Only what the principal's role (capped by an OAuth token's scopes) can use.
       // An extension tool is one action: its minimum role, gated by dagu:read (oauth/scopes.ts);
       // a test fixture's tools are relayed unchecked, so listed as they are.
       const extra =
@@ -99,7 +99,7 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
               .filter((t) => t.verbatim || mayDo(ctx.principal, { role: t.minRole, scope: 'dagu:read' }))
               .map((t) => t.definition);
       const offered = TOOL_DEFINITIONS.filter((t) => offersTool(ctx.principal, t.name));
-      // MCP Apps (issue 27): only a session that declared the extension sees `_meta.ui` on dagu_execute.
+      // MCP Apps: only a session that declared the extension sees `_meta.ui` on dagu_execute.
       const own = declaresUiExtension(session.clientCapabilities) ? withInspectorMeta(offered) : offered;
       return { tools: [...own, ...extra] };
     },
@@ -139,8 +139,7 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
 }
 
 /**
- * The idempotency key of a `tools/call` (`_meta["io.dagu/idempotencyKey"]`,
- * issue 18 item 4), `undefined` without one, or an `invalid_tool_input`
+ * The idempotency key of a `tools/call` (`_meta["io.dagu/idempotencyKey"]`), `undefined` without one, or an `invalid_tool_input`
  * error for a key that is not 1–255 visible ASCII characters.
  */
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined | DaguError {

@@ -38,7 +38,7 @@ export interface McpEndpointParts {
 
 /**
  * Another MCP endpoint served with the same transport, sessions and settings
- * as `/mcp` but its own methods (published agents, issue 24): its sessions
+ * as `/mcp` but its own methods (published agents): its sessions
  * and streams live under `<BUS_PREFIX>:<keySuffix>:mcp:` in Redis, apart from
  * `/mcp`'s, and `createDispatcher` builds its JSON-RPC dispatcher.
  */

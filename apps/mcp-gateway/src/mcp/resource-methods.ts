@@ -36,7 +36,7 @@ export function resourceMethods(deps: ResourceMethodDeps): Record<string, Method
     'resources/list': async (_params, { session }) => ({
       resources: [
         ...handlers.listResources(),
-        // MCP Apps (issue 27): the inspector is listed for sessions that declared the extension.
+        // MCP Apps: the inspector is listed for sessions that declared the extension.
         ...(declaresUiExtension(session.clientCapabilities) ? [RUN_INSPECTOR_RESOURCE] : []),
         ...(await catalogs()).flatMap((c) => c.catalog.resources),
       ],

@@ -15,7 +15,7 @@ import type { Logger } from '@dagu-mcp/runtime';
  * (`{name, dagRunId, root?, attemptId?, status, statusLabel, at}`) on
  * `runEventsChannel(prefix)` whenever a run's status changes; the gateway
  * holds ONE subscriber connection for all of them and fans events out to
- * in-process listeners. Step events (`stepEventsChannel`, issue 26 "Live")
+ * in-process listeners. Step events (`stepEventsChannel`)
  * come on the same connection and go to step listeners only.
  */
 
@@ -90,7 +90,7 @@ export class RunEventDispatcher implements RunEventSource {
     };
   }
 
-  /** Delivers one step event (issue 26 "Live") to the step listeners. */
+  /** Delivers one step event to the step listeners. */
   publishStep(event: StepEvent): void {
     for (const listener of [...this.steps]) listener(event);
   }

@@ -50,7 +50,7 @@ const CLAIM_TTL_MS = 10 * 60_000;
 
 /**
  * The URIs a run event updates: the run and its logs, by its id and by
- * `latest` (the DAG's latest run, issue 21 item 10; an event of an older run
+ * `latest` (the DAG's latest run; an event of an older run
  * only makes a `latest` subscriber read again).
  */
 export function subscribedUrisOf(event: Pick<RunEvent, 'name' | 'dagRunId'>): string[] {

@@ -195,7 +195,7 @@ export class McpSessionManager {
   /**
    * The live sessions of one principal, on any replica (the principal's
    * session index, pruned of ended and expired ones): whom a published
-   * agent's `notifications/tools/list_changed` goes to (issue 24 item 6).
+   * agent's `notifications/tools/list_changed` goes to.
    */
   async liveSessionsOf(principalId: string): Promise<string[]> {
     if (this.redis === undefined) throw new Error('McpSessionManager.start() has not run.');
@@ -207,7 +207,7 @@ export class McpSessionManager {
   /**
    * The live sessions of one principal that have an open stream or a running request on this
    * replica: whom this replica tells of a change it has itself taken in (a published agent's
-   * rebuilt catalog, issue 25), so the client's next request here sees the new state.
+   * rebuilt catalog), so the client's next request here sees the new state.
    */
   async localSessionsOf(principalId: string): Promise<string[]> {
     const local = new Set(this.hub?.activeSessions() ?? []);
@@ -217,7 +217,7 @@ export class McpSessionManager {
 
   /**
    * The sessions live on this replica (an open stream or a running request here) of a principal
-   * or of the people signed in through it (`sessionOwnerOf`: `<principalId>#user:<id>`, issue 41):
+   * or of the people signed in through it (`sessionOwnerOf`: `<principalId>#user:<id>`):
    * a published agent's key sessions and its people's. One Redis read per local session; called
    * when an agent's catalog changes, not per request.
    */

@@ -14,7 +14,7 @@ export interface AccessTokenClaims {
   readonly jti: string;
   readonly grantId: string;
   readonly familyId: string;
-  /** An agent resource's sign-in mode when the token was issued (`dsm`, issue 41); absent for `/mcp`. */
+  /** An agent resource's sign-in mode when the token was issued (`dsm`); absent for `/mcp`. */
   readonly signInMode?: string | undefined;
   readonly iat: number;
   readonly exp: number;
@@ -31,7 +31,7 @@ export function isAccessToken(token: string): boolean {
 }
 
 /**
- * Signs and verifies access tokens (issue 23 item 4): JWTs of `ttlSeconds`
+ * Signs and verifies access tokens: JWTs of `ttlSeconds`
  * with `iss`, `sub` (user id), `aud` (the resource), `client_id`, `scope`,
  * `jti`, signed ES256 with the current key of {@link SigningKeys}.
  */

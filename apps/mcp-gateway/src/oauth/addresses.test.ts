@@ -1,6 +1,6 @@
 import { OAuthAddresses, resolvePublicUrl } from './addresses';
 
-// Issue 23 item 0: issuer, resources and metadata URLs come from PUBLIC_URL.
+// Issuer, resources and metadata URLs come from PUBLIC_URL.
 describe('OAuthAddresses', () => {
   const a = new OAuthAddresses('https://ops.example.com/dagu/', ['/mcp', /^\/mcp\/v1\/[^/]+\/[^/]+$/]);
 

@@ -1,5 +1,5 @@
 /**
- * The authorization server's addresses (issue 23 item 0). `publicUrl` is the
+ * The authorization server's addresses. `publicUrl` is the
  * external origin plus `BASE_PATH` as clients see it (`PUBLIC_URL`, e.g.
  * `https://ops.example.com/dagu`); it is the issuer, and each MCP endpoint's
  * resource is `publicUrl` + the endpoint's path. Never derived from a request.
@@ -59,7 +59,7 @@ export class OAuthAddresses {
 }
 
 /**
- * The `PUBLIC_URL` to use (issue 23 item 0): the configured one; else, on a
+ * The `PUBLIC_URL` to use: the configured one; else, on a
  * loopback stack, `http://<HOST>:<PORT><BASE_PATH>`.
  *
  * @returns the URL, or the reason OAuth cannot start

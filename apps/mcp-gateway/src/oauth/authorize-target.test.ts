@@ -1,7 +1,7 @@
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { signInFormTarget, type ClientLookup } from './authorize-target';
 
-// Issue 41 item 5: the sign-in page widens form-action only for a valid pending authorization.
+// The sign-in page widens form-action only for a valid pending authorization.
 const clients: ClientLookup = {
   getClient: async (clientId) => {
     if (clientId === 'broken') throw new Error('metadata document unreachable');

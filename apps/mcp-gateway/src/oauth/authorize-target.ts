@@ -28,7 +28,7 @@ export async function authorizeRedirectOf(
 }
 
 /**
- * The CSP `form-action` source the sign-in page adds for its `next` (issue 41 item 5): when
+ * The CSP `form-action` source the sign-in page adds for its `next`: when
  * `next` is this gateway's own authorize endpoint (`<basePath>/oauth/authorize?…`), the
  * authorize step after sign-in may redirect straight to the client (a remembered consent),
  * and CSP applies `form-action` to that redirect. Only a validated redirect

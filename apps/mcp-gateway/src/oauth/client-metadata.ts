@@ -3,7 +3,7 @@ import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/share
 import { redirectUriProblem } from './redirect-uris';
 
 /**
- * Checks a client's metadata against this server's rules (issue 23 item 2):
+ * Checks a client's metadata against this server's rules:
  * at least one redirect URI, each allowed by {@link redirectUriProblem};
  * grant types among `authorization_code` and `refresh_token`; response type `code`.
  *

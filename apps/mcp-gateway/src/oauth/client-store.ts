@@ -24,7 +24,7 @@ export function clientNameOf(client: OAuthClientInformationFull): string {
 }
 
 /**
- * Clients of the authorization server (issue 23 item 2), for the SDK's
+ * Clients of the authorization server, for the SDK's
  * handlers: dynamically registered ones (RFC 7591) in `oauth_clients` — public
  * by default (`token_endpoint_auth_method` `none`), a confidential client's
  * secret encrypted with the secret box — and Client ID Metadata Documents,

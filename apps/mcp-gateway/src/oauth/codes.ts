@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { hashToken, newOpaqueToken } from './refresh-tokens';
 
-/** What an authorization code is bound to (issue 23 item 3). */
+/** What an authorization code is bound to. */
 export interface CodeBinding {
   readonly clientId: string;
   readonly redirectUri: string;
@@ -31,7 +31,7 @@ export type CodeLookup =
   | { readonly state: 'unknown' };
 
 /**
- * Authorization codes in Redis (issue 23 items 3 and 4): single-use, bound to
+ * Authorization codes in Redis: single-use, bound to
  * client, redirect URI, PKCE challenge, scope, resource and user, kept `ttlMs`
  * (5 minutes). Keys are SHA-256 hashes of the code; the code itself is never
  * stored. An exchanged code leaves a "used" marker naming the token family it

@@ -3,7 +3,7 @@ import { readableErrorDescription } from './error-description';
 
 const TokenGrant = z.object({ code: z.string(), code_verifier: z.string(), resource: z.string().url().optional() });
 
-describe('readableErrorDescription (issue 42)', () => {
+describe('readableErrorDescription', () => {
   test('a zod dump of the SDK becomes one sentence naming each parameter', () => {
     const parsed = TokenGrant.safeParse({ code: 'c', resource: 'not a url' });
     if (parsed.success) throw new Error('expected a failure');

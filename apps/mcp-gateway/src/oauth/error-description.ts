@@ -1,5 +1,5 @@
 /**
- * OAuth error descriptions as one readable sentence (issue 42; RFC 6749 §5.2 `error_description`
+ * OAuth error descriptions as one readable sentence (RFC 6749 §5.2 `error_description`
  * is "human-readable ASCII text"). The MCP SDK's handlers put a zod validation dump there (a
  * JSON array of issues, sometimes after `ZodError: `) when a request's parameters do not parse;
  * that becomes a sentence naming each parameter. Any other description is kept, with a capital

@@ -9,7 +9,7 @@ export interface Grant {
   readonly clientId: string;
   readonly clientName: string;
   readonly scope: string;
-  /** The resources (`/mcp`, agents' URLs) the consent was given for: a remembered consent covers only these (issue 41 item 3). */
+  /** The resources (`/mcp`, agents' URLs) the consent was given for: a remembered consent covers only these. */
   readonly resources: readonly string[];
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -43,7 +43,7 @@ const SELECT = `
    WHERE g.revoked_at IS NULL`;
 
 /**
- * Grants in `oauth_grants` (issue 23 items 3 and 6): one live grant per user and
+ * Grants in `oauth_grants`: one live grant per user and
  * client. Revoking a grant revokes every refresh token issued under it.
  */
 export class GrantRepository {

@@ -1,7 +1,7 @@
 import type { User, UserRepository } from '../auth/user.repository';
 
 /**
- * Users as they are now, for OAuth (issue 23 item 5: scopes are capped by the
+ * Users as they are now, for OAuth (scopes are capped by the
  * user's current role, a deleted user's tokens stop): read from PostgreSQL,
  * remembered per replica for `cacheMs` (the same bound as login tokens,
  * `LOGIN_STATE_CACHE_MS`).

@@ -1,7 +1,7 @@
 import { OutboundAllowList } from '@dagu-mcp/runtime';
 import { MetadataDocuments } from './metadata-documents';
 
-// Issue 23 item 2: a metadata-document URL pointing at a private address is refused by the SSRF guard
+// A metadata-document URL pointing at a private address is refused by the SSRF guard
 // (the guard itself: packages/runtime/src/net; a served document end to end: test/e2e/oauth.e2e.test.ts).
 describe('MetadataDocuments SSRF guard', () => {
   const documents = new MetadataDocuments({
@@ -13,7 +13,7 @@ describe('MetadataDocuments SSRF guard', () => {
     maxCacheMs: 0,
   });
 
-  // The refusal names the address and the rule (issue 42 item 1).
+  // The refusal names the address and the rule.
   it.each([
     ['https://127.0.0.1:9/client.json', '127.0.0.1 is loopback'],
     ['https://localhost:9/client.json', 'is loopback'],

@@ -2,7 +2,7 @@ import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from '@mod
 import { guardedFetch, type OutboundAllowList } from '@dagu-mcp/runtime';
 import { checkClientMetadata } from './client-metadata';
 
-/** Bounds of metadata-document fetching (issue 23 item 2). */
+/** Bounds of metadata-document fetching. */
 export interface MetadataDocumentOptions {
   /** Destinations allowed; empty: any public host. */
   readonly allow: OutboundAllowList;
@@ -21,7 +21,7 @@ export interface MetadataDocumentOptions {
 export class MetadataDocumentError extends Error {}
 
 /**
- * Client ID Metadata Documents (mcp-revisions §3; issue 23 item 2): a
+ * Client ID Metadata Documents (mcp-revisions §3): a
  * `client_id` that is an `https` URL with a path names a JSON document the
  * server fetches under the SSRF guard (`guardedFetch`), whose `client_id`
  * must equal the URL and whose redirect URIs obey the registration rules. The

@@ -39,7 +39,7 @@ export interface VerifiedAccess {
   readonly scopes: string[];
   /**
    * The scopes the token was issued with, uncapped: what a `delegated` agent reads, whose
-   * people act with the binding authors' authority rather than their own (issue 41 item 1).
+   * people act with the binding authors' authority rather than their own.
    */
   readonly grantedScopes: string[];
   /** For an agent's token, the agent's sign-in mode when it was issued (the endpoint refuses it under another). */
@@ -50,8 +50,7 @@ export interface VerifiedAccess {
 }
 
 /**
- * The authorization server behind the MCP SDK's handlers (issue 23;
- * docs/decisions.md "Issue 23"): codes in Redis, grants and refresh tokens in
+ * The authorization server behind the MCP SDK's handlers (docs/decisions.md "Built-in OAuth 2.1 authorization server"): codes in Redis, grants and refresh tokens in
  * PostgreSQL, JWT access tokens. The SDK handlers parse and answer the wire
  * (RFC 6749, 7591, 7009); this class decides.
  */
@@ -89,14 +88,14 @@ export class DaguOAuthProvider implements OAuthServerProvider {
   /**
    * PKCE is checked here, in {@link exchangeAuthorizationCode}, after the code is consumed, not
    * by the SDK's token handler before: a failed verification must use the code up too (RFC 6749
-   * §4.1.2 single use; issue 42: a wrong `code_verifier` left the code open to more guesses).
+   * §4.1.2 single use: a wrong `code_verifier` left the code open to more guesses).
    */
   readonly skipLocalPkceValidation = true;
 
   /**
    * The PKCE challenge of a live code (part of the SDK's provider interface; the token handler
    * does not call it while {@link skipLocalPkceValidation} is set); a replayed code revokes
-   * what it produced (issue 23 item 4).
+   * what it produced.
    */
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
     const found = await this.deps.codes.peek(code);
@@ -108,7 +107,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
   /**
    * Exchanges a code for tokens. The code is consumed first, so that every refusal below it
    * (another client, a `code_verifier` that does not match the challenge, another redirect URI
-   * or resource) uses it up (issue 23 item 3, issue 42).
+   * or resource) uses it up.
    *
    * @throws InvalidGrantError for an unknown, expired or used code (a used one revokes the
    *   tokens it produced), another client's code, a wrong verifier or redirect URI
@@ -155,7 +154,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
 
   /**
    * Refuses a code that is not live: a used one revokes the token family it produced (a
-   * replay, issue 23 item 4).
+   * replay).
    *
    * @throws InvalidGrantError always
    */
@@ -171,7 +170,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
     throw new InvalidGrantError('The authorization code is unknown or expired.');
   }
 
-  /** Rotates a refresh token (issue 23 item 4); reuse outside the grace revokes the family. */
+  /** Rotates a refresh token; reuse outside the grace revokes the family. */
   async exchangeRefreshToken(
     client: OAuthClientInformationFull,
     refreshToken: string,
@@ -256,7 +255,7 @@ export class DaguOAuthProvider implements OAuthServerProvider {
   /**
    * The scopes a new access token carries: those asked, capped by the user's role now; for a
    * `delegated` agent that names the user, not capped by their role (its people act with the
-   * binding authors' authority, issue 41 item 1; the endpoint checks the list on every call).
+   * binding authors' authority; the endpoint checks the list on every call).
    */
   private async liveScopes(
     userId: string,

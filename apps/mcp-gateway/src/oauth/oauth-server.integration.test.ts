@@ -11,7 +11,7 @@ import { createOAuthServer, type OAuthServer } from './oauth-server';
 
 /**
  * The authorization server against the real PostgreSQL and Redis, behind the
- * SDK's handlers over HTTP (issue 23 items 4–6): code exchange, rotation with
+ * SDK's handlers over HTTP: code exchange, rotation with
  * grace and reuse detection, revocation, role caps, storage at rest.
  * The sign-in and consent pages are covered end to end in test/e2e.
  */
@@ -188,7 +188,7 @@ test('introspection answers the holding client only (RFC 7662)', async () => {
   ).toEqual({ active: false });
 });
 
-describe('PKCE failures and error descriptions (issue 42)', () => {
+describe('PKCE failures and error descriptions', () => {
   test('a token request that fails PKCE verification uses the code up: the right verifier then gets invalid_grant', async () => {
     const flow = await consented();
     const wrong = await form('/oauth/token', {

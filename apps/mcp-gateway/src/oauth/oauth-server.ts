@@ -14,7 +14,7 @@ import { ResourceDirectory } from './resource-directory';
 import { Revocations } from './revocations';
 import { SigningKeys } from './signing-keys';
 
-/** Settings of the authorization server (the `OAUTH_*` variables, issue 23). */
+/** Settings of the authorization server (the `OAUTH_*` variables). */
 export interface OAuthSettings {
   readonly publicUrl: string;
   readonly accessTokenTtlSeconds: number;
@@ -38,7 +38,7 @@ export interface OAuthServer {
   readonly codes: AuthorizationCodes;
   readonly keys: SigningKeys;
   readonly users: LiveUsers;
-  /** Which resources OAuth serves now: `/mcp` and the agents that take OAuth sign-in (issue 41). */
+  /** Which resources OAuth serves now: `/mcp` and the agents that take OAuth sign-in. */
   readonly resources: ResourceDirectory;
   /** What `Authenticator` calls for Bearer tokens (auth/authenticator.ts `OAuthAccessVerifier`). */
   readonly verifier: {
@@ -53,7 +53,7 @@ const CODE_TTL_MS = 5 * 60_000;
 const AGENT_ENDPOINT_PATH = /^\/mcp\/v1\/[a-z0-9][a-z0-9_-]{0,63}\/[a-z0-9][a-z0-9-]{0,39}$/;
 
 /**
- * Builds the built-in OAuth 2.1 authorization server (issue 23) on the gateway's
+ * Builds the built-in OAuth 2.1 authorization server on the gateway's
  * PostgreSQL schema (clients, grants, refresh tokens, signing keys) and Redis
  * (codes, revocations), with the signing keys and client secrets encrypted by `box`.
  */
@@ -65,7 +65,7 @@ export function createOAuthServer(deps: {
   settings: OAuthSettings;
 }): OAuthServer {
   const { settings } = deps;
-  // `/mcp` and every published agent's endpoint `/mcp/v1/{workspace}/{agent}` (issue 24) are resources.
+  // `/mcp` and every published agent's endpoint `/mcp/v1/{workspace}/{agent}` are resources.
   const addresses = new OAuthAddresses(settings.publicUrl, ['/mcp', AGENT_ENDPOINT_PATH]);
   const accessTtlMs = settings.accessTokenTtlSeconds * 1000;
   const keys = new SigningKeys({

@@ -1,6 +1,6 @@
 import { cspSourceOf, redirectHost, redirectUriProblem } from './redirect-uris';
 
-// Issue 23 item 2: every redirect-URI rule of registration.
+// Every redirect-URI rule of registration.
 describe('redirectUriProblem', () => {
   it.each([
     'https://app.example.com/callback',
@@ -36,7 +36,7 @@ describe('redirectUriProblem', () => {
   });
 });
 
-// Issue 41 item 5: the sign-in and consent pages' CSP names the redirect target, nothing broader.
+// The sign-in and consent pages' CSP names the redirect target, nothing broader.
 describe('cspSourceOf', () => {
   it.each([
     ['http://127.0.0.1:33418/callback?x=1', 'http://127.0.0.1:33418/callback'],

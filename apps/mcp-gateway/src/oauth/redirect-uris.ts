@@ -1,5 +1,5 @@
 /**
- * Redirect-URI rules of client registration (issue 23 item 2; OAuth 2.1 §2.3,
+ * Redirect-URI rules of client registration (OAuth 2.1 §2.3,
  * RFC 8252 §7.1 and §7.3): `https` anywhere; `http` only on a loopback host
  * (`127.0.0.1`, `localhost`, `[::1]`, any port); private-use schemes of native
  * apps (`com.example.app:/cb`, a scheme with a dot, RFC 8252 §7.1). Refused:
@@ -49,7 +49,7 @@ export function redirectHost(uri: string): string {
 
 /**
  * The narrowest CSP source that lets a page's form answer redirect to `redirectUri`
- * (issue 41 item 5; CSP applies `form-action` to the redirects after a form post): for
+ * (CSP applies `form-action` to the redirects after a form post): for
  * `http`/`https`, the URI without its query and fragment, with `;`, `,` and whitespace in
  * the path percent-encoded (they would end the source, the directive or the policy; CSP
  * decodes a source's path before matching it); for a native app's private-use scheme

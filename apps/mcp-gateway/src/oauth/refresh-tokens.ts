@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Pool } from '@dagu-mcp/runtime';
 
-/** SHA-256 of a token as hex: what is stored in place of codes and refresh tokens (issue 23 "How it is built"). */
+/** SHA-256 of a token as hex: what is stored in place of codes and refresh tokens. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -40,7 +40,7 @@ interface TokenRow {
 }
 
 /**
- * Refresh tokens (issue 23 item 4): random, stored as SHA-256 hashes in
+ * Refresh tokens: random, stored as SHA-256 hashes in
  * `oauth_refresh_tokens`, grouped in families (one per code exchange).
  * Every use rotates: the presented token is marked rotated and a successor is
  * issued. A rotated token presented again within `graceMs` (the client lost

@@ -1,7 +1,7 @@
 import type { AgentSignIn } from '@dagu-mcp/contracts';
 import type { OAuthAddresses } from './addresses';
 
-/** A published agent as the authorization server shows it on the consent page (issue 41 item 3). */
+/** A published agent as the authorization server shows it on the consent page. */
 export interface AgentResource {
   readonly workspace: string;
   readonly slug: string;
@@ -20,7 +20,7 @@ export type AgentLookup = (workspace: string, slug: string) => Promise<AgentReso
 const AGENT_PATH = /^\/mcp\/v1\/([^/]+)\/([^/]+)$/;
 
 /**
- * Which OAuth resources are served now (issue 41 items 1 and 3): `/mcp` always; an agent's
+ * Which OAuth resources are served now: `/mcp` always; an agent's
  * URL only while an agent is published there with a sign-in policy other than `keys`. The
  * agent endpoints attach their lookup once they start (they start after the OAuth server);
  * before that, and on a gateway without agent endpoints, no agent resource is served.
@@ -50,7 +50,7 @@ export class ResourceDirectory {
 }
 
 /**
- * What a remembered consent and a token are bound to for a resource (issue 41): `/mcp` by its
+ * What a remembered consent and a token are bound to for a resource: `/mcp` by its
  * URL; an agent by its URL and its sign-in policy's mode (`<url>#own_role`), so a manager
  * switching the policy (say `own_role` → `delegated`, which changes whose authority a person
  * acts with) asks everyone to consent again and ends the tokens issued before.

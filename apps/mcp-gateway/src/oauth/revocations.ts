@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Revoked grants and token families as every replica sees them (issue 23 item 6):
+ * Revoked grants and token families as every replica sees them:
  * a Redis key per revoked id, kept as long as an access token issued before the
  * revocation may live. Each replica remembers a "not revoked" answer for
  * `checkMs`, so a revocation stops live access tokens on every replica within

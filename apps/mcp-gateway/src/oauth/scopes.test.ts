@@ -1,6 +1,6 @@
 import { capScopes, requestedScopes, scopesNeededBy } from './scopes';
 
-// Issue 23 item 5: scopes map to roles and to MCP requests.
+// Scopes map to roles and to MCP requests.
 describe('scopes', () => {
   it('a request without scope asks for all three; unknown scopes are dropped', () => {
     expect(requestedScopes(undefined)).toEqual(['dagu:read', 'dagu:change', 'dagu:execute']);
@@ -24,7 +24,7 @@ describe('scopes', () => {
       params: { name, arguments: args },
     });
     expect(scopesNeededBy(call('dagu_read'))).toEqual(['dagu:read']);
-    // Issue 41 item 4: a dagu_change preview only reads; only an apply needs dagu:change.
+    // A dagu_change preview only reads; only an apply needs dagu:change.
     expect(scopesNeededBy(call('dagu_change'))).toEqual(['dagu:read']);
     expect(scopesNeededBy(call('dagu_change', { mode: 'preview' }))).toEqual(['dagu:read']);
     expect(scopesNeededBy(call('dagu_change', { mode: 'apply' }))).toEqual(['dagu:change']);

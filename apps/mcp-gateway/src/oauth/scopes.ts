@@ -1,7 +1,7 @@
 import { roleAtLeast, type Role } from '@dagu-mcp/contracts';
 
 /**
- * The scopes an OAuth client may hold (issue 23 item 5): each names a family
+ * The scopes an OAuth client may hold: each names a family
  * of MCP tools and the lowest role that may use it (dagu-model §9).
  */
 export const OAUTH_SCOPES = ['dagu:read', 'dagu:change', 'dagu:execute'] as const;
@@ -18,7 +18,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
  * The lowest role that may hold each scope: `change` is the developer's tool, `execute` the
  * operator's. Each is the lowest role of the scope's tool actions (mcp/tools/tool-access.ts,
  * whose test holds them equal): so a role that may hold a scope can do something with it (a
- * step-up to it is never futile), and a role below can do nothing it gates (issue 41 item 4).
+ * step-up to it is never futile), and a role below can do nothing it gates.
  */
 export const SCOPE_MIN_ROLE: Readonly<Record<OAuthScope, Role>> = {
   'dagu:read': 'viewer',
@@ -33,7 +33,7 @@ export function isOAuthScope(value: string): value is OAuthScope {
 
 /**
  * Parses a requested `scope` list (already split on spaces). Empty or absent
- * means all three (issue 23 item 5). Unknown scopes are dropped, duplicates
+ * means all three. Unknown scopes are dropped, duplicates
  * removed, order made canonical.
  *
  * @returns the known scopes asked for; empty when only unknown ones were
@@ -44,7 +44,7 @@ export function requestedScopes(scopes: readonly string[] | undefined): OAuthSco
   return OAUTH_SCOPES.filter((s) => asked.includes(s));
 }
 
-/** The scopes of `scopes` that a user of `role` may hold now (the cap of issue 23 item 5). */
+/** The scopes of `scopes` that a user of `role` may hold now (the role cap of docs/decisions.md "Built-in OAuth 2.1 authorization server"). */
 export function capScopes(scopes: readonly OAuthScope[], role: Role): OAuthScope[] {
   return scopes.filter((s) => roleAtLeast(role, SCOPE_MIN_ROLE[s]));
 }
@@ -60,9 +60,9 @@ export function parseScope(scope: string | undefined): OAuthScope[] {
 }
 
 /**
- * The scope an MCP JSON-RPC message needs (issue 23 item 5): `tools/call` of
+ * The scope an MCP JSON-RPC message needs: `tools/call` of
  * `dagu_execute` needs `dagu:execute`; of `dagu_change`, `dagu:change` in mode `apply`
- * and `dagu:read` in preview, which only reads (issue 41 item 4: a viewer keeps the
+ * and `dagu:read` in preview, which only reads (a viewer keeps the
  * preview); reading resources and every other tool need `dagu:read`; everything else
  * (listing, discovery, completion, notifications) needs no particular scope. A batch
  * needs every scope its messages need.
@@ -92,7 +92,7 @@ function scopeOfMessage(message: unknown): OAuthScope | undefined {
 }
 
 /**
- * The highest role a token's scopes leave room for (issue 41 item 1, "capped by the
+ * The highest role a token's scopes leave room for ("capped by the
  * scopes"): `dagu:change` and `dagu:execute` → no cap (`admin`); `dagu:execute` → `operator`;
  * anything else → `viewer`, the reading floor every grant carries. A role above `operator`
  * needs both, since every developer action set includes starting runs.

@@ -4,7 +4,7 @@ import { openGatewayTestDb, type GatewayTestDb } from '../auth/auth-db.test-supp
 import { SigningKeys } from './signing-keys';
 
 /**
- * Signing-key rotation against the real PostgreSQL (issue 23 item 4): a key older than the
+ * Signing-key rotation against the real PostgreSQL: a key older than the
  * rotation age is replaced, the old one stays published (JWKS, verification) for `keepMs`
  * after its successor was made, then it is gone; the private key is stored encrypted.
  */

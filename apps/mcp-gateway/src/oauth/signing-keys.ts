@@ -18,7 +18,7 @@ interface LoadedKey {
 }
 
 /**
- * The authorization server's JWT signing keys (issue 23 item 4): ES256 key
+ * The authorization server's JWT signing keys: ES256 key
  * pairs in `oauth_signing_keys`, the private half encrypted with the secret
  * box. The newest key signs; a key older than `rotationMs` is replaced on the
  * next signing (any replica may do it; two replicas racing both add a key and

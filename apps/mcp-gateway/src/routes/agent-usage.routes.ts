@@ -26,8 +26,7 @@ export interface AgentUsageRouteDeps {
 }
 
 /**
- * `GET /api/v1/workspaces/{ws}/agents/{agent}/usage?from=&to=` (issue 25
- * item 7), `manager` and up: per tool of the agent, the calls on its endpoint
+ * `GET /api/v1/workspaces/{ws}/agents/{agent}/usage?from=&to=`, `manager` and up: per tool of the agent, the calls on its endpoint
  * in `[from, to)` (ISO 8601; default the last 24 h), how many were errors,
  * and latency percentiles in ms (`null` without calls). Every tool of the
  * current catalog is listed, then tools no longer in it that have calls.

@@ -87,7 +87,7 @@ function keyView(record: AgentKeyRecord): Record<string, unknown> {
 }
 
 /**
- * Published agents over REST (issue 24 items 1, 3), `manager` and up
+ * Published agents over REST, `manager` and up
  * (dagu-model §9): agents of a workspace, one agent (with `endpoint`, its
  * MCP path), its catalog, and its keys. Agent and catalog changes are the
  * agent actions (agent-service records them in the audit trail; the action

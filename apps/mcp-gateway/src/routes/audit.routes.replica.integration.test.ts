@@ -15,7 +15,7 @@ import { createRestRouter } from '../http/rest-router';
 import { auditRoutes } from './audit.routes';
 
 /**
- * Issue 47: `GET /api/v1/audit` served by a real streaming replica (a
+ * `GET /api/v1/audit` served by a real streaming replica (a
  * `pg_basebackup -R` standby of a throwaway primary): with replay paused the
  * listing shows the replica's older trail until the lag bound passes, then the
  * primary's; with the standby killed it is still answered.

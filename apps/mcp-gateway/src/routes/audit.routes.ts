@@ -21,7 +21,7 @@ const AuditQuerySchema = z.strictObject({
 
 /**
  * `GET /api/v1/audit` (admin): the audit trail, newest first, with filters and an opaque `nextCursor`.
- * With `deps.reads`, served by the read replica while it is within the lag bound (issue 47): the
+ * With `deps.reads`, served by the read replica while it is within the lag bound: the
  * trail is written off the request path (audit/audit-log.ts), so a listing never promised the
  * caller's latest action, and no caller's writes are waited for.
  */

@@ -33,7 +33,7 @@ function matches(event: RunEvent, filter: z.infer<typeof EventsQuerySchema>): bo
 }
 
 /**
- * `GET /api/v1/events` (issue 26 "Live"): a `text/event-stream` of run status changes, each an
+ * `GET /api/v1/events`: a `text/event-stream` of run status changes, each an
  * `event: run` whose data is the `RunEvent` run-service publishes (`{name, dagRunId,
  * attemptId?, status, statusLabel, at}`), narrowed by `?name=<DAG>` and/or `?dagRunId=<id>`.
  * A stream narrowed to one run (`?dagRunId=`) also gets `event: step` messages, the

@@ -68,7 +68,7 @@ function extensionView(
 }
 
 /**
- * Extension switches (issue 29 item 2), admin only: `GET /extensions` lists every extension
+ * Extension switches, admin only: `GET /extensions` lists every extension
  * the gateway knows of — the test fixtures and static `MCP_EXTENSIONS` names, the stored
  * switches, and every service announcing a catalog now even if nobody enabled it — each with
  * its state and announced tools; `PUT /extensions/{name}` with `{enabled, allowedTools?}`

@@ -9,8 +9,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * `GET /api/v1/mutations/{requestId}`: what became of a change answered
- * `resource_unavailable` with `details.outcome: "unknown"` (dagu-model §10,
- * issue 44), asked by that answer's `details.requestId` (REST or MCP alike).
+ * `resource_unavailable` with `details.outcome: "unknown"` (dagu-model §10), asked by that answer's `details.requestId` (REST or MCP alike).
  * 200 `{requestId, outcome: "applied" | "not_applied", changes: [{service, result?}]}`;
  * 503 while a service cannot be asked. Only the caller's own changes are found.
  */

@@ -20,7 +20,7 @@ export function authorizationEntry(grant: Grant): Record<string, unknown> {
 }
 
 /**
- * Whose authorizations a request may see (issue 23 item 6): a person sees their
+ * Whose authorizations a request may see: a person sees their
  * own; an admin may ask for `?user=all` or `?user=<id>`.
  *
  * @returns the user id to filter on, undefined for everyone, or null when refused
@@ -35,7 +35,7 @@ function scopeOf(session: BrowserSession, asked: unknown): string | undefined | 
  * The authorizations page `…/oauth/authorizations` (for people: a table of the
  * clients they authorized, each with a Revoke button posting a CSRF-checked
  * form) and its JSON twin `GET /api/mcp/authorizations`, `DELETE
- * /api/mcp/authorizations/:clientId` (issue 23 item 6; the browser session with
+ * /api/mcp/authorizations/:clientId` (the browser session with
  * `X-CSRF-Token` on DELETE). Revoking ends the grant's refresh tokens at once
  * and its access tokens on every replica within `OAUTH_REVOCATION_CHECK_MS`.
  */

@@ -11,7 +11,7 @@ type Params = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
- * The reference design's JSON endpoints for a separate front end (issue 23 item 3):
+ * The reference design's JSON endpoints for a separate front end:
  * `GET /api/mcp/authorize?<authorization params>` → `{client, user: {id, username},
  * params}`, and `POST /api/mcp/authorize` (`action: "allow" | "deny"`, header
  * `X-CSRF-Token`) → `{ok, redirectUrl}`. Both need the browser session; the
@@ -42,7 +42,7 @@ export function authorizeApi(deps: { server: OAuthServer; consent: ConsentFlow }
     if (challenge === undefined || (p.code_challenge_method ?? 'S256') !== 'S256')
       return bad('PKCE with S256 is required');
     const resource = str(p.resource) ?? server.addresses.mcpResource;
-    // The same offer as the consent page (issue 41): the resource must take OAuth sign-in now,
+    // The same offer as the consent page: the resource must take OAuth sign-in now,
     // a delegated agent must name the person, and the scopes follow the agent's policy.
     const offer = await consentOffer(server, resource, requestedScopes(str(p.scope)?.split(' ')), {
       username: session.username,

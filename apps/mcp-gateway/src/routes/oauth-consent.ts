@@ -54,7 +54,7 @@ const PendingSchema = z.object({
 
 /**
  * The authorize step after the SDK handler validated client and redirect URI
- * (issue 23 item 3, issue 41 item 3): no session → the shared sign-in page,
+ *: no session → the shared sign-in page,
  * back here after; a resource OAuth does not serve now → `invalid_target`; a
  * `delegated` agent that does not name the person → a page saying why; a
  * remembered consent covering the request (same resource, no scope beyond the
@@ -207,7 +207,7 @@ export class ConsentFlow {
       );
       return;
     }
-    // The person may untick scopes (issue 41 item 3): the token carries only what stays ticked.
+    // The person may untick scopes: the token carries only what stays ticked.
     const granted = pending.scopes.filter((s) => ticked(form.scope).includes(s));
     if (form.decision === 'allow' && granted.length > 0) {
       res.redirect(303, await this.allow({ ...pending, scopes: granted }, session.userId));
@@ -305,7 +305,7 @@ export function formOf(body: unknown): Record<string, unknown> {
 
 /**
  * The CSP `form-action` source of the consent form's redirect: the validated redirect URI
- * as narrow as CSP allows (issue 41 item 5; the sign-in page uses the same helper).
+ * as narrow as CSP allows (the sign-in page uses the same helper).
  */
 function formTargetOf(redirectUri: string): string | undefined {
   return cspSourceOf(redirectUri);

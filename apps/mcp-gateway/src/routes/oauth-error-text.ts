@@ -2,8 +2,7 @@ import type { RequestHandler } from 'express';
 import { readableErrorDescription } from '../oauth/error-description';
 
 /**
- * Makes every `error_description` the OAuth endpoints send one readable sentence (issue 42;
- * oauth/error-description.ts): in JSON error bodies (token, register, revoke, introspect,
+ * Makes every `error_description` the OAuth endpoints send one readable sentence (oauth/error-description.ts): in JSON error bodies (token, register, revoke, introspect,
  * authorize before the redirect URI is known) and in error redirects of the authorize step.
  * The MCP SDK's handlers write the description themselves, so it is rewritten on the way out.
  */

@@ -3,7 +3,7 @@ import type { DescribedResource } from '../oauth/resource-directory';
 import type { OAuthServer } from '../oauth/oauth-server';
 import { capScopes, SCOPE_DESCRIPTIONS, type OAuthScope } from '../oauth/scopes';
 
-/** What the consent page offers a person for one resource (issue 41 item 3). */
+/** What the consent page offers a person for one resource. */
 export interface ConsentOffer {
   readonly resource: DescribedResource;
   /** The scopes the person may grant: asked for, and allowed by their role (or by the delegation). */
@@ -15,7 +15,7 @@ export interface ConsentOffer {
 }
 
 /**
- * The offer for `resource` to a person (issue 41 items 1 and 3):
+ * The offer for `resource` to a person:
  * - `/mcp`, or an `own_role` agent: the asked scopes their role allows; the client acts with
  *   their role capped by the granted scopes (and, for the agent, by its tools);
  * - a `delegated` agent naming them: every asked scope; the agent's tools act with the roles

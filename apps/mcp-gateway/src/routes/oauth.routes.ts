@@ -48,7 +48,7 @@ export function protectedResourceMetadata(server: OAuthServer, resource: string)
 }
 
 /**
- * The authorization server's HTTP surface (issue 23 items 0–4): metadata at the
+ * The authorization server's HTTP surface: metadata at the
  * RFC 8414 / RFC 9728 well-known paths with the issuer's or resource's path
  * inserted (and the same under `BASE_PATH`), the OpenID configuration, and the
  * MCP SDK's handlers mounted one by one under `…/oauth/*` (its all-in-one router
@@ -115,7 +115,7 @@ function exact(handler: express.RequestHandler): express.RequestHandler {
  * RFC 9728 §3.1: `/.well-known/oauth-protected-resource` (the main MCP endpoint)
  * and `/.well-known/oauth-protected-resource/<resource path>` for every MCP
  * resource OAuth serves now (a published agent whose sign-in policy is not
- * `keys`, issue 41); the path may carry the issuer's path or not.
+ * `keys`); the path may carry the issuer's path or not.
  */
 function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]): Router {
   const router = express.Router();
@@ -135,7 +135,7 @@ function protectedResourceRoute(server: OAuthServer, prefixes: readonly string[]
     // Open to browser-based clients, as the SDK's metadata handler is (it only answers at its own root).
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method === 'OPTIONS') return void res.status(204).end();
-    // An agent's URL has metadata only while an agent that takes OAuth sign-in is published there (issue 41 item 1).
+    // An agent's URL has metadata only while an agent that takes OAuth sign-in is published there.
     server.resources
       .describe(resource)
       .then(

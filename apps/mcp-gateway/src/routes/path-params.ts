@@ -5,7 +5,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A route parameter that must be a UUID (user and API-key ids). Checked at the
  * edge, so a malformed id is the client's fault, never a database error
- * (issue 17 "Malformed input on REST is 4xx").
+ *.
  *
  * @throws DaguError `invalid_request` on `field` when `value` is not a UUID
  */

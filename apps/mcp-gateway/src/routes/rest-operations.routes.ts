@@ -74,7 +74,7 @@ const operationRef = (req: Request) => ({
 });
 
 /**
- * REST operations over REST (issue 25 items 1–3), `manager` and up
+ * REST operations over REST, `manager` and up
  * (dagu-model §9): upstreams (a credential is write-only: no read returns
  * it), operations with versions, and OpenAPI import, each one operation
  * action. agent-service owns and audits all of it (`upstream.*`,

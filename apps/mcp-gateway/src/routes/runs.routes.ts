@@ -132,7 +132,7 @@ export function runRoutes(bus: BusClient): RestRoutes {
         action: 'run.get',
         summary: 'The run-detail model',
         description:
-          'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name, onBehalfOf?: {kind: user, id, name}} on the run (an agent is named `<workspace>/<slug>`; `onBehalfOf` the person signed in to it, issue 41) and `decision` {by: {kind, name, onBehalfOf?}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
+          'dagu-model §5, with `startedBy` {kind: user|api_key|agent|schedule|parent, name, onBehalfOf?: {kind: user, id, name}} on the run (an agent is named `<workspace>/<slug>`; `onBehalfOf` the person signed in to it) and `decision` {by: {kind, name, onBehalfOf?}, at, outcome: completed|approved|rejected} on each decided human-task or approval step.',
         tag: 'dag-runs',
       },
       async (req, res) => {
@@ -199,7 +199,7 @@ function runAddress(req: Request): { dagName: string; dagRunId: string; subRunId
 }
 
 /**
- * Sub-run and foreach drill-down over REST (issue 26 "Runs": the console's run page), the
+ * Sub-run and foreach drill-down over REST (the console's run page), the
  * same run read actions as `dagu_read` targets `run` with `subRunId`, `step_log`, `foreach_items`
  * and `foreach_item` (021; dagu-model §5). Each route exists for a root run and, under
  * `/sub/:subRunId`, for a child run addressed under its root.

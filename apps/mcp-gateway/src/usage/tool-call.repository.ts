@@ -1,6 +1,6 @@
 import type { Pool } from '@dagu-mcp/runtime';
 
-/** One `tools/call` on an agent endpoint, as recorded (issue 25 item 7). */
+/** One `tools/call` on an agent endpoint, as recorded. */
 export interface ToolCallRecord {
   readonly at: Date;
   readonly agentId: string;
@@ -13,7 +13,7 @@ export interface ToolCallRecord {
   readonly isError: boolean;
   /** The error's code (`invalid_tool_input`, `resource_unavailable`, …), null on success. */
   readonly errorCode: string | null;
-  /** The person the agent acted for, when one signed in with OAuth (issue 41 item 2). */
+  /** The person the agent acted for, when one signed in with OAuth. */
   readonly onBehalfOf?: { readonly kind: string; readonly id: string; readonly name: string } | undefined;
 }
 

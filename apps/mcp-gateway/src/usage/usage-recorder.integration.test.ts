@@ -5,7 +5,7 @@ import { queryToolUsage, type ToolCallRecord } from './tool-call.repository';
 import { UsageRecorder } from './usage-recorder';
 
 /**
- * Agent usage against the real PostgreSQL (issue 25 item 7): calls buffered and written in
+ * Agent usage against the real PostgreSQL: calls buffered and written in
  * batches, figures per tool with percentiles, calls kept across a failed write, Prometheus
  * labels bounded.
  */

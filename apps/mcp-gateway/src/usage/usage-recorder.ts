@@ -24,7 +24,7 @@ export interface UsageRecorderOptions {
 const OTHER = '_other';
 
 /**
- * Usage of agent endpoints (issue 25 item 7). Every `tools/call` is counted
+ * Usage of agent endpoints. Every `tools/call` is counted
  * in Prometheus at once (`dagu_agent_tool_calls_total`,
  * `dagu_agent_tool_call_duration_seconds`; labels bounded: at most
  * `maxSeries` workspace/agent/tool sets, then `_other`; `outcome` is `ok` or

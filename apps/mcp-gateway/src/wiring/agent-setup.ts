@@ -31,11 +31,11 @@ export interface AgentSetupDeps {
   readonly keys: ApiKeyVerifier<AgentKeyRecord>;
   readonly currentRoleOf: (principalId: string) => Promise<Role | undefined>;
   readonly audit: (event: AuditEvent) => void;
-  /** The built-in OAuth server's view for agent endpoints (issue 23), when it is on. */
+  /** The built-in OAuth server's view for agent endpoints, when it is on. */
   readonly oauth?: AgentEndpointOAuth;
-  /** The extensions served (issue 29), for `extension_tool` bindings; default: the configured ones only. */
+  /** The extensions served, for `extension_tool` bindings; default: the configured ones only. */
   readonly served?: ServedExtensions;
-  /** Where every tools/call is counted (issue 25 item 7). */
+  /** Where every tools/call is counted. */
   readonly usage?: UsageRecorder;
 }
 
@@ -49,7 +49,7 @@ export interface AgentEndpoints {
 }
 
 /**
- * Starts published agents' endpoints (issue 24): the per-agent catalog cache
+ * Starts published agents' endpoints: the per-agent catalog cache
  * (refreshed every `AGENT_CATALOG_REFRESH_MS` and on every announced change),
  * and a session manager with the transport of `/mcp` and the agents'
  * dispatcher, sessions kept under `<BUS_PREFIX>:agents:mcp:`. When a rebuilt
@@ -107,7 +107,7 @@ export async function startAgentEndpoints(config: GatewayConfig, deps: AgentSetu
   // claim per change lost a change flipped back and forth within the claim's life).
   const notifyChanged = async (catalog: AgentCatalog): Promise<void> => {
     const { agent } = catalog;
-    // Its key sessions and the sessions of the people signed in to it (bound to them as well, issue 41).
+    // Its key sessions and the sessions of the people signed in to it (bound to them as well).
     const ids = await sessions.localSessionsThrough(agentPrincipal(agent).id);
     await Promise.all(ids.map((sid) => sessions.notifySession(sid, { method: 'notifications/tools/list_changed' })));
     deps.logger.info({ agent: `${agent.workspace}/${agent.slug}`, sessions: ids.length }, 'agent tools changed');

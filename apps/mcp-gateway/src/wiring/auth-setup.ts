@@ -35,13 +35,13 @@ export interface AuthSetup {
   readonly authenticateMcp: ReturnType<typeof authenticate>;
   readonly authenticateRest: ReturnType<typeof authenticate>;
   readonly routes: RestRoutes[];
-  /** The built-in OAuth authorization server (issue 23), when on. */
+  /** The built-in OAuth authorization server, when on. */
   readonly oauth?: {
     readonly router: RequestHandler;
     readonly scopeGuard: RequestHandler;
-    /** What a published agent's endpoint needs to take OAuth access tokens for its own URL (issue 24 item 3). */
+    /** What a published agent's endpoint needs to take OAuth access tokens for its own URL. */
     readonly endpoint: AgentEndpointOAuth;
-    /** Which resources OAuth serves: the agent endpoints attach their lookup once started (issue 41). */
+    /** Which resources OAuth serves: the agent endpoints attach their lookup once started. */
     readonly resources: ResourceDirectory;
   };
   /**
@@ -51,9 +51,9 @@ export interface AuthSetup {
   readonly pages: Router | undefined;
   /** Browser sessions (builtin mode only): the OAuth authorize page and the console sign in through them. */
   readonly browserSessions: BrowserSessions | undefined;
-  /** Published agents' keys (issue 24 item 3), verified like API keys, revoked on every replica at once. */
+  /** Published agents' keys, verified like API keys, revoked on every replica at once. */
   readonly agentKeys: { readonly repository: AgentKeyRepository; readonly verifier: ApiKeyVerifier<AgentKeyRecord> };
-  /** The current role of an agent binding's author (issue 24 item 4). */
+  /** The current role of an agent binding's author. */
   readonly authority: BindingAuthority;
   close(): Promise<void>;
 }
@@ -189,7 +189,7 @@ export async function setupAuth(
             basePath: config.BASE_PATH,
             ttlMs: config.BROWSER_SESSION_TTL_MS,
             logger,
-            // A pending authorization's redirect to the client follows the sign-in form's post (issue 41 item 5).
+            // A pending authorization's redirect to the client follows the sign-in form's post.
             ...(oauth !== undefined ? { formTargetOf: oauth.signInFormTarget } : {}),
           }),
     routes: [

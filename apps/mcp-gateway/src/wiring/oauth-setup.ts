@@ -27,7 +27,7 @@ export interface OAuthSetup {
   readonly scopeGuard: RequestHandler;
   /**
    * For the sign-in page: the CSP source of the redirect its `next` may end in, when `next`
-   * is a pending authorization with a valid client and redirect URI (issue 41 item 5).
+   * is a pending authorization with a valid client and redirect URI.
    */
   readonly signInFormTarget: (next: string) => Promise<string | undefined>;
   /** For `authenticate()` on MCP endpoints: the resource of a request and its 401 challenge. */
@@ -36,7 +36,7 @@ export interface OAuthSetup {
 
 /**
  * Starts the built-in OAuth authorization server when `AUTH_MODE=builtin` and
- * `OAUTH=true` (issue 23). Without `PUBLIC_URL` a loopback stack derives it from
+ * `OAUTH=true`. Without `PUBLIC_URL` a loopback stack derives it from
  * `HOST`, `PORT` and `BASE_PATH`; any other stack leaves OAuth off and logs why
  * (API keys, login tokens and Basic keep working).
  *

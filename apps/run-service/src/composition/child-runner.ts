@@ -118,7 +118,7 @@ export class ChildRunner implements SubDagRunner {
   }
 
   /**
-   * `operation` through a PostgreSQL outage (issue 18 item 2): a parent step
+   * `operation` through a PostgreSQL outage: a parent step
    * waiting for its child must not fail because one look at the child met a
    * restarting database. The child's creation is retried too: its run id is
    * generated before, so a retry after a commit whose answer was lost is a

@@ -1,6 +1,6 @@
 import { loadRunConfig } from './run-config';
 
-describe('run config of issue 43 (isolation and bounds)', () => {
+describe('run config of isolation and bounds', () => {
   it('defaults: no uid range, 256 processes, 16 MiB of output, 1 GiB per run directory, 256 MiB free; own files outside RUN_WORK_DIR', () => {
     const config = loadRunConfig({ RUN_WORK_DIR: '/srv/runs', RUN_PRIVATE_DIR: '/srv/private' });
     expect(config).toMatchObject({

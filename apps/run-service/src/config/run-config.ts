@@ -47,7 +47,7 @@ import { parseUidRange } from './uid-range';
  * | `RUN_WORKBOOK_MAX_BYTES` | largest workbook file a `dagu_read target=workbook` reads; a bigger one is `resource_unavailable` | bytes | `26214400` (25 MiB) |
  * | `RUN_WORKBOOK_TIME_BUDGET_MS` | longest a workbook read may parse (in a worker thread; also bounded by the call's 30 s deadline); past it the read is `resource_unavailable` | ms | `20000` |
  * | `RUN_WORKBOOK_MEMORY_MB` | heap of the worker thread parsing one workbook; a workbook needing more is `resource_unavailable` | MiB | `256` |
- * | `RUN_SPEC_PARSE_THREAD_MIN_BYTES` | DAG specs a run starts from (inline specs, snapshots, sub-DAGs) at least this long (UTF-16 code units, about bytes) are parsed on a thread beside the event loop, smaller ones in place (issue 42) | characters | `65536` |
+ * | `RUN_SPEC_PARSE_THREAD_MIN_BYTES` | DAG specs a run starts from (inline specs, snapshots, sub-DAGs) at least this long (UTF-16 code units, about bytes) are parsed on a thread beside the event loop, smaller ones in place | characters | `65536` |
  * | `RUN_SPEC_PARSE_BUDGET_MS` | most time the thread may spend parsing one spec; past it the thread is ended and the start is refused as an invalid spec naming the bound | ms | `10000` |
  * | `RUN_SPEC_PARSE_MEMORY_MB` | heap cap of the spec-parsing thread; a spec needing more is refused the same way | MiB | `256` |
  * | `RUN_WORKBOOK_CONCURRENCY` | workbook reads parsed at once by one replica; more wait for a slot within their deadline | reads | `2` |
@@ -63,7 +63,7 @@ import { parseUidRange } from './uid-range';
  */
 export function runConfigSchema() {
   return runConfigObject().superRefine((raw, ctx) => {
-    // run-service's own files never where steps write (issue 43 item 2).
+    // run-service's own files never where steps write.
     for (const key of ['RUN_PRIVATE_DIR', 'RUN_SPILL_DIR', 'RUN_STATE_DIR'] as const) {
       const dir = raw[key];
       if (dir !== undefined && isInside(dir, raw.RUN_WORK_DIR))

@@ -1,6 +1,6 @@
 import { compileAuthorRegex } from './author-regex';
 
-/** DAG authors' `re:` patterns: RE2 syntax, linear-time matching (issue 17). */
+/** DAG authors' `re:` patterns: RE2 syntax, linear-time matching. */
 describe('compileAuthorRegex', () => {
   it('finds a match anywhere in the line, as RegExp.test does', () => {
     const test = compileAuthorRegex('^WARN');

@@ -3,8 +3,7 @@ import { RE2JS } from 're2js';
 /**
  * Regular expressions written by DAG authors — `re:` in preconditions and
  * `repeat_policy` conditions (`expected`), and in `continue_on.output` —
- * compiled by RE2JS, a linear-time engine (issue 17 "Every unbounded thing
- * gets a bound"): matching costs time proportional to the line, whatever the
+ * compiled by RE2JS, a linear-time engine: matching costs time proportional to the line, whatever the
  * pattern, so a pattern such as `(a+)+$` cannot stall the engine's event loop
  * on a long line as JavaScript's backtracking `RegExp` does. The syntax is
  * RE2's, the syntax of Dagu's own Go `regexp`; what RE2 leaves out

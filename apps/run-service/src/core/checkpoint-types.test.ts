@@ -1,6 +1,6 @@
 import { answerOf, checkpointDetail } from './checkpoint-types';
 
-/** dagu-model §5 `answer`: how to decide a waiting step over REST (issue 21 item 11). */
+/** dagu-model §5 `answer`: how to decide a waiting step over REST. */
 describe('answerOf / checkpointDetail', () => {
   const address = { dagName: 'etl', dagRunId: 'r-1', stepName: 'review step' };
 

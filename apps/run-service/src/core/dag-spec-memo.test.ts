@@ -1,7 +1,7 @@
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 import { clearDagSpecMemo, parseDagSpecMemo } from './dag-spec-memo';
 
-/** The parsed-spec memo (issue 28): exact, shared frozen, bounded. */
+/** The parsed-spec memo: exact, shared frozen, bounded. */
 beforeEach(() => clearDagSpecMemo());
 
 const SPEC = 'params: [A=1]\nsteps:\n  - name: a\n    run: echo ${A}\n  - name: b\n    depends: [a]\n    run: "true"\n';

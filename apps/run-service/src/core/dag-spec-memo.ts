@@ -1,7 +1,7 @@
 import { parseDagSpec, type DagSpecResult } from '@dagu-mcp/dag-spec';
 
 /**
- * The parsed DAG specs this replica saw last (issue 28): every run parses its
+ * The parsed DAG specs this replica saw last: every run parses its
  * spec at least twice (`run.start` validates it, the engine plans the attempt
  * from the stored snapshot), and runs of one DAG share one spec text, so the
  * YAML parse and normalization (about 9 % of run-service's time in a burst of

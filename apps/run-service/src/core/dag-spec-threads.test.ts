@@ -5,7 +5,7 @@ import { closeDagSpecThreads, parseDagSpecOffThread, useDagSpecThreads } from '.
 
 /**
  * Large specs a run starts from are parsed on a thread with a time and heap budget, and
- * held for the engine's in-place look-ups (issue 42 item 2). Real worker threads running
+ * held for the engine's in-place look-ups. Real worker threads running
  * the TypeScript sources (the repo's SWC loader).
  */
 const ROOT = join(__dirname, '..', '..', '..', '..');

@@ -26,8 +26,7 @@ export async function closeDagSpecThreads(): Promise<void> {
 }
 
 /**
- * `parseDagSpecMemo(spec, name)` without holding the event loop for a large spec (issue 42
- * item 2): a spec of `threadMinChars` or more that the pre-scan lets through is parsed on a
+ * `parseDagSpecMemo(spec, name)` without holding the event loop for a large spec: a spec of `threadMinChars` or more that the pre-scan lets through is parsed on a
  * thread with a time and heap budget, and its result is held in the memo, so the engine's
  * in-place look-ups of the same snapshot (planning an attempt, sub-DAGs) find it. Small
  * specs, specs the pre-scan refuses (answered at once) and every spec before

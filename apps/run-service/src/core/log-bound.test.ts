@@ -15,7 +15,7 @@ function memoryWriter(): LogStreamWriter & { lines: string[] } {
 
 const bytesOf = (lines: readonly string[]): number => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
 
-describe('StepLogBudget (issue 43: RUN_STEP_LOG_MAX_BYTES)', () => {
+describe('StepLogBudget (RUN_STEP_LOG_MAX_BYTES)', () => {
   it('stores everything under the bound, no marker', () => {
     const out = memoryWriter();
     const writer = new StepLogBudget(1000).wrap(out);

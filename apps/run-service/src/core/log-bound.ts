@@ -1,7 +1,7 @@
 import type { LogStreamWriter } from './run-types';
 
 /**
- * The stored-output bound of a step (issue 43, `RUN_STEP_LOG_MAX_BYTES`;
+ * The stored-output bound of a step (`RUN_STEP_LOG_MAX_BYTES`;
  * docs/reliability.md "Bounded output"): of one try's stdout and stderr
  * together, the first half of the bound is stored as it comes (the head);
  * past it each stream keeps only its latest lines in memory, a quarter of the

@@ -1,6 +1,6 @@
 import { boundLines } from './log-bytes';
 
-/** The byte bound of a log read (issue 17 "log reads in bytes as well as lines"). */
+/** The byte bound of a log read. */
 describe('boundLines', () => {
   it('keeps every line that fits, counting the joining newlines', () => {
     expect(boundLines(['ab', 'cd'], 5, false)).toEqual({ lines: ['ab', 'cd'], truncated: false });

@@ -1,6 +1,5 @@
 /**
- * The byte bound of a log read (issue 17 "Every unbounded thing gets a
- * bound": log reads in bytes as well as lines; `RUN_LOG_READ_MAX_BYTES`). A
+ * The byte bound of a log read (log reads in bytes as well as lines; `RUN_LOG_READ_MAX_BYTES`). A
  * line-count window alone lets one 3 MB line, or ten thousand long ones, fill
  * a bus reply.
  */

@@ -88,7 +88,7 @@ describe('mergeParams', () => {
     expect(mergeParams([], 'path=x')[0]?.name).toBe('path');
   });
 
-  it('checks typed declarations, naming the refused param in field (issue 21 item 6)', () => {
+  it('checks typed declarations, naming the refused param in field', () => {
     const typed: ParamDef[] = [
       { name: 'N', default: null, type: 'integer', required: true },
       { name: 'E', default: 'a', enum: ['a', 'b'] },

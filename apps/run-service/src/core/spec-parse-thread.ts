@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import { parseDagSpec } from '@dagu-mcp/dag-spec';
 
 /**
- * Thread program of large DAG-spec parses (dag-spec-threads.ts, issue 42 item 2): parses one
+ * Thread program of large DAG-spec parses (dag-spec-threads.ts): parses one
  * `{name, spec}` per message off run-service's event loop and answers `{ok: true, result,
  * weight}` (`parseDagSpec`'s result and the memo weight of it: key plus result as JSON, in
  * characters, measured here so the event loop does not stringify it) or `{ok: false,

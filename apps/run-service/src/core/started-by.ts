@@ -10,7 +10,7 @@ import { z } from 'zod';
 export const ActorSchema = z.object({
   kind: z.enum(['user', 'api_key', 'agent', 'schedule', 'parent']),
   name: z.string(),
-  /** The person a published agent acted for (issue 41 item 2, additive to dagu-model §5). */
+  /** The person a published agent acted for (additive to dagu-model §5). */
   onBehalfOf: OnBehalfOfSchema.optional(),
 });
 export type Actor = z.output<typeof ActorSchema>;
@@ -23,9 +23,8 @@ const AGENT_ID_PREFIX = 'agent:';
 
 /**
  * The actor of a principal: the scheduler is `schedule`; a published agent
- * (issue 24; its key, or a person signed in to it with OAuth) is `agent` named
- * `<workspace>/<slug>`, with `onBehalfOf` the person when there is one (issue 41
- * item 6); an API key is `api_key`; an OAuth access token on `/mcp` (an MCP
+ * (its key, or a person signed in to it with OAuth) is `agent` named
+ * `<workspace>/<slug>`, with `onBehalfOf` the person when there is one; an API key is `api_key`; an OAuth access token on `/mcp` (an MCP
  * client acting on a user's grant) is `agent` named by the user; a login token,
  * Basic or `AUTH_MODE=none` is `user`. `name` is never a secret.
  */

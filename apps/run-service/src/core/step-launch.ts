@@ -14,7 +14,7 @@ export interface StepIdentity {
 }
 
 /**
- * Resource limits of a step's processes (issue 43), each set as soft and hard
+ * Resource limits of a step's processes, each set as soft and hard
  * limit before the switch to the run's uid, so the step cannot raise them.
  */
 export interface StepLimits {
@@ -28,7 +28,7 @@ export interface StepLimits {
   readonly maxFileBytes?: number;
 }
 
-/** Who a spawned process runs as (issue 43: a uid per run): ids, umask and limits, applied between fork and exec. */
+/** Who a spawned process runs as (a uid per run): ids, umask and limits, applied between fork and exec. */
 export interface SpawnAs {
   readonly uid: number;
   readonly gid: number;
@@ -55,7 +55,7 @@ export interface StepLauncher {
   /**
    * Told of every step process group as it starts and as its leader ends, so a
    * restart can kill the groups a killed replica left behind
-   * (`process/step-group-registry.ts`, issue 18 item 6); absent: not recorded.
+   * (`process/step-group-registry.ts`); absent: not recorded.
    */
   readonly groups?: StepGroupTracker;
   /**
@@ -66,7 +66,7 @@ export interface StepLauncher {
    */
   readonly spawner?: StepSpawner;
   /**
-   * A launcher of its own for one run (issue 43, `process/run-isolation.ts`):
+   * A launcher of its own for one run (`process/run-isolation.ts`):
    * the run's uid, limits and cleanup. Absent: every run uses this launcher.
    *
    * @throws Error when no uid of the range is free

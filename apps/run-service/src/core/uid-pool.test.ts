@@ -1,7 +1,7 @@
 import { parseUidRange } from '../config/uid-range';
 import { UidPool } from './uid-pool';
 
-describe('UidPool (issue 43: a uid per run)', () => {
+describe('UidPool (a uid per run)', () => {
   it('never hands out a uid an active run holds, and refuses when all are held', () => {
     const pool = new UidPool(200, 203);
     const taken = [pool.acquire(), pool.acquire(), pool.acquire(), pool.acquire()];

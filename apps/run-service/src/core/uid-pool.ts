@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /**
- * The uids of a replica's runs (issue 43, docs/security.md "A uid per run"):
+ * The uids of a replica's runs (docs/security.md "A uid per run"):
  * every run takes one uid of `RUN_STEP_UID_RANGE` that no other active run of
  * this replica holds, and gives it back when it ended.
  *

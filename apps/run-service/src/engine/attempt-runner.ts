@@ -103,7 +103,7 @@ export interface AttemptDeps {
   metrics?: RunMetrics;
   /** The key ring of secret profile values; absent in tests that build an attempt by hand (no profile). */
   secrets?: SecretSource;
-  /** Publishes step events after each committed step-state write (issue 26 "Live"); absent: none. */
+  /** Publishes step events after each committed step-state write; absent: none. */
   stepEvents?: (events: readonly StepEvent[]) => void;
 }
 
@@ -113,7 +113,7 @@ export interface AttemptControl {
   kill: AbortSignal;
 }
 
-/** The log sink settings of an attempt: batching, and the outage buffer (issue 18 item 2). */
+/** The log sink settings of an attempt: batching, and the outage buffer. */
 export function logSinkOptions(config: RunConfig, logger: Logger): LogSinkOptions {
   return {
     flushMs: config.logFlushMs,
@@ -137,7 +137,7 @@ export async function runAttempt(
   control: AttemptControl,
 ): Promise<AttemptOutcome> {
   const { identity, dag } = plan;
-  // A uid of its own for this run (issue 43): every process of the attempt starts through its launcher.
+  // A uid of its own for this run: every process of the attempt starts through its launcher.
   let isolation: RunIsolation | undefined;
   let isolationError: string | undefined;
   try {
@@ -207,7 +207,7 @@ export async function runAttempt(
   let stopWatch: (() => void) | undefined;
   let overDisk = false;
   try {
-    // Issue 43 item 3: no run starts its steps on a nearly full disk; it waits, saying why.
+    // No run starts its steps on a nearly full disk; it waits, saying why.
     await waitForFreeSpace({
       dir: deps.config.workDir,
       minFreeBytes: deps.config.minFreeBytes,
@@ -317,7 +317,7 @@ function runLogFields(identity: AttemptPlan['identity']): Record<string, unknown
 }
 
 /**
- * The values a person gave at a decided checkpoint of `step` (issue 21 item 7):
+ * The values a person gave at a decided checkpoint of `step`:
  * a human task's form values, an approval's `input` values. Like `output:`
  * variables they become `${NAME}` and environment variables of every later
  * step (layer 4 of `env-merge.ts`), besides `${steps.<id>.outputs.<NAME>}`.

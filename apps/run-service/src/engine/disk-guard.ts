@@ -2,7 +2,7 @@ import type { Logger } from '@dagu-mcp/runtime';
 import { diskUsageOf, freeBytesAt } from '../process/dir-usage';
 
 /**
- * The disk rules of an attempt (issue 43 item 3; docs/reliability.md
+ * The disk rules of an attempt (docs/reliability.md
  * "Bounded disk"): a run starts only while its file system has
  * `RUN_MIN_FREE_BYTES` free (else it waits, saying why; queued runs stay
  * queued, {@link lowDiskReason}), and its run

@@ -1,6 +1,6 @@
 import { LaunchGate } from './launch-gate';
 
-/** The launch gate (issue 28): a burst's starts are answered before their runs execute, never for long. */
+/** The launch gate: a burst's starts are answered before their runs execute, never for long. */
 afterEach(() => jest.useRealTimers());
 
 /** Records the order in which held runs are let through. */

@@ -1,6 +1,6 @@
 /**
  * Holds back the execution of freshly started runs while other starts are
- * being accepted (issue 28). A burst of starts and the runs they launch share
+ * being accepted. A burst of starts and the runs they launch share
  * one event loop: executing the first runs (planning, the run directory, the
  * spawn, state writes) delayed the replies to the later starts, so 100
  * starts at once took about as long to be answered as to finish. The gate

@@ -52,7 +52,7 @@ export function setUpNode(ctx: RunContext, node: NodeSpec): NodeSetup {
 /**
  * `undefined` when `cwd` is a directory, else the error that fails the step.
  * A synchronous `stat` (microseconds on a local directory) instead of a
- * thread-pool round trip that cost ≈ 0.4 ms per step (issue 28).
+ * thread-pool round trip that cost ≈ 0.4 ms per step.
  */
 export function checkWorkingDir(cwd: string): string | undefined {
   try {

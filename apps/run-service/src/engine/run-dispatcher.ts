@@ -32,7 +32,7 @@ export class RunDispatcher {
       onClaimed: (runs: ClaimedRun[]) => Promise<void>;
       /**
        * Whether this replica may take queued runs now; when it says no (with the reason), they stay
-       * queued for a later pass or another replica (issue 43: too little free disk). Default: always.
+       * queued for a later pass or another replica (too little free disk). Default: always.
        */
       mayClaim?: () => Promise<string | undefined>;
     },

@@ -130,7 +130,7 @@ export class RunEngine {
           this.launch(run.pk);
         }
       },
-      // Queued runs stay queued while the disk is nearly full (issue 43 item 3; disk-guard.ts).
+      // Queued runs stay queued while the disk is nearly full (disk-guard.ts).
       mayClaim: () => lowDiskReason(deps.config.workDir, deps.config.minFreeBytes),
     });
   }
@@ -164,7 +164,7 @@ export class RunEngine {
    * must already be `running` and owned by this replica. `fresh`: the rows
    * `insertRun` just committed for it (a run `run.start` created); the
    * attempt is planned from them instead of reading them back, and it waits
-   * at the launch gate while other starts are accepted (issue 28). The run is
+   * at the launch gate while other starts are accepted. The run is
    * this replica's from this call on, held or not: heartbeats stamp it, and a
    * stop or a shutdown reaches it.
    */
@@ -254,7 +254,7 @@ export class RunEngine {
   /**
    * Runs `operation` (an engine read or write of run `pk`) through a
    * PostgreSQL outage: retried while PostgreSQL is unavailable, up to
-   * `RUN_DB_OUTAGE_MAX_MS` (issue 18 item 2; `store/outage-retry.ts`).
+   * `RUN_DB_OUTAGE_MAX_MS` (`store/outage-retry.ts`).
    */
   private throughOutage<T>(pk: number, what: string, operation: () => Promise<T>): Promise<T> {
     return retryWhileUnavailable(operation, {

@@ -2,7 +2,7 @@ import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createScratchDir, removeScratchBase, removeScratchDir } from './scratch-dirs';
 
-/** Attempt scratch directories (issue 28): private, distinct, removed with or without leftovers. */
+/** Attempt scratch directories: private, distinct, removed with or without leftovers. */
 afterAll(() => removeScratchBase());
 
 it('creates distinct private directories under one base a step user can traverse but not list', () => {

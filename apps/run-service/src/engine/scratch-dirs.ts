@@ -8,13 +8,13 @@ import { join } from 'node:path';
  * script). Each attempt gets its own directory, named with 72 random bits,
  * under one base directory this process creates on first use
  * (`<root>/dagu-run-XXXXXX`, the root being `RUN_PRIVATE_DIR` once
- * {@link useScratchRoot} was called, else `os.tmpdir()`; issue 43: out of the
+ * {@link useScratchRoot} was called, else `os.tmpdir()`; out of the
  * steps' `/tmp`), mode 0711: a step user can reach a file
  * whose name it was given, but cannot list what is there), and removes
  * when it exits (a killed process leaves it in tmpdir(), as a killed
  * attempt always left its directory).
  *
- * Synchronous on purpose (issue 28): these are single system calls on local
+ * Synchronous on purpose: these are single system calls on local
  * disk, where `fs/promises` spent a thread-pool round trip on each, and
  * `rm -r` an `lstat`, a `readdir` and an `rmdir`; together about 5 % of
  * run-service's time in a burst of one-step runs.

@@ -14,7 +14,7 @@ function dagNameOfTarget(target: string | null): string | undefined {
 
 /**
  * run-service's end of a DAG rename (Dagu spec 022b `rename_dag`;
- * docs/decisions.md, issue 19): a BullMQ worker on {@link DAG_MOVES_QUEUE},
+ * docs/decisions.md): a BullMQ worker on {@link DAG_MOVES_QUEUE},
  * fed by dag-service's outbox drain with each `dag.renamed` mutation row. It
  * moves the DAG's run history and its own runtime profile to the new name
  * (store/run-move.repository.ts), and drops a deleted DAG's own profile

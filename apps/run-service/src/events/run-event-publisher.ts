@@ -19,7 +19,7 @@ import { Redis } from 'ioredis';
 export interface RunEventPublisher {
   publish(event: RunEvent): Promise<void>;
   /**
-   * Publishes step events (contracts `StepEventSchema`, issue 26 "Live") on
+   * Publishes step events (contracts `StepEventSchema`) on
    * `stepEventsChannel(prefix)`, all in one round trip, without waiting: the
    * engine's step chain never waits on Redis. Optional: test fakes leave it out.
    */

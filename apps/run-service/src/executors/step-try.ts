@@ -129,7 +129,7 @@ async function executeBoundedTry(
   try {
     // Synchronous on purpose: the scratch directory is on local disk (os.tmpdir()), where creating
     // and removing an empty file takes microseconds, while each promise call is a thread-pool round
-    // trip (three for a write: open, write, close) that added ≈ 1.3 ms to every step (issue 28).
+    // trip (three for a write: open, write, close) that added ≈ 1.3 ms to every step.
     writeFileSync(outputFile, '');
     await ctx.launcher.adopt(outputFile);
     const env = { ...input.env, DAGU_OUTPUT_FILE: outputFile };

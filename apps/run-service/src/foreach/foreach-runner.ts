@@ -38,7 +38,7 @@ export const DEFAULT_MAX_CONCURRENT = 10;
 export class PgForeachRunner implements ForeachRunner {
   /**
    * @param deps.outageMaxMs how long item and body-step writes are retried while PostgreSQL is
-   *   unavailable (`RUN_DB_OUTAGE_MAX_MS`, issue 18 item 2), in ms; default 10 min
+   *   unavailable (`RUN_DB_OUTAGE_MAX_MS`), in ms; default 10 min
    */
   constructor(private readonly deps: { pool: Pool; logger: Logger; outageMaxMs?: number }) {}
 

@@ -8,7 +8,7 @@ import { getRunDetail } from '../read/run-detail';
  * `run.get` — the run-detail model (021 `run`, dagu-model §5). Errors: see `getRunDetail`.
  *
  * @param endedOnly  the pool is a replica: a run that has not ended is declined
- *   (`ReplicaDeclined`), so a running run is always read from the primary (issue 47)
+ *   (`ReplicaDeclined`), so a running run is always read from the primary
  */
 export function createRunGetHandler(pool: Pool, endedOnly = false): OpHandler<RunOps, 'run.get'> {
   return async function runGet(payload) {

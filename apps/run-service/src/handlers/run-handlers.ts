@@ -24,7 +24,7 @@ export function createRunHandlers(deps: RunDeps, workbooks: WorkbookReader, secr
     'run.start': createRunStartHandler(deps),
     'run.retry': createRunRetryHandler(deps),
     'run.stop': createRunStopHandler(deps),
-    // Lag-tolerant reads (issue 47): lists, and ended runs' detail and logs, on the replica when it may.
+    // Lag-tolerant reads: lists, and ended runs' detail and logs, on the replica when it may.
     'run.get': onReads(deps.reads, deps.pool, (db) => createRunGetHandler(db, db !== deps.pool)),
     'run.list': onReads(deps.reads, deps.pool, (db) => createRunListHandler(db, db !== deps.pool)),
     'run.logs': onReads(deps.reads, deps.pool, (db) =>

@@ -8,7 +8,7 @@ import { listRuns } from '../read/run-list';
  *
  * @param endedOnly  the pool is a replica: a list asking for active runs (a `status` filter naming
  *   running, queued or waiting, as the gateway's "no rename while a run is active" check does) is
- *   declined (`ReplicaDeclined`), so it is answered from the primary (issue 47)
+ *   declined (`ReplicaDeclined`), so it is answered from the primary
  */
 export function createRunListHandler(pool: Pool, endedOnly = false): OpHandler<RunOps, 'run.list'> {
   return async function runList(payload) {

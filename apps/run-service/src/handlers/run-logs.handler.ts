@@ -6,7 +6,7 @@ import { readRunLogs } from '../read/run-logs';
 /**
  * `run.logs` — the run-log model (021 `run_logs`): scheduler-log tail and per-step stream flags. Errors: `resource_not_found`.
  *
- * @param endedOnly  the pool is a replica: a run that has not ended is declined (`ReplicaDeclined`, issue 47)
+ * @param endedOnly  the pool is a replica: a run that has not ended is declined (`ReplicaDeclined`)
  */
 export function createRunLogsHandler(pool: Pool, maxBytes: number, endedOnly = false): OpHandler<RunOps, 'run.logs'> {
   return async function runLogs(payload) {

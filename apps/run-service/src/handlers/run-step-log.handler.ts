@@ -6,7 +6,7 @@ import { readStepLog } from '../read/run-logs';
 /**
  * `run.stepLog` — one step's stdout/stderr with the reader options of dagu-model §6 (021 `step_log`). Errors: `resource_not_found` (run or step unknown).
  *
- * @param endedOnly  the pool is a replica: a step that has not ended is declined (`ReplicaDeclined`, issue 47)
+ * @param endedOnly  the pool is a replica: a step that has not ended is declined (`ReplicaDeclined`)
  */
 export function createRunStepLogHandler(
   pool: Pool,

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
- * Disk a directory tree takes (issue 43 item 3; docs/reliability.md "Bounded
+ * Disk a directory tree takes (docs/reliability.md "Bounded
  * disk"): `du -s -x -B1`, the blocks really allocated (a sparse file counts
  * what it holds, not its length), this file system only. Run as a separate
  * process so a large tree never blocks run-service's thread.

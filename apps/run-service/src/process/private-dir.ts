@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 
 /**
- * run-service's private directory (issue 43 item 2, `RUN_PRIVATE_DIR`;
+ * run-service's private directory (`RUN_PRIVATE_DIR`;
  * docs/security.md "run-service's own files"): the parent of its outage spill
  * files, its record of live step process groups and the attempts' scratch
  * directories, none of which a step may write. Created if missing, then made

@@ -68,7 +68,7 @@ export function runWorkDir(workDirBase: string, dagName: string, dagRunId: strin
  * steps' default working directory unless the DAG sets `working_dir`
  * (relative values resolve against the run directory). It belongs to the
  * step user (docs/security.md), who can write there. With a step user the
- * run directory is also the steps' `HOME` and `TMPDIR` (issue 43: mode 0700,
+ * run directory is also the steps' `HOME` and `TMPDIR` (mode 0700,
  * owned by the run's uid; its parents 0711, so no run lists another's), and a
  * retry's new uid takes over the whole tree an earlier attempt left.
  *

@@ -9,7 +9,7 @@ import { findOnPath } from './step-launcher';
 import { ProcessSpawner } from './spawner/process-spawner';
 
 /**
- * A uid per run (issue 43), with real processes as root: each run's launcher
+ * A uid per run, with real processes as root: each run's launcher
  * starts its processes — through the native spawner and through setpriv alike
  * — as its own uid, umask 077, with the limits; `release` kills what the uid
  * left running, removes its temp files and closes the run directory.

@@ -15,7 +15,7 @@ import { UidPool } from '../core/uid-pool';
 const run = promisify(execFile);
 
 /**
- * A uid per run (issue 43; docs/security.md "A uid per run"). Every process
+ * A uid per run (docs/security.md "A uid per run"). Every process
  * of a run — steps, scripts, command checks, backtick substitutions, handlers
  * — runs as a uid of `RUN_STEP_UID_RANGE` that no other active run of this
  * replica holds, with `umask 077` and the run's limits; so one run cannot

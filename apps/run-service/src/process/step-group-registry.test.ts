@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killLeftoverStepGroups, processStartTime, StepGroupRegistry } from './step-group-registry';
 
-/** Real process groups (issue 18 item 6): what a restart kills, and what it must leave alone. */
+/** Real process groups: what a restart kills, and what it must leave alone. */
 let dir: string;
 const children: ChildProcess[] = [];
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Step process groups that outlive their replica (issue 18 item 6): a step's
+ * Step process groups that outlive their replica: a step's
  * shell dies with run-service (the launcher's parent-death signal), but what
  * it started in the background (`sleep 100 &`, a daemon) is re-parented to
  * init and keeps running, while the recovery sweep fails the run and a retry

@@ -30,7 +30,7 @@ const ENDED_STEP_STATUSES: ReadonlySet<number> = new Set<number>([
 /**
  * The run-log model: scheduler log (tail, default 500 lines) and each node's stream flags.
  *
- * @param endedOnly  read from a replica: a run that has not ended throws `ReplicaDeclined` (issue 47)
+ * @param endedOnly  read from a replica: a run that has not ended throws `ReplicaDeclined`
  */
 export async function readRunLogs(
   pool: Pool,
@@ -90,7 +90,7 @@ export interface StepLogInput {
  * then handlers, by name), or a child-run / foreach address (not supported
  * by this engine yet).
  *
- * @param endedOnly  read from a replica: a step that has not ended throws `ReplicaDeclined` (issue 47)
+ * @param endedOnly  read from a replica: a step that has not ended throws `ReplicaDeclined`
  */
 export async function readStepLog(
   pool: Pool,

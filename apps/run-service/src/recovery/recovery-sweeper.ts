@@ -19,7 +19,7 @@ import { isTransientPgFailure } from '@dagu-mcp/runtime';
  * replica's last heartbeat — 20 s with the defaults. Rows are claimed with
  * `FOR UPDATE SKIP LOCKED`, so replicas never fail a run twice.
  *
- * Grace after an outage (issue 18 item 7): when PostgreSQL was unreachable,
+ * Grace after an outage: when PostgreSQL was unreachable,
  * every replica's heartbeats went stale together, the live ones included. So
  * a sweep fails no run during `RUN_RECOVERY_GRACE_MS` counted from the first
  * sweep that reached PostgreSQL again after one that could not, nor (in the

@@ -14,7 +14,7 @@ import type { StoredDagSpecs } from './stored-dag-specs';
  */
 export interface RunDeps {
   readonly pool: Pool;
-  /** Lag-tolerant reads on the replica (`DATABASE_READ_URL`, issue 47); absent: every read on `pool`. */
+  /** Lag-tolerant reads on the replica (`DATABASE_READ_URL`); absent: every read on `pool`. */
   readonly reads?: ReadRouter;
   readonly engine: RunEngine;
   readonly publisher: RunEventPublisher;

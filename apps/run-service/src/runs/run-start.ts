@@ -147,7 +147,7 @@ async function acceptStart(
   const dagRunId = request.dagRunId ?? generateRunId();
   const attemptId = generateAttemptId();
   // A start on a nearly full disk waits queued, saying why, and the dispatcher starts it once there is
-  // room (issue 43 item 3; engine/disk-guard.ts). Then it is subject to its queue's limits, as an enqueue.
+  // room (engine/disk-guard.ts). Then it is subject to its queue's limits, as an enqueue.
   const lowDisk = request.enqueue ? undefined : await lowDiskReason(deps.config.workDir, deps.config.minFreeBytes);
   const status = request.enqueue || lowDisk !== undefined ? RunStatus.queued : RunStatus.running;
   const labels = [...new Set([...dag.labels, ...(request.labels ?? [])])];
@@ -189,7 +189,7 @@ async function acceptStart(
     deps.logger.warn({ dagName: request.dagName, dagRunId, reason: lowDisk }, 'run start queued');
   const reply = runRefOf({ dagName: request.dagName, dagRunId, attemptId, status });
   // A generated run id without `singleton` or an idempotency key has nothing to look up, lock or wait
-  // for: the run, its record and its reply go in one statement (issue 28). A caller's own id or
+  // for: the run, its record and its reply go in one statement. A caller's own id or
   // `singleton` needs the transaction; so does a key, whose unique index can make an insert wait on
   // another request's open transaction, which only the transaction's statement_timeout cuts at the deadline.
   const fresh =
@@ -202,7 +202,7 @@ async function acceptStart(
   await deps.publisher.publish(runEventOf({ dagName: request.dagName, dagRunId, attemptId }, status));
   // The engine plans the attempt from the rows just written, without reading them back, and executes it once
   // the other starts in flight are answered (at most RUN_LAUNCH_HOLD_MS); the run is the engine's from here
-  // on, so a stop or a shutdown meanwhile reaches it (issue 28).
+  // on, so a stop or a shutdown meanwhile reaches it.
   if (status === RunStatus.running) deps.engine.launch(fresh.pk, fresh);
   else deps.engine.pokeQueue();
   return reply;

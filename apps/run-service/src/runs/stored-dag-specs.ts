@@ -8,8 +8,7 @@ import { DagChangeChannel, DagSpecCache } from '@dagu-mcp/service-kit';
  * over the bus (spec 021 `dag_spec`, the same reply the gateway gets), kept in
  * a {@link DagSpecCache} that dag-service's change announcements
  * (`<BUS_PREFIX>:dag:changed`) keep exact. Used for a start by DAG name (the
- * gateway no longer reads the spec first: one bus round trip fewer per start,
- * issue 28) and for the stored child of a `dag.run` step (dagu-model §3).
+ * gateway no longer reads the spec first: one bus round trip fewer per start) and for the stored child of a `dag.run` step (dagu-model §3).
  * docs/decisions.md "DAG spec cache" has why a start made right after a
  * change through dag-service never sees the old YAML.
  */

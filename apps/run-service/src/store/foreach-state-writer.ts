@@ -16,11 +16,11 @@ import {
  * `UPDATE … FROM unnest(…)` and body steps in another, one batch at a time.
  * A row saved several times before the loop gets to it is written once, with
  * its latest state (each state is whole, so the latest one is all that
- * matters). Issue 28: a 500-item foreach made 2,000 single-row UPDATEs, each a
+ * matters). Before: a 500-item foreach made 2,000 single-row UPDATEs, each a
  * commit of its own; now a batch holds whatever piled up while the previous
  * one was written.
  *
- * While PostgreSQL is unavailable (issue 18 item 2) a batch is retried
+ * While PostgreSQL is unavailable a batch is retried
  * (`outage-retry.ts`, up to `outageMaxMs`), rows saved meanwhile waiting
  * behind it; a batch that still fails is logged and dropped, never thrown.
  * {@link ForeachStateWriter.flush} resolves once everything saved so far was

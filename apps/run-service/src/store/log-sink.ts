@@ -25,7 +25,7 @@ import { outageBackoffMs } from './outage-retry';
  * is true and producers may wait on {@link LogSink.waitForRoom} (the process
  * runner pauses the child's pipes, which blocks the child only in that case).
  *
- * PostgreSQL outages (issue 18 item 2): a write that fails because PostgreSQL
+ * PostgreSQL outages: a write that fails because PostgreSQL
  * is unavailable is kept and tried again (`store/outage-retry.ts` backoff)
  * for up to `outageMaxMs`, while steps go on appending. Past
  * `spillAfterBytes` of text in memory the pending chunks move to a file in

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
- * The disk part of a log sink's outage buffer (issue 18 item 2): while
+ * The disk part of a log sink's outage buffer: while
  * PostgreSQL is unavailable and more than `RUN_LOG_SPILL_AFTER_BYTES` of log
  * text waits in memory, the sink moves its pending chunks here, one batch (an
  * INSERT's worth) per JSON line, appended in order; when PostgreSQL is back

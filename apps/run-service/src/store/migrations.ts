@@ -237,12 +237,12 @@ ALTER TABLE runs ADD COLUMN profile text NULL;
 `,
   },
   {
-    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id).
     id: '009_mutation_log_request',
     sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },
   {
-    // run.list filtered by status, newest first (issue 47): without it a rare status (rejected,
+    // run.list filtered by status, newest first: without it a rare status (rejected,
     // aborted) walks the primary key back through every newer run to fill a page — the whole
     // table when none match. One status is one ordered range of this index. Built in the
     // migration's transaction (writes to runs wait for it: ~1 s per million runs on the bench

@@ -10,13 +10,13 @@ import { retryWhileUnavailable } from './outage-retry';
  * latest state. Writes of one attempt start at most every `minIntervalMs`
  * (`RUN_STATE_WRITE_MS`, 20 ms by default): in a chain of short steps the
  * states of several steps go in one write, and PostgreSQL's work (a commit
- * each) does not take the CPU the next step's process needs (issue 28).
+ * each) does not take the CPU the next step's process needs.
  * The engine awaits {@link NodeStateWriter.flush} before it
  * writes and publishes a run-status change, so a run event never announces
  * step states that are not in PostgreSQL yet (docs/architecture.md, dagu-model §8).
  * This keeps step bookkeeping off the critical path of a step chain.
  *
- * While PostgreSQL is unavailable (issue 18 item 2) the loop keeps the rows
+ * While PostgreSQL is unavailable the loop keeps the rows
  * and writes them again (`store/outage-retry.ts`, up to `outageMaxMs`); a
  * state saved meanwhile replaces the kept one of its node. The buffer is one
  * row per node, so it is bounded by the attempt's node count; steps go on
@@ -34,7 +34,7 @@ export class NodeStateWriter implements NodeStateSink {
     /** How long a write is retried while PostgreSQL is unavailable (`RUN_DB_OUTAGE_MAX_MS`), in ms; default 10 min. */
     private readonly outageMaxMs = 600_000,
     /**
-     * Told the rows of each committed write, in order (the step events of issue 26 "Live"):
+     * Told the rows of each committed write, in order (the console's live step events):
      * called after the UPDATE, so a listener never hears of a state PostgreSQL does not hold.
      * Synchronous and must not throw; no extra database round trip.
      */

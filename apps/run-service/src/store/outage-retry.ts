@@ -1,8 +1,7 @@
 import { isTransientPgFailure, type Logger } from '@dagu-mcp/runtime';
 
 /**
- * Retrying the engine's own writes through a PostgreSQL outage (issue 18
- * item 2: an outage of a minute costs running runs nothing). The engine's
+ * Retrying the engine's own writes through a PostgreSQL outage (an outage of a minute costs running runs nothing). The engine's
  * bookkeeping — a run's start reads, its end, step states, log chunks, foreach
  * rows — is not a request with a caller waiting: when PostgreSQL is
  * unavailable (runtime's classifier: connection refused or lost, shutdown,

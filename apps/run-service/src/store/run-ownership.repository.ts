@@ -98,7 +98,7 @@ export async function forceEndRun(
  * Whether any run is queued (status 5), on any replica: one read of the
  * active-runs index, without the claim's advisory lock or transaction.
  *
- * The dispatcher asks this first (issue 28): most of its passes follow a run
+ * The dispatcher asks this first: most of its passes follow a run
  * that ended with nothing queued. Skipping the claim then is safe: a run
  * enqueued before this read is seen by it; one enqueued after it is claimed
  * by the pass its own enqueue pokes on its replica, which runs after this
@@ -131,7 +131,7 @@ export interface ClaimedRun {
  *   over every replica (handed-back runs claimed in this call included).
  *   A run parked at a checkpoint (waiting, no owner: nothing executes it)
  *   holds no queue slot, but still counts against its DAG's
- *   `max_active_runs` (issue 18 item 8: one unanswered approval per slot
+ *   `max_active_runs` (one unanswered approval per slot
  *   stalled a whole queue; a pipeline waiting for approval must not start a
  *   second copy of itself). A run waiting on a child's checkpoint keeps its
  *   owner (its `dag.run` step executes) and its slot. A decided checkpoint
@@ -246,7 +246,7 @@ export interface OrphanedRun {
  * Nothing is failed within `graceMs` of PostgreSQL's own start
  * (`pg_postmaster_start_time()`): after a database restart every replica's
  * heartbeats are stale together, and live replicas need a moment to stamp
- * them again (issue 18 item 7).
+ * them again.
  *
  * @param skip    true for runs that execute on the calling replica (never failed)
  * @param errorOf the run-level `error` of a failed orphan

@@ -112,7 +112,7 @@ export interface InsertRunOptions {
 
 /**
  * Inserts the run, its first attempt, its log streams and its step rows in one
- * statement (issue 28: one round trip; the scheduler log is stream 1, then
+ * statement (one round trip; the scheduler log is stream 1, then
  * stdout and stderr of each node in `seq` order) and returns what it wrote.
  * With `options.record` the same statement writes the run's mutation record
  * (and its reply), so a start needs no transaction of its own; with

@@ -87,7 +87,7 @@ function rememberedWorkspace(): string {
 }
 
 /**
- * Published agents of a workspace (issue 26 "Administration", issue 24): each agent's state,
+ * Published agents of a workspace: each agent's state,
  * catalog size and endpoint, linking to its page. Manager and up (dagu-model §9: the agent
  * routes are manager-only); lower roles get a refusal and no data.
  */
@@ -397,7 +397,7 @@ function keysPanel(ws: string, slug: string): HTMLElement {
 }
 
 /**
- * One agent (issue 26 "Administration"): title, state (change it: draft, published,
+ * One agent: title, state (change it: draft, published,
  * disabled), endpoint, its catalog, its keys (a new key shown once; revoke) and its usage.
  * Manager and up.
  */

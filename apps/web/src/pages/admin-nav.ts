@@ -3,7 +3,7 @@ import { roleAtLeast, type Role } from '../model';
 import { href, type PageView } from '../router';
 
 /**
- * The administration pages' own navigation (issue 26 "Administration"): users, API keys and
+ * The administration pages' own navigation: users, API keys and
  * the audit log for admins; agents and OAuth authorizations for managers and admins
  * (dagu-model §9). `current` is marked `aria-current="page"`.
  */

@@ -4,7 +4,7 @@ import type { Role } from '../model';
 import type { PageView } from '../router';
 import { adminNav, needsManager, seesAdministration } from './admin-nav';
 
-/** One entry of `GET /api/mcp/authorizations` (issue 23 item 6). */
+/** One entry of `GET /api/mcp/authorizations`. */
 interface Authorization {
   clientId: string;
   clientName?: string | null;
@@ -17,7 +17,7 @@ interface Authorization {
 }
 
 /**
- * OAuth authorizations (issue 26 "Administration", issue 23): the MCP clients people
+ * OAuth authorizations: the MCP clients people
  * authorized, with scopes, when, last use and live tokens; Revoke ends the grant (its refresh
  * tokens at once, its access tokens within the revocation bound). An admin sees everyone's
  * (`?user=all`); a manager sees their own, as the JSON API decides (dagu-model §9: OAuth grants

@@ -28,7 +28,7 @@ interface AuditRow {
   outcome?: string;
   actor?: string | { name?: string };
   credentialType?: string;
-  /** The person a published agent acted for (issue 41 item 2). */
+  /** The person a published agent acted for. */
   onBehalfOf?: { name?: string };
   [key: string]: unknown;
 }
@@ -279,7 +279,7 @@ function auditSection(): HTMLElement {
 }
 
 /**
- * Administration (issue 26): users and roles, API keys and the audit log for admins (those
+ * Administration: users and roles, API keys and the audit log for admins (those
  * REST routes are admin-only); a manager is sent on to the agents page, the first
  * administration page their role opens (dagu-model §9). Lower roles get a refusal.
  */

@@ -48,7 +48,7 @@ function durationChart(runs: readonly RunSummary[]): SVGElement {
 }
 
 /**
- * Charts (issue 26): per DAG, run duration over time and success rate, from the latest 500
+ * Charts: per DAG, run duration over time and success rate, from the latest 500
  * runs; the queue depth now (runs queued and running). Read-only, any role.
  */
 export async function chartsPage(): Promise<PageView> {

@@ -55,7 +55,7 @@ function field(name: string, schema: FieldSchema, required: boolean, idPrefix: s
 }
 
 /**
- * The form of a waiting checkpoint on the run page (issue 26 "Checkpoints"): an approval gate
+ * The form of a waiting checkpoint on the run page: an approval gate
  * (its `input` fields; Approve / Reject) or a human task (its form from the task's JSON
  * Schema; Complete). Only for a role at least the step's `answer.role`; others see who may decide.
  */

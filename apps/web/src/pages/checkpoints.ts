@@ -5,7 +5,7 @@ import { asRole, roleAtLeast, type Role, type RunDetail, type RunSummary } from 
 import { href, type PageView } from '../router';
 
 /**
- * Checkpoints (issue 26): the runs waiting at a human task or an approval gate, each waiting
+ * Checkpoints: the runs waiting at a human task or an approval gate, each waiting
  * step with who may decide it; the decision is made on the run page, where its form is.
  */
 export async function checkpointsPage(role: Role): Promise<PageView> {

@@ -21,7 +21,7 @@ async function lastRuns(names: readonly string[]): Promise<Map<string, RunSummar
 }
 
 /**
- * The DAG list (issue 26 "DAGs"): search by name, filter by a label, schedule and next run,
+ * The DAG list: search by name, filter by a label, schedule and next run,
  * last run status (updated live from run events).
  */
 export async function dagListPage(_role: Role): Promise<PageView> {

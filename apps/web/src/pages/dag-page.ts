@@ -9,7 +9,7 @@ import { startForm } from './start-form';
 import { yamlEditor } from './yaml-editor';
 
 /**
- * A DAG's page (issue 26 "DAGs"): its facts, the graph of its steps, its YAML (an editor for
+ * A DAG's page: its facts, the graph of its steps, its YAML (an editor for
  * developers), its run history (live), and the start form for operators and up — a viewer
  * gets no start button at all.
  */

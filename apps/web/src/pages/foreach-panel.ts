@@ -28,7 +28,7 @@ interface ForeachItemDetail extends ForeachItem {
 const PER_PAGE = 200;
 
 /**
- * The foreach drill-down of the run page (issue 26 "Runs"): a foreach step's items with their
+ * The foreach drill-down of the run page: a foreach step's items with their
  * status (failed and running first, as the foreach-items model orders them), counts by status,
  * and, for an opened item, its body steps — each opens its log in the log panel (`onLog`).
  * `runPath` is the run's REST path (a child run's `…/sub/{id}` too).

@@ -6,7 +6,7 @@ import { navigate, type PageView } from '../router';
 import { runTable } from './run-table';
 
 /**
- * Runs across DAGs (issue 26 "Runs"): filtered by status, DAG and time (`GET /dag-runs` with
+ * Runs across DAGs: filtered by status, DAG and time (`GET /dag-runs` with
  * `status`, `name`, `fromDate`, `toDate`), kept in the address so a filter can be shared;
  * reloaded on run events.
  */

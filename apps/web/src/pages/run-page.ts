@@ -53,7 +53,7 @@ type Step = RunStep & { foreachUri?: string };
 const LOG_FOLLOW_MS = 2000;
 
 /**
- * The run page (issue 26 "Runs"): status, `startedBy`, params and outputs; the step graph
+ * The run page: status, `startedBy`, params and outputs; the step graph
  * coloured by status; a timeline; each step's stdout/stderr and the scheduler log (followed
  * while the run is active); sub-run drill-down (`sub`: this page shows child run `sub` under
  * its root `name`/`id`, with a way back) and foreach drill-down (items with their status, an

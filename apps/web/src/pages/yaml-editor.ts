@@ -10,7 +10,7 @@ interface Validation {
 }
 
 /**
- * The YAML of a DAG (issue 26 "DAGs"): read-only for viewers and operators; for developers an
+ * The YAML of a DAG: read-only for viewers and operators; for developers an
  * editor that validates as they type (through the same preview as `dagu_change`) and marks
  * each error at its line (`errorLocations`) in the gutter and in the list under it. A click on
  * an error puts the cursor on its line. Save writes with `PUT /dags/{name}`.

@@ -92,7 +92,7 @@ $$;
     sql: MUTATION_LOG_SQL,
   },
   {
-    // Finds a change by the gateway request that sent it (mutation.outcome by request id, issue 44).
+    // Finds a change by the gateway request that sent it (mutation.outcome by request id).
     id: '003_mutation_log_request',
     sql: MUTATION_LOG_REQUEST_INDEX_SQL,
   },

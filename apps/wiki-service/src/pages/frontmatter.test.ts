@@ -60,7 +60,7 @@ describe('readPageFacts (dagu-model §7: Markdown with optional YAML frontmatter
   });
 });
 
-describe('readPageFacts: the frontmatter is bounded before it is parsed (issue 42)', () => {
+describe('readPageFacts: the frontmatter is bounded before it is parsed', () => {
   it('refuses `tags: ` and 100 000 nested brackets, naming the bound and the page line', () => {
     const levels = 100_000;
     const content = `---\ntitle: x\ntags: ${'['.repeat(levels)}${']'.repeat(levels)}\n---\nbody`;

@@ -57,7 +57,7 @@ export const env = {
   databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Privileged PostgreSQL URL for roles and migrations at start only (`DATABASE_ADMIN_URL`); optional. */
   adminDatabaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  /** A streaming replica's PostgreSQL URL for lag-tolerant reads (`DATABASE_READ_URL`, issue 47); optional. */
+  /** A streaming replica's PostgreSQL URL for lag-tolerant reads (`DATABASE_READ_URL`); optional. */
   readDatabaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /**
    * `DB_PREPARED_STATEMENTS`: distinct parameterized SQL texts a pool runs as named statements

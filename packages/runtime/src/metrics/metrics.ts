@@ -37,7 +37,7 @@ export const METRIC_NAMES = {
   agentToolCalls: 'dagu_agent_tool_calls_total',
   /** Wall time of a `tools/call` on an agent endpoint, s; labels `workspace`, `agent`, `tool`. */
   agentToolCallDuration: 'dagu_agent_tool_call_duration_seconds',
-  /** Lag-tolerant reads of a service by the server that answered them (issue 47); label `source` (`replica`, `primary`). */
+  /** Lag-tolerant reads of a service by the server that answered them; label `source` (`replica`, `primary`). */
   dbReads: 'dagu_db_reads_total',
 } as const;
 

@@ -4,7 +4,7 @@ import { AddressRanges, parseAddress } from './address-ranges';
 /** The host a URL's socket goes to, as WHATWG URL normalises it (what guardedFetch checks). */
 const hostOf = (url: string): string => new URL(url).hostname.replace(/^\[|\]$/g, '');
 
-// The SSRF guard's address rules (issue 23 item 2, issue 42 item 1; shared with the REST-operations upstream calls).
+// The SSRF guard's address rules (shared with the REST-operations upstream calls).
 describe('isNonPublicAddress', () => {
   it.each([
     '127.0.0.1',

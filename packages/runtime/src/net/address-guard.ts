@@ -27,8 +27,7 @@ const RULE_WORDS: Readonly<Record<string, string>> = {
 /**
  * The rule that makes `address` non-public, in words (`loopback`, `link-local`,
  * `private`, `unique-local`, `unspecified`, `carrier-grade NAT`, `multicast`,
- * `reserved`, …), or `undefined` for a public unicast address (SSRF guard, issue 23
- * item 2, issue 42 item 1). IPv4-mapped IPv6 and NAT64 well-known-prefix addresses are
+ * `reserved`, …), or `undefined` for a public unicast address (SSRF guard). IPv4-mapped IPv6 and NAT64 well-known-prefix addresses are
  * judged as the IPv4 address they reach (`::ffff:7f00:1` is loopback); an IPv4-compatible
  * address (`::7f00:1`, deprecated by RFC 4291) is non-public. Cloud metadata addresses
  * are covered: `169.254.169.254` is link-local, `fd00:ec2::254` unique-local.
@@ -97,8 +96,7 @@ export function nonPublicRefusal(
  * An allow-list of outbound destinations: host names (`api.example.com`), subdomain
  * wildcards (`*.example.com`), IP addresses and CIDR ranges (`203.0.113.0/24`,
  * `2001:db8::/32`). An empty list allows every public host. The list only narrows
- * where calls go: it never opens a non-public address, whatever it names (issue 42
- * item 1; that is the deployment's {@link ReachableRanges}).
+ * where calls go: it never opens a non-public address, whatever it names (that is the deployment's {@link ReachableRanges}).
  */
 export class OutboundAllowList {
   private readonly hosts: string[] = [];

@@ -5,7 +5,7 @@ import { OutboundAllowList } from './address-guard';
 import { AddressRanges } from './address-ranges';
 
 // guardedFetch against a real local HTTP server: the guard refuses loopback unless allowed,
-// cross-host redirects, oversize bodies and slow answers (issue 23 item 2).
+// cross-host redirects, oversize bodies and slow answers.
 describe('guardedFetch', () => {
   let server: Server;
   let base: string;
@@ -39,7 +39,7 @@ describe('guardedFetch', () => {
     const port = new URL(base).port;
     expect(await reason(guardedFetch(`http://localhost:${port}/doc`, { protocols: ['http:'] }))).toBe('blocked');
   });
-  it('reaches loopback in any spelling only inside the deployment ranges, whatever the allow-list says (issue 42)', async () => {
+  it('reaches loopback in any spelling only inside the deployment ranges, whatever the allow-list says', async () => {
     const port = new URL(base).port;
     const reachable = { ranges: AddressRanges.parse(['127.0.0.1/32']), setting: 'OUTBOUND_ALLOW_CIDRS' };
     const none = { ranges: AddressRanges.NONE, setting: 'OUTBOUND_ALLOW_CIDRS' };

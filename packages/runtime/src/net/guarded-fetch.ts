@@ -64,14 +64,13 @@ export class OutboundRequestError extends Error {
 }
 
 /**
- * Fetches a user-supplied URL with SSRF guards (issue 23 item 2, shared with the
+ * Fetches a user-supplied URL with SSRF guards (shared with the
  * REST-operations upstream calls): the protocol is checked; the host must be on
  * the allow-list (when one is given) by name or by a resolved address in a listed
  * range; every address the name resolves to is checked AFTER DNS resolution, in
  * the socket's own lookup, so the address connected to is the one checked (no
  * rebinding between check and connect); a non-public address is refused unless
- * `reachable` covers it (or `allowNonPublic`), whatever the allow-list says (issue 42
- * item 1), and one refused address refuses the name; redirects are followed only to the same origin and at most
+ * `reachable` covers it (or `allowNonPublic`), whatever the allow-list says, and one refused address refuses the name; redirects are followed only to the same origin and at most
  * `maxRedirects` times; the whole call has a deadline and the body a size cap.
  *
  * @throws OutboundRequestError for a refused destination, a cross-host redirect, a timeout, a too-large body or a network failure

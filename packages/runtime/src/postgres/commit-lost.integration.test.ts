@@ -5,7 +5,7 @@ import { CuttingProxy } from '../../test-fixtures/cutting-proxy';
 import { createPool, withTransaction, type Pool } from './pool';
 
 /**
- * A COMMIT whose answer is lost (issue 44): the connection dies after the
+ * A COMMIT whose answer is lost: the connection dies after the
  * COMMIT reached PostgreSQL and before its answer came back. The change may
  * well be committed, so the caller must not hear "unavailable, not applied"
  * but `resource_unavailable` with `details.outcome: "unknown"`. The machine's

@@ -38,7 +38,7 @@ export const MUTATION_LOG_SQL = `
 
 /**
  * The index that finds a change by the gateway request that sent it
- * (`mutation.outcome` by request id, issue 44). Every service appends a
+ * (`mutation.outcome` by request id). Every service appends a
  * migration running it after {@link MUTATION_LOG_SQL}.
  */
 export const MUTATION_LOG_REQUEST_INDEX_SQL = `
@@ -48,7 +48,7 @@ export const MUTATION_LOG_REQUEST_INDEX_SQL = `
 /**
  * Who made a change and under which bus job: the bus `HandlerContext` fits
  * this shape. `idempotencyKey` / `payloadHash` are set when the caller sent
- * a key (issue 18 item 4).
+ * a key.
  */
 export interface MutationAuthor {
   readonly principal: Principal;
@@ -110,7 +110,7 @@ export async function recordMutation(client: SqlClient, author: MutationAuthor, 
 /**
  * A mutation record written by the change's own statement, with the job's reply: the
  * `INSERT … SELECT` to put in a data-modifying CTE of that statement, so change, record and
- * reply commit in one statement, without a transaction around it (issue 28: a run start is one
+ * reply commit in one statement, without a transaction around it (a run start is one
  * round trip). Its parameters are numbered from `firstParam`; it inserts one row per row of
  * `source` (a CTE or table name of the same statement), so it inserts nothing when the change
  * inserted nothing. The caller then calls {@link markReplyRecorded}.
@@ -155,7 +155,7 @@ function recordValues(author: MutationAuthor, entry: MutationEntry): unknown[] {
 
 /**
  * A record's `details` as JSON: the entry's, with the person a published agent acted for
- * (`onBehalfOf`, issue 41 item 2) beside them, so the record and the audit row drained from it
+ * (`onBehalfOf`) beside them, so the record and the audit row drained from it
  * name both the agent (the actor) and the person.
  */
 function detailsOf(principal: Principal, entry: MutationEntry): string | null {

@@ -119,7 +119,7 @@ export function mayHaveCommitted(error: unknown): boolean {
  * `resource_unavailable` with `details.outcome: "unknown"` and `dependency:
  * "postgresql"` (dagu-model §10): PostgreSQL went away while a change was being
  * committed ({@link mayHaveCommitted}); the gateway resolves it from the
- * mutation record once it can (issue 44).
+ * mutation record once it can.
  */
 export function commitOutcomeUnknownError(): DaguError {
   return new DaguError(

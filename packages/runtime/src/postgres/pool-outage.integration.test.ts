@@ -4,7 +4,7 @@ import { createPool, withTransaction, type Pool } from './pool';
 import { isTransientPgFailure } from './pg-errors';
 
 /**
- * Issue 18 item 1: a fast PostgreSQL shutdown under write load must not crash
+ * A fast PostgreSQL shutdown under write load must not crash
  * the process. pg emits `'error'` on every client whose connection ends
  * unexpectedly, checked out or not; pool.on('error') covers idle clients only,
  * so a checked-out client (a transaction in progress, a query in flight) had

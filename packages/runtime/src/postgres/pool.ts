@@ -16,7 +16,7 @@ export type { Pool, PoolClient };
  * it is idle in the pool or checked out (a transaction in progress, a query
  * in flight: the query also rejects). `pool.on('error')` covers idle clients
  * only; a checked-out one had no listener, and the event became an uncaught
- * exception (issue 18: 5 of 5 dag-service crashes on a fast shutdown). Every
+ * exception (5 of 5 dag-service crashes on a fast shutdown). Every
  * client therefore gets its own listener when it connects; its holder sees
  * the failure as the rejected query, and pg-pool discards the broken client
  * on release.
@@ -201,7 +201,7 @@ export async function withTransaction<T>(
   try {
     const remaining = opts.deadline === undefined ? undefined : opts.deadline - Date.now();
     // Statements cannot run past the deadline either. One round trip for both (a simple query may
-    // hold several statements; issue 28: every mutation of every service opens a transaction).
+    // hold several statements; every mutation of every service opens a transaction).
     await client.query(
       remaining === undefined ? 'BEGIN' : `BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(remaining))}`,
     );
@@ -212,7 +212,7 @@ export async function withTransaction<T>(
     try {
       await client.query('COMMIT');
     } catch (err) {
-      // The connection died with the COMMIT in flight: it may have landed. "Failed" would be a lie (issue 44).
+      // The connection died with the COMMIT in flight: it may have landed. "Failed" would be a lie.
       if (mayHaveCommitted(err)) throw commitOutcomeUnknownError();
       throw err;
     }

@@ -5,8 +5,7 @@ import { classifyPgFailure, pgErrorCode } from './pg-errors';
 import { measureReplicaLag, primaryLsn, type ReplicaLag } from './replica-lag';
 
 /**
- * Reads that tolerate lag, served by a streaming replica (`DATABASE_READ_URL`,
- * issue 47; docs/decisions.md "Reads from a replica: the lag bound and
+ * Reads that tolerate lag, served by a streaming replica (`DATABASE_READ_URL`; docs/decisions.md "Reads from a replica: the lag bound and
  * read-your-writes"). A read goes to the replica only when all of these hold,
  * else to the primary:
  *

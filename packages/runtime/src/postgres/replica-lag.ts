@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 
 /**
- * How far a streaming replica is behind its primary (issue 47; docs/decisions.md
+ * How far a streaming replica is behind its primary (docs/decisions.md
  * "Reads from a replica: the lag bound and read-your-writes").
  *
  * The primary's WAL position is sampled first, the replica's replay position

@@ -4,7 +4,7 @@ import { createPool, withTransaction, type Pool } from './pool';
 import { isStaleStatement, StatementNames, withStatementName } from './statement-names';
 
 /**
- * Named statements (issue 28), against the machine's PostgreSQL in a schema
+ * Named statements, against the machine's PostgreSQL in a schema
  * of their own: each pool has one connection, so `pg_prepared_statements`
  * (per session) shows exactly what this pool's connection prepared.
  */

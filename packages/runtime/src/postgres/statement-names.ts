@@ -1,7 +1,7 @@
 /**
  * Names for the parameterized statements a pool runs, so PostgreSQL parses
  * and plans each SQL text once per connection instead of on every execution
- * (issue 28). pg sends a named statement's Parse only the first time a
+ *. pg sends a named statement's Parse only the first time a
  * connection sees it; later executions are Bind + Execute. Measured on the
  * run start path (S8, 100 starts at once): PostgreSQL's CPU per start fell
  * from 1.8 to 1.2 ms, the run insert being a large CTE whose planning cost

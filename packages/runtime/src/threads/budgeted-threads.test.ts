@@ -11,7 +11,7 @@ afterEach(async () => {
   threads = undefined;
 });
 
-describe('BudgetedThreads (issue 42 item 2)', () => {
+describe('BudgetedThreads', () => {
   it('answers jobs and keeps a thread warm for the next one', async () => {
     threads = new BudgetedThreads(PROGRAM, { budgetMs: 30_000, memoryMb: 64, threads: 1 });
     const first = await threads.run({ kind: 'answer' });

@@ -21,7 +21,7 @@ export type ThreadOutcome =
 /**
  * Worker threads that run one job at a time each, within a time and a heap budget, so
  * that work on authors' text (a large DAG spec) never holds a service's event loop
- * (issue 42 item 2). The thread program at `file` answers each message it gets with one
+ *. The thread program at `file` answers each message it gets with one
  * message. Threads are kept warm between jobs, started when needed and `unref`'d (an idle
  * one never keeps the process alive); a thread whose job ran over its budget, failed or
  * exited is ended and never reused. Used by dag-service (validations) and run-service

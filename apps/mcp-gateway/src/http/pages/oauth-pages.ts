@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { PAGE_CSP, pageTemplate, renderPage, type PageTemplate } from './render';
 
 /**
- * The OAuth pages (issue 23 items 3 and 6) in the shared layout: consent, the
+ * The OAuth pages in the shared layout: consent, the
  * authorizations list, and the error page of both. Forms post back to the
  * gateway with the session's CSRF token; nothing needs JavaScript.
  */

@@ -14,7 +14,7 @@ export const PAGE_CSP =
 /**
  * {@link PAGE_CSP} with `formTarget` added to `form-action`: a page whose form's answer
  * redirects off the origin (CSP applies `form-action` to those redirects) names that one
- * target, never more (issue 41 item 5). Undefined: {@link PAGE_CSP}.
+ * target, never more. Undefined: {@link PAGE_CSP}.
  */
 export function pageCspWithFormTarget(formTarget: string | undefined): string {
   return formTarget === undefined

@@ -41,8 +41,7 @@ export interface SignInPagesDeps {
   readonly logger: Logger;
   /**
    * The one off-origin target the form's answer may redirect to for this `next`, as a CSP
-   * source (the OAuth wiring's: a pending authorization's validated redirect URI, issue 41
-   * item 5), or undefined. Absent: the page's `form-action` stays `'self'`.
+   * source (the OAuth wiring's: a pending authorization's validated redirect URI), or undefined. Absent: the page's `form-action` stays `'self'`.
    */
   readonly formTargetOf?: (next: string) => Promise<string | undefined>;
 }
@@ -51,7 +50,7 @@ export interface SignInPagesDeps {
  * The sign-in pages (docs/security.md "Browser sessions"), mounted at the root and under
  * `BASE_PATH`:
  * - `GET /signin?next=<path>` — the form (its CSP `form-action` also names the target
- *   `formTargetOf` gives for `next`, issue 41 item 5);
+ *   `formTargetOf` gives for `next`);
  * - `POST /signin` (form: `username`, `password`, `csrf`, `next`) — on success sets the
  *   `dagu_session` cookie (`HttpOnly`, `SameSite=Lax`, `Secure` when the request came over
  *   TLS) and answers 303 to `next` (a path on this origin only; default `<BASE_PATH>/`);
@@ -224,7 +223,7 @@ function formCsrfMatches(req: Request, field: unknown): boolean {
  * Renders the form. Its CSP `form-action` also names the target `deps.formTargetOf` gives
  * for `next`: after a successful post the browser follows 303 to `next`, and when that is
  * the authorize step of a remembered consent, a 302 on to the client, which CSP checks
- * against this page's `form-action` (issue 41 item 5). Every rendering (the first, and the
+ * against this page's `form-action`. Every rendering (the first, and the
  * form shown again after a failure) carries it, since each can be posted.
  */
 async function showForm(

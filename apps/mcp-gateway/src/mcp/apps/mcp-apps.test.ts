@@ -4,7 +4,7 @@ import { declaresUiExtension, runInspectorContents, withInspectorMeta } from './
 
 const UI = 'io.modelcontextprotocol/ui';
 
-describe('MCP Apps negotiation (issue 27)', () => {
+describe('MCP Apps negotiation', () => {
   test.each([
     [{ extensions: { [UI]: {} } }, true],
     [{ extensions: { [UI]: { mimeTypes: ['text/html;profile=mcp-app'] } } }, true],

@@ -2,7 +2,7 @@ import type { ReadResourceResult, Resource, ServerCapabilities, Tool } from '@mo
 import { MCP_APP_MIME_TYPE, RUN_INSPECTOR_URI, UI_EXTENSION_ID } from '@dagu-mcp/run-inspector';
 
 /**
- * The MCP Apps extension (`io.modelcontextprotocol/ui`, issue 27) on the gateway's side:
+ * The MCP Apps extension (`io.modelcontextprotocol/ui`) on the gateway's side:
  * which sessions get it, the `ui://dagu/run-inspector` resource and the tool metadata
  * that points a host at it. A session whose client did not declare the extension in
  * `initialize` sees the gateway exactly as before (no capability, no resource in the

@@ -27,7 +27,7 @@ function serve(entries: Array<[ServedExtension, Record<string, unknown>]>) {
   return { view, refused };
 }
 
-describe('extension tools (issue 29 item 3)', () => {
+describe('extension tools', () => {
   test('are namespaced <extension>.<tool>, carry their min role, and lose minRole from the listing', () => {
     const { view, refused } = serve([[ext('greeter'), { tools: [tool('hello', { minRole: 'operator' })] }]]);
     expect(refused).toEqual([]);
@@ -56,7 +56,7 @@ describe('extension tools (issue 29 item 3)', () => {
   });
 });
 
-describe('extension prompts (issue 29 item 3)', () => {
+describe('extension prompts', () => {
   test('are namespaced like tools and resolve to their own name', () => {
     const { view } = serve([[ext('greeter'), { prompts: [{ name: 'brief' }] }]]);
     expect(view.catalogs[0]?.catalog.prompts).toEqual([{ name: 'greeter.brief' }]);
@@ -74,7 +74,7 @@ describe('extension prompts (issue 29 item 3)', () => {
   });
 });
 
-describe('extension resources (issue 29 item 3)', () => {
+describe('extension resources', () => {
   test('keep their URIs under their own scheme', () => {
     const { view, refused } = serve([
       [

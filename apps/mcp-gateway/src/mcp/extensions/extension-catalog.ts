@@ -2,8 +2,7 @@ import { ExtensionToolNameSchema, type ExtensionCatalog, type Role } from '@dagu
 import type { ServedExtension } from './extension-settings';
 
 /**
- * What the gateway serves of the running extensions' catalogs (issue 29 items 3 and 4,
- * docs/extending.md "What the gateway guarantees"): pure, so every rule is unit-tested.
+ * What the gateway serves of the running extensions' catalogs (docs/extending.md "What the gateway guarantees"): pure, so every rule is unit-tested.
  *
  * - **Tools and prompts are namespaced** `<extension>.<own name>`; an own name is
  *   `[A-Za-z0-9_-]{1,64}` (no dot), so a served name cannot equal a built-in one or another

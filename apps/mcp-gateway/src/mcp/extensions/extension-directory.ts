@@ -11,7 +11,7 @@ function globEscape(text: string): string {
 
 /**
  * The extension services announcing a catalog now, whether or not they are served
- * (issue 29: `GET /api/v1/extensions` shows an admin what there is to enable). Finds the
+ * (`GET /api/v1/extensions` shows an admin what there is to enable). Finds the
  * catalog keys `<prefix>:mcp:ext:<name>:catalog` with `SCAN` (never `KEYS`), at most
  * {@link MAX_ANNOUNCED}.
  */

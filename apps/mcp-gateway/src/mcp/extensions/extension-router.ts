@@ -64,7 +64,7 @@ export class ExtensionUnavailable extends JsonRpcError {
  *
  * What is served of each catalog — namespaced `<extension>.<tool>` tools and prompts,
  * resources that shadow neither `dagu://` nor another extension — is extension-catalog.ts
- * (issue 29 items 3 and 4); a refused entry is left out and logged.
+ *; a refused entry is left out and logged.
  */
 export class ExtensionRouter {
   /** Refused catalog entries already logged. */

@@ -1,6 +1,6 @@
 import { ServedExtensions } from './extension-settings';
 
-describe('ServedExtensions (issue 29 item 4)', () => {
+describe('ServedExtensions', () => {
   test('a test fixture is served as announced; MCP_EXTENSIONS entries are namespaced and checked', async () => {
     const served = new ServedExtensions({ staticNames: ['warehouse', 'conformance'], fixtureNames: ['conformance'] });
     expect(await served.served()).toEqual([

@@ -2,7 +2,7 @@ import type { Pool } from '@dagu-mcp/runtime';
 import { ExtensionSettingsSchema, type ExtensionSettings } from '@dagu-mcp/contracts';
 
 /**
- * Which extensions an admin enabled (issue 29 item 2), kept in the gateway's `settings`
+ * Which extensions an admin enabled, kept in the gateway's `settings`
  * table under `extension:<name>` (JSON {@link ExtensionSettings}) so every replica agrees
  * and no migration is needed. Read through {@link ServedExtensions}, which caches.
  */

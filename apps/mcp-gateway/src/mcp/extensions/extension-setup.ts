@@ -16,7 +16,7 @@ export interface Extensions {
 }
 
 /**
- * Builds the extension registry (issue 29): switches in the gateway's `settings` table, the
+ * Builds the extension registry: switches in the gateway's `settings` table, the
  * configured `MCP_EXTENSIONS` and `MCP_TEST_FIXTURE_EXTENSIONS`, and a small Redis connection
  * of its own for listing the announcing services (`GET /api/v1/extensions`).
  */

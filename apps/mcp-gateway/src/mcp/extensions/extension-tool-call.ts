@@ -19,7 +19,7 @@ const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 500;
 
 /**
- * One call of an extension tool (issue 29 item 3), on `/mcp` or through an agent's binding.
+ * One call of an extension tool, on `/mcp` or through an agent's binding.
  * For every extension but a test fixture the gateway, before anything reaches the extension: checks the tool's minimum role
  * (`unauthorized`), validates `arguments` against the published input schema with ajv
  * (`invalid_tool_input`, `details.errors`), then relays only the principal — never the

@@ -6,7 +6,7 @@ import type { ExtensionRouter } from './extension-router';
 export const TOOL_LIST_WATCH_MS = 1000;
 
 /**
- * Calls `onChange` when the served extension tools change (issue 29 items 2 and 4): at once,
+ * Calls `onChange` when the served extension tools change: at once,
  * then every {@link TOOL_LIST_WATCH_MS}, the replica lists them (served names and definitions); when
  * they differ from the last look — a service started or stopped announcing or changed its
  * catalog, an admin enabled, disabled or narrowed one — `onChange` runs (one at a time; a

@@ -175,7 +175,7 @@ function invalid(message: string, field: string): JsonRpcError {
 
 /**
  * `prompts/list` and `prompts/get` (MCP server/prompts; dagu-model §8): the
- * gateway's five prompts, then those of served extensions (`<extension>.<prompt>`, issue 29).
+ * gateway's five prompts, then those of served extensions (`<extension>.<prompt>`).
  *
  * `prompts/get` errors: -32602 with the 020 error object as `data` for an
  * unknown prompt or a missing, unknown or malformed argument (prompt-catalog.ts).

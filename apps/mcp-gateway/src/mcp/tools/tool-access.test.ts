@@ -13,7 +13,7 @@ const who = (role: Role, scopes?: string[]): Principal => ({
 const offered = (principal: Principal): string[] =>
   TOOL_DEFINITIONS.map((t) => t.name).filter((name) => offersTool(principal, name));
 
-// Issue 41 item 4: tools/list offers what the role, capped by an OAuth token's scopes, can use.
+// Tools/list offers what the role, capped by an OAuth token's scopes, can use.
 describe('offersTool', () => {
   it.each([
     ['viewer', ['dagu_read', 'dagu_change']],

@@ -16,7 +16,7 @@ const action = (op: OpName, scope: OAuthScope, role: Role = requiredRoleOf(op)):
 export type GatewayToolName = 'dagu_read' | 'dagu_change' | 'dagu_execute';
 
 /**
- * What each of the gateway's tools does, as the ops its actions make (issue 41 item 4):
+ * What each of the gateway's tools does, as the ops its actions make:
  * `dagu_read` reads (021 targets); `dagu_change` previews with reads and validation and
  * applies with the op of its change type (022b, {@link APPLY_OP_OF_TYPE}); `dagu_execute`
  * starts (an inline start is authoring: `run.start`'s `roleFor`), enqueues, retries, stops,
@@ -57,7 +57,7 @@ export const TOOL_ACTIONS: Readonly<Record<GatewayToolName, readonly ToolAction[
 /**
  * True when `principal` may do `toolAction`: its role reaches the op's, and an OAuth token
  * (a principal with `scopes`) holds the action's scope. The role's cap by the scopes of
- * issue 41 item 4 is per action: a token may hold `dagu:execute` without `dagu:change`.
+ * The scope check is per action: a token may hold `dagu:execute` without `dagu:change`.
  */
 export function mayDo(principal: Principal, toolAction: Pick<ToolAction, 'role' | 'scope'>): boolean {
   return (
@@ -68,7 +68,7 @@ export function mayDo(principal: Principal, toolAction: Pick<ToolAction, 'role' 
 
 /**
  * Whether `tools/list` offers gateway tool `name` to `principal`, for every credential
- * (issue 41 item 4): when at least one of its actions is open to it ({@link mayDo}). A
+ *: when at least one of its actions is open to it ({@link mayDo}). A
  * viewer keeps `dagu_read` and `dagu_change` (preview) and loses `dagu_execute`. A tool
  * left out may still be called; its action answers `unauthorized` (dagu-model §10).
  * Names that are not the gateway's own tools are offered.

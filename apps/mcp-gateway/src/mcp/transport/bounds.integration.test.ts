@@ -1,6 +1,5 @@
 /**
- * Bounds of the MCP transport against real Redis (issue 17 "Every unbounded
- * thing gets a bound"; docs/security.md "Bounds and browser rules"): a
+ * Bounds of the MCP transport against real Redis (docs/security.md "Bounds and browser rules"): a
  * 2025-03-26 JSON-RPC batch holds at most `MCP_BATCH_MAX_MESSAGES` messages,
  * and the client-sent part of a session record (`clientInfo`, `capabilities`,
  * loaded on every request of the session) at most
@@ -107,7 +106,7 @@ describe('subscriptions per session are bounded', () => {
   });
 });
 
-describe('the subscriber index of a URI expires with its sessions (issue 17 item 2)', () => {
+describe('the subscriber index of a URI expires with its sessions', () => {
   test('the index key takes the idle TTL, is refreshed with the session, and is gone once the session expired', async () => {
     const idleTtlMs = 1500;
     const short = await startReplica({ prefix: `${prefix}-index-ttl`, idleTtlMs, sessionCacheMs: 0 });
@@ -194,7 +193,7 @@ describe('sessions per principal are bounded', () => {
     }
   });
 
-  test('the bound holds exactly under concurrency: 200 concurrent initializes on two replicas against 20, exactly 20 open (issue 42)', async () => {
+  test('the bound holds exactly under concurrency: 200 concurrent initializes on two replicas against 20, exactly 20 open', async () => {
     const shared = `${prefix}-concurrent`;
     const replicas = [
       await startReplica({ prefix: shared, maxSessionsPerPrincipal: 20 }),
@@ -225,7 +224,7 @@ describe('sessions per principal are bounded', () => {
     }
   });
 
-  test('the store admits exactly the bound when 200 creates are in flight at once (issue 42)', async () => {
+  test('the store admits exactly the bound when 200 creates are in flight at once', async () => {
     const own = `${prefix}-store`;
     const redis = new Redis(TEST_REDIS_URL);
     try {

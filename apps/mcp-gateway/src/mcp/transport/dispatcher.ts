@@ -44,7 +44,7 @@ export interface McpCallContext {
    * Asks the person in the client with a form elicitation and resolves with
    * the answer (`{action: accept|decline|cancel, content?}`), waiting at most
    * `timeoutMs`. Present only when the client can be asked during this
-   * request (issue 22 §2): in the session revisions, when it declared the
+   * request: in the session revisions, when it declared the
    * elicitation capability (without a progress token the caller bounds the
    * whole call by dagu-model §10's 50 s).
    *
@@ -55,7 +55,7 @@ export interface McpCallContext {
    * Stateless revision (2026-07-28) only, when the request's client
    * capabilities declare elicitation: the client answers `input_required`
    * results (MRTR). On a repeated call, what it sent back: `inputResponses`
-   * and the `requestState` the server issued (issue 22 §2).
+   * and the `requestState` the server issued.
    */
   readonly inputRequired?: {
     readonly inputResponses?: Record<string, unknown>;
@@ -63,7 +63,7 @@ export interface McpCallContext {
   };
   /**
    * The caller's principal as of now, for a checkpoint decision taken long
-   * after the call began (issue 22 §2 asking the person; issue 24 item 4): an
+   * after the call began (asking the person): an
    * agent's tool looks its binding author's role up again, so a demotion
    * while the person answers is honoured. Absent: {@link principal} stands.
    *
@@ -72,7 +72,7 @@ export interface McpCallContext {
   readonly currentPrincipal?: () => Promise<Principal>;
   /** Closes this request's SSE stream early (SEP-1699 polling); the client resumes it with `Last-Event-ID`. */
   readonly releaseStream?: () => void;
-  /** Notes the DAG-run this request started, reported if the serving replica dies before answering (issue 18 item 3). */
+  /** Notes the DAG-run this request started, reported if the serving replica dies before answering. */
   readonly noteDagRun?: (dagRunId: string) => void;
 }
 

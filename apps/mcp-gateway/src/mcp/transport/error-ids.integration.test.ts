@@ -1,6 +1,6 @@
 /**
  * Every JSON-RPC error of the MCP endpoint keeps the request's id whenever the request was
- * parsed (issue 42; JSON-RPC 2.0 §5: `"id": null` only when the id could not be read): the MCP
+ * parsed (JSON-RPC 2.0 §5: `"id": null` only when the id could not be read): the MCP
  * SDK cannot parse an error with `"id": null` (`invalid_union`) and loses the answer. Through
  * the real app over HTTP, with sessions in Redis; the outage is a throwaway `redis-server` of
  * the test's own, stopped while the authentication (run before the body is read) asks it.
@@ -84,7 +84,7 @@ describe('errors answer the ids of the parsed request', () => {
   });
 });
 
-describe('a Redis outage met before the body was read (issue 42)', () => {
+describe('a Redis outage met before the body was read', () => {
   test('is resource_unavailable naming Redis, with the id: -32005 for a method, an isError result for tools/call, per request in a batch', async () => {
     const sid = await initialize(replica.url);
     await own.stop();

@@ -1,7 +1,7 @@
 import { encodeJsonBody } from './json-body';
 import { shareResult } from './shared-result';
 
-/** The MCP endpoint's JSON bodies (issue 28): one encoding, shared results spliced in. */
+/** The MCP endpoint's JSON bodies: one encoding, shared results spliced in. */
 describe('encodeJsonBody', () => {
   it('is the JSON of any message or batch', () => {
     for (const body of [

@@ -5,7 +5,7 @@ import { sharedResultJson } from './shared-result';
  * Writes the JSON answers of the MCP endpoint (Streamable HTTP, `application/json`
  * bodies; Dagu spec 020 §Endpoint) in one UTF-8 encoding, without Express's
  * `res.json`: that one hashes every body for an `ETag` (a SHA-1 over up to
- * 40 KB for a `dags` page, issue 28), which a JSON-RPC POST answer never uses.
+ * 40 KB for a `dags` page), which a JSON-RPC POST answer never uses.
  *
  * A result marked by `shareResult` (shared-result.ts) has its JSON
  * encoded once; answers carrying it splice those bytes in after their own

@@ -23,8 +23,7 @@ interface Listener {
  * The part of a requested filter the gateway honours: run URIs
  * (`dagu://runs/{name}/{dagRunId}`) and their `/logs`, as `resources/subscribe`
  * offers them (dagu-model §8), and `toolsListChanged` when `toolChanges` says
- * tool-list changes are fed to the listeners (the extension tools of `/mcp`,
- * issue 29). The prompt and resource list flags are not honoured: those lists
+ * tool-list changes are fed to the listeners (the extension tools of `/mcp`). The prompt and resource list flags are not honoured: those lists
  * do not change while the gateway runs, so a client is told not to expect them.
  */
 export function honouredFilter(requested: SubscriptionFilter, toolChanges = false): SubscriptionFilter {

@@ -7,7 +7,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol';
  * (mcp-revisions §2). Written here rather than taken from
  * `@modelcontextprotocol/core` 2.x: the gateway validates with the SDK 1.x
  * schemas everywhere else and needs only these few keys, codes and checks
- * (docs/decisions.md, issue 22).
+ * (docs/decisions.md).
  */
 
 /** Stateless revisions served, newest first. */

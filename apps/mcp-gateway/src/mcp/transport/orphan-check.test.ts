@@ -1,6 +1,6 @@
 import { ORPHANED_MESSAGE, orphanedAnswer } from './orphan-check';
 
-describe('orphanedAnswer (issue 18 item 3, dagu-model §10)', () => {
+describe('orphanedAnswer (dagu-model §10)', () => {
   it('answers a tool call with an isError result: resource_unavailable, outcome unknown, requestId and dagRunId', () => {
     const answer = orphanedAnswer({
       replica: 'r1',

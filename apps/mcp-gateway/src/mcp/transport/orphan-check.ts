@@ -3,7 +3,7 @@ import { errorResponse, resultResponse, type OutgoingMessage } from './protocol'
 import type { ReplicaHub } from './replica-hub';
 
 /**
- * Orphaned requests (issue 18 item 3): a POST answered as SSE lives on the
+ * Orphaned requests: a POST answered as SSE lives on the
  * replica that received it. When that replica dies, the client resumes the
  * stream with `Last-Event-ID` on another replica, which would otherwise relay
  * keep-alives until the stream expires. The resuming replica checks the

@@ -121,7 +121,7 @@ export function errorResponse(id: RequestId | null, code: number, message: strin
 }
 
 /**
- * The error answer to request body `body`, by id (issue 42): one error for a single message,
+ * The error answer to request body `body`, by id: one error for a single message,
  * one per request of a batch, `"id": null` only when no id is readable (http/json-rpc-error.ts
  * `answerIdsOf`).
  */

@@ -23,7 +23,7 @@ import type { McpKeys } from './redis-keys';
  * Its liveness lease `<p>:mcp:replica:<id>:alive` (PX `leaseMs`, renewed
  * every third of it) tells the others it is alive: a replica resuming an SSE
  * stream of a request this one served answers it when the lease lapsed
- * (orphan-check.ts, issue 18 item 3).
+ * (orphan-check.ts).
  *
  * Everything local (in-flight requests, stream closers, wake listeners) is
  * kept in maps that are emptied as requests and streams finish, so no timer

@@ -204,7 +204,7 @@ export class RequestRunner {
   ): Record<string, unknown> {
     if (request.method !== 'tools/call' || result.isError !== true) return result;
     const unexpected = unexpectedCauseOf(result);
-    // A Redis or PostgreSQL outage is no bug: resource_unavailable with details.dependency (issue 18 item 5).
+    // A Redis or PostgreSQL outage is no bug: resource_unavailable with details.dependency.
     const outage = unexpected === undefined ? undefined : outageErrorOf(unexpected.cause);
     if (outage !== undefined) return this.finishResult(toolError(outage.toServiceError()), request, logId);
     if (unexpected !== undefined) this.logUnexpected(unexpected.cause, request, logId);

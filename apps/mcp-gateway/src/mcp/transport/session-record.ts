@@ -25,7 +25,7 @@ export interface SessionRecord {
 
 /**
  * Whom a session is bound to (`SessionRecord.principalId`): the principal's id, and for a
- * person signed in to a published agent with OAuth also the person (issue 41 item 2), so
+ * person signed in to a published agent with OAuth also the person, so
  * two people using one agent neither share a session nor each other's session bound.
  */
 export function sessionOwnerOf(principal: Principal): string {

@@ -59,7 +59,7 @@ return 1`;
 // Admits a new session of a principal unless it already has `max` live ones, and writes its
 // record in the same script: the ended or expired ones are pruned only at the bound
 // (so opening a session stays O(1) below it), and a session admitted but not yet written would
-// look ended to that prune, letting concurrent initializes past the bound (issue 42: 5,678 of
+// look ended to that prune, letting concurrent initializes past the bound (5,678 of
 // 10,000 against 5,000). The record's key is derived, not declared: like the pruned ones it
 // lives in the session's slot, not the principal's. ARGV: sid, max, now, ttl, session-key
 // prefix, session-key suffix, then the record's field/value pairs. 1 admitted, 0 refused.
@@ -222,7 +222,7 @@ export class SessionStore {
     for (const id of ids) pipeline.exists(this.keys.session(id));
     const results = (await pipeline.exec()) ?? [];
     // A failed EXISTS (Redis went away mid-pipeline) is no answer: taken as "gone", it would end
-    // every live session's requests on this replica (-32800) during a Redis blip (issue 18).
+    // every live session's requests on this replica (-32800) during a Redis blip.
     const failed = results.find(([error]) => error !== null)?.[0];
     if (failed !== undefined && failed !== null) throw failed;
     return ids.map((_, i) => results[i]?.[1] === 1);
@@ -241,8 +241,7 @@ export class SessionStore {
    * to a URI already held is accepted.
    *
    * @throws DaguError `invalid_request` on `uri` when the session already
-   *   holds `maxSubscriptions` other subscriptions (issue 17 "Every unbounded
-   *   thing gets a bound").
+   *   holds `maxSubscriptions` other subscriptions.
    */
   async subscribe(id: string, uri: string): Promise<void> {
     const added = await evalScript(

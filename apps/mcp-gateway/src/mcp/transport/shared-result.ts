@@ -1,5 +1,5 @@
 /**
- * Results served to many requests unchanged (issue 28: the `dags` page a
+ * Results served to many requests unchanged (the `dags` page a
  * gateway replica holds, tools/read/dag-page-memo.ts). A result marked here
  * is deep-frozen and its JSON is encoded once; the transport splices those
  * bytes into each answer (json-body.ts) instead of encoding the same 40 KB

@@ -232,7 +232,7 @@ export class StatelessHandler {
       signal: controller.signal,
       sessionId: undefined,
       progressToken,
-      // MRTR (issue 22 §2): a client that declared elicitation answers input_required results.
+      // MRTR: a client that declared elicitation answers input_required results.
       ...(session.clientCapabilities.elicitation !== undefined
         ? {
             inputRequired: {

@@ -155,7 +155,7 @@ export class StreamableHttpHandler {
       return send(
         res,
         400,
-        // Refused whole: one answer, not one per entry of a batch that may be this large (issue 42).
+        // Refused whole: one answer, not one per entry of a batch that may be this large.
         errorResponse(null, INVALID_REQUEST, `Invalid Request: a batch holds at most ${maxBatch} messages.`),
       );
     const messages = items.map(classifyMessage);

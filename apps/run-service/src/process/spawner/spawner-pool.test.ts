@@ -5,7 +5,7 @@ import { ProcessSpawner } from './process-spawner';
 import { SpawnerPool } from './spawner-pool';
 
 /**
- * `RUN_STEP_SPAWNERS` (issue 28): steps go to the spawner with the fewest open
+ * `RUN_STEP_SPAWNERS`: steps go to the spawner with the fewest open
  * steps. Real spawner processes; a step reports its parent, the spawner that
  * started it.
  */

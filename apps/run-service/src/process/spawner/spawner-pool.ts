@@ -7,7 +7,7 @@ export interface CountedSpawner extends StepSpawner {
 }
 
 /**
- * Several step spawners used in turn (`RUN_STEP_SPAWNERS`, issue 28): a
+ * Several step spawners used in turn (`RUN_STEP_SPAWNERS`): a
  * spawner forks one step process at a time and its thread is blocked while
  * the fork runs (about 1.4 ms here), so one spawner caps a replica near 700
  * step starts a second however many cores it has. Each member keeps its own

@@ -23,7 +23,7 @@ export type ToSpawner =
       args: readonly string[];
       cwd: string;
       env: Readonly<Record<string, string>>;
-      /** The child's uid, gid, umask and limits (issue 43); absent: the spawner's `--uid`/`--gid`. */
+      /** The child's uid, gid, umask and limits; absent: the spawner's `--uid`/`--gid`. */
       as?: SpawnAs;
     }
   /** Stop reading the child's pipes (run-service's log buffer is full), or read again. */

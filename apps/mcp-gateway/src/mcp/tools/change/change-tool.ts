@@ -77,7 +77,7 @@ function upsertSuccess(
     errors: outcome.errors,
     applied: outcome.applied,
   };
-  // Added field (022 allows them): what will not resolve at run time (issue 21 item 4), and
+  // Added field (022 allows them): what will not resolve at run time, and
   // in preview what the caller's role could not apply (022b).
   if (outcome.valid || roleNotes.length > 0) structured.warnings = [...(outcome.warnings ?? []), ...roleNotes];
   if (outcome.valid && outcome.dag !== undefined) structured.dag = outcome.dag;

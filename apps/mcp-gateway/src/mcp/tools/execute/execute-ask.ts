@@ -4,7 +4,7 @@ import { completeHumanTask, decideApproval } from '../../../actions/checkpoint.a
 
 /**
  * Asking the person in their MCP client to decide the checkpoint a waited-on
- * run reached (issue 22 §2): the elicitation request built from a waiting
+ * run reached: the elicitation request built from a waiting
  * step's human-task form or approval inputs, and the answer applied through
  * the same checkpoint actions as the REST checkpoint routes
  * (actions/checkpoint.actions.ts: `run.humanTask`, `run.approval`), so

@@ -261,7 +261,7 @@ describe('parseExecuteInput: the error context (036 §Errors optional keys)', ()
   });
 });
 
-describe('parseExecuteInput: dagRunId "latest" (issue 21 item 10)', () => {
+describe('parseExecuteInput: dagRunId "latest"', () => {
   it('is refused as the id of a new run, on dagRunId', () => {
     for (const action of ['start', 'enqueue']) {
       const { error } = failure({ action, name: 'etl', dagRunId: 'latest' });

@@ -161,7 +161,7 @@ export function parseExecuteInput(args: unknown, context: ExecuteErrorContext): 
     if (!isValidDagRunId(dagRunId))
       fail('dagRunId', 'The dagRunId field must match ^[-a-zA-Z0-9_]+$ and be at most 64 characters.');
     context.dagRunId = dagRunId;
-    // Reads resolve `latest` to the DAG's latest run (issue 21 item 10), so a new run cannot take it.
+    // Reads resolve `latest` to the DAG's latest run, so a new run cannot take it.
     if (!runControl && dagRunId === LATEST_RUN_ID)
       fail('dagRunId', `The dagRunId "${LATEST_RUN_ID}" names the latest run of a DAG; a new run cannot take it.`);
   }

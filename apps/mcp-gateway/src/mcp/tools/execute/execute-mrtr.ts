@@ -7,7 +7,7 @@ import type { RunDetail } from '@dagu-mcp/contracts';
 import { sessionOwnerOf } from '../../transport/session-record';
 
 /**
- * Multi-round-trip requests for checkpoints (issue 22 §2; mcp-revisions §2
+ * Multi-round-trip requests for checkpoints (mcp-revisions §2
  * "MRTR"): in the stateless revision the gateway cannot send the client a
  * request, so `dagu_execute … wait=true` answers a waiting run with
  * `resultType: "input_required"`, one elicitation under

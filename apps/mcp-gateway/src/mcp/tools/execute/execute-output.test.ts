@@ -122,7 +122,7 @@ describe('executeSuccess (036 §Output)', () => {
   });
 });
 
-describe('answerText (dagu-model §5 `answer`, issue 21 item 11)', () => {
+describe('answerText (dagu-model §5 `answer`)', () => {
   const path = '/api/v1/dag-runs/nightly-report/20260701T010000Z/steps/review/human-task';
   const waiting: RunDetail = {
     ...DETAIL,

@@ -63,7 +63,7 @@ export function answerText(run: RunDetail): string {
  *   runUri, logsUri}` plus `subscribe` without a wait, or `completed`,
  *   `status`, `statusLabel`, `run` (finished / waiting checkpoint) and
  *   `waitError` (wait failure) with one; `checkpointQuestion {stepName, outcome,
- *   message}` when asking the person in the client did not decide the checkpoint (issue 22 §2).
+ *   message}` when asking the person in the client did not decide the checkpoint.
  *
  * @param outcome the wait's outcome; `undefined` when the request had no `wait`
  */
@@ -91,7 +91,7 @@ export function executeSuccess(
     structured.statusLabel = outcome.observed.statusLabel;
     if (outcome.kind === 'finished' || outcome.kind === 'waiting') structured.run = outcome.observed.run;
     if (outcome.kind === 'failed') structured.waitError = outcome.error;
-    // Issue 22 §2: why asking in the client did not decide the checkpoint.
+    // Why asking in the client did not decide the checkpoint.
     if (asked !== undefined) structured.checkpointQuestion = asked;
   }
   const links: ResourceLink[] = [

@@ -124,7 +124,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
           outcome = await waitOnce(outcome.observed, leftInCall());
         }
       }
-      // Issue 22 §2: a client that can be asked decides the checkpoint right here; the wait then goes on.
+      // A client that can be asked decides the checkpoint right here; the wait then goes on.
       while (outcome.kind === 'waiting' && note === undefined && !ctx.signal.aborted) {
         if (mrtr !== undefined) {
           if (left() <= 0) break;

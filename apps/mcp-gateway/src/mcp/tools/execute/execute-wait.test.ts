@@ -157,7 +157,7 @@ describe('waitForRun (036 §Wait, dagu-model §10)', () => {
   });
 });
 
-describe('progressMessage (issue 21 item 10: progress names the running steps)', () => {
+describe('progressMessage (progress names the running steps)', () => {
   const step = (name: string, status: number) => ({ name, status, statusLabel: runStatusLabel(status), logUri: '' });
   const run = (steps: RunDetail['steps']): RunDetail => ({
     name: 'd',

@@ -112,7 +112,7 @@ const ACTIVE_STEP_STATUSES: ReadonlySet<number> = new Set([StepStatus.running, S
 
 /**
  * The text of one progress notification: the run's status, the seconds
- * waited, and the steps running at the last read (issue 21 item 10), e.g.
+ * waited, and the steps running at the last read, e.g.
  * `Waiting for the run: running after 10 s; running steps: extract, load.`
  */
 export function progressMessage(observed: Observed, waitedSeconds: number): string {

@@ -4,7 +4,7 @@ import { readSuccess } from './read-tool';
 import { encodeJsonBody } from '../../transport/json-body';
 import type { ReadRequest } from './read-input';
 
-/** The gateway's `dags` page copies (issue 28): dag-service decides, the memo only keeps. */
+/** The gateway's `dags` page copies: dag-service decides, the memo only keeps. */
 const pageOf = (...names: string[]): DagListReply => ({
   items: names.map((name) => ({
     name,

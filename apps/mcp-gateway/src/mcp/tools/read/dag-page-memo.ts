@@ -18,8 +18,7 @@ const PAGE_WEIGHT_FACTOR = 4;
 const MAX_KEY_LENGTH = 1024;
 
 /**
- * The gateway's copies of `dagu_read dags` pages (Dagu spec 021 `dags`,
- * issue 28). dag-service stays the judge of freshness: every read still asks
+ * The gateway's copies of `dagu_read dags` pages (Dagu spec 021 `dags`). dag-service stays the judge of freshness: every read still asks
  * it, with the tag of the copy held here (`dag.listIfChanged`), and only an
  * unchanged tag lets the copy be served. What the copy saves is the 15 KB
  * reply on the bus, its parse and schema check, and (since the copy keeps

@@ -7,7 +7,7 @@ import { deleteKeysWithPrefix, TEST_REDIS_URL } from '../../../../../../packages
 
 /**
  * `dagu_read dags` against a dag-service older than the gateway (a rolling
- * upgrade, issue 28): its workers know `dag.list` but not `dag.listIfChanged`,
+ * upgrade): its workers know `dag.list` but not `dag.listIfChanged`,
  * and the page still arrives, over the real bus.
  */
 const REDIS_URL = TEST_REDIS_URL;
