@@ -240,6 +240,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         audit: auth.audit,
         announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
         basePath: config.BASE_PATH,
+        ...(config.PUBLIC_URL !== undefined ? { publicUrl: config.PUBLIC_URL.replace(/\/+$/, '') } : {}),
       }),
       extensionRoutes({ ...extensions, audit: auth.audit }),
       agentUsageRoutes({ bus, pool, flush: () => usage.flush() }),
