@@ -39,6 +39,8 @@ afterAll(async () => {
 
 interface StartedStack {
   readonly port: number;
+  /** Ctrl-C (SIGINT to its process group, as a terminal sends it); resolves with the exit code. */
+  stop(): Promise<number | null>;
   output(): string;
   /** The `ports:` line's numbers: gateway, each service, metrics. */
   ports(): Record<string, number>;
@@ -71,7 +73,12 @@ async function startOwnStack(): Promise<StartedStack> {
       [...line.replace(/ \(.*$/, '').matchAll(/([a-z-]+) (\d+)/g)].map((m) => [m[1] ?? '', Number(m[2])]),
     );
   };
-  return { port, output: () => output, ports };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = (): Promise<number | null> => {
+    if (child.exitCode === null) process.kill(-(child.pid ?? 0), 'SIGINT');
+    return exited;
+  };
+  return { port, output: () => output, ports, stop };
 }
 
 async function isReady(port: number): Promise<boolean> {
@@ -121,6 +128,15 @@ test('a second npm start comes up beside a running one: taken ops and metrics po
   const metrics = await fetch(`http://127.0.0.1:${b.metrics}/metrics`);
   expect(metrics.status).toBe(200);
   for (const stack of [first, second]) expect(stack.output()).not.toContain('EADDRINUSE');
+  // A normal stop is quiet (issue 53 item 6): no warning, no Redis "Connection is closed", no stack trace.
+  for (const stack of [second, first]) {
+    expect(await stack.stop()).toBe(0);
+    const afterStop = stack.output().slice(stack.output().indexOf('shutting down'));
+    expect(afterStop).toContain('gateway stopped');
+    expect(afterStop).not.toMatch(/"level":(40|50|60)/);
+    expect(stack.output()).not.toContain('Connection is closed');
+    expect(stack.output()).not.toMatch(/^\S*\s+at \S/m);
+  }
 }, 240_000);
 
 test('STACK_PORT_BASE=N pins the ports: gateway N, services N+1…N+4, metrics N+5', async () => {
