@@ -61,7 +61,7 @@ export interface RunningGateway {
 /**
  * Starts the gateway: migrations of its own schema, the bus client, the MCP
  * session manager and the HTTP server on `HOST:PORT`. PostgreSQL and Redis are
- * waited for first (`DEPENDENCY_WAIT_MS`, retried with backoff; issue 53 item 3).
+ * waited for first (`DEPENDENCY_WAIT_MS`, retried with backoff).
  *
  * @throws when PostgreSQL or Redis do not answer within `DEPENDENCY_WAIT_MS`, or a migration fails
  */
@@ -98,7 +98,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
           checkMs: config.DB_READ_CHECK_MS,
           logger,
         });
-  // PostgreSQL and Redis may come up after the gateway (issue 53 item 3): waited for with backoff, the public port still closed.
+  // PostgreSQL and Redis may come up after the gateway (docs/decisions.md "A start waits for PostgreSQL and Redis"): waited for with backoff, the public port still closed.
   let migrated = false;
   await waitForDependency({
     dependency: 'PostgreSQL',

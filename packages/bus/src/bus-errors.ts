@@ -81,7 +81,7 @@ export function fieldOfZodError(error: z.ZodError): string | undefined {
 /**
  * `invalid_tool_input` for a payload that failed its op's request schema, with
  * the field of the first issue and every issue's path and message in `details`. Given the
- * payload (`input`), an absent field reads "<field> is required" (issue 53 item 6).
+ * payload (`input`), an absent field reads "<field> is required" (docs/decisions.md "Messages a newcomer meets").
  */
 export function invalidInputError(op: string, error: z.ZodError, input?: unknown): DaguError {
   const first = error.issues[0];

@@ -94,7 +94,7 @@ describe('validation errors', () => {
     expect(error.details).toEqual({ issues: [{ path: ['items', 1, 'name'], message: expect.any(String) }] });
   });
 
-  it('says an absent field is required, naming it (issue 53 item 6)', () => {
+  it('says an absent field is required, naming it', () => {
     const payload = { items: [{ name: 'a' }, {}] };
     const result = schema.safeParse(payload);
     expect(result.success).toBe(false);

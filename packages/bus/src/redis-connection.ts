@@ -135,8 +135,7 @@ export async function closeRedisConnection(redis: Redis): Promise<void> {
 
 /**
  * One round trip to Redis on a connection of its own that does not retry:
- * connects, sends `PING` and disconnects (the start-up wait for Redis, issue 53
- * item 3). Gives up after `timeoutMs` (default 3000).
+ * connects, sends `PING` and disconnects (the start-up wait for Redis; docs/decisions.md "A start waits for PostgreSQL and Redis"). Gives up after `timeoutMs` (default 3000).
  *
  * @param redisUrl - `redis://[user:pass@]host:port[/db]`.
  * @throws the connection's failure (`ECONNREFUSED`, a timeout, `NOAUTH`, `LOADING`).

@@ -148,7 +148,7 @@ export type StoredBinding = z.infer<typeof StoredBindingSchema>;
 
 /**
  * The fields a catalog read adds to each binding (`toolName`, `createdBy`, `createdAt`): the
- * writes accept them and ignore them, so a read can be sent back unchanged (issue 53 item 5).
+ * writes accept them and ignore them, so a read can be sent back unchanged (docs/decisions.md "Admin APIs that round-trip").
  */
 export const STORED_BINDING_READ_ONLY_FIELDS = ['toolName', 'createdBy', 'createdAt'] as const;
 
@@ -265,7 +265,7 @@ export type AgentUpdateRequest = z.infer<typeof AgentUpdateRequestSchema>;
  * `agent.setTools`: the whole new catalog. `ifVersion` (optional) makes it conditional: the
  * change is refused with `conflict` (field `ifVersion`, `details.version` the current one) when
  * the agent's version is another — the gateway's one-binding routes read, change one binding and
- * write with it, so a change made in between is never lost (issue 53 item 5).
+ * write with it, so a change made in between is never lost (docs/decisions.md "Admin APIs that round-trip").
  */
 export const AgentSetToolsRequestSchema = z.strictObject({
   workspace: WikiWorkspaceSchema,

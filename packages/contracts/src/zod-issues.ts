@@ -13,14 +13,14 @@ export function fieldOfIssue(issue: z.core.$ZodIssue): string | undefined {
 
 /**
  * Whether a zod issue is about a field that is absent from `root` (the value that was parsed):
- * its path leads to `undefined` and its code is one a missing value gets (issue 53 item 6).
+ * its path leads to `undefined` and its code is one a missing value gets (docs/decisions.md "Messages a newcomer meets").
  */
 export function isMissingFieldIssue(issue: z.core.$ZodIssue, root: unknown): boolean {
   return issue.path.length > 0 && ABSENT_CODES.has(issue.code) && valueAtPath(root, issue.path) === undefined;
 }
 
 /**
- * What a zod issue says to a person (issue 53 item 6): `required` for a field that is absent
+ * What a zod issue says to a person (docs/decisions.md "Messages a newcomer meets"): `required` for a field that is absent
  * (not zod's "Invalid option: expected one of …" nor "expected string, received undefined"),
  * else zod's message. The caller prefixes the field ({@link fieldOfIssue}).
  *

@@ -137,7 +137,7 @@ test('JSON answers become structured content with the status; the credential rea
 test('4xx and 5xx are isError with the status and a trimmed body; 401/403 is a configuration problem', async () => {
   const missing = resultOfResponse('op', await callUpstream(request('/missing'), options));
   expect(missing).toMatchObject({ isError: true, structuredContent: { status: 404 } });
-  // An upstream's JSON error body comes back as JSON (issue 53 item 6).
+  // An upstream's JSON error body comes back as JSON (docs/decisions.md "Messages a newcomer meets").
   expect(missing.structuredContent.body).toEqual({ error: 'no such refund' });
   const boom = resultOfResponse('op', await callUpstream(request('/boom'), options));
   expect(boom.structuredContent).toMatchObject({ status: 500, truncated: true });

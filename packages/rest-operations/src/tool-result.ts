@@ -18,8 +18,7 @@ export const TEXT_CHARS = 4000;
  *   the parsed JSON when the answer is complete JSON, else the text;
  * - a compact text item (`HTTP <status>` and the body, cut at {@link TEXT_CHARS});
  * - a status ≥ 400 is `isError`; its body is the parsed JSON when the answer is complete JSON
- *   of at most {@link ERROR_BODY_CHARS} characters (an upstream's JSON error comes back as JSON,
- *   issue 53 item 6), else the text trimmed to {@link ERROR_BODY_CHARS}; 401 and
+ *   of at most {@link ERROR_BODY_CHARS} characters (an upstream's JSON error comes back as JSON), else the text trimmed to {@link ERROR_BODY_CHARS}; 401 and
  *   403 carry `configurationProblem: true` (the upstream refused *our* credential: the
  *   platform team's setting, not the agent's input).
  */

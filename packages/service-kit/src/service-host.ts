@@ -101,7 +101,7 @@ export interface RunningService {
  * durations by op and outcome, the queue depth and the process metrics.
  *
  * PostgreSQL and Redis are waited for first (`DEPENDENCY_WAIT_MS`, default 60 s,
- * retried with backoff; issue 53 item 3) while the ops server already answers
+ * retried with backoff) while the ops server already answers
  * `/readyz` 503; migrations that fail because PostgreSQL went away are retried too.
  *
  * @throws when PostgreSQL or Redis do not answer within `DEPENDENCY_WAIT_MS`, or a
@@ -145,7 +145,7 @@ export async function startService<C extends OpCatalog>(
     checkMs: config.DB_READ_CHECK_MS,
     logger,
   });
-  // The ops server answers first: /healthz 200, /readyz 503 while PostgreSQL and Redis are waited for (issue 53 item 3).
+  // The ops server answers first: /healthz 200, /readyz 503 while PostgreSQL and Redis are waited for (docs/decisions.md "A start waits for PostgreSQL and Redis").
   let migrated = false;
   let worker: ServiceWorker<typeof catalog> | undefined;
   const metrics = createAppMetrics({ app: `${def.service}-service` });

@@ -157,7 +157,7 @@ export async function deleteAgent(
 /**
  * Replaces an agent's catalog ({@link mergeCatalog}: tool names unique, the
  * authors of unchanged bindings kept); the version grows. With `ifVersion`, only while the
- * agent's version is that one (issue 53 item 5).
+ * agent's version is that one (docs/decisions.md "Admin APIs that round-trip").
  *
  * @throws DaguError `resource_not_found`; `conflict` for a tool-name collision or another version
  *   than `ifVersion` (field `ifVersion`); `unauthorized` below manager

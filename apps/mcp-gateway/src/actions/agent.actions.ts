@@ -141,7 +141,7 @@ export async function setAgentTools(
 
 /**
  * Adds one binding to an agent's catalog, or replaces the one of that tool name
- * (`PUT …/agents/{agent}/tools/{toolName}`, issue 53 item 5): reads the catalog, changes
+ * (`PUT …/agents/{agent}/tools/{toolName}`; docs/decisions.md "Admin APIs that round-trip"): reads the catalog, changes
  * that binding alone (its place kept; a new one goes last) and writes it back with
  * `agent.setTools` conditional on the version read, so a change made in between is not
  * lost. A binding without `name` whose default tool name is not `toolName` is named
@@ -180,7 +180,7 @@ export async function putAgentTool(
 
 /**
  * Removes the binding of one tool name from an agent's catalog (`DELETE
- * …/agents/{agent}/tools/{toolName}`, issue 53 item 5), conditional on the version read as
+ * …/agents/{agent}/tools/{toolName}`), conditional on the version read as
  * {@link putAgentTool} is.
  *
  * @throws DaguError `unauthorized` below `manager`; `resource_not_found` (field `toolName`) when

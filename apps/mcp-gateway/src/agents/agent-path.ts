@@ -10,7 +10,7 @@ export function agentEndpointPath(basePath: string, workspace: string, slug: str
 }
 
 /**
- * The absolute URL of a published agent's MCP endpoint (issue 53 item 5):
+ * The absolute URL of a published agent's MCP endpoint (docs/decisions.md "Admin APIs that round-trip"):
  * `<origin>/mcp/v1/{workspace}/{agent}`.
  *
  * @param origin `PUBLIC_URL` (it includes `BASE_PATH`), or the request's origin plus `BASE_PATH`; no trailing slash

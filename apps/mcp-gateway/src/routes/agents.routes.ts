@@ -55,7 +55,7 @@ const PutToolsSchema = z.strictObject({
 });
 
 /**
- * The fields an agent read returns that no write changes (issue 53 item 5): a PATCH with a
+ * The fields an agent read returns that no write changes (docs/decisions.md "Admin APIs that round-trip"): a PATCH with a
  * read's body accepts and ignores them. `tools` changes only through `…/tools`; the path, not
  * `workspace`/`slug`, names the agent.
  */
@@ -147,7 +147,7 @@ function keyView(record: AgentKeyRecord): Record<string, unknown> {
  * Published agents over REST (issue 24 items 1, 3), `manager` and up
  * (dagu-model §9): agents of a workspace, one agent (with `endpoint`, its
  * MCP endpoint's absolute URL), its catalog (whole, or one binding by tool name), and its keys.
- * A read's body is accepted back by the write, read-only fields ignored (issue 53 item 5). Agent and catalog changes are the
+ * A read's body is accepted back by the write, read-only fields ignored (docs/decisions.md "Admin APIs that round-trip"). Agent and catalog changes are the
  * agent actions (agent-service records them in the audit trail; the action
  * announces them to every gateway replica); keys live here, in the gateway's
  * agent-key repository, shown once, audited as `agent_key.*`.

@@ -5,7 +5,7 @@ import { DaguError, fieldOfIssue, issueMessage } from '@dagu-mcp/contracts';
 /**
  * Validates a REST body or query against `schema`.
  * @throws DaguError `invalid_request` naming the first bad field (`body` for the body as a whole);
- *   a required field that is absent reads "<field>: required" whatever its type (an enum's too, issue 53 item 6)
+ *   a required field that is absent reads "<field>: required" whatever its type (an enum's too)
  */
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const input = value ?? {};

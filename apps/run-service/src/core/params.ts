@@ -160,7 +160,7 @@ export function mergeParams(defs: readonly ParamDef[], input: string | undefined
 }
 
 /**
- * The refusal of undeclared params (issue 53 item 6): each named by its name, a positional
+ * The refusal of undeclared params (docs/decisions.md "Messages a newcomer meets"): each named by its name, a positional
  * value by the value itself (`the positional value "ord-9" (param 1)`, not "Unknown param 1"),
  * with how to name it when the DAG's params have names.
  */

@@ -68,7 +68,7 @@ export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /**
    * `DEPENDENCY_WAIT_MS`: how long an app waits at start for PostgreSQL and Redis to answer, ms,
-   * retrying with backoff (process/dependency-wait.ts, issue 53 item 3); `0`: one attempt. Default 60 s.
+   * retrying with backoff (process/dependency-wait.ts); `0`: one attempt. Default 60 s.
    */
   dependencyWaitMs: z.coerce.number().int().min(0).default(60_000),
   /** Positive integer in milliseconds. */

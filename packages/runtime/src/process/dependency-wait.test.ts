@@ -4,7 +4,7 @@ import { createLogger } from '../logging/logger';
 const logger = createLogger({ name: 'test', level: 'silent', pretty: false });
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
 
-describe('waitForDependency (issue 53 item 3)', () => {
+describe('waitForDependency', () => {
   it('retries a "not there yet" failure until the attempt succeeds', async () => {
     let calls = 0;
     const result = await waitForDependency({

@@ -27,7 +27,7 @@ export interface DependencyWaitOptions<T> {
  * Runs `attempt` until it succeeds, retrying failures that `isUnavailable`
  * calls "not there yet" (ECONNREFUSED, "the database system is starting up", a
  * connect timeout) with exponential backoff — 250 ms, 500 ms, … capped at 5 s —
- * for at most `waitMs` (issue 53 item 3: no process exits because PostgreSQL or
+ * for at most `waitMs` (docs/decisions.md "A start waits for PostgreSQL and Redis": no process exits because PostgreSQL or
  * Redis came up a few seconds after it). The first such failure logs one line,
  * `waiting for <dependency>` with the target, the reason and the bound; a later
  * success logs `<dependency> answered` with the time waited. The caller keeps
