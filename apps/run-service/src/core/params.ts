@@ -124,7 +124,7 @@ export function parseParamInput(input: string | undefined): ParamToken[] {
  *
  * @throws DaguError `invalid_tool_input`: field `params.<NAME>` (and
  *   `details.param`) when a required param has no value or a value breaks its
- *   declared type, enum or range (issue 21 item 6); field `params` when a
+ *   declared type, enum or range; field `params` when a
  *   name is not a valid param name, is reserved, or is not declared (the
  *   message and `details.unknown` name every unknown one).
  */
@@ -189,7 +189,7 @@ function unknownParamsError(
   );
 }
 
-/** A refused value of the declared param `name`: `field` names it (`params.<NAME>`, issue 21 item 6). */
+/** A refused value of the declared param `name`: `field` names it (`params.<NAME>`). */
 function invalidValue(name: string, message: string): DaguError {
   return new DaguError('invalid_tool_input', message, { field: `params.${name}`, details: { param: name } });
 }
