@@ -159,36 +159,6 @@ export function mergeParams(defs: readonly ParamDef[], input: string | undefined
   return merged;
 }
 
-/**
- * The refusal of undeclared params (docs/decisions.md "Messages a newcomer meets"): each named by its name, a positional
- * value by the value itself (`the positional value "ord-9" (param 1)`, not "Unknown param 1"),
- * with how to name it when the DAG's params have names.
- */
-function unknownParamsError(
-  unknown: readonly string[],
-  positional: ReadonlyMap<string, string>,
-  defs: readonly ParamDef[],
-): DaguError {
-  const declared = defs.map((def) => def.name);
-  const shown = unknown.map((name) => {
-    const value = positional.get(name);
-    return value === undefined ? name : `the positional value ${JSON.stringify(value)} (param ${name})`;
-  });
-  const named = declared.find((name) => !/^\d+$/.test(name));
-  const hint =
-    positional.size > 0 && named !== undefined
-      ? ` Give values by name, e.g. ${named}=${[...positional.values()][0] ?? '…'}.`
-      : '';
-  return new DaguError(
-    'invalid_tool_input',
-    `Unknown param${unknown.length > 1 ? 's' : ''}: ${shown.join(', ')}. This DAG declares only ${declared.join(', ')}.${hint}`,
-    {
-      field: 'params',
-      details: { unknown, declared, ...(positional.size > 0 ? { positional: Object.fromEntries(positional) } : {}) },
-    },
-  );
-}
-
 /** A refused value of the declared param `name`: `field` names it (`params.<NAME>`). */
 function invalidValue(name: string, message: string): DaguError {
   return new DaguError('invalid_tool_input', message, { field: `params.${name}`, details: { param: name } });
@@ -226,4 +196,34 @@ export function formatParams(params: readonly RunParam[]): string {
       /^\d+$/.test(param.name) ? quoteParamValue(param.value) : `${param.name}=${quoteParamValue(param.value)}`,
     )
     .join(' ');
+}
+
+/**
+ * The refusal of undeclared params (docs/decisions.md "Messages a newcomer meets"): each named by its name, a positional
+ * value by the value itself (`the positional value "ord-9" (param 1)`, not "Unknown param 1"),
+ * with how to name it when the DAG's params have names.
+ */
+function unknownParamsError(
+  unknown: readonly string[],
+  positional: ReadonlyMap<string, string>,
+  defs: readonly ParamDef[],
+): DaguError {
+  const declared = defs.map((def) => def.name);
+  const shown = unknown.map((name) => {
+    const value = positional.get(name);
+    return value === undefined ? name : `the positional value ${JSON.stringify(value)} (param ${name})`;
+  });
+  const named = declared.find((name) => !/^\d+$/.test(name));
+  const hint =
+    positional.size > 0 && named !== undefined
+      ? ` Give values by name, e.g. ${named}=${[...positional.values()][0] ?? '…'}.`
+      : '';
+  return new DaguError(
+    'invalid_tool_input',
+    `Unknown param${unknown.length > 1 ? 's' : ''}: ${shown.join(', ')}. This DAG declares only ${declared.join(', ')}.${hint}`,
+    {
+      field: 'params',
+      details: { unknown, declared, ...(positional.size > 0 ? { positional: Object.fromEntries(positional) } : {}) },
+    },
+  );
 }
