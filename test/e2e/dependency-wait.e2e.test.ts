@@ -13,15 +13,18 @@ import {
   startThrowawayPostgres,
   type ThrowawayPostgres,
 } from '../../packages/runtime/test-fixtures/throwaway-postgres';
+import { deleteKeysWithPrefix } from '../../packages/bus/test-fixtures/bus-test-env';
 import { freePort, startStack, type Stack } from './stack';
 
 const ROOT = join(__dirname, '..', '..');
 let pg: ThrowawayPostgres | undefined;
 let stack: Stack | undefined;
+const busPrefix = `wait-${randomBytes(4).toString('hex')}`;
 
 afterAll(async () => {
   await stack?.stop();
   await pg?.destroy();
+  await deleteKeysWithPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', busPrefix);
 });
 
 async function readyz(port: number): Promise<string> {
@@ -40,7 +43,7 @@ it('a start before PostgreSQL is up waits with backoff (readiness 503, one log l
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
       DB_SCHEMA: `wait_${randomBytes(3).toString('hex')}`,
-      BUS_PREFIX: `wait-${randomBytes(4).toString('hex')}`,
+      BUS_PREFIX: busPrefix,
       OPS_PORT: String(opsPort),
       OPS_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

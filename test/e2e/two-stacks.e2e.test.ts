@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Pool } from 'pg';
+import { deleteKeysWithPrefix } from '../../packages/bus/test-fixtures/bus-test-env';
 import { freePort, TEST_DATABASE_URL } from './stack';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the plain-JS script npm start runs
@@ -24,6 +25,7 @@ const { planStackPorts } = require('../../scripts/stack-ports.js') as {
 const ROOT = join(__dirname, '..', '..');
 const admin = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
 const databases: string[] = [];
+const prefixes: string[] = [];
 const stacks: ChildProcess[] = [];
 
 afterAll(async () => {
@@ -34,6 +36,7 @@ afterAll(async () => {
     await exited;
   }
   for (const db of databases) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  for (const prefix of prefixes) await deleteKeysWithPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
   await admin.end();
 });
 
@@ -53,6 +56,7 @@ async function startOwnStack(): Promise<StartedStack> {
   await admin.query(`CREATE DATABASE "${database}"`);
   databases.push(database);
   const port = await freePort();
+  prefixes.push(`two-stacks-${id}`);
   const child = spawn(process.execPath, [join(ROOT, 'scripts', 'run-stack.js')], {
     detached: true, // its own process group, as a shell gives a foreground job
     stdio: ['ignore', 'pipe', 'pipe'],
