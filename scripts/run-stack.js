@@ -6,23 +6,30 @@
  * through, so REDIS_URL, DATABASE_URL, PORT, … apply. When one app exits,
  * the others are stopped and the exit code is non-zero; Ctrl-C / SIGTERM stop
  * all of them gracefully.
+ *
+ * Ports (scripts/stack-ports.js, issue 53 item 2): the gateway on `PORT`; the services' ops ports
+ * and the gateway's metrics port on their defaults (8081–8084, 9464), each replaced by a free one
+ * when taken, so a second stack (its own `PORT`, `BUS_PREFIX` and database) starts beside a
+ * running one; `STACK_PORT_BASE=N` pins them all (N, N+1…N+4, N+5). The ports are printed first.
  */
 'use strict';
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
+const { planStackPorts, portEnvOf, describePlan } = require('./stack-ports');
 
 const root = path.join(__dirname, '..');
 const apps = ['dag-service', 'run-service', 'wiki-service', 'agent-service', 'mcp-gateway'];
 const children = new Map();
 let stopping = false;
 
-for (const app of apps) {
+function startApp(app, plan) {
   const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
     env: {
       LOG_PRETTY: process.stdout.isTTY ? 'true' : 'false',
       ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
       ...process.env,
+      ...portEnvOf(app, plan),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,6 +48,18 @@ for (const app of apps) {
     }
   });
 }
+
+planStackPorts(process.env).then(
+  (plan) => {
+    process.stdout.write(`${'[stack]'.padEnd(15)} ${describePlan(plan)}\n`);
+    if (stopping) return process.exit(process.exitCode ?? 0);
+    for (const app of apps) startApp(app, plan);
+  },
+  (err) => {
+    process.stderr.write(`${'[stack]'.padEnd(15)} ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);
 
 function stop(code) {
   if (stopping) return;

@@ -444,6 +444,8 @@ describe('upstream errors and refusals have fixed wire forms (issue 25 items 5, 
     const missing = await call(client, 'missing', {});
     expect(missing.isError).toBe(true);
     expect(sc(missing)).toMatchObject({ status: 404, message: 'The upstream answered HTTP 404.' });
+    // The upstream's JSON error body comes back as JSON, not as a string (issue 53 item 6).
+    expect(sc(missing).body).toEqual({ error: 'no such refund' });
     const boom = await call(client, 'boom', {});
     expect(sc(boom)).toMatchObject({ status: 500, truncated: true });
     expect(String(sc(boom).body)).toHaveLength(2000);

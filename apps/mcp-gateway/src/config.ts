@@ -20,6 +20,7 @@ import { ConfigError, env, parseConfig } from '@dagu-mcp/runtime';
  * | `DB_SCHEMA` | the gateway's own schema | `gateway` |
  * | `DB_PREPARED_STATEMENTS` | distinct parameterized SQL texts run as named statements, planned once per connection (docs/decisions.md "Statements planned once per connection"); `0` for none, as behind a pooler in transaction mode without prepared-statement support | `256` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
+ * | `DEPENDENCY_WAIT_MS` | how long the start waits for PostgreSQL and Redis to answer, ms, retrying with backoff (250 ms doubling to 5 s); the public port opens once both answered; `0`: one attempt | `60000` |
  * | `BUS_TIMEOUT_MS` | default deadline of a bus call, ms | `10000` |
  * | `BUS_HANDOFF` | insert bus jobs with the hand-off script, which hands a request straight to an idle service slot; `false` adds every job with BullMQ's own `Queue.add` (no private BullMQ keys written, see packages/bus/src/handoff/README.md) | `true` |
  * | `SESSION_IDLE_TTL_MS` | an MCP session idle this long is closed, ms | `1800000` (30 min) |
@@ -95,6 +96,7 @@ export const GatewayConfigSchema = z.object({
   DB_SCHEMA: env.schemaName('gateway'),
   DB_PREPARED_STATEMENTS: env.preparedStatements,
   BUS_PREFIX: env.busPrefix,
+  DEPENDENCY_WAIT_MS: env.dependencyWaitMs,
   BUS_TIMEOUT_MS: env.millis(10_000),
   BUS_HANDOFF: env.flag(true),
   SESSION_IDLE_TTL_MS: env.millis(30 * 60_000),

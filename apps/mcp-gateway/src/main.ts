@@ -1,10 +1,13 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Response } from 'express';
-import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
+import { BusClient, isRedisStartWait, pingRedis, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
   createAppMetrics,
   createPool,
+  endpointOf,
+  isPgStartWait,
+  waitForDependency,
   migrate,
   migrateWithAdmin,
   openSecretBox,
@@ -13,6 +16,7 @@ import {
   runTeardown,
   startOpsServer,
   type Logger,
+  type Pool,
 } from '@dagu-mcp/runtime';
 import { createBusCallMetrics, type BusCallMetrics } from './metrics/bus-call-metrics';
 import { AuditTrailConsumer } from './audit/audit-trail-consumer';
@@ -56,7 +60,10 @@ export interface RunningGateway {
 
 /**
  * Starts the gateway: migrations of its own schema, the bus client, the MCP
- * session manager and the HTTP server on `HOST:PORT`.
+ * session manager and the HTTP server on `HOST:PORT`. PostgreSQL and Redis are
+ * waited for first (`DEPENDENCY_WAIT_MS`, retried with backoff).
+ *
+ * @throws when PostgreSQL or Redis do not answer within `DEPENDENCY_WAIT_MS`, or a migration fails
  */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   // Secrets at rest (docs/security.md): no key outside loopback stops the start here, before anything is written.
@@ -91,17 +98,25 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
           checkMs: config.DB_READ_CHECK_MS,
           logger,
         });
+  // PostgreSQL and Redis may come up after the gateway (docs/decisions.md "A start waits for PostgreSQL and Redis"): waited for with backoff, the public port still closed.
   let migrated = false;
-  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
-  else
-    await migrateWithAdmin({
-      adminUrl: config.DATABASE_ADMIN_URL,
-      databaseUrl: config.DATABASE_URL,
-      schema: config.DB_SCHEMA,
-      migrations: GATEWAY_MIGRATIONS,
-      logger,
-    });
+  await waitForDependency({
+    dependency: 'PostgreSQL',
+    target: endpointOf(config.DATABASE_ADMIN_URL ?? config.DATABASE_URL, 5432),
+    attempt: () => migrateGateway(config, pool, logger),
+    isUnavailable: isPgStartWait,
+    waitMs: config.DEPENDENCY_WAIT_MS,
+    logger,
+  });
   migrated = true;
+  await waitForDependency({
+    dependency: 'Redis',
+    target: endpointOf(config.REDIS_URL, 6379),
+    attempt: () => pingRedis(config.REDIS_URL),
+    isUnavailable: isRedisStartWait,
+    waitMs: config.DEPENDENCY_WAIT_MS,
+    logger,
+  });
 
   const metrics = createAppMetrics({ app: 'mcp-gateway' });
   const busOptions = {
@@ -225,6 +240,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         audit: auth.audit,
         announce: (workspace, slug) => agents.catalogs.announce(workspace, slug),
         basePath: config.BASE_PATH,
+        ...(config.PUBLIC_URL !== undefined ? { publicUrl: config.PUBLIC_URL.replace(/\/+$/, '') } : {}),
       }),
       extensionRoutes({ ...extensions, audit: auth.audit }),
       agentUsageRoutes({ bus, pool, flush: () => usage.flush() }),
@@ -288,6 +304,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger.info('gateway stopped');
     },
   };
+}
+
+/** Migrates the gateway's schema once, through `DATABASE_ADMIN_URL` when set (docs/security.md). */
+async function migrateGateway(config: GatewayConfig, pool: Pool, logger: Logger): Promise<void> {
+  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, GATEWAY_MIGRATIONS, logger);
+  else
+    await migrateWithAdmin({
+      adminUrl: config.DATABASE_ADMIN_URL,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      migrations: GATEWAY_MIGRATIONS,
+      logger,
+    });
 }
 
 /** The bus client whose calls are timed into `dagu_bus_call_duration_seconds` by service, op and outcome. */

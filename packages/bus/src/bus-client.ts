@@ -227,7 +227,7 @@ export class BusClient {
     if (!Object.hasOwn(catalog, op)) throw new DaguError('internal_error', `The catalog has no operation "${op}".`);
     const definition: C[K] = catalog[op];
     const checked = z.safeParse(definition.request, payload);
-    if (!checked.success) throw invalidInputError(op, checked.error);
+    if (!checked.success) throw invalidInputError(op, checked.error, payload);
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, definition.timeoutMs, this.defaultTimeoutMs);
     const span = trace.getTracer(TRACER_NAME).startSpan(`bus ${service}.${op}`, {
       kind: SpanKind.CLIENT,

@@ -1,4 +1,4 @@
-import { DaguError, QUEUE_NAMES, type ServiceName } from '@dagu-mcp/contracts';
+import { DaguError, isMissingFieldIssue, QUEUE_NAMES, type ServiceName } from '@dagu-mcp/contracts';
 import { type z } from 'zod';
 
 /**
@@ -80,12 +80,18 @@ export function fieldOfZodError(error: z.ZodError): string | undefined {
 
 /**
  * `invalid_tool_input` for a payload that failed its op's request schema, with
- * the field of the first issue and every issue's path and message in `details`.
+ * the field of the first issue and every issue's path and message in `details`. Given the
+ * payload (`input`), an absent field reads "<field> is required" (docs/decisions.md "Messages a newcomer meets").
  */
-export function invalidInputError(op: string, error: z.ZodError): DaguError {
+export function invalidInputError(op: string, error: z.ZodError, input?: unknown): DaguError {
   const first = error.issues[0];
   const field = fieldOfZodError(error);
-  const message = first === undefined ? `Invalid input for ${op}.` : `Invalid input for ${op}: ${first.message}`;
+  const message =
+    first === undefined
+      ? `Invalid input for ${op}.`
+      : isMissingFieldIssue(first, input)
+        ? `Invalid input for ${op}: ${field ?? 'input'} is required`
+        : `Invalid input for ${op}: ${first.message}`;
   return new DaguError('invalid_tool_input', message, {
     ...(field !== undefined ? { field } : {}),
     details: {

@@ -94,6 +94,16 @@ describe('validation errors', () => {
     expect(error.details).toEqual({ issues: [{ path: ['items', 1, 'name'], message: expect.any(String) }] });
   });
 
+  it('says an absent field is required, naming it', () => {
+    const payload = { items: [{ name: 'a' }, {}] };
+    const result = schema.safeParse(payload);
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    const error = invalidInputError('dag.create', result.error, payload);
+    expect(error.message).toBe('Invalid input for dag.create: items.1.name is required');
+    expect(error.field).toBe('items.1.name');
+  });
+
   it('has no field for an issue on the whole value', () => {
     const result = schema.safeParse('nope');
     expect(result.success).toBe(false);

@@ -38,4 +38,6 @@ export {
   DEFAULT_MAX_RECONNECT_DELAY_MS,
   openRedisConnection,
   closeRedisConnection,
+  pingRedis,
+  isRedisStartWait,
 } from './redis-connection';

@@ -114,7 +114,13 @@ export async function processBusJob<C extends OpCatalog>(
   }
   const payload = definition.request.safeParse(request.payload);
   if (!payload.success) {
-    return { kind: 'reply', replyTo, deadline, reply: failed(invalidInputError(op, payload.error)), failJob: false };
+    return {
+      kind: 'reply',
+      replyTo,
+      deadline,
+      reply: failed(invalidInputError(op, payload.error, request.payload)),
+      failJob: false,
+    };
   }
   const jobLogger = bindLogger(logger, {
     op,

@@ -132,3 +132,33 @@ export async function closeRedisConnection(redis: Redis): Promise<void> {
   }
   redis.disconnect(false);
 }
+
+/**
+ * One round trip to Redis on a connection of its own that does not retry:
+ * connects, sends `PING` and disconnects (the start-up wait for Redis; docs/decisions.md "A start waits for PostgreSQL and Redis"). Gives up after `timeoutMs` (default 3000).
+ *
+ * @param redisUrl - `redis://[user:pass@]host:port[/db]`.
+ * @throws the connection's failure (`ECONNREFUSED`, a timeout, `NOAUTH`, `LOADING`).
+ */
+export async function pingRedis(redisUrl: string, timeoutMs = 3000): Promise<void> {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+  });
+  redis.on('error', () => undefined); // the failure is what connect()/ping() reject with
+  try {
+    await redis.connect();
+    await redis.ping();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Whether a {@link pingRedis} failure means "not there yet": anything but an authentication refusal. */
+export function isRedisStartWait(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return !/NOAUTH|WRONGPASS|invalid password|invalid username/i.test(message);
+}

@@ -146,6 +146,27 @@ export const StoredBindingSchema = z.intersection(
 );
 export type StoredBinding = z.infer<typeof StoredBindingSchema>;
 
+/**
+ * The fields a catalog read adds to each binding (`toolName`, `createdBy`, `createdAt`): the
+ * writes accept them and ignore them, so a read can be sent back unchanged (docs/decisions.md "Admin APIs that round-trip").
+ */
+export const STORED_BINDING_READ_ONLY_FIELDS = ['toolName', 'createdBy', 'createdAt'] as const;
+
+/**
+ * A binding as a write takes it: `value` without {@link STORED_BINDING_READ_ONLY_FIELDS} when it
+ * is an object; anything else unchanged (the schema then refuses it).
+ */
+export function withoutReadOnlyBindingFields(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const readOnly: readonly string[] = STORED_BINDING_READ_ONLY_FIELDS;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !readOnly.includes(key)));
+}
+
+/** A stored binding as the binding it was made from (what `agent.setTools` takes back). */
+export function bindingOfStored(stored: StoredBinding): AgentBinding {
+  return AgentBindingSchema.parse(withoutReadOnlyBindingFields(stored));
+}
+
 /** The tool name a binding publishes: its `name`, else the Dagu tool's name, the DAG's name, the operation's name or `<service>.<tool>`. */
 export function bindingToolName(binding: AgentBinding): string {
   if (binding.name !== undefined) return binding.name;
@@ -240,10 +261,17 @@ export const AgentUpdateRequestSchema = z.strictObject({
 });
 export type AgentUpdateRequest = z.infer<typeof AgentUpdateRequestSchema>;
 
+/**
+ * `agent.setTools`: the whole new catalog. `ifVersion` (optional) makes it conditional: the
+ * change is refused with `conflict` (field `ifVersion`, `details.version` the current one) when
+ * the agent's version is another — the gateway's one-binding routes read, change one binding and
+ * write with it, so a change made in between is never lost (docs/decisions.md "Admin APIs that round-trip").
+ */
 export const AgentSetToolsRequestSchema = z.strictObject({
   workspace: WikiWorkspaceSchema,
   slug: AgentSlugSchema,
   tools: z.array(AgentBindingSchema).max(AGENT_TOOLS_MAX),
+  ifVersion: z.number().int().min(0).optional(),
 });
 export type AgentSetToolsRequest = z.infer<typeof AgentSetToolsRequestSchema>;
 

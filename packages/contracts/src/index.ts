@@ -23,3 +23,4 @@ export * from './workbook';
 export * from './agent';
 export * from './rest-operation';
 export * from './change-types';
+export * from './zod-issues';

@@ -1,6 +1,7 @@
 import { DaguError } from './errors';
 import { isQueryTarget, READ_QUERY_TABLE, type ParamCoercion, type QueryTarget, type ReadQueryMap } from './read-query';
 import { decodeQueryComponent } from './uri-escape';
+import { isMissingFieldIssue } from './zod-issues';
 
 /**
  * Where a query came from, which decides the error it fails with (spec 021
@@ -116,6 +117,8 @@ export function parseReadQuery<T extends QueryTarget>(
   const issue = parsed.error.issues[0];
   const parameter = issue?.path[0];
   if (typeof parameter === 'string') {
+    if (issue !== undefined && isMissingFieldIssue(issue, candidate))
+      throw readQueryError(mode, `Query parameter "${parameter}" is required.`, parameter);
     throw readQueryError(mode, `Query parameter "${parameter}" must be ${issue?.message ?? 'valid'}.`, parameter);
   }
   throw readQueryError(mode, issue?.message ?? `Query is not valid for ${target}.`);

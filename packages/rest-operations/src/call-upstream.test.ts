@@ -137,11 +137,15 @@ test('JSON answers become structured content with the status; the credential rea
 test('4xx and 5xx are isError with the status and a trimmed body; 401/403 is a configuration problem', async () => {
   const missing = resultOfResponse('op', await callUpstream(request('/missing'), options));
   expect(missing).toMatchObject({ isError: true, structuredContent: { status: 404 } });
+  // An upstream's JSON error body comes back as JSON (docs/decisions.md "Messages a newcomer meets").
+  expect(missing.structuredContent.body).toEqual({ error: 'no such refund' });
   const boom = resultOfResponse('op', await callUpstream(request('/boom'), options));
   expect(boom.structuredContent).toMatchObject({ status: 500, truncated: true });
   expect(String(boom.structuredContent.body)).toHaveLength(2000);
   const forbidden = resultOfResponse('op', await callUpstream(request('/forbidden'), options));
   expect(forbidden.structuredContent).toMatchObject({ status: 403, configurationProblem: true });
+  // A non-JSON error body stays text.
+  expect(forbidden.structuredContent.body).toBe('bad key');
 });
 
 test('a slow upstream is a named timeout; a refused connection a named network failure', async () => {

@@ -17,13 +17,14 @@ export const TEXT_CHARS = 4000;
  * - `structuredContent`: `{operation, status, contentType, body, truncated}` where `body` is
  *   the parsed JSON when the answer is complete JSON, else the text;
  * - a compact text item (`HTTP <status>` and the body, cut at {@link TEXT_CHARS});
- * - a status ≥ 400 is `isError` with the body trimmed to {@link ERROR_BODY_CHARS}; 401 and
+ * - a status ≥ 400 is `isError`; its body is the parsed JSON when the answer is complete JSON
+ *   of at most {@link ERROR_BODY_CHARS} characters (an upstream's JSON error comes back as JSON), else the text trimmed to {@link ERROR_BODY_CHARS}; 401 and
  *   403 carry `configurationProblem: true` (the upstream refused *our* credential: the
  *   platform team's setting, not the agent's input).
  */
 export function resultOfResponse(operation: string, response: UpstreamResponse): RestToolResult {
   const isError = response.status >= 400;
-  const body = isError ? response.text.slice(0, ERROR_BODY_CHARS) : parseBody(response);
+  const body = isError ? errorBody(response) : parseBody(response);
   const structured: Record<string, unknown> = {
     operation,
     status: response.status,
@@ -64,6 +65,15 @@ export function resultOfFailure(operation: string, failure: UpstreamFailure): Re
     },
   };
   return { isError: true, content: [{ type: 'text', text: structured.message }], structuredContent: structured };
+}
+
+/** An error answer's body: parsed JSON when it is complete JSON that fits {@link ERROR_BODY_CHARS}, else its text, trimmed. */
+function errorBody(response: UpstreamResponse): unknown {
+  if (response.text.length <= ERROR_BODY_CHARS) {
+    const parsed = parseBody(response);
+    if (typeof parsed !== 'string') return parsed;
+  }
+  return response.text.slice(0, ERROR_BODY_CHARS);
 }
 
 function parseBody(response: UpstreamResponse): unknown {

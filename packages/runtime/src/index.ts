@@ -20,6 +20,7 @@ export * from './shutdown/teardown';
 export * from './metrics/metrics';
 export * from './tracing/tracing';
 export * from './process/process-main';
+export * from './process/dependency-wait';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';
 export * from './postgres/mutation-log';

@@ -14,6 +14,7 @@ describe('loadServiceConfig', () => {
       DB_SCHEMA: 'dag_service',
       DB_POOL_SIZE: 10,
       DB_PREPARED_STATEMENTS: 256,
+      DEPENDENCY_WAIT_MS: 60_000,
       BUS_PREFIX: 'dagu',
       WORKER_CONCURRENCY: 64,
       BUS_LOCK_MS: 10_000,

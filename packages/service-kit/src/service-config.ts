@@ -15,6 +15,7 @@ import { env, parseConfig } from '@dagu-mcp/runtime';
  * | `DB_SCHEMA` | the service's own schema | per service (`dag_service`, …) |
  * | `DB_POOL_SIZE` | pg pool size | `10` |
  * | `DB_PREPARED_STATEMENTS` | distinct parameterized SQL texts run as named statements, planned once per connection (docs/decisions.md "Statements planned once per connection"); `0` for none, as behind a pooler in transaction mode without prepared-statement support | `256` |
+ * | `DEPENDENCY_WAIT_MS` | how long the start waits for PostgreSQL and Redis to answer, ms, retrying with backoff (250 ms doubling to 5 s) while `/readyz` answers 503; `0`: one attempt | `60000` |
  * | `BUS_PREFIX` | BullMQ key prefix | `dagu` |
  * | `WORKER_CONCURRENCY` | jobs handled at once per replica (hand-off slots; BullMQ's fetch has as many again) | `64` |
  * | `BUS_LOCK_MS` | job lock; a killed worker's job is recovered after it, ms | `10000` |
@@ -39,6 +40,7 @@ export function serviceConfigSchema(defaults: { schema: string; opsPort: number 
     DB_SCHEMA: env.schemaName(defaults.schema),
     DB_POOL_SIZE: env.count(10),
     DB_PREPARED_STATEMENTS: env.preparedStatements,
+    DEPENDENCY_WAIT_MS: env.dependencyWaitMs,
     BUS_PREFIX: env.busPrefix,
     WORKER_CONCURRENCY: env.count(64),
     BUS_LOCK_MS: env.millis(10_000),

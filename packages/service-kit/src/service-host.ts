@@ -7,10 +7,13 @@ import {
   type OpCatalog,
   type ServiceName,
 } from '@dagu-mcp/contracts';
-import { queueNameOf, ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
+import { isRedisStartWait, pingRedis, queueNameOf, ServiceWorker, type HandlerMap } from '@dagu-mcp/bus';
 import {
   createAppMetrics,
   createPool,
+  endpointOf,
+  isPgStartWait,
+  waitForDependency,
   instrumentHandlers,
   migrate,
   migrateWithAdmin,
@@ -32,6 +35,24 @@ import { createMutationOutcomeHandler, withMutationRecords } from './mutation-re
 import { OutboxDrain } from './outbox-drain';
 import { RedisWriteMarks } from './redis-write-marks';
 import { withWriteMarks } from './write-marks';
+
+/** Migrates the service's schema once, through `DATABASE_ADMIN_URL` when set (docs/security.md). */
+async function migrateSchema<C extends OpCatalog>(
+  def: ServiceDefinition<C>,
+  config: ServiceConfig,
+  pool: Pool,
+  logger: Logger,
+): Promise<void> {
+  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
+  else
+    await migrateWithAdmin({
+      adminUrl: config.DATABASE_ADMIN_URL,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      migrations: def.migrations,
+      logger,
+    });
+}
 
 /** What a service's handlers are built from. */
 export interface ServiceDeps {
@@ -79,7 +100,12 @@ export interface RunningService {
  * reports Redis, PostgreSQL and migrations and whose `/metrics` has the job
  * durations by op and outcome, the queue depth and the process metrics.
  *
- * @throws when PostgreSQL cannot be reached or a migration fails (the start stops)
+ * PostgreSQL and Redis are waited for first (`DEPENDENCY_WAIT_MS`, default 60 s,
+ * retried with backoff) while the ops server already answers
+ * `/readyz` 503; migrations that fail because PostgreSQL went away are retried too.
+ *
+ * @throws when PostgreSQL or Redis do not answer within `DEPENDENCY_WAIT_MS`, or a
+ *   migration fails for another reason (the start stops; the ops server is closed)
  */
 export async function startService<C extends OpCatalog>(
   def: ServiceDefinition<C>,
@@ -87,6 +113,8 @@ export async function startService<C extends OpCatalog>(
   logger: Logger,
 ): Promise<RunningService> {
   const replica = `${hostname()}-${randomBytes(3).toString('hex')}`;
+  // The host answers `mutation.outcome` for every service, from the mutation record.
+  const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
   const pool = createPool({
     url: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
@@ -117,19 +145,46 @@ export async function startService<C extends OpCatalog>(
     checkMs: config.DB_READ_CHECK_MS,
     logger,
   });
+  // The ops server answers first: /healthz 200, /readyz 503 while PostgreSQL and Redis are waited for (docs/decisions.md "A start waits for PostgreSQL and Redis").
   let migrated = false;
-  if (config.DATABASE_ADMIN_URL === undefined) await migrate(pool, config.DB_SCHEMA, def.migrations, logger);
-  else
-    await migrateWithAdmin({
-      adminUrl: config.DATABASE_ADMIN_URL,
-      databaseUrl: config.DATABASE_URL,
-      schema: config.DB_SCHEMA,
-      migrations: def.migrations,
+  let worker: ServiceWorker<typeof catalog> | undefined;
+  const metrics = createAppMetrics({ app: `${def.service}-service` });
+  const ops: Server = await startOpsServer({
+    port: config.OPS_PORT,
+    host: config.OPS_HOST,
+    checks: {
+      redis: () => worker?.isReady() ?? false,
+      postgres: async () => migrated && (await pool.query('SELECT 1')).rowCount === 1,
+      migrations: () => migrated,
+    },
+    metrics: () => metrics.render(),
+  });
+  try {
+    await waitForDependency({
+      dependency: 'PostgreSQL',
+      target: endpointOf(config.DATABASE_ADMIN_URL ?? config.DATABASE_URL, 5432),
+      attempt: () => migrateSchema(def, config, pool, logger),
+      isUnavailable: isPgStartWait,
+      waitMs: config.DEPENDENCY_WAIT_MS,
       logger,
     });
-  migrated = true;
+    migrated = true;
+    await waitForDependency({
+      dependency: 'Redis',
+      target: endpointOf(config.REDIS_URL, 6379),
+      attempt: () => pingRedis(config.REDIS_URL),
+      isUnavailable: isRedisStartWait,
+      waitMs: config.DEPENDENCY_WAIT_MS,
+      logger,
+    });
+  } catch (error) {
+    await new Promise<void>((resolve) => ops.close(() => resolve()));
+    await reads.close().catch(() => undefined);
+    marksRedis?.disconnect();
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
 
-  const metrics = createAppMetrics({ app: `${def.service}-service` });
   if (reads.hasReplica)
     registerCounterTotals(
       metrics.registry,
@@ -147,8 +202,6 @@ export async function startService<C extends OpCatalog>(
     depthQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
   );
 
-  // The host answers `mutation.outcome` for every service, from the mutation record.
-  const catalog = { ...def.catalog, [MUTATION_OUTCOME_OP]: MUTATION_OUTCOME_DEFINITION };
   const handlers = {
     ...withWriteMarks(
       def.catalog,
@@ -162,7 +215,7 @@ export async function startService<C extends OpCatalog>(
     logger,
     exitAfterCommitOp: config.TEST_EXIT_AFTER_COMMIT_OP,
   });
-  const worker = new ServiceWorker({
+  worker = new ServiceWorker({
     service: def.service,
     catalog,
     handlers: instrumentHandlers(metrics.registry, def.service, recorded),
@@ -188,16 +241,6 @@ export async function startService<C extends OpCatalog>(
   });
   drain.start();
 
-  const ops: Server = await startOpsServer({
-    port: config.OPS_PORT,
-    host: config.OPS_HOST,
-    checks: {
-      redis: () => worker.isReady(),
-      postgres: async () => (await pool.query('SELECT 1')).rowCount === 1,
-      migrations: () => migrated,
-    },
-    metrics: () => metrics.render(),
-  });
   const address = ops.address();
   const opsPort = typeof address === 'object' && address !== null ? address.port : config.OPS_PORT;
   logger.info({ service: def.service, replica, opsPort, schema: config.DB_SCHEMA }, 'service started');
@@ -209,7 +252,7 @@ export async function startService<C extends OpCatalog>(
       // Every resource gets its close attempt even when one fails; the first failure is thrown at the end.
       await runTeardown(
         [
-          ['bus worker', () => worker.close()],
+          ['bus worker', () => worker?.close()],
           ['service', () => def.onStop?.()],
           ['drain', () => drain.stop()],
           ['drain Redis', () => drainRedis.disconnect()],

@@ -156,9 +156,11 @@ export async function deleteAgent(
 
 /**
  * Replaces an agent's catalog ({@link mergeCatalog}: tool names unique, the
- * authors of unchanged bindings kept); the version grows.
+ * authors of unchanged bindings kept); the version grows. With `ifVersion`, only while the
+ * agent's version is that one (docs/decisions.md "Admin APIs that round-trip").
  *
- * @throws DaguError `resource_not_found`; `conflict` for a tool-name collision; `unauthorized` below manager
+ * @throws DaguError `resource_not_found`; `conflict` for a tool-name collision or another version
+ *   than `ifVersion` (field `ifVersion`); `unauthorized` below manager
  */
 export async function setAgentTools(
   pool: Pool,
@@ -173,6 +175,12 @@ export async function setAgentTools(
     );
     if (rows[0] === undefined) throw notFound(input);
     const current = parseAgentRow(rows[0]);
+    if (input.ifVersion !== undefined && input.ifVersion !== current.version)
+      throw new DaguError(
+        'conflict',
+        `The agent changed meanwhile (version ${current.version}, not ${input.ifVersion}); read it again.`,
+        { field: 'ifVersion', details: { version: current.version } },
+      );
     const tools = mergeCatalog(current.tools, input.tools, authorOf(ctx.principal), new Date().toISOString());
     const updated = await client.query(
       `UPDATE agents SET tools = $2::jsonb, version = version + 1, updated_at = now(), updated_by = $3

@@ -1,4 +1,4 @@
-import { DaguError } from '@dagu-mcp/contracts';
+import { DaguError, issueMessage } from '@dagu-mcp/contracts';
 import { InputValidators, OperationVersionSpecSchema, type OperationVersionSpec } from '@dagu-mcp/rest-operations';
 
 /** One compiler for publish-time checks; calls keep their own compiled validators (operation-call.ts). */
@@ -17,7 +17,8 @@ export function parseOperationSpec(spec: unknown): OperationVersionSpec {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = ['spec', ...(issue?.path ?? []).map(String)].join('.');
-    throw new DaguError('invalid_request', `${field}: ${issue?.message ?? 'invalid'}`, { field });
+    const message = issue === undefined ? 'invalid' : issueMessage(issue, spec);
+    throw new DaguError('invalid_request', `${field}: ${message}`, { field });
   }
   try {
     checker.assertCompiles(parsed.data.inputSchema);

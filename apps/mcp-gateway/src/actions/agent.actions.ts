@@ -1,6 +1,10 @@
 import {
   agentOps,
+  bindingOfStored,
+  bindingToolName,
+  DaguError,
   requireOpRole,
+  type AgentBinding,
   type AgentOps,
   type OpReply,
   type OpRequest,
@@ -132,4 +136,69 @@ export async function setAgentTools(
   const agent = await bus.call('agent', agentOps, 'agent.setTools', input, { principal });
   await options.announce(input.workspace, input.slug);
   return agent;
+}
+
+/**
+ * Adds one binding to an agent's catalog, or replaces the one of that tool name
+ * (`PUT …/agents/{agent}/tools/{toolName}`; docs/decisions.md "Admin APIs that round-trip"): reads the catalog, changes
+ * that binding alone (its place kept; a new one goes last) and writes it back with
+ * `agent.setTools` conditional on the version read, so a change made in between is not
+ * lost. A binding without `name` whose default tool name is not `toolName` is named
+ * `toolName`; the other bindings keep their authors.
+ *
+ * @throws DaguError `unauthorized` below `manager` (dagu-model §9); `invalid_request` (field
+ *   `name`) when the binding's `name` is another tool name; `conflict` when the catalog changed
+ *   between the read and the write (field `ifVersion`: read it again) or on a tool-name
+ *   collision; `resource_not_found` when no such agent
+ */
+export async function putAgentTool(
+  bus: BusClient,
+  principal: Principal,
+  input: { workspace: string; slug: string; toolName: string; binding: AgentBinding },
+  options: AnnounceOptions,
+): Promise<Reply<'agent.setTools'>> {
+  requireOpRole(principal, 'agent.setTools');
+  let binding = input.binding;
+  if (bindingToolName(binding) !== input.toolName) {
+    if (binding.name !== undefined)
+      throw new DaguError(
+        'invalid_request',
+        `name: the binding is named ${binding.name}, the path ${input.toolName}; leave "name" out or make them equal.`,
+        { field: 'name' },
+      );
+    binding = { ...binding, name: input.toolName };
+  }
+  const current = await getAgent(bus, principal, { workspace: input.workspace, slug: input.slug });
+  const tools = current.tools.map(bindingOfStored);
+  const at = current.tools.findIndex((t) => t.toolName === input.toolName);
+  if (at >= 0) tools[at] = binding;
+  else tools.push(binding);
+  const ref = { workspace: input.workspace, slug: input.slug };
+  return setAgentTools(bus, principal, { ...ref, tools, ifVersion: current.version }, options);
+}
+
+/**
+ * Removes the binding of one tool name from an agent's catalog (`DELETE
+ * …/agents/{agent}/tools/{toolName}`), conditional on the version read as
+ * {@link putAgentTool} is.
+ *
+ * @throws DaguError `unauthorized` below `manager`; `resource_not_found` (field `toolName`) when
+ *   the catalog has no such tool, (field `agent`) when no such agent; `conflict` when the catalog
+ *   changed between the read and the write
+ */
+export async function deleteAgentTool(
+  bus: BusClient,
+  principal: Principal,
+  input: { workspace: string; slug: string; toolName: string },
+  options: AnnounceOptions,
+): Promise<Reply<'agent.setTools'>> {
+  requireOpRole(principal, 'agent.setTools');
+  const ref = { workspace: input.workspace, slug: input.slug };
+  const current = await getAgent(bus, principal, ref);
+  if (!current.tools.some((t) => t.toolName === input.toolName))
+    throw new DaguError('resource_not_found', `Agent ${input.slug} has no tool ${input.toolName}.`, {
+      field: 'toolName',
+    });
+  const tools = current.tools.filter((t) => t.toolName !== input.toolName).map(bindingOfStored);
+  return setAgentTools(bus, principal, { ...ref, tools, ifVersion: current.version }, options);
 }

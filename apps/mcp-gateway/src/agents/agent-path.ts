@@ -10,6 +10,16 @@ export function agentEndpointPath(basePath: string, workspace: string, slug: str
 }
 
 /**
+ * The absolute URL of a published agent's MCP endpoint (docs/decisions.md "Admin APIs that round-trip"):
+ * `<origin>/mcp/v1/{workspace}/{agent}`.
+ *
+ * @param origin `PUBLIC_URL` (it includes `BASE_PATH`), or the request's origin plus `BASE_PATH`; no trailing slash
+ */
+export function agentEndpointUrl(origin: string, workspace: string, slug: string): string {
+  return `${origin}${agentEndpointPath('', workspace, slug)}`;
+}
+
+/**
  * The workspace and agent slug an agent endpoint path names, or undefined
  * for any other path (the inverse of {@link agentEndpointPath}; no
  * check that the agent exists).

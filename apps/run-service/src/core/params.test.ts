@@ -64,7 +64,15 @@ describe('mergeParams', () => {
     const err = caught instanceof DaguError ? caught : undefined;
     expect(err?.field).toBe('params');
     expect(err?.details).toMatchObject({ unknown: ['EXTRA', '2', 'MORE'] });
-    expect(err?.message).toContain('EXTRA, 2, MORE');
+    // A positional value is named by its value, not as "param 2" alone (docs/decisions.md "Messages a newcomer meets").
+    expect(err?.message).toContain('EXTRA, the positional value "p2" (param 2), MORE');
+  });
+
+  it('a positional value for a DAG of named params says which value and how to name it', () => {
+    const named: ParamDef[] = [{ name: 'ORDER', default: null, required: true }];
+    expect(() => mergeParams(named, 'ord-9')).toThrow(
+      'Unknown param: the positional value "ord-9" (param 1). This DAG declares only ORDER. Give values by name, e.g. ORDER=ord-9.',
+    );
   });
 
   it('a DAG that declares none accepts any name, as Dagu does, but no reserved name', () => {

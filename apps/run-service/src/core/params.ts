@@ -132,13 +132,17 @@ export function mergeParams(defs: readonly ParamDef[], input: string | undefined
   const merged: RunParam[] = defs.map((def) => ({ name: def.name, value: def.default ?? '', fromDefault: true }));
   const given = new Set<string>();
   const unknown: string[] = [];
+  const positional = new Map<string, string>();
   let position = 0;
   for (const token of parseParamInput(input)) {
     const name = token.name ?? String(++position);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !/^\d+$/.test(name)) throw invalid(`Invalid param name '${name}'.`);
     if (isReservedValueName(name)) throw invalid(`The param name ${reservedNameMessage(name)}.`);
     if (defs.length > 0 && !defs.some((def) => def.name === name)) {
-      if (!unknown.includes(name)) unknown.push(name);
+      if (!unknown.includes(name)) {
+        unknown.push(name);
+        if (token.name === undefined) positional.set(name, token.value);
+      }
       continue;
     }
     given.add(name);
@@ -149,12 +153,7 @@ export function mergeParams(defs: readonly ParamDef[], input: string | undefined
     } else merged.push({ name, value: token.value, fromDefault: false });
   }
   if (unknown.length > 0) {
-    const declared = defs.map((def) => def.name).join(', ');
-    throw new DaguError(
-      'invalid_tool_input',
-      `Unknown param${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: this DAG declares only ${declared}.`,
-      { field: 'params', details: { unknown, declared: defs.map((def) => def.name) } },
-    );
+    throw unknownParamsError(unknown, positional, defs);
   }
   for (const def of defs) checkParam(def, merged, given);
   return merged;
@@ -197,4 +196,34 @@ export function formatParams(params: readonly RunParam[]): string {
       /^\d+$/.test(param.name) ? quoteParamValue(param.value) : `${param.name}=${quoteParamValue(param.value)}`,
     )
     .join(' ');
+}
+
+/**
+ * The refusal of undeclared params (docs/decisions.md "Messages a newcomer meets"): each named by its name, a positional
+ * value by the value itself (`the positional value "ord-9" (param 1)`, not "Unknown param 1"),
+ * with how to name it when the DAG's params have names.
+ */
+function unknownParamsError(
+  unknown: readonly string[],
+  positional: ReadonlyMap<string, string>,
+  defs: readonly ParamDef[],
+): DaguError {
+  const declared = defs.map((def) => def.name);
+  const shown = unknown.map((name) => {
+    const value = positional.get(name);
+    return value === undefined ? name : `the positional value ${JSON.stringify(value)} (param ${name})`;
+  });
+  const named = declared.find((name) => !/^\d+$/.test(name));
+  const hint =
+    positional.size > 0 && named !== undefined
+      ? ` Give values by name, e.g. ${named}=${[...positional.values()][0] ?? '…'}.`
+      : '';
+  return new DaguError(
+    'invalid_tool_input',
+    `Unknown param${unknown.length > 1 ? 's' : ''}: ${shown.join(', ')}. This DAG declares only ${declared.join(', ')}.${hint}`,
+    {
+      field: 'params',
+      details: { unknown, declared, ...(positional.size > 0 ? { positional: Object.fromEntries(positional) } : {}) },
+    },
+  );
 }

@@ -66,6 +66,11 @@ export const env = {
   preparedStatements: z.coerce.number().int().min(0).max(10_000).default(256),
   /** TCP port, 0–65535. */
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /**
+   * `DEPENDENCY_WAIT_MS`: how long an app waits at start for PostgreSQL and Redis to answer, ms,
+   * retrying with backoff (process/dependency-wait.ts); `0`: one attempt. Default 60 s.
+   */
+  dependencyWaitMs: z.coerce.number().int().min(0).default(60_000),
   /** Positive integer in milliseconds. */
   millis: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** Positive integer count. */
