@@ -1,10 +1,12 @@
 /**
  * `action` + `with` (dagu-model.md §3): `dag.run` / `dag.enqueue`
  * (`{dag, params}`), `http.request` (`{method, url, headers, body,
- * timeout_sec}`) and `human.task` (`{prompt, form}`; not inside foreach and
- * not in handlers). Every other action is refused as not supported here.
+ * timeout_sec}`), `human.task` (`{prompt, form}`; not inside foreach and
+ * not in handlers) and the host actions of dagu-actions §1.3, §1.6–1.8
+ * (host-action.parser.ts). Every other action is refused as not supported here.
  */
-import type { JsonObject, StepAction } from './dag.types';
+import { HOST_ACTIONS, type JsonObject, type StepAction } from './dag.types';
+import { isHostAction, parseHostAction } from './host-action.parser';
 import type { ErrorSink } from './error-sink';
 import { readNonNegativeInt } from './policies.parser';
 import { readKeys } from './keys';
@@ -18,7 +20,7 @@ export interface ActionContext {
 }
 
 /** Actions this project runs. */
-export const SUPPORTED_ACTIONS = ['dag.run', 'dag.enqueue', 'http.request', 'human.task'] as const;
+export const SUPPORTED_ACTIONS = ['dag.run', 'dag.enqueue', 'http.request', 'human.task', ...HOST_ACTIONS] as const;
 
 const DAG_NAME = /^[a-zA-Z0-9_.-]+$/;
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -45,6 +47,7 @@ export function parseAction(
     return undefined;
   }
   const present: YamlMap = new Map([...raw].filter(([, value]) => value !== undefined));
+  if (isHostAction(name)) return parseHostAction(name, present, sink, withField);
   if (name === 'http.request') return parseHttp(present, sink, withField);
   if (name === 'human.task') return parseHumanTask(present, context, sink, withField);
   return parseDagCall(name === 'dag.enqueue' ? 'dag.enqueue' : 'dag.run', present, sink, withField);

@@ -1,0 +1,95 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { HostAction } from '@dagu-mcp/dag-spec';
+import type { StepExecutor, StepExecResult } from '../core/run-types';
+import { runProcess } from '../process/process-runner';
+import { resolveHostActionWith } from './host-action-values';
+
+/**
+ * Host action steps (dagu-actions §1.1, §1.3, §1.6–1.8): `jq.filter`,
+ * `template.render` and `file.*` run in a helper process
+ * (`actions/action-main.js`, started with run-service's own Node binary)
+ * through the step launcher — as the run's uid, in the step's working
+ * directory, with the run's limits, exactly like a shell step; never inside
+ * run-service. Its stdout is the step's stdout; on failure its last stderr
+ * line is the step's `error`. The resolved `with` map travels in a 0600 file
+ * of the attempt's scratch directory (not on the command line, where `ps`
+ * would show it), removed after the try.
+ *
+ * `docker.run` / `container.run` validate but cannot run: this server has no
+ * container engine, so the step fails with {@link NO_CONTAINER_ENGINE}.
+ */
+
+/** The error of a container step (dagu-actions §1.6; docs/decisions.md "Dagu's built-in actions"). */
+export const NO_CONTAINER_ENGINE =
+  'no container engine: this server runs steps without Docker or Podman, so container steps cannot run';
+
+/** The helper's entry file (compiled `actions/action-main.ts`). */
+export const ACTION_HELPER = join(__dirname, '..', 'actions', 'action-main.js');
+
+function failed(error: string, onStderr: (line: string) => void): StepExecResult {
+  onStderr(error);
+  return { ok: false, exitCode: 1, error, timedOut: false, aborted: false };
+}
+
+/** The container actions' run-time checks, then the no-engine failure. */
+function containerFailure(action: HostAction): string {
+  const w = action.with;
+  if (w.exec !== undefined && w.image !== undefined && w.container_name === undefined)
+    return `${action.type}: with.exec needs with.container_name (exec mode runs in an existing container)`;
+  return `${action.type}: ${NO_CONTAINER_ENGINE}`;
+}
+
+/** `host_action` steps. */
+export const hostActionExecutor: StepExecutor = {
+  publishesOutputs: true,
+  run: async (ctx, input) => {
+    const { action } = input.node.step;
+    if (action === undefined || !('with' in action))
+      return failed(`step ${input.node.name} of kind host_action has no host action`, input.onStderr);
+    if (action.type === 'docker.run' || action.type === 'container.run')
+      return failed(containerFailure(action), input.onStderr);
+    let resolved: Record<string, unknown>;
+    try {
+      resolved = resolveHostActionWith(action, input.scope);
+    } catch (error) {
+      return failed(`${action.type}: ${error instanceof Error ? error.message : String(error)}`, input.onStderr);
+    }
+    const specFile = `${input.scriptFile}.action.json`;
+    await writeFile(specFile, JSON.stringify({ action: action.type, with: resolved }), { mode: 0o600 });
+    await ctx.launcher.adopt(specFile);
+    try {
+      const outcome = await runProcess({
+        file: process.execPath,
+        args: [ACTION_HELPER, specFile],
+        cwd: input.cwd,
+        env: input.env,
+        launcher: ctx.launcher,
+        signal: input.signal,
+        timeoutMs: input.timeoutMs,
+        killGraceMs: ctx.config.killGraceMs,
+        trace: { name: `step ${input.node.name}`, attributes: { 'dagu.step.action': action.type } },
+        onStdout: input.onStdout,
+        onStderr: input.onStderr,
+      });
+      const ok = outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted;
+      if (ok) return { ok, exitCode: 0, timedOut: false, aborted: false };
+      const error = outcome.timedOut
+        ? `step timed out after ${(input.timeoutMs ?? 0) / 1000}s`
+        : outcome.aborted
+          ? 'aborted'
+          : outcome.spawnError !== undefined
+            ? `failed to start the action helper: ${outcome.spawnError}`
+            : input.lastStderr() || `${action.type} failed (exit status ${outcome.exitCode ?? 'unknown'})`;
+      return {
+        ok: false,
+        exitCode: outcome.exitCode ?? undefined,
+        error,
+        timedOut: outcome.timedOut,
+        aborted: outcome.aborted,
+      };
+    } finally {
+      await rm(specFile, { force: true });
+    }
+  },
+};
