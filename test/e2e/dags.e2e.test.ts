@@ -93,7 +93,7 @@ describe('dagu_change (022)', () => {
       'type: chain\nsteps:\n  - name: a\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n',
       'chain',
     ],
-    ['unsupported executor', 'steps:\n  - name: a\n    executor: docker\n    command: echo\n', 'not supported here'],
+    ['unsupported executor', 'steps:\n  - name: a\n    executor: ssh\n    command: echo\n', 'not supported here'],
   ])(
     'invalid DAG (%s) is valid=false, not a tool error (022 §Change Type, dagu-model §4)',
     async (_label, spec, needle) => {

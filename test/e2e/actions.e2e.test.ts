@@ -1,0 +1,264 @@
+/**
+ * Dagu's built-in step actions through the real stack (issue 49;
+ * dagu-actions §1.1, §1.3, §1.6–1.8): the real Dagu files ex05 (template and
+ * file actions) and v1-execute-jq-command (legacy jq) run as Dagu runs them;
+ * jq.filter, template.render and file.* in their three authoring forms, with
+ * the spec's outputs and error texts; docker.run / container.run validate and
+ * fail at run time with "no container engine". Runs get a uid each
+ * (`RUN_STEP_UID_RANGE`), so the test also shows the helper process runs as
+ * the run's uid: `file.read` of another run's directory is refused.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { daguExample } from '../../packages/dag-spec/test-fixtures/dagu-examples';
+import { connectClient, startStack, type Stack } from './stack';
+
+const FIRST_UID = 201000;
+const LAST_UID = 201099;
+
+interface Step {
+  name: string;
+  status: number;
+  error?: string;
+  outputs?: Record<string, string>;
+}
+interface Run {
+  dagRunId: string;
+  status: number;
+  steps: Step[];
+}
+
+let stack: Stack;
+let client: Client;
+let workDir: string;
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
+  workDir = mkdtempSync(join(tmpdir(), 'e2e-actions-'));
+  stack = await startStack({ RUN_STEP_UID_RANGE: `${FIRST_UID}-${LAST_UID}`, RUN_WORK_DIR: workDir });
+  client = await connectClient(stack.mcpUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await stack?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+async function preview(name: string, spec: string): Promise<{ valid: boolean; errors: string[] }> {
+  const r = await client.callTool({ name: 'dagu_change', arguments: { name, spec } });
+  return r.structuredContent as { valid: boolean; errors: string[] };
+}
+
+/** Applies `spec` as DAG `name`, starts it and waits for its end. */
+async function run(name: string, spec: string, env?: Record<string, string>): Promise<Run> {
+  const applied = await client.callTool({ name: 'dagu_change', arguments: { name, spec, mode: 'apply' } });
+  expect(applied.structuredContent).toMatchObject({ valid: true, applied: true });
+  const started = await client.callTool(
+    {
+      name: 'dagu_execute',
+      arguments: { action: 'start', name, wait: true, waitTimeoutSeconds: 60, ...(env ? { params: env } : {}) },
+    },
+    undefined,
+    { timeout: 70_000 },
+  );
+  return (started.structuredContent as { run: Run }).run;
+}
+
+async function stdoutOf(name: string, dagRunId: string, stepName: string): Promise<string> {
+  const log = await client.callTool({ name: 'dagu_read', arguments: { target: 'step_log', name, dagRunId, stepName } });
+  return (log.structuredContent as { data: { stdoutContent: string } }).data.stdoutContent;
+}
+
+const stepOf = (r: Run, name: string): Step | undefined => r.steps.find((s) => s.name === name);
+
+describe('the real Dagu files', () => {
+  test('ex05-template-and-file.yaml renders a report into the artifacts dir and reads it back', async () => {
+    const r = await run('ex05', readFileSync(daguExample('ex05-template-and-file.yaml'), 'utf8'));
+    expect(r.steps.map((s) => [s.name, s.status, s.error])).toEqual([
+      ['render_report', 4, undefined],
+      ['read_report', 4, undefined],
+    ]);
+    expect(r.status).toBe(4);
+    expect(await stdoutOf('ex05', r.dagRunId, 'read_report')).toBe('# First Launch Report\n\nstatus=ok\nsource=Dagu');
+    const report = join(workDir, 'ex05', r.dagRunId, 'artifacts', 'first-launch-report.md');
+    // Written by the helper as the run's uid (then the directory went back to run-service).
+    expect(statSync(report).mode & 0o777).toBe(0o600);
+  }, 90_000);
+
+  test('v1-execute-jq-command.yaml: legacy jq, filter in command, JSON in script; no command = "."', async () => {
+    const r = await run('v1-jq', readFileSync(daguExample('v1-execute-jq-command.yaml'), 'utf8'));
+    expect(r.status).toBe(4);
+    expect(await stdoutOf('v1-jq', r.dagRunId, 'run query')).toBe('{\n  "sample": 42\n}');
+    expect(await stdoutOf('v1-jq', r.dagRunId, 'format json')).toBe(
+      '{\n  "id": "sample",\n  "10": {\n    "b": 42\n  }\n}',
+    );
+  }, 90_000);
+});
+
+describe('jq.filter (dagu-actions §1.3)', () => {
+  test('three forms, args with their types, raw, input from an earlier file, and a filter error', async () => {
+    const spec = `env:
+  - LIMIT: "2"
+steps:
+  - id: act
+    action: jq.filter
+    with:
+      filter: '[.items[] | select(. > $min)] | length'
+      data: {items: [1, 5, 9]}
+      args: {$min: 2}
+  - id: typed
+    type: jq
+    command: .name
+    config: {raw: true}
+    script: '{"name": "typed"}'
+  - id: write
+    action: file.write
+    with: {path: in.json, content: '{"a": {"b": "\${LIMIT}"}}'}
+  - id: fromfile
+    depends: [write]
+    action: jq.filter
+    with: {filter: '.a.b | tonumber + 1', input: in.json}
+  - id: literal
+    action: jq.filter
+    with: {filter: '"\${LIMIT}"', data: null, args: {}}
+  - id: bad
+    action: jq.filter
+    with: {filter: '.x | error("boom")', data: {x: 1}}
+    continue_on: {failure: true}
+`;
+    const r = await run('jq-forms', spec);
+    expect(await stdoutOf('jq-forms', r.dagRunId, 'act')).toBe('2');
+    expect(await stdoutOf('jq-forms', r.dagRunId, 'typed')).toBe('typed');
+    expect(await stdoutOf('jq-forms', r.dagRunId, 'fromfile')).toBe('3');
+    // With args, the filter is taken literally: no ${...} substitution in it.
+    expect(await stdoutOf('jq-forms', r.dagRunId, 'literal')).toBe('"${LIMIT}"');
+    expect(stepOf(r, 'bad')).toMatchObject({ status: 2 });
+    expect(stepOf(r, 'bad')?.error).toContain('boom');
+  }, 90_000);
+
+  test('validation: a missing filter, data with input', async () => {
+    const missing = await preview('jq-bad', 'steps:\n  - action: jq.filter\n    with: {data: 1}\n');
+    expect(missing.errors.join('\n')).toContain('with.filter is required');
+    const both = await preview('jq-bad', 'steps:\n  - action: jq.filter\n    with: {filter: ., data: 1, input: a}\n');
+    expect(both).toMatchObject({ valid: false });
+  });
+});
+
+describe('template.render (dagu-actions §1.7)', () => {
+  test('pipelines, range, if/else, the listed functions, template_ref, output file, error texts', async () => {
+    const spec = `env:
+  - T: 'ref {{ .who | upper }}'
+steps:
+  - id: full
+    action: template.render
+    with:
+      template: |
+        {{- range $i, $x := .items }}{{ $i }}:{{ $x | trim | lower }} {{ end }}
+        {{ if gt (.items | count) 2 }}many{{ else }}few{{ end }} {{ .csv | split "," | join "+" }} {{ .n | add 1 }} {{ .none | default "d" }} {{ empty .none }} \${literal}
+      data: {items: [" A", "B "], csv: "x,y", n: 41, none: ""}
+  - id: ref
+    action: template.render
+    with: {template_ref: '\${env.T}', data: {who: me}}
+  - id: missing
+    action: template.render
+    with: {template: '{{ .absent }}', data: {}}
+    continue_on: {failure: true}
+  - id: parse
+    action: template.render
+    with: {template: '{{ if .x }}', data: {}}
+    continue_on: {failure: true}
+  - id: nofunc
+    action: template.render
+    with: {template: '{{ env "HOME" }}'}
+    continue_on: {failure: true}
+`;
+    const r = await run('tpl', spec);
+    expect(await stdoutOf('tpl', r.dagRunId, 'full')).toBe('0:a 1:b \nfew x+y 42 d true ${literal}');
+    expect(await stdoutOf('tpl', r.dagRunId, 'ref')).toBe('ref ME');
+    expect(stepOf(r, 'missing')?.error).toContain('map has no entry for key "absent"');
+    expect(stepOf(r, 'parse')?.error).toContain('template: parse error');
+    expect(stepOf(r, 'nofunc')?.error).toContain('function "env" not defined');
+  }, 90_000);
+
+  test('validation: template and template_ref', async () => {
+    const neither = await preview('tpl-bad', 'steps:\n  - action: template.render\n    with: {data: {}}\n');
+    expect(neither.errors.join('\n')).toContain('requires exactly one of with.template or with.template_ref');
+    const ref = await preview(
+      'tpl-bad',
+      'steps:\n  - action: template.render\n    with: {template_ref: "a ${env.T}"}\n',
+    );
+    expect(ref.errors.join('\n')).toContain('must be one complete scoped value reference');
+  });
+});
+
+describe('file.* (dagu-actions §1.8)', () => {
+  test('write, stat, copy, list, read, move, delete, mkdir and their run-time errors', async () => {
+    const spec = `type: chain
+steps:
+  - {id: w, action: file.write, with: {path: d/a.txt, content: "hello", create_dirs: true, mode: "0640"}}
+  - {id: again, action: file.write, with: {path: d/a.txt, content: "x"}, continue_on: {failure: true}}
+  - {id: st, action: file.stat, with: {path: d/a.txt}, output: ST}
+  - {id: gone, action: file.stat, with: {path: nope, missing_ok: true}}
+  - {id: cp, action: file.copy, with: {source: d/a.txt, destination: e/b.txt, create_dirs: true}}
+  - {id: cpdir, action: file.copy, with: {source: d, destination: f}, continue_on: {failure: true}}
+  - {id: ls, executor: file, command: list, config: {path: ., pattern: "**/*.txt", recursive: true}}
+  - {id: rd, type: file, command: read, with: {path: e/b.txt, format: json}}
+  - {id: rddir, action: file.read, with: {path: d}, continue_on: {failure: true}}
+  - {id: big, action: file.read, with: {path: d/a.txt, max_bytes: 2}, continue_on: {failure: true}}
+  - {id: mv, action: file.move, with: {source: e/b.txt, destination: e/c.txt}}
+  - {id: rm, action: file.delete, with: {path: d}, continue_on: {failure: true}}
+  - {id: rmr, action: file.delete, with: {path: d, recursive: true}}
+  - {id: md, action: file.mkdir, with: {path: g/h}}
+  - {id: raw, action: file.read, with: {path: e/c.txt}}
+`;
+    const r = await run('files', spec);
+    const out = (id: string): Promise<string> => stdoutOf('files', r.dagRunId, id);
+    expect(stepOf(r, 'again')?.error).toContain('file exists');
+    expect(JSON.parse(await out('st'))).toMatchObject({ exists: true, type: 'file', size: 5, mode: '0640' });
+    expect(JSON.parse(await out('gone'))).toMatchObject({ exists: false });
+    expect(stepOf(r, 'cpdir')?.error).toContain('recursive is required to copy a directory');
+    const listing = JSON.parse(await out('ls')) as { count: number; entries: Array<{ path: string }> };
+    expect(listing.entries.map((e) => e.path)).toEqual(['d/a.txt', 'e/b.txt']);
+    expect(JSON.parse(await out('rd'))).toMatchObject({ type: 'file', size: 5, content: 'hello' });
+    expect(stepOf(r, 'rddir')?.error).toContain('cannot read a directory');
+    expect(stepOf(r, 'big')?.error).toContain('exceeds max_bytes');
+    expect(stepOf(r, 'rm')?.error).toContain('recursive is required to delete a directory');
+    expect(JSON.parse(await out('md'))).toMatchObject({ created: true });
+    expect(await out('raw')).toBe('hello');
+    expect(stepOf(r, 'raw')).toMatchObject({ status: 4 });
+  }, 90_000);
+
+  test("file.read of another run's directory is refused (the helper runs as the run's uid)", async () => {
+    const planted = await run('plant', 'steps:\n  - run: echo A-SECRET > secret.txt\n');
+    expect(planted.status).toBe(4);
+    const secret = join(workDir, 'plant', planted.dagRunId, 'secret.txt');
+    const thief = await run(
+      'thief',
+      `steps:\n  - id: steal\n    action: file.read\n    with: {path: ${JSON.stringify(secret)}}\n`,
+    );
+    expect(thief.status).toBe(2);
+    expect(stepOf(thief, 'steal')?.error).toMatch(/EACCES|permission denied/);
+  }, 90_000);
+});
+
+describe('docker.run / container.run (dagu-actions §1.6)', () => {
+  test('validate in the three forms and fail at run time: no container engine', async () => {
+    const spec = `steps:
+  - {id: act, action: docker.run, with: {image: alpine, command: [echo, hi], auto_remove: true}, continue_on: {failure: true}}
+  - {id: alias, action: container.run, with: {container_name: web, command: ls}, continue_on: {failure: true}}
+  - {id: legacy, executor: {type: docker, config: {image: alpine, autoRemove: true}}, command: echo hi, continue_on: {failure: true}}
+  - {id: typed, type: docker, config: {image: alpine}, command: echo hi, continue_on: {failure: true}}
+`;
+    expect(await preview('containers', spec)).toMatchObject({ valid: true });
+    const r = await run('containers', spec);
+    for (const id of ['act', 'alias', 'legacy', 'typed']) {
+      expect(stepOf(r, id)).toMatchObject({ status: 2 });
+      expect(stepOf(r, id)?.error).toContain('no container engine');
+    }
+    const none = await preview('containers-bad', 'steps:\n  - action: docker.run\n    with: {command: ls}\n');
+    expect(none.errors.join('\n')).toContain('with.image or with.container_name is required');
+  }, 90_000);
+});
