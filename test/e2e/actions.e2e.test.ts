@@ -9,6 +9,8 @@
  * the run's uid: `file.read` of another run's directory is refused.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -33,8 +35,37 @@ interface Run {
 let stack: Stack;
 let client: Client;
 let workDir: string;
+let server: Server;
+let baseUrl: string;
 
 beforeAll(async () => {
+  // A real local HTTP server for http.request (no mocks of HTTP clients).
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/todos/1') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 1, title: 'delectus aut autem', completed: false }));
+    } else if (url.pathname === '/echo') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-seen': 'yes' });
+        res.end(
+          JSON.stringify({
+            method: req.method,
+            q: url.searchParams.get('q'),
+            auth: req.headers.authorization ?? null,
+            body,
+          }),
+        );
+      });
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('nothing here');
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
   workDir = mkdtempSync(join(tmpdir(), 'e2e-actions-'));
   stack = await startStack({ RUN_STEP_UID_RANGE: `${FIRST_UID}-${LAST_UID}`, RUN_WORK_DIR: workDir });
@@ -45,6 +76,7 @@ afterAll(async () => {
   await client?.close();
   await stack?.stop();
   rmSync(workDir, { recursive: true, force: true });
+  await new Promise((done) => server.close(done));
 });
 
 async function preview(name: string, spec: string): Promise<{ valid: boolean; errors: string[] }> {
@@ -260,5 +292,57 @@ describe('docker.run / container.run (dagu-actions §1.6)', () => {
     }
     const none = await preview('containers-bad', 'steps:\n  - action: docker.run\n    with: {command: ls}\n');
     expect(none.errors.join('\n')).toContain('with.image or with.container_name is required');
+  }, 90_000);
+});
+
+describe('http.request (dagu-actions §1.2)', () => {
+  test('cli-http-requests.yaml against a local server: output fields decoded from the JSON body', async () => {
+    const spec = readFileSync(daguExample('cli-http-requests.yaml'), 'utf8').replace(
+      'https://jsonplaceholder.typicode.com/todos/1',
+      `${baseUrl}/todos/1`,
+    );
+    const r = await run('cli-http', spec);
+    expect(r.status).toBe(4);
+    expect(await stdoutOf('cli-http', r.dagRunId, 'show_result')).toBe('Todo: delectus aut autem (completed=false)');
+  }, 90_000);
+
+  test('three forms; silent, query, format json, timeout; a non-2xx prints status and headers, then fails', async () => {
+    const spec = `env:
+  - TOKEN: tok-1
+steps:
+  - id: act
+    action: http.request
+    with: {method: POST, url: "${baseUrl}/echo", query: {q: "\${TOKEN}"}, body: hi, silent: true, timeout: 5}
+  - id: json
+    action: http.request
+    with: {method: GET, url: "${baseUrl}/echo", format: json}
+  - id: legacy
+    executor: http
+    command: PUT ${baseUrl}/echo
+    script: '{"headers": {"Authorization": "Bearer \${TOKEN}"}, "body": "b", "silent": true}'
+  - id: typed
+    type: http
+    command: GET ${baseUrl}/echo
+    config: {query: {q: typed}, json: true, silent: true}
+  - id: missing
+    action: http.request
+    with: {method: GET, url: "${baseUrl}/nope"}
+    continue_on: {failure: true}
+`;
+    const r = await run('http-forms', spec);
+    const out = (id: string): Promise<string> => stdoutOf('http-forms', r.dagRunId, id);
+    expect(JSON.parse(await out('act'))).toEqual({ method: 'POST', q: 'tok-1', auth: null, body: 'hi' });
+    expect(JSON.parse(await out('json'))).toMatchObject({
+      status_code: 200,
+      headers: { 'x-seen': 'yes' },
+      body: { method: 'GET', q: null },
+    });
+    expect(JSON.parse(await out('legacy'))).toEqual({ method: 'PUT', q: null, auth: 'Bearer tok-1', body: 'b' });
+    expect(JSON.parse(await out('typed'))).toEqual({ body: { method: 'GET', q: 'typed', auth: null, body: '' } });
+    expect(stepOf(r, 'missing')).toMatchObject({ status: 2 });
+    expect(stepOf(r, 'missing')?.error).toContain('http status code not 2xx: 404');
+    expect(await out('missing')).toMatch(
+      /^HTTP 404 Not Found\n[\s\S]*content-type: text\/plain[\s\S]*\n\nnothing here$/,
+    );
   }, 90_000);
 });

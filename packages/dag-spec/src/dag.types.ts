@@ -97,6 +97,12 @@ export type StepAction =
       headers: Record<string, string>;
       body?: string;
       timeoutSec?: number;
+      /** Query-string parameters added to the URL (dagu-actions §1.2 `query`). */
+      query?: Record<string, string>;
+      /** On a 2xx, print only the body (§1.2 `silent`). */
+      silent?: boolean;
+      /** Print one JSON object `{status_code, headers, body}` (§1.2 `format: json` / `json: true`). */
+      json?: boolean;
     }
   | { type: 'human.task'; prompt: string; form?: JsonObject }
   | HostAction;

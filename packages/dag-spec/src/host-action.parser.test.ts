@@ -43,6 +43,24 @@ describe('the three authoring forms normalise to one action (§1.1)', () => {
       { type: 'template.render', with: { template: 'hi {{ .n }}', data: { n: 1 } } },
     ],
     [
+      'http legacy: method and URL in command, settings in script',
+      '  - name: a\n    executor: http\n    command: POST http://h/x\n    script: \'{"headers": {"A": "1"}, "body": "b", "silent": true, "timeout": 5}\'\n',
+      {
+        type: 'http.request',
+        method: 'POST',
+        url: 'http://h/x',
+        headers: { A: '1' },
+        body: 'b',
+        silent: true,
+        timeoutSec: 5,
+      },
+    ],
+    [
+      'http typed with config, query and format json',
+      '  - name: a\n    type: http\n    command: GET http://h/\n    config: {query: {q: "1"}, format: json}\n',
+      { type: 'http.request', method: 'GET', url: 'http://h/', query: { q: '1' }, json: true },
+    ],
+    [
       'file legacy: the verb in command',
       '  - name: a\n    executor: file\n    command: read\n    config: {path: x.txt}\n',
       { type: 'file.read', with: { path: 'x.txt' } },
@@ -50,7 +68,8 @@ describe('the three authoring forms normalise to one action (§1.1)', () => {
   ])('%s', (_label, steps, action) => {
     const parsed = parse(steps);
     expect(parsed.errors).toEqual([]);
-    expect(parsed.steps[0]).toMatchObject({ kind: 'host_action', action });
+    const kind = (action as { type: string }).type === 'http.request' ? 'http' : 'host_action';
+    expect(parsed.steps[0]).toMatchObject({ kind, action });
   });
 });
 

@@ -10,6 +10,7 @@
  * | `docker`, `container` | `docker.run` | `command` | — |
  * | `template` | `template.render` | — | `template` |
  * | `file` | `file.<command>` | the verb | — |
+ * | `http` | `http.request` | `<METHOD> <URL>` | JSON settings (older docs) |
  *
  * Docker's `host.binds` become `volumes`.
  */
@@ -30,6 +31,7 @@ const ACTION_OF_TYPE: Readonly<Record<string, string>> = {
   container: 'docker.run',
   template: 'template.render',
   file: 'file',
+  http: 'http.request',
 };
 const FILE_VERBS = ['stat', 'read', 'write', 'copy', 'move', 'delete', 'mkdir', 'list'];
 
@@ -59,6 +61,7 @@ export function legacyActionOf(
     if (script !== undefined && !map.has('data')) map.set('data', script);
     return { name: base, with: map, field };
   }
+  if (base === 'http.request') return legacyHttp(map, command, script, field);
   if (base === 'docker.run') {
     const binds = asMap(map.get('host'))?.get('binds');
     map.delete('host');
@@ -79,4 +82,49 @@ export function legacyActionOf(
       error: `file executor needs command: one of ${FILE_VERBS.join(', ')}`,
     };
   return { name: `file.${verb}`, with: map, field };
+}
+
+/** `command: "GET https://…"` → method and url; a JSON `script` holds settings (`headers`, `query`, `body`, `timeout`, `silent`). */
+function legacyHttp(map: YamlMap, command: unknown, script: unknown, field: string): LegacyAction {
+  const text = scalarToString(command)?.trim() ?? '';
+  const [method, url, ...extra] = text.split(/\s+/);
+  if (text !== '' && (url === undefined || extra.length > 0))
+    return {
+      name: 'http.request',
+      with: map,
+      field: 'command',
+      error: 'http executor needs command: "<METHOD> <URL>"',
+    };
+  if (typeof script === 'string' && script.trim() !== '') {
+    let settings: unknown;
+    try {
+      settings = JSON.parse(script);
+    } catch {
+      return {
+        name: 'http.request',
+        with: map,
+        field: 'script',
+        error: 'http executor script must be a JSON object of settings',
+      };
+    }
+    if (settings === null || typeof settings !== 'object' || Array.isArray(settings))
+      return {
+        name: 'http.request',
+        with: map,
+        field: 'script',
+        error: 'http executor script must be a JSON object of settings',
+      };
+    for (const [key, value] of Object.entries(settings)) if (!map.has(key)) map.set(key, toYaml(value));
+  }
+  if (method !== undefined && method !== '' && !map.has('method')) map.set('method', method);
+  if (url !== undefined && !map.has('url')) map.set('url', url);
+  return { name: 'http.request', with: map, field };
+}
+
+/** A JSON value in the shape the YAML parser gives (objects as `Map`s). */
+function toYaml(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toYaml);
+  if (value !== null && typeof value === 'object')
+    return new Map(Object.entries(value).map(([k, v]) => [k, toYaml(v)]));
+  return value;
 }

@@ -91,8 +91,18 @@ describe('step errors', () => {
     ],
     [
       'http unknown with key',
+      '  - name: a\n    action: http.request\n    with: {url: http://x, quer: q}\n',
+      ["step 'a': field 'with.quer': unknown field; did you mean 'query'?"],
+    ],
+    [
+      'http form (dagu-actions §1.2) is refused by name',
+      '  - name: a\n    action: http.request\n    with: {url: http://x, form: {a: b}}\n',
+      ["step 'a': field 'with.form': multipart forms are not supported here"],
+    ],
+    [
+      'http query that is not a map',
       '  - name: a\n    action: http.request\n    with: {url: http://x, query: q}\n',
-      ["step 'a': field 'with.query': unknown field"],
+      ["step 'a': field 'with.query': must be a map (value: q)"],
     ],
     [
       'human task without prompt',

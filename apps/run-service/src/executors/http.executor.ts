@@ -3,11 +3,17 @@ import { interpolate, type InterpolationScope } from '../core/interpolate';
 import type { StepExecutor } from '../core/run-types';
 
 /**
- * The `http.request` action (dagu-model §3): Node's fetch with the step's
- * method, url, headers and body (all interpolated, plain mode: no shell runs
- * here). The response body is the step's stdout; a status outside 2xx fails
- * the step with `HTTP <status> <text>`; a network error or a `timeout_sec`
- * of the action fails it with the reason.
+ * The `http.request` action (dagu-model §3, dagu-actions §1.2): Node's fetch
+ * with the step's method, url (plus `query`), headers and body (all
+ * interpolated, plain mode: no shell runs here). Output (docs/decisions.md
+ * "http.request output"): a 2xx prints the body (what Dagu prints with
+ * `silent: true`; here the default, so `silent` changes nothing in text
+ * mode); a non-2xx prints the status line, the headers, an empty line and
+ * the body, then fails the step with `http status code not 2xx: <code>`.
+ * `format: json` / `json: true` prints one object `{status_code, headers,
+ * body}` (`body` parsed when it is JSON; `status_code` and `headers` left out
+ * for a 2xx with `silent`). A network error or a timeout (`timeout` /
+ * `timeout_sec`, seconds) fails it with the reason.
  */
 
 type HttpAction = Extract<StepAction, { type: 'http.request' }>;
@@ -41,13 +47,17 @@ export async function runHttpRequest(
       ? undefined
       : interpolate(action.body, scope, 'plain');
   try {
-    const response = await fetch(interpolate(action.url, scope, 'plain'), { method, headers, body, signal });
-    options.onBody(await response.text());
+    const url = new URL(interpolate(action.url, scope, 'plain'));
+    for (const [key, value] of Object.entries(action.query ?? {}))
+      url.searchParams.append(key, interpolate(value, scope, 'plain'));
+    const response = await fetch(url, { method, headers, body, signal });
+    const text = await response.text();
+    options.onBody(renderResponse(action, response, text));
     if (response.ok) return { ok: true, exitCode: 0, aborted: false, timedOut: false };
     return {
       ok: false,
       exitCode: 1,
-      error: `HTTP ${response.status} ${response.statusText}`.trim(),
+      error: `http status code not 2xx: ${response.status} ${response.statusText}`.trim(),
       aborted: false,
       timedOut: false,
     };
@@ -61,6 +71,28 @@ export async function runHttpRequest(
         : String(error);
     return { ok: false, exitCode: 1, error: `http.request failed: ${reason}`, aborted, timedOut };
   }
+}
+
+/** What the step prints for `response` (see the module comment). */
+function renderResponse(action: HttpAction, response: Response, text: string): string {
+  const bodyOnly = response.ok && action.silent === true;
+  const headers = Object.fromEntries([...response.headers.entries()]);
+  if (action.json === true) {
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON: the body stays a string.
+    }
+    const out = bodyOnly ? { body: parsed } : { status_code: response.status, headers, body: parsed };
+    return JSON.stringify(out);
+  }
+  if (response.ok) return text;
+  const head = [
+    `HTTP ${response.status} ${response.statusText}`.trim(),
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return `${head.join('\n')}\n\n${text}`;
 }
 
 function causeOf(error: Error): string {
