@@ -7,6 +7,7 @@
  * fail at run time with "no container engine". Runs get a uid each
  * (`RUN_STEP_UID_RANGE`), so the test also shows the helper process runs as
  * the run's uid: `file.read` of another run's directory is refused.
+ * http.request runs in that helper too and follows `OUTBOUND_ALLOW_CIDRS`.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -68,7 +69,12 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
   workDir = mkdtempSync(join(tmpdir(), 'e2e-actions-'));
-  stack = await startStack({ RUN_STEP_UID_RANGE: `${FIRST_UID}-${LAST_UID}`, RUN_WORK_DIR: workDir });
+  stack = await startStack({
+    RUN_STEP_UID_RANGE: `${FIRST_UID}-${LAST_UID}`,
+    RUN_WORK_DIR: workDir,
+    // The local HTTP server is loopback; http.request reaches nothing else non-public.
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+  });
   client = await connectClient(stack.mcpUrl);
 }, 60_000);
 
@@ -306,7 +312,7 @@ describe('http.request (dagu-actions §1.2)', () => {
     expect(await stdoutOf('cli-http', r.dagRunId, 'show_result')).toBe('Todo: delectus aut autem (completed=false)');
   }, 90_000);
 
-  test('three forms; silent, query, format json, timeout; a non-2xx prints status and headers, then fails', async () => {
+  test('three forms; silent, query, format json, timeout; a non-2xx prints status and headers, then fails; OUTBOUND_ALLOW_CIDRS', async () => {
     const spec = `env:
   - TOKEN: tok-1
 steps:
@@ -328,6 +334,10 @@ steps:
     action: http.request
     with: {method: GET, url: "${baseUrl}/nope"}
     continue_on: {failure: true}
+  - id: metadata
+    action: http.request
+    with: {method: GET, url: "http://169.254.169.254/latest/meta-data/", timeout: 2}
+    continue_on: {failure: true}
 `;
     const r = await run('http-forms', spec);
     const out = (id: string): Promise<string> => stdoutOf('http-forms', r.dagRunId, id);
@@ -341,6 +351,8 @@ steps:
     expect(JSON.parse(await out('typed'))).toEqual({ body: { method: 'GET', q: 'typed', auth: null, body: '' } });
     expect(stepOf(r, 'missing')).toMatchObject({ status: 2 });
     expect(stepOf(r, 'missing')?.error).toContain('http status code not 2xx: 404');
+    expect(stepOf(r, 'metadata')).toMatchObject({ status: 2 });
+    expect(stepOf(r, 'metadata')?.error).toContain('169.254.169.254 is link-local and not in OUTBOUND_ALLOW_CIDRS');
     expect(await out('missing')).toMatch(
       /^HTTP 404 Not Found\n[\s\S]*content-type: text\/plain[\s\S]*\n\nnothing here$/,
     );

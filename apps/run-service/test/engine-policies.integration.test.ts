@@ -12,7 +12,8 @@ let server: Server;
 let baseUrl = '';
 
 beforeAll(async () => {
-  env = await createRunTestEnv('policies');
+  // The local server is loopback: http.request reaches it only where OUTBOUND_ALLOW_CIDRS lists it.
+  env = await createRunTestEnv('policies', { outboundAllowCidrs: ['127.0.0.0/8'] });
   server = createServer((req, res) => {
     if (req.url === '/json') {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -4,7 +4,7 @@
  * launcher, so it runs as the run's uid, in the step's working directory,
  * with the run's limits — never inside run-service. Usage:
  * `node action-main.js <spec file>`, the file holding
- * `{"action": "<name>", "with": {…resolved…}}`. The action's output goes to
+ * `{"action": "<name>", "with": {…resolved…}, "host": {…run-service's settings…}}`. The action's output goes to
  * stdout; a failure writes its message as one stderr line (the step's
  * `error`) and exits 1.
  */
@@ -16,8 +16,9 @@ async function main(): Promise<void> {
   const file = process.argv[2];
   if (file === undefined) throw new Error('usage: action-main <spec file>');
   const spec = asRecord(JSON.parse(readFileSync(file, 'utf8')));
-  const output = await runHostAction(String(spec?.action), asRecord(spec?.with) ?? {});
+  const output = await runHostAction(String(spec?.action), asRecord(spec?.with) ?? {}, asRecord(spec?.host) ?? {});
   await new Promise<void>((done, fail) => process.stdout.write(output.stdout, (err) => (err ? fail(err) : done())));
+  if (output.error !== undefined) throw new Error(output.error);
 }
 
 main().catch((error: unknown) => {

@@ -9,6 +9,8 @@ export type WithMap = Readonly<Record<string, unknown>>;
 /** What an action writes to the step's stdout: text or exact bytes (`file.read` raw). */
 export interface ActionOutput {
   readonly stdout: string | Uint8Array;
+  /** Set when the action failed after producing its output (a non-2xx `http.request`): the step's `error`. */
+  readonly error?: string;
 }
 
 /** A failure whose message is the step's `error` as it stands (the spec's error texts). */

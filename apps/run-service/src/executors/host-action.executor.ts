@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostAction } from '@dagu-mcp/dag-spec';
-import type { StepExecutor, StepExecResult } from '../core/run-types';
+import type { RunContext, StepExecInput, StepExecutor, StepExecResult } from '../core/run-types';
 import { runProcess } from '../process/process-runner';
 import { resolveHostActionWith } from './host-action-values';
 
@@ -24,8 +25,15 @@ import { resolveHostActionWith } from './host-action-values';
 export const NO_CONTAINER_ENGINE =
   'no container engine: this server runs steps without Docker or Podman, so container steps cannot run';
 
-/** The helper's entry file (compiled `actions/action-main.ts`). */
-export const ACTION_HELPER = join(__dirname, '..', 'actions', 'action-main.js');
+/**
+ * The helper's entry file (compiled `actions/action-main.ts`): beside this
+ * module in `dist/`; from the TypeScript sources (tests run in place), the
+ * built one in `dist/` (built before tests run).
+ */
+export function actionHelperPath(): string {
+  const beside = join(__dirname, '..', 'actions', 'action-main.js');
+  return existsSync(beside) ? beside : join(__dirname, '..', '..', 'dist', 'actions', 'action-main.js');
+}
 
 function failed(error: string, onStderr: (line: string) => void): StepExecResult {
   onStderr(error);
@@ -38,6 +46,59 @@ function containerFailure(action: HostAction): string {
   if (w.exec !== undefined && w.image !== undefined && w.container_name === undefined)
     return `${action.type}: with.exec needs with.container_name (exec mode runs in an existing container)`;
   return `${action.type}: ${NO_CONTAINER_ENGINE}`;
+}
+
+/**
+ * Runs the action helper for one try: writes `{action, with, host}` to a 0600
+ * file of the scratch directory (given to the run's uid), starts the helper
+ * through the step launcher in the step's directory with its environment,
+ * and maps the outcome (the helper's last stderr line is the `error`).
+ *
+ * @param host run-service's settings the action obeys (`reachable`: `OUTBOUND_ALLOW_CIDRS`)
+ */
+export async function runActionHelper(
+  ctx: RunContext,
+  input: StepExecInput,
+  action: string,
+  resolved: Record<string, unknown>,
+  host: Record<string, unknown> = {},
+): Promise<StepExecResult> {
+  const specFile = `${input.scriptFile}.action.json`;
+  await writeFile(specFile, JSON.stringify({ action, with: resolved, host }), { mode: 0o600 });
+  await ctx.launcher.adopt(specFile);
+  try {
+    const outcome = await runProcess({
+      file: process.execPath,
+      args: [actionHelperPath(), specFile],
+      cwd: input.cwd,
+      env: input.env,
+      launcher: ctx.launcher,
+      signal: input.signal,
+      timeoutMs: input.timeoutMs,
+      killGraceMs: ctx.config.killGraceMs,
+      trace: { name: `step ${input.node.name}`, attributes: { 'dagu.step.action': action } },
+      onStdout: input.onStdout,
+      onStderr: input.onStderr,
+    });
+    const ok = outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted;
+    if (ok) return { ok, exitCode: 0, timedOut: false, aborted: false };
+    const error = outcome.timedOut
+      ? `step timed out after ${(input.timeoutMs ?? 0) / 1000}s`
+      : outcome.aborted
+        ? 'aborted'
+        : outcome.spawnError !== undefined
+          ? `failed to start the action helper: ${outcome.spawnError}`
+          : input.lastStderr() || `${action} failed (exit status ${outcome.exitCode ?? 'unknown'})`;
+    return {
+      ok: false,
+      exitCode: outcome.exitCode ?? undefined,
+      error,
+      timedOut: outcome.timedOut,
+      aborted: outcome.aborted,
+    };
+  } finally {
+    await rm(specFile, { force: true });
+  }
 }
 
 /** `host_action` steps. */
@@ -55,41 +116,6 @@ export const hostActionExecutor: StepExecutor = {
     } catch (error) {
       return failed(`${action.type}: ${error instanceof Error ? error.message : String(error)}`, input.onStderr);
     }
-    const specFile = `${input.scriptFile}.action.json`;
-    await writeFile(specFile, JSON.stringify({ action: action.type, with: resolved }), { mode: 0o600 });
-    await ctx.launcher.adopt(specFile);
-    try {
-      const outcome = await runProcess({
-        file: process.execPath,
-        args: [ACTION_HELPER, specFile],
-        cwd: input.cwd,
-        env: input.env,
-        launcher: ctx.launcher,
-        signal: input.signal,
-        timeoutMs: input.timeoutMs,
-        killGraceMs: ctx.config.killGraceMs,
-        trace: { name: `step ${input.node.name}`, attributes: { 'dagu.step.action': action.type } },
-        onStdout: input.onStdout,
-        onStderr: input.onStderr,
-      });
-      const ok = outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted;
-      if (ok) return { ok, exitCode: 0, timedOut: false, aborted: false };
-      const error = outcome.timedOut
-        ? `step timed out after ${(input.timeoutMs ?? 0) / 1000}s`
-        : outcome.aborted
-          ? 'aborted'
-          : outcome.spawnError !== undefined
-            ? `failed to start the action helper: ${outcome.spawnError}`
-            : input.lastStderr() || `${action.type} failed (exit status ${outcome.exitCode ?? 'unknown'})`;
-      return {
-        ok: false,
-        exitCode: outcome.exitCode ?? undefined,
-        error,
-        timedOut: outcome.timedOut,
-        aborted: outcome.aborted,
-      };
-    } finally {
-      await rm(specFile, { force: true });
-    }
+    return runActionHelper(ctx, input, action.type, resolved);
   },
 };
