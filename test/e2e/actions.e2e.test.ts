@@ -15,6 +15,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 import { daguExample } from '../../packages/dag-spec/test-fixtures/dagu-examples';
 import { connectClient, startStack, type Stack } from './stack';
 
@@ -38,6 +41,24 @@ let client: Client;
 let workDir: string;
 let server: Server;
 let baseUrl: string;
+let mcpHttp: Server;
+let mcpUrl: string;
+const mcpAuth: string[] = [];
+
+/** A real MCP server (the SDK's), stateless Streamable HTTP: `add` (structured), `echo` (text), `fail` (isError). */
+function newMcpServer(): McpServer {
+  const mcp = new McpServer({ name: 'e2e-tools', version: '1.0.0' });
+  mcp.registerTool(
+    'add',
+    { inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
+    ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+  );
+  mcp.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({
+    content: [{ type: 'text', text: `echo: ${text}` }],
+  }));
+  mcp.registerTool('fail', {}, () => ({ content: [{ type: 'text', text: 'the tool broke' }], isError: true }));
+  return mcp;
+}
 
 beforeAll(async () => {
   // A real local HTTP server for http.request (no mocks of HTTP clients).
@@ -66,6 +87,18 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  mcpHttp = createServer((req, res) => {
+    mcpAuth.push(String(req.headers.authorization ?? ''));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const mcp = newMcpServer();
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((done) => mcpHttp.listen(0, '127.0.0.1', done));
+  mcpUrl = `http://127.0.0.1:${(mcpHttp.address() as AddressInfo).port}/mcp`;
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   if (process.getuid?.() !== 0) throw new Error('this test switches uids: run it as root');
   workDir = mkdtempSync(join(tmpdir(), 'e2e-actions-'));
@@ -74,6 +107,7 @@ beforeAll(async () => {
     RUN_WORK_DIR: workDir,
     // The local HTTP server is loopback; http.request reaches nothing else non-public.
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    RUN_MCP_SERVERS: JSON.stringify({ tools: { url: mcpUrl, headers: { Authorization: 'Bearer ${MCP_TOKEN}' } } }),
   });
   client = await connectClient(stack.mcpUrl);
 }, 60_000);
@@ -83,6 +117,7 @@ afterAll(async () => {
   await stack?.stop();
   rmSync(workDir, { recursive: true, force: true });
   await new Promise((done) => server.close(done));
+  await new Promise((done) => mcpHttp.close(done));
 });
 
 async function preview(name: string, spec: string): Promise<{ valid: boolean; errors: string[] }> {
@@ -357,4 +392,49 @@ steps:
       /^HTTP 404 Not Found\n[\s\S]*content-type: text\/plain[\s\S]*\n\nnothing here$/,
     );
   }, 90_000);
+});
+
+describe('mcp.call (dagu-actions §1.9 as amended)', () => {
+  test('a tool of a RUN_MCP_SERVERS server: structured result, text result, isError, unknown server, url form', async () => {
+    const spec = `env:
+  - MCP_TOKEN: secret-mcp-token
+  - B: "4"
+steps:
+  - id: add
+    action: mcp.call
+    with: {server: tools, tool: add, arguments: {a: 3, b: 4}}
+  - id: echo
+    action: mcp.call
+    with: {server: tools, tool: echo, arguments: {text: "b=\${B}"}}
+  - id: broken
+    action: mcp.call
+    with: {server: tools, tool: fail}
+    continue_on: {failure: true}
+  - id: nowhere
+    action: mcp.call
+    with: {server: missing, tool: add}
+    continue_on: {failure: true}
+  - id: byurl
+    action: mcp.call
+    with: {url: "${mcpUrl}", tool: echo, arguments: {text: direct}, timeout: 10}
+`;
+    const r = await run('mcp-calls', spec);
+    const out = (id: string): Promise<string> => stdoutOf('mcp-calls', r.dagRunId, id);
+    expect(JSON.parse(await out('add'))).toEqual({ sum: 7 });
+    expect(await out('echo')).toBe('echo: b=4');
+    expect(stepOf(r, 'broken')).toMatchObject({ status: 2, error: 'the tool broke' });
+    expect(stepOf(r, 'nowhere')?.error).toContain("unknown server 'missing'");
+    expect(await out('byurl')).toBe('echo: direct');
+    // The server's headers reached the server, resolved from the step's environment.
+    expect(mcpAuth).toContain('Bearer secret-mcp-token');
+    // The secret is in no step log.
+    for (const id of ['add', 'echo', 'broken', 'byurl']) expect(await out(id)).not.toContain('secret-mcp-token');
+  }, 90_000);
+
+  test('validation: a missing tool, neither server nor url', async () => {
+    const missing = await preview('mcp-bad', 'steps:\n  - action: mcp.call\n    with: {server: tools}\n');
+    expect(missing.errors.join('\n')).toContain('with.tool is required');
+    const neither = await preview('mcp-bad', 'steps:\n  - action: mcp.call\n    with: {tool: add}\n');
+    expect(neither.errors.join('\n')).toContain('mcp.call requires exactly one of with.server or with.url');
+  });
 });

@@ -109,7 +109,7 @@ export type StepAction =
 
 /**
  * The actions run by a helper process where steps run (dagu-actions §1.3,
- * §1.6–1.8): `jq.filter`, `template.render`, `file.*`, and `docker.run` /
+ * §1.6–1.9): `jq.filter`, `template.render`, `file.*`, `mcp.call`, and `docker.run` /
  * `container.run` (validated; they fail at run time: no container engine).
  */
 export const HOST_ACTIONS = [
@@ -125,6 +125,7 @@ export const HOST_ACTIONS = [
   'file.delete',
   'file.mkdir',
   'file.list',
+  'mcp.call',
 ] as const;
 export type HostActionName = (typeof HOST_ACTIONS)[number];
 

@@ -75,6 +75,7 @@ export function parseHostAction(
   if (name === 'jq.filter') checkJq(keys, err, field);
   else if (name === 'template.render') checkTemplate(keys, err, field);
   else if (name === 'docker.run' || name === 'container.run') checkDocker(keys, err, field);
+  else if (name === 'mcp.call') checkMcpCall(keys, err, field);
   else checkFile(name, keys, err, field);
   return sink.count > before ? undefined : { type: name, with: withObject };
 }
@@ -83,6 +84,7 @@ function allowedKeys(name: HostActionName): string[] {
   if (name === 'jq.filter') return ['filter', 'data', 'input', 'raw', 'args'];
   if (name === 'template.render') return ['template', 'template_ref', 'data', 'output'];
   if (name === 'docker.run' || name === 'container.run') return DOCKER_KEYS;
+  if (name === 'mcp.call') return ['server', 'url', 'tool', 'arguments', 'headers', 'timeout'];
   return FILE_KEYS[name]?.allowed ?? [];
 }
 
@@ -145,6 +147,18 @@ function checkDocker(keys: Map<string, unknown>, err: Report, field: string): vo
     err(`${field}.pull must be one of missing, always, never`, pull);
   const exec = keys.get('exec');
   if (exec !== undefined && exec !== null && !asMap(exec)) err(`${field}.exec must be a map`, exec);
+}
+
+/** `mcp.call` (dagu-actions §1.9, as amended): `tool` required; exactly one of `server` / `url`. */
+function checkMcpCall(keys: Map<string, unknown>, err: Report, field: string): void {
+  requireString(keys, 'tool', err, field);
+  const has = (key: string): boolean => keys.get(key) !== undefined && keys.get(key) !== null;
+  if (has('server') === has('url')) err(`mcp.call requires exactly one of ${field}.server or ${field}.url`);
+  else requireString(keys, has('server') ? 'server' : 'url', err, field);
+  for (const key of ['arguments', 'headers']) {
+    const value = keys.get(key);
+    if (value !== undefined && value !== null && !asMap(value)) err(`${field}.${key} must be a map`, value);
+  }
 }
 
 function checkFile(name: HostActionName, keys: Map<string, unknown>, err: Report, field: string): void {

@@ -2,6 +2,7 @@ import { ActionError, type ActionOutput, type WithMap } from './action-types';
 import { runFileAction } from './file-actions';
 import { runHttpRequest } from './http-action';
 import { runJqFilter } from './jq-action';
+import { runMcpCall } from './mcp-action';
 import { runTemplateRender } from './template-action';
 
 /**
@@ -13,6 +14,7 @@ import { runTemplateRender } from './template-action';
  */
 export function runHostAction(action: string, w: WithMap, host: WithMap = {}): Promise<ActionOutput> {
   if (action === 'http.request') return runHttpRequest(w, host);
+  if (action === 'mcp.call') return runMcpCall(w, host);
   if (action === 'jq.filter') return runJqFilter(w);
   if (action === 'template.render') return runTemplateRender(w);
   if (action.startsWith('file.')) return runFileAction(action, w);

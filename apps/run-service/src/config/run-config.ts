@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { AddressRanges, env, parseConfig } from '@dagu-mcp/runtime';
 import type { ThreadBudget } from '@dagu-mcp/runtime';
+import { parseMcpServers, type McpServerEntry } from './mcp-servers';
 import { parseQueueList } from './queue-limits';
 import { parseUidRange } from './uid-range';
 
@@ -58,6 +59,7 @@ import { parseUidRange } from './uid-range';
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand, mode 0700; a file is deleted once replayed). Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/outage-spill` |
  * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything. Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/replica-state` |
  * | `OUTBOUND_ALLOW_CIDRS` | comma-separated CIDR ranges (`10.20.0.0/16,127.0.0.0/8`) of non-public addresses (loopback, private, link-local, unique-local, …) the `http.request` steps may reach (checked after DNS resolution, in the action's helper process); empty: none. The same setting as agent-service's (docs/decisions.md "Dagu's built-in actions") | list | empty |
+ * | `RUN_MCP_SERVERS` | the MCP servers `mcp.call` steps may name in `with.server`: JSON, name → URL or `{"url": …, "headers": {…}}` (Streamable HTTP). Header values may hold `${NAME}` references, resolved from the step's environment when the step runs, so secrets come from the run's runtime profile (`{"tools": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOOLS_TOKEN}"}}}`). Calls follow `OUTBOUND_ALLOW_CIDRS` | JSON | empty |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
  * | `DAG_SPEC_CACHE_MS` | how long this replica may use its copy of a stored DAG's YAML (read from dag-service's `dag.spec` for a start by name or a `dag.run` child) without reading it again; every change made through dag-service drops the copy before the change is answered (dag-service's `<BUS_PREFIX>:dag:changed` announcements, docs/decisions.md "DAG spec cache"), so this bounds only what nobody announced (direct SQL writes to `dags`); `0`: read dag-service on every start | ms | `5000` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
@@ -168,6 +170,16 @@ function runConfigObject() {
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
     DAG_SPEC_CACHE_MS: z.coerce.number().int().min(0).default(5000),
     DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
+    RUN_MCP_SERVERS: z
+      .string()
+      .default('')
+      .superRefine((value, ctx) => {
+        try {
+          parseMcpServers(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        }
+      }),
     OUTBOUND_ALLOW_CIDRS: z
       .string()
       .default('')
@@ -278,6 +290,8 @@ export interface RunConfig {
   readonly encryptionKey?: string;
   /** Non-public CIDR ranges `http.request` steps may reach (`OUTBOUND_ALLOW_CIDRS`); empty: none. */
   readonly outboundAllowCidrs: readonly string[];
+  /** `mcp.call` servers by name (`RUN_MCP_SERVERS`). */
+  readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -337,6 +351,7 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     specCacheMs: raw.DAG_SPEC_CACHE_MS,
     ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
     outboundAllowCidrs: splitCidrs(raw.OUTBOUND_ALLOW_CIDRS),
+    mcpServers: parseMcpServers(raw.RUN_MCP_SERVERS),
   };
 }
 

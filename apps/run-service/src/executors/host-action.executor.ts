@@ -3,6 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostAction } from '@dagu-mcp/dag-spec';
 import type { RunContext, StepExecInput, StepExecutor, StepExecResult } from '../core/run-types';
+import { interpolate } from '../core/interpolate';
 import { runProcess } from '../process/process-runner';
 import { resolveHostActionWith } from './host-action-values';
 
@@ -16,6 +17,10 @@ import { resolveHostActionWith } from './host-action-values';
  * line is the step's `error`. The resolved `with` map travels in a 0600 file
  * of the attempt's scratch directory (not on the command line, where `ps`
  * would show it), removed after the try.
+ *
+ * `mcp.call` (§1.9) names a server of `RUN_MCP_SERVERS` (or a `url`); the
+ * entry's headers are resolved here against the step's environment (runtime
+ * profile secrets) and reach only the helper's 0600 file, never a log.
  *
  * `docker.run` / `container.run` validate but cannot run: this server has no
  * container engine, so the step fails with {@link NO_CONTAINER_ENGINE}.
@@ -116,6 +121,41 @@ export const hostActionExecutor: StepExecutor = {
     } catch (error) {
       return failed(`${action.type}: ${error instanceof Error ? error.message : String(error)}`, input.onStderr);
     }
+    if (action.type === 'mcp.call') {
+      const target = mcpTarget(ctx, input, resolved);
+      if (typeof target === 'string') return failed(`mcp.call: ${target}`, input.onStderr);
+      return runActionHelper(ctx, input, action.type, target, { reachable: ctx.config.outboundAllowCidrs });
+    }
     return runActionHelper(ctx, input, action.type, resolved);
   },
 };
+
+/**
+ * `mcp.call`'s `with` with `server` replaced by its `RUN_MCP_SERVERS` entry:
+ * its URL, and its headers (resolved against the step's scope) under the
+ * step's own `headers`; or the error text for an unknown server name.
+ */
+function mcpTarget(
+  ctx: RunContext,
+  input: StepExecInput,
+  resolved: Record<string, unknown>,
+): Record<string, unknown> | string {
+  const own = asStringMap(resolved.headers);
+  if (typeof resolved.server !== 'string') return { ...resolved, headers: own };
+  const entry = Object.hasOwn(ctx.config.mcpServers, resolved.server)
+    ? ctx.config.mcpServers[resolved.server]
+    : undefined;
+  if (entry === undefined) {
+    const names = Object.keys(ctx.config.mcpServers);
+    return `unknown server '${resolved.server}': RUN_MCP_SERVERS names ${names.length === 0 ? 'none' : names.join(', ')}`;
+  }
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(entry.headers)) headers[key] = interpolate(value, input.scope, 'plain');
+  const { server: _server, ...rest } = resolved;
+  return { ...rest, url: entry.url, headers: { ...headers, ...own } };
+}
+
+function asStringMap(value: unknown): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
