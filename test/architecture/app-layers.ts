@@ -28,7 +28,9 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
     floors: [
       ['config'], //                          RUN_* config, named queue limits
       ['core'], //                            pure: graph, params, interpolation, outcome rules, step execution contract
-      ['process', 'store', 'workbook'], //    child processes and run environment | all SQL | workbook reads (021 `workbook`)
+      // child processes and run environment | all SQL | workbook reads (021 `workbook`) | the action helper
+      // (its own process, dagu-actions §1: jq.filter, template.render, file.*)
+      ['process', 'store', 'workbook', 'actions'],
       ['events'], //                          run events, stop requests between replicas
       ['executors'], //                       step-kind registry and the built-in executors
       ['composition', 'foreach'], //          sub-DAG and foreach executors (register into executors/)

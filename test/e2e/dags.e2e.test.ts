@@ -93,14 +93,26 @@ describe('dagu_change (022)', () => {
       'type: chain\nsteps:\n  - name: a\n    run: echo\n  - name: b\n    depends: [a]\n    run: echo\n',
       'chain',
     ],
-    ['unsupported executor', 'steps:\n  - name: a\n    executor: docker\n    command: echo\n', 'not supported here'],
+    ['unsupported executor', 'steps:\n  - name: a\n    executor: ssh\n    command: echo\n', 'not supported here'],
   ])(
     'invalid DAG (%s) is valid=false, not a tool error (022 §Change Type, dagu-model §4)',
     async (_label, spec, needle) => {
       const r = await change({ name: 'broken', spec });
       expect(r.isError).toBeFalsy();
       expect(r.content[0]).toEqual({ type: 'text', text: 'DAG spec is not valid; no changes were applied.' });
-      expect(sc(r)).toMatchObject({ valid: false, applied: false, dagName: 'broken' });
+      expect(sc(r)).toMatchObject({
+        valid: false,
+        applied: false,
+        dagName: 'broken',
+        dagUri: 'dagu://dags/broken/spec',
+      });
+      // Dagu case TestChangePreviewInvalidReturnsValidationResult: the link to dagUri is there, no DAG stored or not.
+      expect(r.content[1]).toEqual({
+        type: 'resource_link',
+        uri: 'dagu://dags/broken/spec',
+        name: 'dag_spec',
+        mimeType: 'application/yaml',
+      });
       expect((sc(r).errors as string[]).join('\n')).toContain(needle);
       expect(sc(r).dag).toBeUndefined();
     },

@@ -134,7 +134,7 @@ describe('REST that reads like one API (item 12)', () => {
 
 describe('previews (item 13)', () => {
   const invalidSpec = 'steps:\n  - name: a\n';
-  test('an invalid preview under a name with no stored DAG links no spec', async () => {
+  test('an invalid preview under a name with no stored DAG links its dagUri all the same (022; issue 49)', async () => {
     const result = toolResult(
       await client.callTool({
         name: 'dagu_change',
@@ -142,7 +142,9 @@ describe('previews (item 13)', () => {
       }),
     );
     expect(result.structuredContent).toMatchObject({ valid: false });
-    expect(result.content.filter((c) => c.type === 'resource_link')).toEqual([]);
+    expect(result.content.filter((c) => c.type === 'resource_link')).toEqual([
+      expect.objectContaining({ uri: 'dagu://dags/never-stored/spec' }),
+    ]);
   });
 
   test('an invalid preview of a stored DAG still links its stored spec', async () => {

@@ -16,6 +16,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import {
   writeBigWorkbook,
+  writeOneColumnWorkbook,
   writeOrdersWorkbook,
   writeProtectedWorkbook,
 } from '../../apps/run-service/test-fixtures/workbook-files';
@@ -59,6 +60,7 @@ beforeAll(async () => {
   await writeOrdersWorkbook(sourceDir);
   await writeProtectedWorkbook(workDir, PASSWORD);
   await writeBigWorkbook(workDir, 10_050);
+  await writeOneColumnWorkbook(workDir, 5001);
   copyFileSync(LIBREOFFICE_FIXTURE, join(workDir, 'libreoffice-sales.xlsx'));
   writeFileSync(join(workDir, 'notes.xlsx'), 'not a zip at all');
   stack = await startStack({
@@ -213,6 +215,21 @@ describe('021 errors of the workbook target, as the client sees them', () => {
       ...(code === 'resource_unavailable' ? { details: { requestId: expect.any(String) as unknown } } : {}),
     });
     expect(result.content).toEqual([{ type: 'text', text: message }]);
+  });
+
+  test('a one-column sheet: its first text row is the header (workbook.md "Finding the table of a sheet")', async () => {
+    const result = await readWorkbook(developer, { path: 'one-column.xlsx' });
+    expect(result.isError).toBeFalsy();
+    const sheet = (result.structuredContent?.data as { sheets: Array<Record<string, unknown>> }).sheets[0];
+    expect(sheet).toMatchObject({
+      name: 'List',
+      range: 'List!A1:A5002',
+      header_row: 1,
+      headers: ['n'],
+      row_count: 5001,
+    });
+    expect(sheet?.types).toEqual({ n: 'integer' });
+    expect(sheet?.sample).toEqual([1, 2, 3, 4, 5].map((n) => ({ n, _row: n + 1 })));
   });
 
   test('a file over RUN_WORKBOOK_MAX_BYTES is resource_unavailable with a clear message', async () => {

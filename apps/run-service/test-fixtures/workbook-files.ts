@@ -100,6 +100,15 @@ export async function writeBigWorkbook(dir: string, n: number, name = 'big.xlsx'
   return save(wb, dir, name);
 }
 
+/** `one-column.xlsx`: one sheet `List`, a one-column list: the text `n` in A1 above 1…n (Dagu 077's case). */
+export async function writeOneColumnWorkbook(dir: string, n: number): Promise<string> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('List');
+  ws.addRow(['n']);
+  for (let i = 1; i <= n; i += 1) ws.addRow([i]);
+  return save(wb, dir, 'one-column.xlsx');
+}
+
 /** `protected.xlsx`: `Sheet1` with `k`/`v` and one row, ECMA-376 agile encryption under `password`. */
 export async function writeProtectedWorkbook(dir: string, password = WORKBOOK_PASSWORD): Promise<string> {
   const wb = new ExcelJS.Workbook();

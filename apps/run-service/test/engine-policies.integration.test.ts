@@ -12,7 +12,8 @@ let server: Server;
 let baseUrl = '';
 
 beforeAll(async () => {
-  env = await createRunTestEnv('policies');
+  // The local server is loopback: http.request reaches it only where OUTBOUND_ALLOW_CIDRS lists it.
+  env = await createRunTestEnv('policies', { outboundAllowCidrs: ['127.0.0.0/8'] });
   server = createServer((req, res) => {
     if (req.url === '/json') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -164,8 +165,9 @@ steps:
     expect(stepOf(detail, 'get_todo').status).toBe(4);
     const shown = await readStepLog(env.pool, { dagName: 'http', dagRunId: detail.dagRunId, stepName: 'show' });
     expect(shown.stdoutContent).toBe('Todo: delectus secret-1');
-    expect(stepOf(detail, 'missing')).toMatchObject({ status: 2, error: 'HTTP 404 Not Found' });
+    expect(stepOf(detail, 'missing')).toMatchObject({ status: 2, error: 'http status code not 2xx: 404 Not Found' });
     const body = await readStepLog(env.pool, { dagName: 'http', dagRunId: detail.dagRunId, stepName: 'missing' });
-    expect(body.stdoutContent).toBe('nothing here');
+    // A non-2xx prints its status line and headers before the body (dagu-actions §1.2).
+    expect(body.stdoutContent).toMatch(/^HTTP 404 Not Found\n(?:[a-z-]+: .*\n)+\nnothing here$/);
   });
 });

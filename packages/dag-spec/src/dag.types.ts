@@ -97,8 +97,43 @@ export type StepAction =
       headers: Record<string, string>;
       body?: string;
       timeoutSec?: number;
+      /** Query-string parameters added to the URL (dagu-actions §1.2 `query`). */
+      query?: Record<string, string>;
+      /** On a 2xx, print only the body (§1.2 `silent`). */
+      silent?: boolean;
+      /** Print one JSON object `{status_code, headers, body}` (§1.2 `format: json` / `json: true`). */
+      json?: boolean;
     }
-  | { type: 'human.task'; prompt: string; form?: JsonObject };
+  | { type: 'human.task'; prompt: string; form?: JsonObject }
+  | HostAction;
+
+/**
+ * The actions run by a helper process where steps run (dagu-actions §1.3,
+ * §1.6–1.9): `jq.filter`, `template.render`, `file.*`, `mcp.call`, and `docker.run` /
+ * `container.run` (validated; they fail at run time: no container engine).
+ */
+export const HOST_ACTIONS = [
+  'docker.run',
+  'container.run',
+  'jq.filter',
+  'template.render',
+  'file.stat',
+  'file.read',
+  'file.write',
+  'file.copy',
+  'file.move',
+  'file.delete',
+  'file.mkdir',
+  'file.list',
+  'mcp.call',
+] as const;
+export type HostActionName = (typeof HOST_ACTIONS)[number];
+
+/** A host action and its `with` map, snake_case keys, values as written (resolved at run time). */
+export interface HostAction {
+  type: HostActionName;
+  with: JsonObject;
+}
 
 /** `approval`: after the step runs it waits for a person; `rewindTo` is a step name. */
 export interface ApprovalSpec {
@@ -121,7 +156,8 @@ export interface ForeachSpec {
 }
 
 /** What a step does. `approval` = a gate with nothing to run. */
-export type StepKind = 'command' | 'script' | 'sub_dag' | 'http' | 'human_task' | 'foreach' | 'approval';
+export type StepKind =
+  'command' | 'script' | 'sub_dag' | 'http' | 'human_task' | 'foreach' | 'approval' | 'host_action';
 
 /** A normalized step. `depends` holds step names (for chain DAGs: the previous step). */
 export interface NormalizedStep {

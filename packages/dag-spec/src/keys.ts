@@ -145,6 +145,7 @@ export const STEP_KEYS: KeySpec = {
     'params',
     'executor',
     'type',
+    'config',
   ],
   aliases: { dir: 'working_dir', precondition: 'preconditions' },
   unsupported: {

@@ -19,7 +19,7 @@
  * not exist; did you mean 'build'? (value: ${steps.biuld.outputs.tag})`.
  */
 import { upstreamOf } from './dependencies';
-import type { NormalizedDag, NormalizedStep, StepAction } from './dag.types';
+import type { HostAction, JsonValue, NormalizedDag, NormalizedStep, StepAction } from './dag.types';
 import { ErrorSink } from './error-sink';
 import { didYouMeanSuffix } from './suggest-names';
 
@@ -108,9 +108,27 @@ function actionFields(action: StepAction): [string, string][] {
     if (action.body !== undefined) out.push(['with.body', action.body]);
     return out;
   }
+  if ('with' in action) return hostActionFields(action);
   if (action.params === undefined) return [];
   if (typeof action.params === 'string') return [['with.params', action.params]];
   return Object.entries(action.params).map(([key, value]): [string, string] => [`with.params.${key}`, value]);
+}
+
+/** The `with` strings of a host action that get `${...}` resolution (dagu-actions §1.1: not a template's text, not a jq filter with `args`). */
+function hostActionFields(action: HostAction): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (value: JsonValue, path: string): void => {
+    if (typeof value === 'string') out.push([path, value]);
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value !== null && typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+  };
+  for (const [key, value] of Object.entries(action.with)) {
+    if (action.type === 'template.render' && key === 'template') continue;
+    if (action.type === 'jq.filter' && key === 'filter' && action.with.args !== undefined) continue;
+    walk(value, `with.${key}`);
+  }
+  return out;
 }
 
 function checkText(text: string, field: string, scope: Scope, sink: ErrorSink): void {

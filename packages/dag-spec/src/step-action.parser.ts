@@ -1,10 +1,12 @@
 /**
  * `action` + `with` (dagu-model.md §3): `dag.run` / `dag.enqueue`
  * (`{dag, params}`), `http.request` (`{method, url, headers, body,
- * timeout_sec}`) and `human.task` (`{prompt, form}`; not inside foreach and
- * not in handlers). Every other action is refused as not supported here.
+ * timeout_sec}`), `human.task` (`{prompt, form}`; not inside foreach and
+ * not in handlers) and the host actions of dagu-actions §1.3, §1.6–1.8
+ * (host-action.parser.ts). Every other action is refused as not supported here.
  */
-import type { JsonObject, StepAction } from './dag.types';
+import { HOST_ACTIONS, type JsonObject, type StepAction } from './dag.types';
+import { isHostAction, parseHostAction } from './host-action.parser';
 import type { ErrorSink } from './error-sink';
 import { readNonNegativeInt } from './policies.parser';
 import { readKeys } from './keys';
@@ -18,7 +20,7 @@ export interface ActionContext {
 }
 
 /** Actions this project runs. */
-export const SUPPORTED_ACTIONS = ['dag.run', 'dag.enqueue', 'http.request', 'human.task'] as const;
+export const SUPPORTED_ACTIONS = ['dag.run', 'dag.enqueue', 'http.request', 'human.task', ...HOST_ACTIONS] as const;
 
 const DAG_NAME = /^[a-zA-Z0-9_.-]+$/;
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -45,6 +47,7 @@ export function parseAction(
     return undefined;
   }
   const present: YamlMap = new Map([...raw].filter(([, value]) => value !== undefined));
+  if (isHostAction(name)) return parseHostAction(name, present, sink, withField);
   if (name === 'http.request') return parseHttp(present, sink, withField);
   if (name === 'human.task') return parseHumanTask(present, context, sink, withField);
   return parseDagCall(name === 'dag.enqueue' ? 'dag.enqueue' : 'dag.run', present, sink, withField);
@@ -84,21 +87,36 @@ function parseDagCall(
 }
 
 function parseHttp(map: YamlMap, sink: ErrorSink, field: string): StepAction | undefined {
-  const keys = readKeys(map, { allowed: ['method', 'url', 'headers', 'body', 'timeout_sec'] }, sink, `${field}.`);
+  const keys = readKeys(
+    map,
+    {
+      allowed: ['method', 'url', 'headers', 'body', 'timeout_sec', 'timeout', 'query', 'silent', 'format', 'json'],
+      unsupported: {
+        form: 'multipart forms are not supported here',
+        files: 'multipart file fields are not supported here',
+        output: 'writing the response to a file is not supported here; use output: to capture stdout',
+        skip_tls_verify: 'skipping TLS verification is not supported here',
+        debug: 'debug output is not supported here',
+      },
+    },
+    sink,
+    `${field}.`,
+  );
   const url = keys.get('url');
   const method = scalarToString(keys.get('method') ?? 'GET')?.toUpperCase() ?? '';
   if (typeof url !== 'string' || url.trim() === '') sink.field(`${field}.url`, 'url is required', url);
   if (!HTTP_METHODS.includes(method))
     sink.field(`${field}.method`, `must be one of ${HTTP_METHODS.join(', ')}`, method);
-  const headers: Record<string, string> = {};
-  const headerValue = keys.get('headers');
-  const headerMap = asMap(headerValue);
-  if (headerValue !== undefined && !headerMap) sink.field(`${field}.headers`, 'must be a map', headerValue);
-  for (const [key, value] of headerMap ?? []) {
-    const text = scalarToString(value);
-    if (text === undefined) sink.field(`${field}.headers.${key}`, 'header value must be a scalar', value);
-    else headers[key] = text;
-  }
+  const headers = stringMap(keys.get('headers'), `${field}.headers`, sink);
+  const query = keys.has('query') ? stringMap(keys.get('query'), `${field}.query`, sink) : undefined;
+  const format = keys.get('format');
+  if (format !== undefined && format !== null && format !== 'json' && format !== 'text')
+    sink.field(`${field}.format`, 'must be json or text', format);
+  const json = format === 'json' || readBool(keys.get('json'), `${field}.json`, sink) === true;
+  const silent = readBool(keys.get('silent'), `${field}.silent`, sink);
+  if (keys.has('timeout') && keys.has('timeout_sec'))
+    sink.field(`${field}.timeout`, "cannot be combined with 'timeout_sec'");
+  const timeoutKey = keys.has('timeout') ? 'timeout' : 'timeout_sec';
   const body = keys.get('body');
   if (typeof url !== 'string' || url.trim() === '') return undefined;
   return compact<StepAction>({
@@ -108,8 +126,36 @@ function parseHttp(map: YamlMap, sink: ErrorSink, field: string): StepAction | u
     headers,
     body:
       body === undefined || body === null ? undefined : typeof body === 'string' ? body : JSON.stringify(toPlain(body)),
-    timeoutSec: readNonNegativeInt(keys.get('timeout_sec'), `${field}.timeout_sec`, sink),
+    timeoutSec: readNonNegativeInt(keys.get(timeoutKey), `${field}.${timeoutKey}`, sink),
+    query,
+    silent,
+    json: json || undefined,
   });
+}
+
+function readBool(value: unknown, field: string, sink: ErrorSink): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  sink.field(field, 'must be true or false', value);
+  return undefined;
+}
+
+/** A map of scalar values as strings (`headers`, `query`); errors name `field`. */
+function stringMap(value: unknown, field: string, sink: ErrorSink): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value === undefined || value === null) return out;
+  const map = asMap(value);
+  if (!map) {
+    sink.field(field, 'must be a map', value);
+    return out;
+  }
+  for (const [key, item] of map) {
+    const text = scalarToString(item);
+    if (text === undefined) sink.field(`${field}.${key}`, 'value must be a scalar', item);
+    else out[key] = text;
+  }
+  return out;
 }
 
 function parseHumanTask(map: YamlMap, context: ActionContext, sink: ErrorSink, field: string): StepAction | undefined {

@@ -1,10 +1,11 @@
 /**
  * What a step runs (dagu-model.md §3): `run`/`command`/`script`, `action` +
  * `with`, legacy `call:` (and the older `run: <dag>` + `params:`), `foreach`,
- * or an `approval` gate alone. Refuses executors other than the shell and
- * actions other than dag.run, dag.enqueue, http.request and human.task.
+ * or an `approval` gate alone; legacy `executor:` / typed `type:` forms of
+ * the host actions (dagu-actions §1.1). Refuses other executors and actions.
  */
-import type { NormalizedStep, StepCommand } from './dag.types';
+import type { NormalizedStep, StepAction, StepCommand } from './dag.types';
+import { legacyActionOf, type LegacyAction } from './legacy-actions';
 import { parseAction, type ActionContext } from './step-action.parser';
 import { renderValue, type ErrorSink } from './error-sink';
 import { asMap, isScalar, scalarToString } from './yaml-values';
@@ -34,19 +35,31 @@ function toArgv(value: unknown): string[] | undefined {
   return argv.every((item): item is string => item !== undefined) ? argv : undefined;
 }
 
-/** Records an error when `executor` or step `type` names something other than the shell. Returns false then. */
-function checkExecutor(keys: Map<string, unknown>, sink: ErrorSink): boolean {
-  let ok = true;
+/** What `executor` / step `type` say: the shell, a legacy host action (dagu-actions §1.1), or refused. */
+type ExecutorChoice = { kind: 'shell' } | { kind: 'refused' } | { kind: 'action'; legacy: LegacyAction };
+
+/**
+ * Reads `executor` and step `type`: the shell (none, `shell`, `command`), a
+ * legacy form of a host action (`jq`, `docker`, `container`, `template`,
+ * `file`; legacy-actions.ts), or an error for anything else.
+ */
+function checkExecutor(keys: Map<string, unknown>, sink: ErrorSink): ExecutorChoice {
+  let choice: ExecutorChoice = { kind: 'shell' };
   for (const key of ['executor', 'type'] as const) {
     if (!keys.has(key)) continue;
     const value = keys.get(key);
     const type = typeof value === 'string' ? value : (asMap(value)?.get('type') ?? (value === null ? '' : undefined));
     if (typeof type === 'string' && SHELL_EXECUTORS.includes(type)) continue;
+    const legacy = typeof type === 'string' ? legacyActionOf(type, value, keys) : undefined;
+    if (legacy !== undefined && choice.kind === 'shell') {
+      choice = { kind: 'action', legacy };
+      continue;
+    }
     const label = key === 'executor' ? 'executor type' : 'step type';
     sink.field(key, `${label} '${scalarToString(type) ?? renderValue(value)}' is not supported here`);
-    ok = false;
+    choice = { kind: 'refused' };
   }
-  return ok;
+  return choice;
 }
 
 /**
@@ -55,7 +68,10 @@ function checkExecutor(keys: Map<string, unknown>, sink: ErrorSink): boolean {
  * for two run modes; unsupported executors and actions.
  */
 export function parseRun(keys: Map<string, unknown>, context: ActionContext, sink: ErrorSink): RunSpec {
-  if (!checkExecutor(keys, sink)) return { kind: 'command' };
+  const executor = checkExecutor(keys, sink);
+  if (executor.kind === 'refused') return { kind: 'command' };
+  if (executor.kind === 'action') return runLegacyAction(executor.legacy, keys, context, sink);
+  if (keys.has('config')) sink.field('config', "requires 'executor' or 'type'");
   if (keys.has('run') && keys.has('command')) sink.field('command', "cannot be combined with 'run'");
   const fromCommand = !keys.has('run') && keys.has('command');
   const runValue = keys.get('run') ?? keys.get('command');
@@ -109,8 +125,31 @@ function runAction(keys: Map<string, unknown>, context: ActionContext, sink: Err
   const name = keys.get('action');
   const action = parseAction(name, keys.get('with'), context, sink, 'with');
   if (!action) return { kind: 'command' };
-  const kind = action.type === 'http.request' ? 'http' : action.type === 'human.task' ? 'human_task' : 'sub_dag';
-  return { kind, action };
+  return { kind: kindOfAction(action), action };
+}
+
+function kindOfAction(action: StepAction): NormalizedStep['kind'] {
+  if (action.type === 'http.request') return 'http';
+  if (action.type === 'human.task') return 'human_task';
+  if (action.type === 'dag.run' || action.type === 'dag.enqueue') return 'sub_dag';
+  return 'host_action';
+}
+
+/** A legacy or typed-executor step (dagu-actions §1.1), normalised to its action form; `action` beside it is an error. */
+function runLegacyAction(
+  legacy: LegacyAction,
+  keys: Map<string, unknown>,
+  context: ActionContext,
+  sink: ErrorSink,
+): RunSpec {
+  for (const key of ['action', 'call', 'foreach', 'run'])
+    if (keys.has(key)) sink.field(key, `cannot be combined with '${keys.has('executor') ? 'executor' : 'type'}'`);
+  if (legacy.error !== undefined) {
+    sink.field(legacy.field, legacy.error);
+    return { kind: 'command' };
+  }
+  const action = parseAction(legacy.name, legacy.with, context, sink, legacy.field);
+  return action ? { kind: kindOfAction(action), action } : { kind: 'command' };
 }
 
 function runScript(script: unknown, runValue: unknown, sink: ErrorSink): RunSpec {

@@ -25,9 +25,24 @@ describe('step errors', () => {
       ["step 'a': field 'container': containers are not supported here"],
     ],
     [
-      'docker executor',
-      '  - name: a\n    run: x\n    executor: {type: docker}\n',
-      ["step 'a': field 'executor': executor type 'docker' is not supported here"],
+      'docker executor without image or container (dagu-actions §1.6)',
+      '  - name: a\n    command: x\n    executor: {type: docker}\n',
+      ["step 'a': field 'config': config.image or config.container_name is required (create or exec mode)"],
+    ],
+    [
+      'docker executor beside run',
+      '  - name: a\n    run: x\n    executor: {type: docker, config: {image: alpine}}\n',
+      ["step 'a': field 'run': cannot be combined with 'executor'"],
+    ],
+    [
+      'ssh executor',
+      '  - name: a\n    command: x\n    executor: ssh\n',
+      ["step 'a': field 'executor': executor type 'ssh' is not supported here"],
+    ],
+    [
+      'config without executor',
+      '  - name: a\n    run: x\n    config: {a: 1}\n',
+      ["step 'a': field 'config': requires 'executor' or 'type'"],
     ],
     [
       'step type ssh',
@@ -76,8 +91,18 @@ describe('step errors', () => {
     ],
     [
       'http unknown with key',
+      '  - name: a\n    action: http.request\n    with: {url: http://x, quer: q}\n',
+      ["step 'a': field 'with.quer': unknown field; did you mean 'query'?"],
+    ],
+    [
+      'http form (dagu-actions §1.2) is refused by name',
+      '  - name: a\n    action: http.request\n    with: {url: http://x, form: {a: b}}\n',
+      ["step 'a': field 'with.form': multipart forms are not supported here"],
+    ],
+    [
+      'http query that is not a map',
       '  - name: a\n    action: http.request\n    with: {url: http://x, query: q}\n',
-      ["step 'a': field 'with.query': unknown field"],
+      ["step 'a': field 'with.query': must be a map (value: q)"],
     ],
     [
       'human task without prompt',

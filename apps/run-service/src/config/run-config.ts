@@ -1,8 +1,9 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { env, parseConfig } from '@dagu-mcp/runtime';
+import { AddressRanges, env, parseConfig } from '@dagu-mcp/runtime';
 import type { ThreadBudget } from '@dagu-mcp/runtime';
+import { parseMcpServers, type McpServerEntry } from './mcp-servers';
 import { parseQueueList } from './queue-limits';
 import { parseUidRange } from './uid-range';
 
@@ -57,6 +58,8 @@ import { parseUidRange } from './uid-range';
  * | `RUN_PRIVATE_DIR` | run-service's own directory, out of every step's reach (created at start, run-service's, mode 0711: steps pass through to the files given to them but can neither list nor write it): the default parent of `RUN_SPILL_DIR` and `RUN_STATE_DIR`, and of the attempts' scratch directories (output files, scripts) and run-service's own `TMPDIR`. Must not be inside `RUN_WORK_DIR`; best on a file system steps do not fill (its own volume in Kubernetes; docs/reliability.md) | path | `<os tmpdir>/dagu-mcp-run-service` |
  * | `RUN_SPILL_DIR` | directory of spilled log files (created on demand, mode 0700; a file is deleted once replayed). Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/outage-spill` |
  * | `RUN_STATE_DIR` | local directory where each run-service process records its live step process groups; a replica that restarts on the same host kills the groups a dead one left there before it runs anything. Must not be inside `RUN_WORK_DIR` | path | `<RUN_PRIVATE_DIR>/replica-state` |
+ * | `OUTBOUND_ALLOW_CIDRS` | comma-separated CIDR ranges (`10.20.0.0/16,127.0.0.0/8`) of non-public addresses (loopback, private, link-local, unique-local, …) the `http.request` steps may reach (checked after DNS resolution, in the action's helper process); empty: none. The same setting as agent-service's (docs/decisions.md "Dagu's built-in actions") | list | empty |
+ * | `RUN_MCP_SERVERS` | the MCP servers `mcp.call` steps may name in `with.server`: JSON, name → URL or `{"url": …, "headers": {…}}` (Streamable HTTP). Header values may hold `${NAME}` references, resolved from the step's environment when the step runs, so secrets come from the run's runtime profile (`{"tools": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOOLS_TOKEN}"}}}`). Calls follow `OUTBOUND_ALLOW_CIDRS` | JSON | empty |
  * | `DAGU_ENCRYPTION_KEY` | key ring encrypting the secret values of runtime profiles (Dagu spec 022b) in PostgreSQL, the same ring as the gateway's: `id:base64key[,…]` or one bare base64 32-byte key; unset: a development key in the temp directory when `DATABASE_URL` is on this host (loopback), else writing or using a secret profile value fails with `resource_unavailable` | — |
  * | `DAG_SPEC_CACHE_MS` | how long this replica may use its copy of a stored DAG's YAML (read from dag-service's `dag.spec` for a start by name or a `dag.run` child) without reading it again; every change made through dag-service drops the copy before the change is answered (dag-service's `<BUS_PREFIX>:dag:changed` announcements, docs/decisions.md "DAG spec cache"), so this bounds only what nobody announced (direct SQL writes to `dags`); `0`: read dag-service on every start | ms | `5000` |
  * | `RUN_RECOVERY_GRACE_MS` | after this replica's recovery sweep reaches PostgreSQL again (or PostgreSQL restarted), it fails no run for a stale heartbeat during this long, so live replicas that could not write meanwhile stamp their heartbeats first | ms | `30000` |
@@ -167,6 +170,23 @@ function runConfigObject() {
     RUN_RECOVERY_GRACE_MS: env.millis(30_000),
     DAG_SPEC_CACHE_MS: z.coerce.number().int().min(0).default(5000),
     DAGU_ENCRYPTION_KEY: z.string().min(1).optional(),
+    RUN_MCP_SERVERS: z
+      .string()
+      .default('')
+      .superRefine((value, ctx) => {
+        try {
+          parseMcpServers(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        }
+      }),
+    OUTBOUND_ALLOW_CIDRS: z
+      .string()
+      .default('')
+      .superRefine((value, ctx) => {
+        const issue = outboundRangesIssue(value);
+        if (issue !== undefined) ctx.addIssue({ code: 'custom', message: issue });
+      }),
   });
 }
 
@@ -268,6 +288,10 @@ export interface RunConfig {
   readonly specCacheMs: number;
   /** The secrets-at-rest key ring (`DAGU_ENCRYPTION_KEY`), for secret profile values. */
   readonly encryptionKey?: string;
+  /** Non-public CIDR ranges `http.request` steps may reach (`OUTBOUND_ALLOW_CIDRS`); empty: none. */
+  readonly outboundAllowCidrs: readonly string[];
+  /** `mcp.call` servers by name (`RUN_MCP_SERVERS`). */
+  readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
 }
 
 /** Converts the parsed variables to {@link RunConfig}. */
@@ -326,7 +350,26 @@ export function toRunConfig(raw: RunConfigEnv): RunConfig {
     stateDir: raw.RUN_STATE_DIR ?? join(raw.RUN_PRIVATE_DIR, 'replica-state'),
     specCacheMs: raw.DAG_SPEC_CACHE_MS,
     ...(raw.DAGU_ENCRYPTION_KEY !== undefined ? { encryptionKey: raw.DAGU_ENCRYPTION_KEY } : {}),
+    outboundAllowCidrs: splitCidrs(raw.OUTBOUND_ALLOW_CIDRS),
+    mcpServers: parseMcpServers(raw.RUN_MCP_SERVERS),
   };
+}
+
+function splitCidrs(value: string): string[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/** Why `value` is not a list of CIDR ranges, or undefined. */
+function outboundRangesIssue(value: string): string | undefined {
+  try {
+    AddressRanges.parse(splitCidrs(value));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /**

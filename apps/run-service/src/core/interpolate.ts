@@ -13,7 +13,8 @@ import { jsonValueToText, selectJsonPath, tryParseJson } from './json-path';
  *   stdout / stderr text, only where the engine captured it (foreach
  *   `collect` expressions; logs are not files here, unlike Dagu's log path);
  * - `${<id>.output.<name>}` — a field of a step's structured `output` map;
- * - `${context.run.id}`, `${context.dag.name}`, `${context.run.attempt_id}`;
+ * - `${context.run.id}`, `${context.dag.name}`, `${context.run.attempt_id}`,
+ *   `${context.paths.artifacts_dir}`;
  * - `${NAME}` where NAME is an `output:` variable of an earlier step, and
  *   `${NAME.path}` reading a JSON output variable by path.
  * `<id>` is a step id, or a step name when no id matches.
@@ -54,7 +55,13 @@ export interface InterpolationScope {
   readonly outputVars: ReadonlyMap<string, string>;
   /** Finished steps, by id and by name. */
   readonly steps: ReadonlyMap<string, StepRefValues>;
-  readonly context: { readonly runId: string; readonly dagName: string; readonly attemptId: string };
+  readonly context: {
+    readonly runId: string;
+    readonly dagName: string;
+    readonly attemptId: string;
+    /** `${context.paths.artifacts_dir}`: `<run directory>/artifacts` (dagu-actions §1.7 example); absent where no run directory is known. */
+    readonly artifactsDir?: string;
+  };
 }
 
 /** `shell`: text a shell will run; `plain`: text used as is. */
@@ -114,6 +121,8 @@ function resolveContext(path: string, scope: InterpolationScope): string | undef
       return scope.context.dagName;
     case 'run.attempt_id':
       return scope.context.attemptId;
+    case 'paths.artifacts_dir':
+      return scope.context.artifactsDir;
     default:
       return undefined;
   }

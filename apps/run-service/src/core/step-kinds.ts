@@ -15,6 +15,7 @@ const STEP_KIND_NAMES: Readonly<Record<StepKind, string>> = {
   foreach: 'foreach steps',
   human_task: 'human.task steps',
   approval: 'approval steps',
+  host_action: 'host actions (jq.filter, template.render, file.*, docker.run) run by a helper process',
 };
 
 /** True when `kind` is a step kind of the spec model. */

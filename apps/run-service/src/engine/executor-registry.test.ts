@@ -12,6 +12,15 @@ describe('the run engine builds a complete executor registry', () => {
     expect(registry.executorOf('sub_dag')).not.toBe(shellExecutor);
     expect(registry.executorOf('foreach')).not.toBe(shellExecutor);
     expect(registry.executorOf('command')).toBe(shellExecutor);
-    expect(STEP_KINDS).toEqual(['command', 'script', 'http', 'sub_dag', 'foreach', 'human_task', 'approval']);
+    expect(STEP_KINDS).toEqual([
+      'command',
+      'script',
+      'http',
+      'sub_dag',
+      'foreach',
+      'human_task',
+      'approval',
+      'host_action',
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { applyEnvVars, withEngineVariables, withExported } from '../core/env-merge';
 import { interpolate, type InterpolationScope } from '../core/interpolate';
-import { resolveWorkingDir } from '../process/run-environment';
+import { join } from 'node:path';
+import { resolveWorkingDir, runWorkDir } from '../process/run-environment';
 import type { NodeSpec, RunContext } from '../core/run-types';
 
 /**
@@ -22,7 +23,12 @@ export function setUpNode(ctx: RunContext, node: NodeSpec): NodeSetup {
   const { attempt, env: runEnv } = ctx;
   const outputVars = new Map(ctx.outputVars);
   const steps = new Map(ctx.stepRefs);
-  const context = { runId: attempt.dagRunId, dagName: attempt.dagName, attemptId: attempt.attemptId };
+  const context = {
+    runId: attempt.dagRunId,
+    dagName: attempt.dagName,
+    attemptId: attempt.attemptId,
+    artifactsDir: join(runWorkDir(ctx.config.workDir, attempt.dagName, attempt.dagRunId), 'artifacts'),
+  };
   const scopeWith = (env: Readonly<Record<string, string>>): InterpolationScope => ({
     params: runEnv.paramMap,
     env,

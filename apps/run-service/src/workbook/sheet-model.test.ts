@@ -13,8 +13,22 @@ const row = (n: number, cells: Array<[number, TypedCell]>, hidden = false): Grid
 const facts = { name: 'S', hidden: false, tables: [] };
 
 describe('describeSheet (workbook.md "Finding the table of a sheet")', () => {
-  test('a sheet with values but no row of two: no header, not profiled, one warning', () => {
-    const { sheet, warnings } = describeSheet(facts, [row(2, [[2, text('only')]]), row(3, [[2, int(1)]])]);
+  test('a one-column sheet: its first text row above data is the header (workbook.md, Dagu 077)', () => {
+    const data = Array.from({ length: 5001 }, (_, i) => row(i + 3, [[2, int(i + 1)]]));
+    const { sheet, warnings } = describeSheet(facts, [row(2, [[2, text('n')]]), ...data]);
+    expect(sheet).toMatchObject({ range: 'S!B2:B5003', header_row: 2, headers: ['n'], types: { n: 'integer' } });
+    expect(sheet.row_count).toBe(5001);
+    expect(sheet.sample?.[0]).toEqual({ n: 1, _row: 3 });
+    expect(warnings).toEqual([]);
+  });
+
+  test('a one-column sheet whose first row is a number, or a lone text row: no header', () => {
+    expect(describeSheet(facts, [row(1, [[1, int(7)]]), row(2, [[1, int(1)]])]).sheet.header_row).toBe(0);
+    expect(describeSheet(facts, [row(1, [[1, text('n')]])]).sheet.header_row).toBe(0);
+  });
+
+  test('a sheet with values but no row of two and no text header: no header, not profiled, one warning', () => {
+    const { sheet, warnings } = describeSheet(facts, [row(2, [[2, int(5)]]), row(3, [[2, int(1)]])]);
     expect(sheet).toEqual({
       name: 'S',
       used_range: 'S!B2:B3',

@@ -28,7 +28,8 @@ export interface SheetFacts {
 /**
  * One sheet entry of the workbook model (Dagu spec 021 Workbook,
  * `workbook.md` "Finding the table of a sheet" and "The sheet entry"): the
- * header is the first row with two or more values; the table block runs from
+ * header is the first row with two or more values (on a one-column sheet, the
+ * first valued row when it is text above a data row); the table block runs from
  * it to the last row holding a value, over the columns holding values in
  * those rows. Empty and repeated headers are renamed (with warnings); data
  * rows are the rows below the header holding a value.
@@ -46,7 +47,7 @@ export function describeSheet(
     ...(facts.hidden ? { hidden: true as const } : {}),
     used_range: usedRange(name, grid),
   };
-  const headerIndex = valued.findIndex((r) => countValues(r) >= 2);
+  const headerIndex = headerRowIndex(valued);
   const header = valued[headerIndex];
   if (header === undefined) {
     const warnings = valued.length > 0 ? [`${name}: no header row (no row has two or more values); not profiled`] : [];
@@ -88,6 +89,21 @@ export function describeSheet(
     sample: profiled.slice(0, SAMPLE_ROWS).map((r) => sampleRow(r, headers, left)),
   };
   return { sheet, warnings };
+}
+
+/**
+ * The index in `valued` of the header row (`workbook.md` "Finding the table
+ * of a sheet"): the first row with two or more values; on a sheet where no
+ * row has two (a one-column list), the first valued row when its value is
+ * text and a valued row follows it; -1 when there is none.
+ */
+function headerRowIndex(valued: readonly GridRow[]): number {
+  const wide = valued.findIndex((r) => countValues(r) >= 2);
+  if (wide >= 0) return wide;
+  const first = valued[0];
+  if (first === undefined || valued.length < 2) return -1;
+  const cell = [...first.cells.values()].find((c) => c.value !== null);
+  return cell?.type === 'string' ? 0 : -1;
 }
 
 function countValues(row: GridRow): number {

@@ -64,7 +64,6 @@ function upsertSuccess(
     applied: boolean;
     created?: boolean;
     updated?: boolean;
-    stored?: boolean;
   },
   roleNotes: string[],
 ): CallToolResult {
@@ -89,7 +88,8 @@ function upsertSuccess(
   structured.references = [...RESULT_REFERENCES];
   // The text stays exactly 022's (dagu-model §8); warnings travel only in structuredContent.
   const text = !outcome.valid ? TEXT_INVALID : outcome.applied ? TEXT_APPLIED : TEXT_PREVIEW_OK;
-  // An invalid spec under a name with no stored DAG links nothing: the link would name a spec that does not exist.
-  const linkSpec = outcome.valid || outcome.stored !== false;
-  return toolSuccess(text, structured, linkSpec ? [dagSpecLink(dagUri)] : []);
+  // Every result links its dagUri, an invalid preview too (022 "a resource-link content item for
+  // dagUri"; Dagu case TestChangePreviewInvalidReturnsValidationResult), even when no DAG of that
+  // name is stored yet: the link names where the spec will live (docs/decisions.md).
+  return toolSuccess(text, structured, [dagSpecLink(dagUri)]);
 }
