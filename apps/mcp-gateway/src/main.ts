@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Response } from 'express';
+import { Redis } from 'ioredis';
 import { BusClient, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
@@ -24,6 +25,8 @@ import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
+import { TaskStore } from './mcp/task-store';
+import { createTaskMethods } from './mcp/task-methods';
 import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
@@ -117,6 +120,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   await bus.start();
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
+  // The tasks extension (mcp-revisions §4): task records in Redis, task state from the run and its events.
+  const taskRedis = new Redis(config.REDIS_URL, {
+    connectionName: `${config.BUS_PREFIX}:gateway:tasks`,
+    maxRetriesPerRequest: 2,
+  });
+  taskRedis.on('error', (error: Error) => logger.debug({ error: error.message }, 'tasks connection error'));
+  const taskStore = new TaskStore(taskRedis, config.BUS_PREFIX);
+  const tasks = createTaskMethods({ bus, store: taskStore, events: runEvents });
 
   const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry, reads);
   const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
@@ -132,6 +143,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       open: (sealed, purpose) => secrets.box.decrypt(sealed, purpose),
     },
     runInspectorHtml: loadRunInspectorHtml(),
+    tasks: taskStore,
   });
   const extensions = setupExtensions(config, pool, logger);
   const sessions = await startMcpSessions(config, {
@@ -141,6 +153,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     version: GATEWAY_VERSION,
     served: extensions.served,
+    tasks: tasks.methods,
   });
   // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
   const usage = new UsageRecorder({
@@ -278,6 +291,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
           ['audit trail', () => auditTrail.close()],
           ['authentication', () => auth.close()],
           ['run events', () => runEvents.close()],
+          [
+            'tasks',
+            async () => {
+              tasks.close();
+              await taskRedis.quit();
+            },
+          ],
           ['bus', () => bus.close()],
           ['read replica', () => reads?.close()],
           ['PostgreSQL pool', () => pool.end()],
