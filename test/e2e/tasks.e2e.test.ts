@@ -59,7 +59,9 @@ async function call(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } },
 ): Promise<{ status: number; body: { result?: Record<string, unknown>; error?: { code: number; message: string } } }> {
-  const name = method === 'tools/call' ? String(params.name) : undefined;
+  // Mcp-Name: the tool's name, or the task id on tasks/* (SEP-2663 routing headers).
+  const name =
+    method === 'tools/call' ? String(params.name) : method.startsWith('tasks/') ? String(params.taskId) : undefined;
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   const gateway = stack.gateways[replica];
   if (gateway === undefined) throw new Error(`no replica ${replica}`);
@@ -72,7 +74,9 @@ async function call(
       'mcp-protocol-version': MODERN,
       'mcp-method': method,
       ...(name !== undefined ? { 'mcp-name': name } : {}),
-      ...(typeof args.name === 'string' && name?.startsWith('dagu_') === true ? { 'mcp-param-name': args.name } : {}),
+      ...(typeof args.name === 'string' && method === 'tools/call' && name?.startsWith('dagu_') === true
+        ? { 'mcp-param-name': args.name }
+        : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -280,5 +284,39 @@ describe('tasks extension (2026-07-28)', () => {
     const gated = await call(1, owner, 'tasks/get', { taskId: 'anything' }, {});
     expect(gated.status).toBe(400);
     expect(gated.body.error).toMatchObject({ code: -32021 });
+  }, 60_000);
+
+  test('tasks/* carry Mcp-Name = taskId (400 -32020 otherwise); tasks/result and tasks/list do not exist (-32601)', async () => {
+    const { taskId } = await startTask('tasks-e2e-headers', QUICK);
+    const res = await fetch(`${stack.mcpUrl}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${owner}`,
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tasks/get',
+        'mcp-name': 'another-task',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tasks/get',
+        params: {
+          taskId,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32020);
+    for (const method of ['tasks/result', 'tasks/list']) {
+      const removed = await call(0, owner, method, { taskId });
+      expect(removed.status).toBe(404);
+      expect(removed.body.error).toMatchObject({ code: -32601 });
+    }
   }, 60_000);
 });
