@@ -27,6 +27,7 @@ import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
 import { TaskStore } from './mcp/task-store';
 import { createTaskMethods } from './mcp/task-methods';
+import { TaskCallRunner } from './mcp/task-calls';
 import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
@@ -127,7 +128,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   taskRedis.on('error', (error: Error) => logger.debug({ error: error.message }, 'tasks connection error'));
   const taskStore = new TaskStore(taskRedis, config.BUS_PREFIX);
-  const tasks = createTaskMethods({ bus, store: taskStore, events: runEvents });
+  const taskCalls = new TaskCallRunner(taskStore, logger);
+  const tasks = createTaskMethods({ bus, store: taskStore, events: runEvents, calls: taskCalls });
 
   const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry, reads);
   const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
@@ -154,6 +156,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     version: GATEWAY_VERSION,
     served: extensions.served,
     tasks: tasks.methods,
+    taskCalls,
   });
   // Usage of agent endpoints (issue 25 item 7): counted at once, written in batches off the call path.
   const usage = new UsageRecorder({
@@ -295,6 +298,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
             'tasks',
             async () => {
               tasks.close();
+              taskCalls.close();
               await taskRedis.quit();
             },
           ],

@@ -11,6 +11,7 @@ import { JsonRpcError, METHOD_NOT_FOUND } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
 import { paramHeadersOf } from './transport/param-headers';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
+import type { TaskCallRunner } from './task-calls';
 import { offersTool } from './tools/tool-access';
 
 /** What the dispatcher is built from. */
@@ -24,6 +25,8 @@ export interface DispatcherDeps {
   readonly extensions?: ExtensionRouter;
   /** The tasks extension's methods (task-methods.ts, mcp-revisions §4); absent: the endpoint serves no tasks. */
   readonly tasks?: Readonly<Record<string, MethodHandler>>;
+  /** Runs task-capable extension tools as tasks (task-calls.ts); with `tasks`. */
+  readonly taskCalls?: TaskCallRunner;
 }
 
 /**
@@ -48,7 +51,7 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
         await sessions.setLogLevel(session.id, level);
         return {};
       },
-      ...toolMethods({ handlers, extensions }),
+      ...toolMethods({ handlers, extensions, ...(deps.taskCalls !== undefined ? { taskCalls: deps.taskCalls } : {}) }),
       ...resourceMethods({ handlers, sessions, extensions }),
       ...promptMethods(extensions),
       ...completionMethods({ handlers, source: deps.completions, extensions }),

@@ -14,6 +14,7 @@ import { watchToolList } from './extensions/tool-list-watcher';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import type { McpHandlers } from './mcp-types';
 import { McpSessionManager } from './session-manager';
+import type { TaskCallRunner } from './task-calls';
 
 /** What the MCP layer is built from, besides the config. */
 export interface McpSetupDeps {
@@ -29,6 +30,8 @@ export interface McpSetupDeps {
   readonly served?: ServedExtensions;
   /** The tasks extension's methods served on `/mcp` (task-methods.ts); absent: no tasks. */
   readonly tasks?: Readonly<Record<string, MethodHandler>>;
+  /** Runs task-capable extension tools as tasks on `/mcp` (task-calls.ts); with `tasks`. */
+  readonly taskCalls?: TaskCallRunner;
 }
 
 /** What an endpoint's dispatcher is built from: its session store, replica hub and Redis connection. */
@@ -135,6 +138,7 @@ export async function startMcpSessions(
         completions,
         extensions: router,
         ...(deps.tasks !== undefined ? { tasks: deps.tasks } : {}),
+        ...(deps.taskCalls !== undefined ? { taskCalls: deps.taskCalls } : {}),
       });
     },
   });

@@ -17,6 +17,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, METHOD_NOT_FOUND } from '
 import type { MethodCall, MethodHandler } from './transport/dispatcher';
 import { isModernVersion } from './transport/modern-protocol';
 import { sessionOwnerOf } from './transport/session-record';
+import type { TaskCallRunner } from './task-calls';
 import { runMessage, TASKS_EXTENSION, taskOf, type TaskFinal, type TaskRecord, type TaskStore } from './task-store';
 
 /**
@@ -51,6 +52,8 @@ export interface TaskMethodsDeps {
   readonly store: TaskStore;
   /** Run status changes (the gateway's run event hub): polls of a running task then read no database. */
   readonly events?: { listenAll(listener: (event: RunEvent) => void): () => void };
+  /** Other task-capable tools' calls (task-calls.ts): their tasks are answered from the record alone. */
+  readonly calls?: TaskCallRunner;
 }
 
 /** SEP-2575 MissingRequiredClientCapability. */
@@ -97,21 +100,24 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
 
   /** A known running/queued status from an event not older than {@link EVENT_FRESH_MS}, else `undefined`. */
   const activeFromEvents = (record: TaskRecord): { at: number; label: string } | undefined => {
-    const last = seen.get(record.run.dagRunId);
-    if (last === undefined || Date.now() - last.at > EVENT_FRESH_MS) return undefined;
-    if (record.run.priorAttemptId !== undefined && last.attemptId === record.run.priorAttemptId) return undefined;
+    const bound = record.run;
+    const last = bound === undefined ? undefined : seen.get(bound.dagRunId);
+    if (bound === undefined || last === undefined || Date.now() - last.at > EVENT_FRESH_MS) return undefined;
+    if (bound.priorAttemptId !== undefined && last.attemptId === bound.priorAttemptId) return undefined;
     if (TERMINAL_RUN_STATUSES.has(last.status) || last.status === WAITING_RUN_STATUS) return undefined;
     return { at: last.eventAt, label: last.statusLabel };
   };
 
   const detailed = async (record: TaskRecord, principal: Principal): Promise<Record<string, unknown>> => {
     if (record.final !== undefined) return finalAnswer(record, record.final);
+    if (record.run === undefined) return callAnswer(record);
+    const bound = record.run;
     const active = activeFromEvents(record);
     if (active !== undefined)
       return taskOf(record, 'working', active.at, record.statusMessage ?? runMessage(record, active.label));
     let run: RunDetail;
     try {
-      run = await getRun(deps.bus, principal, { dagName: record.run.dagName, dagRunId: record.run.dagRunId });
+      run = await getRun(deps.bus, principal, { dagName: bound.dagName, dagRunId: bound.dagRunId });
     } catch (err) {
       if (err instanceof DaguError && isTransientCode(err.code))
         return taskOf(record, 'working', undefined, `The run cannot be read right now (${err.message}).`);
@@ -121,14 +127,14 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     }
     const changedAt = Date.parse(run.finishedAt ?? run.startedAt ?? '') || undefined;
     // A retry's task does not judge the attempt before the retry.
-    if (record.run.priorAttemptId !== undefined && run.attemptId === record.run.priorAttemptId)
+    if (bound.priorAttemptId !== undefined && run.attemptId === bound.priorAttemptId)
       return taskOf(record, 'working', undefined, record.statusMessage ?? runMessage(record, 'being retried'));
     if (TERMINAL_RUN_STATUSES.has(run.status)) {
       const request: Pick<ExecuteRequest, 'action' | 'targetType'> = {
-        action: record.run.action,
-        targetType: record.run.targetType,
+        action: bound.action,
+        targetType: bound.targetType,
       };
-      const result = executeSuccess(request, record.run, {
+      const result = executeSuccess(request, bound, {
         kind: 'finished',
         observed: { status: run.status, statusLabel: run.statusLabel, run },
       });
@@ -138,7 +144,7 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     if (run.status === WAITING_RUN_STATUS) {
       const refusal =
         record.statusMessage?.startsWith(REFUSED) === true ? record.statusMessage.slice(REFUSED.length) : undefined;
-      const asking = checkpointInputRequests(run, record.run.dagName, refusal);
+      const asking = checkpointInputRequests(run, bound.dagName, refusal);
       if (asking !== undefined && 'inputRequests' in asking)
         return {
           ...taskOf(record, 'input_required', changedAt, refusal === undefined ? record.statusMessage : undefined),
@@ -155,6 +161,24 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     return taskOf(record, 'working', changedAt, record.statusMessage ?? runMessage(record, run.statusLabel));
   };
 
+  /**
+   * A call task's `tasks/update`: keeps the responses to its pending requests; once every
+   * request has one, the tool is called again with them (task-calls.ts).
+   */
+  const updateCall = async (record: TaskRecord, given: Record<string, unknown>, principal: Principal) => {
+    const pending = record.pending;
+    if (pending === undefined) return;
+    const responses = { ...pending.responses };
+    for (const [key, value] of Object.entries(given)) if (key in pending.inputRequests) responses[key] = value;
+    const complete = Object.keys(pending.inputRequests).every((key) => key in responses);
+    if (!complete) {
+      await deps.store.update(record, { pending: { ...pending, responses } });
+      return;
+    }
+    const resumed = await deps.store.update(record, { pending: undefined });
+    deps.calls?.resume(resumed, responses, pending.requestState, principal);
+  };
+
   const methods: Record<string, MethodHandler> = {
     'tasks/get': async (params, call) => detailed(await load(params, call), call.ctx.principal),
     'tasks/update': async (params, call) => {
@@ -164,13 +188,18 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
         throw new JsonRpcError(INVALID_PARAMS, 'Invalid params: inputResponses (a map of responses) is required.');
       if (record.final !== undefined) return {};
       const principal = call.ctx.principal;
-      const run = await getRun(deps.bus, principal, { dagName: record.run.dagName, dagRunId: record.run.dagRunId });
-      const asking = run.status === WAITING_RUN_STATUS ? checkpointInputRequests(run, record.run.dagName) : undefined;
+      const bound = record.run;
+      if (bound === undefined) {
+        await updateCall(record, responses, principal);
+        return {};
+      }
+      const run = await getRun(deps.bus, principal, { dagName: bound.dagName, dagRunId: bound.dagRunId });
+      const asking = run.status === WAITING_RUN_STATUS ? checkpointInputRequests(run, bound.dagName) : undefined;
       if (asking === undefined || !('inputRequests' in asking)) return {};
       const applied = await applyInputResponse(
         deps.bus,
         principal,
-        { dagName: record.run.dagName, dagRunId: record.run.dagRunId, stepName: asking.stepName },
+        { dagName: bound.dagName, dagRunId: bound.dagRunId, stepName: asking.stepName },
         responses,
         run,
       );
@@ -182,8 +211,14 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     'tasks/cancel': async (params, call) => {
       const record = await load(params, call);
       if (record.final !== undefined) return {};
+      const bound = record.run;
+      if (bound === undefined) {
+        await deps.store.finish(record, { status: 'cancelled', at: Date.now(), statusMessage: 'Cancelled.' });
+        deps.calls?.abort(record.taskId);
+        return {};
+      }
       try {
-        await stopRun(deps.bus, call.ctx.principal, { dagName: record.run.dagName, dagRunId: record.run.dagRunId });
+        await stopRun(deps.bus, call.ctx.principal, { dagName: bound.dagName, dagRunId: bound.dagRunId });
       } catch (err) {
         // A run that already ended is not stopped: its task completes with the run's outcome.
         if (err instanceof DaguError && (err.code === 'invalid_tool_input' || err.code === 'conflict')) return {};
@@ -202,6 +237,14 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
 
 /** The status message prefix of a refused answer (told again in the next question). */
 const REFUSED = 'Your last answer was refused: ';
+
+/** A call task's answer before it ends: `input_required` with the requests not answered yet, else `working`. */
+function callAnswer(record: TaskRecord): Record<string, unknown> {
+  const pending = record.pending;
+  if (pending === undefined) return taskOf(record, 'working', undefined, runMessage(record, 'running'));
+  const open = Object.fromEntries(Object.entries(pending.inputRequests).filter(([key]) => !(key in pending.responses)));
+  return { ...taskOf(record, 'input_required'), inputRequests: open };
+}
 
 /** A terminal task's answer: completed with `result`, failed with `error`, or cancelled. */
 function finalAnswer(record: TaskRecord, final: TaskFinal): Record<string, unknown> {

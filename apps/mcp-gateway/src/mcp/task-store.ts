@@ -47,16 +47,35 @@ const TaskRecordSchema = z.object({
   /** The agent endpoint's key suffix the task was created on; absent on `/mcp`. */
   endpoint: z.string().optional(),
   toolName: z.string(),
-  /** The run the task is bound to. */
-  run: z.object({
-    dagName: z.string(),
-    dagRunId: z.string(),
-    action: z.enum(['start', 'enqueue', 'retry']),
-    /** 036's target type (`run`, `dag`, `inline_spec`). */
-    targetType: z.enum(['run', 'dag', 'inline_spec']),
-    /** A retry's attempt before the retry: reads of that attempt do not count. */
-    priorAttemptId: z.string().optional(),
-  }),
+  /** The run the task is bound to (`dagu_execute`); absent for a tool call run as a task (`call`). */
+  run: z
+    .object({
+      dagName: z.string(),
+      dagRunId: z.string(),
+      action: z.enum(['start', 'enqueue', 'retry']),
+      /** 036's target type (`run`, `dag`, `inline_spec`). */
+      targetType: z.enum(['run', 'dag', 'inline_spec']),
+      /** A retry's attempt before the retry: reads of that attempt do not count. */
+      priorAttemptId: z.string().optional(),
+    })
+    .optional(),
+  /** Any other task-capable tool's call (task-calls.ts): what to call again once input came. */
+  call: z
+    .object({
+      name: z.string(),
+      arguments: z.unknown().optional(),
+      /** The client capabilities of the creating request, relayed with every round. */
+      clientCapabilities: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
+  /** A call task waiting for input: the tool's requests, its state, and the responses given so far. */
+  pending: z
+    .object({
+      inputRequests: z.record(z.string(), z.unknown()),
+      requestState: z.string().optional(),
+      responses: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
   /** Epoch ms. */
   createdAt: z.number(),
   ttlMs: z.number().int(),
@@ -73,7 +92,7 @@ export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 export type TaskFinal = z.infer<typeof FinalSchema>;
 
 /** What creating a task takes: who owns it and which run it follows. */
-export type NewTask = Pick<TaskRecord, 'ownerId' | 'toolName' | 'run'> & { readonly endpoint?: string };
+export type NewTask = Pick<TaskRecord, 'ownerId' | 'toolName' | 'run' | 'call'> & { readonly endpoint?: string };
 
 /**
  * The task records in Redis under `<prefix>:mcp:task:`. No method throws for a
@@ -95,7 +114,8 @@ export class TaskStore {
       ownerId: task.ownerId,
       ...(task.endpoint !== undefined ? { endpoint: task.endpoint } : {}),
       toolName: task.toolName,
-      run: task.run,
+      ...(task.run !== undefined ? { run: task.run } : {}),
+      ...(task.call !== undefined ? { call: task.call } : {}),
       createdAt: Date.now(),
       ttlMs: this.options.ttlMs ?? TASK_TTL_MS,
       pollIntervalMs: this.options.pollIntervalMs ?? TASK_POLL_INTERVAL_MS,
@@ -136,12 +156,22 @@ export class TaskStore {
     return parseFinal(await this.redis.get(finalKey)) ?? final;
   }
 
-  /** Sets or clears the task's status message (TTL kept); a missing or final task is left alone. */
+  /** Sets or clears the task's status message (TTL kept); a missing task is left alone. */
   async note(record: TaskRecord, statusMessage: string | undefined): Promise<void> {
     if (record.statusMessage === statusMessage) return;
-    const { statusMessage: _old, final: _final, ...rest } = record;
-    const next = statusMessage === undefined ? rest : { ...rest, statusMessage };
+    await this.update(record, { statusMessage });
+  }
+
+  /**
+   * Writes `record` with `patch` applied (an `undefined` value removes the field), its TTL
+   * kept; a missing task is left alone. Resolves with the record as written.
+   */
+  async update(record: TaskRecord, patch: Partial<Pick<TaskRecord, 'statusMessage' | 'pending'>>): Promise<TaskRecord> {
+    const { final: _final, ...rest } = record;
+    const next: Record<string, unknown> = { ...rest, ...patch };
+    for (const [key, value] of Object.entries(next)) if (value === undefined) delete next[key];
     await this.redis.set(this.key(record.taskId), JSON.stringify(next), 'KEEPTTL', 'XX');
+    return TaskRecordSchema.parse(next);
   }
 
   private key(taskId: string): string {
@@ -201,5 +231,7 @@ export function createdTaskResult(record: TaskRecord): Record<string, unknown> {
 
 /** `The run <dagu://runs/…> is <label>.`: the status message of a working task. */
 export function runMessage(record: TaskRecord, label: string): string {
-  return `The run ${runUris(record.run).runUri} is ${label}.`;
+  return record.run === undefined
+    ? `The call of ${record.toolName} is ${label}.`
+    : `The run ${runUris(record.run).runUri} is ${label}.`;
 }
