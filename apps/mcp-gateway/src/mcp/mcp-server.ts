@@ -18,7 +18,7 @@ import type { ExtensionRouter } from './extensions/extension-router';
 import { callExtensionTool } from './extensions/extension-tool-call';
 import type { McpCallContext, McpHandlers } from './mcp-types';
 import { declaresUiExtension, withInspectorMeta, withUiExtension } from './apps/mcp-apps';
-import { taskSupportOf, type TaskCallRunner } from './task-calls';
+import { asksBeforeTask, taskSupportOf, type TaskCallRunner } from './task-calls';
 import { TASKS_EXTENSION } from './task-store';
 import {
   isModernVersion,
@@ -142,9 +142,10 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
       } else if (extensions !== undefined && target !== undefined) {
         // Tasks extension (mcp-revisions §4): a task-capable tool runs as a task for a client that declared it.
         const support = taskSupportOf(target.definition);
-        if (support !== 'forbidden' && ctx.tasks === true && taskCalls?.ready === true)
+        const asksFirst = asksBeforeTask(target.definition) && parsed.data.inputResponses === undefined;
+        if (support !== 'forbidden' && ctx.tasks === true && taskCalls?.ready === true && !asksFirst)
           result = await taskCalls.start(parsed.data, ctx, session.clientCapabilities);
-        else if (support === 'required' && isModernVersion(session.protocolVersion))
+        else if (support === 'required' && ctx.tasks !== true && isModernVersion(session.protocolVersion))
           throw new JsonRpcError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             `Tool ${name} runs only as a task: declare the client capability extensions["${TASKS_EXTENSION}"].`,

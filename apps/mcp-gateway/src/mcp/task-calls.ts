@@ -23,6 +23,9 @@ import { createdTaskResult, type TaskRecord, type TaskStore } from './task-store
  *   `requestState` (the stateless revision's retry, mcp-revisions §2);
  * - a JSON-RPC error (the call could not be carried out) → `failed` with it.
  *
+ * A tool that declares {@link ASKS_BEFORE_TASK_META} asks first: its round without
+ * `inputResponses` is an ordinary call (MRTR), the retry becomes the task.
+ *
  * `dagu_execute` does not come here: its task is the DAG-run (task-methods.ts).
  * Limitation (*ours*): a replica that dies mid-call leaves its call task `working`
  * until its TTL; a run-bound task has no such gap.
@@ -48,6 +51,19 @@ export function taskSupportOf(definition: unknown): 'forbidden' | 'optional' | '
   if (!isRecord(definition) || !isRecord(definition.execution)) return 'forbidden';
   const support = definition.execution.taskSupport;
   return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/** The tool-definition `_meta` key by which a tool asks its input before its task exists (*ours*). */
+export const ASKS_BEFORE_TASK_META = 'io.dagu/asksBeforeTask';
+
+/**
+ * True when a task-capable tool asks for its input in-band before it runs as a task
+ * (`_meta["io.dagu/asksBeforeTask"]: true`, the MRTR → tasks composition of SEP-2663): its
+ * first round (a call without `inputResponses`) is relayed as an ordinary call, so its
+ * `input_required` goes back as MRTR; the retry with the responses becomes the task.
+ */
+export function asksBeforeTask(definition: unknown): boolean {
+  return isRecord(definition) && isRecord(definition._meta) && definition._meta[ASKS_BEFORE_TASK_META] === true;
 }
 
 /** Runs task-capable tool calls in the background and records their outcome (see the module comment). */
@@ -90,7 +106,17 @@ export class TaskCallRunner {
         clientCapabilities,
       },
     });
-    this.launch(record, { name: params.name, arguments: params.arguments }, ctx.principal);
+    // A retry round that escalates to a task (asksBeforeTask) carries its responses and state on.
+    this.launch(
+      record,
+      {
+        name: params.name,
+        arguments: params.arguments,
+        ...(params.inputResponses !== undefined ? { inputResponses: params.inputResponses } : {}),
+        ...(params.requestState !== undefined ? { requestState: params.requestState } : {}),
+      },
+      ctx.principal,
+    );
     return { content: [], ...createdTaskResult(record) };
   }
 
