@@ -319,4 +319,13 @@ describe('tasks extension (2026-07-28)', () => {
       expect(removed.body.error).toMatchObject({ code: -32601 });
     }
   }, 60_000);
+
+  // Last: it kills replica 0 (SIGKILL). The task's record is in Redis and its state is the run's.
+  test('a replica killed mid-task changes nothing: the other replica polls the task to completion', async () => {
+    const slowish = ['steps:', '  - id: nap', '    run: sleep 3', ''].join('\n');
+    const { taskId } = await startTask('tasks-e2e-kill', slowish);
+    await stack.gateways[0]?.kill();
+    const done = await pollUntil(String(taskId), (task) => task.status !== 'working');
+    expect(done).toMatchObject({ status: 'completed', result: { structuredContent: { statusLabel: 'succeeded' } } });
+  }, 90_000);
 });
