@@ -31,8 +31,10 @@ import { runMessage, TASKS_EXTENSION, taskOf, type TaskFinal, type TaskRecord, t
  *   `inputRequests` (the form MRTR and the session era's elicitation ask);
  *   `completed` ← any terminal run status, `result` being the CallToolResult
  *   `dagu_execute wait=true` gives for the finished run (a failed run is a
- *   completed task); `failed` ← the run cannot be read any more (the call
- *   could not be carried out); `cancelled` ← `tasks/cancel`.
+ *   completed task); `failed` ← the run is not found any more (the call
+ *   could not be carried out); `cancelled` ← `tasks/cancel`. A transient read
+ *   failure answers `working` with the reason; any other read error (e.g. a
+ *   role lost since) is the request's error, the task unchanged.
  * - `tasks/update {taskId, inputResponses}` → `{}`: applies
  *   `inputResponses.checkpoint` through the checkpoint actions (the REST
  *   checkpoint routes' bus operations and role checks); a refused answer
@@ -121,7 +123,9 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     } catch (err) {
       if (err instanceof DaguError && isTransientCode(err.code))
         return taskOf(record, 'working', undefined, `The run cannot be read right now (${err.message}).`);
-      const message = err instanceof Error ? err.message : String(err);
+      // Only a run that is gone fails the task; anything else (a role lost since) is this request's error.
+      if (!(err instanceof DaguError) || err.code !== 'resource_not_found') throw err;
+      const message = err.message;
       const error = { code: INTERNAL_ERROR, message: `The run cannot be followed: ${message}` };
       return finalAnswer(record, await deps.store.finish(record, { status: 'failed', at: Date.now(), error }));
     }
