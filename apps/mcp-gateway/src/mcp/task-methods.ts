@@ -12,6 +12,7 @@ import { stopRun } from '../actions/run-control.actions';
 import { getRun } from '../actions/run-reads.actions';
 import { executeSuccess } from './tools/execute/execute-output';
 import { applyInputResponse, checkpointInputRequests } from './tools/execute/execute-mrtr';
+import { openCheckpointOf } from './tools/execute/execute-ask';
 import type { ExecuteRequest } from './tools/execute/execute-input';
 import { INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError, METHOD_NOT_FOUND } from './transport/protocol';
 import type { MethodCall, MethodHandler } from './transport/dispatcher';
@@ -115,8 +116,7 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     if (record.run === undefined) return callAnswer(record);
     const bound = record.run;
     const active = activeFromEvents(record);
-    if (active !== undefined)
-      return taskOf(record, 'working', active.at, record.statusMessage ?? runMessage(record, active.label));
+    if (active !== undefined) return taskOf(record, 'working', active.at, runMessage(record, active.label));
     let run: RunDetail;
     try {
       run = await getRun(deps.bus, principal, { dagName: bound.dagName, dagRunId: bound.dagRunId });
@@ -132,7 +132,7 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
     const changedAt = Date.parse(run.finishedAt ?? run.startedAt ?? '') || undefined;
     // A retry's task does not judge the attempt before the retry.
     if (bound.priorAttemptId !== undefined && run.attemptId === bound.priorAttemptId)
-      return taskOf(record, 'working', undefined, record.statusMessage ?? runMessage(record, 'being retried'));
+      return taskOf(record, 'working', undefined, runMessage(record, 'being retried'));
     if (TERMINAL_RUN_STATUSES.has(run.status)) {
       const request: Pick<ExecuteRequest, 'action' | 'targetType'> = {
         action: bound.action,
@@ -146,12 +146,14 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
       return finalAnswer(record, await deps.store.finish(record, final));
     }
     if (run.status === WAITING_RUN_STATUS) {
-      const refusal =
-        record.statusMessage?.startsWith(REFUSED) === true ? record.statusMessage.slice(REFUSED.length) : undefined;
+      // What the last tasks/update said counts only while the run still waits at that step.
+      const step = openCheckpointOf(run)?.stepName;
+      const note = step !== undefined && record.noteStep === step ? record.statusMessage : undefined;
+      const refusal = note?.startsWith(REFUSED) === true ? note.slice(REFUSED.length) : undefined;
       const asking = checkpointInputRequests(run, bound.dagName, refusal);
       if (asking !== undefined && 'inputRequests' in asking)
         return {
-          ...taskOf(record, 'input_required', changedAt, refusal === undefined ? record.statusMessage : undefined),
+          ...taskOf(record, 'input_required', changedAt, refusal === undefined ? note : undefined),
           inputRequests: asking.inputRequests,
         };
       if (asking !== undefined)
@@ -162,7 +164,7 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
           `${asking.unsupported} The run is waiting at step ${asking.stepName}.`,
         );
     }
-    return taskOf(record, 'working', changedAt, record.statusMessage ?? runMessage(record, run.statusLabel));
+    return taskOf(record, 'working', changedAt, runMessage(record, run.statusLabel));
   };
 
   /**
@@ -208,8 +210,8 @@ export function createTaskMethods(deps: TaskMethodsDeps): {
         run,
       );
       if ('answered' in applied) await deps.store.note(record, undefined);
-      else if ('refused' in applied) await deps.store.note(record, `${REFUSED}${applied.refused}`);
-      else await deps.store.note(record, applied.note.message);
+      else if ('refused' in applied) await deps.store.note(record, `${REFUSED}${applied.refused}`, asking.stepName);
+      else await deps.store.note(record, applied.note.message, asking.stepName);
       return {};
     },
     'tasks/cancel': async (params, call) => {

@@ -80,8 +80,10 @@ const TaskRecordSchema = z.object({
   createdAt: z.number(),
   ttlMs: z.number().int(),
   pollIntervalMs: z.number().int(),
-  /** Why the task is not answerable through `tasks/update` (e.g. a form a client cannot show), or the last refusal. */
+  /** What became of the last `tasks/update` (a refusal, a decline), told while the run waits at {@link noteStep}. */
   statusMessage: z.string().optional(),
+  /** The checkpoint step `statusMessage` is about (run-bound tasks). */
+  noteStep: z.string().optional(),
   /** Set once the task reached a terminal status (its own key); never changes after. */
   final: FinalSchema.optional(),
 });
@@ -156,17 +158,17 @@ export class TaskStore {
     return parseFinal(await this.redis.get(finalKey)) ?? final;
   }
 
-  /** Sets or clears the task's status message (TTL kept); a missing task is left alone. */
-  async note(record: TaskRecord, statusMessage: string | undefined): Promise<void> {
-    if (record.statusMessage === statusMessage) return;
-    await this.update(record, { statusMessage });
+  /** Sets or clears the task's status message about checkpoint step `noteStep` (TTL kept); a missing task is left alone. */
+  async note(record: TaskRecord, statusMessage: string | undefined, noteStep?: string): Promise<void> {
+    if (record.statusMessage === statusMessage && record.noteStep === noteStep) return;
+    await this.update(record, { statusMessage, noteStep });
   }
 
   /**
    * Writes `record` with `patch` applied (an `undefined` value removes the field), its TTL
    * kept; a missing task is left alone. Resolves with the record as written.
    */
-  async update(record: TaskRecord, patch: Partial<Pick<TaskRecord, 'statusMessage' | 'pending'>>): Promise<TaskRecord> {
+  async update(record: TaskRecord, patch: Partial<Pick<TaskRecord, 'statusMessage' | 'noteStep' | 'pending'>>): Promise<TaskRecord> {
     const { final: _final, ...rest } = record;
     const next: Record<string, unknown> = { ...rest, ...patch };
     for (const [key, value] of Object.entries(next)) if (value === undefined) delete next[key];
