@@ -250,7 +250,6 @@ export class StatelessHandler {
       signal: controller.signal,
       sessionId: undefined,
       progressToken,
-      ...(dispatcher.servesTasks === true && declaresTasks ? { tasks: true } : {}),
       // MRTR (issue 22 §2): a client that declared elicitation answers input_required results.
       ...(session.clientCapabilities.elicitation !== undefined
         ? {
@@ -260,6 +259,8 @@ export class StatelessHandler {
             },
           }
         : {}),
+      // The tasks extension (mcp-revisions §4): a client that declared it may get a task for a tool call.
+      ...(dispatcher.servesTasks === true && declaresTasks ? { tasks: true } : {}),
       // Related notifications travel on the request's own stream only; a JSON answer has none.
       notify: async (notification: ServerNotification) => {
         if (!streamable || !shouldSend(notification, progressToken, session.logLevel)) return;
