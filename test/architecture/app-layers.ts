@@ -83,9 +83,10 @@ export const APP_LAYERS: Readonly<Record<string, AppLayers>> = {
         'mcp/run-events.ts', // run and step events from run-service, fanned out in process
         'mcp/run-subscriptions.ts', // resources/subscribe on runs: one replica relays each event
         'mcp/resource-catalog.ts', // resources/list and the URI templates
+        'mcp/task-store.ts', // tasks extension (issue 48): task records in Redis, the task wire part
       ],
-      ['mcp/extensions', 'mcp/tools'], // extension catalogs and calls (issue 29) | dagu_read, dagu_change, dagu_execute
-      ['mcp/prompts', 'mcp/mcp-server.ts', 'mcp/gateway-handlers.ts'], // prompts | initialize, tools/* | the gateway's handler set
+      ['mcp/extensions', 'mcp/tools', 'mcp/task-calls.ts'], // extension catalogs and calls (issue 29) | dagu_read, dagu_change, dagu_execute | other tools' calls run as tasks (issue 48)
+      ['mcp/prompts', 'mcp/mcp-server.ts', 'mcp/gateway-handlers.ts', 'mcp/task-methods.ts'], // prompts | initialize, tools/* | the gateway's handler set | tasks/get, tasks/update, tasks/cancel
       ['mcp/completion', 'mcp/resource-methods.ts', 'mcp/server-card.ts'], // completion/complete | resources/* | the server card
       ['mcp/mcp-dispatcher.ts'], // the gateway's method table
       ['mcp/mcp-setup.ts'], //      an MCP endpoint built: sessions, dispatcher, extension router, tool-list watcher

@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Response } from 'express';
+import { Redis } from 'ioredis';
 import { BusClient, isRedisStartWait, pingRedis, type BusClientOptions, type CallOptions } from '@dagu-mcp/bus';
 import type { OpCatalog, OpReply, OpRequest, ServiceName } from '@dagu-mcp/contracts';
 import {
@@ -28,6 +29,9 @@ import { startMcpSessions } from './mcp/mcp-setup';
 import { originRulesFor } from './mcp/transport/http-guards';
 import { createGatewayHandlers } from './mcp/gateway-handlers';
 import { RunEventHub } from './mcp/run-events';
+import { TaskStore } from './mcp/task-store';
+import { createTaskMethods } from './mcp/task-methods';
+import { TaskCallRunner } from './mcp/task-calls';
 import { notifiesSubscribers, RunSubscriptionRelay, subscribedUrisOf } from './mcp/run-subscriptions';
 import { loadReferenceTopics } from './reference/reference-topics';
 import { loadRunInspectorHtml } from '@dagu-mcp/run-inspector';
@@ -132,6 +136,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   await bus.start();
   const runEvents = new RunEventHub({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, logger });
   await runEvents.start();
+  // The tasks extension (mcp-revisions §4): task records in Redis, task state from the run and its events.
+  const taskRedis = new Redis(config.REDIS_URL, {
+    connectionName: `${config.BUS_PREFIX}:gateway:tasks`,
+    maxRetriesPerRequest: 2,
+  });
+  taskRedis.on('error', (error: Error) => logger.debug({ error: error.message }, 'tasks connection error'));
+  const taskStore = new TaskStore(taskRedis, config.BUS_PREFIX);
+  const taskCalls = new TaskCallRunner(taskStore, logger);
+  const tasks = createTaskMethods({ bus, store: taskStore, events: runEvents, calls: taskCalls });
 
   const auth = await setupAuth(config, pool, logger, secrets.box, metrics.registry, reads);
   const auditTrail = new AuditTrailConsumer({ redisUrl: config.REDIS_URL, prefix: config.BUS_PREFIX, pool, logger });
@@ -147,6 +160,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       open: (sealed, purpose) => secrets.box.decrypt(sealed, purpose),
     },
     runInspectorHtml: loadRunInspectorHtml(),
+    tasks: taskStore,
   });
   const extensions = setupExtensions(config, pool, logger);
   const sessions = await startMcpSessions(config, {
@@ -156,6 +170,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     version: GATEWAY_VERSION,
     served: extensions.served,
+    tasks: tasks.methods,
+    taskCalls,
   });
   // Usage of agent endpoints: counted at once, written in batches off the call path.
   const usage = new UsageRecorder({
@@ -294,6 +310,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
           ['audit trail', () => auditTrail.close()],
           ['authentication', () => auth.close()],
           ['run events', () => runEvents.close()],
+          [
+            'tasks',
+            async () => {
+              tasks.close();
+              taskCalls.close();
+              await taskRedis.quit();
+            },
+          ],
           ['bus', () => bus.close()],
           ['read replica', () => reads?.close()],
           ['PostgreSQL pool', () => pool.end()],

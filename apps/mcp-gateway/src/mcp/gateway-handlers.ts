@@ -17,6 +17,7 @@ import { createWorkbookReadBackend } from './tools/read/workbook-read-backend';
 import { createExecuteTool } from './tools/execute/execute-tool';
 import type { StateSeal } from './tools/execute/execute-mrtr';
 import type { RunEventSource } from './run-events';
+import type { TaskStore } from './task-store';
 import { RUN_INSPECTOR_URI } from '@dagu-mcp/run-inspector';
 import { runInspectorContents } from './apps/mcp-apps';
 
@@ -32,6 +33,8 @@ export interface GatewayHandlerDeps {
   readonly stateSeal?: StateSeal;
   /** The run inspector MCP App's HTML, served as `ui://dagu/run-inspector`; without it that URI is not found. */
   readonly runInspectorHtml?: string;
+  /** Task records (tasks extension, mcp-revisions §4): `dagu_execute` answers tasks to clients that declared it. */
+  readonly tasks?: TaskStore;
 }
 
 /** The read backends: reference topics are the gateway's own; the rest go to the services. */
@@ -62,6 +65,7 @@ export function createGatewayHandlers(deps: GatewayHandlerDeps): McpHandlers {
         bus: deps.bus,
         ...(deps.runEvents !== undefined ? { events: deps.runEvents } : {}),
         ...(deps.stateSeal !== undefined ? { stateSeal: deps.stateSeal } : {}),
+        ...(deps.tasks !== undefined ? { tasks: deps.tasks } : {}),
       }),
     },
     audit: deps.audit,

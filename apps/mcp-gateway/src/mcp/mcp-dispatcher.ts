@@ -11,6 +11,7 @@ import { JsonRpcError, METHOD_NOT_FOUND } from './transport/protocol';
 import type { SessionStore } from './transport/session-store';
 import { paramHeadersOf } from './transport/param-headers';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
+import type { TaskCallRunner } from './task-calls';
 import { offersTool } from './tools/tool-access';
 
 /** What the dispatcher is built from. */
@@ -22,6 +23,10 @@ export interface DispatcherDeps {
   readonly completions?: CompletionSource;
   /** Enabled MCP extensions (`mcp-extension.ts` in contracts); absent or empty in production. */
   readonly extensions?: ExtensionRouter;
+  /** The tasks extension's methods (task-methods.ts, mcp-revisions §4); absent: the endpoint serves no tasks. */
+  readonly tasks?: Readonly<Record<string, MethodHandler>>;
+  /** Runs task-capable extension tools as tasks (task-calls.ts); with `tasks`. */
+  readonly taskCalls?: TaskCallRunner;
 }
 
 /**
@@ -29,7 +34,8 @@ export interface DispatcherDeps {
  * transport/dispatcher.ts). Methods: `ping`, `logging/setLevel`, `tools/list`,
  * `tools/call`, `resources/list`, `resources/templates/list`,
  * `resources/read`, `resources/subscribe`, `resources/unsubscribe`,
- * `prompts/list`, `prompts/get`, `completion/complete`.
+ * `prompts/list`, `prompts/get`, `completion/complete`, and with `deps.tasks`
+ * `tasks/get`, `tasks/update`, `tasks/cancel`.
  */
 export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
   const { handlers, sessions, extensions } = deps;
@@ -45,15 +51,17 @@ export function createMcpDispatcher(deps: DispatcherDeps): McpDispatcher {
         await sessions.setLogLevel(session.id, level);
         return {};
       },
-      ...toolMethods({ handlers, extensions }),
+      ...toolMethods({ handlers, extensions, ...(deps.taskCalls !== undefined ? { taskCalls: deps.taskCalls } : {}) }),
       ...resourceMethods({ handlers, sessions, extensions }),
       ...promptMethods(extensions),
       ...completionMethods({ handlers, source: deps.completions, extensions }),
+      ...(deps.tasks ?? {}),
     }),
   );
   // SEP-2243: the built-in tools' `x-mcp-header` parameters, read once from their definitions.
   const paramHeaders = new Map(TOOL_DEFINITIONS.map((tool) => [tool.name, paramHeadersOf(tool.inputSchema)]));
   return {
+    ...(deps.tasks !== undefined ? { servesTasks: true } : {}),
     paramHeaders: (toolName, principal) => (offersTool(principal, toolName) ? (paramHeaders.get(toolName) ?? []) : []),
     initializeResult: (protocolVersion, clientCapabilities) =>
       initializeResult(protocolVersion, deps.version, clientCapabilities),

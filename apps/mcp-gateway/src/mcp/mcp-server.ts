@@ -18,6 +18,12 @@ import type { ExtensionRouter } from './extensions/extension-router';
 import { callExtensionTool } from './extensions/extension-tool-call';
 import type { McpCallContext, McpHandlers } from './mcp-types';
 import { declaresUiExtension, withInspectorMeta, withUiExtension } from './apps/mcp-apps';
+import { asksBeforeTask, taskSupportOf, type TaskCallRunner } from './task-calls';
+import { TASKS_EXTENSION } from './task-store';
+import {
+  isModernVersion,
+  MISSING_CLIENT_CAPABILITY as MISSING_REQUIRED_CLIENT_CAPABILITY,
+} from './transport/modern-protocol';
 
 /** Server `instructions` (dagu-model §8): one paragraph. */
 export const SERVER_INSTRUCTIONS =
@@ -78,6 +84,8 @@ export const LooseCallToolRequestSchema = RequestSchema.extend({
 export interface ToolMethodDeps {
   readonly handlers: McpHandlers;
   readonly extensions: ExtensionRouter | undefined;
+  /** Runs task-capable extension tools as tasks (task-calls.ts, mcp-revisions §4); absent: none is. */
+  readonly taskCalls?: TaskCallRunner;
 }
 
 /**
@@ -86,7 +94,14 @@ export interface ToolMethodDeps {
  * the tool's action answers `unauthorized`.
  */
 export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler> {
-  const { handlers, extensions } = deps;
+  const { handlers, extensions, taskCalls } = deps;
+  // A call task's rounds go the way of any extension tool call.
+  if (extensions !== undefined)
+    taskCalls?.attach(async (params, ctx, capabilities) => {
+      const target = await extensions.toolTarget(params.name);
+      if (target === undefined) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${params.name}`);
+      return callExtensionTool(extensions, target, params, ctx, capabilities);
+    });
   return {
     'tools/list': async (_params, { ctx, session }) => {
       // Only what the principal's role (capped by an OAuth token's scopes) can use.
@@ -125,7 +140,18 @@ export function toolMethods(deps: ToolMethodDeps): Record<string, MethodHandler>
             ? toolError(key.toServiceError())
             : await runWithIdempotencyKey(key, () => tool(parsed.data.arguments, ctx));
       } else if (extensions !== undefined && target !== undefined) {
-        result = await callExtensionTool(extensions, target, parsed.data, ctx, session.clientCapabilities);
+        // Tasks extension (mcp-revisions §4): a task-capable tool runs as a task for a client that declared it.
+        const support = taskSupportOf(target.definition);
+        const asksFirst = asksBeforeTask(target.definition) && parsed.data.inputResponses === undefined;
+        if (support !== 'forbidden' && ctx.tasks === true && taskCalls?.ready === true && !asksFirst)
+          result = await taskCalls.start(parsed.data, ctx, session.clientCapabilities);
+        else if (support === 'required' && ctx.tasks !== true && isModernVersion(session.protocolVersion))
+          throw new JsonRpcError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            `Tool ${name} runs only as a task: declare the client capability extensions["${TASKS_EXTENSION}"].`,
+            { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          );
+        else result = await callExtensionTool(extensions, target, parsed.data, ctx, session.clientCapabilities);
       } else throw new JsonRpcError(INTERNAL_ERROR, `Tool ${name} has no handler.`);
       const code = result.isError ? result.structuredContent?.code : undefined;
       const message = result.isError ? result.structuredContent?.message : undefined;

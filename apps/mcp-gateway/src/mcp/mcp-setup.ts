@@ -6,7 +6,7 @@ import { createCompletionSource } from './completion/completion';
 import { ExtensionRouter } from './extensions/extension-router';
 import { createMcpDispatcher } from './mcp-dispatcher';
 import { listPrompts } from './prompts/prompt-catalog';
-import type { McpDispatcher } from './transport/dispatcher';
+import type { McpDispatcher, MethodHandler } from './transport/dispatcher';
 import type { ReplicaHub } from './transport/replica-hub';
 import type { SessionStore } from './transport/session-store';
 import { ServedExtensions } from './extensions/extension-settings';
@@ -14,6 +14,7 @@ import { watchToolList } from './extensions/tool-list-watcher';
 import { TOOL_DEFINITIONS } from './tools/tool-definitions';
 import type { McpHandlers } from './mcp-types';
 import { McpSessionManager } from './session-manager';
+import type { TaskCallRunner } from './task-calls';
 
 /** What the MCP layer is built from, besides the config. */
 export interface McpSetupDeps {
@@ -27,6 +28,10 @@ export interface McpSetupDeps {
   readonly version: string;
   /** The extensions to serve (fixtures, static `MCP_EXTENSIONS`, admin-enabled); default: the configured ones only. */
   readonly served?: ServedExtensions;
+  /** The tasks extension's methods served on `/mcp` (task-methods.ts); absent: no tasks. */
+  readonly tasks?: Readonly<Record<string, MethodHandler>>;
+  /** Runs task-capable extension tools as tasks on `/mcp` (task-calls.ts); with `tasks`. */
+  readonly taskCalls?: TaskCallRunner;
 }
 
 /** What an endpoint's dispatcher is built from: its session store, replica hub and Redis connection. */
@@ -126,7 +131,15 @@ export async function startMcpSessions(
           { extensions: config.MCP_TEST_FIXTURE_EXTENSIONS },
           'TEST FIXTURE MCP extensions served as announced, without role or schema checks (MCP_TEST_FIXTURE_EXTENSIONS)',
         );
-      return createMcpDispatcher({ handlers, sessions: store, version, completions, extensions: router });
+      return createMcpDispatcher({
+        handlers,
+        sessions: store,
+        version,
+        completions,
+        extensions: router,
+        ...(deps.tasks !== undefined ? { tasks: deps.tasks } : {}),
+        ...(deps.taskCalls !== undefined ? { taskCalls: deps.taskCalls } : {}),
+      });
     },
   });
   await sessions.start();

@@ -1,3 +1,4 @@
+import { TASKS_EXTENSION } from './task-store';
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS } from './mcp-server';
 import { ALL_PROTOCOL_VERSIONS } from './transport/modern-protocol';
@@ -45,9 +46,13 @@ export function serverJson(identity: ServerIdentity): Record<string, unknown> {
  * capabilities and instructions — served without authentication for discovery.
  *
  * @returns the card; `capabilities` equal `server/discover`'s for a client declaring no extensions
+ *   (the tasks extension included: it is served to 2026-07-28 clients, mcp-revisions §4)
  */
 export function serverCard(identity: ServerIdentity): Record<string, unknown> {
-  const capabilities: ServerCapabilities = SERVER_CAPABILITIES;
+  const capabilities: ServerCapabilities = {
+    ...SERVER_CAPABILITIES,
+    extensions: { ...SERVER_CAPABILITIES.extensions, [TASKS_EXTENSION]: {} },
+  };
   return {
     ...serverJson(identity),
     $schema: SERVER_CARD_SCHEMA,

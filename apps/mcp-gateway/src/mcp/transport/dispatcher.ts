@@ -62,6 +62,12 @@ export interface McpCallContext {
     readonly requestState?: string;
   };
   /**
+   * Stateless revision (2026-07-28) only: true when the request's client capabilities declare
+   * the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, mcp-revisions §4) and
+   * the endpoint serves it; a tool may then answer `{resultType: "task", …}` instead of its result.
+   */
+  readonly tasks?: boolean;
+  /**
    * The caller's principal as of now, for a checkpoint decision taken long
    * after the call began (asking the person): an
    * agent's tool looks its binding author's role up again, so a demotion
@@ -113,6 +119,12 @@ export interface McpDispatcher {
    * (also for a tool the principal's `tools/list` does not show).
    */
   paramHeaders?(toolName: string, principal: Principal): readonly ParamHeader[];
+  /**
+   * True when the dispatcher serves the tasks extension (`tasks/get`, `tasks/update`,
+   * `tasks/cancel`; mcp-revisions §4): `server/discover` lists it and tool calls of clients
+   * that declared it may answer with a task.
+   */
+  readonly servesTasks?: boolean;
 }
 
 /** Parses method params with an SDK schema; a mismatch is -32602 with `hint`. */

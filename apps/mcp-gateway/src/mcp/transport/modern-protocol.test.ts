@@ -40,6 +40,10 @@ describe('modern-protocol (mcp-revisions §2)', () => {
     expect(
       headerMismatch(headersOf({ ...ok, 'mcp-method': 'tools/list' }), 'tools/list', {}, '2026-07-28'),
     ).toBeUndefined();
+    // The tasks extension's methods name the task (SEP-2663 routing headers).
+    const task = { ...ok, 'mcp-method': 'tasks/get', 'mcp-name': 't-1' };
+    expect(headerMismatch(headersOf(task), 'tasks/get', { taskId: 't-1' }, '2026-07-28')).toBeUndefined();
+    expect(headerMismatch(headersOf(task), 'tasks/get', { taskId: 't-2' }, '2026-07-28')).toMatch(/Mcp-Name/);
     const name = 'Zürich-run';
     expect(decodeHeaderValue(`=?base64?${Buffer.from(name).toString('base64')}?=`)).toBe(name);
     expect(decodeHeaderValue(' plain ')).toBe('plain');

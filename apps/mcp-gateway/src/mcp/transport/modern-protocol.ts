@@ -63,17 +63,23 @@ export function decodeHeaderValue(value: string): string {
   return encoded === null ? trimmed : Buffer.from(encoded[1] ?? '', 'base64').toString('utf8');
 }
 
-/** The params field `Mcp-Name` must equal, per method (mcp-revisions §2 "Required headers"). */
+/**
+ * The params field `Mcp-Name` must equal, per method (mcp-revisions §2 "Required headers";
+ * the tasks extension's methods carry the task id, SEP-2663 "Routing Headers", mcp-revisions §4).
+ */
 const NAME_FIELD: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'resources/read': 'uri',
   'prompts/get': 'name',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /**
  * Checks the required headers of a stateless POST against its body:
  * `MCP-Protocol-Version` equals the `_meta` version, `Mcp-Method` the method,
- * `Mcp-Name` the tool name / resource URI / prompt name. Returns the message
+ * `Mcp-Name` the tool name / resource URI / prompt name / task id. Returns the message
  * of a `-32020` error, or `undefined` when they agree.
  *
  * @param header - reads one request header (case-insensitive), `undefined` when absent

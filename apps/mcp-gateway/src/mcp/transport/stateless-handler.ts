@@ -58,7 +58,13 @@ const MODERN_METHODS = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ]);
+
+/** The tasks extension's id (mcp-revisions §4). */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The legacy "resource not found" code, which 2026-07-28 answers as -32602 (mcp-revisions §2 "Errors"). */
 const LEGACY_RESOURCE_NOT_FOUND = -32002;
@@ -189,6 +195,16 @@ export class StatelessHandler {
   /** `server/discover`: what `initialize` used to say, cacheable per authentication context. */
   private discover(request: JSONRPCRequest): OutgoingMessage {
     const init = this.deps.dispatcher.initializeResult('2025-11-25');
+    // The tasks extension is offered to stateless clients only (mcp-revisions §4 v2).
+    const capabilities: Record<string, unknown> = this.deps.dispatcher.servesTasks
+      ? {
+          ...init.capabilities,
+          extensions: {
+            ...(isRecord(init.capabilities.extensions) ? init.capabilities.extensions : {}),
+            [TASKS_EXTENSION]: {},
+          },
+        }
+      : init.capabilities;
     return {
       jsonrpc: '2.0',
       id: request.id,
@@ -196,7 +212,7 @@ export class StatelessHandler {
         'server/discover',
         {
           supportedVersions: [...ALL_PROTOCOL_VERSIONS],
-          capabilities: init.capabilities,
+          capabilities,
           ...(init.instructions !== undefined ? { instructions: init.instructions } : {}),
         },
         init.serverInfo,
@@ -227,6 +243,8 @@ export class StatelessHandler {
     const progress = request.params?._meta?.progressToken;
     const progressToken = typeof progress === 'string' || typeof progress === 'number' ? progress : undefined;
     const retry = isRecord(request.params) ? request.params : {};
+    const extensions = session.clientCapabilities.extensions;
+    const declaresTasks = isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
     const ctx: McpCallContext = {
       principal,
       signal: controller.signal,
@@ -241,6 +259,8 @@ export class StatelessHandler {
             },
           }
         : {}),
+      // The tasks extension (mcp-revisions §4): a client that declared it may get a task for a tool call.
+      ...(dispatcher.servesTasks === true && declaresTasks ? { tasks: true } : {}),
       // Related notifications travel on the request's own stream only; a JSON answer has none.
       notify: async (notification: ServerNotification) => {
         if (!streamable || !shouldSend(notification, progressToken, session.logLevel)) return;
@@ -303,9 +323,11 @@ export class StatelessHandler {
   /** A legacy-shaped answer in this revision's terms: decorated results, -32602 for a missing resource. */
   private toModern(method: string, answer: OutgoingMessage): OutgoingMessage {
     if ('result' in answer && answer.id !== undefined) {
-      // An input_required result carries only its requests and state (a tool result's empty content goes).
+      // An input_required result carries only its requests and state, a task result only the task
+      // (a tool result's empty content goes).
       const { content: _content, ...rest } = answer.result;
-      const result = answer.result.resultType === 'input_required' ? rest : answer.result;
+      const kind = answer.result.resultType;
+      const result = kind === 'input_required' || kind === 'task' ? rest : answer.result;
       return { ...answer, result: decorateResult(method, result, this.serverInfo()) };
     }
     if ('error' in answer && answer.error.code === LEGACY_RESOURCE_NOT_FOUND)

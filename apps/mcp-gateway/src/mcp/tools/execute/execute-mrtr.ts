@@ -45,6 +45,36 @@ const StateSchema = z.strictObject({
 export type RequestState = z.infer<typeof StateSchema>;
 
 /**
+ * The input requests asking about `run`'s open checkpoint — one form
+ * elicitation under {@link INPUT_KEY}, the form the session era's elicitation
+ * asks (execute-ask.ts) — as MRTR's `input_required` result and the tasks
+ * extension's `input_required` task carry them (mcp-revisions §2, §4); with
+ * `refusal`, the message starts with why the last answer was refused.
+ * `{unsupported}` when the form cannot be an elicitation (the sentence to
+ * tell instead), `undefined` when the run has no open checkpoint of its own.
+ */
+export function checkpointInputRequests(
+  run: RunDetail,
+  dagName: string,
+  refusal?: string,
+):
+  | { readonly stepName: string; readonly inputRequests: Record<string, Record<string, unknown>> }
+  | { readonly stepName: string; readonly unsupported: string }
+  | undefined {
+  const checkpoint = openCheckpointOf(run);
+  if (checkpoint === undefined) return undefined;
+  const built = elicitationFor(checkpoint, dagName);
+  const { stepName } = checkpoint;
+  if ('unsupported' in built) return { stepName, unsupported: built.unsupported };
+  const message =
+    refusal === undefined ? built.request.message : `Your answer was refused: ${refusal} ${built.request.message}`;
+  return {
+    stepName,
+    inputRequests: { [INPUT_KEY]: { method: 'elicitation/create', params: { ...built.request, message } } },
+  };
+}
+
+/**
  * The `input_required` result asking about `run`'s open checkpoint, or the
  * note to answer with when it cannot be asked (a form elicitation cannot
  * show) or was refused too often; `undefined` when the run has no open
@@ -57,35 +87,24 @@ export function inputRequiredFor(
   round: number,
   refusal?: string,
 ): { result: CallToolResult } | { note: AskNote } | undefined {
-  const checkpoint = openCheckpointOf(run);
-  if (checkpoint === undefined) return undefined;
-  const built = elicitationFor(checkpoint, state.dagName);
-  if ('unsupported' in built)
-    return {
-      note: {
-        stepName: checkpoint.stepName,
-        outcome: 'unsupported',
-        message: `${built.unsupported} The run is still waiting.`,
-      },
-    };
+  const asking = checkpointInputRequests(run, state.dagName, refusal);
+  if (asking === undefined) return undefined;
+  const { stepName } = asking;
+  if ('unsupported' in asking)
+    return { note: { stepName, outcome: 'unsupported', message: `${asking.unsupported} The run is still waiting.` } };
   if (round >= MAX_ROUNDS)
     return {
       note: {
-        stepName: checkpoint.stepName,
+        stepName,
         outcome: 'refused',
-        message: `Your answer to step ${checkpoint.stepName} was refused ${MAX_ROUNDS} times (last: ${refusal ?? ''}); the run is still waiting.`,
+        message: `Your answer to step ${stepName} was refused ${MAX_ROUNDS} times (last: ${refusal ?? ''}); the run is still waiting.`,
       },
     };
-  const sealed = seal.seal(
-    JSON.stringify({ v: 1, ...state, stepName: checkpoint.stepName, round } satisfies RequestState),
-    STATE_PURPOSE,
-  );
-  const message =
-    refusal === undefined ? built.request.message : `Your answer was refused: ${refusal} ${built.request.message}`;
+  const sealed = seal.seal(JSON.stringify({ v: 1, ...state, stepName, round } satisfies RequestState), STATE_PURPOSE);
   const result = {
     content: [],
     resultType: 'input_required',
-    inputRequests: { [INPUT_KEY]: { method: 'elicitation/create', params: { ...built.request, message } } },
+    inputRequests: asking.inputRequests,
     requestState: sealed,
   };
   return { result };
@@ -111,7 +130,8 @@ export function openState(seal: StateSeal, sealed: string, principal: Principal,
 }
 
 /**
- * Applies the client's response to the checkpoint named in the state:
+ * Applies the client's response (MRTR `inputResponses`, or a task's `tasks/update`)
+ * to the checkpoint named in the state:
  * `answered` when the checkpoint is completed, `refused` with run-service's
  * message for values the form refuses (ask again), or a note (declined,
  * cancelled, no response, or refused by a rule other than the form).
@@ -119,7 +139,7 @@ export function openState(seal: StateSeal, sealed: string, principal: Principal,
 export async function applyInputResponse(
   bus: BusClient,
   principal: Principal,
-  state: RequestState,
+  state: Pick<RequestState, 'dagName' | 'dagRunId' | 'stepName'>,
   responses: Record<string, unknown> | undefined,
   waiting: RunDetail,
 ): Promise<{ answered: string } | { refused: string } | { note: AskNote }> {

@@ -68,7 +68,7 @@ export function answerText(run: RunDetail): string {
  * @param outcome the wait's outcome; `undefined` when the request had no `wait`
  */
 export function executeSuccess(
-  request: ExecuteRequest,
+  request: Pick<ExecuteRequest, 'action' | 'targetType'>,
   run: IdentifiedRun,
   outcome: WaitOutcome | undefined,
   asked?: AskNote,

@@ -18,6 +18,7 @@ import { askAboutCheckpoint, openCheckpointOf, type AskNote } from './execute-as
 import { applyInputResponse, inputRequiredFor, openState, type StateSeal } from './execute-mrtr';
 import { NO_PROGRESS_TOKEN_CAP_MS, PROGRESS_INTERVAL_MS, waitForRun, type Observed } from './execute-wait';
 import { sessionOwnerOf } from '../../transport/session-record';
+import { createdTaskResult, type TaskStore } from '../../task-store';
 
 /** What `dagu_execute` is built from. Without `events` a wait re-reads the run on a timer only. */
 export interface ExecuteToolDeps {
@@ -25,6 +26,8 @@ export interface ExecuteToolDeps {
   readonly events?: RunEventSource;
   /** Seals MRTR `requestState` (the gateway's secret box); without it modern clients get the waiting result. */
   readonly stateSeal?: StateSeal;
+  /** Task records (tasks extension, mcp-revisions §4); without it no call answers with a task. */
+  readonly tasks?: TaskStore;
 }
 
 /**
@@ -54,6 +57,14 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       const control = runControlOf(request);
       // Before any read or watch, and also for a resumed wait, which performs no action again.
       requireRunControlRole(ctx.principal, control);
+      // The tasks extension (mcp-revisions §4): a client that declared it gets the run as a task to poll.
+      if (
+        ctx.tasks === true &&
+        deps.tasks !== undefined &&
+        request.action !== 'stop' &&
+        ctx.inputRequired?.requestState === undefined
+      )
+        return await startAsTask(deps.bus, deps.tasks, request, control, ctx, context);
       if (!request.wait) {
         const ref = await performRunControl(deps.bus, ctx.principal, control);
         return executeSuccess(request, { dagName: request.name, dagRunId: ref.dagRunId }, undefined);
@@ -170,6 +181,42 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       watch?.close();
     }
   };
+}
+
+/**
+ * Performs a start, enqueue or retry and answers with a task bound to the
+ * run (`{resultType: "task", taskId, status: "working", createdAt,
+ * lastUpdatedAt, ttlMs, pollIntervalMs}`, mcp-revisions §4), owned by the
+ * caller; `wait` plays no part (the client polls `tasks/get`). A retry
+ * remembers the attempt before it, whose reads the task does not judge.
+ *
+ * @throws DaguError as the action it performs (the call then answers an
+ *   `isError` result, no task)
+ */
+async function startAsTask(
+  bus: BusClient,
+  tasks: TaskStore,
+  request: ExecuteRequest,
+  control: ReturnType<typeof runControlOf>,
+  ctx: McpCallContext,
+  context: ExecuteErrorContext,
+): Promise<CallToolResult> {
+  const priorAttemptId = request.action === 'retry' ? await currentAttempt(bus, request, ctx.principal) : undefined;
+  const ref = await performRunControl(bus, ctx.principal, control);
+  context.dagRunId = ref.dagRunId;
+  ctx.noteDagRun?.(ref.dagRunId);
+  const record = await tasks.create({
+    ownerId: sessionOwnerOf(ctx.principal),
+    toolName: 'dagu_execute',
+    run: {
+      dagName: request.name,
+      dagRunId: ref.dagRunId,
+      action: request.action === 'stop' ? 'start' : request.action,
+      targetType: request.targetType,
+      ...(priorAttemptId !== undefined ? { priorAttemptId } : {}),
+    },
+  });
+  return { content: [], ...createdTaskResult(record) };
 }
 
 /** The run's attempt id before a retry; `undefined` when it cannot be read (run.retry then reports the error). */
