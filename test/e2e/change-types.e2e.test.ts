@@ -3,7 +3,7 @@
  * (Dagu spec 022b; issue 19 item 1): preview and apply, a conflict and a role
  * case per type, the outputs 022b gives, the flat input schema of every tool,
  * and a DAG rename that survives dag-service dying between its commit and the
- * move of the run history (the outbox, docs/decisions.md issue 19).
+ * move of the run history (the outbox, docs/decisions.md "Changes: types, renames and runtime profiles").
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
