@@ -11,9 +11,9 @@ import {
   type AgentWithTools,
   type Principal,
 } from '@dagu-mcp/contracts';
-import { deadlinePassedError } from '@dagu-mcp/bus';
-import { recordMutation, withTransaction, type MutationAuthor, type Pool, type PoolClient } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/storage-errors';
+import { recordMutation, type MutationAuthor, type Pool, type PoolClient } from '@dagu-mcp/runtime';
+import { fenceOf } from '@dagu-mcp/service-kit';
+import { mutate, withStorageErrors } from '../db/storage-errors';
 import { AGENT_COLUMNS, parseAgentRow, withoutTools } from './agent.records';
 import { mergeCatalog } from './catalog';
 
@@ -35,7 +35,7 @@ const notFound = (ref: AgentRef): DaguError =>
 const targetOf = (ref: AgentRef): string => `agent:${ref.workspace}/${ref.slug}`;
 
 async function write<T>(pool: Pool, ctx: WriteContext, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  return withStorageErrors(() => withTransaction(pool, fn, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return mutate(pool, fenceOf(ctx), (client) => fn(client));
 }
 
 /** The agents of a workspace, by slug (none: an empty list). */

@@ -1,12 +1,14 @@
-import { deadlinePassedError } from '@dagu-mcp/bus';
-import { createStorageErrors } from '@dagu-mcp/runtime';
+import { createStore } from '@dagu-mcp/service-kit';
 
 /**
- * The agent store's failure mapping: runtime's PostgreSQL classifier bound to
- * this store's name and the bus's deadline error. An outage is
- * `resource_unavailable` (transient); anything else stays as it is.
+ * The agent store: runtime's PostgreSQL classifier bound to this store's name (an outage is
+ * `resource_unavailable`, transient; anything else stays as it is) and service-kit's one shape
+ * of a change (deadline fence, mutation record).
  */
-const agentStoreErrors = createStorageErrors({ store: 'agent store', deadlineError: deadlinePassedError });
+const agentStore = createStore('agent store');
 
 /** Runs one agent store operation and rethrows its failure classified. */
-export const withStorageErrors = agentStoreErrors.run;
+export const withStorageErrors = agentStore.run;
+
+/** One change of the agent store, in a transaction fenced by the deadline, with its record. */
+export const mutate = agentStore.mutate;

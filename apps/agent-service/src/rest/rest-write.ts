@@ -1,6 +1,6 @@
-import { deadlinePassedError } from '@dagu-mcp/bus';
-import { withTransaction, type MutationAuthor, type Pool, type PoolClient } from '@dagu-mcp/runtime';
-import { withStorageErrors } from '../db/storage-errors';
+import type { MutationAuthor, Pool, PoolClient } from '@dagu-mcp/runtime';
+import { fenceOf } from '@dagu-mcp/service-kit';
+import { mutate } from '../db/storage-errors';
 
 /** Who writes, and until when (epoch ms): the bus handler context. */
 export type RestWriteContext = MutationAuthor & { readonly deadline: number };
@@ -10,7 +10,7 @@ export type RestWriteContext = MutationAuthor & { readonly deadline: number };
  * an op"), its PostgreSQL failures classified as the agent store's.
  */
 export function writeTx<T>(pool: Pool, ctx: RestWriteContext, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  return withStorageErrors(() => withTransaction(pool, fn, { deadline: ctx.deadline, onLate: deadlinePassedError }));
+  return mutate(pool, fenceOf(ctx), (client) => fn(client));
 }
 
 /**

@@ -168,7 +168,10 @@ export class TaskStore {
    * Writes `record` with `patch` applied (an `undefined` value removes the field), its TTL
    * kept; a missing task is left alone. Resolves with the record as written.
    */
-  async update(record: TaskRecord, patch: Partial<Pick<TaskRecord, 'statusMessage' | 'noteStep' | 'pending'>>): Promise<TaskRecord> {
+  async update(
+    record: TaskRecord,
+    patch: Partial<Pick<TaskRecord, 'statusMessage' | 'noteStep' | 'pending'>>,
+  ): Promise<TaskRecord> {
     const { final: _final, ...rest } = record;
     const next: Record<string, unknown> = { ...rest, ...patch };
     for (const [key, value] of Object.entries(next)) if (value === undefined) delete next[key];

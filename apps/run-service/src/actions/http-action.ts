@@ -3,7 +3,7 @@ import { AddressRanges, guardedFetch, OutboundRequestError } from '@dagu-mcp/run
 import { ActionError, asRecord, type ActionOutput, type WithMap } from './action-types';
 
 /**
- * `http.request` in the helper process (dagu-actions §1.2; issue 49 item 2):
+ * `http.request` in the helper process (dagu-actions §1.2):
  * sent through runtime's `guardedFetch`, so every address the host resolves
  * to is checked after DNS resolution and a non-public one (loopback, private,
  * link-local, …) is refused unless run-service's `OUTBOUND_ALLOW_CIDRS` lists

@@ -4,7 +4,7 @@ import { AddressRanges, guardedFetch } from '@dagu-mcp/runtime';
 import { ActionError, asRecord, errorMessage, type ActionOutput, type WithMap } from './action-types';
 
 /**
- * `mcp.call` (dagu-actions §1.9 as amended, issue 49): one tool call on an
+ * `mcp.call` (dagu-actions §1.9 as amended): one tool call on an
  * MCP server over Streamable HTTP, no model in the loop. The SDK client sends
  * `initialize` then `tools/call` with `with.tool` and `with.arguments`; every
  * HTTP request goes through runtime's `guardedFetch` with run-service's

@@ -1,5 +1,5 @@
 /**
- * `RUN_MCP_SERVERS` (dagu-actions §1.9 as amended, issue 49): the MCP servers
+ * `RUN_MCP_SERVERS` (dagu-actions §1.9 as amended): the MCP servers
  * `mcp.call` steps may name in `with.server`. JSON, name → URL string or
  * `{url, headers}`; header values may hold `${NAME}` references, resolved
  * against the step's environment when the step runs (so a secret comes from

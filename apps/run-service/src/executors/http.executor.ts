@@ -49,7 +49,7 @@ export function resolveHttpRequest(action: HttpAction, scope: InterpolationScope
 
 /**
  * `http.request` steps: the request runs in the action helper (as the run's
- * uid, in the step's directory; issue 49 item 2), which follows
+ * uid, in the step's directory), which follows
  * `OUTBOUND_ALLOW_CIDRS`; its output is the step's stdout, line by line.
  */
 export const httpExecutor: StepExecutor = {
